@@ -1,0 +1,152 @@
+// Builds the client into dist/public/ and the server into dist/server/.
+//
+//   node build.mjs             build everything
+//   node build.mjs --if-stale  build only when dist/ is missing or older than the sources
+//
+// The client is bundled as ESM with code splitting, minified, with content-hashed
+// names, separate source maps and brotli/gzip variants; dist/public/index.html is
+// a template the server fills per request (nonce, runtime configuration).
+import { build } from 'esbuild'
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+
+const root = dirname(fileURLToPath(import.meta.url))
+const dist = join(root, 'dist')
+const publicDir = join(dist, 'public')
+const assetsDir = join(publicDir, 'assets')
+const stampFile = join(dist, '.build-stamp')
+const SOURCES = ['client', 'server', 'proto', 'build.mjs', 'package.json', 'package-lock.json']
+
+/** Browsers the page supports: the last few years of every engine, phones included. */
+const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
+const COMPRESSIBLE = /\.(js|css|map|svg|html|json|txt)$/
+
+async function newestSourceTime (path) {
+  const info = await stat(path).catch(() => null)
+  if (info === null) return 0
+  if (!info.isDirectory()) return info.mtimeMs
+  const entries = await readdir(path)
+  const times = await Promise.all(entries.map((entry) => newestSourceTime(join(path, entry))))
+  return Math.max(info.mtimeMs, ...times)
+}
+
+async function isStale () {
+  const stamp = await stat(stampFile).catch(() => null)
+  if (stamp === null) return true
+  const times = await Promise.all(SOURCES.map((source) => newestSourceTime(join(root, source))))
+  return Math.max(...times) > stamp.mtimeMs
+}
+
+function contentHash (bytes) {
+  return createHash('sha256').update(bytes).digest('base64url').slice(0, 10).toUpperCase().replace(/[-_]/g, 'X')
+}
+
+async function buildClient () {
+  const result = await build({
+    entryPoints: { main: join(root, 'client/main.tsx') },
+    outdir: assetsDir,
+    publicPath: '/assets',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: CLIENT_TARGETS,
+    minify: true,
+    sourcemap: 'linked',
+    legalComments: 'external',
+    metafile: true,
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
+    assetNames: '[name]-[hash]',
+    loader: { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.webp': 'file', '.png': 'file', '.svg': 'file' },
+    logLevel: 'warning'
+  })
+  return result.metafile
+}
+
+/** Fills the HTML template with the entry's stylesheet, script and preloads. */
+async function writeIndexHtml (metafile) {
+  const outputs = Object.entries(metafile.outputs)
+  const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('client/main.tsx'))
+  if (entry === undefined) throw new Error('build: the client entry produced no output')
+  const [entryPath, entryOutput] = entry
+  const toUrl = (path) => `/${relative(publicDir, join(root, path)).split('\\').join('/')}`
+  const preloads = entryOutput.imports
+    .filter((imported) => imported.kind === 'import-statement' && !imported.external)
+    .map((imported) => `<link rel="modulepreload" href="${toUrl(imported.path)}">`)
+  const stylesheet = entryOutput.cssBundle === undefined
+    ? ''
+    : `<link rel="stylesheet" href="${toUrl(entryOutput.cssBundle)}">`
+
+  const favicon = await readFile(join(root, 'client/media/favicon.svg'))
+  const faviconName = `favicon-${contentHash(favicon)}.svg`
+  await writeFile(join(assetsDir, faviconName), favicon)
+
+  const template = await readFile(join(root, 'client/index.html'), 'utf8')
+  const html = template
+    .replace('<!--BUILD:HEAD-->', [
+      `<link rel="icon" href="/assets/${faviconName}" type="image/svg+xml">`,
+      stylesheet,
+      ...preloads,
+      `<script type="module" nonce="__THRESHOLD_NONCE__" src="${toUrl(entryPath)}"></script>`
+    ].filter(Boolean).join('\n    '))
+  await writeFile(join(publicDir, 'index.html'), html)
+}
+
+async function precompress () {
+  let saved = 0
+  for (const name of await readdir(assetsDir)) {
+    if (!COMPRESSIBLE.test(name)) continue
+    const bytes = await readFile(join(assetsDir, name))
+    const brotli = brotliCompressSync(bytes, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length }
+    })
+    const gzip = gzipSync(bytes, { level: 9 })
+    // A variant that is not smaller is useless; the server then sends the original.
+    if (brotli.length < bytes.length) await writeFile(join(assetsDir, `${name}.br`), brotli)
+    if (gzip.length < bytes.length) await writeFile(join(assetsDir, `${name}.gz`), gzip)
+    saved += bytes.length - Math.min(brotli.length, bytes.length)
+  }
+  return saved
+}
+
+async function buildServer () {
+  await build({
+    entryPoints: {
+      main: join(root, 'server/main.ts'),
+      reference: join(root, 'server/reference/main.ts')
+    },
+    outdir: join(dist, 'server'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning'
+  })
+}
+
+async function main () {
+  if (process.argv.includes('--if-stale') && !(await isStale())) return
+  const started = performance.now()
+  await rm(dist, { recursive: true, force: true })
+  await mkdir(assetsDir, { recursive: true })
+  const [metafile] = await Promise.all([buildClient(), buildServer()])
+  await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
+  await writeIndexHtml(metafile)
+  const saved = await precompress()
+  await writeFile(stampFile, new Date().toISOString())
+  const seconds = ((performance.now() - started) / 1000).toFixed(2)
+  console.log(`build: dist/ written in ${seconds} s (brotli saves ${(saved / 1024).toFixed(0)} KiB)`)
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+})
