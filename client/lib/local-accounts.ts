@@ -1,0 +1,52 @@
+import { hostMatchesPattern, isHostname, isIPv6, isIpAddress, isLoopbackHost } from './hosts.js'
+
+/** Port of the local accounts service when `local_accounts_port` is absent (spec §9). */
+export const DEFAULT_LOCAL_ACCOUNTS_PORT = 10064
+
+/** Where local-network mode sends the login payload, or why it may not. */
+export type LocalAccountsTarget =
+  | { readonly kind: 'off' }
+  | { readonly kind: 'allowed', readonly origin: string, readonly authenticateUrl: string }
+  | { readonly kind: 'refused', readonly reason: string }
+
+/**
+ * Reads `local_accounts_host` and `local_accounts_port` from the page's query.
+ *
+ * A link must not be able to send a visitor's password to a stranger's server,
+ * so the host must be the page's own host name, a loopback address, or one the
+ * operator listed. The scheme is https, except for loopback hosts, which are
+ * reached over plain http (browsers treat them as secure contexts).
+ */
+export function resolveLocalAccounts (
+  params: URLSearchParams,
+  pageHostname: string,
+  allowedHosts: readonly string[]
+): LocalAccountsTarget {
+  const rawHost = params.get('local_accounts_host')
+  if (rawHost === null || rawHost.trim() === '') return { kind: 'off' }
+
+  const host = rawHost.trim().toLowerCase()
+  const bareHost = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
+  if (!isHostname(bareHost) && !isIpAddress(bareHost)) {
+    return { kind: 'refused', reason: 'The local accounts host is not a valid host name.' }
+  }
+
+  const rawPort = params.get('local_accounts_port')
+  const port = rawPort === null || rawPort.trim() === '' ? DEFAULT_LOCAL_ACCOUNTS_PORT : Number(rawPort.trim())
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    return { kind: 'refused', reason: 'The local accounts port is not a valid port number.' }
+  }
+
+  const allowed =
+    bareHost === pageHostname.toLowerCase().replace(/^\[|\]$/g, '') ||
+    isLoopbackHost(bareHost) ||
+    allowedHosts.some((pattern) => hostMatchesPattern(bareHost, pattern))
+  if (!allowed) {
+    return { kind: 'refused', reason: 'This local accounts host is not allowed for this page.' }
+  }
+
+  const scheme = isLoopbackHost(bareHost) ? 'http' : 'https'
+  const hostForUrl = isIPv6(bareHost) ? `[${bareHost}]` : bareHost
+  const origin = new URL(`${scheme}://${hostForUrl}:${port}`).origin
+  return { kind: 'allowed', origin, authenticateUrl: `${origin}/authenticate` }
+}

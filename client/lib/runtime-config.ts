@@ -1,0 +1,63 @@
+/**
+ * The configuration the edge server embeds in the page, as JSON in a
+ * non-executing `<script type="application/json">` element. The server builds
+ * it from its environment; the page reads it once at start.
+ */
+export interface RuntimeConfig {
+  readonly productName: string
+  readonly supportEmail: string
+  /** Google Identity Services client id; null: the Google button is not offered. */
+  readonly googleClientId: string | null
+  readonly googleDisabledHostnames: readonly string[]
+  readonly redirectAllowedHosts: readonly string[]
+  readonly localAccountsAllowedHosts: readonly string[]
+  readonly cookieDomain: string | null
+  /** Whether the accounts service behind the edge completes password resets (`view=setPassword`). */
+  readonly passwordResetCompletion: boolean
+  /** Time limit of the domain authorization check; null: none, as the spec says. */
+  readonly domainCheckTimeoutMs: number | null
+}
+
+/** Id of the element that carries the runtime configuration. */
+export const RUNTIME_CONFIG_ELEMENT_ID = 'threshold-config'
+
+/**
+ * Serialises the configuration for an HTML `<script>` element: `<`, `>`, `&`
+ * and the two JavaScript line terminators are escaped, so no value can close
+ * the element or start markup.
+ */
+export function serializeRuntimeConfig (config: RuntimeConfig): string {
+  return JSON.stringify(config).replace(/[<>&\u2028\u2029]/g, (character) =>
+    `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+function stringList (value: unknown): readonly string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []
+}
+
+function stringOrNull (value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+/** Parses the embedded configuration; anything missing or malformed takes a safe default. */
+export function parseRuntimeConfig (text: string | null | undefined): RuntimeConfig {
+  let raw: Record<string, unknown> = {}
+  try {
+    const parsed: unknown = JSON.parse(text ?? '{}')
+    if (parsed !== null && typeof parsed === 'object') raw = parsed as Record<string, unknown>
+  } catch {
+    // A page without a readable configuration still works with the defaults.
+  }
+  const timeout = raw.domainCheckTimeoutMs
+  return {
+    productName: stringOrNull(raw.productName) ?? 'Threshold',
+    supportEmail: stringOrNull(raw.supportEmail) ?? 'support@example.com',
+    googleClientId: stringOrNull(raw.googleClientId),
+    googleDisabledHostnames: stringList(raw.googleDisabledHostnames),
+    redirectAllowedHosts: stringList(raw.redirectAllowedHosts),
+    localAccountsAllowedHosts: stringList(raw.localAccountsAllowedHosts),
+    cookieDomain: stringOrNull(raw.cookieDomain),
+    passwordResetCompletion: raw.passwordResetCompletion === true,
+    domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null
+  }
+}
