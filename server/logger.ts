@@ -1,0 +1,48 @@
+import type { FastifyServerOptions, FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import type { ServerConfig } from './config.js'
+
+/** Header carrying the request id between the load balancer, the edge and the backends. */
+export const REQUEST_ID_HEADER = 'x-request-id'
+
+const SAFE_REQUEST_ID = /^[\w.:-]{1,64}$/
+
+/**
+ * The request's path without its query string. Query strings can carry
+ * tokens (the reset link, SSO ids, emails), so they never reach the log.
+ */
+export function pathOnly (url: string): string {
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/** Keeps a sane incoming request id (from the load balancer), else makes one. */
+export function requestIdFor (incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+}
+
+/** pino options for JSON logs with a request id and no secrets. */
+export function loggerOptions (level: ServerConfig['logLevel']): NonNullable<FastifyServerOptions['loggerInstance']> | Record<string, unknown> {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        'headers.authorization',
+        'headers.cookie'
+      ],
+      censor: '[redacted]'
+    },
+    serializers: {
+      req (request: FastifyRequest) {
+        return {
+          method: request.method,
+          url: pathOnly(request.url),
+          remoteAddress: request.ip
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { NO_STORE, STATIC_SECURITY_HEADERS } from './security-headers.js'
+
+const NOT_FOUND_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found</title></head>
+<body><main><h1>Page not found</h1><p>There is nothing at this address. <a href="/">Go to the sign-in page</a>.</p></main></body>
+</html>
+`
+
+/** Paths whose callers are programs, which get JSON rather than a page. */
+function wantsJson (request: FastifyRequest): boolean {
+  if (request.url.startsWith('/accounts/') || request.url.startsWith('/edgeauth.')) return true
+  const accept = request.headers.accept ?? ''
+  return accept.includes('application/json') && !accept.includes('text/html')
+}
+
+function withSecurityHeaders (reply: FastifyReply): FastifyReply {
+  // Set here as well as by helmet: a route that opts out of helmet can still end in a 404.
+  return reply.headers(STATIC_SECURITY_HEADERS).header('cache-control', NO_STORE)
+}
+
+/**
+ * The 404 page (JSON for API paths) and the last-resort error handler, which
+ * shows 4xx reasons but never the details of a 5xx.
+ */
+export const notFoundAndErrors = fp(async function notFoundAndErrors (app: FastifyInstance) {
+  app.setNotFoundHandler(async (request, reply) => {
+    withSecurityHeaders(reply).code(404)
+    if (wantsJson(request)) return reply.send({ error: 'Not found.' })
+    return reply.type('text/html; charset=utf-8').send(NOT_FOUND_PAGE)
+  })
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+    if (status >= 500) request.log.error({ err: error }, 'request failed')
+    withSecurityHeaders(reply).code(status)
+    return reply.send({ error: status >= 500 ? 'Something went wrong. Please try again.' : error.message })
+  })
+}, { name: 'threshold-not-found-and-errors' })

@@ -1,0 +1,41 @@
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance } from 'fastify'
+import type { HotPathHandler } from './hot-path.js'
+import { STATIC_SECURITY_HEADERS } from './security-headers.js'
+import type { AssetStore } from './static-files.js'
+
+export interface PageRoutesOptions {
+  readonly hotPath: HotPathHandler
+  readonly assets: AssetStore
+  readonly assetsDir: string
+}
+
+const ASSET_NAME = /^[\w][\w.-]*$/
+
+/**
+ * The page and its assets as Fastify routes. In production the hot path
+ * answers these before Fastify sees them; the routes make the same answers
+ * reachable through `inject` and for the requests the hot path declines, and
+ * stream the large media files (with Range support) through @fastify/static.
+ */
+export async function pageRoutes (app: FastifyInstance, options: PageRoutesOptions): Promise<void> {
+  await app.register(fastifyStatic, { root: options.assetsDir, serve: false })
+
+  app.get('/', { helmet: false }, (request, reply) => {
+    reply.hijack()
+    options.hotPath(request.raw, reply.raw)
+  })
+
+  app.get('/assets/*', { helmet: false }, async (request, reply) => {
+    const name = (request.params as { '*': string })['*']
+    if (options.assets.get(`/assets/${name}`) !== undefined) {
+      reply.hijack()
+      options.hotPath(request.raw, reply.raw)
+      return reply
+    }
+    if (!ASSET_NAME.test(name) || !options.assets.streamedNames.has(name)) return reply.callNotFound()
+    return reply
+      .headers(STATIC_SECURITY_HEADERS)
+      .sendFile(name, { cacheControl: true, maxAge: '365d', immutable: true, acceptRanges: true, etag: true })
+  })
+}

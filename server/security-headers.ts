@@ -1,0 +1,117 @@
+import helmetPlugin, { type FastifyHelmetOptions } from '@fastify/helmet'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import helmet from 'helmet'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/** Google Identity Services, as Google documents its CSP needs. */
+const GOOGLE_CLIENT_SCRIPT = 'https://accounts.google.com/gsi/client'
+const GOOGLE_GSI = 'https://accounts.google.com/gsi/'
+const GOOGLE_STYLE = 'https://accounts.google.com/gsi/style'
+
+export const HSTS_MAX_AGE_SECONDS = 2 * 365 * 24 * 60 * 60
+export const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'
+export const NO_STORE = 'no-store'
+
+const NONCE_SLOT = 'NONCE-SLOT'
+const CONNECT_SLOT = 'https://connect-slot.invalid'
+
+type Directives = Record<string, string[]>
+
+function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc: string | null): Directives {
+  return {
+    'default-src': ["'none'"],
+    'script-src': ["'self'", ...(scriptNonce === null ? [] : [`'nonce-${scriptNonce}'`]), GOOGLE_CLIENT_SCRIPT],
+    'style-src': ["'self'", GOOGLE_STYLE],
+    'img-src': ["'self'", 'data:'],
+    'media-src': ["'self'"],
+    'connect-src': ["'self'", GOOGLE_GSI, ...(extraConnectSrc === null ? [] : [extraConnectSrc])],
+    'frame-src': [GOOGLE_GSI],
+    'form-action': ["'self'"],
+    'base-uri': ["'none'"],
+    'object-src': ["'none'"],
+    'frame-ancestors': ["'none'"]
+  }
+}
+
+/**
+ * The one definition of the header set. Every choice that departs from
+ * helmet's defaults says why.
+ */
+function helmetOptions (directives: Directives): FastifyHelmetOptions {
+  return {
+    contentSecurityPolicy: { useDefaults: false, directives },
+    // require-corp would block Google's sign-in iframe and script.
+    crossOriginEmbedderPolicy: false,
+    // Google's sign-in popup must be able to message its opener.
+    crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    originAgentCluster: true,
+    // no-referrer breaks Google's check of the page's origin.
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    strictTransportSecurity: { maxAge: HSTS_MAX_AGE_SECONDS, includeSubDomains: true },
+    xContentTypeOptions: true,
+    xDnsPrefetchControl: { allow: false },
+    xDownloadOptions: true,
+    xFrameOptions: { action: 'deny' },
+    xPermittedCrossDomainPolicies: { permittedPolicies: 'none' },
+    xPoweredBy: true,
+    xXssProtection: true
+  }
+}
+
+/** Runs helmet once against a recorder, to reuse its output without per-request work. */
+function recordHelmetHeaders (options: FastifyHelmetOptions): Record<string, string> {
+  const recorded: Record<string, string> = {}
+  const recorder = {
+    setHeader (name: string, value: string | number) { recorded[name.toLowerCase()] = String(value) },
+    removeHeader (name: string) { delete recorded[name.toLowerCase()] }
+  }
+  // @fastify/helmet types its options from helmet's CommonJS typings; they are the same options.
+  helmet(options as Parameters<typeof helmet>[0])(
+    {} as IncomingMessage,
+    recorder as unknown as ServerResponse,
+    (error?: unknown) => { if (error !== undefined) throw error }
+  )
+  recorded['permissions-policy'] = PERMISSIONS_POLICY
+  return recorded
+}
+
+/**
+ * Headers of every response that is not the page: helmet's set with a CSP that
+ * allows no inline script at all, plus the Permissions-Policy.
+ */
+export const STATIC_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
+  recordHelmetHeaders(helmetOptions(contentSecurityDirectives(null, null)))
+)
+
+const pageCspTemplate = recordHelmetHeaders(
+  helmetOptions(contentSecurityDirectives(NONCE_SLOT, CONNECT_SLOT))
+)['content-security-policy'] ?? ''
+const [beforeNonce = '', afterNonce = ''] = pageCspTemplate.split(NONCE_SLOT)
+const [betweenNonceAndConnect = '', afterConnect = ''] = afterNonce.split(` ${CONNECT_SLOT}`)
+
+/**
+ * The page's CSP: the static policy plus this response's script nonce and, in
+ * local-network mode, the one local accounts origin the page may post to.
+ * Built by string assembly because it runs on every page view.
+ */
+export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: string | null): string {
+  return beforeNonce + nonce + betweenNonceAndConnect +
+    (localAccountsOrigin === null ? '' : ` ${localAccountsOrigin}`) + afterConnect
+}
+
+/**
+ * Registers @fastify/helmet for everything Fastify answers (API, health, 404,
+ * large media), adds the Permissions-Policy, and makes `no-store` the default
+ * Cache-Control: a route that may be cached says so itself.
+ */
+export const securityHeaders = fp(async function securityHeaders (app: FastifyInstance) {
+  await app.register(helmetPlugin, helmetOptions(contentSecurityDirectives(null, null)))
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('permissions-policy', PERMISSIONS_POLICY)
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', NO_STORE)
+  })
+}, { name: 'threshold-security-headers' })

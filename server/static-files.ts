@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto'
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { extname, join } from 'node:path'
+import { STATIC_SECURITY_HEADERS } from './security-headers.js'
+
+/** Hashed asset names never change content, so browsers may keep them for a year. */
+export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable'
+
+/**
+ * Files larger than this, and audio or video of any size, are streamed from
+ * disk by @fastify/static (which answers Range requests, as video players
+ * need); everything else is held in memory with its compressed variants.
+ */
+export const MEMORY_FILE_LIMIT_BYTES = 2 * 1024 * 1024
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm'
+}
+
+export function contentTypeFor (name: string): string {
+  return CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream'
+}
+
+function isStreamedMedia (name: string, size: number): boolean {
+  return size > MEMORY_FILE_LIMIT_BYTES || /^(video|audio)\//.test(contentTypeFor(name))
+}
+
+export type Encoding = 'br' | 'gzip' | 'identity'
+
+/** One representation of an asset: its bytes and the complete header list. */
+export interface AssetVariant {
+  readonly body: Buffer
+  readonly etag: string
+  /** Flat [name, value, name, value, …] list, ready for `writeHead`. */
+  readonly headers: readonly string[]
+  /** The same for a 304 answer, which carries no body. */
+  readonly notModifiedHeaders: readonly string[]
+}
+
+export interface Asset {
+  readonly variants: Readonly<Partial<Record<Encoding, AssetVariant>>> & { readonly identity: AssetVariant }
+}
+
+function flatHeaders (headers: Record<string, string>): string[] {
+  return Object.entries(headers).flat()
+}
+
+function variant (name: string, body: Buffer, hash: string, encoding: Encoding, hasVariants: boolean): AssetVariant {
+  const etag = `"${hash}${encoding === 'identity' ? '' : `-${encoding}`}"`
+  const headers: Record<string, string> = {
+    ...STATIC_SECURITY_HEADERS,
+    'content-type': contentTypeFor(name),
+    'content-length': String(body.length),
+    'cache-control': IMMUTABLE_CACHE_CONTROL,
+    etag
+  }
+  if (hasVariants) headers.vary = 'Accept-Encoding'
+  if (encoding !== 'identity') headers['content-encoding'] = encoding
+  const { 'content-length': _length, ...notModified } = headers
+  return { body, etag, headers: flatHeaders(headers), notModifiedHeaders: flatHeaders(notModified) }
+}
+
+/** Picks the best encoding the client accepts among those an asset has. */
+export function negotiateEncoding (acceptEncoding: string | undefined, available: Asset['variants']): Encoding {
+  if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
+  const accepted = new Set<string>()
+  for (const part of acceptEncoding.toLowerCase().split(',')) {
+    const [token = '', ...parameters] = part.split(';').map((piece) => piece.trim())
+    const refused = parameters.some((parameter) => /^q=0(\.0{0,3})?$/.test(parameter))
+    if (!refused) accepted.add(token)
+  }
+  if (available.br !== undefined && (accepted.has('br') || accepted.has('*'))) return 'br'
+  if (available.gzip !== undefined && (accepted.has('gzip') || accepted.has('*'))) return 'gzip'
+  return 'identity'
+}
+
+/**
+ * The hashed assets of the build, read once at start. Serving from memory is
+ * what lets the edge approach nginx: reading the disk per request is ~20×
+ * slower on these machines.
+ */
+export class AssetStore {
+  private constructor (
+    private readonly assets: ReadonlyMap<string, Asset>,
+    /** Names under /assets/ that are streamed from disk instead. */
+    readonly streamedNames: ReadonlySet<string>
+  ) {}
+
+  static async load (assetsDir: string): Promise<AssetStore> {
+    const names = await readdir(assetsDir)
+    const assets = new Map<string, Asset>()
+    const streamed = new Set<string>()
+    const nameSet = new Set(names)
+    for (const name of names) {
+      if (name.endsWith('.br') || name.endsWith('.gz')) continue
+      const path = join(assetsDir, name)
+      const info = await stat(path)
+      if (!info.isFile()) continue
+      if (isStreamedMedia(name, info.size)) {
+        streamed.add(name)
+        continue
+      }
+      const identity = await readFile(path)
+      const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 22)
+      const brotli = nameSet.has(`${name}.br`) ? await readFile(`${path}.br`) : undefined
+      const gzip = nameSet.has(`${name}.gz`) ? await readFile(`${path}.gz`) : undefined
+      const hasVariants = brotli !== undefined || gzip !== undefined
+      assets.set(`/assets/${name}`, {
+        variants: {
+          identity: variant(name, identity, hash, 'identity', hasVariants),
+          ...(brotli === undefined ? {} : { br: variant(name, brotli, hash, 'br', true) }),
+          ...(gzip === undefined ? {} : { gzip: variant(name, gzip, hash, 'gzip', true) })
+        }
+      })
+    }
+    return new AssetStore(assets, streamed)
+  }
+
+  /** The asset at a URL path such as `/assets/main-ABC.js`. */
+  get (pathname: string): Asset | undefined {
+    return this.assets.get(pathname)
+  }
+
+  /** Total bytes held in memory, all variants included. */
+  get memoryBytes (): number {
+    let total = 0
+    for (const asset of this.assets.values()) {
+      for (const entry of Object.values(asset.variants)) total += entry?.body.length ?? 0
+    }
+    return total
+  }
+}
