@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Readable } from 'node:stream'
+
+/** Largest body the edge forwards to a backend on the page's calls (16 KiB). */
+export const PROXY_BODY_LIMIT_BYTES = 16 * 1024
+
+/** The media type of a Content-Type header, lower case, without parameters. */
+export function mediaType (contentType: string | undefined): string {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
+}
+
+/** An onRequest hook answering 415 unless the body has one of `accepted` types. */
+export function requireContentType (accepted: readonly string[]) {
+  const acceptedTypes = new Set(accepted)
+  return async function checkContentType (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!acceptedTypes.has(mediaType(request.headers['content-type']))) {
+      await reply.code(415).send({ error: `The request body must be ${accepted.join(' or ')}.` })
+    }
+  }
+}
+
+class BodyError extends Error {
+  constructor (readonly statusCode: number, message: string) { super(message) }
+}
+
+/**
+ * A content-type parser for bodies read whole (Fastify enforces the limit)
+ * and forwarded untouched: `json` bodies must parse first. The result is a
+ * stream because the proxy re-encodes parsed JSON objects, and the backend
+ * must receive exactly the bytes the page sent.
+ */
+export function bufferedBodyParser (check: 'json' | 'raw') {
+  return function parseBufferedBody (_request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void): void {
+    if (check === 'json') {
+      try {
+        JSON.parse(body.toString('utf8'))
+      } catch {
+        done(new BodyError(400, 'The request body is not valid JSON.'))
+        return
+      }
+    }
+    done(null, Readable.from([body], { objectMode: false }))
+  }
+}
