@@ -1,0 +1,74 @@
+import { fileURLToPath } from 'node:url'
+import { SPEC_ACCOUNTS_ROUTES } from './accounts-proxy.js'
+import { ConfigError, loadServerConfig } from './config.js'
+import { startEmbeddedServices, type EmbeddedServices } from './embedded-services.js'
+import { createServer } from './server.js'
+
+/** After a stop signal, the process exits within this time even if requests hang. */
+export const SHUTDOWN_DEADLINE_MS = 9_000
+
+function stopWithConfigError (error: unknown): never {
+  if (error instanceof ConfigError) {
+    console.error(`threshold: invalid configuration: ${error.message}`)
+    process.exit(1)
+  }
+  throw error
+}
+
+async function main (): Promise<void> {
+  let config
+  try {
+    config = loadServerConfig(process.env)
+  } catch (error) {
+    stopWithConfigError(error)
+  }
+
+  let embedded: EmbeddedServices | null = null
+  if (config.accountsUrl === null || config.edgeAuthUrl === null) {
+    try {
+      embedded = await startEmbeddedServices({
+        env: process.env,
+        accounts: config.accountsUrl === null,
+        edgeAuth: config.edgeAuthUrl === null,
+        edgePort: config.port
+      })
+    } catch (error) {
+      stopWithConfigError(error)
+    }
+  }
+
+  const server = await createServer({
+    config,
+    publicDir: fileURLToPath(new URL('../public/', import.meta.url)),
+    accountsUpstream: config.accountsUrl ?? embedded!.url,
+    accountsRoutes: config.accountsUrl === null ? embedded!.accountsRoutes : SPEC_ACCOUNTS_ROUTES,
+    edgeAuthUpstream: config.edgeAuthUrl ?? embedded!.url,
+    passwordResetCompletion: config.accountsUrl === null
+  })
+
+  let stopping = false
+  async function stop (signal: NodeJS.Signals): Promise<void> {
+    if (stopping) return
+    stopping = true
+    server.log.info({ signal }, 'stopping: finishing requests in flight')
+    const deadline = setTimeout(() => {
+      server.log.error('requests still running at the shutdown deadline; exiting')
+      process.exit(1)
+    }, SHUTDOWN_DEADLINE_MS)
+    deadline.unref()
+    await server.close()
+    await embedded?.stop()
+    server.log.info('stopped')
+    process.exit(0)
+  }
+  process.once('SIGTERM', (signal) => { void stop(signal) })
+  process.once('SIGINT', (signal) => { void stop(signal) })
+  embedded?.onUnexpectedExit((code) => {
+    server.log.fatal({ code }, 'the embedded reference services stopped unexpectedly')
+    process.exit(1)
+  })
+
+  await server.listen({ port: config.port, host: config.host })
+}
+
+await main()

@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { request } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { jsonAnswer, startUpstream } from '../fixtures/edge.js'
+
+const MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url))
+
+interface Started {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly exit: Promise<{ code: number | null, stderr: string }>
+}
+
+function run (env: Record<string, string>): { child: ChildProcess, exit: Promise<{ code: number | null, stdout: string, stderr: string }> } {
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const exit = once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }))
+  return { child, exit }
+}
+
+/** Starts the built server and waits for its "listening" log line. */
+async function start (t: import('tap').Test, env: Record<string, string>): Promise<Started> {
+  const { child, exit } = run({ HOST: '127.0.0.1', PORT: '0', ...env })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const base = await new Promise<string>((resolve, reject) => {
+    let seen = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString()
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(seen)
+      if (match !== null) resolve(match[1]!)
+    })
+    void exit.then((result) => reject(new Error(`exited early: ${result.stderr}`)))
+  })
+  return { child, base, exit }
+}
+
+const badConfigurations: Array<[Record<string, string>, RegExp]> = [
+  [{ PORT: 'abc' }, /^threshold: invalid configuration: PORT must be a whole number from 0 to 65535 \(got "abc"\)$/],
+  [{ ACCOUNTS_URL: 'not-a-url' }, /^threshold: invalid configuration: ACCOUNTS_URL must be an absolute http or https URL \(got "not-a-url"\)$/],
+  [{ TRUST_PROXY: 'yes' }, /^threshold: invalid configuration: TRUST_PROXY must be/],
+  [{ PUBLIC_URL: 'localhost:8080' }, /^threshold: invalid configuration: PUBLIC_URL must use http or https/]
+]
+
+for (const [env, message] of badConfigurations) {
+  t.test(`${Object.keys(env)[0]} with a bad value stops the server with one line and exit code 1`, async (t) => {
+    const { exit } = run(env)
+    const { code, stdout, stderr } = await exit
+    t.equal(code, 1)
+    const lines = stderr.trim().split('\n')
+    t.equal(lines.length, 1, 'one line')
+    t.match(lines[0], message)
+    t.equal(stdout, '', 'nothing starts')
+  })
+}
+
+t.test('SIGTERM lets requests in flight finish, refuses new connections and exits 0', async (t) => {
+  const upstream = await startUpstream(t, (recorded, response) => {
+    setTimeout(() => jsonAnswer(200, { auth: 'a', refresh: 'r' })(recorded, response), 1500)
+  })
+  const { child, base, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url })
+
+  const inFlight = fetch(`${base}/accounts/v2/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}'
+  })
+  while (upstream.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+  const signalledAt = Date.now()
+  child.kill('SIGTERM')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+
+  const refused = await new Promise<string>((resolve) => {
+    const attempt = request(`${base}/healthz`, { agent: false }, (response) => resolve(`answered ${response.statusCode}`))
+    attempt.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
+    attempt.end()
+  })
+  t.equal(refused, 'ECONNREFUSED', 'a new connection is refused once stopping')
+
+  const response = await inFlight
+  t.equal(response.status, 200, 'the request in flight completed')
+  t.same(await response.json(), { auth: 'a', refresh: 'r' })
+  const { code } = await exit
+  t.equal(code, 0)
+  t.ok(Date.now() - signalledAt < 10_000, 'within 10 seconds')
+})
+
+t.test('SIGINT stops an idle server at once', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const { child, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url })
+  const signalledAt = Date.now()
+  child.kill('SIGINT')
+  t.equal((await exit).code, 0)
+  t.ok(Date.now() - signalledAt < 2000)
+})
