@@ -1,0 +1,250 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { randomBytes } from 'node:crypto'
+import { logAuthEvent } from './audit.js'
+import type { GoogleTokenVerifier } from './google-id-token.js'
+import type { Mailer } from './mailer.js'
+import { hashPassword, needsRehash, verifyPassword } from './passwords.js'
+import { passwordResetEmail } from './reset-email.js'
+import type { Account, AccountStore } from './store/account-store.js'
+import { emailKey } from './store/email-key.js'
+import { hashToken, newOpaqueToken, type LoginContext, type TokenService } from './tokens.js'
+import {
+  parseEmail,
+  parsePasswordChange,
+  parsePasswordLogin,
+  parseRegistration,
+  type Parsed
+} from './validation.js'
+
+/** A reset link works once, for 30 minutes; at most 3 are sent to one account per hour. */
+export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000
+export const RESET_EMAILS_PER_HOUR = 3
+/** Failed logins allowed before delays start; delays then double up to the cap. */
+export const FREE_LOGIN_FAILURES = 4
+export const MAX_LOGIN_LOCK_MS = 15 * 60 * 1000
+
+/** An answer of the service: the HTTP status and the JSON body the page reads. */
+export interface Answer {
+  readonly status: number
+  readonly body: Readonly<Record<string, unknown>>
+}
+
+export interface RequestFacts {
+  readonly log: FastifyBaseLogger
+  readonly clientAddress: string
+}
+
+const INVALID_CREDENTIALS = 'Invalid email or password.'
+
+const error = (status: number, message: string): Answer => ({ status, body: { error: message } })
+const success = (message: string): Answer => ({ status: 200, body: { success: message } })
+
+/** How long an address is locked after its n-th consecutive failed login. */
+export function loginLockDuration (failures: number): number {
+  if (failures <= FREE_LOGIN_FAILURES) return 0
+  return Math.min(1000 * 2 ** (failures - FREE_LOGIN_FAILURES - 1), MAX_LOGIN_LOCK_MS)
+}
+
+function waitMessage (lockedUntil: number, now: number): string {
+  const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
+  const wait = seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`
+  return `Too many failed attempts. Please wait ${wait} and try again.`
+}
+
+export interface AccountsServiceOptions {
+  readonly store: AccountStore
+  readonly tokens: TokenService
+  readonly mailer: Mailer
+  readonly verifyGoogleToken: GoogleTokenVerifier
+  readonly publicUrl: string
+  readonly productName: string
+}
+
+/**
+ * The reference accounts service's behaviour, independent of HTTP: each
+ * method takes a request body and answers with a status and a JSON body.
+ */
+export class AccountsService {
+  /** A real hash of nothing, checked when an email is unknown so that both answers take as long. */
+  private readonly decoyHash: Promise<string> = hashPassword(randomBytes(16).toString('hex'))
+
+  constructor (private readonly options: AccountsServiceOptions) {}
+
+  private get store (): AccountStore { return this.options.store }
+
+  /** Email and password login (also local-network `/authenticate`). */
+  async passwordLogin (body: unknown, facts: RequestFacts): Promise<Answer> {
+    const parsed = parsePasswordLogin(body)
+    if (!parsed.ok) return error(400, parsed.error)
+    const { email, password, context } = parsed.value
+    const throttleKey = `password:${emailKey(email)}`
+    const now = Date.now()
+
+    const throttle = await this.store.readLoginThrottle(throttleKey)
+    if (throttle.lockedUntil > now) {
+      logAuthEvent(facts.log, 'login.throttled', { email, clientAddress: facts.clientAddress })
+      return error(429, waitMessage(throttle.lockedUntil, now))
+    }
+
+    const account = await this.store.findAccountByEmail(email)
+    const verified = account?.passwordHash != null
+      ? await verifyPassword(password, account.passwordHash)
+      : await verifyPassword(password, await this.decoyHash).then(() => false)
+
+    if (account === null || !verified) {
+      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, now)
+      logAuthEvent(facts.log, 'login.failed', { email, clientAddress: facts.clientAddress, failures: failure.failures })
+      return error(401, INVALID_CREDENTIALS)
+    }
+    await this.store.clearLoginFailures(throttleKey)
+    if (needsRehash(account.passwordHash!)) {
+      await this.store.updatePasswordHash(account.id, await hashPassword(password))
+    }
+    return this.completeLogin(account, context, 'pwd', facts)
+  }
+
+  /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
+  async completeLogin (account: Account, requested: LoginContext, method: 'pwd' | 'google' | 'sso', facts: RequestFacts): Promise<Answer> {
+    let organizations: readonly string[] = []
+    if (requested.organizations.length > 0) {
+      const memberships = new Set(await this.store.listMemberships(account.id))
+      organizations = requested.organizations.filter((organization) => memberships.has(organization))
+      if (organizations.length === 0) {
+        logAuthEvent(facts.log, 'login.refused-organization', { accountId: account.id, clientAddress: facts.clientAddress })
+        return error(403, 'Your account is not a member of an organisation allowed here.')
+      }
+    }
+    const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
+    const event = method === 'pwd' ? 'login.succeeded' : method === 'google' ? 'google.login.succeeded' : 'sso.login.succeeded'
+    logAuthEvent(facts.log, event, { accountId: account.id, clientAddress: facts.clientAddress })
+    return { status: 200, body: { ...tokens } }
+  }
+
+  async register (body: unknown, facts: RequestFacts): Promise<Answer> {
+    const parsed = parseRegistration(body)
+    if (!parsed.ok) {
+      logAuthEvent(facts.log, 'register.refused', { clientAddress: facts.clientAddress, reason: 'invalid' })
+      return error(400, parsed.error)
+    }
+    const { email, password, firstName, lastName } = parsed.value
+    const result = await this.store.createAccount({
+      email, firstName, lastName, passwordHash: await hashPassword(password), googleSubject: null
+    })
+    if ('conflict' in result) {
+      logAuthEvent(facts.log, 'register.refused', { email, clientAddress: facts.clientAddress, reason: 'exists' })
+      return error(409, 'An account with this email already exists. Log in, or reset your password.')
+    }
+    logAuthEvent(facts.log, 'register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
+    return success('Your account has been created. You can now log in.')
+  }
+
+  /**
+   * Answers the same whether or not the account exists, and sends the email
+   * after answering, so that neither the text nor the timing tells.
+   */
+  async requestPasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
+    const email = parseEmail((body as { email?: unknown } | null)?.email)
+    if (!email.ok) return error(400, email.error)
+    logAuthEvent(facts.log, 'reset.requested', { email: email.value, clientAddress: facts.clientAddress })
+    void this.sendResetEmail(email.value, facts.log).catch((sendError: unknown) => {
+      facts.log.error({ err: sendError }, 'the password reset email could not be sent')
+    })
+    return success('If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.')
+  }
+
+  private async sendResetEmail (email: string, log: FastifyBaseLogger): Promise<void> {
+    const account = await this.store.findAccountByEmail(email)
+    if (account === null) return
+    const now = Date.now()
+    if (await this.store.countResetTokensSince(account.id, now - 60 * 60 * 1000) >= RESET_EMAILS_PER_HOUR) {
+      logAuthEvent(log, 'reset.suppressed', { accountId: account.id, reason: 'hourly limit' })
+      return
+    }
+    const token = newOpaqueToken()
+    await this.store.insertResetToken(hashToken(token), account.id, now + RESET_TOKEN_TTL_MS)
+    const link = `${this.options.publicUrl}/?view=setPassword&token=${token}`
+    const delivery = await this.options.mailer.send(passwordResetEmail({
+      to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000
+    }))
+    // The log says where the email went, never the link: it holds a live token.
+    logAuthEvent(log, 'reset.email-sent', { accountId: account.id, ...delivery })
+  }
+
+  /** Completes a reset: a new password, the link used up, every session of the account ended. */
+  async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
+    const parsed = parsePasswordChange(body)
+    if (!parsed.ok) return error(400, parsed.error)
+    const passwordHash = await hashPassword(parsed.value.password)
+    const now = Date.now()
+    const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
+    if (accountId === null) {
+      logAuthEvent(facts.log, 'reset.refused', { clientAddress: facts.clientAddress })
+      return error(400, 'This password reset link is invalid, used or expired. Please request a new one.')
+    }
+    await this.store.updatePasswordHash(accountId, passwordHash)
+    await this.store.revokeAccountRefreshTokens(accountId, now)
+    const account = await this.store.findAccountById(accountId)
+    if (account !== null) await this.store.clearLoginFailures(`password:${emailKey(account.email)}`)
+    logAuthEvent(facts.log, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
+    return success('Your password has been changed. You can now log in with it.')
+  }
+
+  /** Google login: the ID token decides who this is; the account must exist already. */
+  async googleLogin (idToken: string | null, context: Parsed<LoginContext>, facts: RequestFacts): Promise<Answer> {
+    if (!context.ok) return error(400, context.error)
+    const verification = idToken === null ? { refused: 'no bearer token' } : await this.options.verifyGoogleToken(idToken)
+    if ('refused' in verification) {
+      logAuthEvent(facts.log, 'google.login.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
+      return error(401, 'Google login failed.')
+    }
+    const account = await this.store.findAccountByGoogleSubject(verification.identity.subject)
+    if (account === null) {
+      logAuthEvent(facts.log, 'google.login.failed', { email: verification.identity.email, reason: 'no account' })
+      return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
+    }
+    return this.completeLogin(account, context.value, 'google', facts)
+  }
+
+  /**
+   * Google registration creates an account tied to the Google subject. An
+   * existing password account with the same email is not linked: an email
+   * match alone does not prove the two belong to one person.
+   */
+  async googleRegister (idToken: string | null, facts: RequestFacts): Promise<Answer> {
+    const verification = idToken === null ? { refused: 'no bearer token' } : await this.options.verifyGoogleToken(idToken)
+    if ('refused' in verification) {
+      logAuthEvent(facts.log, 'google.register.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
+      return error(401, 'Google register failed.')
+    }
+    const { subject, email } = verification.identity
+    const result = await this.store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: subject })
+    if ('conflict' in result) {
+      logAuthEvent(facts.log, 'google.register.failed', { email, reason: result.conflict })
+      return error(409, result.conflict === 'google-subject'
+        ? 'This Google account is already registered. Log in with Google.'
+        : 'An account with this email already exists. Log in with your password.')
+    }
+    logAuthEvent(facts.log, 'google.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
+    return success('Your account has been created with Google. You can now log in with Google.')
+  }
+
+  async refresh (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
+    if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, 'A refresh token is required.')
+    const outcome = await this.options.tokens.rotate(refreshToken)
+    if ('refused' in outcome) {
+      logAuthEvent(facts.log, outcome.refused === 'reused' ? 'token.reuse-detected' : 'token.refused', {
+        clientAddress: facts.clientAddress, reason: outcome.refused
+      })
+      return error(401, 'Your session has ended. Please log in again.')
+    }
+    logAuthEvent(facts.log, 'token.refreshed', { accountId: outcome.accountId, clientAddress: facts.clientAddress })
+    return { status: 200, body: { ...outcome.tokens } }
+  }
+
+  async revoke (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
+    if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, 'A refresh token is required.')
+    await this.options.tokens.revoke(refreshToken)
+    logAuthEvent(facts.log, 'token.revoked', { clientAddress: facts.clientAddress })
+    return success('You have been logged out.')
+  }
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AccountsService, Answer, RequestFacts } from './accounts-service.js'
+import type { TokenService } from './tokens.js'
+import { parseLoginContext } from './validation.js'
+
+export interface ReferenceAppOptions {
+  readonly accounts: AccountsService
+  readonly tokens: TokenService
+}
+
+/** The bearer credential of an Authorization header, if any. */
+export function bearerToken (request: FastifyRequest): string | null {
+  const match = /^Bearer\s+([\w.~+/=-]{1,8192})$/i.exec(request.headers.authorization ?? '')
+  return match === null ? null : match[1]!
+}
+
+export function requestFacts (request: FastifyRequest): RequestFacts {
+  return { log: request.log, clientAddress: request.ip }
+}
+
+export function sendAnswer (reply: FastifyReply, answer: Answer): FastifyReply {
+  return reply.code(answer.status).header('cache-control', 'no-store').send(answer.body)
+}
+
+function field (body: unknown, name: string): unknown {
+  return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
+}
+
+function cookie (request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=')
+    if (key === name) return decodeURIComponent(value.join('='))
+  }
+  return undefined
+}
+
+/**
+ * The reference accounts service's HTTP interface: the spec's calls, reset
+ * completion, token refresh and revocation, and the public key set.
+ */
+export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
+  const { accounts, tokens } = options
+
+  app.post('/v2/login', async (request, reply) =>
+    sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request))))
+
+  app.post('/register', async (request, reply) =>
+    sendAnswer(reply, await accounts.register(request.body, requestFacts(request))))
+
+  app.post('/resetPasswordRequest', async (request, reply) =>
+    sendAnswer(reply, await accounts.requestPasswordReset(request.body, requestFacts(request))))
+
+  app.post('/resetPassword', async (request, reply) =>
+    sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request))))
+
+  app.post('/v2/auth/login', async (request, reply) => {
+    const method = field(request.body, 'login_method')
+    if (method === 'GOOGLE') {
+      return sendAnswer(reply, await accounts.googleLogin(bearerToken(request), parseLoginContext(request.body), requestFacts(request)))
+    }
+    return sendAnswer(reply, { status: 400, body: { error: 'This sign-in method is not supported.' } })
+  })
+
+  app.post('/auth/register', async (request, reply) => {
+    const method = field(request.body, 'register_method')
+    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(bearerToken(request), requestFacts(request)))
+    return sendAnswer(reply, { status: 400, body: { error: 'This sign-up method is not supported.' } })
+  })
+
+  app.post('/token/refresh', async (request, reply) =>
+    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request))))
+
+  app.post('/token/revoke', async (request, reply) =>
+    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request))))
+
+  app.get('/.well-known/jwks.json', async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(tokens.keySet()))
+}

@@ -1,0 +1,36 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { createHash } from 'node:crypto'
+import { emailKey } from './store/email-key.js'
+
+/** Authentication events the reference service records. */
+export type AuthEvent =
+  | 'login.succeeded' | 'login.failed' | 'login.throttled' | 'login.refused-organization'
+  | 'register.succeeded' | 'register.refused'
+  | 'google.login.succeeded' | 'google.login.failed' | 'google.register.succeeded' | 'google.register.failed'
+  | 'sso.started' | 'sso.returned' | 'sso.refused' | 'sso.login.succeeded' | 'sso.register.succeeded'
+  | 'reset.requested' | 'reset.email-sent' | 'reset.suppressed' | 'reset.completed' | 'reset.refused'
+  | 'token.refreshed' | 'token.refused' | 'token.reuse-detected' | 'token.revoked'
+
+export interface AuthEventDetails {
+  readonly email?: string
+  readonly accountId?: string
+  readonly clientAddress?: string
+  readonly reason?: string
+  readonly [key: string]: unknown
+}
+
+/**
+ * Logs one authentication event. Never a password or token; the email is
+ * reduced to its domain and a short hash, enough to follow one address
+ * through the log without writing it down.
+ */
+export function logAuthEvent (log: FastifyBaseLogger, event: AuthEvent, details: AuthEventDetails = {}): void {
+  const { email, ...rest } = details
+  const entry: Record<string, unknown> = { audit: event, ...rest }
+  if (email !== undefined) {
+    const key = emailKey(email)
+    entry.emailDomain = key.slice(key.lastIndexOf('@') + 1)
+    entry.emailHash = createHash('sha256').update(key).digest('hex').slice(0, 12)
+  }
+  log.info(entry, `auth event: ${event}`)
+}

@@ -1,0 +1,92 @@
+import { isAbsolute, resolve } from 'node:path'
+import { isHostname } from '../../client/lib/hosts.js'
+import { readLogLevel, type LogLevel } from '../config.js'
+import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readString, type Env } from '../env-parsing.js'
+
+export const DEFAULT_DATA_DIR = './data'
+export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
+
+/** Configuration of the embedded reference services (accounts, domain check, local accounts). */
+export interface ReferenceConfig {
+  /** The page's public origin, without a trailing slash: links in emails and SSO callbacks use it. */
+  readonly publicUrl: string
+  /** Absolute folder for the SQLite file, the signing keys and the outbox. */
+  readonly dataDir: string
+  readonly smtpUrl: string | null
+  readonly mailFrom: string
+  readonly productName: string
+  readonly googleClientId: string | null
+  readonly googleJwksUrl: string
+  /** Raw SSO_CONNECTIONS (JSON, or a path to a JSON file); parsed by the SSO module. */
+  readonly ssoConnectionsSource: string | null
+  readonly authorizedDomains: readonly string[]
+  readonly unauthorizedDomains: readonly string[]
+  /** Also serve `/authenticate` for local-network mode on this port; null: not served. */
+  readonly localAccountsPort: number | null
+  /** Page origins allowed by CORS on the local accounts `/authenticate`. */
+  readonly localAccountsAllowedOrigins: readonly string[]
+  readonly logLevel: LogLevel
+}
+
+function isDomain (item: string): boolean {
+  return isHostname(item.toLowerCase())
+}
+
+function isOrigin (item: string): boolean {
+  try {
+    const url = new URL(item)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === item.replace(/\/$/, '')
+  } catch {
+    return false
+  }
+}
+
+function readSmtpUrl (env: Env): string | null {
+  const raw = readString(env, 'SMTP_URL')
+  if (raw === undefined) return null
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL')
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL')
+  return raw
+}
+
+/**
+ * Reads the reference services' variables. `edgePort` is the page's port,
+ * from which PUBLIC_URL defaults to http://localhost:PORT.
+ */
+export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfig {
+  const publicUrl = readHttpUrl(env, 'PUBLIC_URL')
+  if (publicUrl !== undefined && publicUrl.pathname !== '/') {
+    throw new ConfigError('PUBLIC_URL', 'must be an origin, without a path', publicUrl.href)
+  }
+  const dataDir = readString(env, 'DATA_DIR') ?? DEFAULT_DATA_DIR
+  const productName = readString(env, 'PRODUCT_NAME') ?? 'Threshold'
+  const publicOrigin = publicUrl?.origin ?? `http://localhost:${edgePort}`
+  const allowedOrigins = readList(env, 'LOCAL_ACCOUNTS_ALLOWED_ORIGINS', isOrigin, 'origins such as https://signin.example.com')
+  const localPort = readString(env, 'LOCAL_ACCOUNTS_PORT') === undefined
+    ? null
+    : readInteger(env, 'LOCAL_ACCOUNTS_PORT', { min: 1, max: 65535, fallback: 0 })
+  const mailFrom = readString(env, 'MAIL_FROM') ?? `${productName} <no-reply@${new URL(publicOrigin).hostname}>`
+  const googleJwks = readHttpUrl(env, 'GOOGLE_JWKS_URL')
+  const googleClientId = readString(env, 'GOOGLE_CLIENT_ID') ?? null
+
+  return deepFreeze<ReferenceConfig>({
+    publicUrl: publicOrigin,
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
+    smtpUrl: readSmtpUrl(env),
+    mailFrom,
+    productName,
+    googleClientId,
+    googleJwksUrl: googleJwks?.href ?? GOOGLE_JWKS_URL,
+    ssoConnectionsSource: readString(env, 'SSO_CONNECTIONS') ?? null,
+    authorizedDomains: readList(env, 'AUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
+    unauthorizedDomains: readList(env, 'UNAUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
+    localAccountsPort: localPort,
+    localAccountsAllowedOrigins: [publicOrigin, ...allowedOrigins.map((origin) => origin.replace(/\/$/, ''))],
+    logLevel: readLogLevel(env)
+  })
+}

@@ -1,0 +1,54 @@
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance } from 'fastify'
+import type { AccountsService } from './accounts-service.js'
+import { requestFacts, sendAnswer } from './app.js'
+
+export interface LocalAccountsOptions {
+  readonly accounts: AccountsService
+  /** Page origins that may call `/authenticate` from the browser. */
+  readonly allowedOrigins: readonly string[]
+  readonly perMinute: number
+}
+
+/** How long browsers may cache a preflight answer. */
+const PREFLIGHT_MAX_AGE_SECONDS = 600
+
+/**
+ * Local-network mode: the browser posts the login payload straight to
+ * `/authenticate` here. CORS admits only the configured page origins, and
+ * answers Chrome's Private Network Access preflight, since a public page
+ * calls a private address.
+ */
+export async function localAccountsApp (app: FastifyInstance, options: LocalAccountsOptions): Promise<void> {
+  const allowed = new Set(options.allowedOrigins.map((origin) => origin.toLowerCase()))
+  await app.register(rateLimit, {
+    max: options.perMinute,
+    timeWindow: 60_000,
+    ipv6Subnet: 64,
+    errorResponseBuilder: () => Object.assign(new Error('Too many requests. Please wait a minute and try again.'), { statusCode: 429 })
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').header('vary', 'Origin')
+    const origin = request.headers.origin
+    if (origin === undefined) return
+    if (!allowed.has(origin.toLowerCase())) {
+      return reply.code(403).send({ error: 'This page may not use these local accounts.' })
+    }
+    reply.header('access-control-allow-origin', origin)
+  })
+
+  app.options('/authenticate', { config: { rateLimit: false } }, async (request, reply) => {
+    reply
+      .header('access-control-allow-methods', 'POST')
+      .header('access-control-allow-headers', 'content-type')
+      .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
+    if (request.headers['access-control-request-private-network'] === 'true') {
+      reply.header('access-control-allow-private-network', 'true')
+    }
+    return reply.code(204).send()
+  })
+
+  app.post('/authenticate', async (request, reply) =>
+    sendAnswer(reply, await options.accounts.passwordLogin(request.body, requestFacts(request))))
+}

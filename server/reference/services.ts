@@ -1,0 +1,55 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { join } from 'node:path'
+import { AccountsService } from './accounts-service.js'
+import type { ReferenceConfig } from './config.js'
+import { createGoogleTokenVerifier } from './google-id-token.js'
+import { createMailer } from './mailer.js'
+import { loadOrCreateSigningKey } from './signing-key.js'
+import type { AccountStore } from './store/account-store.js'
+import { SqliteAccountStore } from './store/sqlite-store.js'
+import { TokenService } from './tokens.js'
+
+/** Expired rows are purged this often. */
+export const PURGE_INTERVAL_MS = 60 * 60 * 1000
+
+export interface ReferenceServices {
+  readonly config: ReferenceConfig
+  readonly store: AccountStore
+  readonly tokens: TokenService
+  readonly accounts: AccountsService
+  close (): Promise<void>
+}
+
+/** The SQLite file inside DATA_DIR. */
+export function databaseFile (dataDir: string): string {
+  return join(dataDir, 'accounts.sqlite')
+}
+
+/** Wires the reference accounts service from its configuration (the composition root). */
+export async function createReferenceServices (config: ReferenceConfig, log: FastifyBaseLogger): Promise<ReferenceServices> {
+  const store = new SqliteAccountStore(databaseFile(config.dataDir))
+  const key = await loadOrCreateSigningKey(config.dataDir)
+  const tokens = new TokenService(store, key, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl })
+  const accounts = new AccountsService({
+    store,
+    tokens,
+    mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') }),
+    verifyGoogleToken: createGoogleTokenVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl }),
+    publicUrl: config.publicUrl,
+    productName: config.productName
+  })
+  const purge = setInterval(() => {
+    store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
+  }, PURGE_INTERVAL_MS)
+  purge.unref()
+  return {
+    config,
+    store,
+    tokens,
+    accounts,
+    async close () {
+      clearInterval(purge)
+      await store.close()
+    }
+  }
+}

@@ -1,0 +1,329 @@
+import Database from 'better-sqlite3'
+import { randomUUID } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type {
+  Account,
+  AccountStore,
+  CreateAccountResult,
+  LoginThrottle,
+  NewAccount,
+  RefreshTokenRecord,
+  SsoIdentity,
+  SsoTransaction
+} from './account-store.js'
+import { emailKey } from './email-key.js'
+
+/**
+ * Schema changes, in order. `PRAGMA user_version` records how many have run;
+ * a new change is appended, never edited in place.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE accounts (
+     id TEXT PRIMARY KEY,
+     email TEXT NOT NULL,
+     email_key TEXT NOT NULL UNIQUE,
+     first_name TEXT,
+     last_name TEXT,
+     password_hash TEXT,
+     google_subject TEXT UNIQUE,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE memberships (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     organization TEXT NOT NULL,
+     PRIMARY KEY (account_id, organization)
+   );
+   CREATE TABLE login_throttles (
+     throttle_key TEXT PRIMARY KEY,
+     failures INTEGER NOT NULL,
+     locked_until INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE TABLE refresh_tokens (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     family_id TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     used_at INTEGER,
+     revoked_at INTEGER,
+     context TEXT NOT NULL
+   );
+   CREATE INDEX refresh_tokens_by_family ON refresh_tokens(family_id);
+   CREATE INDEX refresh_tokens_by_account ON refresh_tokens(account_id);
+   CREATE TABLE reset_tokens (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     expires_at INTEGER NOT NULL,
+     used_at INTEGER,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX reset_tokens_by_account ON reset_tokens(account_id, created_at);
+   CREATE TABLE sso_transactions (
+     id TEXT PRIMARY KEY,
+     binding_hash TEXT NOT NULL,
+     connection_domain TEXT NOT NULL,
+     protocol TEXT NOT NULL,
+     data TEXT NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE TABLE sso_identities (
+     id_hash TEXT PRIMARY KEY,
+     binding_hash TEXT NOT NULL,
+     email TEXT NOT NULL,
+     protocol TEXT NOT NULL,
+     subject TEXT NOT NULL,
+     connection_domain TEXT NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE TABLE saml_assertions (
+     assertion_id TEXT PRIMARY KEY,
+     expires_at INTEGER NOT NULL
+   );`
+]
+
+interface AccountRow {
+  id: string
+  email: string
+  first_name: string | null
+  last_name: string | null
+  password_hash: string | null
+  google_subject: string | null
+  created_at: number
+}
+
+function toAccount (row: AccountRow | undefined): Account | null {
+  if (row === undefined) return null
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    passwordHash: row.password_hash,
+    googleSubject: row.google_subject,
+    createdAt: row.created_at
+  }
+}
+
+function isUniqueViolation (error: unknown): error is { code: string, message: string } {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+}
+
+/** Runs the migrations not yet applied, each in its own transaction. */
+export function migrate (db: Database.Database): number {
+  const applied = db.pragma('user_version', { simple: true }) as number
+  for (let version = applied; version < SQLITE_MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(SQLITE_MIGRATIONS[version]!)
+      db.pragma(`user_version = ${version + 1}`)
+    })()
+  }
+  return SQLITE_MIGRATIONS.length
+}
+
+/** The embedded store: one SQLite file in WAL mode. */
+export class SqliteAccountStore implements AccountStore {
+  private readonly db: Database.Database
+
+  constructor (file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+    this.db = new Database(file)
+    this.db.pragma('journal_mode = WAL')
+    // With WAL, NORMAL loses no committed transaction on a process crash.
+    this.db.pragma('synchronous = NORMAL')
+    this.db.pragma('foreign_keys = ON')
+    this.db.pragma('busy_timeout = 5000')
+    migrate(this.db)
+  }
+
+  async createAccount (account: NewAccount): Promise<CreateAccountResult> {
+    const id = randomUUID()
+    const createdAt = Date.now()
+    try {
+      this.db.prepare(`INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, created_at)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(id, account.email, emailKey(account.email), account.firstName, account.lastName,
+          account.passwordHash, account.googleSubject, createdAt)
+    } catch (error) {
+      if (isUniqueViolation(error)) return { conflict: error.message.includes('google_subject') ? 'google-subject' : 'email' }
+      throw error
+    }
+    return { created: { id, createdAt, ...account } }
+  }
+
+  async findAccountByEmail (email: string): Promise<Account | null> {
+    return toAccount(this.db.prepare('SELECT * FROM accounts WHERE email_key = ?').get(emailKey(email)) as AccountRow | undefined)
+  }
+
+  async findAccountById (id: string): Promise<Account | null> {
+    return toAccount(this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined)
+  }
+
+  async findAccountByGoogleSubject (subject: string): Promise<Account | null> {
+    return toAccount(this.db.prepare('SELECT * FROM accounts WHERE google_subject = ?').get(subject) as AccountRow | undefined)
+  }
+
+  async updatePasswordHash (accountId: string, passwordHash: string): Promise<void> {
+    this.db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?').run(passwordHash, accountId)
+  }
+
+  async addMembership (accountId: string, organization: string): Promise<void> {
+    this.db.prepare('INSERT OR IGNORE INTO memberships (account_id, organization) VALUES (?, ?)').run(accountId, organization)
+  }
+
+  async removeMembership (accountId: string, organization: string): Promise<void> {
+    this.db.prepare('DELETE FROM memberships WHERE account_id = ? AND organization = ?').run(accountId, organization)
+  }
+
+  async listMemberships (accountId: string): Promise<readonly string[]> {
+    const rows = this.db.prepare('SELECT organization FROM memberships WHERE account_id = ? ORDER BY organization')
+      .all(accountId) as Array<{ organization: string }>
+    return rows.map((row) => row.organization)
+  }
+
+  async readLoginThrottle (key: string): Promise<LoginThrottle> {
+    const row = this.db.prepare('SELECT failures, locked_until FROM login_throttles WHERE throttle_key = ?')
+      .get(key) as { failures: number, locked_until: number } | undefined
+    return { failures: row?.failures ?? 0, lockedUntil: row?.locked_until ?? 0 }
+  }
+
+  async recordLoginFailure (key: string, lockFor: (failures: number) => number, now: number): Promise<LoginThrottle> {
+    return this.db.transaction(() => {
+      const row = this.db.prepare('SELECT failures FROM login_throttles WHERE throttle_key = ?')
+        .get(key) as { failures: number } | undefined
+      const failures = (row?.failures ?? 0) + 1
+      const lockedUntil = now + lockFor(failures)
+      this.db.prepare(`INSERT INTO login_throttles (throttle_key, failures, locked_until, updated_at) VALUES (?, ?, ?, ?)
+                       ON CONFLICT (throttle_key) DO UPDATE SET failures = excluded.failures,
+                       locked_until = excluded.locked_until, updated_at = excluded.updated_at`)
+        .run(key, failures, lockedUntil, now)
+      return { failures, lockedUntil }
+    }).immediate()
+  }
+
+  async clearLoginFailures (key: string): Promise<void> {
+    this.db.prepare('DELETE FROM login_throttles WHERE throttle_key = ?').run(key)
+  }
+
+  async insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<void> {
+    this.db.prepare(`INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context)
+                     VALUES (?, ?, ?, ?, ?)`)
+      .run(record.tokenHash, record.accountId, record.familyId, record.expiresAt, record.context)
+  }
+
+  async findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null> {
+    const row = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as {
+      token_hash: string, account_id: string, family_id: string, expires_at: number,
+      used_at: number | null, revoked_at: number | null, context: string
+    } | undefined
+    if (row === undefined) return null
+    return {
+      tokenHash: row.token_hash,
+      accountId: row.account_id,
+      familyId: row.family_id,
+      expiresAt: row.expires_at,
+      usedAt: row.used_at,
+      revokedAt: row.revoked_at,
+      context: row.context
+    }
+  }
+
+  async markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean> {
+    return this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL')
+      .run(now, tokenHash).changes === 1
+  }
+
+  async revokeRefreshFamily (familyId: string, now: number): Promise<void> {
+    this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(now, familyId)
+  }
+
+  async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
+    this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, accountId)
+  }
+
+  async insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void> {
+    this.db.prepare('INSERT INTO reset_tokens (token_hash, account_id, expires_at, created_at) VALUES (?, ?, ?, ?)')
+      .run(tokenHash, accountId, expiresAt, Date.now())
+  }
+
+  async consumeResetToken (tokenHash: string, now: number): Promise<string | null> {
+    const row = this.db.prepare(`UPDATE reset_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
+                                 RETURNING account_id`).get(now, tokenHash, now) as { account_id: string } | undefined
+    return row?.account_id ?? null
+  }
+
+  async countResetTokensSince (accountId: string, since: number): Promise<number> {
+    const row = this.db.prepare('SELECT COUNT(*) AS count FROM reset_tokens WHERE account_id = ? AND created_at >= ?')
+      .get(accountId, since) as { count: number }
+    return row.count
+  }
+
+  async insertSsoTransaction (transaction: SsoTransaction): Promise<void> {
+    this.db.prepare(`INSERT INTO sso_transactions (id, binding_hash, connection_domain, protocol, data, expires_at)
+                     VALUES (?, ?, ?, ?, ?, ?)`)
+      .run(transaction.id, transaction.bindingHash, transaction.connectionDomain, transaction.protocol,
+        transaction.data, transaction.expiresAt)
+  }
+
+  async takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
+    const row = this.db.prepare('DELETE FROM sso_transactions WHERE id = ? RETURNING *').get(id) as {
+      id: string, binding_hash: string, connection_domain: string, protocol: 'oidc' | 'saml', data: string, expires_at: number
+    } | undefined
+    if (row === undefined || row.expires_at <= now) return null
+    return {
+      id: row.id,
+      bindingHash: row.binding_hash,
+      connectionDomain: row.connection_domain,
+      protocol: row.protocol,
+      data: row.data,
+      expiresAt: row.expires_at
+    }
+  }
+
+  async insertSsoIdentity (identity: SsoIdentity): Promise<void> {
+    this.db.prepare(`INSERT INTO sso_identities (id_hash, binding_hash, email, protocol, subject, connection_domain, expires_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(identity.idHash, identity.bindingHash, identity.email, identity.protocol, identity.subject,
+        identity.connectionDomain, identity.expiresAt)
+  }
+
+  async takeSsoIdentity (idHash: string, now: number): Promise<SsoIdentity | null> {
+    const row = this.db.prepare('DELETE FROM sso_identities WHERE id_hash = ? RETURNING *').get(idHash) as {
+      id_hash: string, binding_hash: string, email: string, protocol: 'oidc' | 'saml', subject: string,
+      connection_domain: string, expires_at: number
+    } | undefined
+    if (row === undefined || row.expires_at <= now) return null
+    return {
+      idHash: row.id_hash,
+      bindingHash: row.binding_hash,
+      email: row.email,
+      protocol: row.protocol,
+      subject: row.subject,
+      connectionDomain: row.connection_domain,
+      expiresAt: row.expires_at
+    }
+  }
+
+  async rememberAssertion (assertionId: string, expiresAt: number, now: number): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.db.prepare('DELETE FROM saml_assertions WHERE assertion_id = ? AND expires_at <= ?').run(assertionId, now)
+      return this.db.prepare('INSERT OR IGNORE INTO saml_assertions (assertion_id, expires_at) VALUES (?, ?)')
+        .run(assertionId, expiresAt).changes === 1
+    }).immediate()
+  }
+
+  async purgeExpired (now: number): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now)
+      this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - 24 * 3600_000)
+      this.db.prepare('DELETE FROM sso_transactions WHERE expires_at <= ?').run(now)
+      this.db.prepare('DELETE FROM sso_identities WHERE expires_at <= ?').run(now)
+      this.db.prepare('DELETE FROM saml_assertions WHERE expires_at <= ?').run(now)
+      this.db.prepare('DELETE FROM login_throttles WHERE locked_until <= ? AND updated_at <= ?').run(now, now - 24 * 3600_000)
+    })()
+  }
+
+  async close (): Promise<void> {
+    this.db.close()
+  }
+}

@@ -1,0 +1,115 @@
+import { SignJWT } from 'jose'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js'
+import type { Account, AccountStore } from './store/account-store.js'
+
+/** The auth token is short-lived; the refresh token lives as long as its cookie (14 days). */
+export const AUTH_TOKEN_TTL_SECONDS = 15 * 60
+export const REFRESH_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000
+
+/** How an account proved who it is (RFC 8176 values where one exists). */
+export type AuthenticationMethod = 'pwd' | 'google' | 'sso'
+
+/** What a login asked for, carried into every token of its refresh family. */
+export interface LoginContext {
+  readonly organizations: readonly string[]
+  readonly resourceType: string | null
+  readonly clusterName: string | null
+}
+
+export interface TokenPair {
+  readonly auth: string
+  readonly refresh: string
+}
+
+export type RefreshOutcome =
+  | { readonly tokens: TokenPair, readonly accountId: string }
+  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' }
+
+/** SHA-256 of an opaque token: stored instead of the token, so a database leak reveals none. */
+export function hashToken (token: string): string {
+  return createHash('sha256').update(token).digest('base64url')
+}
+
+export function newOpaqueToken (): string {
+  return randomBytes(32).toString('base64url')
+}
+
+/** Issues, rotates and revokes tokens. */
+export class TokenService {
+  constructor (
+    private readonly store: AccountStore,
+    private readonly key: SigningKey,
+    private readonly claims: { readonly issuer: string, readonly audience: string }
+  ) {}
+
+  private async signAuthToken (account: Account, context: LoginContext, method: AuthenticationMethod): Promise<string> {
+    return new SignJWT({
+      email: account.email,
+      orgs: context.organizations,
+      amr: [method],
+      ...(context.resourceType === null ? {} : { resource_type: context.resourceType }),
+      ...(context.clusterName === null ? {} : { cluster_name: context.clusterName })
+    })
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.key.kid, typ: 'at+jwt' })
+      .setSubject(account.id)
+      .setIssuer(this.claims.issuer)
+      .setAudience(this.claims.audience)
+      .setIssuedAt()
+      .setExpirationTime(`${AUTH_TOKEN_TTL_SECONDS}s`)
+      .setJti(randomUUID())
+      .sign(this.key.privateKey)
+  }
+
+  /** A new auth token and a refresh token; a login starts a new refresh family. */
+  async issue (account: Account, context: LoginContext, method: AuthenticationMethod, familyId: string = randomUUID()): Promise<TokenPair> {
+    const refresh = newOpaqueToken()
+    await this.store.insertRefreshToken({
+      tokenHash: hashToken(refresh),
+      accountId: account.id,
+      familyId,
+      expiresAt: Date.now() + REFRESH_TOKEN_TTL_MS,
+      context: JSON.stringify({ ...context, method })
+    })
+    return { auth: await this.signAuthToken(account, context, method), refresh }
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair. Each refresh token works once:
+   * presenting a used one means it was stolen (or replayed), and the whole
+   * family is revoked, logging out both the thief and the owner.
+   */
+  async rotate (refreshToken: string): Promise<RefreshOutcome> {
+    const now = Date.now()
+    const record = await this.store.findRefreshToken(hashToken(refreshToken))
+    if (record === null) return { refused: 'unknown' }
+    if (record.revokedAt !== null) return { refused: 'revoked' }
+    if (record.usedAt !== null || !(await this.store.markRefreshTokenUsed(record.tokenHash, now))) {
+      await this.store.revokeRefreshFamily(record.familyId, now)
+      return { refused: 'reused' }
+    }
+    if (record.expiresAt <= now) return { refused: 'expired' }
+    const account = await this.store.findAccountById(record.accountId)
+    if (account === null) return { refused: 'revoked' }
+    const saved = JSON.parse(record.context) as LoginContext & { method: AuthenticationMethod }
+    // Memberships may have been withdrawn since the login.
+    const memberships = new Set(await this.store.listMemberships(account.id))
+    const context: LoginContext = {
+      organizations: saved.organizations.filter((organization) => memberships.has(organization)),
+      resourceType: saved.resourceType,
+      clusterName: saved.clusterName
+    }
+    return { tokens: await this.issue(account, context, saved.method, record.familyId), accountId: account.id }
+  }
+
+  /** Revokes the family of a refresh token (logout). Unknown tokens are ignored. */
+  async revoke (refreshToken: string): Promise<void> {
+    const record = await this.store.findRefreshToken(hashToken(refreshToken))
+    if (record !== null) await this.store.revokeRefreshFamily(record.familyId, Date.now())
+  }
+
+  /** The public key set other services use to verify auth tokens. */
+  keySet (): { keys: unknown[] } {
+    return { keys: [this.key.publicJwk] }
+  }
+}

@@ -1,0 +1,149 @@
+import { domainToASCII } from 'node:url'
+import { COMMON_PASSWORDS } from './common-passwords.js'
+import type { LoginContext } from './tokens.js'
+
+/**
+ * The rules the spec leaves to the server, applied to request bodies at the
+ * boundary. Each parser returns a typed value or a message the page can show.
+ */
+
+export const PASSWORD_MIN_LENGTH = 8
+export const PASSWORD_MAX_LENGTH = 256
+export const NAME_MAX_LENGTH = 100
+export const CONTEXT_FIELD_MAX_LENGTH = 128
+export const MAX_ALLOWED_ORGS = 20
+
+export type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: string }
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value })
+const fail = <T>(error: string): Parsed<T> => ({ ok: false, error })
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
+
+type Body = Record<string, unknown>
+
+function asBody (body: unknown): Body {
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Body : {}
+}
+
+/** A deliverable-looking address: one @, a local part of at most 64 characters, a domain with a dot. */
+export function parseEmail (value: unknown): Parsed<string> {
+  if (typeof value !== 'string') return fail('Enter your email address.')
+  const email = value.trim()
+  if (email === '') return fail('Enter your email address.')
+  const at = email.lastIndexOf('@')
+  const local = email.slice(0, at)
+  const domain = email.slice(at + 1)
+  const asciiDomain = domainToASCII(domain)
+  const valid = at > 0 && email.length <= 254 && local.length <= 64 && !/[\s<>()[\]\\,;:"]/.test(local) &&
+    !CONTROL_CHARACTERS.test(email) && asciiDomain !== '' &&
+    /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/.test(asciiDomain)
+  return valid ? ok(email) : fail('Enter a valid email address.')
+}
+
+/** NIST SP 800-63B: 8 to 256 characters, any characters, not a commonly used password. */
+export function parseNewPassword (password: unknown, confirmation: unknown): Parsed<string> {
+  if (typeof password !== 'string' || password === '') return fail('Choose a password.')
+  const length = [...password].length
+  if (length < PASSWORD_MIN_LENGTH) return fail(`Your password must have at least ${PASSWORD_MIN_LENGTH} characters.`)
+  if (length > PASSWORD_MAX_LENGTH) return fail(`Your password can have at most ${PASSWORD_MAX_LENGTH} characters.`)
+  if (COMMON_PASSWORDS.has(password.toLowerCase())) return fail('This password is too common. Please choose another.')
+  if (confirmation !== password) return fail('The passwords do not match.')
+  return ok(password)
+}
+
+function parseName (value: unknown, label: string): Parsed<string | null> {
+  if (value === undefined || value === null) return ok(null)
+  if (typeof value !== 'string') return fail(`${label} must be text.`)
+  const name = value.trim()
+  if (name === '') return ok(null)
+  if ([...name].length > NAME_MAX_LENGTH) return fail(`${label} can have at most ${NAME_MAX_LENGTH} characters.`)
+  if (CONTROL_CHARACTERS.test(name)) return fail(`${label} contains characters that are not allowed.`)
+  return ok(name)
+}
+
+function parseContextField (value: unknown, label: string): Parsed<string | null> {
+  if (value === undefined || value === null || value === '') return ok(null)
+  if (typeof value !== 'string' || value.length > CONTEXT_FIELD_MAX_LENGTH || CONTROL_CHARACTERS.test(value)) {
+    return fail(`The ${label} is not valid.`)
+  }
+  return ok(value)
+}
+
+function parseAllowedOrgs (value: unknown): Parsed<readonly string[]> {
+  if (value === undefined || value === null) return ok([])
+  const list = typeof value === 'string' ? [value] : value
+  if (!Array.isArray(list) || list.length > MAX_ALLOWED_ORGS) return fail('The list of allowed organisations is not valid.')
+  const organizations: string[] = []
+  for (const item of list) {
+    const parsed = parseContextField(item, 'organisation')
+    if (!parsed.ok) return fail('The list of allowed organisations is not valid.')
+    if (parsed.value !== null && !organizations.includes(parsed.value)) organizations.push(parsed.value)
+  }
+  return ok(organizations)
+}
+
+/** The context fields every login call carries: allowed organisations, resource type, cluster name. */
+export function parseLoginContext (raw: unknown): Parsed<LoginContext> {
+  const body = asBody(raw)
+  const organizations = parseAllowedOrgs(body.insecure_allowed_orgs)
+  if (!organizations.ok) return organizations
+  const resourceType = parseContextField(body.resource_type, 'resource type')
+  if (!resourceType.ok) return resourceType
+  const clusterName = parseContextField(body.cluster_name, 'cluster name')
+  if (!clusterName.ok) return clusterName
+  return ok({ organizations: organizations.value, resourceType: resourceType.value, clusterName: clusterName.value })
+}
+
+export interface PasswordLogin {
+  readonly email: string
+  readonly password: string
+  readonly context: LoginContext
+}
+
+export function parsePasswordLogin (raw: unknown): Parsed<PasswordLogin> {
+  const body = asBody(raw)
+  const email = parseEmail(body.email)
+  if (!email.ok) return email
+  if (typeof body.password !== 'string' || body.password === '') return fail('Enter your password.')
+  if ([...body.password].length > PASSWORD_MAX_LENGTH) return fail('Invalid email or password.')
+  const context = parseLoginContext(body)
+  if (!context.ok) return context
+  return ok({ email: email.value, password: body.password, context: context.value })
+}
+
+export interface Registration {
+  readonly email: string
+  readonly password: string
+  readonly firstName: string | null
+  readonly lastName: string | null
+}
+
+export function parseRegistration (raw: unknown): Parsed<Registration> {
+  const body = asBody(raw)
+  const firstName = parseName(body.first_name, 'First name')
+  if (!firstName.ok) return firstName
+  const lastName = parseName(body.last_name, 'Last name')
+  if (!lastName.ok) return lastName
+  const email = parseEmail(body.email)
+  if (!email.ok) return email
+  const password = parseNewPassword(body.password, body.confirm_password)
+  if (!password.ok) return password
+  return ok({ email: email.value, password: password.value, firstName: firstName.value, lastName: lastName.value })
+}
+
+export interface PasswordChange {
+  readonly token: string
+  readonly password: string
+}
+
+export function parsePasswordChange (raw: unknown): Parsed<PasswordChange> {
+  const body = asBody(raw)
+  if (typeof body.token !== 'string' || !/^[\w-]{20,100}$/.test(body.token)) {
+    return fail('This password reset link is not valid. Please request a new one.')
+  }
+  const password = parseNewPassword(body.password, body.confirm_password)
+  if (!password.ok) return password
+  return ok({ token: body.token, password: password.value })
+}
