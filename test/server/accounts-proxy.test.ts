@@ -12,7 +12,7 @@ import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-async function post (url: string, body: string | Buffer, headers: Record<string, string> = JSON_HEADERS): Promise<Response> {
+async function post (url: string, body: string, headers: Record<string, string> = JSON_HEADERS): Promise<Response> {
   return fetch(url, { method: 'POST', headers, body })
 }
 
