@@ -1,0 +1,75 @@
+import { plainText } from '../lib/messages.js'
+import type { JsonAnswer } from './http.js'
+
+/**
+ * The answers of the accounts calls, parsed at the boundary into unions the
+ * page can switch on. `failed` is anything the page cannot use (network
+ * failure, a body that is not JSON, a shape the spec does not describe); the
+ * page shows the generic message for it (or the Google one in Google flows).
+ */
+export type LoginAnswer =
+  | { readonly kind: 'tokens', readonly auth: string, readonly refresh: string }
+  | { readonly kind: 'error', readonly message: string }
+  | { readonly kind: 'failed' }
+
+export type SuccessAnswer =
+  | { readonly kind: 'success', readonly message: string }
+  | { readonly kind: 'error', readonly message: string }
+  | { readonly kind: 'failed' }
+
+export type SsoStartAnswer =
+  | { readonly kind: 'redirect', readonly url: string }
+  | { readonly kind: 'error', readonly message: string }
+  | { readonly kind: 'failed' }
+
+const MAX_SERVER_MESSAGE_LENGTH = 500
+
+function errorText (body: Readonly<Record<string, unknown>>): string | null {
+  const error = body.error
+  if (typeof error !== 'string') return null
+  const text = plainText(error, MAX_SERVER_MESSAGE_LENGTH)
+  return text === '' ? null : text
+}
+
+const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
+
+/** A server `error` wins whatever the status; tokens count only on a 2xx answer. */
+export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
+  if (answer.kind === 'unreadable') return { kind: 'failed' }
+  const error = errorText(answer.body)
+  if (error !== null) return { kind: 'error', message: error }
+  const { auth, refresh } = answer.body
+  if (answer.status >= 200 && answer.status < 300 && nonEmptyString(auth) && nonEmptyString(refresh)) {
+    return { kind: 'tokens', auth, refresh }
+  }
+  return { kind: 'failed' }
+}
+
+export function parseSuccessAnswer (answer: JsonAnswer): SuccessAnswer {
+  if (answer.kind === 'unreadable') return { kind: 'failed' }
+  const error = errorText(answer.body)
+  if (error !== null) return { kind: 'error', message: error }
+  if (answer.status >= 200 && answer.status < 300) {
+    const success = answer.body.success
+    return { kind: 'success', message: typeof success === 'string' ? plainText(success, MAX_SERVER_MESSAGE_LENGTH) : '' }
+  }
+  return { kind: 'failed' }
+}
+
+/** `sso_url` is followed only if it is an absolute http(s) URL: never `javascript:` or `data:`. */
+export function parseSsoStartAnswer (answer: JsonAnswer): SsoStartAnswer {
+  if (answer.kind === 'unreadable') return { kind: 'failed' }
+  const error = errorText(answer.body)
+  if (error !== null) return { kind: 'error', message: error }
+  const ssoUrl = answer.body.sso_url
+  if (answer.status < 200 || answer.status >= 300 || typeof ssoUrl !== 'string') return { kind: 'failed' }
+  try {
+    const url = new URL(ssoUrl)
+    if ((url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '') {
+      return { kind: 'redirect', url: url.href }
+    }
+  } catch {
+    // Not a URL: treated as a failure below.
+  }
+  return { kind: 'failed' }
+}

@@ -1,0 +1,39 @@
+/**
+ * One JSON POST, as every accounts call is (spec §7). Network failures and
+ * answers that are not JSON objects come back as `unreadable`; the caller
+ * decides what the visitor is told.
+ */
+export type JsonAnswer =
+  | { readonly kind: 'json', readonly status: number, readonly body: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'unreadable' }
+
+export interface PostOptions {
+  /** A bearer credential for the Authorization header (the Google ID token). */
+  readonly bearer?: string
+  /** `include` for the SSO calls, whose state cookie must travel (spec §7). */
+  readonly credentials?: RequestCredentials
+  readonly mode?: RequestMode
+}
+
+export async function postJson (url: string, body: unknown, options: PostOptions = {}): Promise<JsonAnswer> {
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(options.bearer === undefined ? {} : { authorization: `Bearer ${options.bearer}` })
+      },
+      body: JSON.stringify(body),
+      credentials: options.credentials ?? 'same-origin',
+      mode: options.mode ?? 'same-origin',
+      cache: 'no-store',
+      redirect: 'error'
+    })
+    const parsed: unknown = await response.json()
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { kind: 'unreadable' }
+    return { kind: 'json', status: response.status, body: parsed as Record<string, unknown> }
+  } catch {
+    return { kind: 'unreadable' }
+  }
+}

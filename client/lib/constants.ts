@@ -1,0 +1,53 @@
+/**
+ * The specification's constants (section 9), each defined once. Sizes reach
+ * the stylesheet as CSS custom properties (see applyDesignTokens), so no
+ * number is written twice.
+ */
+
+/** Below this window width the form narrows and the mobile video plays. */
+export const MOBILE_BREAKPOINT_PX = 512
+/** Below this window width the two-column layout stacks. */
+export const STACKED_BREAKPOINT_PX = 1024
+export const FORM_CARD_WIDTH_PX = 400
+export const GOOGLE_BUTTON_WIDTH_PX = 400
+
+export const MODAL_WIDTHS_PX = Object.freeze({ medium: 450, large: 850, xlarge: 1000 })
+export const TEXT_FIELD_WIDTH_PX = 200
+export const TEXT_FIELD_LONG_WIDTH_PX = 500
+export const TEXT_FIELD_FINISHED_TYPING_MS = 1000
+
+export const TOOLTIP_MAX_WIDTH_PX = 300
+export const TOOLTIP_LINGER_MS = 400
+export const COPY_FEEDBACK_MS = 1000
+
+export const SPINNER_SIZE_PX = 24
+export const BUTTON_SPINNER_SIZE_PX = 14
+export const SPINNER_TURN_MS = 1000
+
+export const OVERLAY_LAYER = 999
+export const TOOLTIP_LAYER = 1001
+
+/** Lifetime of the auth and refresh cookies, in days (CONTRACT.md). */
+export const TOKEN_COOKIE_LIFETIME_DAYS = 14
+
+/** Longest error text taken from the address bar; longer ones are cut. */
+export const MAX_QUERY_ERROR_LENGTH = 300
+
+/** Sets the sizes above as CSS custom properties on the root element. */
+export function applyDesignTokens (root: HTMLElement): void {
+  const tokens: Record<string, string> = {
+    '--card-width': `${FORM_CARD_WIDTH_PX}px`,
+    '--modal-medium': `${MODAL_WIDTHS_PX.medium}px`,
+    '--modal-large': `${MODAL_WIDTHS_PX.large}px`,
+    '--modal-xlarge': `${MODAL_WIDTHS_PX.xlarge}px`,
+    '--field-width': `${TEXT_FIELD_WIDTH_PX}px`,
+    '--field-long-width': `${TEXT_FIELD_LONG_WIDTH_PX}px`,
+    '--tooltip-max-width': `${TOOLTIP_MAX_WIDTH_PX}px`,
+    '--spinner-size': `${SPINNER_SIZE_PX}px`,
+    '--button-spinner-size': `${BUTTON_SPINNER_SIZE_PX}px`,
+    '--spinner-turn': `${SPINNER_TURN_MS}ms`,
+    '--overlay-layer': String(OVERLAY_LAYER),
+    '--tooltip-layer': String(TOOLTIP_LAYER)
+  }
+  for (const [name, value] of Object.entries(tokens)) root.style.setProperty(name, value)
+}

@@ -1,0 +1,33 @@
+import { MAX_QUERY_ERROR_LENGTH } from './constants.js'
+
+/** The error catalogue of spec section 8: keys of the `error` parameter and their messages. */
+export const ERROR_MESSAGES = Object.freeze({
+  INACTIVITY_LOGOUT: 'You have been logged out due to inactivity.',
+  DOMAIN_NOT_AUTHORIZED: 'The requested domain is not authorized to access this instance of the product.',
+  GENERIC: 'There was a problem. Please try again.',
+  GOOGLE_LOGIN_FAILED: 'Google login failed.',
+  GOOGLE_REGISTER_FAILED: 'Google register failed.',
+  LOCAL_ACCOUNTS_NOT_SUPPORTED: 'Not supported for local network authentication flow. Please contact your customer admin.',
+  DOMAIN_AUTH_CHECK_FAILED: 'Something went wrong checking the domain authorization.'
+})
+
+export type ErrorKey = keyof typeof ERROR_MESSAGES
+
+/** Control characters, and the invisible characters that reorder or hide text. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
+
+/**
+ * Text from outside (the address bar, a server) made fit to show: no control
+ * or bidirectional characters, collapsed spaces, bounded length. It is shown
+ * as text, never as markup.
+ */
+export function plainText (raw: string, maxLength = MAX_QUERY_ERROR_LENGTH): string {
+  const cleaned = raw.replace(UNSAFE_CHARACTERS, ' ').replace(/\s+/g, ' ').trim()
+  return cleaned.length > maxLength ? `${cleaned.slice(0, maxLength - 1)}…` : cleaned
+}
+
+/** The message for the `error` parameter: a catalogue entry, or the value itself as plain text. */
+export function messageForErrorParameter (value: string): string {
+  return Object.hasOwn(ERROR_MESSAGES, value) ? ERROR_MESSAGES[value as ErrorKey] : plainText(value)
+}

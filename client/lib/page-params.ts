@@ -1,0 +1,96 @@
+import { resolveLocalAccounts, type LocalAccountsTarget } from './local-accounts.js'
+import { messageForErrorParameter, plainText } from './messages.js'
+import type { RuntimeConfig } from './runtime-config.js'
+
+export type View = 'login' | 'register' | 'resetPassword' | 'setPassword'
+
+/** The sign-in methods: local email and password, Google, and custom SSO (SAML or OIDC). */
+export type LoginMethod = 'password' | 'google' | 'sso'
+
+export interface SsoReturn {
+  readonly protocol: 'SAML' | 'OIDC'
+  readonly email: string
+  readonly id: string
+  readonly intent: 'login' | 'register'
+}
+
+/** Everything the page reads from its query string (spec §2), parsed once per address. */
+export interface PageParams {
+  readonly view: View
+  readonly redirect: string | null
+  readonly allowedOrgs: readonly string[]
+  readonly resourceType: string | null
+  readonly clusterName: string | null
+  /** The methods login_method allows; every method when the parameter is absent. */
+  readonly loginMethods: ReadonlySet<LoginMethod>
+  readonly ssoReturn: SsoReturn | null
+  readonly banner: string | null
+  readonly localAccounts: LocalAccountsTarget
+  /** The message for the `error` parameter, if any. */
+  readonly errorMessage: string | null
+  readonly domainCheck: boolean
+  readonly resetToken: string | null
+}
+
+const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])
+const MAX_BANNER_LENGTH = 200
+
+/** Values of a parameter that may repeat or be a comma-separated list. */
+function listParameter (params: URLSearchParams, name: string): string[] {
+  return params.getAll(name).flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '')
+}
+
+function nonEmpty (value: string | null): string | null {
+  return value === null || value.trim() === '' ? null : value
+}
+
+/**
+ * The methods `login_method` allows. Unknown values are ignored; when none of
+ * the values is known, every method is shown rather than an empty page.
+ */
+function loginMethodsFrom (params: URLSearchParams, productName: string): ReadonlySet<LoginMethod> {
+  const requested = listParameter(params, 'login_method').map((value) => value.toUpperCase())
+  const methods = new Set<LoginMethod>()
+  for (const value of requested) {
+    if (value === 'GOOGLE') methods.add('google')
+    else if (value === 'SAML' || value === 'CUSTOM_SSO' || value === 'OIDC') methods.add('sso')
+    else if (value === productName.toUpperCase()) methods.add('password')
+  }
+  return methods.size === 0 ? ALL_METHODS : methods
+}
+
+function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
+  const protocol = params.has('saml') ? 'SAML' : params.has('oidc') ? 'OIDC' : null
+  const email = nonEmpty(params.get('email'))
+  const id = nonEmpty(params.get('id'))
+  const intent = params.has('register') ? 'register' : params.has('login') ? 'login' : null
+  if (protocol === null || email === null || id === null || intent === null) return null
+  return { protocol, email, id, intent }
+}
+
+function viewFrom (value: string | null, config: RuntimeConfig): View {
+  if (value === 'register' || value === 'resetPassword') return value
+  if (value === 'setPassword' && config.passwordResetCompletion) return value
+  return 'login'
+}
+
+export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {
+  const params = new URLSearchParams(search)
+  const localAccounts = resolveLocalAccounts(params, pageHostname, config.localAccountsAllowedHosts)
+  const banner = nonEmpty(params.get('home_page_banner'))
+  const error = nonEmpty(params.get('error'))
+  return {
+    view: viewFrom(params.get('view'), config),
+    redirect: nonEmpty(params.get('redirect')),
+    allowedOrgs: listParameter(params, 'allowed_org'),
+    resourceType: nonEmpty(params.get('resource_type')),
+    clusterName: nonEmpty(params.get('cluster_name')),
+    loginMethods: localAccounts.kind === 'off' ? loginMethodsFrom(params, config.productName) : new Set(['password']),
+    ssoReturn: ssoReturnFrom(params),
+    banner: banner === null ? null : plainText(banner, MAX_BANNER_LENGTH),
+    localAccounts,
+    errorMessage: error === null ? null : messageForErrorParameter(error),
+    domainCheck: params.get('supports_domain_auth_check') === 'true',
+    resetToken: nonEmpty(params.get('token'))
+  }
+}

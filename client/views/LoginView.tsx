@@ -1,0 +1,56 @@
+import { useState, type FormEvent } from 'react'
+import { Button } from '../components/Button.js'
+import { CopyButton } from '../components/CopyButton.js'
+import { PasswordField } from '../components/PasswordField.js'
+import { TextField } from '../components/TextField.js'
+import type { View } from '../lib/page-params.js'
+import { AlternativeMethods, type AlternativeMethodsProps } from './AlternativeMethods.js'
+import { ViewLink } from './ViewLink.js'
+
+export interface LoginViewProps {
+  readonly email: string
+  readonly onEmailChange: (email: string) => void
+  readonly showPasswordForm: boolean
+  readonly methods: Omit<AlternativeMethodsProps, 'verb' | 'busy'>
+  readonly busy: boolean
+  readonly submitting: boolean
+  readonly invalid: boolean
+  readonly noticeId: string
+  /** Local-network mode: no view switching and no support link (spec §4). */
+  readonly localMode: boolean
+  readonly supportEmail: string
+  readonly onSubmit: (password: string) => void
+  readonly onShowView: (view: View) => void
+}
+
+export function LoginView (props: LoginViewProps) {
+  const [password, setPassword] = useState('')
+  function submit (event: FormEvent): void {
+    event.preventDefault()
+    if (!props.busy) props.onSubmit(password)
+  }
+  return (
+    <>
+      {props.showPasswordForm && (
+        <form className='form' noValidate onSubmit={submit} aria-describedby={props.noticeId}>
+          <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
+            value={props.email} onChange={props.onEmailChange} invalid={props.invalid} />
+          <PasswordField label='Password' name='password' autoComplete='current-password' width='full'
+            value={password} onChange={setPassword} invalid={props.invalid} />
+          <Button type='submit' busy={props.submitting} disabled={props.busy}>Login</Button>
+        </form>
+      )}
+      <AlternativeMethods verb='Login' busy={props.busy} {...props.methods} />
+      {!props.localMode && (
+        <nav className='links' aria-label='Other actions'>
+          <ViewLink view='register' onShow={props.onShowView}>Sign Up</ViewLink>
+          <ViewLink view='resetPassword' onShow={props.onShowView}>Forgot Password</ViewLink>
+          <span className='support'>
+            <a href={`mailto:${props.supportEmail}`}>{props.supportEmail}</a>
+            <CopyButton text={props.supportEmail} label='Copy the support address' />
+          </span>
+        </nav>
+      )}
+    </>
+  )
+}
