@@ -1,0 +1,130 @@
+import '../../fixtures/dom.js'
+import t from 'tap'
+import { googleLogin } from '../../../client/api/google-login.js'
+import { googleRegister } from '../../../client/api/google-register.js'
+import { localLogin } from '../../../client/api/local-login.js'
+import { login } from '../../../client/api/login.js'
+import { register } from '../../../client/api/register.js'
+import { requestPasswordReset } from '../../../client/api/reset-password.js'
+import { setPassword } from '../../../client/api/set-password.js'
+import { completeSsoLogin } from '../../../client/api/sso-login.js'
+import { completeSsoRegister } from '../../../client/api/sso-register.js'
+import { startSso } from '../../../client/api/sso-start.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { setPageUrl } from '../../fixtures/dom.js'
+import type { ServerResponse } from 'node:http'
+import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
+import { startBackend } from '../../fixtures/page.js'
+
+const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
+
+t.test('each call posts its exact JSON body, with its headers, to its path through the edge', async (t) => {
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+  setPageUrl(`${base}/`)
+  const calls: Array<[string, () => Promise<unknown>, string, unknown, Record<string, string | undefined>]> = [
+    ['login', () => login({ email: 'a@b.test', password: 'pw', ...context }), '/v2/login',
+      { email: 'a@b.test', password: 'pw', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }, {}],
+    ['register', () => register({ first_name: 'Ada', last_name: '', email: 'a@b.test', password: 'pw1', confirm_password: 'pw2' }), '/register',
+      { first_name: 'Ada', last_name: '', email: 'a@b.test', password: 'pw1', confirm_password: 'pw2' }, {}],
+    ['reset', () => requestPasswordReset({ email: 'a@b.test' }), '/resetPasswordRequest', { email: 'a@b.test' }, {}],
+    ['google login', () => googleLogin('google.id.token', { email: 'a@b.test', login_method: 'GOOGLE', ...context }), '/v2/auth/login',
+      { email: 'a@b.test', login_method: 'GOOGLE', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' },
+      { authorization: 'Bearer google.id.token' }],
+    ['google register', () => googleRegister('google.id.token'), '/auth/register', { register_method: 'GOOGLE' }, { authorization: 'Bearer google.id.token' }],
+    ['sso start', () => startSso({ email: 'a@b.test', source: 'register', redirect: '/app', ...context }), '/auth/login/sso',
+      { email: 'a@b.test', source: 'register', redirect: '/app', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }, {}],
+    ['sso login', () => completeSsoLogin({ email: 'a@b.test', login_method: 'OIDC', id: 'one-time', ...context }), '/v2/auth/login',
+      { email: 'a@b.test', login_method: 'OIDC', id: 'one-time', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }, {}],
+    ['sso register', () => completeSsoRegister({ register_method: 'SAML', id: 'one-time' }), '/auth/register', { register_method: 'SAML', id: 'one-time' }, {}],
+    ['set password', () => setPassword({ token: 'tok', password: 'pw', confirm_password: 'pw' }), '/resetPassword', { token: 'tok', password: 'pw', confirm_password: 'pw' }, {}]
+  ]
+  for (const [name, call, path, body, headers] of calls) {
+    const before = upstream.requests.length
+    await call()
+    t.equal(upstream.requests.length, before + 1, `${name}: one request`)
+    const seen = upstream.requests.at(-1)!
+    t.equal(seen.method, 'POST', `${name}: POST`)
+    t.equal(seen.url, path, `${name}: path`)
+    t.match(seen.headers['content-type'], /^application\/json/, `${name}: JSON`)
+    t.same(JSON.parse(seen.body.toString('utf8')), body, `${name}: exact body`)
+    for (const [header, value] of Object.entries(headers)) t.equal(seen.headers[header], value, `${name}: ${header}`)
+    if (headers.authorization === undefined) t.equal(seen.headers.authorization, undefined, `${name}: no Authorization header`)
+  }
+})
+
+t.test('the SSO calls carry the page\'s cookies; the others carry same-origin cookies too', async (t) => {
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { sso_url: 'https://idp.test/' }))
+  setPageUrl(`${base}/`)
+  document.cookie = 'threshold_sso=binding; path=/'
+  await startSso({ email: 'a@b.test', source: 'login', redirect: null, ...context })
+  t.match(upstream.requests.at(-1)!.headers.cookie, /threshold_sso=binding/)
+})
+
+t.test('answers become the union the page switches on', async (t) => {
+  const cases: Array<[string, (request: RecordedRequest, response: ServerResponse) => void, unknown]> = [
+    ['tokens', jsonAnswer(200, { auth: 'a.b.c', refresh: 'r' }), { kind: 'tokens', auth: 'a.b.c', refresh: 'r' }],
+    ['an error with 401', jsonAnswer(401, { error: 'Invalid email or password.' }), { kind: 'error', message: 'Invalid email or password.' }],
+    ['an error even with 200', jsonAnswer(200, { error: 'Nope.' }), { kind: 'error', message: 'Nope.' }],
+    ['200 without tokens', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'failed' }],
+    ['500 without text', jsonAnswer(500, {}), { kind: 'failed' }],
+    ['a JSON array', jsonAnswer(200, []), { kind: 'failed' }],
+    ['not JSON', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') }, { kind: 'failed' }],
+    ['tokens on a 500', jsonAnswer(500, { auth: 'a', refresh: 'r' }), { kind: 'failed' }],
+    ['an error with markup and control characters', jsonAnswer(400, { error: '<b>x</b>\u0000\u202e y' }), { kind: 'error', message: '<b>x</b> y' }]
+  ]
+  for (const [what, answer, expected] of cases) {
+    const { base } = await startBackend(t, answer)
+    setPageUrl(`${base}/`)
+    t.same(await login({ email: 'a@b.test', password: 'pw', ...context }), expected, what)
+  }
+})
+
+t.test('a network failure is a failed call, not an exception', async (t) => {
+  setPageUrl('http://127.0.0.1:9/')
+  t.same(await login({ email: 'a@b.test', password: 'pw', ...context }), { kind: 'failed' })
+  t.same(await register({ first_name: '', last_name: '', email: '', password: '', confirm_password: '' }), { kind: 'failed' })
+})
+
+t.test('registration-type answers carry the success text', async (t) => {
+  const { base } = await startBackend(t, jsonAnswer(200, { success: 'Check your inbox.' }))
+  setPageUrl(`${base}/`)
+  t.same(await register({ first_name: '', last_name: '', email: 'a@b.test', password: 'x', confirm_password: 'x' }), { kind: 'success', message: 'Check your inbox.' })
+  t.same(await requestPasswordReset({ email: 'a@b.test' }), { kind: 'success', message: 'Check your inbox.' })
+})
+
+t.test('sso_url is followed only when it is an http(s) URL', async (t) => {
+  const answers: Array<[unknown, unknown]> = [
+    ['https://idp.example.test/authorize?x=1', { kind: 'redirect', url: 'https://idp.example.test/authorize?x=1' }],
+    ['http://127.0.0.1:5556/auth', { kind: 'redirect', url: 'http://127.0.0.1:5556/auth' }],
+    ['javascript:alert(1)', { kind: 'failed' }],
+    ['data:text/html,hi', { kind: 'failed' }],
+    ['/relative/path', { kind: 'failed' }],
+    ['https://user:pw@idp.test/', { kind: 'failed' }],
+    [42, { kind: 'failed' }]
+  ]
+  for (const [ssoUrl, expected] of answers) {
+    const { base } = await startBackend(t, jsonAnswer(200, { sso_url: ssoUrl }))
+    setPageUrl(`${base}/`)
+    t.same(await startSso({ email: 'a@b.test', source: 'login', redirect: null, ...context }), expected, String(ssoUrl))
+  }
+})
+
+t.test('local-network login posts straight to the local accounts server, without cookies', async (t) => {
+  const local = await startUpstream(t, (request, response) => {
+    response.writeHead(request.method === 'OPTIONS' ? 204 : 200, {
+      'access-control-allow-origin': 'http://127.0.0.1:8080',
+      'access-control-allow-headers': 'content-type',
+      'access-control-allow-methods': 'POST',
+      'content-type': 'application/json'
+    })
+    response.end(request.method === 'OPTIONS' ? undefined : JSON.stringify({ auth: 'local.jwt', refresh: 'local-refresh' }))
+  })
+  setPageUrl('http://127.0.0.1:8080/?local_accounts_host=127.0.0.1')
+  document.cookie = 'secret=page-cookie; path=/'
+  const answer = await localLogin(`${local.url}/authenticate`, { email: 'a@b.test', password: 'pw', ...context })
+  t.same(answer, { kind: 'tokens', auth: 'local.jwt', refresh: 'local-refresh' })
+  const post = local.requests.find((request) => request.method === 'POST')!
+  t.equal(post.url, '/authenticate')
+  t.same(JSON.parse(post.body.toString()), { email: 'a@b.test', password: 'pw', ...context })
+  t.equal(post.headers.cookie, undefined, 'no cookie of the page travels to the local server')
+})

@@ -1,0 +1,95 @@
+import t from 'tap'
+import { ERROR_MESSAGES } from '../../../client/lib/messages.js'
+import { parsePageParams } from '../../../client/lib/page-params.js'
+import { parseRuntimeConfig } from '../../../client/lib/runtime-config.js'
+
+const config = parseRuntimeConfig(JSON.stringify({ productName: 'Acme Cloud', passwordResetCompletion: true, localAccountsAllowedHosts: ['nas.lan'] }))
+const parse = (query: string, hostname = 'signin.acme.test') => parsePageParams(query, hostname, config)
+
+t.test('view picks the view; anything else is the login view', async (t) => {
+  t.equal(parse('').view, 'login')
+  t.equal(parse('?view=register').view, 'register')
+  t.equal(parse('?view=resetPassword').view, 'resetPassword')
+  t.equal(parse('?view=setPassword&token=abc').view, 'setPassword')
+  for (const value of ['REGISTER', 'admin', '', '<script>', '__proto__', 'constructor']) {
+    t.equal(parse(`?view=${encodeURIComponent(value)}`).view, 'login', value)
+  }
+  const withoutCompletion = parsePageParams('?view=setPassword', 'x.test', parseRuntimeConfig('{}'))
+  t.equal(withoutCompletion.view, 'login', 'setPassword exists only where the accounts service completes resets')
+})
+
+t.test('allowed_org may repeat or be a comma-separated list', async (t) => {
+  t.same(parse('?allowed_org=a&allowed_org=b,c&allowed_org=%20d%20&allowed_org=').allowedOrgs, ['a', 'b', 'c', 'd'])
+  t.same(parse('').allowedOrgs, [])
+})
+
+t.test('the context fields are read as given', async (t) => {
+  const params = parse('?resource_type=cluster&cluster_name=prod-eu&redirect=%2Fapp')
+  t.equal(params.resourceType, 'cluster')
+  t.equal(params.clusterName, 'prod-eu')
+  t.equal(params.redirect, '/app')
+  t.equal(parse('').resourceType, null)
+})
+
+t.test('login_method limits the methods shown; the product name stands for email and password', async (t) => {
+  const methods = (query: string) => [...parse(query).loginMethods].sort()
+  t.same(methods(''), ['google', 'password', 'sso'])
+  t.same(methods('?login_method=GOOGLE'), ['google'])
+  t.same(methods('?login_method=SAML'), ['sso'])
+  t.same(methods('?login_method=CUSTOM_SSO'), ['sso'])
+  t.same(methods('?login_method=ACME%20CLOUD'), ['password'])
+  t.same(methods('?login_method=acme cloud,google'), ['google', 'password'], 'case does not matter; lists work')
+  t.same(methods('?login_method=GOOGLE&login_method=SAML'), ['google', 'sso'])
+  t.same(methods('?login_method=THRESHOLD'), ['google', 'password', 'sso'], 'an unknown value alone shows everything rather than nothing')
+})
+
+t.test('every error key shows its catalogue message; other values are shown as plain text', async (t) => {
+  for (const [key, message] of Object.entries(ERROR_MESSAGES)) {
+    t.equal(parse(`?error=${key}`).errorMessage, message, key)
+  }
+  t.equal(parse('?error=Your+session+expired').errorMessage, 'Your session expired')
+  t.equal(parse('?error=%3Cb%3Ebold%3C%2Fb%3E').errorMessage, '<b>bold</b>', 'markup is kept as text (React renders it as text)')
+  t.equal(parse('?error=a%00b%1Bc%E2%80%AEd%E2%81%A6e').errorMessage, 'a b c d e', 'control and bidi characters are removed')
+  t.equal(parse(`?error=${'x'.repeat(5000)}`).errorMessage?.length, 300, 'a huge value is cut')
+  t.equal(parse('?error=hasOwnProperty').errorMessage, 'hasOwnProperty', 'inherited names are not catalogue keys')
+  t.equal(parse('?error=__proto__').errorMessage, '__proto__')
+  t.equal(parse('').errorMessage, null)
+  t.equal(parse('?error=GENERIC&error=GOOGLE_LOGIN_FAILED').errorMessage, ERROR_MESSAGES.GENERIC, 'the first of repeated keys counts')
+})
+
+t.test('the banner is plain, bounded text', async (t) => {
+  t.equal(parse('?home_page_banner=Maintenance%20tonight').banner, 'Maintenance tonight')
+  t.equal(parse(`?home_page_banner=${'b'.repeat(1000)}`).banner?.length, 200)
+  t.equal(parse('?home_page_banner=%20').banner, null)
+})
+
+t.test('the SSO return needs saml or oidc, email, id, and login or register', async (t) => {
+  t.same(parse('?saml=1&email=a%40b.test&id=xyz&login=1').ssoReturn, { protocol: 'SAML', email: 'a@b.test', id: 'xyz', intent: 'login' })
+  t.same(parse('?oidc&email=a%40b.test&id=xyz&register').ssoReturn, { protocol: 'OIDC', email: 'a@b.test', id: 'xyz', intent: 'register' })
+  t.equal(parse('?saml=1&email=a%40b.test&login=1').ssoReturn, null, 'no id')
+  t.equal(parse('?saml=1&id=xyz&login=1').ssoReturn, null, 'no email')
+  t.equal(parse('?email=a%40b.test&id=xyz&login=1').ssoReturn, null, 'no protocol')
+  t.equal(parse('?oidc=1&email=a%40b.test&id=xyz').ssoReturn, null, 'no intent')
+})
+
+t.test('local_accounts_host switches to local-network mode, for allowed hosts only', async (t) => {
+  const allowed = parse('?local_accounts_host=nas.lan&login_method=GOOGLE')
+  t.same(allowed.localAccounts, { kind: 'allowed', origin: 'https://nas.lan:10064', authenticateUrl: 'https://nas.lan:10064/authenticate' })
+  t.same([...allowed.loginMethods], ['password'], 'only the local method is shown')
+  t.same(parse('?local_accounts_host=127.0.0.1&local_accounts_port=9000').localAccounts,
+    { kind: 'allowed', origin: 'http://127.0.0.1:9000', authenticateUrl: 'http://127.0.0.1:9000/authenticate' })
+  t.same(parse('?local_accounts_host=signin.acme.test').localAccounts.kind, 'allowed', 'the page\'s own host')
+  t.same(parse('?local_accounts_host=[::1]').localAccounts,
+    { kind: 'allowed', origin: 'http://[::1]:10064', authenticateUrl: 'http://[::1]:10064/authenticate' })
+  for (const query of ['?local_accounts_host=evil.test', '?local_accounts_host=nas.lan.evil.test', '?local_accounts_host=nas.lan&local_accounts_port=0',
+    '?local_accounts_host=nas.lan&local_accounts_port=65536', '?local_accounts_host=nas.lan&local_accounts_port=80a', '?local_accounts_host=a/b',
+    '?local_accounts_host=user@nas.lan', '?local_accounts_host=nas.lan:1234']) {
+    t.equal(parse(query).localAccounts.kind, 'refused', query)
+  }
+  t.equal(parse('').localAccounts.kind, 'off')
+})
+
+t.test('supports_domain_auth_check is on only for "true"', async (t) => {
+  t.equal(parse('?supports_domain_auth_check=true').domainCheck, true)
+  for (const value of ['1', 'TRUE', 'yes', '']) t.equal(parse(`?supports_domain_auth_check=${value}`).domainCheck, false, value)
+})
