@@ -1,6 +1,7 @@
 import httpProxy from '@fastify/http-proxy'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { grpcStatusForHttpStatus } from '../client/domain-check/grpc-status.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
@@ -15,11 +16,14 @@ export const GRPC_WEB_CONTENT_TYPES = [
   'application/grpc-web-text+proto'
 ] as const
 
-/** gRPC status codes the edge itself answers with (spec §8). */
-const GRPC_STATUS_FOR_FAILURE: Readonly<Record<UpstreamFailure, number>> = {
-  timeout: 4, // DEADLINE_EXCEEDED
-  unavailable: 14, // UNAVAILABLE
-  'bad-gateway': 14 // UNAVAILABLE
+/**
+ * The HTTP status the edge answers with when the backend fails; through the
+ * table of spec §8 they read as DEADLINE_EXCEEDED and UNAVAILABLE.
+ */
+const HTTP_STATUS_FOR_FAILURE: Readonly<Record<UpstreamFailure, number>> = {
+  timeout: 504,
+  unavailable: 503,
+  'bad-gateway': 503
 }
 
 const GRPC_RESPONSE_HEADERS = new Set([
@@ -32,15 +36,23 @@ export interface GrpcWebProxyOptions {
   readonly rateLimit: RateLimitSettings
 }
 
+const isGrpcWeb = (contentType: unknown): boolean =>
+  typeof contentType === 'string' && contentType.toLowerCase().startsWith('application/grpc-web')
+
 /**
- * A gRPC-web "trailers-only" answer: HTTP 200 with the status in the headers,
- * which is how gRPC-web clients expect a call to fail before any message.
+ * A failure on the gRPC-web route, in gRPC-web's own form: the HTTP status,
+ * and a `grpc-status` header that the table of spec §8 derives from it, with
+ * the gRPC-web content type. grpc-web maps an HTTP status to a gRPC status
+ * only when the answer is typed as gRPC-web (anything else becomes UNKNOWN),
+ * so every failure the page can meet here is sent this way, and the page's
+ * status is the table's whichever way the client reads it.
  */
-export function sendGrpcWebError (reply: FastifyReply | ProxyReply, grpcStatus: number, message: string): void {
+export function sendGrpcWebError (reply: FastifyReply | ProxyReply, httpStatus: number, message: string): void {
+  reply.removeHeader('content-length')
   void reply
-    .code(200)
+    .code(httpStatus)
     .header('content-type', 'application/grpc-web+proto')
-    .header('grpc-status', String(grpcStatus))
+    .header('grpc-status', String(grpcStatusForHttpStatus(httpStatus)))
     .header('grpc-message', encodeURIComponent(message))
     .send()
 }
@@ -55,7 +67,8 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
   app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) request.log.error({ err: error }, 'gRPC-web proxy failed')
-    return reply.code(status).send({ error: status === 500 ? 'Something went wrong.' : error.message })
+    sendGrpcWebError(reply, status, status === 500 ? 'Something went wrong.' : error.message ?? '')
+    return reply
   })
 
   await app.register(async function proxiedCall (scope) {
@@ -71,12 +84,25 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
       proxyPayloads: false,
       undici: upstreamDispatcherOptions(options.timeoutMs),
       disableRequestLogging: true,
-      replyOptions: upstreamReplyOptions({
-        allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
-        upstreamName: 'edge-auth',
-        onFailure: (reply, failure) =>
-          sendGrpcWebError(reply, GRPC_STATUS_FOR_FAILURE[failure], 'The domain authorization service is unavailable.')
-      })
+      replyOptions: {
+        ...upstreamReplyOptions({
+          allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
+          upstreamName: 'edge-auth',
+          onFailure: (reply, failure) =>
+            sendGrpcWebError(reply, HTTP_STATUS_FOR_FAILURE[failure], 'The domain authorization service is unavailable.')
+        }),
+        // A backend (or a balancer in front of it) may fail with a plain-text or
+        // HTML page; it becomes a gRPC-web failure with the same HTTP status.
+        // (reply-from has already copied the backend's headers onto the reply.)
+        onResponse: (_request, reply, response) => {
+          if ((response.statusCode >= 200 && response.statusCode < 300) || isGrpcWeb(reply.getHeader('content-type'))) {
+            void reply.send(response.stream)
+            return
+          }
+          response.stream.resume()
+          sendGrpcWebError(reply, response.statusCode, 'The domain authorization service failed.')
+        }
+      }
     })
   })
 
@@ -84,6 +110,10 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
     method: ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     url: CHECK_DOMAIN_AUTHORIZATION_PATH,
     config: { rateLimit: false },
-    handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send({ error: 'Method not allowed.' })
+    handler: async (_request, reply) => {
+      reply.header('allow', 'POST')
+      sendGrpcWebError(reply, 405, 'Method not allowed.')
+      return reply
+    }
   })
 }

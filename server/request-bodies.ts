@@ -1,5 +1,6 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { Readable } from 'node:stream'
+import { HttpError } from './http-error.js'
 
 /** Largest body the edge forwards to a backend on the page's calls (16 KiB). */
 export const PROXY_BODY_LIMIT_BYTES = 16 * 1024
@@ -9,18 +10,14 @@ export function mediaType (contentType: string | undefined): string {
   return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
 }
 
-/** An onRequest hook answering 415 unless the body has one of `accepted` types. */
+/** An onRequest hook refusing with 415 a body that has none of the `accepted` types. */
 export function requireContentType (accepted: readonly string[]) {
   const acceptedTypes = new Set(accepted)
-  return async function checkContentType (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function checkContentType (request: FastifyRequest): Promise<void> {
     if (!acceptedTypes.has(mediaType(request.headers['content-type']))) {
-      await reply.code(415).send({ error: `The request body must be ${accepted.join(' or ')}.` })
+      throw new HttpError(415, `The request body must be ${accepted.join(' or ')}.`)
     }
   }
-}
-
-class BodyError extends Error {
-  constructor (readonly statusCode: number, message: string) { super(message) }
 }
 
 /**
@@ -35,7 +32,7 @@ export function bufferedBodyParser (check: 'json' | 'raw') {
       try {
         JSON.parse(body.toString('utf8'))
       } catch {
-        done(new BodyError(400, 'The request body is not valid JSON.'))
+        done(new HttpError(400, 'The request body is not valid JSON.'))
         return
       }
     }

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import { HttpError } from './http-error.js'
 
 /**
  * Whether a state-changing request comes from the page's own origin.
@@ -17,9 +18,7 @@ export function isSameOriginRequest (request: FastifyRequest): boolean {
   return origin.toLowerCase() === `${request.protocol}://${request.host}`.toLowerCase()
 }
 
-/** An onRequest hook answering 403 to cross-site requests. */
-export async function rejectCrossSiteRequests (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (!isSameOriginRequest(request)) {
-    await reply.code(403).send({ error: 'Cross-site requests are not allowed.' })
-  }
+/** An onRequest hook refusing cross-site requests with 403. */
+export async function rejectCrossSiteRequests (request: FastifyRequest): Promise<void> {
+  if (!isSameOriginRequest(request)) throw new HttpError(403, 'Cross-site requests are not allowed.')
 }

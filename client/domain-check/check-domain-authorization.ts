@@ -40,17 +40,36 @@ function authorizationName (value: number): Extract<DomainCheckOutcome, { kind: 
 }
 
 /**
- * Asks whether `domain` may sign in. No deadline unless `timeoutMs` is given
- * (the spec's default is none).
+ * Asks whether `domain` may sign in. No time limit unless `timeoutMs` is
+ * given (the spec's default is none). grpc-web passes a deadline on to the
+ * server but stretches its own wait to at least a second, so the limit is
+ * kept here by cancelling the call.
  */
-export async function checkDomainAuthorization (domain: string, options: { origin: string, timeoutMs: number | null }): Promise<DomainCheckOutcome> {
+export function checkDomainAuthorization (domain: string, options: { origin: string, timeoutMs: number | null }): Promise<DomainCheckOutcome> {
   const request = new CheckDomainAuthorizationRequest().setDomain(domain)
   const metadata: Metadata = options.timeoutMs === null ? {} : { deadline: String(Date.now() + options.timeoutMs) }
-  try {
-    const response = await client.unaryCall(`${options.origin}${CHECK_DOMAIN_AUTHORIZATION_PATH}`, request, metadata, checkDomainAuthorizationMethod)
-    return { kind: 'answered', authorization: authorizationName(response.getAuthorization()) }
-  } catch (error) {
-    const code = (error as Partial<RpcError>).code
-    return { kind: 'failed', code: typeof code === 'number' ? code : GRPC_STATUS.UNKNOWN }
-  }
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let settled = false
+    const finish = (outcome: DomainCheckOutcome): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve(outcome)
+    }
+    const call = client.rpcCall(`${options.origin}${CHECK_DOMAIN_AUTHORIZATION_PATH}`, request, metadata, checkDomainAuthorizationMethod,
+      (error: RpcError | null, response: CheckDomainAuthorizationResponse) => {
+        if (error !== null && error !== undefined) {
+          finish({ kind: 'failed', code: typeof error.code === 'number' ? error.code : GRPC_STATUS.UNKNOWN })
+        } else {
+          finish({ kind: 'answered', authorization: authorizationName(response.getAuthorization()) })
+        }
+      })
+    if (options.timeoutMs !== null) {
+      timer = setTimeout(() => {
+        call.cancel()
+        finish({ kind: 'failed', code: GRPC_STATUS.DEADLINE_EXCEEDED })
+      }, options.timeoutMs)
+    }
+  })
 }
