@@ -44,9 +44,17 @@ export function createRedisConnection (url: string, log: FastifyBaseLogger): Red
   })
 
   let reachable: boolean | null = null
+  let closing = false
   client.on('ready', () => {
     if (reachable !== true) log.info('connected to Redis: rate limits are shared between instances')
     reachable = true
+  })
+  // A lost connection shows as 'close' (Redis may be back before a reconnection
+  // fails), a failed one as 'error'.
+  client.on('close', () => {
+    if (reachable !== true || closing) return
+    reachable = false
+    log.error('the connection to Redis was lost: each instance counts rate limits alone until it is back')
   })
   client.on('error', (error: Error) => {
     if (reachable === false) return
@@ -65,6 +73,7 @@ export function createRedisConnection (url: string, log: FastifyBaseLogger): Red
       clearTimeout(timer)
     },
     close () {
+      closing = true
       client.disconnect(false)
     }
   }
