@@ -108,6 +108,8 @@ t.test('with a real Redis', { skip: redisSkip }, async (t) => {
     const keys = await inspector.keys('threshold-rate-limit-*')
     t.same(keys, ['threshold-rate-limit-accounts-127.0.0.1'], 'one count per group and client address, in Redis')
     t.equal(await inspector.get(keys[0]!), String(LIMIT + 2))
+    const connections = String(await inspector.call('CLIENT', 'LIST')).trim().split('\n')
+    t.equal(connections.length, 3, 'one connection per edge (both rate-limit groups share it), and this one')
   })
 
   t.test('a Redis outage mid-run: each instance counts alone, and the count is shared again once Redis is back', async (t) => {
