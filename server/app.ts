@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { Redis } from 'ioredis'
 import { accountsProxy, type ProxiedRoute } from './accounts-proxy.js'
 import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './grpc-web-proxy.js'
@@ -6,11 +7,14 @@ import { health } from './health.js'
 import type { HotPathHandler } from './hot-path.js'
 import { notFoundAndErrors } from './not-found.js'
 import { pageRoutes } from './page-routes.js'
+import type { RateLimitSettings } from './rate-limit.js'
 import { securityHeaders } from './security-headers.js'
 import type { AssetStore } from './static-files.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
+  /** Where rate-limit counts are shared between instances (REDIS_URL); null: counted per instance. */
+  readonly redis: Redis | null
   /** Base URL of the accounts service in use (configured or embedded). */
   readonly accountsUpstream: string
   /** The paths proxied under /accounts/: the spec's six, plus the embedded service's own. */
@@ -28,7 +32,10 @@ export interface AppOptions {
  */
 export default async function app (fastify: FastifyInstance, options: AppOptions): Promise<void> {
   const { config } = options
-  const rateLimit = { perMinute: config.rateLimitPerMinute }
+  const rateLimit: RateLimitSettings = {
+    perMinute: config.rateLimitPerMinute,
+    shared: options.redis === null ? null : { redis: options.redis, log: fastify.log }
+  }
 
   await fastify.register(securityHeaders)
   await fastify.register(notFoundAndErrors)

@@ -6,6 +6,7 @@ import {
   readHttpUrl,
   readInteger,
   readList,
+  readServiceUrl,
   readString,
   type Env
 } from './env-parsing.js'
@@ -44,6 +45,8 @@ export interface ServerConfig {
   /** Fastify's `trustProxy`: false (trust none), a hop count, or addresses and CIDRs. */
   readonly trustProxy: false | number | readonly string[]
   readonly rateLimitPerMinute: number
+  /** Redis holding the rate-limit counts shared by every instance; null: each instance counts alone. */
+  readonly redisUrl: string | null
   readonly upstreamTimeoutMs: number
   /** Time limit the page puts on the domain authorization check; null: none (the spec's default). */
   readonly domainCheckTimeoutMs: number | null
@@ -80,6 +83,16 @@ function readTrustProxy (env: Env): ServerConfig['trustProxy'] {
 function readBaseUrl (env: Env, name: string): string | null {
   const url = readHttpUrl(env, name)
   return url === undefined ? null : url.href.replace(/\/+$/, '')
+}
+
+function readRedisUrl (env: Env): string | null {
+  const url = readServiceUrl(env, 'REDIS_URL', {
+    protocols: ['redis:', 'rediss:'],
+    example: 'redis://redis.internal:6379',
+    // A host is required, and the path, if any, is a database number.
+    accept: (candidate) => candidate.hostname !== '' && /^(\/\d{0,2})?$/.test(candidate.pathname)
+  })
+  return url === undefined ? null : url.href
 }
 
 function readEmail (env: Env, name: string, fallback: string): string {
@@ -147,6 +160,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     cookieDomain: readCookieDomain(env),
     trustProxy: readTrustProxy(env),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', { min: 1, max: 1_000_000, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),
+    redisUrl: readRedisUrl(env),
     upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', { min: 1, max: 600_000, fallback: DEFAULT_UPSTREAM_TIMEOUT_MS }),
     domainCheckTimeoutMs: readString(env, 'DOMAIN_CHECK_TIMEOUT_MS') === undefined
       ? null

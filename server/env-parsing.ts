@@ -53,6 +53,29 @@ export function readHttpUrl (env: Env, name: string): URL | undefined {
   return url
 }
 
+/**
+ * The URL of a backing service (Redis, PostgreSQL) using one of `protocols`.
+ * Such URLs usually carry a password, so an error never repeats the value.
+ */
+export function readServiceUrl (
+  env: Env,
+  name: string,
+  options: { protocols: readonly string[], example: string, accept?: (url: URL) => boolean }
+): URL | undefined {
+  const raw = readString(env, name)
+  if (raw === undefined) return undefined
+  const schemes = options.protocols.map((protocol) => `${protocol}//`).join(' or ')
+  const refusal = new ConfigError(name, `must be a ${schemes} URL such as ${options.example} (value not shown: it may hold a password)`)
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw refusal
+  }
+  if (!options.protocols.includes(url.protocol) || url.hash !== '' || options.accept?.(url) === false) throw refusal
+  return url
+}
+
 /** A comma-separated list; blanks are dropped, each item checked by `accept`. */
 export function readList (
   env: Env,

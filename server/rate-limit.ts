@@ -1,24 +1,106 @@
-import type { RateLimitPluginOptions } from '@fastify/rate-limit'
+import type {
+  FastifyRateLimitStore,
+  FastifyRateLimitStoreCtor,
+  RateLimitPluginOptions
+} from '@fastify/rate-limit'
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
+import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Redis } from 'ioredis'
+
+/** Where the counts of every instance behind the load balancer meet. */
+export interface SharedCounting {
+  readonly redis: Redis
+  readonly log: FastifyBaseLogger
+}
 
 /** How many proxied POSTs a client address may make, and where counts are kept. */
 export interface RateLimitSettings {
   readonly perMinute: number
+  /** Counts shared through Redis (REDIS_URL); null: this instance counts alone. */
+  readonly shared: SharedCounting | null
 }
 
 const ONE_MINUTE_MS = 60_000
+
+type StoreRouteOptions = Parameters<FastifyRateLimitStore['child']>[0]
+
+/**
+ * Counts in Redis, where every instance sees every request, and in this
+ * process only while Redis fails (down, unreachable, too slow, full).
+ *
+ * Why neither of the library's `skipOnError` choices: failing closed turns a
+ * cache outage into a sign-in outage (every login refused), and failing open
+ * leaves the login endpoints without any limit for as long as the outage lasts.
+ * Counting per instance keeps a limit (RATE_LIMIT_PER_MINUTE per instance, so
+ * at most N times it behind N instances) and keeps sign-in working. Each
+ * change between the two is logged once: an error when counting stops being
+ * shared, an info line when it is shared again.
+ */
+class SharedCountsWithLocalFallback implements FastifyRateLimitStore {
+  private sharing = true
+
+  constructor (
+    private readonly shared: FastifyRateLimitStore,
+    private readonly local: FastifyRateLimitStore,
+    private readonly log: FastifyBaseLogger,
+    private readonly group: string
+  ) {}
+
+  incr (key: string, callback: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number, max: number): void {
+    this.shared.incr(key, (error, result) => {
+      if (!error) {
+        this.sharedAgain()
+        callback(null, result)
+        return
+      }
+      this.notShared(error)
+      this.local.incr(key, callback, timeWindow, max)
+    }, timeWindow, max)
+  }
+
+  child (routeOptions: StoreRouteOptions): FastifyRateLimitStore {
+    return new SharedCountsWithLocalFallback(this.shared.child(routeOptions), this.local.child(routeOptions), this.log, this.group)
+  }
+
+  private notShared (error: Error): void {
+    if (!this.sharing) return
+    this.sharing = false
+    this.log.error({ err: error, rateLimitGroup: this.group },
+      'rate limits cannot be shared through Redis: each instance counts alone until Redis answers again')
+  }
+
+  private sharedAgain (): void {
+    if (this.sharing) return
+    this.sharing = true
+    this.log.info({ rateLimitGroup: this.group }, 'Redis answers again: rate limits are shared between instances')
+  }
+}
+
+function sharedStore (shared: SharedCounting, nameSpace: string, group: string): FastifyRateLimitStoreCtor {
+  // The plugin constructs its store itself.
+  return class extends SharedCountsWithLocalFallback {
+    constructor () {
+      super(new RedisStore(false, false, shared.redis, nameSpace), new LocalStore(false, false), shared.log, group)
+    }
+  }
+}
 
 /**
  * @fastify/rate-limit options for one group of proxied routes. Counting is per
  * client address as Fastify sees it (so TRUST_PROXY decides), with an IPv6
  * client counted by its /64, since one subscriber usually holds a whole /64.
+ * Each group has its own counts (its own Redis key prefix when shared).
  */
 export function rateLimitOptions (settings: RateLimitSettings, group: string): RateLimitPluginOptions {
+  const nameSpace = `threshold-rate-limit-${group}-`
   return {
     global: true,
     max: settings.perMinute,
     timeWindow: ONE_MINUTE_MS,
     ipv6Subnet: 64,
-    nameSpace: `threshold-rate-limit-${group}-`,
+    nameSpace,
+    ...(settings.shared === null ? {} : { store: sharedStore(settings.shared, nameSpace, group) }),
     errorResponseBuilder: (_request, context) => Object.assign(
       new Error(`Too many requests. Please wait ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds and try again.`),
       { statusCode: 429 }

@@ -8,6 +8,7 @@ import type { ServerConfig } from './config.js'
 import { createHotPath } from './hot-path.js'
 import { loggerOptions, requestIdFor } from './logger.js'
 import { createNonceSource, PageTemplate } from './page.js'
+import { createRedisConnection } from './redis-client.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
 
@@ -97,8 +98,16 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     if (closing) reply.header('connection', 'close')
   })
 
+  // One Redis connection for the whole edge (REDIS_URL), closed with it.
+  const redis = config.redisUrl === null ? null : createRedisConnection(config.redisUrl, fastify.log)
+  if (redis !== null) {
+    fastify.addHook('onClose', async () => redis.close())
+    await redis.connect()
+  }
+
   await fastify.register(app, {
     config,
+    redis: redis?.client ?? null,
     accountsUpstream: options.accountsUpstream,
     accountsRoutes: options.accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,

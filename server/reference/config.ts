@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../client/lib/hosts.js'
 import { readLogLevel, type LogLevel } from '../config.js'
-import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readString, type Env } from '../env-parsing.js'
+import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../env-parsing.js'
 
 export const DEFAULT_DATA_DIR = './data'
 export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
@@ -12,6 +12,8 @@ export interface ReferenceConfig {
   readonly publicUrl: string
   /** Absolute folder for the SQLite file, the signing keys and the outbox. */
   readonly dataDir: string
+  /** PostgreSQL holding the accounts instead of the SQLite file in DATA_DIR; null: SQLite. */
+  readonly databaseUrl: string | null
   readonly smtpUrl: string | null
   readonly mailFrom: string
   readonly productName: string
@@ -54,6 +56,15 @@ function readSmtpUrl (env: Env): string | null {
   return raw
 }
 
+function readDatabaseUrl (env: Env): string | null {
+  const url = readServiceUrl(env, 'DATABASE_URL', {
+    protocols: ['postgres:', 'postgresql:'],
+    example: 'postgres://threshold:secret@db.internal:5432/threshold'
+  })
+  // The raw value: pg reads libpq's query parameters (sslmode, host=/socket/dir) from it.
+  return url === undefined ? null : readString(env, 'DATABASE_URL')!
+}
+
 /**
  * Reads the reference services' variables. `edgePort` is the page's port,
  * from which PUBLIC_URL defaults to http://localhost:PORT.
@@ -77,6 +88,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
   return deepFreeze<ReferenceConfig>({
     publicUrl: publicOrigin,
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
+    databaseUrl: readDatabaseUrl(env),
     smtpUrl: readSmtpUrl(env),
     mailFrom,
     productName,

@@ -12,7 +12,7 @@ import { loadReferenceConfig } from './config.js'
 import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../client/lib/local-accounts.js'
 import { edgeAuthResponder } from './edge-auth-responder.js'
 import { localAccountsApp } from './local-accounts.js'
-import { createReferenceServices } from './services.js'
+import { createReferenceServices, type ReferenceServices } from './services.js'
 
 /** Messages to the edge process. */
 export type ReferenceMessage = { type: 'ready', url: string } | { type: 'failed', message: string }
@@ -46,7 +46,15 @@ async function main (): Promise<void> {
     requestIdHeader: false,
     genReqId: (request) => requestIdFor(request.headers[REQUEST_ID_HEADER])
   })
-  const services = await createReferenceServices(config, internal.log)
+  let services: ReferenceServices
+  try {
+    services = await createReferenceServices(config, internal.log)
+  } catch (error) {
+    // Typically DATABASE_URL unreachable or refusing the login: say so in one line and stop.
+    internal.log.fatal({ err: error }, 'the reference services could not open their store')
+    send({ type: 'failed', message: `the reference services could not open their store: ${(error as Error).message}` })
+    process.exit(1)
+  }
   servers.push(internal)
 
   if (!localOnly) {

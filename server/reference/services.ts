@@ -6,6 +6,7 @@ import { createGoogleTokenVerifier } from './google-id-token.js'
 import { createMailer } from './mailer.js'
 import { loadOrCreateSigningKey } from './signing-key.js'
 import type { AccountStore } from './store/account-store.js'
+import { PostgresAccountStore } from './store/postgres-store.js'
 import { SqliteAccountStore } from './store/sqlite-store.js'
 import { TokenService } from './tokens.js'
 
@@ -25,9 +26,23 @@ export function databaseFile (dataDir: string): string {
   return join(dataDir, 'accounts.sqlite')
 }
 
+/**
+ * PostgreSQL when DATABASE_URL is set (several instances can share it), else
+ * the embedded SQLite file in DATA_DIR (one instance).
+ */
+export async function openAccountStore (config: ReferenceConfig, log: FastifyBaseLogger): Promise<AccountStore> {
+  if (config.databaseUrl === null) return new SqliteAccountStore(databaseFile(config.dataDir))
+  const store = await PostgresAccountStore.open({
+    connectionString: config.databaseUrl,
+    onIdleError: (error) => log.error({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open a new one')
+  })
+  log.info('accounts are stored in PostgreSQL (DATABASE_URL)')
+  return store
+}
+
 /** Wires the reference accounts service from its configuration (the composition root). */
 export async function createReferenceServices (config: ReferenceConfig, log: FastifyBaseLogger): Promise<ReferenceServices> {
-  const store = new SqliteAccountStore(databaseFile(config.dataDir))
+  const store = await openAccountStore(config, log)
   const key = await loadOrCreateSigningKey(config.dataDir)
   const tokens = new TokenService(store, key, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl })
   const accounts = new AccountsService({

@@ -26,6 +26,7 @@ t.test('an empty environment gives the documented defaults', async (t) => {
   t.equal(config.cookieDomain, null)
   t.equal(config.trustProxy, false)
   t.equal(config.rateLimitPerMinute, 30)
+  t.equal(config.redisUrl, null)
   t.equal(config.upstreamTimeoutMs, 10_000)
   t.equal(config.domainCheckTimeoutMs, null)
   t.equal(config.logLevel, 'info')
@@ -97,7 +98,13 @@ const badValues: Array<[string, string, RegExp]> = [
   ['LOCAL_ACCOUNTS_ALLOWED_HOSTS', '*.lan', /LOCAL_ACCOUNTS_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses/],
   ['COOKIE_DOMAIN', 'exa mple.com', /COOKIE_DOMAIN must be a domain name/],
   ['GOOGLE_CLIENT_ID', 'has spaces in it', /GOOGLE_CLIENT_ID is not a Google OAuth client id/],
-  ['DOMAIN_CHECK_TIMEOUT_MS', 'soon', /DOMAIN_CHECK_TIMEOUT_MS must be a whole number/]
+  ['DOMAIN_CHECK_TIMEOUT_MS', 'soon', /DOMAIN_CHECK_TIMEOUT_MS must be a whole number/],
+  ['REDIS_URL', 'redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379/],
+  ['REDIS_URL', 'http://redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+  ['REDIS_URL', 'redis://', /REDIS_URL must be/],
+  ['REDIS_URL', 'redis://redis.internal:6379/cache', /REDIS_URL must be/],
+  ['REDIS_URL', 'redis://redis.internal:99999', /REDIS_URL must be/],
+  ['REDIS_URL', 'redis://redis.internal#0', /REDIS_URL must be/]
 ]
 
 for (const [variable, value, message] of badValues) {
@@ -112,4 +119,17 @@ for (const [variable, value, message] of badValues) {
 t.test('a very long bad value is shortened in the message', async (t) => {
   const error = configErrorFor({ PORT: 'x'.repeat(500) })
   t.ok(error.message.length < 200)
+})
+
+t.test('REDIS_URL takes redis:// and rediss:// URLs with a password and a database number', async (t) => {
+  t.equal(loadServerConfig({ REDIS_URL: 'redis://redis.internal:6379' }).redisUrl, 'redis://redis.internal:6379')
+  t.equal(loadServerConfig({ REDIS_URL: ' rediss://:s3cret@cache.example.com:6380/2 ' }).redisUrl, 'rediss://:s3cret@cache.example.com:6380/2')
+  t.equal(loadServerConfig({ REDIS_URL: 'redis://default:pw@10.0.0.5' }).redisUrl, 'redis://default:pw@10.0.0.5')
+})
+
+t.test('a refused REDIS_URL is not repeated in the message, since it may hold a password', async (t) => {
+  const error = configErrorFor({ REDIS_URL: 'https://:hunter2@cache.example.com' })
+  t.equal(error.variable, 'REDIS_URL')
+  t.notMatch(error.message, /hunter2|cache\.example\.com/)
+  t.match(error.message, /value not shown/)
 })

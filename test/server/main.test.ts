@@ -43,7 +43,9 @@ const badConfigurations: Array<[Record<string, string>, RegExp]> = [
   [{ PORT: 'abc' }, /^threshold: invalid configuration: PORT must be a whole number from 0 to 65535 \(got "abc"\)$/],
   [{ ACCOUNTS_URL: 'not-a-url' }, /^threshold: invalid configuration: ACCOUNTS_URL must be an absolute http or https URL \(got "not-a-url"\)$/],
   [{ TRUST_PROXY: 'yes' }, /^threshold: invalid configuration: TRUST_PROXY must be/],
-  [{ PUBLIC_URL: 'localhost:8080' }, /^threshold: invalid configuration: PUBLIC_URL must use http or https/]
+  [{ PUBLIC_URL: 'localhost:8080' }, /^threshold: invalid configuration: PUBLIC_URL must use http or https/],
+  [{ REDIS_URL: 'http://:s3cret@cache.internal' }, /^threshold: invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379 \(value not shown: it may hold a password\)$/],
+  [{ DATABASE_URL: 'mysql://app:s3cret@db.internal/app' }, /^threshold: invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/threshold:secret@db.internal:5432\/threshold \(value not shown: it may hold a password\)$/]
 ]
 
 for (const [env, message] of badConfigurations) {

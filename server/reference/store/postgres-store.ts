@@ -1,0 +1,424 @@
+import { randomUUID } from 'node:crypto'
+import pg from 'pg'
+import type {
+  Account,
+  AccountStore,
+  CreateAccountResult,
+  LoginThrottle,
+  NewAccount,
+  RefreshTokenRecord,
+  SsoIdentity,
+  SsoTransaction
+} from './account-store.js'
+import { emailKey } from './email-key.js'
+
+/**
+ * Schema changes, in order; `schema_migrations` records which have run. A new
+ * change is appended, never edited in place, and has its twin in
+ * SQLITE_MIGRATIONS (the two lists keep the same length: a test checks it).
+ * Times are epoch milliseconds (BIGINT), as in the SQLite store.
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE accounts (
+     id TEXT PRIMARY KEY,
+     email TEXT NOT NULL,
+     email_key TEXT NOT NULL CONSTRAINT accounts_email_key_unique UNIQUE,
+     first_name TEXT,
+     last_name TEXT,
+     password_hash TEXT,
+     google_subject TEXT CONSTRAINT accounts_google_subject_unique UNIQUE,
+     created_at BIGINT NOT NULL
+   );
+   CREATE TABLE memberships (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     organization TEXT NOT NULL,
+     PRIMARY KEY (account_id, organization)
+   );
+   CREATE TABLE login_throttles (
+     throttle_key TEXT PRIMARY KEY,
+     failures INTEGER NOT NULL,
+     locked_until BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL
+   );
+   CREATE TABLE refresh_tokens (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     family_id TEXT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     used_at BIGINT,
+     revoked_at BIGINT,
+     context TEXT NOT NULL
+   );
+   CREATE INDEX refresh_tokens_by_family ON refresh_tokens(family_id);
+   CREATE INDEX refresh_tokens_by_account ON refresh_tokens(account_id);
+   CREATE TABLE reset_tokens (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     expires_at BIGINT NOT NULL,
+     used_at BIGINT,
+     created_at BIGINT NOT NULL
+   );
+   CREATE INDEX reset_tokens_by_account ON reset_tokens(account_id, created_at);
+   CREATE TABLE sso_transactions (
+     id TEXT PRIMARY KEY,
+     binding_hash TEXT NOT NULL,
+     connection_domain TEXT NOT NULL,
+     protocol TEXT NOT NULL,
+     data TEXT NOT NULL,
+     expires_at BIGINT NOT NULL
+   );
+   CREATE TABLE sso_identities (
+     id_hash TEXT PRIMARY KEY,
+     binding_hash TEXT NOT NULL,
+     email TEXT NOT NULL,
+     protocol TEXT NOT NULL,
+     subject TEXT NOT NULL,
+     connection_domain TEXT NOT NULL,
+     expires_at BIGINT NOT NULL
+   );
+   CREATE TABLE saml_assertions (
+     assertion_id TEXT PRIMARY KEY,
+     expires_at BIGINT NOT NULL
+   );`
+]
+
+/**
+ * The advisory lock held while migrating, so that instances starting together
+ * migrate one after the other (the second finds nothing left to do).
+ */
+export const MIGRATION_LOCK_KEY = 7_413_602_951
+
+/** Connections per instance; several instances share the server's max_connections. */
+export const POOL_SIZE = 10
+const CONNECT_TIMEOUT_MS = 10_000
+
+/** Spent reset tokens and idle throttles are kept a day, as in the SQLite store. */
+const ONE_DAY_MS = 24 * 3600_000
+
+const INT8_OID = 20
+
+/**
+ * BIGINT columns hold epoch milliseconds and counts, all far below 2^53:
+ * read them as numbers (pg's default is strings). Set on this pool only, not
+ * globally for every pg user in the process.
+ */
+const typeParsers: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser']
+}
+
+interface AccountRow {
+  id: string
+  email: string
+  first_name: string | null
+  last_name: string | null
+  password_hash: string | null
+  google_subject: string | null
+  created_at: number
+}
+
+function toAccount (row: AccountRow | undefined): Account | null {
+  if (row === undefined) return null
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    passwordHash: row.password_hash,
+    googleSubject: row.google_subject,
+    createdAt: row.created_at
+  }
+}
+
+function isUniqueViolation (error: unknown): error is pg.DatabaseError {
+  return error instanceof pg.DatabaseError && error.code === '23505'
+}
+
+/** Runs the migrations not yet applied, each in its own transaction, under the migration lock. */
+export async function migrate (pool: pg.Pool): Promise<number> {
+  const client = await pool.connect()
+  let broken: Error | undefined
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+                            version INTEGER PRIMARY KEY,
+                            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                          )`)
+      const { rows } = await client.query<{ version: number }>('SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations')
+      for (let version = rows[0]!.version; version < POSTGRES_MIGRATIONS.length; version++) {
+        await client.query('BEGIN')
+        try {
+          await client.query(POSTGRES_MIGRATIONS[version]!)
+          await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version + 1])
+          await client.query('COMMIT')
+        } catch (error) {
+          await client.query('ROLLBACK')
+          throw error
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+    }
+  } catch (error) {
+    broken = error as Error
+    throw error
+  } finally {
+    // A connection that failed mid-way may still hold the lock: drop it rather than reuse it.
+    client.release(broken)
+  }
+  return POSTGRES_MIGRATIONS.length
+}
+
+export interface PostgresStoreOptions {
+  /** DATABASE_URL. */
+  readonly connectionString: string
+  /** Told about errors of idle connections (a restarted server, a dropped link), which must not crash the process. */
+  readonly onIdleError: (error: Error) => void
+}
+
+/** The store for several reference instances: PostgreSQL through a connection pool. */
+export class PostgresAccountStore implements AccountStore {
+  private constructor (private readonly pool: pg.Pool) {}
+
+  /** Connects, migrates and returns the store; throws if the database cannot be reached or migrated. */
+  static async open (options: PostgresStoreOptions): Promise<PostgresAccountStore> {
+    const pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: POOL_SIZE,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      types: typeParsers
+    })
+    pool.on('error', options.onIdleError)
+    try {
+      await migrate(pool)
+    } catch (error) {
+      await pool.end()
+      throw error
+    }
+    return new PostgresAccountStore(pool)
+  }
+
+  /** Runs `work` in one transaction on one connection. */
+  private async inTransaction<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError })
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  async createAccount (account: NewAccount): Promise<CreateAccountResult> {
+    const id = randomUUID()
+    const createdAt = Date.now()
+    try {
+      await this.pool.query(
+        `INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, account.email, emailKey(account.email), account.firstName, account.lastName,
+          account.passwordHash, account.googleSubject, createdAt])
+    } catch (error) {
+      if (isUniqueViolation(error)) return { conflict: error.constraint === 'accounts_google_subject_unique' ? 'google-subject' : 'email' }
+      throw error
+    }
+    return { created: { id, createdAt, ...account } }
+  }
+
+  async findAccountByEmail (email: string): Promise<Account | null> {
+    const { rows } = await this.pool.query<AccountRow>('SELECT * FROM accounts WHERE email_key = $1', [emailKey(email)])
+    return toAccount(rows[0])
+  }
+
+  async findAccountById (id: string): Promise<Account | null> {
+    const { rows } = await this.pool.query<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id])
+    return toAccount(rows[0])
+  }
+
+  async findAccountByGoogleSubject (subject: string): Promise<Account | null> {
+    const { rows } = await this.pool.query<AccountRow>('SELECT * FROM accounts WHERE google_subject = $1', [subject])
+    return toAccount(rows[0])
+  }
+
+  async updatePasswordHash (accountId: string, passwordHash: string): Promise<void> {
+    await this.pool.query('UPDATE accounts SET password_hash = $1 WHERE id = $2', [passwordHash, accountId])
+  }
+
+  async addMembership (accountId: string, organization: string): Promise<void> {
+    await this.pool.query('INSERT INTO memberships (account_id, organization) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [accountId, organization])
+  }
+
+  async removeMembership (accountId: string, organization: string): Promise<void> {
+    await this.pool.query('DELETE FROM memberships WHERE account_id = $1 AND organization = $2', [accountId, organization])
+  }
+
+  async listMemberships (accountId: string): Promise<readonly string[]> {
+    // COLLATE "C": the same byte order as SQLite's, whatever the database's locale.
+    const { rows } = await this.pool.query<{ organization: string }>(
+      'SELECT organization FROM memberships WHERE account_id = $1 ORDER BY organization COLLATE "C"', [accountId])
+    return rows.map((row) => row.organization)
+  }
+
+  async readLoginThrottle (key: string): Promise<LoginThrottle> {
+    const { rows } = await this.pool.query<{ failures: number, locked_until: number }>(
+      'SELECT failures, locked_until FROM login_throttles WHERE throttle_key = $1', [key])
+    return { failures: rows[0]?.failures ?? 0, lockedUntil: rows[0]?.locked_until ?? 0 }
+  }
+
+  async recordLoginFailure (key: string, lockFor: (failures: number) => number, now: number): Promise<LoginThrottle> {
+    // The upsert locks the row until commit, so concurrent failures are counted one after another.
+    return this.inTransaction(async (client) => {
+      const { rows } = await client.query<{ failures: number }>(
+        `INSERT INTO login_throttles (throttle_key, failures, locked_until, updated_at) VALUES ($1, 1, 0, $2)
+         ON CONFLICT (throttle_key) DO UPDATE SET failures = login_throttles.failures + 1, updated_at = EXCLUDED.updated_at
+         RETURNING failures`, [key, now])
+      const failures = rows[0]!.failures
+      const lockedUntil = now + lockFor(failures)
+      await client.query('UPDATE login_throttles SET locked_until = $1 WHERE throttle_key = $2', [lockedUntil, key])
+      return { failures, lockedUntil }
+    })
+  }
+
+  async clearLoginFailures (key: string): Promise<void> {
+    await this.pool.query('DELETE FROM login_throttles WHERE throttle_key = $1', [key])
+  }
+
+  async insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context) VALUES ($1, $2, $3, $4, $5)',
+      [record.tokenHash, record.accountId, record.familyId, record.expiresAt, record.context])
+  }
+
+  async findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null> {
+    const { rows } = await this.pool.query<{
+      token_hash: string, account_id: string, family_id: string, expires_at: number,
+      used_at: number | null, revoked_at: number | null, context: string
+    }>('SELECT * FROM refresh_tokens WHERE token_hash = $1', [tokenHash])
+    const row = rows[0]
+    if (row === undefined) return null
+    return {
+      tokenHash: row.token_hash,
+      accountId: row.account_id,
+      familyId: row.family_id,
+      expiresAt: row.expires_at,
+      usedAt: row.used_at,
+      revokedAt: row.revoked_at,
+      context: row.context
+    }
+  }
+
+  async markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean> {
+    // A concurrent update waits for the first, then sees used_at set and changes nothing.
+    const result = await this.pool.query('UPDATE refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL',
+      [now, tokenHash])
+    return result.rowCount === 1
+  }
+
+  async revokeRefreshFamily (familyId: string, now: number): Promise<void> {
+    await this.pool.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL', [now, familyId])
+  }
+
+  async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
+    await this.pool.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [now, accountId])
+  }
+
+  async insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void> {
+    await this.pool.query('INSERT INTO reset_tokens (token_hash, account_id, expires_at, created_at) VALUES ($1, $2, $3, $4)',
+      [tokenHash, accountId, expiresAt, Date.now()])
+  }
+
+  async consumeResetToken (tokenHash: string, now: number): Promise<string | null> {
+    const { rows } = await this.pool.query<{ account_id: string }>(
+      `UPDATE reset_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1
+       RETURNING account_id`, [now, tokenHash])
+    return rows[0]?.account_id ?? null
+  }
+
+  async countResetTokensSince (accountId: string, since: number): Promise<number> {
+    const { rows } = await this.pool.query<{ count: number }>(
+      'SELECT COUNT(*) AS count FROM reset_tokens WHERE account_id = $1 AND created_at >= $2', [accountId, since])
+    return rows[0]!.count
+  }
+
+  async insertSsoTransaction (transaction: SsoTransaction): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO sso_transactions (id, binding_hash, connection_domain, protocol, data, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [transaction.id, transaction.bindingHash, transaction.connectionDomain, transaction.protocol,
+        transaction.data, transaction.expiresAt])
+  }
+
+  async takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
+    const { rows } = await this.pool.query<{
+      id: string, binding_hash: string, connection_domain: string, protocol: 'oidc' | 'saml', data: string, expires_at: number
+    }>('DELETE FROM sso_transactions WHERE id = $1 RETURNING *', [id])
+    const row = rows[0]
+    if (row === undefined || row.expires_at <= now) return null
+    return {
+      id: row.id,
+      bindingHash: row.binding_hash,
+      connectionDomain: row.connection_domain,
+      protocol: row.protocol,
+      data: row.data,
+      expiresAt: row.expires_at
+    }
+  }
+
+  async insertSsoIdentity (identity: SsoIdentity): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO sso_identities (id_hash, binding_hash, email, protocol, subject, connection_domain, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [identity.idHash, identity.bindingHash, identity.email, identity.protocol, identity.subject,
+        identity.connectionDomain, identity.expiresAt])
+  }
+
+  async takeSsoIdentity (idHash: string, now: number): Promise<SsoIdentity | null> {
+    const { rows } = await this.pool.query<{
+      id_hash: string, binding_hash: string, email: string, protocol: 'oidc' | 'saml', subject: string,
+      connection_domain: string, expires_at: number
+    }>('DELETE FROM sso_identities WHERE id_hash = $1 RETURNING *', [idHash])
+    const row = rows[0]
+    if (row === undefined || row.expires_at <= now) return null
+    return {
+      idHash: row.id_hash,
+      bindingHash: row.binding_hash,
+      email: row.email,
+      protocol: row.protocol,
+      subject: row.subject,
+      connectionDomain: row.connection_domain,
+      expiresAt: row.expires_at
+    }
+  }
+
+  async rememberAssertion (assertionId: string, expiresAt: number, now: number): Promise<boolean> {
+    // One statement: a new id is inserted, an expired one is taken over, a live one is a replay.
+    const result = await this.pool.query(
+      `INSERT INTO saml_assertions (assertion_id, expires_at) VALUES ($1, $2)
+       ON CONFLICT (assertion_id) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE saml_assertions.expires_at <= $3`,
+      [assertionId, expiresAt, now])
+    return result.rowCount === 1
+  }
+
+  async purgeExpired (now: number): Promise<void> {
+    await this.inTransaction(async (client) => {
+      await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
+      await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - ONE_DAY_MS])
+      await client.query('DELETE FROM sso_transactions WHERE expires_at <= $1', [now])
+      await client.query('DELETE FROM sso_identities WHERE expires_at <= $1', [now])
+      await client.query('DELETE FROM saml_assertions WHERE expires_at <= $1', [now])
+      await client.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - ONE_DAY_MS])
+    })
+  }
+
+  async close (): Promise<void> {
+    await this.pool.end()
+  }
+}

@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { loadReferenceConfig } from '../../../server/reference/config.js'
+import { createReferenceServices, databaseFile } from '../../../server/reference/services.js'
+import { PostgresAccountStore } from '../../../server/reference/store/postgres-store.js'
+import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
+import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
+
+const MAIN = fileURLToPath(new URL('../../../dist/server/main.js', import.meta.url))
+const silent = { info () {}, error () {}, warn () {}, debug () {}, fatal () {}, trace () {}, child () { return silent }, level: 'silent' } as never
+
+async function tempDataDir (t: Test): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'threshold-data-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+interface RunningEdge {
+  readonly base: string
+  output (): string
+  stop (): Promise<number | null>
+}
+
+/** Starts the built server (edge and embedded reference services) and waits until /readyz answers 200. */
+async function startEdge (t: Test, env: Record<string, string>): Promise<RunningEdge> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+
+  const deadline = Date.now() + 30_000
+  let base: string | undefined
+  while (Date.now() < deadline && child.exitCode === null) {
+    base ??= /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
+    if (base !== undefined && (await fetch(`${base}/readyz`).catch(() => null))?.status === 200) {
+      return {
+        base,
+        output: () => output,
+        async stop () {
+          child.kill('SIGTERM')
+          return exited
+        }
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`the server did not become ready:\n${output}`)
+}
+
+function post (base: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${base}/accounts/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body)
+  })
+}
+
+t.test('without DATABASE_URL the accounts are kept in the SQLite file of DATA_DIR', async (t) => {
+  const dataDir = await tempDataDir(t)
+  const services = await createReferenceServices(loadReferenceConfig({ DATA_DIR: dataDir }, 8080), silent)
+  t.teardown(() => services.close())
+  t.ok(services.store instanceof SqliteAccountStore)
+  t.ok(existsSync(databaseFile(dataDir)))
+})
+
+t.test('a DATABASE_URL that cannot be reached stops the server with a line that names the cause, not the password', async (t) => {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: await tempDataDir(t),
+      DATABASE_URL: 'postgres://threshold:s3cret-pw@127.0.0.1:9/threshold'
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)))
+  t.equal(code, 1)
+  t.match(output, /the reference services could not open their store/)
+  t.match(output, /ECONNREFUSED/)
+  t.notMatch(output, /s3cret-pw/)
+})
+
+t.test('with DATABASE_URL', { skip: postgresSkip }, async (t) => {
+  const server = await startPostgresServer(t)
+
+  t.test('the accounts are kept in PostgreSQL, and no SQLite file is made', async (t) => {
+    const dataDir = await tempDataDir(t)
+    const services = await createReferenceServices(
+      loadReferenceConfig({ DATA_DIR: dataDir, DATABASE_URL: await server.createDatabase() }, 8080), silent)
+    t.teardown(() => services.close())
+    t.ok(services.store instanceof PostgresAccountStore)
+    t.notOk(existsSync(databaseFile(dataDir)))
+  })
+
+  t.test('register and log in through the real edge, and log in again after a restart on an empty DATA_DIR', async (t) => {
+    const databaseUrl = await server.createDatabase()
+    const account = { email: 'pat@example.com', password: 'correct horse battery', confirm_password: 'correct horse battery', first_name: 'Pat', last_name: null }
+
+    const first = await startEdge(t, { DATA_DIR: await tempDataDir(t), DATABASE_URL: databaseUrl })
+    t.equal((await post(first.base, 'register', account)).status, 200, 'registered')
+    const login = await post(first.base, 'v2/login', { email: 'Pat@Example.com', password: account.password })
+    t.equal(login.status, 200, 'logged in')
+    t.match(await login.json(), { auth: String, refresh: String })
+    t.equal(await first.stop(), 0, 'stopped cleanly, closing its pool')
+    t.match(first.output(), /accounts are stored in PostgreSQL/)
+    t.notMatch(first.output(), new URL(databaseUrl).password, 'the database password is not logged')
+
+    const second = await startEdge(t, { DATA_DIR: await tempDataDir(t), DATABASE_URL: databaseUrl })
+    const again = await post(second.base, 'v2/login', { email: 'pat@example.com', password: account.password })
+    t.equal(again.status, 200, 'the account outlived the instance that made it')
+    t.equal((await post(second.base, 'register', account)).status, 409, 'and is still taken')
+    t.equal(await second.stop(), 0)
+  })
+})

@@ -1,0 +1,89 @@
+import pg from 'pg'
+import t from 'tap'
+import { MIGRATION_LOCK_KEY, PostgresAccountStore, POSTGRES_MIGRATIONS } from '../../../../server/reference/store/postgres-store.js'
+import { SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
+import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
+
+async function open (t: import('tap').Test, connectionString: string, idleErrors: Error[] = []): Promise<PostgresAccountStore> {
+  const store = await PostgresAccountStore.open({ connectionString, onIdleError: (error) => idleErrors.push(error) })
+  t.teardown(() => store.close())
+  return store
+}
+
+async function query<T extends pg.QueryResultRow> (connectionString: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString })
+  await client.connect()
+  try {
+    return (await client.query<T>(text)).rows
+  } finally {
+    await client.end()
+  }
+}
+
+t.test('every SQLite migration has its PostgreSQL twin (the two lists have the same length)', async (t) => {
+  t.equal(POSTGRES_MIGRATIONS.length, SQLITE_MIGRATIONS.length,
+    'a change to one store\'s schema is made to the other in the same commit')
+})
+
+t.test('a database that cannot be reached fails the opening at once, without hanging', async (t) => {
+  await t.rejects(PostgresAccountStore.open({ connectionString: 'postgres://nobody:secret@127.0.0.1:9/none', onIdleError: () => {} }),
+    { code: 'ECONNREFUSED' })
+})
+
+t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
+  const server = await startPostgresServer(t)
+
+  t.test('the PostgreSQL store keeps every promise of AccountStore', async (t) => {
+    accountStoreContract(t, async (t) => open(t, await server.createDatabase()))
+  })
+
+  t.test('instances starting at once on an empty database migrate it exactly once', async (t) => {
+    const url = await server.createDatabase()
+    const stores = await Promise.all(Array.from({ length: 5 }, () => open(t, url)))
+    t.equal(stores.length, 5, 'every instance started')
+    const versions = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')
+    t.same(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((_, index) => index + 1))
+    const locks = await query(url, `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ${MIGRATION_LOCK_KEY % 2 ** 32}`)
+    t.same(locks, [], 'the migration lock is released')
+  })
+
+  t.test('an instance started on a migrated database keeps its data and runs nothing again', async (t) => {
+    const url = await server.createDatabase()
+    const first = await PostgresAccountStore.open({ connectionString: url, onIdleError: () => {} })
+    const result = await first.createAccount({ email: 'kept@example.com', firstName: null, lastName: null, passwordHash: 'h', googleSubject: null })
+    await first.close()
+    const [before] = await query<{ applied_at: Date }>(url, 'SELECT max(applied_at) AS applied_at FROM schema_migrations')
+
+    const second = await open(t, url)
+    t.same(await second.findAccountByEmail('KEPT@example.com'), 'created' in result ? result.created : null)
+    const [after] = await query<{ applied_at: Date }>(url, 'SELECT max(applied_at) AS applied_at FROM schema_migrations')
+    t.same(after, before, 'no migration ran again')
+  })
+
+  t.test('a failing migration leaves the database as it was and fails the opening', async (t) => {
+    const url = await server.createDatabase()
+    // A table in the way of the first migration, as a half-done manual change would leave.
+    await query(url, 'CREATE TABLE accounts (something_else TEXT)')
+    await t.rejects(PostgresAccountStore.open({ connectionString: url, onIdleError: () => {} }), /already exists/)
+    t.same(await query(url, 'SELECT version FROM schema_migrations'), [], 'no version recorded')
+    t.same(await query(url, "SELECT 1 FROM pg_tables WHERE tablename = 'memberships'"), [], 'nothing of it was kept')
+  })
+})
+
+t.test('a PostgreSQL restart', { skip: postgresSkip }, async (t) => {
+  t.test('breaks no request after it: idle connections are reported, not thrown, and replaced', async (t) => {
+    const server = await startPostgresServer(t)
+    const idleErrors: Error[] = []
+    const store = await open(t, await server.createDatabase(), idleErrors)
+    const id = (await store.createAccount({ email: 'a@example.com', firstName: null, lastName: null, passwordHash: 'h', googleSubject: null }))
+    await Promise.all(Array.from({ length: 5 }, () => store.listMemberships('warm-up-the-pool')))
+
+    await server.stop()
+    await t.rejects(store.findAccountByEmail('a@example.com'), 'a request during the outage fails')
+    await server.start()
+
+    t.same(await store.findAccountByEmail('a@example.com'), 'created' in id ? id.created : null, 'the next request works')
+    t.ok(idleErrors.length >= 1, `idle connection errors were reported (${idleErrors.length})`)
+  })
+})
