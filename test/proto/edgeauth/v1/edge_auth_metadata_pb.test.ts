@@ -6,10 +6,11 @@ import {
   CheckDomainAuthorizationResponse,
   CheckDomainAuthorizationResponse_Authorization as Authorization
 } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
+import { findExecutable, skipUnlessInstalled } from '../../../fixtures/local-services.js'
 
 const protoRoot = fileURLToPath(new URL('../../../../proto/', import.meta.url))
 const protoFile = `${protoRoot}edgeauth/v1/edge_auth_metadata.proto`
-const hasProtoc = spawnSync('protoc', ['--version']).status === 0
+const protocSkip = skipUnlessInstalled('protoc', findExecutable('protoc'), 'protobuf-compiler')
 
 function protoc (mode: 'encode' | 'decode', type: string, input: Buffer | string): Buffer {
   return execFileSync('protoc', ['-I', protoRoot, `--${mode}=edgeauth.v1.${type}`, protoFile], { input })
@@ -34,7 +35,7 @@ t.test('the domains the tests use include the edge cases the issue names', async
   t.equal(DOMAINS[2]!.length, 253, 'a 253-character domain')
 })
 
-t.test('requests encode byte for byte as protoc encodes them, and decode back', { skip: hasProtoc ? false : 'protoc not installed (Debian package protobuf-compiler)' }, async (t) => {
+t.test('requests encode byte for byte as protoc encodes them, and decode back', { skip: protocSkip }, async (t) => {
   for (const domain of DOMAINS) {
     const ours = Buffer.from(new CheckDomainAuthorizationRequest().setDomain(domain).serializeBinary())
     const theirs = protoc('encode', 'CheckDomainAuthorizationRequest', `domain: ${textString(domain)}\n`)
@@ -45,7 +46,7 @@ t.test('requests encode byte for byte as protoc encodes them, and decode back', 
   }
 })
 
-t.test('every authorization value, unknown numbers included, round-trips with protoc', { skip: hasProtoc ? false : 'protoc not installed' }, async (t) => {
+t.test('every authorization value, unknown numbers included, round-trips with protoc', { skip: protocSkip }, async (t) => {
   const values: Array<[number, string]> = [
     [Authorization.AUTHORIZATION_UNSPECIFIED, ''],
     [Authorization.AUTHORIZATION_AUTHORIZED, 'authorization: AUTHORIZATION_AUTHORIZED\n'],
@@ -71,7 +72,7 @@ t.test('unknown fields are skipped, and a truncated message is refused', async (
   t.throws(() => CheckDomainAuthorizationRequest.deserializeBinary(Buffer.from('0a05612e', 'hex')))
 })
 
-t.test('the generated code is what proto/generate.mjs makes from the .proto today', { skip: hasProtoc ? false : 'protoc not installed' }, async (t) => {
+t.test('the generated code is what proto/generate.mjs makes from the .proto today', { skip: protocSkip }, async (t) => {
   const check = spawnSync(process.execPath, [`${protoRoot}generate.mjs`, '--check'], { encoding: 'utf8' })
   t.equal(check.status, 0, check.stderr || 'up to date')
 })
