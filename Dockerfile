@@ -1,0 +1,43 @@
+# syntax=docker/dockerfile:1
+# Threshold: the sign-in page and its edge server.
+#   docker build -t threshold .
+#   docker run -p 8080:8080 -v threshold-data:/data threshold
+# The runtime is the current Node LTS; CI runs the same install on the Node
+# its machine has (20). NODE_VERSION overrides it.
+ARG NODE_VERSION=24
+
+# Build: all packages, then the client bundle and the server into dist/.
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles its native module when no prebuilt binary can be fetched.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json build.mjs ./
+COPY client client
+COPY server server
+COPY proto proto
+RUN node build.mjs
+
+# Production dependencies only (what .ci/production-install-check runs too).
+FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# Runtime: no compiler, no sources, not root.
+FROM node:${NODE_VERSION}-bookworm-slim
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data
+WORKDIR /app
+COPY --from=production-dependencies /app/node_modules node_modules
+COPY --from=build /app/dist dist
+COPY package.json ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 8080
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/server/main.js"]
