@@ -242,7 +242,6 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
 
   return (
     <div className='page' data-layout={layout}>
-      <BackgroundVideo mobile={layout === 'narrow'} />
       <div className='page__columns'>
         <header className='brand'>
           <p className='brand__name'>{config.productName}</p>
@@ -273,6 +272,8 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
           <div ref={googleIdentity.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>
+      {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
+      <BackgroundVideo mobile={layout === 'narrow'} />
       {ssoModalOpen && (
         <SsoModal initialEmail={email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={busy}
           submitting={ssoStart.isMutating} notice={ssoNotice} onSubmit={submitSso} onCancel={closeSsoModal} />

@@ -39,21 +39,23 @@ export function BackgroundVideo ({ mobile }: { mobile: boolean }) {
   useEffect(() => (still ? undefined : afterPageSettles(() => setLoadVideo(true))), [still])
 
   return (
-    <div className='background'>
-      {loadVideo
-        ? (
-          <video key={variant.mp4} className='background__media' aria-hidden='true' poster={variant.poster} muted loop playsInline autoPlay={!paused}
-            ref={(video) => { if (video !== null) { video.muted = true; if (paused) video.pause(); else void video.play().catch(() => {}) } }}>
-            <source src={variant.webm} type='video/webm' />
-            <source src={variant.mp4} type='video/mp4' />
-          </video>
-          )
-        : <img className='background__media' src={variant.poster} alt='' />}
+    <>
+      <div className='background'>
+        {loadVideo
+          ? (
+            <video key={variant.mp4} className='background__media' aria-hidden='true' poster={variant.poster} muted loop playsInline autoPlay={!paused}
+              ref={(video) => { if (video !== null) { video.muted = true; if (paused) video.pause(); else void video.play().catch(() => {}) } }}>
+              <source src={variant.webm} type='video/webm' />
+              <source src={variant.mp4} type='video/mp4' />
+            </video>
+            )
+          : <img className='background__media' src={variant.poster} alt='' />}
+      </div>
       {loadVideo && (
         <button type='button' className='background__control' aria-pressed={paused} onClick={() => setPaused(!paused)}>
           {paused ? 'Play background' : 'Pause background'}
         </button>
       )}
-    </div>
+    </>
   )
 }

@@ -1,0 +1,156 @@
+import { mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
+import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const WCAG_22_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa']
+const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 812 } } as const
+
+interface AxeViolation { id: string, help: string, nodes: Array<{ target: string[] }> }
+
+/** Runs axe-core in the page (evaluated through the DevTools protocol, which the page's CSP does not govern). */
+async function axeViolations (page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE)
+  const violations = await page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe
+    return (await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })).violations
+  }, WCAG_22_A_AA)
+  return violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`)
+}
+
+/** Whether the focused element shows a focus indicator (its own outline, or its field's). */
+async function focusIsVisible (page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const focused = document.activeElement
+    if (!(focused instanceof HTMLElement)) return false
+    const shown = (element: Element) => {
+      const style = getComputedStyle(element)
+      return (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none'
+    }
+    return shown(focused) || (focused.closest('.field__control') !== null && shown(focused.closest('.field__control')!))
+  })
+}
+
+t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: browserSkip }, async (t) => {
+  const server = await startBuiltServer(t)
+  const { base } = server
+  mkdirSync(SCREENSHOTS, { recursive: true })
+
+  // An account, and a live reset link for the setPassword view.
+  const register = await fetch(`${base}/accounts/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'kim@example.test', password: 'keyboard only please', confirm_password: 'keyboard only please', first_name: '', last_name: '' })
+  })
+  t.equal(register.status, 200)
+  await fetch(`${base}/accounts/resetPasswordRequest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"kim@example.test"}' })
+  const resetLink = await newestResetLink(server.dataDir)
+
+  const views: Array<[string, string]> = [
+    ['login', '/?home_page_banner=Scheduled%20maintenance%20on%20Sunday%2C%2002%3A00%E2%80%9304%3A00%20UTC'],
+    ['register', '/?view=register'],
+    ['resetPassword', '/?view=resetPassword'],
+    ['setPassword', new URL(resetLink).pathname + new URL(resetLink).search],
+    ['error', '/?error=INACTIVITY_LOGOUT']
+  ]
+
+  for (const [size, viewport] of Object.entries(SIZES)) {
+    await t.test(`every view at ${size} size has no WCAG 2.2 A/AA violation`, async (t) => {
+      // Reduced motion: the poster instead of the video, so screenshots are stable.
+      const { page, problems } = await openPage(t, { ...viewport, reducedMotion: 'reduce' })
+      for (const [name, path] of views) {
+        await page.goto(`${base}${path}`)
+        await page.locator('.card').waitFor()
+        t.same(await axeViolations(page), [], `${name} at ${size}`)
+        if (name !== 'error') await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}.png`, fullPage: true })
+      }
+      await page.goto(base)
+      await page.getByRole('button', { name: 'Login with Custom SSO provider' }).click()
+      await page.getByRole('dialog').waitFor()
+      t.same(await axeViolations(page), [], `the SSO modal at ${size}`)
+      await page.screenshot({ path: `${SCREENSHOTS}sso-modal-${size}.png` })
+      t.same(problems, [], 'no console errors and no CSP violations')
+    })
+  }
+
+  await t.test('login with the keyboard alone, with visible focus throughout', async (t) => {
+    const { page, problems } = await openPage(t)
+    await page.goto(`${base}/?redirect=%2Fdone`)
+    await page.locator('.card').waitFor()
+    await page.keyboard.press('Tab')
+    t.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'email', 'the first stop is the email field')
+    t.ok(await focusIsVisible(page), 'focus is visible on the email field')
+    await page.keyboard.type('kim@example.test')
+    await page.keyboard.press('Tab')
+    t.ok(await focusIsVisible(page), 'focus is visible on the password field')
+    await page.keyboard.type('wrong password')
+    await page.keyboard.press('Enter')
+    await page.getByRole('alert').filter({ hasText: 'Invalid email or password.' }).waitFor()
+    t.pass('the error is announced in an alert')
+    await page.keyboard.press('Shift+Tab')
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Control+A')
+    await page.keyboard.type('keyboard only please')
+    await page.keyboard.press('Enter')
+    await page.waitForURL(`${base}/done`)
+    t.same(unexpectedProblems(problems, [401, 404]), [], 'only the refused first try (and the redirect target, which is no page here)')
+  })
+
+  await t.test('register and reset with the keyboard alone; every stop shows its focus', async (t) => {
+    const { page, problems } = await openPage(t)
+    await page.goto(`${base}/?view=register`)
+    await page.locator('.card').waitFor()
+    for (const value of ['Lee', 'Park', 'lee@example.test', 'another good passphrase', 'another good passphrase']) {
+      await page.keyboard.press('Tab')
+      t.ok(await focusIsVisible(page), `focus visible on ${await page.evaluate(() => document.activeElement?.getAttribute('name'))}`)
+      await page.keyboard.type(value)
+      if (value.includes('passphrase')) {
+        await page.keyboard.press('Tab')
+        t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Show', 'the show/hide toggle is reachable')
+        t.ok(await focusIsVisible(page), 'focus visible on the toggle')
+      }
+    }
+    await page.keyboard.press('Tab')
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Sign Up')
+    t.ok(await focusIsVisible(page), 'focus visible on the button')
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').filter({ hasText: 'created' }).waitFor()
+
+    await page.goto(`${base}/?view=resetPassword`)
+    await page.locator('.card').waitFor()
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('lee@example.test')
+    await page.keyboard.press('Tab')
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Send a Password Reset Email')
+    t.ok(await focusIsVisible(page), 'focus visible on the button')
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').filter({ hasText: 'If an account exists' }).waitFor()
+    t.same(problems, [])
+  })
+
+  await t.test('the SSO modal with the keyboard alone', async (t) => {
+    const { page, problems } = await openPage(t)
+    await page.goto(base)
+    await page.locator('.card').waitFor()
+    const sso = page.getByRole('button', { name: 'Login with Custom SSO provider' })
+    await sso.focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('dialog').waitFor()
+    t.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'sso_email')
+    await page.keyboard.type('kim@corp.test')
+    for (let stop = 0; stop < 6; stop++) {
+      await page.keyboard.press('Tab')
+      t.ok(await page.evaluate(() => document.querySelector('[role="dialog"]')?.contains(document.activeElement)), `Tab ${stop + 1} stays in the dialog`)
+      t.ok(await focusIsVisible(page), `focus visible at stop ${stop + 1}`)
+    }
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog').waitFor({ state: 'detached' })
+    t.ok(await sso.evaluate((element) => element === document.activeElement), 'focus returns to the SSO button')
+    t.same(problems, [])
+  })
+})
