@@ -1,0 +1,103 @@
+import { build } from 'esbuild'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import t from 'tap'
+import { buildEdge } from '../fixtures/edge.js'
+
+/**
+ * The size budget of the first load of the login view (issue: performance):
+ * HTML, CSS and JavaScript, gzip, ≤ 95 KB in all; our own code (everything but
+ * react and react-dom) ≤ 20 KB; grpc-web and google-protobuf only in the lazy
+ * chunk. Sizes are deterministic, so the budget fails the build when broken.
+ */
+const BUDGET_TOTAL_BYTES = 95 * 1024
+const BUDGET_OWN_CODE_BYTES = 20 * 1024
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+
+interface Metafile {
+  outputs: Record<string, { entryPoint?: string, imports: Array<{ path: string, kind: string, external?: boolean }>, inputs: Record<string, { bytesInOutput: number }>, cssBundle?: string }>
+}
+
+const meta = JSON.parse(readFileSync(`${root}dist/client-meta.json`, 'utf8')) as Metafile
+const gzipBytes = (bytes: Buffer | string): number => gzipSync(bytes, { level: 9 }).length
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`
+
+/** The entry and every chunk it imports statically (what the login view loads before it can run), and its CSS. */
+function firstLoadOutputs (metafile: Metafile = meta): string[] {
+  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint?.endsWith('client/main.tsx'))
+  if (entry === undefined) throw new Error('no client entry in the metafile; run the build')
+  const seen = new Set<string>()
+  const visit = (path: string): void => {
+    if (seen.has(path)) return
+    seen.add(path)
+    for (const imported of metafile.outputs[path]!.imports) {
+      if (imported.kind === 'import-statement' && imported.external !== true) visit(imported.path)
+    }
+  }
+  visit(entry[0])
+  return [...seen, ...(entry[1].cssBundle === undefined ? [] : [entry[1].cssBundle])]
+}
+
+t.test('the first load of the login view stays within the size budget', async (t) => {
+  const app = await buildEdge(t)
+  const html = (await app.inject({ url: '/' })).body
+  const outputs = firstLoadOutputs()
+  const rows = outputs.map((path) => [path.replace(/^.*\/assets\//, ''), gzipBytes(readFileSync(`${root}${path}`))] as const)
+  const htmlBytes = gzipBytes(html)
+  const total = htmlBytes + rows.reduce((sum, [, bytes]) => sum + bytes, 0)
+
+  // Our own code: the same entry bundled with React left out, gzip.
+  const ownCode = await build({
+    entryPoints: [`${root}client/main.tsx`],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    outdir: `${root}budget-out`,
+    write: false,
+    metafile: true,
+    minify: true,
+    jsx: 'automatic',
+    target: ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15'],
+    define: { 'process.env.NODE_ENV': '"production"' },
+    external: ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'scheduler'],
+    loader: { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.css': 'empty' },
+    legalComments: 'none',
+    logLevel: 'silent'
+  })
+  const ownFirstLoad = new Set(firstLoadOutputs(ownCode.metafile as Metafile).map((path) => `${root}${path}`))
+  const ownBytes = ownCode.outputFiles.filter((file) => ownFirstLoad.has(file.path))
+    .reduce((sum, file) => sum + gzipBytes(Buffer.from(file.contents)), 0)
+
+  t.comment(`first load of the login view (gzip): HTML ${kb(htmlBytes)}, ${rows.map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')}`)
+  t.comment(`total ${kb(total)} of ${kb(BUDGET_TOTAL_BYTES)}; our own code (all but react and react-dom) ${kb(ownBytes)} of ${kb(BUDGET_OWN_CODE_BYTES)}`)
+  t.ok(total <= BUDGET_TOTAL_BYTES, `total ${kb(total)} ≤ ${kb(BUDGET_TOTAL_BYTES)}`)
+  t.ok(ownBytes <= BUDGET_OWN_CODE_BYTES, `own code ${kb(ownBytes)} ≤ ${kb(BUDGET_OWN_CODE_BYTES)}`)
+})
+
+t.test('grpc-web and google-protobuf are only in the lazy domain-check chunk', async (t) => {
+  const first = firstLoadOutputs()
+  for (const path of first) {
+    const inputs = Object.keys(meta.outputs[path]!.inputs)
+    t.notOk(inputs.some((input) => /node_modules\/(grpc-web|google-protobuf)\//.test(input)), `${path} holds neither`)
+  }
+  const lazy = Object.entries(meta.outputs).filter(([path, output]) => !first.includes(path) &&
+    Object.keys(output.inputs).some((input) => input.includes('node_modules/grpc-web/')))
+  t.equal(lazy.length, 1, 'one chunk holds grpc-web')
+  const [chunkPath] = lazy[0]!
+  t.ok(Object.keys(meta.outputs[chunkPath]!.inputs).some((input) => input.includes('node_modules/google-protobuf/')), 'google-protobuf is beside it')
+  t.comment(`lazy domain-check chunk: ${kb(gzipBytes(readFileSync(`${root}${chunkPath}`)))} gzip`)
+})
+
+t.test('the page names only assets that exist, and every first-load file is precompressed', async (t) => {
+  const app = await buildEdge(t)
+  const html = (await app.inject({ url: '/' })).body
+  for (const [, url] of html.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)) {
+    t.equal((await app.inject({ url: String(url) })).statusCode, 200, String(url))
+  }
+  for (const path of firstLoadOutputs()) {
+    t.ok(readFileSync(`${root}${path}.br`).length > 0, `${path}.br`)
+    t.ok(readFileSync(`${root}${path}.gz`).length > 0, `${path}.gz`)
+  }
+})
