@@ -186,7 +186,7 @@ export class AccountsService {
     logAuthEvent(log, 'reset.email-sent', { accountId: account.id, ...delivery })
   }
 
-  /** Completes a reset: a new password, the link used up, every session of the account ended. */
+  /** Completes a reset: a new password, the account's links used up, every session of the account ended. */
   async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parsePasswordChange(body)
     if (!parsed.ok) return error(400, parsed.error)
@@ -198,6 +198,8 @@ export class AccountsService {
       return error(400, 'This password reset link is invalid, used or expired. Please request a new one.')
     }
     await this.store.updatePasswordHash(accountId, passwordHash)
+    // Another link sent earlier would otherwise still change the new password.
+    await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.store.clearLoginFailures(passwordThrottleKey(account.email))

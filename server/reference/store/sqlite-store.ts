@@ -252,6 +252,10 @@ export class SqliteAccountStore implements AccountStore {
     return row?.account_id ?? null
   }
 
+  async voidResetTokens (accountId: string, now: number): Promise<void> {
+    this.db.prepare('UPDATE reset_tokens SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(now, accountId)
+  }
+
   async countResetTokensSince (accountId: string, since: number): Promise<number> {
     const row = this.db.prepare('SELECT COUNT(*) AS count FROM reset_tokens WHERE account_id = ? AND created_at >= ?')
       .get(accountId, since) as { count: number }
