@@ -77,3 +77,27 @@ t.test('a login with bad fields answers 400 with a readable error and checks no 
   }
   t.same(await services.store.readLoginThrottle(passwordThrottleKey('a@example.com')), { failures: 0, lockedUntil: 0 }, 'no failure was counted')
 })
+
+function median (values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+t.test('an unknown email and a wrong password take similar time (figures printed, never asserted)', async (t) => {
+  const { base, services } = await startReference(t)
+  await registerAccount(base, 'timed@example.com')
+  const unknown: number[] = []
+  const wrong: number[] = []
+  for (let round = 0; round < 5; round++) {
+    let started = performance.now()
+    t.equal((await postJson(base, '/accounts/v2/login', { email: `nobody-${round}@example.com`, password: 'wrong guess' })).status, 401)
+    unknown.push(performance.now() - started)
+    started = performance.now()
+    t.equal((await postJson(base, '/accounts/v2/login', { email: 'timed@example.com', password: 'wrong guess' })).status, 401)
+    wrong.push(performance.now() - started)
+    // Keep the known address below the lock, which would answer at once.
+    await services.store.clearLoginFailures(passwordThrottleKey('timed@example.com'))
+  }
+  const ratio = median(unknown) / median(wrong)
+  t.comment(`median login time: unknown email ${median(unknown).toFixed(0)} ms, wrong password ${median(wrong).toFixed(0)} ms, ratio ${ratio.toFixed(2)}`)
+})
