@@ -109,9 +109,15 @@ function isUniqueViolation (error: unknown): error is { code: string, message: s
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
 }
 
-/** Runs the migrations not yet applied, each in its own transaction. */
+/**
+ * Runs the migrations not yet applied, each in its own transaction. A file
+ * from a newer version is refused: its schema may mean what this code cannot.
+ */
 export function migrate (db: Database.Database): number {
   const applied = db.pragma('user_version', { simple: true }) as number
+  if (applied > SQLITE_MIGRATIONS.length) {
+    throw new Error(`the accounts database has schema version ${applied}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold`)
+  }
   for (let version = applied; version < SQLITE_MIGRATIONS.length; version++) {
     db.transaction(() => {
       db.exec(SQLITE_MIGRATIONS[version]!)
