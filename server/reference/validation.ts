@@ -75,6 +75,14 @@ function parseContextField (value: unknown, label: string): Parsed<string | null
   return ok(value)
 }
 
+/** An organisation's name, as memberships store it and logins name it. */
+export function parseOrganization (value: unknown): Parsed<string> {
+  const parsed = parseContextField(value, 'organisation')
+  if (!parsed.ok) return fail(`An organisation's name has at most ${CONTEXT_FIELD_MAX_LENGTH} characters and no control characters.`)
+  if (parsed.value === null) return fail('Name an organisation.')
+  return ok(parsed.value)
+}
+
 function parseAllowedOrgs (value: unknown): Parsed<readonly string[]> {
   if (value === undefined || value === null) return ok([])
   const list = typeof value === 'string' ? [value] : value
