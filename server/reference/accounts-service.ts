@@ -56,6 +56,15 @@ function waitMessage (lockedUntil: number, now: number): string {
   return `Too many failed attempts. Please wait ${wait} and try again.`
 }
 
+/**
+ * What went wrong sending an email, without the error's message: an SMTP
+ * server's reply quotes the recipient's address, which the log never holds.
+ */
+function describeSendFailure (failure: unknown): Record<string, unknown> {
+  const { code, responseCode, command } = (failure ?? {}) as { code?: unknown, responseCode?: unknown, command?: unknown }
+  return { code, responseCode, command }
+}
+
 export interface AccountsServiceOptions {
   readonly store: AccountStore
   readonly tokens: TokenService
@@ -163,7 +172,7 @@ export class AccountsService {
     if (!email.ok) return error(400, email.error)
     logAuthEvent(facts.log, 'reset.requested', { email: email.value, clientAddress: facts.clientAddress })
     void this.sendResetEmail(email.value, facts.log).catch((sendError: unknown) => {
-      facts.log.error({ err: sendError }, 'the password reset email could not be sent')
+      facts.log.error(describeSendFailure(sendError), 'the password reset email could not be sent')
     })
     return success('If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.')
   }
