@@ -102,7 +102,7 @@ for (const [kind, password, expectedFailures, expectedText] of overlapping) {
     const attempt = postJson(base, '/accounts/v2/login', { email: 'parallel@example.com', password })
     await logs.waitFor((line) => line.msg === 'incoming request' && (line.req as { url?: string }).url === '/v2/login')
     // The attempt has passed its lock check and waits for a thread to hash on.
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await new Promise((resolve) => setTimeout(resolve, 300))
     for (let failure = 1; failure <= 5; failure++) {
       await services.store.recordLoginFailure(passwordThrottleKey('parallel@example.com'), loginLockDuration, Date.now())
     }
