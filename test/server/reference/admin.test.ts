@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { hashPassword } from '../../../server/reference/passwords.js'
 import { databaseFile } from '../../../server/reference/services.js'
+import { PostgresAccountStore } from '../../../server/reference/store/postgres-store.js'
 import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
+import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
 import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../fixtures/reference.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -139,4 +141,22 @@ t.test('npm run accounts runs the command', async (t) => {
   const result = await run('npm', ['run', '--silent', 'accounts', '--', 'show', 'bo@example.com'], { DATA_DIR: dataDir, HOME: process.env.HOME ?? '' })
   t.equal(result.code, 0)
   t.match(result.stdout, /^Email: {9}bo@example\.com\n/)
+})
+
+t.test('with DATABASE_URL the command works on PostgreSQL, and an unreachable one is named without its password', { skip: postgresSkip }, async (t) => {
+  const server = await startPostgresServer(t)
+  const databaseUrl = await server.createDatabase()
+  const dataDir = temporaryDataDir(t)
+  const store = await PostgresAccountStore.open({ connectionString: databaseUrl, onIdleError: () => {} })
+  await store.createAccount({ email: 'pg@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: 'google-pg' })
+  await store.close()
+  const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl }
+  t.same(await run(process.execPath, [ADMIN, 'add-member', 'PG@example.com', 'acme'], env), { code: 0, stdout: 'pg@example.com is now a member of acme\n', stderr: '' })
+  t.match((await run(process.execPath, [ADMIN, 'show', 'pg@example.com'], env)).stdout, /Google: {8}yes\nOrganisations: acme\n$/)
+  t.notOk(existsSync(databaseFile(dataDir)), 'no SQLite file is made in DATA_DIR')
+
+  const unreachable = await run(process.execPath, [ADMIN, 'show', 'pg@example.com'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://threshold:s3cret-pw@127.0.0.1:9/threshold' })
+  t.equal(unreachable.code, 1)
+  t.match(unreachable.stderr, /^accounts: the accounts database cannot be opened: /)
+  t.notOk(unreachable.stderr.includes('s3cret-pw'), 'the password is not printed')
 })
