@@ -119,7 +119,8 @@ async function buildServer () {
   await build({
     entryPoints: {
       main: join(root, 'server/main.ts'),
-      reference: join(root, 'server/reference/main.ts')
+      reference: join(root, 'server/reference/main.ts'),
+      'accounts-admin': join(root, 'server/reference/admin.ts')
     },
     outdir: join(dist, 'server'),
     bundle: true,

@@ -45,10 +45,24 @@ export function loginLockDuration (failures: number): number {
   return Math.min(1000 * 2 ** (failures - FREE_LOGIN_FAILURES - 1), MAX_LOGIN_LOCK_MS)
 }
 
+/** The throttle that failed password logins for one address count against (any case of the address). */
+export function passwordThrottleKey (email: string): string {
+  return `password:${emailKey(email)}`
+}
+
 function waitMessage (lockedUntil: number, now: number): string {
   const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
-  const wait = seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`
+  const wait = seconds === 1 ? '1 second' : seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`
   return `Too many failed attempts. Please wait ${wait} and try again.`
+}
+
+/**
+ * What went wrong sending an email, without the error's message: an SMTP
+ * server's reply quotes the recipient's address, which the log never holds.
+ */
+function describeSendFailure (failure: unknown): Record<string, unknown> {
+  const { code, responseCode, command } = (failure ?? {}) as { code?: unknown, responseCode?: unknown, command?: unknown }
+  return { code, responseCode, command }
 }
 
 export interface AccountsServiceOptions {
@@ -77,13 +91,12 @@ export class AccountsService {
     const parsed = parsePasswordLogin(body)
     if (!parsed.ok) return error(400, parsed.error)
     const { email, password, context } = parsed.value
-    const throttleKey = `password:${emailKey(email)}`
-    const now = Date.now()
+    const throttleKey = passwordThrottleKey(email)
 
     const throttle = await this.store.readLoginThrottle(throttleKey)
-    if (throttle.lockedUntil > now) {
+    if (throttle.lockedUntil > Date.now()) {
       logAuthEvent(facts.log, 'login.throttled', { email, clientAddress: facts.clientAddress })
-      return error(429, waitMessage(throttle.lockedUntil, now))
+      return error(429, waitMessage(throttle.lockedUntil, Date.now()))
     }
 
     const account = await this.store.findAccountByEmail(email)
@@ -91,10 +104,22 @@ export class AccountsService {
       ? await verifyPassword(password, account.passwordHash)
       : await verifyPassword(password, await this.decoyHash).then(() => false)
 
+    // Attempts running alongside this one all passed the check above. If
+    // their failures reached a lock meanwhile, this attempt answers as a
+    // locked address does, right password or not: otherwise guesses sent in
+    // parallel would get around the lock.
     if (account === null || !verified) {
-      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, now)
+      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
       logAuthEvent(facts.log, 'login.failed', { email, clientAddress: facts.clientAddress, failures: failure.failures })
-      return error(401, INVALID_CREDENTIALS)
+      const othersFailed = failure.failures - 1
+      return othersFailed > throttle.failures && loginLockDuration(othersFailed) > 0
+        ? error(429, waitMessage(failure.lockedUntil, Date.now()))
+        : error(401, INVALID_CREDENTIALS)
+    }
+    const current = await this.store.readLoginThrottle(throttleKey)
+    if (current.failures > throttle.failures && loginLockDuration(current.failures) > 0) {
+      logAuthEvent(facts.log, 'login.throttled', { email, clientAddress: facts.clientAddress })
+      return error(429, waitMessage(current.lockedUntil, Date.now()))
     }
     await this.store.clearLoginFailures(throttleKey)
     if (needsRehash(account.passwordHash!)) {
@@ -147,7 +172,7 @@ export class AccountsService {
     if (!email.ok) return error(400, email.error)
     logAuthEvent(facts.log, 'reset.requested', { email: email.value, clientAddress: facts.clientAddress })
     void this.sendResetEmail(email.value, facts.log).catch((sendError: unknown) => {
-      facts.log.error({ err: sendError }, 'the password reset email could not be sent')
+      facts.log.error(describeSendFailure(sendError), 'the password reset email could not be sent')
     })
     return success('If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.')
   }
@@ -170,7 +195,7 @@ export class AccountsService {
     logAuthEvent(log, 'reset.email-sent', { accountId: account.id, ...delivery })
   }
 
-  /** Completes a reset: a new password, the link used up, every session of the account ended. */
+  /** Completes a reset: a new password, the account's links used up, every session of the account ended. */
   async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parsePasswordChange(body)
     if (!parsed.ok) return error(400, parsed.error)
@@ -182,9 +207,11 @@ export class AccountsService {
       return error(400, 'This password reset link is invalid, used or expired. Please request a new one.')
     }
     await this.store.updatePasswordHash(accountId, passwordHash)
+    // Another link sent earlier would otherwise still change the new password.
+    await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
     const account = await this.store.findAccountById(accountId)
-    if (account !== null) await this.store.clearLoginFailures(`password:${emailKey(account.email)}`)
+    if (account !== null) await this.store.clearLoginFailures(passwordThrottleKey(account.email))
     logAuthEvent(facts.log, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
     return success('Your password has been changed. You can now log in with it.')
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsService, Answer, RequestFacts } from './accounts-service.js'
+import { answerErrorsAsJson } from './error-answers.js'
 import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
 
@@ -40,6 +41,7 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
   const { accounts, tokens } = options
+  answerErrorsAsJson(app)
 
   app.post('/v2/login', async (request, reply) =>
     sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request))))

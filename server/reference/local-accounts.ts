@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
 import { requestFacts, sendAnswer } from './app.js'
+import { answerErrorsAsJson, answerNotFoundAsJson } from './error-answers.js'
 
 export interface LocalAccountsOptions {
   readonly accounts: AccountsService
@@ -21,6 +22,8 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600
  */
 export async function localAccountsApp (app: FastifyInstance, options: LocalAccountsOptions): Promise<void> {
   const allowed = new Set(options.allowedOrigins.map((origin) => origin.toLowerCase()))
+  answerErrorsAsJson(app)
+  answerNotFoundAsJson(app)
   await app.register(rateLimit, {
     max: options.perMinute,
     timeWindow: 60_000,

@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
 import { randomUUID } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /** The key that signs auth tokens, and its public half for the key set. */
@@ -21,22 +21,42 @@ export async function loadOrCreateSigningKey (dataDir: string): Promise<SigningK
   const file = join(folder, 'auth-signing-key.jwk.json')
   let jwk: JWK
   try {
-    jwk = JSON.parse(await readFile(file, 'utf8')) as JWK
+    jwk = parseKeyFile(file, await readFile(file, 'utf8'))
   } catch (error) {
     if ((error as { code?: string }).code !== 'ENOENT') throw error
     const { privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { crv: 'Ed25519', extractable: true })
     jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: SIGNING_ALGORITHM, use: 'sig' }
     await mkdir(folder, { recursive: true, mode: 0o700 })
-    // wx: two processes starting at once must not overwrite each other's key.
-    await writeFile(file, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' }).catch(async (writeError: { code?: string }) => {
-      if (writeError.code !== 'EEXIST') throw writeError
-      jwk = JSON.parse(await readFile(file, 'utf8')) as JWK
-    })
+    // Written whole under a private name, then linked into place: link() fails
+    // if another process got there first, and nobody ever reads a half-written key.
+    const draft = `${file}.${randomUUID()}.tmp`
+    await writeFile(draft, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' })
+    try {
+      await link(draft, file)
+    } catch (linkError) {
+      if ((linkError as { code?: string }).code !== 'EEXIST') throw linkError
+      jwk = parseKeyFile(file, await readFile(file, 'utf8'))
+    } finally {
+      await unlink(draft)
+    }
   }
   const { d: _private, ...publicJwk } = jwk
   return {
     kid: String(jwk.kid),
-    privateKey: await importJWK(jwk, SIGNING_ALGORITHM) as CryptoKey,
+    privateKey: await importJWK(jwk, SIGNING_ALGORITHM).catch((importError: Error) => {
+      throw new Error(`the signing key in ${file} cannot be used (${importError.message}); restore it from a backup`)
+    }) as CryptoKey,
     publicJwk: { ...publicJwk, alg: SIGNING_ALGORITHM, use: 'sig' }
+  }
+}
+
+/** A damaged key file is reported, never replaced: every token it signed would stop verifying. */
+function parseKeyFile (file: string, text: string): JWK {
+  try {
+    const jwk = JSON.parse(text) as JWK
+    if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string') throw new Error('not an Ed25519 private key')
+    return jwk
+  } catch (error) {
+    throw new Error(`the signing key in ${file} cannot be read (${(error as Error).message}); restore it from a backup`)
   }
 }

@@ -24,7 +24,7 @@ export interface TokenPair {
 
 export type RefreshOutcome =
   | { readonly tokens: TokenPair, readonly accountId: string }
-  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' }
+  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' }
 
 /** SHA-256 of an opaque token: stored instead of the token, so a database leak reveals none. */
 export function hashToken (token: string): string {
@@ -98,6 +98,12 @@ export class TokenService {
       organizations: saved.organizations.filter((organization) => memberships.has(organization)),
       resourceType: saved.resourceType,
       clusterName: saved.clusterName
+    }
+    // A login that named organisations needed a membership; once none is
+    // left, the login would be refused today, and so is its refresh.
+    if (saved.organizations.length > 0 && context.organizations.length === 0) {
+      await this.store.revokeRefreshFamily(record.familyId, now)
+      return { refused: 'no-allowed-organization' }
     }
     return { tokens: await this.issue(account, context, saved.method, record.familyId), accountId: account.id }
   }

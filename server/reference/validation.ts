@@ -27,7 +27,10 @@ function asBody (body: unknown): Body {
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Body : {}
 }
 
-/** A deliverable-looking address: one @, a local part of at most 64 characters, a domain with a dot. */
+/**
+ * A deliverable-looking address: one @, an unquoted local part of at most 64
+ * characters (no dot at either end or twice in a row), a domain with a dot.
+ */
 export function parseEmail (value: unknown): Parsed<string> {
   if (typeof value !== 'string') return fail('Enter your email address.')
   const email = value.trim()
@@ -36,7 +39,8 @@ export function parseEmail (value: unknown): Parsed<string> {
   const local = email.slice(0, at)
   const domain = email.slice(at + 1)
   const asciiDomain = domainToASCII(domain)
-  const valid = at > 0 && email.length <= 254 && local.length <= 64 && !/[\s<>()[\]\\,;:"]/.test(local) &&
+  const valid = at > 0 && email.length <= 254 && local.length <= 64 && !/[\s<>()[\]\\,;:"@]/.test(local) &&
+    !/^\.|\.$|\.\./.test(local) &&
     !CONTROL_CHARACTERS.test(email) && asciiDomain !== '' &&
     /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/.test(asciiDomain)
   return valid ? ok(email) : fail('Enter a valid email address.')
@@ -69,6 +73,14 @@ function parseContextField (value: unknown, label: string): Parsed<string | null
     return fail(`The ${label} is not valid.`)
   }
   return ok(value)
+}
+
+/** An organisation's name, as memberships store it and logins name it. */
+export function parseOrganization (value: unknown): Parsed<string> {
+  const parsed = parseContextField(value, 'organisation')
+  if (!parsed.ok) return fail(`An organisation's name has at most ${CONTEXT_FIELD_MAX_LENGTH} characters and no control characters.`)
+  if (parsed.value === null) return fail('Name an organisation.')
+  return ok(parsed.value)
 }
 
 function parseAllowedOrgs (value: unknown): Parsed<readonly string[]> {

@@ -93,6 +93,8 @@ export interface AccountStore {
   insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void>
   /** Uses the token once: returns its account if it was unused and unexpired. Atomic. */
   consumeResetToken (tokenHash: string, now: number): Promise<string | null>
+  /** Marks every unused reset token of the account used (its password has just changed). */
+  voidResetTokens (accountId: string, now: number): Promise<void>
   /** How many reset emails were sent to the account since `since`. */
   countResetTokensSince (accountId: string, since: number): Promise<number>
 

@@ -342,6 +342,10 @@ export class PostgresAccountStore implements AccountStore {
     return rows[0]?.account_id ?? null
   }
 
+  async voidResetTokens (accountId: string, now: number): Promise<void> {
+    await this.pool.query('UPDATE reset_tokens SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [now, accountId])
+  }
+
   async countResetTokensSince (accountId: string, since: number): Promise<number> {
     const { rows } = await this.pool.query<{ count: number }>(
       'SELECT COUNT(*) AS count FROM reset_tokens WHERE account_id = $1 AND created_at >= $2', [accountId, since])

@@ -109,9 +109,15 @@ function isUniqueViolation (error: unknown): error is { code: string, message: s
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
 }
 
-/** Runs the migrations not yet applied, each in its own transaction. */
+/**
+ * Runs the migrations not yet applied, each in its own transaction. A file
+ * from a newer version is refused: its schema may mean what this code cannot.
+ */
 export function migrate (db: Database.Database): number {
   const applied = db.pragma('user_version', { simple: true }) as number
+  if (applied > SQLITE_MIGRATIONS.length) {
+    throw new Error(`the accounts database has schema version ${applied}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold`)
+  }
   for (let version = applied; version < SQLITE_MIGRATIONS.length; version++) {
     db.transaction(() => {
       db.exec(SQLITE_MIGRATIONS[version]!)
@@ -250,6 +256,10 @@ export class SqliteAccountStore implements AccountStore {
     const row = this.db.prepare(`UPDATE reset_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
                                  RETURNING account_id`).get(now, tokenHash, now) as { account_id: string } | undefined
     return row?.account_id ?? null
+  }
+
+  async voidResetTokens (accountId: string, now: number): Promise<void> {
+    this.db.prepare('UPDATE reset_tokens SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(now, accountId)
   }
 
   async countResetTokensSince (accountId: string, since: number): Promise<number> {

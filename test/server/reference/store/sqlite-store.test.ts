@@ -1,9 +1,13 @@
+import Database from 'better-sqlite3'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { SqliteAccountStore, SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
+import { databaseFile } from '../../../../server/reference/services.js'
+import { migrate, SqliteAccountStore, SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
 import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
+import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../../fixtures/reference.js'
 
 async function tempFolder (t: import('tap').Test): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'threshold-sqlite-'))
@@ -28,4 +32,47 @@ t.test('accounts outlive the store: a store reopened on the same file finds them
   t.teardown(() => second.close())
   t.same(await second.findAccountByEmail('kept@example.com'), 'created' in result ? result.created : null)
   t.ok(SQLITE_MIGRATIONS.length >= 1)
+})
+
+t.test('a restart on the same DATA_DIR keeps the accounts, their memberships and their sessions', async (t) => {
+  const dataDir = temporaryDataDir(t)
+  const first = await startReference(t, { dataDir })
+  await registerAccount(first.base, 'keeper@example.com')
+  const account = await first.services.store.findAccountByEmail('keeper@example.com')
+  await first.services.store.addMembership(account!.id, 'acme')
+  const { refresh } = await loginTokens(first.base, 'keeper@example.com')
+  await first.close()
+
+  const second = await startReference(t, { dataDir })
+  const login = await postJson(second.base, '/accounts/v2/login', { email: 'keeper@example.com', password: GOOD_PASSWORD, insecure_allowed_orgs: ['acme'] })
+  t.equal(login.status, 200, 'the account logs in after the restart, as a member')
+  t.equal((await postJson(second.base, '/accounts/token/refresh', { refresh })).status, 200, 'a refresh token from before the restart works')
+  t.same((await postJson(second.base, '/accounts/register', { email: 'KEEPER@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })).status, 409)
+})
+
+t.test('the data file is DATA_DIR/accounts.sqlite, in WAL mode, at the latest schema version', async (t) => {
+  const { dataDir, services } = await startReference(t)
+  t.equal(databaseFile(dataDir), join(dataDir, 'accounts.sqlite'))
+  await services.store.createAccount({ email: 'wal@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: null })
+  t.ok(existsSync(join(dataDir, 'accounts.sqlite-wal')), 'a write-ahead log sits beside the file')
+  const reader = new Database(databaseFile(dataDir), { readonly: true })
+  t.teardown(() => reader.close())
+  t.equal(reader.pragma('journal_mode', { simple: true }), 'wal')
+  t.equal(reader.pragma('user_version', { simple: true }), SQLITE_MIGRATIONS.length)
+})
+
+t.test('migrations run once: opening a current database again changes nothing', async (t) => {
+  const db = new Database(':memory:')
+  t.teardown(() => db.close())
+  t.equal(migrate(db), SQLITE_MIGRATIONS.length)
+  db.prepare("INSERT INTO accounts (id, email, email_key, created_at) VALUES ('1', 'a@example.com', 'a@example.com', 0)").run()
+  t.equal(migrate(db), SQLITE_MIGRATIONS.length)
+  t.equal((db.prepare('SELECT COUNT(*) AS count FROM accounts').get() as { count: number }).count, 1)
+})
+
+t.test('a database written by a newer version is refused rather than used with an older schema', async (t) => {
+  const db = new Database(':memory:')
+  t.teardown(() => db.close())
+  db.pragma(`user_version = ${SQLITE_MIGRATIONS.length + 1}`)
+  t.throws(() => migrate(db), { message: `the accounts database has schema version ${SQLITE_MIGRATIONS.length + 1}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold` })
 })

@@ -1,0 +1,161 @@
+// `npm run accounts -- <command>`: an operator's command for the reference
+// accounts service's data. Organisations have no page of their own, so
+// memberships are managed here. It works on the store a running server uses
+// (DATA_DIR's SQLite file in WAL mode, or DATABASE_URL), alongside it.
+import type { FastifyBaseLogger } from 'fastify'
+import { existsSync } from 'node:fs'
+import { ConfigError } from '../env-parsing.js'
+import { loadReferenceConfig, type ReferenceConfig } from './config.js'
+import { databaseFile, openAccountStore } from './services.js'
+import type { Account, AccountStore } from './store/account-store.js'
+import { parseOrganization } from './validation.js'
+
+const USAGE = `Usage: npm run accounts -- <command>
+
+Commands:
+  add-member <email> <organisation>     make the account a member of the organisation
+  remove-member <email> <organisation>  end the account's membership of the organisation
+  show <email>                          the account's details and memberships
+
+Accounts are read from the store the server uses: DATABASE_URL when set,
+else the SQLite file in DATA_DIR (default ./data).`
+
+/** Exit codes: done; refused (no such account, not a member…); the command itself is wrong. */
+const EXIT = Object.freeze({ DONE: 0, REFUSED: 1, USAGE: 2 })
+
+class CommandError extends Error {
+  constructor (message: string, readonly exitCode: number = EXIT.REFUSED) { super(message) }
+}
+
+interface Command {
+  readonly parameters: readonly string[]
+  run (store: AccountStore, args: readonly string[]): Promise<string>
+}
+
+async function accountFor (store: AccountStore, email: string): Promise<Account> {
+  const account = await store.findAccountByEmail(email)
+  if (account === null) throw new CommandError(`no account has the email ${email}`)
+  return account
+}
+
+function organizationArgument (value: string): string {
+  const parsed = parseOrganization(value)
+  if (!parsed.ok) throw new CommandError(parsed.error, EXIT.USAGE)
+  if (parsed.value.trim() !== parsed.value) throw new CommandError('An organisation\'s name may not start or end with a space.', EXIT.USAGE)
+  return parsed.value
+}
+
+function describe (account: Account, organizations: readonly string[]): string {
+  const name = [account.firstName, account.lastName].filter((part) => part !== null).join(' ')
+  const rows: Array<[string, string]> = [
+    ['Email', account.email],
+    ['Account id', account.id],
+    ['Name', name === '' ? 'none' : name],
+    ['Created', new Date(account.createdAt).toISOString()],
+    ['Password', account.passwordHash === null ? 'no' : 'yes'],
+    ['Google', account.googleSubject === null ? 'no' : 'yes'],
+    ['Organisations', organizations.length === 0 ? 'none' : organizations.join(', ')]
+  ]
+  const width = Math.max(...rows.map(([label]) => label.length))
+  return rows.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n')
+}
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  'add-member': {
+    parameters: ['email', 'organisation'],
+    async run (store, [email, organisation]) {
+      const organization = organizationArgument(organisation!)
+      const account = await accountFor(store, email!)
+      if ((await store.listMemberships(account.id)).includes(organization)) {
+        return `${account.email} is already a member of ${organization}`
+      }
+      await store.addMembership(account.id, organization)
+      return `${account.email} is now a member of ${organization}`
+    }
+  },
+  'remove-member': {
+    parameters: ['email', 'organisation'],
+    async run (store, [email, organisation]) {
+      const organization = organizationArgument(organisation!)
+      const account = await accountFor(store, email!)
+      const memberships = await store.listMemberships(account.id)
+      if (!memberships.includes(organization)) {
+        const current = memberships.length === 0 ? 'no organisation' : memberships.join(', ')
+        throw new CommandError(`${account.email} is not a member of ${organization} (member of: ${current})`)
+      }
+      await store.removeMembership(account.id, organization)
+      // Auth tokens already issued keep their orgs claim until they expire.
+      return `${account.email} is no longer a member of ${organization}; tokens already issued end within 15 minutes`
+    }
+  },
+  show: {
+    parameters: ['email'],
+    async run (store, [email]) {
+      const account = await accountFor(store, email!)
+      return describe(account, await store.listMemberships(account.id))
+    }
+  }
+}
+
+function reportToStderr (...args: unknown[]): void {
+  const message = args.find((arg) => typeof arg === 'string')
+  if (message !== undefined) console.error(`accounts: ${message}`)
+}
+
+/** The store's own messages: its errors go to stderr, the rest nowhere (the command prints its result). */
+const storeLog = {
+  level: 'error',
+  fatal: reportToStderr,
+  error: reportToStderr,
+  warn () {},
+  info () {},
+  debug () {},
+  trace () {},
+  silent () {},
+  child () { return storeLog }
+} as unknown as FastifyBaseLogger
+
+function readConfig (): ReferenceConfig {
+  try {
+    return loadReferenceConfig(process.env, 8080)
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CommandError(`invalid configuration: ${error.message}`, EXIT.USAGE)
+    throw error
+  }
+}
+
+async function main (args: readonly string[]): Promise<number> {
+  const [name, ...rest] = args
+  if (name === undefined) throw new CommandError(`no command given\n\n${USAGE}`, EXIT.USAGE)
+  if (name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE)
+    return EXIT.DONE
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : undefined
+  if (command === undefined) throw new CommandError(`unknown command "${name}"\n\n${USAGE}`, EXIT.USAGE)
+  if (rest.length !== command.parameters.length) {
+    throw new CommandError(`${name} takes ${command.parameters.map((parameter) => `<${parameter}>`).join(' ')}\n\n${USAGE}`, EXIT.USAGE)
+  }
+  const config = readConfig()
+  // Opening SQLite would create an empty database: a mistyped DATA_DIR must not pass for "no such account".
+  if (config.databaseUrl === null && !existsSync(databaseFile(config.dataDir))) {
+    throw new CommandError(`there is no accounts database in ${config.dataDir} (is DATA_DIR right?)`)
+  }
+  const store = await openAccountStore(config, storeLog).catch((error: Error) => {
+    throw new CommandError(`the accounts database cannot be opened: ${error.message}`)
+  })
+  try {
+    console.log(await command.run(store, rest))
+    return EXIT.DONE
+  } finally {
+    await store.close()
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2))
+} catch (error) {
+  if (!(error instanceof CommandError)) throw error
+  console.error(`accounts: ${error.message}`)
+  process.exitCode = error.exitCode
+}

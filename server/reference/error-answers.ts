@@ -1,0 +1,36 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+
+/** What a visitor reads for the request errors Fastify itself raises. */
+const READABLE_REQUEST_ERRORS: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be JSON.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body does not match its length.'
+}
+
+const UNREADABLE_REQUEST = 'The request could not be read.'
+const SERVER_FAILURE = 'Something went wrong. Please try again.'
+
+/**
+ * Answers every error of the plugin's routes as the page reads them,
+ * `{"error": "<readable text>"}`, instead of Fastify's own shape: a 4xx says
+ * what was wrong with the request, a 5xx never shows its cause (a database
+ * message, a path) and is logged instead.
+ */
+export function answerErrorsAsJson (app: FastifyInstance): void {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    let message = SERVER_FAILURE
+    if (status === 500) request.log.error({ err: error }, 'request failed')
+    // Fastify's own messages are for developers; errors raised by our code and plugins (a rate limit) are written for visitors.
+    else message = typeof error.code === 'string' && error.code.startsWith('FST_') ? READABLE_REQUEST_ERRORS[error.code] ?? UNREADABLE_REQUEST : error.message
+    return reply.code(status).header('cache-control', 'no-store').send({ error: message })
+  })
+}
+
+/** Unknown paths answer 404 `{"error": "Not found."}`. */
+export function answerNotFoundAsJson (app: FastifyInstance): void {
+  app.setNotFoundHandler(async (_request, reply) =>
+    reply.code(404).header('cache-control', 'no-store').send({ error: 'Not found.' }))
+}

@@ -1,0 +1,69 @@
+import t from 'tap'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+
+const CREATED = { success: 'Your account has been created. You can now log in.' }
+const EXISTS = { error: 'An account with this email already exists. Log in, or reset your password.' }
+
+t.test('a registration with names creates an account whose details are kept as given', async (t) => {
+  const { base, services } = await startReference(t)
+  const answer = await postJson(base, '/accounts/register', {
+    first_name: '  Zoë ', last_name: 'Ødegård', email: ' Zoe.Odegard@Example.COM ', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD
+  })
+  t.equal(answer.status, 200)
+  t.same(answer.body, CREATED)
+  t.equal(answer.headers.get('cache-control'), 'no-store')
+  const account = await services.store.findAccountByEmail('zoe.odegard@example.com')
+  t.ok(account, 'the account exists')
+  t.equal(account!.email, 'Zoe.Odegard@Example.COM', 'the email is kept as typed, without the spaces around it')
+  t.equal(account!.firstName, 'Zoë')
+  t.equal(account!.lastName, 'Ødegård')
+  t.match(account!.passwordHash, /^scrypt\$N=131072,r=8,p=1\$/, 'the password is stored as an scrypt hash')
+  t.notOk(account!.passwordHash!.includes(GOOD_PASSWORD))
+  t.equal(account!.googleSubject, null)
+})
+
+t.test('names are optional: missing, null and blank names are stored as none', async (t) => {
+  const { base, services } = await startReference(t)
+  await registerAccount(base, 'no-names@example.com')
+  const answer = await postJson(base, '/accounts/register', {
+    first_name: null, last_name: '   ', email: 'blank-names@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD
+  })
+  t.same(answer.body, CREATED)
+  for (const email of ['no-names@example.com', 'blank-names@example.com']) {
+    const account = await services.store.findAccountByEmail(email)
+    t.equal(account!.firstName, null, `${email}: no first name`)
+    t.equal(account!.lastName, null, `${email}: no last name`)
+  }
+})
+
+t.test('an email is unique without regard to case: a second registration in other case is refused', async (t) => {
+  const { base, services } = await startReference(t)
+  await registerAccount(base, 'Casey@Example.com')
+  const answer = await postJson(base, '/accounts/register', {
+    email: 'cASEY@example.COM', password: 'another good password', confirm_password: 'another good password'
+  })
+  t.equal(answer.status, 409)
+  t.same(answer.body, EXISTS)
+  const account = await services.store.findAccountByEmail('casey@example.com')
+  t.equal(account!.email, 'Casey@Example.com', 'the first account is untouched')
+})
+
+t.test('20 concurrent registrations of one email make exactly one account and 19 conflicts', async (t) => {
+  const { base, services } = await startReference(t)
+  const started = performance.now()
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => postJson(base, '/accounts/register', {
+    first_name: `Racer ${index}`,
+    email: index % 2 === 0 ? 'racer@example.com' : 'RACER@example.com',
+    password: GOOD_PASSWORD,
+    confirm_password: GOOD_PASSWORD
+  })))
+  t.comment(`20 concurrent registrations answered in ${((performance.now() - started) / 1000).toFixed(2)} s`)
+  const created = answers.filter((answer) => answer.status === 200)
+  const conflicts = answers.filter((answer) => answer.status === 409)
+  t.equal(created.length, 1, 'one succeeds')
+  t.equal(conflicts.length, 19, 'the others conflict')
+  t.ok(created.every((answer) => JSON.stringify(answer.body) === JSON.stringify(CREATED)))
+  t.ok(conflicts.every((answer) => JSON.stringify(answer.body) === JSON.stringify(EXISTS)), 'every conflict has the readable text')
+  const account = await services.store.findAccountByEmail('racer@example.com')
+  t.ok(account, 'the account exists')
+})

@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { hashPassword } from '../../../server/reference/passwords.js'
+import { databaseFile } from '../../../server/reference/services.js'
+import { PostgresAccountStore } from '../../../server/reference/store/postgres-store.js'
+import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
+import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
+import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../fixtures/reference.js'
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const ADMIN = join(ROOT, 'dist/server/accounts-admin.js')
+
+interface Run { readonly code: number, readonly stdout: string, readonly stderr: string }
+
+function run (file: string, args: readonly string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr })
+    })
+  })
+}
+
+/** The built admin command, as `npm run accounts --` runs it. */
+const accounts = (dataDir: string, ...args: string[]): Promise<Run> => run(process.execPath, [ADMIN, ...args], { DATA_DIR: dataDir })
+
+/** A DATA_DIR holding a password account (Ann) and a Google-only account (Bo). */
+async function dataDirWithAccounts (t: Test): Promise<string> {
+  const dataDir = temporaryDataDir(t)
+  const store = new SqliteAccountStore(databaseFile(dataDir))
+  await store.createAccount({ email: 'Ann@Example.com', firstName: 'Ann', lastName: 'Lee', passwordHash: await hashPassword('x', { N: 1024, r: 8, p: 1 }), googleSubject: null })
+  await store.createAccount({ email: 'bo@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: 'google-7' })
+  await store.close()
+  return dataDir
+}
+
+async function membershipsOf (dataDir: string, email: string): Promise<readonly string[]> {
+  const store = new SqliteAccountStore(databaseFile(dataDir))
+  try {
+    return await store.listMemberships((await store.findAccountByEmail(email))!.id)
+  } finally {
+    await store.close()
+  }
+}
+
+t.test('add-member makes an account a member, found by its email in any case; adding again changes nothing', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  t.same(await accounts(dataDir, 'add-member', 'ann@example.COM', 'acme'), { code: 0, stdout: 'Ann@Example.com is now a member of acme\n', stderr: '' })
+  t.same(await accounts(dataDir, 'add-member', 'ann@example.com', 'acme'), { code: 0, stdout: 'Ann@Example.com is already a member of acme\n', stderr: '' })
+  await accounts(dataDir, 'add-member', 'ann@example.com', 'Globex Corp')
+  t.same(await membershipsOf(dataDir, 'ann@example.com'), ['Globex Corp', 'acme'])
+})
+
+t.test('remove-member ends a membership; removing one that does not exist is an error naming the memberships', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  await accounts(dataDir, 'add-member', 'ann@example.com', 'acme')
+  const removed = await accounts(dataDir, 'remove-member', 'ann@example.com', 'acme')
+  t.same(removed, { code: 0, stdout: 'Ann@Example.com is no longer a member of acme; tokens already issued end within 15 minutes\n', stderr: '' })
+  t.same(await membershipsOf(dataDir, 'ann@example.com'), [])
+  t.same(await accounts(dataDir, 'remove-member', 'ann@example.com', 'acme'),
+    { code: 1, stdout: '', stderr: 'accounts: Ann@Example.com is not a member of acme (member of: no organisation)\n' })
+  await accounts(dataDir, 'add-member', 'ann@example.com', 'globex')
+  t.equal((await accounts(dataDir, 'remove-member', 'ann@example.com', 'Globex')).stderr,
+    'accounts: Ann@Example.com is not a member of Globex (member of: globex)\n', 'organisation names are exact')
+})
+
+t.test('show prints the account: memberships, creation, and whether it has a password or Google', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  await accounts(dataDir, 'add-member', 'ann@example.com', 'globex')
+  await accounts(dataDir, 'add-member', 'ann@example.com', 'acme')
+  const ann = await accounts(dataDir, 'show', 'ANN@example.com')
+  t.equal(ann.code, 0)
+  t.match(ann.stdout, /^Email: {9}Ann@Example\.com\nAccount id: {4}[0-9a-f-]{36}\nName: {10}Ann Lee\nCreated: {7}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\nPassword: {6}yes\nGoogle: {8}no\nOrganisations: acme, globex\n$/)
+  const bo = await accounts(dataDir, 'show', 'bo@example.com')
+  t.match(bo.stdout, /Name: {10}none\n/)
+  t.match(bo.stdout, /Password: {6}no\nGoogle: {8}yes\nOrganisations: none\n$/)
+  t.notOk(ann.stdout.includes('scrypt'), 'the password hash is not shown')
+})
+
+t.test('an unknown email is an error, and nothing is created', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  for (const args of [['show', 'nobody@example.com'], ['add-member', 'nobody@example.com', 'acme'], ['remove-member', 'nobody@example.com', 'acme']]) {
+    t.same(await accounts(dataDir, ...args), { code: 1, stdout: '', stderr: 'accounts: no account has the email nobody@example.com\n' }, args.join(' '))
+  }
+})
+
+t.test('a wrong command, wrong arguments or a bad organisation name exit 2 with the reason and the usage', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  const cases: Array<[string[], string]> = [
+    [[], 'accounts: no command given\n\nUsage: npm run accounts -- <command>'],
+    [['delete', 'ann@example.com'], 'accounts: unknown command "delete"\n\nUsage:'],
+    [['toString'], 'accounts: unknown command "toString"'],
+    [['add-member', 'ann@example.com'], 'accounts: add-member takes <email> <organisation>\n\nUsage:'],
+    [['show'], 'accounts: show takes <email>'],
+    [['show', 'ann@example.com', 'extra'], 'accounts: show takes <email>'],
+    [['add-member', 'ann@example.com', ''], 'accounts: Name an organisation.'],
+    [['add-member', 'ann@example.com', 'x'.repeat(129)], 'accounts: An organisation\'s name has at most 128 characters and no control characters.'],
+    [['add-member', 'ann@example.com', 'ac\tme'], 'accounts: An organisation\'s name has at most 128 characters and no control characters.'],
+    [['add-member', 'ann@example.com', ' acme'], 'accounts: An organisation\'s name may not start or end with a space.']
+  ]
+  for (const [args, message] of cases) {
+    const result = await accounts(dataDir, ...args)
+    t.equal(result.code, 2, `${JSON.stringify(args)}: exit 2`)
+    t.ok(result.stderr.startsWith(message), `${JSON.stringify(args)}: ${message.split('\n')[0]}`)
+    t.equal(result.stdout, '')
+  }
+  t.same(await membershipsOf(dataDir, 'ann@example.com'), [], 'nothing was added')
+  const help = await accounts(dataDir, 'help')
+  t.equal(help.code, 0)
+  t.match(help.stdout, /^Usage: npm run accounts -- <command>\n\nCommands:\n {2}add-member <email> <organisation>/)
+})
+
+t.test('a DATA_DIR with no accounts database is an error, and none is created there', async (t) => {
+  const dataDir = temporaryDataDir(t)
+  t.same(await accounts(dataDir, 'show', 'ann@example.com'),
+    { code: 1, stdout: '', stderr: `accounts: there is no accounts database in ${dataDir} (is DATA_DIR right?)\n` })
+  t.notOk(existsSync(databaseFile(dataDir)))
+})
+
+t.test('a bad setting in the environment is named', async (t) => {
+  const result = await run(process.execPath, [ADMIN, 'show', 'ann@example.com'], { DATA_DIR: temporaryDataDir(t), SMTP_URL: 'http://mail.example.com' })
+  t.same(result, { code: 2, stdout: '', stderr: 'accounts: invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL\n' })
+})
+
+t.test('memberships changed while the server runs apply to the next login and refresh', async (t) => {
+  const { base, dataDir } = await startReference(t)
+  await registerAccount(base, 'live@example.com')
+  const login = { email: 'live@example.com', password: GOOD_PASSWORD, insecure_allowed_orgs: ['acme'] }
+  t.equal((await postJson(base, '/accounts/v2/login', login)).status, 403)
+  t.equal((await accounts(dataDir, 'add-member', 'live@example.com', 'acme')).code, 0)
+  const { refresh } = await loginTokens(base, 'live@example.com', GOOD_PASSWORD, { insecure_allowed_orgs: ['acme'] })
+  t.equal((await accounts(dataDir, 'remove-member', 'live@example.com', 'acme')).code, 0)
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh })).status, 401, 'the refresh is refused once the membership ends')
+  t.equal((await postJson(base, '/accounts/v2/login', login)).status, 403)
+})
+
+t.test('npm run accounts runs the command', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  const result = await run('npm', ['run', '--silent', 'accounts', '--', 'show', 'bo@example.com'], { DATA_DIR: dataDir, HOME: process.env.HOME ?? '' })
+  t.equal(result.code, 0)
+  t.match(result.stdout, /^Email: {9}bo@example\.com\n/)
+})
+
+t.test('with DATABASE_URL the command works on PostgreSQL, and an unreachable one is named without its password', { skip: postgresSkip }, async (t) => {
+  const server = await startPostgresServer(t)
+  const databaseUrl = await server.createDatabase()
+  const dataDir = temporaryDataDir(t)
+  const store = await PostgresAccountStore.open({ connectionString: databaseUrl, onIdleError: () => {} })
+  await store.createAccount({ email: 'pg@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: 'google-pg' })
+  await store.close()
+  const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl }
+  t.same(await run(process.execPath, [ADMIN, 'add-member', 'PG@example.com', 'acme'], env), { code: 0, stdout: 'pg@example.com is now a member of acme\n', stderr: '' })
+  t.match((await run(process.execPath, [ADMIN, 'show', 'pg@example.com'], env)).stdout, /Google: {8}yes\nOrganisations: acme\n$/)
+  t.notOk(existsSync(databaseFile(dataDir)), 'no SQLite file is made in DATA_DIR')
+
+  const unreachable = await run(process.execPath, [ADMIN, 'show', 'pg@example.com'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://threshold:s3cret-pw@127.0.0.1:9/threshold' })
+  t.equal(unreachable.code, 1)
+  t.match(unreachable.stderr, /^accounts: the accounts database cannot be opened: /)
+  t.notOk(unreachable.stderr.includes('s3cret-pw'), 'the password is not printed')
+})

@@ -1,0 +1,148 @@
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose'
+import t, { type Test } from 'tap'
+import { jsonAnswer, startUpstream } from '../../fixtures/edge.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../fixtures/reference.js'
+
+const CLIENT_ID = '1234-test.apps.googleusercontent.com'
+const LOGIN_FAILED = { error: 'Google login failed.' }
+const REGISTER_FAILED = { error: 'Google register failed.' }
+
+interface GoogleStandIn {
+  readonly jwksUrl: string
+  idToken (claims?: JWTPayload, options?: { key?: CryptoKey | Uint8Array, kid?: string, alg?: string }): Promise<string>
+}
+
+/** Google's side: an RS256 key, its key set served on a loopback port, and ID tokens signed with it. */
+async function googleStandIn (t: Test): Promise<GoogleStandIn> {
+  const { publicKey, privateKey } = await generateKeyPair('RS256')
+  const kid = 'google-test-key'
+  const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' }] }
+  const server = await startUpstream(t, jsonAnswer(200, jwks))
+  return {
+    jwksUrl: `${server.url}/oauth2/v3/certs`,
+    async idToken (claims = {}, options = {}) {
+      const now = Math.floor(Date.now() / 1000)
+      return new SignJWT({
+        iss: 'https://accounts.google.com',
+        aud: CLIENT_ID,
+        sub: '110169484474386276334',
+        email: 'Grace.Hopper@gmail.com',
+        email_verified: true,
+        iat: now,
+        exp: now + 3600,
+        ...claims
+      })
+        .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? kid })
+        .sign(options.key ?? privateKey)
+    }
+  }
+}
+
+async function withGoogle (t: Test, env: Record<string, string> = {}) {
+  const google = await googleStandIn(t)
+  const reference = await startReference(t, { env: { GOOGLE_CLIENT_ID: CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl, ...env } })
+  const googleRegister = (idToken: string | null, body: Record<string, unknown> = { register_method: 'GOOGLE' }) =>
+    postJson(reference.base, '/accounts/auth/register', body, idToken === null ? {} : { authorization: `Bearer ${idToken}` })
+  const googleLogin = (idToken: string | null, body: Record<string, unknown> = {}) =>
+    postJson(reference.base, '/accounts/v2/auth/login', { email: 'grace.hopper@gmail.com', login_method: 'GOOGLE', ...body },
+      idToken === null ? {} : { authorization: `Bearer ${idToken}` })
+  return { google, reference, googleRegister, googleLogin }
+}
+
+t.test('signing up with Google creates an account tied to the Google subject; logging in with Google then succeeds', async (t) => {
+  const { google, reference, googleRegister, googleLogin } = await withGoogle(t)
+  const idToken = await google.idToken()
+  const registered = await googleRegister(idToken)
+  t.same([registered.status, registered.body], [200, { success: 'Your account has been created with Google. You can now log in with Google.' }])
+  const account = await reference.services.store.findAccountByGoogleSubject('110169484474386276334')
+  t.equal(account!.email, 'Grace.Hopper@gmail.com')
+  t.equal(account!.passwordHash, null, 'no password')
+
+  const login = await googleLogin(idToken, { resource_type: 'notebook' })
+  t.equal(login.status, 200)
+  t.same(Object.keys(login.body).sort(), ['auth', 'refresh'])
+  const claims = decodeJwt(login.body.auth as string)
+  t.same(claims.amr, ['google'])
+  t.equal(claims.sub, account!.id)
+  t.equal(claims.resource_type, 'notebook')
+})
+
+t.test('a Google login for a subject with no account answers 404 and asks to sign up first', async (t) => {
+  const { google, googleLogin } = await withGoogle(t)
+  const answer = await googleLogin(await google.idToken())
+  t.same([answer.status, answer.body], [404, { error: 'No account is registered with this Google account yet. Sign up with Google first.' }])
+})
+
+t.test('signing up twice with one Google account is refused', async (t) => {
+  const { google, googleRegister } = await withGoogle(t)
+  await googleRegister(await google.idToken())
+  const again = await googleRegister(await google.idToken({ email: 'another-address@gmail.com' }))
+  t.same([again.status, again.body], [409, { error: 'This Google account is already registered. Log in with Google.' }])
+})
+
+t.test('a Google identity is never linked to a password account on email alone', async (t) => {
+  const { google, reference, googleRegister, googleLogin } = await withGoogle(t)
+  await registerAccount(reference.base, 'grace.hopper@GMAIL.com')
+  const idToken = await google.idToken()
+  const registered = await googleRegister(idToken)
+  t.same([registered.status, registered.body], [409, { error: 'An account with this email already exists. Log in with your password.' }])
+  const account = await reference.services.store.findAccountByEmail('grace.hopper@gmail.com')
+  t.equal(account!.googleSubject, null, 'the password account gained no Google identity')
+  const login = await googleLogin(idToken)
+  t.equal(login.status, 404, 'and a Google login does not reach it')
+  t.equal((await postJson(reference.base, '/accounts/v2/login', { email: 'grace.hopper@gmail.com', password: GOOD_PASSWORD })).status, 200)
+})
+
+t.test('a Google login honours allowed organisations like a password login', async (t) => {
+  const { google, reference, googleRegister, googleLogin } = await withGoogle(t)
+  const idToken = await google.idToken()
+  await googleRegister(idToken)
+  const account = await reference.services.store.findAccountByGoogleSubject('110169484474386276334')
+  await reference.services.store.addMembership(account!.id, 'acme')
+  t.same(decodeJwt((await googleLogin(idToken, { insecure_allowed_orgs: ['acme', 'globex'] })).body.auth as string).orgs, ['acme'])
+  const refused = await googleLogin(idToken, { insecure_allowed_orgs: ['globex'] })
+  t.same([refused.status, refused.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }])
+  const bounded = await googleLogin(idToken, { cluster_name: 'c'.repeat(129) })
+  t.same([bounded.status, bounded.body], [400, { error: 'The cluster name is not valid.' }])
+})
+
+t.test('ID tokens that fail a check are refused with the readable text, for login and sign-up alike', async (t) => {
+  const { google, googleRegister, googleLogin } = await withGoogle(t)
+  await googleRegister(await google.idToken())
+  const stranger = await generateKeyPair('RS256')
+  const now = Math.floor(Date.now() / 1000)
+  const refused: Array<[string, string | null]> = [
+    ['another audience', await google.idToken({ aud: 'someone-else.apps.googleusercontent.com' })],
+    ['another issuer', await google.idToken({ iss: 'https://accounts.example.com' })],
+    ['an expired token', await google.idToken({ iat: now - 7200, exp: now - 3600 })],
+    ['a signature by another key', await google.idToken({}, { key: stranger.privateKey })],
+    ['an email Google has not verified', await google.idToken({ email_verified: false })],
+    ['an email_verified given as text', await google.idToken({ email_verified: 'true' })],
+    ['no email', await google.idToken({ email: undefined })],
+    ['an HMAC token', await google.idToken({}, { key: new TextEncoder().encode('x'.repeat(32)), alg: 'HS256' })],
+    ['a token that is not a JWT', 'not.a.token'],
+    ['no bearer token', null]
+  ]
+  for (const [name, idToken] of refused) {
+    const login = await googleLogin(idToken)
+    t.same([login.status, login.body], [401, LOGIN_FAILED], `login: ${name}`)
+    const registered = await googleRegister(idToken)
+    t.same([registered.status, registered.body], [401, REGISTER_FAILED], `sign-up: ${name}`)
+  }
+  t.equal((await googleLogin(await google.idToken({ iss: 'accounts.google.com' }))).status, 200, 'Google\'s issuer without the scheme is accepted')
+})
+
+t.test('without GOOGLE_CLIENT_ID every Google token is refused', async (t) => {
+  const google = await googleStandIn(t)
+  const { base } = await startReference(t, { env: { GOOGLE_JWKS_URL: google.jwksUrl } })
+  const answer = await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, { authorization: `Bearer ${await google.idToken()}` })
+  t.same([answer.status, answer.body], [401, REGISTER_FAILED])
+})
+
+t.test('methods other than Google are refused at the Google paths', async (t) => {
+  const { google, googleRegister, googleLogin } = await withGoogle(t)
+  const idToken = await google.idToken()
+  t.same((await googleLogin(idToken, { login_method: 'FACEBOOK' })).body, { error: 'This sign-in method is not supported.' })
+  t.same((await googleRegister(idToken, { register_method: 'FACEBOOK' })).body, { error: 'This sign-up method is not supported.' })
+  t.same((await googleRegister(idToken, {})).status, 400)
+})
