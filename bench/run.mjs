@@ -145,6 +145,7 @@ async function main () {
     process.exit(1)
   }
   const backend = await startBackend()
+  console.error('bench: server start time')
 
   // Server start: the median of five starts, with backends configured (as in production) and without.
   const startTimes = []
@@ -162,7 +163,8 @@ async function main () {
     rmSync(dataDir, { recursive: true, force: true })
   }
 
-  const edge = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url, LOG_LEVEL: 'warn' })
+  console.error('bench: throughput, edge and nginx')
+  const edge = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url })
   const nginx = commandExists('nginx') ? await startNginx(edge.base) : null
   const load = (url, headers = {}) => runWrk({ url, headers, durationSeconds, connections: 64 })
 
@@ -174,6 +176,7 @@ async function main () {
     }
   }
 
+  console.error('bench: proxy overhead')
   // The proxy's cost: one connection, sequential calls, p50 through the edge vs straight to the backend.
   const post = { method: 'POST', body: '{"email":"a@b.test","password":"x"}', headers: { 'content-type': 'application/json' } }
   const direct = await runWrk({ url: `${backend.url}/v2/login`, durationSeconds: 5, connections: 1, ...post })
@@ -183,7 +186,7 @@ async function main () {
   await edge.stop()
   backend.close()
 
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${nginx?.version ?? 'no nginx'}, wrk ${execFileSync('wrk', ['-v'], { encoding: 'utf8' }).split('\n')[0].split(' ')[1] ?? ''}`.trim()
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${nginx?.version ?? 'no nginx'}, wrk ${spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0]?.split(' ')[1] ?? ''}`
   const rows = Object.entries(results).map(([name, { edge: ours, nginx: theirs }]) =>
     `| ${name} | ${Math.round(ours.requestsPerSecond).toLocaleString('en')} | ${ours.p99Ms.toFixed(2)} ms | ${theirs === null ? 'n/a' : Math.round(theirs.requestsPerSecond).toLocaleString('en')} | ${theirs === null ? 'n/a' : `${theirs.p99Ms.toFixed(2)} ms`} | ${theirs === null ? 'n/a' : `${ratio(ours.requestsPerSecond, theirs.requestsPerSecond)}×`} |`)
   const proxyOverheadMs = proxied.p50Ms - direct.p50Ms

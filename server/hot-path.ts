@@ -41,13 +41,10 @@ export function createHotPath (options: HotPathOptions): HotPathHandler {
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
     const nonce = nextNonce()
-    const body = page.render(nonce)
-    response.writeHead(200, [
-      ...PAGE_HEADERS,
-      'content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin),
-      'content-length', String(Buffer.byteLength(body))
-    ])
-    response.end(request.method === 'HEAD' ? undefined : body)
+    const headers = PAGE_HEADERS.slice()
+    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin), 'content-length', String(page.byteLength(nonce)))
+    response.writeHead(200, headers)
+    response.end(request.method === 'HEAD' ? undefined : page.render(nonce))
   }
 
   return function hotPath (request, response) {

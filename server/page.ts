@@ -16,7 +16,12 @@ function escapeHtml (text: string): string {
  * in at start, so a page view costs a nonce and a string join.
  */
 export class PageTemplate {
-  private constructor (private readonly pieces: readonly string[]) {}
+  /** Bytes of the page without its nonces; every nonce is base64, so one byte per character. */
+  private readonly fixedBytes: number
+
+  private constructor (private readonly pieces: readonly string[]) {
+    this.fixedBytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0)
+  }
 
   static async load (indexHtmlPath: string, runtimeConfig: RuntimeConfig): Promise<PageTemplate> {
     const template = await readFile(indexHtmlPath, 'utf8')
@@ -31,6 +36,11 @@ export class PageTemplate {
 
   render (nonce: string): string {
     return this.pieces.join(nonce)
+  }
+
+  /** The byte length of `render(nonce)`, without encoding it. */
+  byteLength (nonce: string): number {
+    return this.fixedBytes + nonce.length * (this.pieces.length - 1)
   }
 }
 

@@ -80,3 +80,14 @@ t.test('local-network mode adds exactly the allowed local accounts origin to con
     t.equal(connectSrc(await cspFor(refused)), "'self' https://accounts.google.com/gsi/", `${refused} adds nothing`)
   }
 })
+
+t.test('the page\'s Content-Length counts bytes, with a product name outside ASCII', async (t) => {
+  const { listen } = await import('../fixtures/edge.js')
+  const app = await buildEdge(t, { env: { PRODUCT_NAME: 'Zürich Wolke' } })
+  const base = await listen(app)
+  const response = await fetch(`${base}/`)
+  const body = Buffer.from(await response.arrayBuffer())
+  t.equal(Number(response.headers.get('content-length')), body.length)
+  t.match(body.toString('utf8'), /<title>Sign in · Zürich Wolke<\/title>/)
+  t.match(body.toString('utf8'), /<\/html>\s*$/, 'the whole page arrived')
+})
