@@ -17,7 +17,7 @@ import { createServer } from 'node:http'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { commandExists, freePort, median, runWrk } from './tools.mjs'
+import { commandExists, freePort, median, runWrk, startEdge } from './tools.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 10
@@ -38,38 +38,6 @@ async function startBackend () {
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() }
-}
-
-/** Starts the built server; resolves with its base URL and the time from spawn to its "listening" log line. */
-async function startEdge (env) {
-  const port = await freePort()
-  const started = Date.now()
-  const child = spawn(process.execPath, [join(root, 'dist/server/main.js')], {
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  const listeningAt = await new Promise((resolve, reject) => {
-    let seen = ''
-    child.stdout.on('data', (chunk) => {
-      seen += chunk
-      for (const line of seen.split('\n')) {
-        if (line.includes('Server listening at')) {
-          resolve(JSON.parse(line).time)
-          return
-        }
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)))
-  })
-  child.stdout.resume()
-  return {
-    base: `http://127.0.0.1:${port}`,
-    startMs: listeningAt - started,
-    async stop () {
-      child.kill('SIGTERM')
-      await once(child, 'exit')
-    }
-  }
 }
 
 /** nginx with one worker, serving the page the edge renders and the same assets, with the same headers. */

@@ -1,9 +1,11 @@
 // Small helpers shared by the benchmark scripts.
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
 export function commandExists (command) {
@@ -66,3 +68,36 @@ export async function runWrk ({ url, durationSeconds, connections, headers = {},
     rmSync(folder, { recursive: true, force: true })
   }
 }
+
+/** Starts the built server; resolves with its base URL and the time from spawn to its "listening" log line. */
+export async function startEdge (env) {
+  const port = await freePort()
+  const started = Date.now()
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/server/main.js', import.meta.url))], {
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  const listeningAt = await new Promise((resolve, reject) => {
+    let seen = ''
+    child.stdout.on('data', (chunk) => {
+      seen += chunk
+      for (const line of seen.split('\n')) {
+        if (line.includes('Server listening at')) {
+          resolve(JSON.parse(line).time)
+          return
+        }
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)))
+  })
+  child.stdout.resume()
+  return {
+    base: `http://127.0.0.1:${port}`,
+    startMs: listeningAt - started,
+    async stop () {
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    }
+  }
+}
+
