@@ -1,6 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import type { ProxiedRoute } from './accounts-proxy.js'
 import type { Env } from './env-parsing.js'
 import { loadReferenceConfig } from './reference/config.js'
@@ -43,12 +42,14 @@ export async function startEmbeddedServices (options: {
   accounts: boolean
   edgeAuth: boolean
   edgePort: number
+  /** The built reference services' entry (dist/server/reference.js). */
+  referenceScript: string
 }): Promise<EmbeddedServices> {
   // Validate here too, so a bad value stops the edge with one line before anything starts.
   loadReferenceConfig(options.env, options.edgePort)
   const port = await freeLoopbackPort()
   const services = [options.accounts ? 'accounts' : null, options.edgeAuth ? 'edge-auth' : null].filter(Boolean).join(',')
-  const child: ChildProcess = fork(fileURLToPath(new URL('./reference.js', import.meta.url)), [], {
+  const child: ChildProcess = fork(options.referenceScript, [], {
     env: {
       ...options.env,
       PORT: String(options.edgePort),

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { SPEC_ACCOUNTS_ROUTES } from './accounts-proxy.js'
 import { ConfigError, loadServerConfig } from './config.js'
-import { startEmbeddedServices, type EmbeddedServices } from './embedded-services.js'
+import type { EmbeddedServices } from './embedded-services.js'
 import { createServer } from './server.js'
 
 /** After a stop signal, the process exits within this time even if requests hang. */
@@ -26,11 +26,14 @@ async function main (): Promise<void> {
   let embedded: EmbeddedServices | null = null
   if (config.accountsUrl === null || config.edgeAuthUrl === null) {
     try {
+      const { startEmbeddedServices } = await import('./embedded-services.js')
       embedded = await startEmbeddedServices({
         env: process.env,
         accounts: config.accountsUrl === null,
         edgeAuth: config.edgeAuthUrl === null,
-        edgePort: config.port
+        edgePort: config.port,
+        // Beside this file in dist/server; the bundle may put the module starting it in a chunk folder.
+        referenceScript: fileURLToPath(new URL('./reference.js', import.meta.url))
       })
     } catch (error) {
       stopWithConfigError(error)

@@ -33,8 +33,13 @@ export function contentTypeFor (name: string): string {
   return CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream'
 }
 
-function isStreamedMedia (name: string, size: number): boolean {
-  return size > MEMORY_FILE_LIMIT_BYTES || /^(video|audio)\//.test(contentTypeFor(name))
+/**
+ * Streamed from disk: large files, audio and video (for Range requests), and
+ * what only developers fetch (source maps, licence texts), which need not
+ * cost memory or start time.
+ */
+function isStreamed (name: string, size: number): boolean {
+  return size > MEMORY_FILE_LIMIT_BYTES || /^(video|audio)\//.test(contentTypeFor(name)) || /\.(map|txt)$/.test(name)
 }
 
 export type Encoding = 'br' | 'gzip' | 'identity'
@@ -103,19 +108,20 @@ export class AssetStore {
     const assets = new Map<string, Asset>()
     const streamed = new Set<string>()
     const nameSet = new Set(names)
-    for (const name of names) {
-      if (name.endsWith('.br') || name.endsWith('.gz')) continue
+    const readIfPresent = (path: string, name: string): Promise<Buffer | undefined> =>
+      nameSet.has(name) ? readFile(path) : Promise.resolve(undefined)
+    await Promise.all(names.filter((name) => !name.endsWith('.br') && !name.endsWith('.gz')).map(async (name) => {
       const path = join(assetsDir, name)
       const info = await stat(path)
-      if (!info.isFile()) continue
-      if (isStreamedMedia(name, info.size)) {
+      if (!info.isFile()) return
+      if (isStreamed(name, info.size)) {
         streamed.add(name)
-        continue
+        return
       }
-      const identity = await readFile(path)
+      const [identity, brotli, gzip] = await Promise.all([
+        readFile(path), readIfPresent(`${path}.br`, `${name}.br`), readIfPresent(`${path}.gz`, `${name}.gz`)
+      ])
       const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 22)
-      const brotli = nameSet.has(`${name}.br`) ? await readFile(`${path}.br`) : undefined
-      const gzip = nameSet.has(`${name}.gz`) ? await readFile(`${path}.gz`) : undefined
       const hasVariants = brotli !== undefined || gzip !== undefined
       assets.set(`/assets/${name}`, {
         variants: {
@@ -124,7 +130,7 @@ export class AssetStore {
           ...(gzip === undefined ? {} : { gzip: variant(name, gzip, hash, 'gzip', true) })
         }
       })
-    }
+    }))
     return new AssetStore(assets, streamed)
   }
 
