@@ -10,6 +10,8 @@ export const SAML_CLOCK_SKEW_MS = 60_000
 export const UNSPECIFIED_NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified'
 const EMAIL_NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer'
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success'
+const FIRST_STATUS_CODE = /<(?:[\w.-]+:)?StatusCode\b[^>]*?\sValue\s*=\s*["']([^"']+)["']/
 
 /** Where providers put the address, by convention (LDAP mail, eduPerson OID, Microsoft's claim). */
 const EMAIL_ATTRIBUTES = [
@@ -49,6 +51,15 @@ function emailOf (profile: Profile): string | null {
   const format = profile.nameIDFormat ?? UNSPECIFIED_NAME_ID_FORMAT
   if ((format === EMAIL_NAME_ID_FORMAT || format === UNSPECIFIED_NAME_ID_FORMAT) && parseEmail(profile.nameID).ok) return profile.nameID
   return null
+}
+
+/**
+ * The Response's top-level status. node-saml only looks at it when there is
+ * no assertion; a signed assertion inside a failed Response must not sign
+ * anyone in either. This check can only refuse more, never accept more.
+ */
+function responseStatus (responseXml: string): string | null {
+  return FIRST_STATUS_CODE.exec(responseXml.replace(/<!--[\s\S]*?-->/g, ''))?.[1] ?? null
 }
 
 /**
@@ -120,6 +131,7 @@ export class SamlServiceProvider {
       throw error
     }
     if (profile === null) throw new Error('the response holds no assertion')
+    if (responseStatus(profile.getSamlResponseXml?.() ?? '') !== SUCCESS) throw new SamlRefusedError('the response status is not Success')
     const assertion = (profile.getAssertion?.() as { Assertion?: XmlNode } | undefined)?.Assertion
     if (assertion === undefined) throw new Error('the response holds no assertion')
 

@@ -47,7 +47,7 @@ export class SsoCompletion {
       return null
     }
     // Without a cookie nothing is taken: the id stays usable by the browser it belongs to.
-    if (binding === null) return refuse('completion without a state cookie')
+    if (binding === null) return refuse('no state cookie')
     const identity = await this.store.takeSsoIdentity(hashToken(completion.id), this.options.now())
     if (identity === null) return refuse('unknown, used or expired id')
     if (!bindingMatches(binding, identity.bindingHash)) return refuse('id bound to another browser')
