@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { makeKeyAndCertificate } from '../fixtures/sso-certificates.js'
 
 // The edge checks the reference services' configuration before it forks
-// them, so a bad SSO_CONNECTIONS stops the whole server with one line.
+// them, so a bad SSO_CONNECTIONS stops the whole server with one line; a good
+// one reaches the forked service, whose SSO paths the edge exposes.
 const MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url))
 
 async function runEdge (env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
@@ -49,3 +51,49 @@ for (const [what, value, message] of cases) {
     t.equal(stdout, '', 'nothing starts')
   })
 }
+
+t.test('with a connection configured, the forked reference service starts SSO and serves SP metadata through the edge', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'threshold-sso-main-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const idp = makeKeyAndCertificate(dataDir, 'idp')
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      PUBLIC_URL: 'https://signin.example.com',
+      SSO_CONNECTIONS: JSON.stringify([{
+        domain: 'corp.example', type: 'saml', entry_point: 'https://idp.corp.example/sso', idp_cert: idp.certificate, sp_entity_id: 'https://signin.example.com/sp'
+      }])
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const base = await new Promise<string>((resolve, reject) => {
+    let seen = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString()
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(seen)
+      if (match !== null) resolve(match[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`exited early with ${code}`)))
+  })
+  const listening = Date.now()
+  for (let tries = 0; tries < 100 && (await fetch(`${base}/readyz`)).status !== 200; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+  t.comment(`ready ${Date.now() - listening} ms after listening`)
+
+  const started = await fetch(`${base}/accounts/auth/login/sso`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base },
+    body: JSON.stringify({ email: 'ann@corp.example', source: 'login' })
+  })
+  t.equal(started.status, 200)
+  t.match(await started.json(), { sso_url: /^https:\/\/idp\.corp\.example\/sso\?SAMLRequest=/ })
+  t.match(started.headers.getSetCookie()[0], /^sso_state=/)
+  const metadata = await fetch(`${base}/accounts/auth/sso/saml/metadata`)
+  t.equal(metadata.status, 200)
+  t.match(await metadata.text(), 'Location="https://signin.example.com/accounts/auth/sso/saml/acs"')
+  child.kill('SIGTERM')
+  await once(child, 'exit')
+})
