@@ -1,5 +1,8 @@
 import t, { type Test } from 'tap'
+import { parseSsoConnections, type OidcConnection } from '../../../../server/reference/sso/connections.js'
+import { OidcClient } from '../../../../server/reference/sso/oidc-client.js'
 import { TestBrowser } from '../../../fixtures/sso-browser.js'
+import { startOidcProvider } from '../../../fixtures/sso-oidc-provider.js'
 import { OIDC_DOMAIN, startSsoStack, type Landing } from '../../../fixtures/sso-service.js'
 
 // A real OpenID provider (oidc-provider) and the real edge in front of the
@@ -143,4 +146,19 @@ t.test('a callback whose code was tampered with does not verify', async (t) => {
   const callback = new URL(await stack.oidc.signIn(browser, await startOidc(browser, 'alice'), 'alice'))
   callback.searchParams.set('code', `${callback.searchParams.get('code')}x`)
   expectRefusedLanding(t, await stack.returnToPage(browser, callback.href), /could not be verified/, /did not verify/)
+})
+
+t.test('a provider that only takes the client secret in the form body gets it there', async (t) => {
+  const redirectUri = 'http://127.0.0.1:9/accounts/auth/sso/oidc/callback'
+  const provider = await startOidcProvider(t, { redirectUri, tokenEndpointAuthMethod: 'client_secret_post' })
+  provider.users.set('paula', { email: 'paula@post.example', email_verified: true })
+  const [connection] = parseSsoConnections(JSON.stringify([
+    { domain: 'post.example', type: 'oidc', issuer: provider.issuer, client_id: provider.clientId, client_secret: provider.clientSecret }
+  ])) as [OidcConnection]
+  const client = new OidcClient(connection, redirectUri, Date.now)
+  const browser = new TestBrowser()
+  const { url, secrets } = await client.begin('paula@post.example')
+  const callback = new URL(await provider.signIn(browser, url, 'paula'))
+  const identity = await client.finish(callback.search.slice(1), secrets)
+  t.same(identity, { subject: 'paula', email: 'paula@post.example', emailVerified: true })
 })

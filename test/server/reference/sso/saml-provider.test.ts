@@ -136,6 +136,14 @@ t.test('a replayed response is refused', async (t) => {
     /unknown, used or expired request/)
 })
 
+t.test('an assertion whose ID was seen before is refused, even answering a new request', async (t) => {
+  const assertionId = `_${'7'.repeat(32)}`
+  const first = await stack.samlRoundTrip(new TestBrowser(), `bob@${SAML_DOMAIN}`, {}, { assertionId })
+  t.ok(first.params.has('id'), 'the first use is accepted')
+  const second = await stack.samlRoundTrip(new TestBrowser(), `bob@${SAML_DOMAIN}`, {}, { assertionId })
+  expectRefused(t, second, /could not be verified/, /replayed/)
+})
+
 t.test("a response posted with another request's RelayState is refused", async (t) => {
   const browser = new TestBrowser()
   const post = await stack.saml.signIn(browser, await startSaml(browser, `bob@${SAML_DOMAIN}`), `bob@${SAML_DOMAIN}`)
