@@ -104,7 +104,7 @@ export class SsoFlows {
     const connection = domain === null ? undefined : this.connections.get(domain)
     if (connection === undefined) {
       logAuthEvent(facts.log, 'sso.refused', { email, clientAddress: facts.clientAddress, reason: 'no connection for the domain' })
-      return answer(404, { error: SSO_NOT_SET_UP })
+      return answer(400, { error: SSO_NOT_SET_UP })
     }
 
     const now = this.options.now()

@@ -20,7 +20,7 @@ t.test('starting single sign-on and what it leaves behind', { skip: opensslSkip 
   t.test('an email domain without a connection gets a readable error and no cookie', async (t) => {
     const browser = new TestBrowser()
     const answer = await browser.request(`${stack.publicUrl}/accounts/auth/login/sso`, { json: { email: 'someone@no-sso.example', source: 'login' } })
-    t.equal(answer.status, 404)
+    t.equal(answer.status, 400)
     t.same(await answer.json(), { error: 'Single sign-on is not set up for this email domain.' })
     t.same(answer.headers.getSetCookie(), [])
     t.equal(answer.headers.get('cache-control'), 'no-store')
