@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsService, Answer, RequestFacts } from './accounts-service.js'
 import { answerErrorsAsJson } from './error-answers.js'
+import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
 
 export interface ReferenceAppOptions {
   readonly accounts: AccountsService
   readonly tokens: TokenService
+  readonly sso: SsoServices
 }
 
 /** The bearer credential of an Authorization header, if any. */
@@ -37,11 +39,13 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
 
 /**
  * The reference accounts service's HTTP interface: the spec's calls, reset
- * completion, token refresh and revocation, and the public key set.
+ * completion, token refresh and revocation, the public key set, and single
+ * sign-on.
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, tokens } = options
+  const { accounts, tokens, sso } = options
   answerErrorsAsJson(app)
+  await app.register(ssoRoutes, { sso })
 
   app.post('/v2/login', async (request, reply) =>
     sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request))))
@@ -60,12 +64,18 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     if (method === 'GOOGLE') {
       return sendAnswer(reply, await accounts.googleLogin(bearerToken(request), parseLoginContext(request.body), requestFacts(request)))
     }
+    if (method === 'OIDC' || method === 'SAML') {
+      return sendSsoReply(reply, await sso.completion.login(request.body, request.headers.cookie, requestFacts(request)))
+    }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-in method is not supported.' } })
   })
 
   app.post('/auth/register', async (request, reply) => {
     const method = field(request.body, 'register_method')
     if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(bearerToken(request), requestFacts(request)))
+    if (method === 'OIDC' || method === 'SAML') {
+      return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request)))
+    }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-up method is not supported.' } })
   })
 

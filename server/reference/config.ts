@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../client/lib/hosts.js'
 import { readLogLevel, type LogLevel } from '../config.js'
 import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../env-parsing.js'
+import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 
 export const DEFAULT_DATA_DIR = './data'
 export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
@@ -21,6 +22,8 @@ export interface ReferenceConfig {
   readonly googleJwksUrl: string
   /** Raw SSO_CONNECTIONS (JSON, or a path to a JSON file); parsed by the SSO module. */
   readonly ssoConnectionsSource: string | null
+  /** SSO_CONNECTIONS parsed and checked: a bad entry stops the start (in the edge, before the fork). */
+  readonly ssoConnections: readonly SsoConnection[]
   readonly authorizedDomains: readonly string[]
   readonly unauthorizedDomains: readonly string[]
   /** Also serve `/authenticate` for local-network mode on this port; null: not served. */
@@ -84,6 +87,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
   const mailFrom = readString(env, 'MAIL_FROM') ?? `${productName} <no-reply@${new URL(publicOrigin).hostname}>`
   const googleJwks = readHttpUrl(env, 'GOOGLE_JWKS_URL')
   const googleClientId = readString(env, 'GOOGLE_CLIENT_ID') ?? null
+  const ssoConnectionsSource = readString(env, 'SSO_CONNECTIONS') ?? null
 
   return deepFreeze<ReferenceConfig>({
     publicUrl: publicOrigin,
@@ -94,7 +98,8 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     productName,
     googleClientId,
     googleJwksUrl: googleJwks?.href ?? GOOGLE_JWKS_URL,
-    ssoConnectionsSource: readString(env, 'SSO_CONNECTIONS') ?? null,
+    ssoConnectionsSource,
+    ssoConnections: parseSsoConnections(ssoConnectionsSource),
     authorizedDomains: readList(env, 'AUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     unauthorizedDomains: readList(env, 'UNAUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     localAccountsPort: localPort,

@@ -3,12 +3,18 @@ import { SPEC_ACCOUNTS_ROUTES, type ProxiedRoute } from '../accounts-proxy.js'
 /**
  * The paths the edge proxies under /accounts/ when the embedded reference
  * service is in use: the spec's six, and the service's own (reset
- * completion, token refresh and revocation, the key set).
+ * completion, token refresh and revocation, the key set, the SSO return
+ * leg: the OIDC callback and the SAML hand-over step are top-level GETs, the
+ * SAML ACS is the identity provider's cross-site form POST).
  */
 export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   ...SPEC_ACCOUNTS_ROUTES,
   { path: 'resetPassword', kind: 'json' },
   { path: 'token/refresh', kind: 'json' },
   { path: 'token/revoke', kind: 'json' },
-  { path: '.well-known/jwks.json', kind: 'read' }
+  { path: '.well-known/jwks.json', kind: 'read' },
+  { path: 'auth/sso/oidc/callback', kind: 'read' },
+  { path: 'auth/sso/saml/acs', kind: 'form' },
+  { path: 'auth/sso/saml/continue', kind: 'read' },
+  { path: 'auth/sso/saml/metadata', kind: 'read' }
 ]

@@ -58,7 +58,7 @@ async function main (): Promise<void> {
   servers.push(internal)
 
   if (!localOnly) {
-    if (wanted.has('accounts')) await internal.register(referenceAccountsApp, { accounts: services.accounts, tokens: services.tokens })
+    if (wanted.has('accounts')) await internal.register(referenceAccountsApp, { accounts: services.accounts, tokens: services.tokens, sso: services.sso })
     if (wanted.has('edge-auth')) {
       await internal.register(edgeAuthResponder, {
         authorizedDomains: config.authorizedDomains,

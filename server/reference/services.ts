@@ -5,6 +5,9 @@ import type { ReferenceConfig } from './config.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
 import { createMailer } from './mailer.js'
 import { loadOrCreateSigningKey } from './signing-key.js'
+import type { SsoServices } from './sso/routes.js'
+import { SsoCompletion } from './sso/sso-completion.js'
+import { SsoFlows } from './sso/sso-flows.js'
 import type { AccountStore } from './store/account-store.js'
 import { PostgresAccountStore } from './store/postgres-store.js'
 import { SqliteAccountStore } from './store/sqlite-store.js'
@@ -18,6 +21,7 @@ export interface ReferenceServices {
   readonly store: AccountStore
   readonly tokens: TokenService
   readonly accounts: AccountsService
+  readonly sso: SsoServices
   close (): Promise<void>
 }
 
@@ -40,8 +44,17 @@ export async function openAccountStore (config: ReferenceConfig, log: FastifyBas
   return store
 }
 
+export interface ReferenceServicesOptions {
+  /** The clock single sign-on reads (tests move it to expire ids). */
+  readonly now?: () => number
+}
+
 /** Wires the reference accounts service from its configuration (the composition root). */
-export async function createReferenceServices (config: ReferenceConfig, log: FastifyBaseLogger): Promise<ReferenceServices> {
+export async function createReferenceServices (
+  config: ReferenceConfig,
+  log: FastifyBaseLogger,
+  options: ReferenceServicesOptions = {}
+): Promise<ReferenceServices> {
   const store = await openAccountStore(config, log)
   const key = await loadOrCreateSigningKey(config.dataDir)
   const tokens = new TokenService(store, key, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl })
@@ -53,6 +66,11 @@ export async function createReferenceServices (config: ReferenceConfig, log: Fas
     publicUrl: config.publicUrl,
     productName: config.productName
   })
+  const now = options.now ?? Date.now
+  const sso: SsoServices = {
+    flows: new SsoFlows({ store, connections: config.ssoConnections, publicUrl: config.publicUrl, now }),
+    completion: new SsoCompletion({ store, accounts, now })
+  }
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
@@ -62,6 +80,7 @@ export async function createReferenceServices (config: ReferenceConfig, log: Fas
     store,
     tokens,
     accounts,
+    sso,
     async close () {
       clearInterval(purge)
       await store.close()

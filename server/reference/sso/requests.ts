@@ -1,0 +1,91 @@
+import type { LoginContext } from '../tokens.js'
+import { parseEmail, parseLoginContext, type Parsed } from '../validation.js'
+import type { SsoContext, SsoProtocol } from './page-return.js'
+
+/** The page's SSO calls, parsed at the boundary into typed values or a message it can show. */
+
+export const REDIRECT_MAX_LENGTH = 2048
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/
+const PAGE_ID_FORMAT = /^[\w-]{43}$/
+
+type Body = Record<string, unknown>
+
+function asBody (body: unknown): Body {
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Body : {}
+}
+
+export interface SsoStart {
+  readonly email: string
+  readonly context: SsoContext
+}
+
+/**
+ * `auth/login/sso`: `{email, source, redirect, resource_type, cluster_name,
+ * insecure_allowed_orgs}`. The redirect target is carried back as given: the
+ * page decides whether it may go there, as it does for every login.
+ */
+export function parseSsoStart (raw: unknown): Parsed<SsoStart> {
+  const body = asBody(raw)
+  const email = parseEmail(body.email)
+  if (!email.ok) return email
+  const source = body.source ?? 'login'
+  if (source !== 'login' && source !== 'register') return { ok: false, error: 'The source of the sign-in is not valid.' }
+  const redirect = body.redirect ?? null
+  if (redirect !== null && (typeof redirect !== 'string' || redirect.length > REDIRECT_MAX_LENGTH || CONTROL_CHARACTERS.test(redirect))) {
+    return { ok: false, error: 'The redirect target is not valid.' }
+  }
+  const context = parseLoginContext(body)
+  if (!context.ok) return context
+  return {
+    ok: true,
+    value: {
+      email: email.value,
+      context: {
+        source,
+        redirect: redirect === '' ? null : redirect,
+        resourceType: context.value.resourceType,
+        clusterName: context.value.clusterName,
+        organizations: context.value.organizations
+      }
+    }
+  }
+}
+
+export interface SsoCompletion {
+  readonly protocol: SsoProtocol
+  /** The single-use id from the return link. */
+  readonly id: string
+}
+
+export interface SsoLoginCompletion extends SsoCompletion {
+  readonly email: string
+  readonly context: LoginContext
+}
+
+function parseCompletion (body: Body, methodField: 'login_method' | 'register_method'): Parsed<SsoCompletion> {
+  const method = body[methodField]
+  if (method !== 'OIDC' && method !== 'SAML') return { ok: false, error: 'This sign-in method is not supported.' }
+  if (typeof body.id !== 'string' || !PAGE_ID_FORMAT.test(body.id)) {
+    return { ok: false, error: 'This single sign-on link is not valid. Please sign in again.' }
+  }
+  return { ok: true, value: { protocol: method === 'OIDC' ? 'oidc' : 'saml', id: body.id } }
+}
+
+/** `v2/auth/login` with `login_method` OIDC or SAML: `{email, login_method, id, insecure_allowed_orgs, resource_type, cluster_name}`. */
+export function parseSsoLoginCompletion (raw: unknown): Parsed<SsoLoginCompletion> {
+  const body = asBody(raw)
+  const completion = parseCompletion(body, 'login_method')
+  if (!completion.ok) return completion
+  const email = parseEmail(body.email)
+  if (!email.ok) return email
+  const context = parseLoginContext(body)
+  if (!context.ok) return context
+  return { ok: true, value: { ...completion.value, email: email.value, context: context.value } }
+}
+
+/** `auth/register` with `register_method` OIDC or SAML: `{register_method, id}`. */
+export function parseSsoRegisterCompletion (raw: unknown): Parsed<SsoCompletion> {
+  return parseCompletion(asBody(raw), 'register_method')
+}

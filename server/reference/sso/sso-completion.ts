@@ -1,0 +1,102 @@
+import type { AccountsService, Answer, RequestFacts } from '../accounts-service.js'
+import { logAuthEvent } from '../audit.js'
+import type { Account, AccountStore, SsoIdentity } from '../store/account-store.js'
+import { emailKey } from '../store/email-key.js'
+import { hashToken } from '../tokens.js'
+import { parseSsoLoginCompletion, parseSsoRegisterCompletion, type SsoCompletion as Completion } from './requests.js'
+import type { SsoReply } from './sso-flows.js'
+import { bindingMatches, clearedStateCookie, readBinding } from './state-cookie.js'
+
+export const SSO_LINK_REFUSED = 'This single sign-on link is invalid, used, expired or was opened in another browser. Please sign in again.'
+const ACCOUNT_EXISTS = 'An account with this email already exists. Log in with single sign-on.'
+const REGISTERED = 'Your account has been created. You can now log in with single sign-on.'
+
+export interface SsoCompletionOptions {
+  readonly store: AccountStore
+  readonly accounts: AccountsService
+  readonly now: () => number
+}
+
+/** Every completion answer removes the state cookie: the sign-in it guarded is over either way. */
+const reply = (answer: Answer): SsoReply => ({ kind: 'answer', answer, cookie: clearedStateCookie() })
+const refused = (): SsoReply => reply({ status: 401, body: { error: SSO_LINK_REFUSED } })
+
+/**
+ * The page's automatic completion of single sign-on (`v2/auth/login` with
+ * `login_method` OIDC or SAML, `auth/register` with `register_method`).
+ *
+ * The id succeeds once, within 10 minutes, and only in the browser whose
+ * state cookie it was bound to when it was issued.
+ *
+ * Account semantics: the operator bound the provider to one email domain, so
+ * its verified word on an address in that domain proves the address. Login
+ * signs in the account with the asserted email, creating it on first use
+ * (just-in-time), whether it was made with a password, Google or SSO.
+ * Register creates the account, or says it exists.
+ */
+export class SsoCompletion {
+  constructor (private readonly options: SsoCompletionOptions) {}
+
+  private get store (): AccountStore { return this.options.store }
+
+  /** Takes the identity the id stands for, if this browser may use it. */
+  private async takeIdentity (completion: Completion, cookieHeader: string | undefined, facts: RequestFacts): Promise<SsoIdentity | null> {
+    const binding = readBinding(cookieHeader)
+    const refuse = (reason: string): null => {
+      logAuthEvent(facts.log, 'sso.refused', { clientAddress: facts.clientAddress, protocol: completion.protocol, reason })
+      return null
+    }
+    // Without a cookie nothing is taken: the id stays usable by the browser it belongs to.
+    if (binding === null) return refuse('no state cookie')
+    const identity = await this.store.takeSsoIdentity(hashToken(completion.id), this.options.now())
+    if (identity === null) return refuse('unknown, used or expired id')
+    if (!bindingMatches(binding, identity.bindingHash)) return refuse('id bound to another browser')
+    if (identity.protocol !== completion.protocol) return refuse('id issued for the other protocol')
+    return identity
+  }
+
+  private async findOrCreateAccount (email: string, facts: RequestFacts): Promise<Account> {
+    const existing = await this.store.findAccountByEmail(email)
+    if (existing !== null) return existing
+    const result = await this.store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: null })
+    if ('created' in result) {
+      logAuthEvent(facts.log, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress, justInTime: true })
+      return result.created
+    }
+    // Created by a concurrent request in the meantime.
+    const created = await this.store.findAccountByEmail(email)
+    if (created === null) throw new Error('the account could neither be created nor found')
+    return created
+  }
+
+  /** `v2/auth/login` with `login_method` OIDC or SAML. */
+  async login (body: unknown, cookieHeader: string | undefined, facts: RequestFacts): Promise<SsoReply> {
+    const parsed = parseSsoLoginCompletion(body)
+    if (!parsed.ok) return reply({ status: 400, body: { error: parsed.error } })
+    const identity = await this.takeIdentity(parsed.value, cookieHeader, facts)
+    if (identity === null) return refused()
+    if (emailKey(identity.email) !== emailKey(parsed.value.email)) {
+      logAuthEvent(facts.log, 'sso.refused', { clientAddress: facts.clientAddress, protocol: identity.protocol, reason: 'email differs from the asserted one' })
+      return refused()
+    }
+    const account = await this.findOrCreateAccount(identity.email, facts)
+    return reply(await this.options.accounts.completeLogin(account, parsed.value.context, 'sso', facts))
+  }
+
+  /** `auth/register` with `register_method` OIDC or SAML. */
+  async register (body: unknown, cookieHeader: string | undefined, facts: RequestFacts): Promise<SsoReply> {
+    const parsed = parseSsoRegisterCompletion(body)
+    if (!parsed.ok) return reply({ status: 400, body: { error: parsed.error } })
+    const identity = await this.takeIdentity(parsed.value, cookieHeader, facts)
+    if (identity === null) return refused()
+    const result = await this.store.createAccount({
+      email: identity.email, firstName: null, lastName: null, passwordHash: null, googleSubject: null
+    })
+    if ('conflict' in result) {
+      logAuthEvent(facts.log, 'register.refused', { email: identity.email, clientAddress: facts.clientAddress, reason: 'exists' })
+      return reply({ status: 409, body: { error: ACCOUNT_EXISTS } })
+    }
+    logAuthEvent(facts.log, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
+    return reply({ status: 200, body: { success: REGISTERED } })
+  }
+}
