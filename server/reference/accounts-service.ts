@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { logAuthEvent } from './audit.js'
 import type { GoogleTokenVerifier } from './google-id-token.js'
 import type { Mailer } from './mailer.js'
-import { hashPassword, needsRehash, verifyPassword } from './passwords.js'
+import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import { passwordResetEmail } from './reset-email.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { emailKey } from './store/email-key.js'
@@ -72,6 +72,8 @@ export interface AccountsServiceOptions {
   readonly verifyGoogleToken: GoogleTokenVerifier
   readonly publicUrl: string
   readonly productName: string
+  /** scrypt parameters for new hashes (OWASP's unless PASSWORD_HASH_COST says otherwise). */
+  readonly passwordParameters: ScryptParameters
 }
 
 /**
@@ -80,9 +82,15 @@ export interface AccountsServiceOptions {
  */
 export class AccountsService {
   /** A real hash of nothing, checked when an email is unknown so that both answers take as long. */
-  private readonly decoyHash: Promise<string> = hashPassword(randomBytes(16).toString('hex'))
+  private readonly decoyHash: Promise<string>
 
-  constructor (private readonly options: AccountsServiceOptions) {}
+  constructor (private readonly options: AccountsServiceOptions) {
+    this.decoyHash = this.hash(randomBytes(16).toString('hex'))
+  }
+
+  private hash (password: string): Promise<string> {
+    return hashPassword(password, this.options.passwordParameters)
+  }
 
   private get store (): AccountStore { return this.options.store }
 
@@ -122,8 +130,8 @@ export class AccountsService {
       return error(429, waitMessage(current.lockedUntil, Date.now()))
     }
     await this.store.clearLoginFailures(throttleKey)
-    if (needsRehash(account.passwordHash!)) {
-      await this.store.updatePasswordHash(account.id, await hashPassword(password))
+    if (needsRehash(account.passwordHash!, this.options.passwordParameters)) {
+      await this.store.updatePasswordHash(account.id, await this.hash(password))
     }
     return this.completeLogin(account, context, 'pwd', facts)
   }
@@ -153,7 +161,7 @@ export class AccountsService {
     }
     const { email, password, firstName, lastName } = parsed.value
     const result = await this.store.createAccount({
-      email, firstName, lastName, passwordHash: await hashPassword(password), googleSubject: null
+      email, firstName, lastName, passwordHash: await this.hash(password), googleSubject: null
     })
     if ('conflict' in result) {
       logAuthEvent(facts.log, 'register.refused', { email, clientAddress: facts.clientAddress, reason: 'exists' })
@@ -199,7 +207,7 @@ export class AccountsService {
   async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parsePasswordChange(body)
     if (!parsed.ok) return error(400, parsed.error)
-    const passwordHash = await hashPassword(parsed.value.password)
+    const passwordHash = await this.hash(parsed.value.password)
     const now = Date.now()
     const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
     if (accountId === null) {

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../client/lib/hosts.js'
 import { readLogLevel, type LogLevel } from '../config.js'
+import { OWASP_SCRYPT_COST } from './passwords.js'
 import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../env-parsing.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 
@@ -8,9 +9,18 @@ export const DEFAULT_DATA_DIR = './data'
 export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
 
 /** Configuration of the embedded reference services (accounts, domain check, local accounts). */
+/** Accepted range of PASSWORD_HASH_COST (log2 of scrypt's N). */
+export const PASSWORD_HASH_COST_RANGE = Object.freeze({ min: 10, max: 20 })
+
 export interface ReferenceConfig {
   /** The page's public origin, without a trailing slash: links in emails and SSO callbacks use it. */
   readonly publicUrl: string
+  /**
+   * log2 of scrypt's N for new password hashes: OWASP's 17 by default. Lower
+   * values are for test suites and development machines; the service warns at
+   * start when it runs below 17.
+   */
+  readonly passwordHashCost: number
   /** Absolute folder for the SQLite file, the signing keys and the outbox. */
   readonly dataDir: string
   /** PostgreSQL holding the accounts instead of the SQLite file in DATA_DIR; null: SQLite. */
@@ -91,6 +101,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
 
   return deepFreeze<ReferenceConfig>({
     publicUrl: publicOrigin,
+    passwordHashCost: readInteger(env, 'PASSWORD_HASH_COST', { ...PASSWORD_HASH_COST_RANGE, fallback: OWASP_SCRYPT_COST }),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
     databaseUrl: readDatabaseUrl(env),
     smtpUrl: readSmtpUrl(env),

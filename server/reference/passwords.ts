@@ -1,10 +1,18 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 
+/** log2 of scrypt's N that OWASP recommends (Password Storage Cheat Sheet). */
+export const OWASP_SCRYPT_COST = 17
+
+/** scrypt parameters for a cost (log2 N), with OWASP's r = 8 and p = 1. */
+export function scryptParametersForCost (cost: number): ScryptParameters {
+  return Object.freeze({ N: 2 ** cost, r: 8, p: 1 })
+}
+
 /**
- * scrypt parameters OWASP recommends (Password Storage Cheat Sheet): N = 2^17,
- * r = 8, p = 1, which takes 128 MiB and a few hundred milliseconds per hash.
+ * The parameters OWASP recommends: N = 2^17, r = 8, p = 1, which takes 128 MiB
+ * and a few hundred milliseconds per hash.
  */
-export const SCRYPT_PARAMETERS = Object.freeze({ N: 2 ** 17, r: 8, p: 1 })
+export const SCRYPT_PARAMETERS = scryptParametersForCost(OWASP_SCRYPT_COST)
 const KEY_BYTES = 32
 const SALT_BYTES = 16
 const PREFIX = 'scrypt'

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { join } from 'node:path'
 import { AccountsService } from './accounts-service.js'
+import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
 import { createMailer } from './mailer.js'
@@ -64,8 +65,13 @@ export async function createReferenceServices (
     mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') }),
     verifyGoogleToken: createGoogleTokenVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl }),
     publicUrl: config.publicUrl,
-    productName: config.productName
+    productName: config.productName,
+    passwordParameters: scryptParametersForCost(config.passwordHashCost)
   })
+  if (config.passwordHashCost < OWASP_SCRYPT_COST) {
+    log.warn({ passwordHashCost: config.passwordHashCost },
+      `PASSWORD_HASH_COST is below OWASP's recommendation (${OWASP_SCRYPT_COST}): new password hashes are weaker; use it only for tests`)
+  }
   const now = options.now ?? Date.now
   const sso: SsoServices = {
     flows: new SsoFlows({ store, connections: config.ssoConnections, publicUrl: config.publicUrl, now }),

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { hashPassword, needsRehash, SCRYPT_PARAMETERS, verifyPassword } from '../../../server/reference/passwords.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../fixtures/reference.js'
+import { hashPassword, needsRehash, OWASP_SCRYPT_COST, SCRYPT_PARAMETERS, verifyPassword } from '../../../server/reference/passwords.js'
+import { GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../fixtures/reference.js'
 
 const CHEAP = { N: 2 ** 14, r: 8, p: 1 }
 
@@ -33,7 +33,8 @@ t.test('a hash made with other parameters than today\'s needs a rehash', async (
 })
 
 t.test('logging in with a password hashed under older parameters stores a new hash with today\'s', async (t) => {
-  const { base, services } = await startReference(t)
+  // With the default cost, so that "today's parameters" are OWASP's.
+  const { base, services } = await startReference(t, { env: { PASSWORD_HASH_COST: String(OWASP_SCRYPT_COST) } })
   await registerAccount(base, 'legacy@example.com')
   const account = await services.store.findAccountByEmail('legacy@example.com')
   const legacyHash = await hashPassword(GOOD_PASSWORD, CHEAP)
@@ -50,4 +51,13 @@ t.test('logging in with a password hashed under older parameters stores a new ha
   t.notOk(needsRehash(rehashed))
   t.ok(await verifyPassword(GOOD_PASSWORD, rehashed), 'and holds the same password')
   t.equal((await postJson(base, '/accounts/v2/login', { email: 'legacy@example.com', password: GOOD_PASSWORD })).status, 200)
+})
+
+t.test('PASSWORD_HASH_COST sets scrypt\'s N for new hashes, and a cost below OWASP\'s is warned about', async (t) => {
+  const logs = logCollector()
+  const { base, services } = await startReference(t, { env: { PASSWORD_HASH_COST: '12' }, logStream: logs.stream })
+  await registerAccount(base, 'cheap@example.com')
+  const account = await services.store.findAccountByEmail('cheap@example.com')
+  t.match(account!.passwordHash, /^scrypt\$N=4096,r=8,p=1\$/)
+  t.ok(logs.lines.some((line) => line.level === 40 && /below OWASP's recommendation \(17\)/.test(String(line.msg))), 'a warning at start')
 })

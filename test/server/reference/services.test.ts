@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { TEST_PASSWORD_HASH_COST } from '../../fixtures/reference.js'
 import t, { type Test } from 'tap'
 import { loadReferenceConfig } from '../../../server/reference/config.js'
 import { createReferenceServices, databaseFile } from '../../../server/reference/services.js'
@@ -29,7 +30,7 @@ interface RunningEdge {
 /** Starts the built server (edge and embedded reference services) and waits until /readyz answers 200. */
 async function startEdge (t: Test, env: Record<string, string>): Promise<RunningEdge> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
