@@ -2,7 +2,7 @@ import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
-import { bufferedBodyParser, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
+import { bufferedBodyParser, forwardReadBody, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
 import {
   UPSTREAM_FAILURE_STATUS,
@@ -80,6 +80,7 @@ async function proxyGroup (
     // then forwarded byte for byte; the library's default would stream them
     // past Fastify's body limit.
     proxyPayloads: false,
+    handler: forwardReadBody,
     undici: upstreamDispatcherOptions(timeoutMs),
     disableRequestLogging: true,
     config: kind === 'read' ? { rateLimit: false } : {},

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { grpcStatusForHttpStatus } from '../client/domain-check/grpc-status.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
-import { bufferedBodyParser, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
+import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
 import { upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type UpstreamFailure } from './upstream.js'
 
@@ -82,6 +82,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
       routes: [CHECK_DOMAIN_AUTHORIZATION_PATH],
       httpMethods: ['POST'],
       proxyPayloads: false,
+      handler: forwardReadBody,
       undici: upstreamDispatcherOptions(options.timeoutMs),
       disableRequestLogging: true,
       replyOptions: {

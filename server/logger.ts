@@ -1,4 +1,4 @@
-import type { FastifyServerOptions, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import type { ServerConfig } from './config.js'
 
@@ -45,4 +45,15 @@ export function loggerOptions (level: ServerConfig['logLevel']): NonNullable<Fas
       }
     }
   }
+}
+
+/**
+ * One log line per request, when it is answered, instead of Fastify's two
+ * (received, then completed): the same facts, half the logging cost on every
+ * proxied call. Use with `disableRequestLogging: true`.
+ */
+export function logCompletedRequests (app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed')
+  })
 }

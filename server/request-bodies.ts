@@ -1,5 +1,5 @@
+import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
 import type { FastifyRequest } from 'fastify'
-import { Readable } from 'node:stream'
 import { HttpError } from './http-error.js'
 
 /** Largest body the edge forwards to a backend on the page's calls (16 KiB). */
@@ -22,9 +22,8 @@ export function requireContentType (accepted: readonly string[]) {
 
 /**
  * A content-type parser for bodies read whole (Fastify enforces the limit)
- * and forwarded untouched: `json` bodies must parse first. The result is a
- * stream because the proxy re-encodes parsed JSON objects, and the backend
- * must receive exactly the bytes the page sent.
+ * and forwarded untouched by `forwardReadBody`: `json` bodies must parse
+ * first, but the backend receives the bytes the page sent, not a re-encoding.
  */
 export function bufferedBodyParser (check: 'json' | 'raw') {
   return function parseBufferedBody (_request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void): void {
@@ -36,6 +35,16 @@ export function bufferedBodyParser (check: 'json' | 'raw') {
         return
       }
     }
-    done(null, Readable.from([body], { objectMode: false }))
+    done(null, body)
   }
 }
+
+/**
+ * The proxy's handler: a body already read (and checked) is sent as one
+ * buffer with its own Content-Type. reply-from would otherwise JSON-encode a
+ * buffer, and a stream goes out in more, smaller writes than one buffer.
+ */
+export const forwardReadBody: NonNullable<FastifyHttpProxyOptions['handler']> = (request, reply, destination, options) =>
+  reply.from(destination, Buffer.isBuffer(request.body)
+    ? { ...options, body: request.body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
+    : options)

@@ -6,7 +6,7 @@ import type { ProxiedRoute } from './accounts-proxy.js'
 import app from './app.js'
 import type { ServerConfig } from './config.js'
 import { createHotPath } from './hot-path.js'
-import { loggerOptions, requestIdFor } from './logger.js'
+import { logCompletedRequests, loggerOptions, requestIdFor } from './logger.js'
 import { createNonceSource, PageTemplate } from './page.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
@@ -79,6 +79,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     bodyLimit: PROXY_BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    disableRequestLogging: true,
     serverFactory: (handler) => createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
@@ -90,6 +91,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       handler(request, response)
     })
   })
+  logCompletedRequests(fastify)
   fastify.addHook('preClose', async () => { closing = true })
   // A keep-alive connection whose request was in flight at the stop signal
   // would keep the server open until its idle timeout: close it after its answer.

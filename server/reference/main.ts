@@ -6,7 +6,7 @@
 // alone as `npm run local-accounts` for local-network mode.
 import Fastify, { type FastifyInstance } from 'fastify'
 import { ConfigError } from '../env-parsing.js'
-import { loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../logger.js'
+import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../logger.js'
 import { referenceAccountsApp } from './app.js'
 import { loadReferenceConfig } from './config.js'
 import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../client/lib/local-accounts.js'
@@ -44,8 +44,10 @@ async function main (): Promise<void> {
     trustProxy: 'loopback',
     bodyLimit: 16 * 1024,
     requestIdHeader: false,
-    genReqId: (request) => requestIdFor(request.headers[REQUEST_ID_HEADER])
+    genReqId: (request) => requestIdFor(request.headers[REQUEST_ID_HEADER]),
+    disableRequestLogging: true
   })
+  logCompletedRequests(internal)
   let services: ReferenceServices
   try {
     services = await createReferenceServices(config, internal.log)
