@@ -3,24 +3,13 @@ import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
-import type { View } from '../lib/page-params.js'
-import { AlternativeMethods, type AlternativeMethodsProps } from './AlternativeMethods.js'
+import { AlternativeMethods } from './AlternativeMethods.js'
+import type { EmailFieldProps, FormViewProps, SignInMethodsProps } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface LoginViewProps {
-  readonly email: string
-  readonly onEmailChange: (email: string) => void
-  readonly showPasswordForm: boolean
-  readonly methods: Omit<AlternativeMethodsProps, 'verb' | 'busy'>
-  readonly busy: boolean
-  readonly submitting: boolean
-  readonly invalid: boolean
-  readonly noticeId: string
-  /** Local-network mode: no view switching and no support link (spec §4). */
-  readonly localMode: boolean
+export interface LoginViewProps extends FormViewProps, EmailFieldProps, SignInMethodsProps {
   readonly supportEmail: string
   readonly onSubmit: (password: string) => void
-  readonly onShowView: (view: View) => void
 }
 
 export function LoginView (props: LoginViewProps) {

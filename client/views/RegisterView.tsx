@@ -3,22 +3,12 @@ import { Button } from '../components/Button.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import type { RegisterPayload } from '../api/payloads.js'
-import type { View } from '../lib/page-params.js'
-import { AlternativeMethods, type AlternativeMethodsProps } from './AlternativeMethods.js'
+import { AlternativeMethods } from './AlternativeMethods.js'
+import type { EmailFieldProps, FormViewProps, SignInMethodsProps } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface RegisterViewProps {
-  readonly email: string
-  readonly onEmailChange: (email: string) => void
-  readonly showPasswordForm: boolean
-  readonly methods: Omit<AlternativeMethodsProps, 'verb' | 'busy'>
-  readonly busy: boolean
-  readonly submitting: boolean
-  readonly invalid: boolean
-  readonly noticeId: string
-  readonly localMode: boolean
+export interface RegisterViewProps extends FormViewProps, EmailFieldProps, SignInMethodsProps {
   readonly onSubmit: (payload: RegisterPayload) => void
-  readonly onShowView: (view: View) => void
 }
 
 export function RegisterView (props: RegisterViewProps) {

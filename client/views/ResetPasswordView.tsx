@@ -1,19 +1,12 @@
 import type { FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { TextField } from '../components/TextField.js'
-import type { View } from '../lib/page-params.js'
+import type { EmailFieldProps, FormViewProps } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface ResetPasswordViewProps {
-  readonly email: string
-  readonly onEmailChange: (email: string) => void
-  readonly busy: boolean
-  readonly submitting: boolean
-  readonly invalid: boolean
-  readonly noticeId: string
+export interface ResetPasswordViewProps extends FormViewProps, EmailFieldProps {
   readonly localMode: boolean
   readonly onSubmit: () => void
-  readonly onShowView: (view: View) => void
 }
 
 export function ResetPasswordView (props: ResetPasswordViewProps) {

@@ -1,16 +1,11 @@
 import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { PasswordField } from '../components/PasswordField.js'
-import type { View } from '../lib/page-params.js'
+import type { FormViewProps } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface SetPasswordViewProps {
-  readonly busy: boolean
-  readonly submitting: boolean
-  readonly invalid: boolean
-  readonly noticeId: string
+export interface SetPasswordViewProps extends FormViewProps {
   readonly onSubmit: (password: string, confirmation: string) => void
-  readonly onShowView: (view: View) => void
 }
 
 /** The end of a password reset: the view the emailed link opens. */

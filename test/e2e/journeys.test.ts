@@ -1,24 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { startProductApp } from '../fixtures/product-app.js'
 import { browserSkip, openPage as openWatchedPage, unexpectedProblems } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer, startLocalAccounts } from '../fixtures/built-server.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../fixtures/google-identity.js'
-
-/** The product the visitor is sent on to: another origin, allowed by REDIRECT_ALLOWED_HOSTS. */
-async function startProductApp (t: import('tap').Test): Promise<string> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html' })
-    response.end('<!doctype html><title>The product</title><h1>Welcome to the product</h1>')
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
 
 /** The output file holding grpc-web and google-protobuf, from the build's metafile. */
 function domainCheckChunk (): string {

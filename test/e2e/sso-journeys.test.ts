@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
+import { startProductApp } from '../fixtures/product-app.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso-certificates.js'
@@ -17,17 +16,6 @@ import { startSamlIdp } from '../fixtures/sso-saml-idp.js'
 // edge and forked reference service), for OIDC and for SAML. The providers
 // run on 127.0.0.1 and the page on localhost: different sites, so the SAML
 // provider's post to the ACS is cross-site, as in production.
-
-/** The product the visitor is sent on to (REDIRECT_ALLOWED_HOSTS allows it). */
-async function startProductApp (t: Test): Promise<string> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html' })
-    response.end('<!doctype html><title>The product</title><h1>Welcome to the product</h1>')
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
 
 async function clickSso (page: Page, email: string, view: 'login' | 'register'): Promise<void> {
   await page.getByLabel(view === 'login' ? 'Email' : 'Company Email', { exact: true }).fill(email)

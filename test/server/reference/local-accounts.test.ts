@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
+import { freeLoopbackPort } from '../../fixtures/local-services.js'
 import t, { type Test } from 'tap'
 import { localAccountsApp } from '../../../server/reference/local-accounts.js'
 import { hashPassword } from '../../../server/reference/passwords.js'
@@ -118,16 +118,6 @@ t.test('posts over the per-minute limit get 429 with a readable error', async (t
   t.equal(limited.headers.get('access-control-allow-origin'), TEST_PUBLIC_URL, 'the page can read it')
 })
 
-function freeLoopbackPort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
-    })
-  })
-}
 
 t.test('npm run local-accounts serves /authenticate on LOCAL_ACCOUNTS_PORT from DATA_DIR, and stops on SIGTERM', async (t) => {
   const dataDir = temporaryDataDir(t)
