@@ -22,7 +22,8 @@ const SOURCES = ['client', 'server', 'proto', 'build.mjs', 'package.json', 'pack
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
-const COMPRESSIBLE = /\.(js|css|map|svg|html|json|txt)$/
+// Source maps and licence texts are streamed from disk as they are (server/static-files.ts).
+const COMPRESSIBLE = /\.(js|css|svg|html|json)$/
 
 async function newestSourceTime (path) {
   const info = await stat(path).catch(() => null)
