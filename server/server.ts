@@ -17,7 +17,13 @@ import { AssetStore } from './static-files.js'
  * 72 s, longer than the usual 60 s idle timeout of load balancers, so that the
  * balancer, not the edge, closes them and never reuses a closing connection.
  */
-export const DEFAULT_TIMEOUTS = Object.freeze({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 72_000 })
+export interface ConnectionTimeouts {
+  readonly headersMs: number
+  readonly requestMs: number
+  readonly keepAliveMs: number
+}
+
+export const DEFAULT_TIMEOUTS: ConnectionTimeouts = Object.freeze({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 72_000 })
 
 export interface CreateServerOptions {
   readonly config: ServerConfig
@@ -29,7 +35,7 @@ export interface CreateServerOptions {
   /** Whether the accounts service behind the edge completes password resets. */
   readonly passwordResetCompletion: boolean
   readonly logger?: FastifyServerOptions['logger']
-  readonly timeouts?: Partial<typeof DEFAULT_TIMEOUTS>
+  readonly timeouts?: Partial<ConnectionTimeouts>
 }
 
 export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
@@ -82,7 +88,11 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     serverFactory: (handler) => createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
-      keepAliveTimeout: timeouts.keepAliveMs
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // Node enforces the two limits above only when it sweeps its connections,
+      // every 30 s by default: a slow sender would hold a connection for up to
+      // 30 s past its limit. Sweep at least every second.
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs)
     }, (request, response) => {
       // Once closing starts, Fastify answers (503, Connection: close) so that
       // keep-alive clients move to another instance.

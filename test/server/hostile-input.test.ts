@@ -1,0 +1,305 @@
+import t, { type Test } from 'tap'
+import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
+import { buildEdge, jsonAnswer, listen, startUpstream, type Upstream } from '../fixtures/edge.js'
+import { openRaw, rawExchange, rawRequest, type RawExchange, type RawResponse } from '../fixtures/raw-http.js'
+
+/**
+ * Hostile requests against the real edge over real sockets. Each case states
+ * its safe outcome: refused with a clear status (never a 5xx), nothing passed
+ * to the backend that should not be, nothing reflected, and the connection
+ * closed where the request cannot be trusted.
+ */
+
+const JSON_POST = { 'Content-Type': 'application/json' }
+
+async function edgeWithUpstream (t: Test, env: Record<string, string> = {}): Promise<{ base: string, upstream: Upstream }> {
+  const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
+  const app = await buildEdge(t, { accountsUpstream: `${upstream.url}/base`, edgeAuthUpstream: upstream.url, env })
+  return { base: await listen(app), upstream }
+}
+
+function only (t: Test, exchange: RawExchange, what: string): RawResponse {
+  t.equal(exchange.responses.length, 1, `${what}: one response`)
+  return exchange.responses[0] ?? { status: 0, headers: {}, body: Buffer.alloc(0) }
+}
+
+t.test('traversal and encoded slashes under /accounts never reach another backend path', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const targets = [
+    '/accounts/../accounts/v2/login',
+    '/accounts/./v2/login',
+    '/accounts/v2/login/../../admin',
+    '/accounts/v2/login/..%2F..%2Fadmin',
+    '/accounts/v2%2Flogin',
+    '/accounts/v2%2flogin',
+    '/accounts/%2e%2e/readyz',
+    '/accounts/%2E%2E%2Fhealthz',
+    '/accounts/..%5C..%5Cadmin',
+    '/accounts/v2/login%00',
+    '/accounts/v2/login;.json',
+    '/accounts//v2/login',
+    '/accounts/v2//login',
+    '/accounts/V2/LOGIN',
+    '/accounts/'
+  ]
+  for (const target of targets) {
+    const response = only(t, await rawExchange(base, rawRequest('POST', target, JSON_POST, '{}')), target)
+    t.equal(response.status, 404, `${target}: 404`)
+    t.same(JSON.parse(response.body.toString()), { error: 'Not found.' }, `${target}: the JSON not-found answer`)
+  }
+  t.equal(upstream.requests.length, 0, 'the backend was never called')
+
+  // Percent-encoded letters decode to a listed path; the backend receives the
+  // target as sent, under its base path, where it means the same thing.
+  const encoded = only(t, await rawExchange(base, rawRequest('POST', '/accounts/v2/log%69n', JSON_POST, '{}')), 'encoded letters')
+  t.equal(encoded.status, 200)
+  t.equal(upstream.requests[0]?.url, '/base/v2/log%69n', 'forwarded under the base path')
+})
+
+t.test('traversal towards the server\'s own files finds nothing', async (t) => {
+  const { base } = await edgeWithUpstream(t)
+  const targets = [
+    '/assets/../../package.json',
+    '/assets/..%2f..%2fpackage.json',
+    '/assets/%2e%2e/%2e%2e/server/main.js',
+    '/assets/..%5c..%5cpackage.json',
+    '/assets/.%2e/.%2e/package.json',
+    '/..%2f..%2fetc%2fpasswd',
+    '//etc/passwd',
+    '/index.html',
+    '/server/main.js',
+    '/public/index.html',
+    '/.env',
+    '/.git/config'
+  ]
+  for (const target of targets) {
+    const response = only(t, await rawExchange(base, rawRequest('GET', target)), target)
+    t.equal(response.status, 404, `${target}: 404`)
+    t.notMatch(response.body.toString(), /"name": "threshold"|import |root:|\[core\]/, `${target}: no file content`)
+    t.equal(response.headers['x-content-type-options'], 'nosniff', `${target}: security headers`)
+  }
+})
+
+t.test('methods other than POST on the proxied paths are refused without calling the backend, and nothing is echoed', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const secret = 'auth=session-secret-value'
+  for (const method of ['HEAD', 'TRACE', 'PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE']) {
+    const exchange = await rawExchange(base, rawRequest(method, '/accounts/v2/login', { Cookie: secret }))
+    t.match(exchange.received, /^HTTP\/1\.1 40[45] /, `${method}: 404 or 405`)
+    t.notMatch(exchange.received, /session-secret-value/, `${method}: the request is not echoed`)
+  }
+  const trace = await rawExchange(base, rawRequest('TRACE', '/', { Cookie: secret }))
+  t.match(trace.received, /^HTTP\/1\.1 404 /, 'TRACE on the page: 404')
+  t.notMatch(trace.received, /session-secret-value|message\/http/, 'TRACE echoes nothing')
+
+  const preflight = only(t, await rawExchange(base, rawRequest('OPTIONS', '/accounts/v2/login', {
+    Origin: 'https://evil.test', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type'
+  })), 'a CORS preflight')
+  t.equal(preflight.status, 405)
+  t.notOk(Object.keys(preflight.headers).some((name) => name.startsWith('access-control-')), 'no CORS permission is granted')
+
+  const unknown = await rawExchange(base, rawRequest('FOO', '/accounts/v2/login', JSON_POST, '{}'))
+  t.match(unknown.received, /^HTTP\/1\.1 400 /, 'an unknown method is a bad request')
+  t.ok(unknown.closedByServer, 'and the connection is closed')
+
+  const connect = await rawExchange(base, 'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n')
+  t.ok(connect.closedByServer, 'CONNECT: the connection is closed')
+  t.notMatch(connect.received, /^HTTP\/1\.1 200/, 'CONNECT: no tunnel')
+
+  for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+    const response = only(t, await rawExchange(base, rawRequest(method, '/', JSON_POST, '{}')), `${method} /`)
+    t.equal(response.status, 404, `${method} on the page: 404, not the page`)
+  }
+  t.equal(upstream.requests.length, 0, 'the backend was never called')
+})
+
+t.test('request smuggling: ambiguous framing is a 400 that closes the connection, and the smuggled request is never answered', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const smuggled = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n'
+  const head = 'POST /accounts/v2/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+  const cases: Array<[string, string]> = [
+    ['Content-Length with Transfer-Encoding', `${head}Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`],
+    ['two different Content-Lengths', `${head}Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}${smuggled}`],
+    ['a Content-Length list', `${head}Content-Length: 2, 2\r\n\r\n{}${smuggled}`],
+    ['Transfer-Encoding not ending in chunked', `${head}Transfer-Encoding: chunked, identity\r\n\r\n2\r\n{}\r\n0\r\n\r\n${smuggled}`],
+    ['an unknown Transfer-Encoding', `${head}Transfer-Encoding: xchunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n${smuggled}`],
+    ['a Transfer-Encoding split over two lines', `${head}Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n2\r\n{}\r\n0\r\n\r\n${smuggled}`],
+    ['a chunk size that is not hexadecimal', `${head}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n${smuggled}`],
+    ['a space before the colon', `${head}Content-Length : 2\r\n\r\n{}${smuggled}`],
+    ['an obsolete folded header', `${head}Content-Length: 2\r\nX-Folded: a\r\n b\r\n\r\n{}${smuggled}`],
+    ['bare LF line ends', `${head.replace(/\r\n/g, '\n')}Content-Length: 2\n\n{}${smuggled}`],
+    ['a negative Content-Length', `${head}Content-Length: -2\r\n\r\n{}${smuggled}`]
+  ]
+  for (const [what, bytes] of cases) {
+    const exchange = await rawExchange(base, bytes)
+    t.equal(exchange.responses.length, 1, `${what}: exactly one answer`)
+    t.equal(exchange.responses[0]?.status, 400, `${what}: 400`)
+    t.ok(exchange.closedByServer, `${what}: the connection is closed`)
+  }
+  t.equal(upstream.requests.length, 0, 'nothing reached the backend')
+})
+
+t.test('spoofed forwarding headers change neither the client address, nor the origin check, nor what the backend is told', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t, { RATE_LIMIT_PER_MINUTE: '3' })
+  const host = new URL(base).host
+  const spoofed = (n: number) => ({
+    ...JSON_POST,
+    'X-Forwarded-For': `203.0.113.${n}`,
+    'X-Real-IP': `203.0.113.${n}`,
+    'True-Client-IP': `203.0.113.${n}`,
+    Forwarded: `for=203.0.113.${n};host=evil.test;proto=https`,
+    'X-Forwarded-Host': 'evil.test',
+    'X-Forwarded-Proto': 'https',
+    'X-Forwarded-Port': '443',
+    'X-Original-URL': '/admin',
+    'X-Rewrite-URL': '/admin'
+  })
+
+  const crossSite = only(t, await rawExchange(base, rawRequest('POST', '/accounts/v2/login',
+    { Host: host, ...spoofed(1), Origin: 'https://evil.test' }, '{}')), 'a cross-site POST dressed as same-origin')
+  t.equal(crossSite.status, 403, 'forwarded host and scheme do not make evil.test the page\'s origin')
+
+  const statuses: number[] = []
+  for (let n = 1; n <= 4; n++) {
+    statuses.push(only(t, await rawExchange(base, rawRequest('POST', '/accounts/v2/login', { Host: host, ...spoofed(n) }, '{}')), `attempt ${n}`).status)
+  }
+  t.same(statuses, [200, 200, 200, 429], 'a new X-Forwarded-For on each attempt does not buy a new allowance')
+
+  for (const request of upstream.requests) {
+    t.equal(request.url, '/base/v2/login', 'X-Original-URL and X-Rewrite-URL change nothing')
+    t.equal(request.headers['x-forwarded-for'], '127.0.0.1')
+    t.equal(request.headers['x-forwarded-host'], host)
+    t.equal(request.headers['x-forwarded-proto'], 'http')
+    t.equal(request.headers['x-forwarded-port'], undefined)
+    t.equal(request.headers.forwarded, undefined)
+    t.equal(request.headers['x-real-ip'], undefined)
+    t.equal(request.headers['true-client-ip'], undefined)
+  }
+})
+
+t.test('cross-site POSTs in every disguise are refused before the backend is called', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const host = new URL(base).host
+  const cases: Array<[string, Record<string, string>]> = [
+    ['a look-alike origin', { Origin: `http://${host}.evil.test` }],
+    ['the same host over another scheme', { Origin: `https://${host}` }],
+    ['the same host on another port', { Origin: 'http://127.0.0.1:1' }],
+    ['an origin with a path', { Origin: `http://${host}/` }],
+    ['two origins', { Origin: `http://${host} https://evil.test` }],
+    ['Sec-Fetch-Site cross-site with a matching Origin', { Origin: `http://${host}`, 'Sec-Fetch-Site': 'cross-site' }],
+    ['Sec-Fetch-Site in upper case', { 'Sec-Fetch-Site': 'SAME-ORIGIN', Origin: 'https://evil.test' }],
+    ['a text/plain form post', { 'Content-Type': 'text/plain', Origin: 'https://evil.test' }],
+    ['a urlencoded form post', { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'cross-site' }],
+    ['a multipart form post', { 'Content-Type': 'multipart/form-data; boundary=x', 'Sec-Fetch-Site': 'cross-site' }]
+  ]
+  for (const [what, headers] of cases) {
+    const response = only(t, await rawExchange(base, rawRequest('POST', '/accounts/v2/login', { Host: host, ...JSON_POST, ...headers }, '{}')), what)
+    t.equal(response.status, 403, `${what}: 403`)
+  }
+  const grpc = only(t, await rawExchange(base, rawRequest('POST', CHECK_DOMAIN_AUTHORIZATION_PATH,
+    { Host: host, 'Content-Type': 'application/grpc-web+proto', Origin: 'https://evil.test' }, 'x')), 'the domain check')
+  t.equal(grpc.status, 403)
+  t.equal(grpc.headers['grpc-status'], '7', 'PERMISSION_DENIED')
+  t.equal(upstream.requests.length, 0)
+})
+
+t.test('wrong content types are refused with 415; a charset or upper case is fine', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const refused = [
+    'application/json-patch+json', 'application/jsonp', 'text/json', 'application/x-json', 'json',
+    'application/json, text/plain', 'application/javascript', '*/*', 'application/*'
+  ]
+  for (const contentType of refused) {
+    const response = only(t, await rawExchange(base, rawRequest('POST', '/accounts/v2/login', { 'Content-Type': contentType }, '{}')), contentType)
+    t.equal(response.status, 415, `${contentType}: 415`)
+  }
+  t.equal(upstream.requests.length, 0)
+  for (const contentType of ['APPLICATION/JSON', 'application/json;charset=UTF-8', 'application/json ; charset=utf-8']) {
+    const response = only(t, await rawExchange(base, rawRequest('POST', '/accounts/v2/login', { 'Content-Type': contentType }, '{}')), contentType)
+    t.equal(response.status, 200, `${contentType}: accepted`)
+  }
+})
+
+t.test('deeply nested and prototype-polluting JSON is passed on byte for byte or refused, and the edge stays up', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const depth = 5000
+  const bodies: Array<[string, string, number]> = [
+    ['arrays nested 5000 deep', `${'['.repeat(depth)}${']'.repeat(depth)}`, 200],
+    ['objects nested 1500 deep', `${'{"a":'.repeat(1500)}1${'}'.repeat(1500)}`, 200],
+    ['unclosed nesting', '['.repeat(16_000), 400],
+    ['__proto__ and constructor keys', '{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}},"email":"a@b.test"}', 200]
+  ]
+  for (const [what, body, status] of bodies) {
+    const response = only(t, await rawExchange(base, rawRequest('POST', '/accounts/v2/login', JSON_POST, body)), what)
+    t.equal(response.status, status, `${what}: ${status}`)
+    if (status === 200) t.equal(upstream.requests.at(-1)?.body.toString(), body, `${what}: the backend receives the exact bytes`)
+  }
+  t.equal(({} as Record<string, unknown>).admin, undefined, 'no prototype in this process was touched')
+  t.equal((await fetch(`${base}/healthz`)).status, 200, 'the edge still answers')
+})
+
+t.test('a body announced as huge is refused with 413 at once, without being read', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const exchange = await rawExchange(base, rawRequest('POST', '/accounts/v2/login', { ...JSON_POST, 'Content-Length': String(10 * 1024 ** 3) }, '{"a":'), 5000)
+  t.equal(exchange.responses[0]?.status, 413)
+  t.ok(exchange.closedByServer, 'the connection is closed rather than read for 10 GiB')
+  t.equal(upstream.requests.length, 0)
+})
+
+t.test('headers and request lines that are too large are refused with 431 and the connection closed', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const hugeUrl = await rawExchange(base, rawRequest('GET', `/?error=${'x'.repeat(20_000)}`))
+  t.match(hugeUrl.received, /^HTTP\/1\.1 431 /, 'a 20 kB query string')
+  t.ok(hugeUrl.closedByServer)
+  const hugeHeader = await rawExchange(base, rawRequest('POST', '/accounts/v2/login', { ...JSON_POST, Cookie: 'a'.repeat(20_000) }, '{}'))
+  t.match(hugeHeader.received, /^HTTP\/1\.1 431 /, 'a 20 kB cookie')
+  const manyHeaders = await rawExchange(base, rawRequest('POST', '/accounts/v2/login',
+    [['Content-Type', 'application/json'], ...Array.from({ length: 3000 }, (_, n): [string, string] => [`X-H${n}`, 'v'])], '{}'))
+  t.match(manyHeaders.received, /^HTTP\/1\.1 (431|200) /, '3000 headers: refused, or the extra ones ignored')
+  t.equal((await fetch(`${base}/healthz`)).status, 200, 'the edge still answers')
+  t.ok(upstream.requests.length <= 1)
+})
+
+t.test('slow headers: the connection is closed by the headers timeout, and others are served meanwhile', async (t) => {
+  const app = await buildEdge(t, { timeouts: { headersMs: 400, requestMs: 800, keepAliveMs: 2000 } })
+  const base = await listen(app)
+  const slowlorises = await Promise.all(Array.from({ length: 50 }, () => openRaw(base)))
+  const drip = setInterval(() => {
+    for (const connection of slowlorises) connection.write(`X-Drip-${Math.random().toString(36).slice(2)}: 1\r\n`)
+  }, 100)
+  for (const connection of slowlorises) connection.write('GET / HTTP/1.1\r\nHost: localhost\r\n')
+  t.teardown(() => clearInterval(drip))
+
+  const servedMeanwhile = await fetch(`${base}/healthz`)
+  t.equal(servedMeanwhile.status, 200, 'a normal request is served while 50 connections drip headers')
+  const exchanges = await Promise.all(slowlorises.map((connection) => connection.finish(10_000)))
+  clearInterval(drip)
+  t.ok(exchanges.every((exchange) => exchange.closedByServer), 'every dripping connection was closed (bound: 10 s for a 0.4 s limit)')
+  t.ok(exchanges.every((exchange) => /^HTTP\/1\.1 408 /.test(exchange.received) || exchange.received === ''), 'with 408 Request Timeout, or nothing')
+  t.comment(`closed after ${Math.min(...exchanges.map((e) => e.elapsedMs))}–${Math.max(...exchanges.map((e) => e.elapsedMs))} ms (limit 400 ms)`)
+})
+
+t.test('a slowly sent body: the connection is closed by the request timeout, and the backend is not called', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, timeouts: { headersMs: 400, requestMs: 800, keepAliveMs: 2000 } })
+  const base = await listen(app)
+  const connection = await openRaw(base)
+  connection.write('POST /accounts/v2/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":"')
+  const drip = setInterval(() => connection.write('x'), 50)
+  t.teardown(() => clearInterval(drip))
+  const exchange = await connection.finish(10_000)
+  clearInterval(drip)
+  t.ok(exchange.closedByServer, 'closed (bound: 10 s for a 0.8 s limit)')
+  t.match(exchange.received, /^(HTTP\/1\.1 408 |$)/, '408 Request Timeout, or nothing')
+  t.comment(`closed after ${exchange.elapsedMs} ms (limit 800 ms)`)
+  t.equal(upstream.requests.length, 0)
+})
+
+t.test('an idle keep-alive connection is closed by the keep-alive timeout', async (t) => {
+  const app = await buildEdge(t, { timeouts: { headersMs: 400, requestMs: 800, keepAliveMs: 500 } })
+  const base = await listen(app)
+  const exchange = await rawExchange(base, rawRequest('GET', '/healthz', { Connection: 'keep-alive' }), 10_000)
+  t.equal(exchange.responses[0]?.status, 200)
+  t.ok(exchange.closedByServer, 'closed by the server')
+  t.comment(`closed after ${exchange.elapsedMs} ms (keep-alive 500 ms)`)
+})
