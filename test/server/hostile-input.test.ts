@@ -139,6 +139,23 @@ t.test('request smuggling: ambiguous framing is a 400 that closes the connection
   t.equal(upstream.requests.length, 0, 'nothing reached the backend')
 })
 
+t.test('absolute-form request targets are answered for this server, never proxied elsewhere', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const elsewhere = await startUpstream(t, jsonAnswer(200, { stolen: true }))
+  const page = only(t, await rawExchange(base, rawRequest('GET', 'http://evil.test/?view=register')), 'the page in absolute form')
+  t.equal(page.status, 200, 'the page is served')
+  t.match(page.body.toString(), /<div id="root">/)
+  const script = /src="(\/assets\/[^"]+\.js)"/.exec(page.body.toString())?.[1] ?? '/assets/missing.js'
+  const asset = only(t, await rawExchange(base, rawRequest('GET', `https://evil.test${script}`)), 'an asset in absolute form')
+  t.equal(asset.status, 200, 'the asset is served')
+  t.equal(asset.headers['content-type'], 'text/javascript; charset=utf-8')
+
+  const login = only(t, await rawExchange(base, rawRequest('POST', `${elsewhere.url}/accounts/v2/login`, JSON_POST, '{}')), 'a login in absolute form')
+  t.ok(login.status === 200 || login.status === 400, `answered here (${login.status})`)
+  t.equal(elsewhere.requests.length, 0, 'the host named in the target is never called')
+  t.ok(upstream.requests.every((request) => request.url === '/base/v2/login'), 'only the configured backend, at the listed path')
+})
+
 t.test('spoofed forwarding headers change neither the client address, nor the origin check, nor what the backend is told', async (t) => {
   const { base, upstream } = await edgeWithUpstream(t, { RATE_LIMIT_PER_MINUTE: '3' })
   const host = new URL(base).host
