@@ -7,6 +7,7 @@ import app from './app.js'
 import type { ServerConfig } from './config.js'
 import { createHotPath } from './hot-path.js'
 import { loggerOptions, requestIdFor } from './logger.js'
+import { answerFrameworkError } from './not-found.js'
 import { createNonceSource, PageTemplate } from './page.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
@@ -85,6 +86,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     bodyLimit: PROXY_BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    frameworkErrors: answerFrameworkError,
     serverFactory: (handler) => createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,

@@ -277,6 +277,27 @@ t.test('headers and request lines that are too large are refused with 431 and th
   t.ok(upstream.requests.length <= 1)
 })
 
+t.test('a URL the router cannot decode is a 400 with the security headers, reflecting nothing', async (t) => {
+  const { base } = await edgeWithUpstream(t)
+  const cases: Array<[string, number]> = [
+    ['/assets/%c0%ae%c0%ae/x"<svg/onload=alert(1)>', 400],
+    ['/accounts/%E0%A4%A', 400],
+    ['/edgeauth.v1.EdgeAuthMetadataService/%ff', 400],
+    [`/assets/${'a'.repeat(300)}`, 404]
+  ]
+  for (const [target, status] of cases) {
+    const what = target.slice(0, 40)
+    const response = only(t, await rawExchange(base, rawRequest('GET', target)), what)
+    t.equal(response.status, status, `${what}: ${status}`)
+    t.equal(response.headers['x-content-type-options'], 'nosniff', `${what}: nosniff`)
+    t.match(response.headers['content-security-policy'], /default-src 'none'/, `${what}: CSP`)
+    t.equal(response.headers['cache-control'], 'no-store', `${what}: no-store`)
+    t.notMatch(response.body.toString(), /svg|%c0|%E0|%ff|aaaa/i, `${what}: the address is not reflected`)
+  }
+  const badUrl = only(t, await rawExchange(base, rawRequest('GET', '/assets/%c0')), '/assets/%c0')
+  t.same(JSON.parse(badUrl.body.toString()), { error: 'The address is not valid.' })
+})
+
 t.test('slow headers: the connection is closed by the headers timeout, and others are served meanwhile', async (t) => {
   const app = await buildEdge(t, { timeouts: { headersMs: 400, requestMs: 800, keepAliveMs: 2000 } })
   const base = await listen(app)
