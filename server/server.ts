@@ -5,6 +5,7 @@ import type { RuntimeConfig } from '../client/lib/runtime-config.js'
 import type { ProxiedRoute } from './accounts-proxy.js'
 import app from './app.js'
 import type { ServerConfig } from './config.js'
+import { hasValidHostHeader } from './host-header.js'
 import { createHotPath } from './hot-path.js'
 import { loggerOptions, requestIdFor } from './logger.js'
 import { answerFrameworkError } from './not-found.js'
@@ -97,8 +98,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs)
     }, (request, response) => {
       // Once closing starts, Fastify answers (503, Connection: close) so that
-      // keep-alive clients move to another instance.
-      if (!closing && hotPath(request, response)) return
+      // keep-alive clients move to another instance. Fastify also refuses a bad Host.
+      if (!closing && hasValidHostHeader(request) && hotPath(request, response)) return
       handler(request, response)
     })
   })

@@ -156,6 +156,58 @@ t.test('absolute-form request targets are answered for this server, never proxie
   t.ok(upstream.requests.every((request) => request.url === '/base/v2/login'), 'only the configured backend, at the listed path')
 })
 
+t.test('a missing, repeated or malformed Host header is a 400 and is never passed on', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t)
+  const login = (host: Array<[string, string]>) =>
+    `POST /accounts/v2/login HTTP/1.1\r\n${host.map(([name, value]) => `${name}: ${value}\r\n`).join('')}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`
+  const cases: Array<[string, Array<[string, string]>]> = [
+    ['no Host', []],
+    ['an empty Host', [['Host', '']]],
+    ['two Host headers', [['Host', 'signin.example.test'], ['Host', 'evil.test']]],
+    ['a Host with a path', [['Host', 'evil.test/x']]],
+    ['a Host with credentials', [['Host', 'user@evil.test']]],
+    ['a Host with markup', [['Host', 'a<b>"c']]],
+    ['a Host with a space', [['Host', 'evil.test signin.example.test']]],
+    ['a Host with a bad port', [['Host', 'evil.test:http']]],
+    ['an unclosed IPv6 literal', [['Host', '[::1']]],
+    ['a Host that is not ASCII', [['Host', 'xn--e-\u00e9vil.test']]]
+  ]
+  for (const [what, host] of cases) {
+    const response = only(t, await rawExchange(base, login(host)), what)
+    t.equal(response.status, 400, `${what}: 400`)
+  }
+  for (const [what, host] of cases.slice(1)) {
+    const response = only(t, await rawExchange(base, rawRequest('GET', '/?view=register', host)), `${what} (page)`)
+    t.equal(response.status, 400, `${what} on the page: 400`)
+  }
+  t.equal(upstream.requests.length, 0, 'no invalid host was forwarded as X-Forwarded-Host')
+
+  const refused = only(t, await rawExchange(base, login([['Host', 'evil.test/x']])), 'the answer')
+  t.same(JSON.parse(refused.body.toString()), { error: 'The Host header is not valid.' })
+  t.equal(refused.headers['x-content-type-options'], 'nosniff')
+  const grpc = only(t, await rawExchange(base, rawRequest('POST', CHECK_DOMAIN_AUTHORIZATION_PATH,
+    { Host: 'evil.test/x', 'Content-Type': 'application/grpc-web+proto' }, 'x')), 'the domain check')
+  t.equal(grpc.headers['grpc-status'], '3', 'the domain check answers in gRPC-web form (INVALID_ARGUMENT)')
+
+  for (const host of ['signin.example.test', 'SignIn.Example.Test:8443', '127.0.0.1:8080', '[::1]:8080', 'localhost', 'threshold_edge:8080']) {
+    const response = only(t, await rawExchange(base, login([['Host', host]])), host)
+    t.equal(response.status, 200, `${host} is fine`)
+    t.equal(upstream.requests.at(-1)?.headers['x-forwarded-host'], host, `${host} is what the backend is told`)
+  }
+  const http10 = await rawExchange(base, 'GET /healthz HTTP/1.0\r\n\r\n')
+  t.match(http10.received, /^HTTP\/1\.1 200 /, 'HTTP/1.0 may omit the Host header')
+})
+
+t.test('behind a trusted proxy, a malformed X-Forwarded-Host is a 400 too', async (t) => {
+  const { base, upstream } = await edgeWithUpstream(t, { TRUST_PROXY: 'loopback' })
+  const sent = (forwardedHost: string) => rawExchange(base, rawRequest('POST', '/accounts/v2/login', { ...JSON_POST, 'X-Forwarded-Host': forwardedHost }, '{}'))
+  t.equal(only(t, await sent('evil.test/reset?x='), 'a path').status, 400)
+  t.equal(only(t, await sent('a"><script>'), 'markup').status, 400)
+  t.equal(upstream.requests.length, 0)
+  t.equal(only(t, await sent('signin.example.com'), 'a host').status, 200)
+  t.equal(upstream.requests[0]?.headers['x-forwarded-host'], 'signin.example.com')
+})
+
 t.test('spoofed forwarding headers change neither the client address, nor the origin check, nor what the backend is told', async (t) => {
   const { base, upstream } = await edgeWithUpstream(t, { RATE_LIMIT_PER_MINUTE: '3' })
   const host = new URL(base).host
