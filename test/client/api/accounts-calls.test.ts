@@ -68,7 +68,9 @@ t.test('answers become the union the page switches on', async (t) => {
     ['200 without tokens', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'failed' }],
     ['500 without text', jsonAnswer(500, {}), { kind: 'failed' }],
     ['a JSON array', jsonAnswer(200, []), { kind: 'failed' }],
-    ['not JSON', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') }, { kind: 'failed' }],
+    ['JSON that is not an object', jsonAnswer(200, null), { kind: 'failed' }],
+    ['not JSON (the edge answers in the backend\'s place)', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') },
+      { kind: 'error', message: 'The accounts service could not be reached. Please try again shortly.' }],
     ['tokens on a 500', jsonAnswer(500, { auth: 'a', refresh: 'r' }), { kind: 'failed' }],
     ['an error with markup and control characters', jsonAnswer(400, { error: '<b>x</b>\u0000\u202e y' }), { kind: 'error', message: '<b>x</b> y' }]
   ]
