@@ -1,7 +1,10 @@
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
+import { CheckDomainAuthorizationRequest } from '../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
+import { encodeFrame, encodeTrailers } from '../../server/reference/grpc-web-frames.js'
 import { buildEdge, jsonAnswer, listen, startUpstream, type Upstream } from '../fixtures/edge.js'
 import { openRaw, rawExchange, rawRequest, type RawExchange, type RawResponse } from '../fixtures/raw-http.js'
+import { startReference } from '../fixtures/reference.js'
 
 /**
  * Hostile requests against the real edge over real sockets. Each case states
@@ -305,6 +308,67 @@ t.test('deeply nested and prototype-polluting JSON is passed on byte for byte or
   }
   t.equal(({} as Record<string, unknown>).admin, undefined, 'no prototype in this process was touched')
   t.equal((await fetch(`${base}/healthz`)).status, 200, 'the edge still answers')
+})
+
+t.test('hostile JSON reaches the reference accounts service, which refuses it with 400; nothing is polluted', async (t) => {
+  const { base } = await startReference(t)
+  const bodies: Array<[string, string]> = [
+    ['__proto__ at the top', '{"__proto__":{"isAdmin":true},"email":"a@b.test","password":"correct horse battery staple"}'],
+    ['constructor.prototype', '{"constructor":{"prototype":{"isAdmin":true}},"email":"a@b.test","password":"correct horse battery staple"}'],
+    ['__proto__ inside the context fields', '{"email":"a@b.test","password":"pw","insecure_allowed_orgs":{"__proto__":["x"]}}'],
+    ['an email nested 3000 arrays deep', `{"email":${'['.repeat(3000)}"a@b.test"${']'.repeat(3000)},"password":"pw"}`],
+    ['a password that is an object', '{"email":"a@b.test","password":{"toString":"x"}}']
+  ]
+  for (const [what, body] of bodies) {
+    for (const path of ['/accounts/v2/login', '/accounts/register']) {
+      const response = only(t, await rawExchange(base, rawRequest('POST', path, JSON_POST, body)), `${what} to ${path}`)
+      t.equal(response.status, 400, `${what} to ${path}: 400`)
+      t.type(JSON.parse(response.body.toString()).error, 'string', `${what} to ${path}: a readable error`)
+    }
+  }
+  t.equal(({} as Record<string, unknown>).isAdmin, undefined, 'no prototype was touched')
+  t.equal((await fetch(`${base}/healthz`)).status, 200, 'the edge still answers')
+})
+
+t.test('malformed gRPC-web frames through the edge get INVALID_ARGUMENT from the reference responder, and nothing is reflected', async (t) => {
+  const { base } = await startReference(t)
+  const frame = (domain: string) => encodeFrame(0, new CheckDomainAuthorizationRequest().setDomain(domain).serializeBinary())
+  const binary = { 'Content-Type': 'application/grpc-web+proto', 'X-Grpc-Web': '1' }
+  const text = { 'Content-Type': 'application/grpc-web-text', 'X-Grpc-Web': '1' }
+  const cases: Array<[string, Record<string, string>, Buffer, string]> = [
+    ['a truncated frame header', binary, Buffer.from('0000', 'hex'), '3'],
+    ['a frame claiming 4 GiB', binary, Buffer.from('00ffffffff0a0b', 'hex'), '3'],
+    ['a frame longer than the body', binary, Buffer.from('00000000ff0a', 'hex'), '3'],
+    ['two request messages', binary, Buffer.concat([frame('a.test'), frame('b.test')]), '3'],
+    ['a message that is not protobuf', binary, encodeFrame(0, Buffer.from('ffffffffffff', 'hex')), '3'],
+    ['only a trailer frame', binary, encodeTrailers(0), '3'],
+    ['an empty body', binary, Buffer.alloc(0), '3'],
+    ['a compressed message', binary, encodeFrame(1, Buffer.from('0a00', 'hex')), '12'],
+    ['text that is not base64', text, Buffer.from('<script>alert(1)</script>'), '3'],
+    ['text that is raw binary', text, Buffer.from('00000000ff0a', 'hex'), '3']
+  ]
+  for (const [what, headers, payload, grpcStatus] of cases) {
+    const response = only(t, await rawExchange(base, rawRequest('POST', CHECK_DOMAIN_AUTHORIZATION_PATH, headers, payload.toString('latin1'))), what)
+    t.equal(response.status, 200, `${what}: a gRPC answer`)
+    t.equal(response.headers['grpc-status'], grpcStatus, `${what}: grpc-status ${grpcStatus}`)
+    t.notMatch(response.body.toString('latin1'), /script|Error|at /, `${what}: nothing reflected`)
+  }
+
+  // A valid frame sent in pieces, its header split across chunks, is one call.
+  const connection = await openRaw(base)
+  const whole = frame('example.com')
+  connection.write(`POST ${CHECK_DOMAIN_AUTHORIZATION_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/grpc-web+proto\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`)
+  for (const piece of [whole.subarray(0, 3), whole.subarray(3, 7), whole.subarray(7)]) {
+    connection.write(`${piece.length.toString(16)}\r\n`)
+    connection.write(piece)
+    connection.write('\r\n')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  connection.write('0\r\n\r\n')
+  const split = only(t, await connection.finish(3000), 'a frame in pieces')
+  t.equal(split.status, 200)
+  t.equal(split.headers['grpc-status'], undefined, 'no failure status in the headers')
+  t.match(split.body.toString('latin1'), /grpc-status:0/, 'OK in the trailer frame')
 })
 
 t.test('a body announced as huge is refused with 413 at once, without being read', async (t) => {
