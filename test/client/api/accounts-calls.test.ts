@@ -130,3 +130,14 @@ t.test('local-network login posts straight to the local accounts server, without
   t.same(JSON.parse(post.body.toString()), { email: 'a@b.test', password: 'pw', ...context })
   t.equal(post.headers.cookie, undefined, 'no cookie of the page travels to the local server')
 })
+
+t.test('a call sends only the page\'s origin as Referer, never its address, which can hold a reset token or an email', async (t) => {
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+  setPageUrl(`${base}/?view=setPassword&token=tok_secret_1234567890&email=ada%40example.test`)
+  await setPassword({ token: 'tok_secret_1234567890', password: 'pw', confirm_password: 'pw' })
+  await login({ email: 'a@b.test', password: 'pw', ...context })
+  for (const request of upstream.requests) {
+    t.equal(request.headers.referer, `${base}/`, `${request.url}: the origin only`)
+    t.notMatch(JSON.stringify(request.headers), /tok_secret|ada%40example/, `${request.url}: no part of the address in any header`)
+  }
+})
