@@ -83,7 +83,9 @@ t.test('local_accounts_host switches to local-network mode, for allowed hosts on
     { kind: 'allowed', origin: 'http://[::1]:10064', authenticateUrl: 'http://[::1]:10064/authenticate' })
   for (const query of ['?local_accounts_host=evil.test', '?local_accounts_host=nas.lan.evil.test', '?local_accounts_host=nas.lan&local_accounts_port=0',
     '?local_accounts_host=nas.lan&local_accounts_port=65536', '?local_accounts_host=nas.lan&local_accounts_port=80a', '?local_accounts_host=a/b',
-    '?local_accounts_host=user@nas.lan', '?local_accounts_host=nas.lan:1234']) {
+    '?local_accounts_host=user@nas.lan', '?local_accounts_host=nas.lan:1234', '?local_accounts_host=nas.lan&local_accounts_port=0x50',
+    '?local_accounts_host=nas.lan&local_accounts_port=1e3', '?local_accounts_host=nas.lan&local_accounts_port=80.0',
+    '?local_accounts_host=nas.lan&local_accounts_port=%2B80', '?local_accounts_host=nas.lan&local_accounts_port=%EF%BC%98%EF%BC%90']) {
     t.equal(parse(query).localAccounts.kind, 'refused', query)
   }
   t.equal(parse('').localAccounts.kind, 'off')
