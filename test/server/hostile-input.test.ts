@@ -393,6 +393,27 @@ t.test('headers and request lines that are too large are refused with 431 and th
   t.ok(upstream.requests.length <= 1)
 })
 
+t.test('the page reflects no query parameter: hostile values leave its HTML and its CSP as they are', async (t) => {
+  const { base } = await edgeWithUpstream(t)
+  const withoutNonce = (text: string) => text.replace(/nonce-[A-Za-z0-9+/=]+|nonce="[A-Za-z0-9+/=]+"/g, 'nonce')
+  const plain = await fetch(`${base}/`)
+  const plainHtml = withoutNonce(await plain.text())
+  const plainCsp = withoutNonce(plain.headers.get('content-security-policy') ?? '')
+  const hostile = '"><script>alert(1)</script>\u202e\u0000__proto__'
+  const names = ['view', 'redirect', 'allowed_org', 'resource_type', 'cluster_name', 'home_page_banner', 'error', 'login_method',
+    'local_accounts_host', 'local_accounts_port', 'supports_domain_auth_check', 'saml', 'oidc', 'email', 'id', 'login', 'register', 'token', '__proto__']
+  const query = new URLSearchParams(names.flatMap((name) => [[name, hostile], [name, 'x'.repeat(200)]])).toString()
+  const page = await fetch(`${base}/?${query}`)
+  t.equal(page.status, 200)
+  t.equal(withoutNonce(await page.text()), plainHtml, 'the same HTML as without parameters')
+  t.equal(withoutNonce(page.headers.get('content-security-policy') ?? ''), plainCsp, 'the same CSP')
+  for (const host of ['evil.test', 'localhost;script-src *', '127.0.0.1 https://evil.test', 'localhost%0d%0aSet-Cookie:a=b']) {
+    const response = await fetch(`${base}/?local_accounts_host=${encodeURIComponent(host)}&local_accounts_port=1`)
+    t.notMatch(response.headers.get('content-security-policy'), /evil|script-src \*|Set-Cookie/i, `${host}: nothing of it in the CSP`)
+    t.equal(response.headers.get('set-cookie'), null)
+  }
+})
+
 t.test('a URL the router cannot decode is a 400 with the security headers, reflecting nothing', async (t) => {
   const { base } = await edgeWithUpstream(t)
   const cases: Array<[string, number]> = [
