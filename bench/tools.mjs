@@ -79,15 +79,16 @@ export async function startEdge (env) {
   })
   const listeningAt = await new Promise((resolve, reject) => {
     let seen = ''
-    child.stdout.on('data', (chunk) => {
+    // Removed once the line is seen: under load the server logs every proxied
+    // call, and keeping (and re-splitting) it all would tie up this process.
+    const watch = (chunk) => {
       seen += chunk
-      for (const line of seen.split('\n')) {
-        if (line.includes('Server listening at')) {
-          resolve(JSON.parse(line).time)
-          return
-        }
-      }
-    })
+      const line = seen.split('\n').find((candidate) => candidate.includes('Server listening at'))
+      if (line === undefined) return
+      child.stdout.off('data', watch)
+      resolve(JSON.parse(line).time)
+    }
+    child.stdout.on('data', watch)
     child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)))
   })
   child.stdout.resume()

@@ -4,10 +4,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
+import { passOnJsonAnswers } from './json-answers.js'
 import {
   UPSTREAM_FAILURE_STATUS,
   upstreamDispatcherOptions,
   upstreamReplyOptions,
+  type ProxyReply,
   type UpstreamFailure
 } from './upstream.js'
 
@@ -23,7 +25,8 @@ export const SPEC_ACCOUNTS_PATHS = [
 
 /**
  * How one path under `/accounts/` is proxied.
- * - `json`: a same-origin JSON POST from the page (the spec's calls).
+ * - `json`: a same-origin JSON POST from the page (the spec's calls), answered
+ *   with JSON only (see json-answers.ts).
  * - `form`: a cross-site form POST, such as a SAML identity provider's.
  * - `read`: a GET that any origin may make (a key set, an SSO callback).
  */
@@ -57,6 +60,10 @@ const FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
 
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
+function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
+  void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: FAILURE_MESSAGES[failure] })
+}
+
 
 async function proxyGroup (
   app: FastifyInstance,
@@ -84,11 +91,10 @@ async function proxyGroup (
     undici: upstreamDispatcherOptions(timeoutMs),
     disableRequestLogging: true,
     config: kind === 'read' ? { rateLimit: false } : {},
-    replyOptions: upstreamReplyOptions({
-      allowedResponseHeaders,
-      upstreamName: 'accounts',
-      onFailure: (reply, failure) => { void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: FAILURE_MESSAGES[failure] }) }
-    })
+    replyOptions: {
+      ...upstreamReplyOptions({ allowedResponseHeaders, upstreamName: 'accounts', onFailure: sendFailure }),
+      ...(kind === 'json' ? { onResponse: passOnJsonAnswers({ upstreamName: 'accounts', onFailure: sendFailure }) } : {})
+    }
   }
   await app.register(httpProxy, proxyOptions)
 }

@@ -4,6 +4,7 @@ import { accountsProxy, type ProxiedRoute } from './accounts-proxy.js'
 import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './grpc-web-proxy.js'
 import { health } from './health.js'
+import { rejectInvalidHost } from './host-header.js'
 import type { HotPathHandler } from './hot-path.js'
 import { notFoundAndErrors } from './not-found.js'
 import { pageRoutes } from './page-routes.js'
@@ -39,6 +40,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
 
   await fastify.register(securityHeaders)
   await fastify.register(notFoundAndErrors)
+  // After the security headers, so that the refusal carries them.
+  fastify.addHook('onRequest', rejectInvalidHost)
 
   await fastify.register(pageRoutes, { hotPath: options.hotPath, assets: options.assets, assetsDir: options.assetsDir })
   await fastify.register(health, {

@@ -25,6 +25,21 @@ function hostnameOf (hostHeader: string | undefined): string {
   return hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':', 1)[0]!
 }
 
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
+
+/**
+ * The path and query of a request target. A target in absolute form
+ * (`GET http://host/path`, which HTTP/1.1 servers must accept) is read as its
+ * path, as Fastify's router reads it.
+ */
+export function originForm (target: string): string {
+  if (target.charCodeAt(0) === 0x2f) return target
+  const authority = ABSOLUTE_FORM.exec(target)
+  if (authority === null) return target
+  const rest = target.slice(authority[0].length)
+  return rest.startsWith('/') ? rest : `/${rest}`
+}
+
 /**
  * The two requests that make up nearly all traffic, the page and its hashed
  * assets, answered straight from memory before Fastify's router and hooks run.
@@ -50,7 +65,7 @@ export function createHotPath (options: HotPathOptions): HotPathHandler {
   return function hotPath (request, response) {
     const method = request.method
     if (method !== 'GET' && method !== 'HEAD') return false
-    const url = request.url ?? ''
+    const url = originForm(request.url ?? '')
     const queryStart = url.indexOf('?')
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart)
 

@@ -22,6 +22,18 @@ function withSecurityHeaders (reply: FastifyReply): FastifyReply {
 }
 
 /**
+ * Fastify answers an address its router cannot decode (a bad percent-encoding)
+ * before any plugin runs, so its own answer has none of the security headers
+ * and repeats the address back. This answer has the headers and repeats nothing.
+ */
+export function answerFrameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+  if (status >= 500) request.log.error({ err: error }, 'request failed before routing')
+  void withSecurityHeaders(reply).code(status)
+    .send({ error: status >= 500 ? 'Something went wrong. Please try again.' : 'The address is not valid.' })
+}
+
+/**
  * The 404 page (JSON for API paths) and the last-resort error handler, which
  * shows 4xx reasons but never the details of a 5xx.
  */

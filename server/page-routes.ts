@@ -21,16 +21,17 @@ const ASSET_NAME = /^[\w][\w.-]*$/
 export async function pageRoutes (app: FastifyInstance, options: PageRoutesOptions): Promise<void> {
   await app.register(fastifyStatic, { root: options.assetsDir, serve: false })
 
+  // The reply is taken over only once the hot path has answered: a request it
+  // declines must not be left hanging with nobody to answer it.
   app.get('/', { helmet: false }, (request, reply) => {
-    reply.hijack()
-    options.hotPath(request.raw, reply.raw)
+    if (options.hotPath(request.raw, reply.raw)) reply.hijack()
+    else reply.callNotFound()
   })
 
   app.get('/assets/*', { helmet: false }, async (request, reply) => {
     const name = (request.params as { '*': string })['*']
-    if (options.assets.get(`/assets/${name}`) !== undefined) {
+    if (options.assets.get(`/assets/${name}`) !== undefined && options.hotPath(request.raw, reply.raw)) {
       reply.hijack()
-      options.hotPath(request.raw, reply.raw)
       return reply
     }
     if (!ASSET_NAME.test(name) || !options.assets.streamedNames.has(name)) return reply.callNotFound()

@@ -5,8 +5,10 @@ import type { RuntimeConfig } from '../client/lib/runtime-config.js'
 import type { ProxiedRoute } from './accounts-proxy.js'
 import app from './app.js'
 import type { ServerConfig } from './config.js'
+import { hasValidHostHeader } from './host-header.js'
 import { createHotPath } from './hot-path.js'
 import { logCompletedRequests, loggerOptions, requestIdFor } from './logger.js'
+import { answerFrameworkError } from './not-found.js'
 import { createNonceSource, PageTemplate } from './page.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
@@ -17,7 +19,13 @@ import { AssetStore } from './static-files.js'
  * 72 s, longer than the usual 60 s idle timeout of load balancers, so that the
  * balancer, not the edge, closes them and never reuses a closing connection.
  */
-export const DEFAULT_TIMEOUTS = Object.freeze({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 72_000 })
+export interface ConnectionTimeouts {
+  readonly headersMs: number
+  readonly requestMs: number
+  readonly keepAliveMs: number
+}
+
+export const DEFAULT_TIMEOUTS: ConnectionTimeouts = Object.freeze({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 72_000 })
 
 export interface CreateServerOptions {
   readonly config: ServerConfig
@@ -29,7 +37,7 @@ export interface CreateServerOptions {
   /** Whether the accounts service behind the edge completes password resets. */
   readonly passwordResetCompletion: boolean
   readonly logger?: FastifyServerOptions['logger']
-  readonly timeouts?: Partial<typeof DEFAULT_TIMEOUTS>
+  readonly timeouts?: Partial<ConnectionTimeouts>
 }
 
 export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
@@ -80,14 +88,19 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     requestIdHeader: false,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     disableRequestLogging: true,
+    frameworkErrors: answerFrameworkError,
     serverFactory: (handler) => createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
-      keepAliveTimeout: timeouts.keepAliveMs
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // Node enforces the two limits above only when it sweeps its connections,
+      // every 30 s by default: a slow sender would hold a connection for up to
+      // 30 s past its limit. Sweep at least every second.
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs)
     }, (request, response) => {
       // Once closing starts, Fastify answers (503, Connection: close) so that
-      // keep-alive clients move to another instance.
-      if (!closing && hotPath(request, response)) return
+      // keep-alive clients move to another instance. Fastify also refuses a bad Host.
+      if (!closing && hasValidHostHeader(request) && hotPath(request, response)) return
       handler(request, response)
     })
   })

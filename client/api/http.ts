@@ -28,7 +28,10 @@ export async function postJson (url: string, body: unknown, options: PostOptions
       credentials: options.credentials ?? 'same-origin',
       mode: options.mode ?? 'same-origin',
       cache: 'no-store',
-      redirect: 'error'
+      redirect: 'error',
+      // The page's address can hold a reset token or an email: send only the
+      // origin, so that it never lands in a backend's access log.
+      referrerPolicy: 'strict-origin'
     })
     const parsed: unknown = await response.json()
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { kind: 'unreadable' }

@@ -31,8 +31,9 @@ export function resolveLocalAccounts (
     return { kind: 'refused', reason: 'The local accounts host is not a valid host name.' }
   }
 
-  const rawPort = params.get('local_accounts_port')
-  const port = rawPort === null || rawPort.trim() === '' ? DEFAULT_LOCAL_ACCOUNTS_PORT : Number(rawPort.trim())
+  const rawPort = (params.get('local_accounts_port') ?? '').trim()
+  // Digits only: Number() would also read 0x50, 1e3, 80.0 and +80 as ports.
+  const port = rawPort === '' ? DEFAULT_LOCAL_ACCOUNTS_PORT : /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     return { kind: 'refused', reason: 'The local accounts port is not a valid port number.' }
   }

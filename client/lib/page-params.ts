@@ -44,6 +44,11 @@ function nonEmpty (value: string | null): string | null {
   return value === null || value.trim() === '' ? null : value
 }
 
+/** Text to show, or null when nothing is left once control and invisible characters are gone. */
+function shownText (value: string | null, toText: (value: string) => string): string | null {
+  return nonEmpty(value === null ? null : toText(value))
+}
+
 /**
  * The methods `login_method` allows. Unknown values are ignored; when none of
  * the values is known, every method is shown rather than an empty page.
@@ -77,8 +82,6 @@ function viewFrom (value: string | null, config: RuntimeConfig): View {
 export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {
   const params = new URLSearchParams(search)
   const localAccounts = resolveLocalAccounts(params, pageHostname, config.localAccountsAllowedHosts)
-  const banner = nonEmpty(params.get('home_page_banner'))
-  const error = nonEmpty(params.get('error'))
   return {
     view: viewFrom(params.get('view'), config),
     redirect: nonEmpty(params.get('redirect')),
@@ -87,9 +90,9 @@ export function parsePageParams (search: string, pageHostname: string, config: R
     clusterName: nonEmpty(params.get('cluster_name')),
     loginMethods: localAccounts.kind === 'off' ? loginMethodsFrom(params, config.productName) : new Set(['password']),
     ssoReturn: ssoReturnFrom(params),
-    banner: banner === null ? null : plainText(banner, MAX_BANNER_LENGTH),
+    banner: shownText(params.get('home_page_banner'), (value) => plainText(value, MAX_BANNER_LENGTH)),
     localAccounts,
-    errorMessage: error === null ? null : messageForErrorParameter(error),
+    errorMessage: shownText(params.get('error'), messageForErrorParameter),
     domainCheck: params.get('supports_domain_auth_check') === 'true',
     resetToken: nonEmpty(params.get('token'))
   }

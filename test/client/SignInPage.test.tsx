@@ -75,7 +75,8 @@ t.test('a refused login shows the server\'s text; it is hidden and every button 
 })
 
 t.test('an unreadable answer shows the generic message', async (t) => {
-  const { base } = await startBackend(t, (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<html>oops</html>') })
+  // JSON, so that the edge passes it on (it answers for a backend that sends no JSON at all).
+  const { base } = await startBackend(t, jsonAnswer(200, ['not', 'an', 'object']))
   const { user } = renderPage(t, base)
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')
   await user.type(screen.getByLabelText('Password'), 'pw{Enter}')

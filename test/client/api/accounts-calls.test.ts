@@ -68,7 +68,9 @@ t.test('answers become the union the page switches on', async (t) => {
     ['200 without tokens', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'failed' }],
     ['500 without text', jsonAnswer(500, {}), { kind: 'failed' }],
     ['a JSON array', jsonAnswer(200, []), { kind: 'failed' }],
-    ['not JSON', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') }, { kind: 'failed' }],
+    ['JSON that is not an object', jsonAnswer(200, null), { kind: 'failed' }],
+    ['not JSON (the edge answers in the backend\'s place)', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') },
+      { kind: 'error', message: 'The accounts service could not be reached. Please try again shortly.' }],
     ['tokens on a 500', jsonAnswer(500, { auth: 'a', refresh: 'r' }), { kind: 'failed' }],
     ['an error with markup and control characters', jsonAnswer(400, { error: '<b>x</b>\u0000\u202e y' }), { kind: 'error', message: '<b>x</b> y' }]
   ]
@@ -127,4 +129,15 @@ t.test('local-network login posts straight to the local accounts server, without
   t.equal(post.url, '/authenticate')
   t.same(JSON.parse(post.body.toString()), { email: 'a@b.test', password: 'pw', ...context })
   t.equal(post.headers.cookie, undefined, 'no cookie of the page travels to the local server')
+})
+
+t.test('a call sends only the page\'s origin as Referer, never its address, which can hold a reset token or an email', async (t) => {
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+  setPageUrl(`${base}/?view=setPassword&token=tok_secret_1234567890&email=ada%40example.test`)
+  await setPassword({ token: 'tok_secret_1234567890', password: 'pw', confirm_password: 'pw' })
+  await login({ email: 'a@b.test', password: 'pw', ...context })
+  for (const request of upstream.requests) {
+    t.equal(request.headers.referer, `${base}/`, `${request.url}: the origin only`)
+    t.notMatch(JSON.stringify(request.headers), /tok_secret|ada%40example/, `${request.url}: no part of the address in any header`)
+  }
 })

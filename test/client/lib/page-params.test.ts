@@ -54,6 +54,7 @@ t.test('every error key shows its catalogue message; other values are shown as p
   t.equal(parse('?error=hasOwnProperty').errorMessage, 'hasOwnProperty', 'inherited names are not catalogue keys')
   t.equal(parse('?error=__proto__').errorMessage, '__proto__')
   t.equal(parse('').errorMessage, null)
+  t.equal(parse('?error=%E2%80%AE%E2%80%8B%00%EF%BB%BF').errorMessage, null, 'nothing left to show once invisible characters are removed: no error')
   t.equal(parse('?error=GENERIC&error=GOOGLE_LOGIN_FAILED').errorMessage, ERROR_MESSAGES.GENERIC, 'the first of repeated keys counts')
 })
 
@@ -61,6 +62,7 @@ t.test('the banner is plain, bounded text', async (t) => {
   t.equal(parse('?home_page_banner=Maintenance%20tonight').banner, 'Maintenance tonight')
   t.equal(parse(`?home_page_banner=${'b'.repeat(1000)}`).banner?.length, 200)
   t.equal(parse('?home_page_banner=%20').banner, null)
+  t.equal(parse('?home_page_banner=%E2%80%AE%E2%80%8B%00').banner, null, 'only invisible characters: no banner')
 })
 
 t.test('the SSO return needs saml or oidc, email, id, and login or register', async (t) => {
@@ -83,7 +85,9 @@ t.test('local_accounts_host switches to local-network mode, for allowed hosts on
     { kind: 'allowed', origin: 'http://[::1]:10064', authenticateUrl: 'http://[::1]:10064/authenticate' })
   for (const query of ['?local_accounts_host=evil.test', '?local_accounts_host=nas.lan.evil.test', '?local_accounts_host=nas.lan&local_accounts_port=0',
     '?local_accounts_host=nas.lan&local_accounts_port=65536', '?local_accounts_host=nas.lan&local_accounts_port=80a', '?local_accounts_host=a/b',
-    '?local_accounts_host=user@nas.lan', '?local_accounts_host=nas.lan:1234']) {
+    '?local_accounts_host=user@nas.lan', '?local_accounts_host=nas.lan:1234', '?local_accounts_host=nas.lan&local_accounts_port=0x50',
+    '?local_accounts_host=nas.lan&local_accounts_port=1e3', '?local_accounts_host=nas.lan&local_accounts_port=80.0',
+    '?local_accounts_host=nas.lan&local_accounts_port=%2B80', '?local_accounts_host=nas.lan&local_accounts_port=%EF%BC%98%EF%BC%90']) {
     t.equal(parse(query).localAccounts.kind, 'refused', query)
   }
   t.equal(parse('').localAccounts.kind, 'off')
