@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { createServer as createHttpServer } from 'node:http'
 import { join } from 'node:path'
 import type { RuntimeConfig } from '../client/lib/runtime-config.js'
@@ -87,7 +87,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     bodyLimit: PROXY_BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
-    disableRequestLogging: true,
+    // One line per answered request comes from logCompletedRequests instead.
+    logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: answerFrameworkError,
     serverFactory: (handler) => createHttpServer({
       headersTimeout: timeouts.headersMs,
