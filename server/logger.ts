@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import type { ServerConfig } from './config.js'
 
@@ -56,4 +56,21 @@ export function logCompletedRequests (app: FastifyInstance): void {
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed')
   })
+}
+
+/** Longest wait for the log to drain before exiting anyway. */
+const LOG_FLUSH_LIMIT_MS = 1_000
+
+/**
+ * Exits once the lines logged so far have been written. pino writes to
+ * standard output asynchronously; its exit hook writes out what is still
+ * queued, but a write already handed to the thread pool when `process.exit`
+ * runs can be lost, and with it the last line before a stop.
+ */
+export function exitAfterLogging (log: FastifyBaseLogger, code: number): void {
+  const exit = (): never => process.exit(code)
+  setTimeout(exit, LOG_FLUSH_LIMIT_MS)
+  const flush = (log as { flush?: (done: () => void) => void }).flush
+  if (typeof flush === 'function') flush.call(log, exit)
+  else exit()
 }

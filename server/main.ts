@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { SPEC_ACCOUNTS_ROUTES } from './accounts-proxy.js'
 import { ConfigError, loadServerConfig } from './config.js'
 import type { EmbeddedServices } from './embedded-services.js'
+import { exitAfterLogging } from './logger.js'
 import { createServer } from './server.js'
 
 /** After a stop signal, the process exits within this time even if requests hang. */
@@ -56,19 +57,19 @@ async function main (): Promise<void> {
     server.log.info({ signal }, 'stopping: finishing requests in flight')
     const deadline = setTimeout(() => {
       server.log.error('requests still running at the shutdown deadline; exiting')
-      process.exit(1)
+      exitAfterLogging(server.log, 1)
     }, SHUTDOWN_DEADLINE_MS)
     deadline.unref()
     await server.close()
     await embedded?.stop()
     server.log.info('stopped')
-    process.exit(0)
+    exitAfterLogging(server.log, 0)
   }
   process.once('SIGTERM', (signal) => { void stop(signal) })
   process.once('SIGINT', (signal) => { void stop(signal) })
   embedded?.onUnexpectedExit((code) => {
     server.log.fatal({ code }, 'the embedded reference services stopped unexpectedly')
-    process.exit(1)
+    exitAfterLogging(server.log, 1)
   })
 
   await server.listen({ port: config.port, host: config.host })

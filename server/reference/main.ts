@@ -4,9 +4,9 @@
 //
 // Started by the edge (server/embedded-services.ts) with an IPC channel, or
 // alone as `npm run local-accounts` for local-network mode.
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import { ConfigError } from '../env-parsing.js'
-import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../logger.js'
+import { exitAfterLogging, logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../logger.js'
 import { referenceAccountsApp } from './app.js'
 import { loadReferenceConfig } from './config.js'
 import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../client/lib/local-accounts.js'
@@ -45,7 +45,7 @@ async function main (): Promise<void> {
     bodyLimit: 16 * 1024,
     requestIdHeader: false,
     genReqId: (request) => requestIdFor(request.headers[REQUEST_ID_HEADER]),
-    disableRequestLogging: true
+    logController: new LogController({ disableRequestLogging: true })
   })
   logCompletedRequests(internal)
   let services: ReferenceServices
@@ -55,7 +55,7 @@ async function main (): Promise<void> {
     // Typically DATABASE_URL unreachable or refusing the login: say so in one line and stop.
     internal.log.fatal({ err: error }, 'the reference services could not open their store')
     send({ type: 'failed', message: `the reference services could not open their store: ${(error as Error).message}` })
-    process.exit(1)
+    return exitAfterLogging(internal.log, 1)
   }
   servers.push(internal)
 
@@ -85,7 +85,7 @@ async function main (): Promise<void> {
   async function stop (): Promise<void> {
     await Promise.all(servers.map((server) => server.close()))
     await services.close()
-    process.exit(0)
+    exitAfterLogging(internal.log, 0)
   }
   process.once('SIGTERM', () => { void stop() })
   process.once('SIGINT', () => { void stop() })

@@ -10,7 +10,7 @@ const MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url)
 interface Started {
   readonly child: ChildProcess
   readonly base: string
-  readonly exit: Promise<{ code: number | null, stderr: string }>
+  readonly exit: Promise<{ code: number | null, stdout: string, stderr: string }>
 }
 
 function run (env: Record<string, string>): { child: ChildProcess, exit: Promise<{ code: number | null, stdout: string, stderr: string }> } {
@@ -19,7 +19,8 @@ function run (env: Record<string, string>): { child: ChildProcess, exit: Promise
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const exit = once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }))
+  // 'close', not 'exit': the process can exit before its last output has been read.
+  const exit = once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }))
   return { child, exit }
 }
 
@@ -84,9 +85,13 @@ t.test('SIGTERM lets requests in flight finish, refuses new connections and exit
   const response = await inFlight
   t.equal(response.status, 200, 'the request in flight completed')
   t.same(await response.json(), { auth: 'a', refresh: 'r' })
-  const { code } = await exit
+  const { code, stdout } = await exit
   t.equal(code, 0)
   t.ok(Date.now() - signalledAt < 10_000, 'within 10 seconds')
+  // The lines of the last moments before exit must still reach the log.
+  const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string, req?: { url: string } })
+  t.ok(lines.some((line) => line.msg === 'request completed' && line.req?.url === '/accounts/v2/login'), 'the request in flight was logged')
+  t.ok(lines.some((line) => line.msg === 'stopped'), 'the line written just before exit reached the log')
 })
 
 t.test('SIGINT stops an idle server at once', async (t) => {
