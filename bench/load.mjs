@@ -28,9 +28,8 @@ import { once } from 'node:events'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { freePort } from './tools.mjs'
+import { freePort, startHelperServer } from './tools.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const option = (name, fallback) => {
@@ -52,19 +51,6 @@ const mib = (bytes) => (bytes / 1024 / 1024).toFixed(1)
 const mean = (values) => values.length === 0 ? NaN : values.reduce((sum, value) => sum + value, 0) / values.length
 
 execFileSync(process.execPath, [join(root, 'build.mjs'), '--if-stale'], { stdio: 'inherit' })
-
-/** The backend, in its own process; resolves with its URL and a stop function. */
-async function startBackend () {
-  const child = spawn(process.execPath, [join(root, 'bench/load-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const [line] = await once(createInterface({ input: child.stdout }), 'line')
-  return {
-    url: JSON.parse(line).url,
-    async stop () {
-      child.kill('SIGTERM')
-      await once(child, 'exit')
-    }
-  }
-}
 
 /** The built edge with the memory probe preloaded, its log in `logFile`; resolves once /healthz answers. */
 async function startEdge (env, logFile) {
@@ -148,7 +134,7 @@ function summarise (result) {
 const folder = mkdtempSync(join(tmpdir(), 'threshold-load-'))
 const probeFile = join(folder, 'memory.jsonl')
 const logFile = join(folder, 'edge.log')
-const backend = await startBackend()
+const backend = await startHelperServer('load-upstream.mjs')
 const edge = await startEdge({
   ACCOUNTS_URL: backend.url,
   EDGE_AUTH_URL: backend.url,

@@ -13,11 +13,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { commandExists, freePort, median, runWrk, startEdge } from './tools.mjs'
+import { commandExists, freePort, median, runWrk, startEdge, startHelperServer } from './tools.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 10
@@ -25,20 +24,6 @@ const write = !process.argv.includes('--no-write')
 const ratio = (ours, theirs) => theirs > 0 ? (ours / theirs).toFixed(2) : 'n/a'
 
 execFileSync(process.execPath, [join(root, 'build.mjs'), '--if-stale'], { stdio: 'inherit' })
-
-/** A backend for the proxy: answers every call with a small JSON body. */
-async function startBackend () {
-  const server = createServer((request, response) => {
-    request.resume()
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '13' })
-      response.end('{"error":"x"}')
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() }
-}
 
 /** nginx with one worker, serving the page the edge renders and the same assets, with the same headers. */
 async function startNginx (edgeBase) {
@@ -105,6 +90,13 @@ ${addHeaders(assetHeaders)}
   }
 }
 
+/** node:http answering the page the edge rendered, with its headers, from memory: one Node process's ceiling. */
+async function startPlainNode (edgeBase) {
+  const page = await fetch(`${edgeBase}/`)
+  const headers = [...page.headers].filter(([name]) => !/^(date|connection|keep-alive|transfer-encoding)$/.test(name)).flat()
+  return startHelperServer('plain-node-server.mjs', JSON.stringify({ body: await page.text(), headers }))
+}
+
 const mainScriptUrl = /src="(\/assets\/main-[^"]+\.js)"/.exec(readFileSync(join(root, 'dist/public/index.html'), 'utf8'))[1]
 
 async function main () {
@@ -112,7 +104,8 @@ async function main () {
     console.error('bench: wrk is not installed (Debian package wrk); it is the load generator')
     process.exit(1)
   }
-  const backend = await startBackend()
+  // The accounts backend, in a process of its own: answers every call at once.
+  const backend = await startHelperServer('load-upstream.mjs')
   console.error('bench: server start time')
 
   // Server start: the median of five starts, with backends configured (as in production) and without.
@@ -134,6 +127,7 @@ async function main () {
   console.error('bench: throughput, edge and nginx')
   const edge = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url })
   const nginx = commandExists('nginx') ? await startNginx(edge.base) : null
+  const plainNode = await startPlainNode(edge.base)
   const load = (url, headers = {}) => runWrk({ url, headers, durationSeconds, connections: 64 })
 
   const results = {}
@@ -143,6 +137,8 @@ async function main () {
       nginx: nginx === null ? null : await load(`${nginx.base}${path}`, headers)
     }
   }
+  const plainNodePage = await load(`${plainNode.url}/`)
+  await plainNode.stop()
 
   console.error('bench: proxy overhead')
   // The proxy's cost: one connection, sequential calls, p50 through the edge vs straight to the backend.
@@ -152,7 +148,7 @@ async function main () {
 
   await nginx?.stop()
   await edge.stop()
-  backend.close()
+  await backend.stop()
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${nginx?.version ?? 'no nginx'}, wrk ${spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0]?.split(' ')[1] ?? ''}`
   const rows = Object.entries(results).map(([name, { edge: ours, nginx: theirs }]) =>
@@ -176,6 +172,11 @@ ${rows.join('\n')}
 
 Target: at least 0.5× nginx for the page and the main script. The page is rendered per request (a
 fresh CSP nonce); the page and the assets are answered from memory before Fastify's router.
+
+For scale, one Node process's ceiling on this machine: plain \`node:http\` answering the same page
+bytes with the same headers from memory, with no routing and no per-request work, served
+**${Math.round(plainNodePage.requestsPerSecond).toLocaleString('en')} req/s** (p99 ${plainNodePage.p99Ms.toFixed(2)} ms) in the same run: that is
+${nginx === null ? 'n/a' : `${ratio(plainNodePage.requestsPerSecond, results.page.nginx.requestsPerSecond)}×`} nginx, and the edge's page reached ${ratio(results.page.edge.requestsPerSecond, plainNodePage.requestsPerSecond)}× of it.
 
 ## Proxy overhead
 

@@ -1,10 +1,11 @@
 // Small helpers shared by the benchmark scripts.
 import { execFile, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
@@ -69,36 +70,58 @@ export async function runWrk ({ url, durationSeconds, connections, headers = {},
   }
 }
 
-/** Starts the built server; resolves with its base URL and the time from spawn to its "listening" log line. */
+/**
+ * Starts the built server, its log written to a file (the edge logs every
+ * proxied call: reading that through a pipe would busy this process during the
+ * measurements). Resolves with its base URL and the time from spawn to its
+ * "listening" log line, as stamped by the server itself.
+ */
 export async function startEdge (env) {
   const port = await freePort()
+  const folder = mkdtempSync(join(tmpdir(), 'threshold-edge-log-'))
+  const logFile = join(folder, 'edge.log')
+  const log = openSync(logFile, 'w')
   const started = Date.now()
   const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/server/main.js', import.meta.url))], {
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
-    stdio: ['ignore', 'pipe', 'inherit']
+    stdio: ['ignore', log, 'inherit']
   })
-  const listeningAt = await new Promise((resolve, reject) => {
-    let seen = ''
-    // Removed once the line is seen: under load the server logs every proxied
-    // call, and keeping (and re-splitting) it all would tie up this process.
-    const watch = (chunk) => {
-      seen += chunk
-      const line = seen.split('\n').find((candidate) => candidate.includes('Server listening at'))
-      if (line === undefined) return
-      child.stdout.off('data', watch)
-      resolve(JSON.parse(line).time)
-    }
-    child.stdout.on('data', watch)
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)))
-  })
-  child.stdout.resume()
+  closeSync(log)
+  const deadline = Date.now() + 15_000
+  let listeningAt
+  while (listeningAt === undefined) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)
+    if (Date.now() > deadline) throw new Error('the server did not start within 15 s')
+    const line = readFileSync(logFile, 'utf8').split('\n').find((candidate) => candidate.includes('Server listening at'))
+    if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 5))
+    else listeningAt = JSON.parse(line).time
+  }
   return {
     base: `http://127.0.0.1:${port}`,
     startMs: listeningAt - started,
     async stop () {
       child.kill('SIGTERM')
       await once(child, 'exit')
+      rmSync(folder, { recursive: true, force: true })
     }
   }
 }
 
+/**
+ * Starts one of the bench's helper servers (load-upstream.mjs,
+ * plain-node-server.mjs) in a process of its own, so that it does not compete
+ * with this process's event loop. `input`, when given, is written to its stdin.
+ * Resolves with the URL it prints and a stop function.
+ */
+export async function startHelperServer (script, input) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] })
+  child.stdin.end(input)
+  const [line] = await once(createInterface({ input: child.stdout }), 'line')
+  return {
+    url: JSON.parse(line).url,
+    async stop () {
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    }
+  }
+}
