@@ -90,6 +90,16 @@ ${addHeaders(assetHeaders)}
   }
 }
 
+/** From spawn to listening for a Node process that only opens an empty node:http server: the floor for any Node server here. */
+async function emptyServerStartMs () {
+  const started = Date.now()
+  const child = spawn(process.execPath, ['-e', "require('node:http').createServer().listen(0, '127.0.0.1', function () { console.log(Date.now()); this.close() })"], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let output = ''
+  child.stdout.on('data', (chunk) => { output += chunk })
+  await once(child, 'close')
+  return Number(output.trim()) - started
+}
+
 /** node:http answering the page the edge rendered, with its headers, from memory: one Node process's ceiling. */
 async function startPlainNode (edgeBase) {
   const page = await fetch(`${edgeBase}/`)
@@ -115,6 +125,8 @@ async function main () {
     startTimes.push(edge.startMs)
     await edge.stop()
   }
+  const floorStarts = []
+  for (let run = 0; run < 5; run++) floorStarts.push(await emptyServerStartMs())
   const embeddedStarts = []
   for (let run = 0; run < 3; run++) {
     const dataDir = mkdtempSync(join(tmpdir(), 'threshold-bench-data-'))
@@ -197,6 +209,8 @@ From process start to listening, median of five: **${median(startTimes)} ms** wi
 configured (${startTimes.join(', ')} ms); target under 300 ms. With the embedded reference services
 (no backends configured), the edge listens after **${median(embeddedStarts)} ms**
 (${embeddedStarts.join(', ')} ms) and the services come up beside it in their own process.
+For scale, a Node process that only opens an empty \`node:http\` server listens after
+**${median(floorStarts)} ms** here (${floorStarts.join(', ')} ms): that much of the edge's start is Node's own.
 `
   console.log(report)
   if (write) {
