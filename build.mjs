@@ -122,8 +122,20 @@ async function precompress () {
  */
 const SERVER_EXTERNALS = ['better-sqlite3', 'pg-native', 'cpu-features', 'ssh2']
 
+/** @fastify/reply-from's `require('undici')` → server/undici-for-reply-from.cjs (why: there). */
+const slimUndiciForReplyFrom = {
+  name: 'slim-undici-for-reply-from',
+  setup (builder) {
+    builder.onResolve({ filter: /^undici$/ }, (args) =>
+      /[\\/]@fastify[\\/]reply-from[\\/]/.test(args.importer)
+        ? { path: join(root, 'server/undici-for-reply-from.cjs') }
+        : undefined)
+  }
+}
+
 async function buildServer () {
   await build({
+    plugins: [slimUndiciForReplyFrom],
     entryPoints: {
       main: join(root, 'server/main.ts'),
       reference: join(root, 'server/reference/main.ts'),
