@@ -1,7 +1,7 @@
 // npm run bench: the edge's speed, measured in one run against nginx serving
 // the same files with the same headers, and written to BENCHMARKS.md.
 //
-//   node bench/run.mjs [--duration SECONDS] [--no-write]
+//   node bench/run.mjs [--duration SECONDS] [--rounds N] [--no-write]
 //
 // - requests/s and p99 latency for GET / and for the main script (gzip), from
 //   our server and from nginx (Debian's, started here on loopback, one worker
@@ -19,9 +19,25 @@ import { fileURLToPath } from 'node:url'
 import { commandExists, freePort, median, runWrk, startEdge, startHelperServer } from './tools.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
-const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 10
+const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5
+// The host's load changes from minute to minute on a shared machine: each
+// measurement is repeated in rounds, the contenders taking turns, and the
+// medians (of the figures and of each round's ratio) are reported.
+const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3
 const write = !process.argv.includes('--no-write')
 const ratio = (ours, theirs) => theirs > 0 ? (ours / theirs).toFixed(2) : 'n/a'
+/** The median of a list of numbers, without rounding. */
+const middle = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const half = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2
+}
+/** Several wrk results as one: the median of each figure. */
+const summarize = (results) => ({
+  requestsPerSecond: middle(results.map((one) => one.requestsPerSecond)),
+  p50Ms: middle(results.map((one) => one.p50Ms)),
+  p99Ms: middle(results.map((one) => one.p99Ms))
+})
 
 execFileSync(process.execPath, [join(root, 'build.mjs'), '--if-stale'], { stdio: 'inherit' })
 
@@ -142,39 +158,56 @@ async function main () {
   const plainNode = await startPlainNode(edge.base)
   const load = (url, headers = {}) => runWrk({ url, headers, durationSeconds, connections: 64 })
 
-  const results = {}
-  for (const [name, path, headers] of [['page', '/', {}], ['main script (gzip)', mainScriptUrl, { 'accept-encoding': 'gzip' }]]) {
-    results[name] = {
-      edge: await load(`${edge.base}${path}`, headers),
-      nginx: nginx === null ? null : await load(`${nginx.base}${path}`, headers)
+  const targets = [['page', '/', {}], ['main script (gzip)', mainScriptUrl, { 'accept-encoding': 'gzip' }]]
+  const measured = Object.fromEntries(targets.map(([name]) => [name, { edge: [], nginx: [] }]))
+  const plainNodeRounds = []
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, path, headers] of targets) {
+      measured[name].edge.push(await load(`${edge.base}${path}`, headers))
+      if (nginx !== null) measured[name].nginx.push(await load(`${nginx.base}${path}`, headers))
     }
+    plainNodeRounds.push(await load(`${plainNode.url}/`))
   }
-  const plainNodePage = await load(`${plainNode.url}/`)
   await plainNode.stop()
+  const results = Object.fromEntries(targets.map(([name]) => [name, {
+    edge: summarize(measured[name].edge),
+    nginx: nginx === null ? null : summarize(measured[name].nginx),
+    ratio: nginx === null ? null : middle(measured[name].edge.map((ours, round) => ours.requestsPerSecond / measured[name].nginx[round].requestsPerSecond))
+  }]))
+  const plainNodePage = summarize(plainNodeRounds)
+  const plainVsNginx = nginx === null ? null : middle(plainNodeRounds.map((plain, round) => plain.requestsPerSecond / measured.page.nginx[round].requestsPerSecond))
+  const edgeVsPlain = middle(plainNodeRounds.map((plain, round) => measured.page.edge[round].requestsPerSecond / plain.requestsPerSecond))
 
   console.error('bench: proxy overhead')
   // The proxy's cost: one connection, sequential calls, p50 through the edge vs straight to the backend.
   const post = { method: 'POST', body: '{"email":"a@b.test","password":"x"}', headers: { 'content-type': 'application/json' } }
-  const direct = await runWrk({ url: `${backend.url}/v2/login`, durationSeconds: 5, connections: 1, ...post })
-  const proxied = await runWrk({ url: `${edge.base}/accounts/v2/login`, durationSeconds: 5, connections: 1, ...post })
+  const directRounds = []
+  const proxiedRounds = []
+  for (let round = 0; round < rounds; round++) {
+    directRounds.push(await runWrk({ url: `${backend.url}/v2/login`, durationSeconds: 3, connections: 1, ...post }))
+    proxiedRounds.push(await runWrk({ url: `${edge.base}/accounts/v2/login`, durationSeconds: 3, connections: 1, ...post }))
+  }
+  const direct = summarize(directRounds)
+  const proxied = summarize(proxiedRounds)
+  const proxyOverheadMs = middle(proxiedRounds.map((through, round) => through.p50Ms - directRounds[round].p50Ms))
 
   await nginx?.stop()
   await edge.stop()
   await backend.stop()
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${nginx?.version ?? 'no nginx'}, wrk ${spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0]?.split(' ')[1] ?? ''}`
-  const rows = Object.entries(results).map(([name, { edge: ours, nginx: theirs }]) =>
-    `| ${name} | ${Math.round(ours.requestsPerSecond).toLocaleString('en')} | ${ours.p99Ms.toFixed(2)} ms | ${theirs === null ? 'n/a' : Math.round(theirs.requestsPerSecond).toLocaleString('en')} | ${theirs === null ? 'n/a' : `${theirs.p99Ms.toFixed(2)} ms`} | ${theirs === null ? 'n/a' : `${ratio(ours.requestsPerSecond, theirs.requestsPerSecond)}×`} |`)
-  const proxyOverheadMs = proxied.p50Ms - direct.p50Ms
+  const rows = Object.entries(results).map(([name, { edge: ours, nginx: theirs, ratio: oursToTheirs }]) =>
+    `| ${name} | ${Math.round(ours.requestsPerSecond).toLocaleString('en')} | ${ours.p99Ms.toFixed(2)} ms | ${theirs === null ? 'n/a' : Math.round(theirs.requestsPerSecond).toLocaleString('en')} | ${theirs === null ? 'n/a' : `${theirs.p99Ms.toFixed(2)} ms`} | ${oursToTheirs === null ? 'n/a' : `${oursToTheirs.toFixed(2)}× (${measured[name].edge.map((one, round) => ratio(one.requestsPerSecond, measured[name].nginx[round].requestsPerSecond)).join(', ')})`} |`)
   const report = `# Benchmarks
 
 Measured by \`npm run bench\` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}.
 Machine: ${machine}.
-Method: wrk, 1 thread, 64 connections, ${durationSeconds} s per target, on loopback. nginx runs one
-worker process, as the edge is one Node process, and serves the page the edge rendered (a fixed
-nonce) and the same assets, with the same response headers; both serve the script's gzip variant.
-Numbers on a shared 2-core machine move between runs; the ratios, measured in one run, are the figures
-to compare.
+Method: wrk, 1 thread, 64 connections, ${durationSeconds} s per target, on loopback, in ${rounds} rounds in which
+the contenders take turns; the figures are the medians over the rounds, and each ratio is the median
+of the rounds' ratios (each round's in brackets). nginx runs one worker process, as the edge is one
+Node process, and serves the page the edge rendered (a fixed nonce) and the same assets, with the
+same response headers; both serve the script's gzip variant. Numbers on a shared 2-core machine move
+between runs; the ratios, measured side by side, are the figures to compare.
 
 ## Throughput
 
@@ -187,12 +220,12 @@ fresh CSP nonce); the page and the assets are answered from memory before Fastif
 
 For scale, one Node process's ceiling on this machine: plain \`node:http\` answering the same page
 bytes with the same headers from memory, with no routing and no per-request work, served
-**${Math.round(plainNodePage.requestsPerSecond).toLocaleString('en')} req/s** (p99 ${plainNodePage.p99Ms.toFixed(2)} ms) in the same run: that is
-${nginx === null ? 'n/a' : `${ratio(plainNodePage.requestsPerSecond, results.page.nginx.requestsPerSecond)}×`} nginx, and the edge's page reached ${ratio(results.page.edge.requestsPerSecond, plainNodePage.requestsPerSecond)}× of it.
+**${Math.round(plainNodePage.requestsPerSecond).toLocaleString('en')} req/s** (p99 ${plainNodePage.p99Ms.toFixed(2)} ms) in the same rounds: that is
+${plainVsNginx === null ? 'n/a' : `${plainVsNginx.toFixed(2)}×`} nginx, and the edge's page reached ${edgeVsPlain.toFixed(2)}× of it.
 
 ## Proxy overhead
 
-One connection, sequential POSTs of a login body for 5 s:
+One connection, sequential POSTs of a login body, 3 s each way per round (medians of ${rounds} rounds):
 
 | path | p50 | p99 |
 |---|---|---|
