@@ -2,9 +2,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { NO_STORE, STATIC_SECURITY_HEADERS } from './security-headers.js'
 
+// The empty icon keeps browsers from asking for /favicon.ico, which is one more
+// 404 (and log line) for every page not found.
 const NOT_FOUND_PAGE = `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>Page not found</title></head>
 <body><main><h1>Page not found</h1><p>There is nothing at this address. <a href="/">Go to the sign-in page</a>.</p></main></body>
 </html>
 `
