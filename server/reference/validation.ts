@@ -21,9 +21,10 @@ const fail = <T>(error: string): Parsed<T> => ({ ok: false, error })
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
 
-type Body = Record<string, unknown>
+/** A JSON request body's fields; anything but an object reads as having none. */
+export type Body = Record<string, unknown>
 
-function asBody (body: unknown): Body {
+export function asBody (body: unknown): Body {
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Body : {}
 }
 

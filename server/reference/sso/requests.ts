@@ -1,20 +1,17 @@
 import type { LoginContext } from '../tokens.js'
-import { parseEmail, parseLoginContext, type Parsed } from '../validation.js'
+import { asBody, parseEmail, parseLoginContext, type Body, type Parsed } from '../validation.js'
 import type { SsoContext, SsoProtocol } from './page-return.js'
 
 /** The page's SSO calls, parsed at the boundary into typed values or a message it can show. */
 
 export const REDIRECT_MAX_LENGTH = 2048
 
+// A redirect is handed back to the page as given, so only what could break the
+// answer is refused here; validation.ts's wider set also keeps bidi and
+// zero-width characters out of stored names and addresses.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/
 const PAGE_ID_FORMAT = /^[\w-]{43}$/
-
-type Body = Record<string, unknown>
-
-function asBody (body: unknown): Body {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Body : {}
-}
 
 export interface SsoStart {
   readonly email: string

@@ -17,19 +17,10 @@ t.test('OIDC single sign-on, with a real provider, through the edge', { skip: op
   stack.oidc.users.set('unverified', { email: `unverified@${OIDC_DOMAIN}`, email_verified: false })
   stack.oidc.users.set('anonymous', {})
 
-  async function startOidc (browser: TestBrowser, login: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const started = await stack.startSso(browser, { email: `${login}@${OIDC_DOMAIN}`, source: 'login', ...extra })
-    if (typeof started.body.sso_url !== 'string') throw new Error('SSO did not start')
-    return started.body.sso_url
-  }
-
-  /** Refused with `message` shown on the page, and for `reason` (the audit log's, never shown). */
-  function expectRefusedLanding (t: Test, landing: Landing, message: RegExp, reason: RegExp): void {
-    t.notOk(landing.params.has('id'), 'no id is issued')
-    t.notOk(landing.params.has('oidc'))
-    t.match(landing.params.get('error'), message)
-    t.match(stack.lastRefusal(), reason, 'refused for the right reason')
-  }
+  const startOidc = async (browser: TestBrowser, login: string, extra: Record<string, unknown> = {}): Promise<string> =>
+    stack.ssoUrl(browser, { email: `${login}@${OIDC_DOMAIN}`, source: 'login', ...extra })
+  const expectRefusedLanding = (t: Test, landing: Landing, message: RegExp, reason: RegExp): void =>
+    stack.expectRefusedLanding(t, landing, 'oidc', message, reason)
 
   t.test('an OIDC login round trip lands signed in, with the redirect and context kept', async (t) => {
     const browser = new TestBrowser()

@@ -11,11 +11,8 @@ t.test('SAML single sign-on, with a real IdP, through the edge', { skip: openssl
   const stack = await startSsoStack(t)
   const isHandover = (location: string): boolean => location.startsWith(`${stack.publicUrl}/accounts/auth/sso/saml/continue?`)
 
-  async function startSaml (browser: TestBrowser, email: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const started = await stack.startSso(browser, { email, source: 'login', ...extra })
-    if (typeof started.body.sso_url !== 'string') throw new Error('SSO did not start')
-    return started.body.sso_url
-  }
+  const startSaml = async (browser: TestBrowser, email: string, extra: Record<string, unknown> = {}): Promise<string> =>
+    stack.ssoUrl(browser, { email, source: 'login', ...extra })
 
   /** Posts the provider's form to the ACS the way its page would, stopping at the hand-over. */
   async function postToAcs (browser: TestBrowser, post: SamlPost): Promise<string> {
@@ -23,13 +20,8 @@ t.test('SAML single sign-on, with a real IdP, through the edge', { skip: openssl
     return step.url
   }
 
-  /** Refused with `message` shown on the page, and for `reason` (the audit log's, never shown). */
-  function expectRefused (t: Test, landing: Landing, message: RegExp, reason: RegExp): void {
-    t.notOk(landing.params.has('id'), 'no id is issued')
-    t.notOk(landing.params.has('saml'))
-    t.match(landing.params.get('error'), message)
-    t.match(stack.lastRefusal(), reason, 'refused for the right reason')
-  }
+  const expectRefused = (t: Test, landing: Landing, message: RegExp, reason: RegExp): void =>
+    stack.expectRefusedLanding(t, landing, 'saml', message, reason)
 
   t.test('a SAML login round trip lands signed in, with the redirect and context kept', async (t) => {
     const browser = new TestBrowser()
