@@ -23,13 +23,12 @@
 // which the default limit (30 a minute) would answer with 429.
 // `--json` adds the figures as one JSON line at the end.
 import autocannon from 'autocannon'
-import { execFileSync, spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort, startHelperServer } from './tools.mjs'
+import { startEdge, startHelperServer } from './tools.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const option = (name, fallback) => {
@@ -51,41 +50,6 @@ const mib = (bytes) => (bytes / 1024 / 1024).toFixed(1)
 const mean = (values) => values.length === 0 ? NaN : values.reduce((sum, value) => sum + value, 0) / values.length
 
 execFileSync(process.execPath, [join(root, 'build.mjs'), '--if-stale'], { stdio: 'inherit' })
-
-/** The built edge with the memory probe preloaded, its log in `logFile`; resolves once /healthz answers. */
-async function startEdge (env, logFile) {
-  const port = await freePort()
-  const log = openSync(logFile, 'a')
-  const child = spawn(process.execPath, [`--import=${join(root, 'bench/memory-probe.mjs')}`, join(root, 'dist/server/main.js')], {
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', log, 'inherit']
-  })
-  closeSync(log)
-  const base = `http://127.0.0.1:${port}`
-  const running = () => child.exitCode === null && child.signalCode === null
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    if (!running()) throw new Error(`the edge exited at start (${child.exitCode ?? child.signalCode})`)
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('the edge did not start within 15 s')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return {
-    base,
-    pid: child.pid,
-    running,
-    exit: () => `${child.exitCode ?? child.signalCode}`,
-    async stop () {
-      if (!running()) return
-      child.kill('SIGTERM')
-      await once(child, 'exit')
-    }
-  }
-}
 
 function readSamples (file) {
   let text = ''
@@ -142,7 +106,7 @@ const edge = await startEdge({
   LOG_LEVEL: 'info',
   THRESHOLD_MEMORY_PROBE: probeFile,
   THRESHOLD_MEMORY_PROBE_MS: String(sampleEveryMs)
-}, logFile)
+}, { logFile, nodeArgs: [`--import=${join(root, 'bench/memory-probe.mjs')}`] })
 
 console.log(`npm run load: ${durationSeconds} s against the built edge (pid ${edge.pid}), Node ${process.version}, ${cpus().length} CPUs`)
 console.log(`  page: GET / and login: POST /accounts/v2/login (proxied to a local backend in another process), ${connections} connections each`)

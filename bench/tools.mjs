@@ -73,36 +73,44 @@ export async function runWrk ({ url, durationSeconds, connections, headers = {},
 /**
  * Starts the built server, its log written to a file (the edge logs every
  * proxied call: reading that through a pipe would busy this process during the
- * measurements). Resolves with its base URL and the time from spawn to its
- * "listening" log line, as stamped by the server itself.
+ * measurements). Resolves once it listens, with its base URL and the time from
+ * spawn to its "listening" log line, as stamped by the server itself.
+ * `logFile`: where the log goes, kept for the caller (a temporary file
+ * otherwise); `nodeArgs`: options for node before the script.
  */
-export async function startEdge (env) {
+export async function startEdge (env, { logFile, nodeArgs = [] } = {}) {
   const port = await freePort()
-  const folder = mkdtempSync(join(tmpdir(), 'threshold-edge-log-'))
-  const logFile = join(folder, 'edge.log')
-  const log = openSync(logFile, 'w')
+  const folder = logFile === undefined ? mkdtempSync(join(tmpdir(), 'threshold-edge-log-')) : null
+  const logPath = logFile ?? join(folder, 'edge.log')
+  const log = openSync(logPath, 'w')
   const started = Date.now()
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/server/main.js', import.meta.url))], {
+  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../dist/server/main.js', import.meta.url))], {
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
     stdio: ['ignore', log, 'inherit']
   })
   closeSync(log)
+  const running = () => child.exitCode === null && child.signalCode === null
   const deadline = Date.now() + 15_000
   let listeningAt
   while (listeningAt === undefined) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)
+    if (!running()) throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)
     if (Date.now() > deadline) throw new Error('the server did not start within 15 s')
-    const line = readFileSync(logFile, 'utf8').split('\n').find((candidate) => candidate.includes('Server listening at'))
+    const line = readFileSync(logPath, 'utf8').split('\n').find((candidate) => candidate.includes('Server listening at'))
     if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 5))
     else listeningAt = JSON.parse(line).time
   }
   return {
     base: `http://127.0.0.1:${port}`,
     startMs: listeningAt - started,
+    pid: child.pid,
+    running,
+    exit: () => `${child.exitCode ?? child.signalCode}`,
     async stop () {
-      child.kill('SIGTERM')
-      await once(child, 'exit')
-      rmSync(folder, { recursive: true, force: true })
+      if (running()) {
+        child.kill('SIGTERM')
+        await once(child, 'exit')
+      }
+      if (folder !== null) rmSync(folder, { recursive: true, force: true })
     }
   }
 }
