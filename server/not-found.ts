@@ -30,9 +30,14 @@ function withSecurityHeaders (reply: FastifyReply): FastifyReply {
  */
 export function answerFrameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-  if (status >= 500) request.log.error({ err: error }, 'request failed before routing')
-  void withSecurityHeaders(reply).code(status)
-    .send({ error: status >= 500 ? 'Something went wrong. Please try again.' : 'The address is not valid.' })
+  void answerError(error, request, reply, status, 'The address is not valid.', 'request failed before routing')
+}
+
+/** A JSON error with the security headers: a 4xx says `clientMessage`; a 5xx says nothing of itself and is logged. */
+function answerError (error: FastifyError, request: FastifyRequest, reply: FastifyReply, status: number, clientMessage: string, logMessage: string): FastifyReply {
+  if (status >= 500) request.log.error({ err: error }, logMessage)
+  return withSecurityHeaders(reply).code(status)
+    .send({ error: status >= 500 ? 'Something went wrong. Please try again.' : clientMessage })
 }
 
 /**
@@ -48,8 +53,6 @@ export const notFoundAndErrors = fp(async function notFoundAndErrors (app: Fasti
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
-    if (status >= 500) request.log.error({ err: error }, 'request failed')
-    withSecurityHeaders(reply).code(status)
-    return reply.send({ error: status >= 500 ? 'Something went wrong. Please try again.' : error.message })
+    return answerError(error, request, reply, status, error.message, 'request failed')
   })
 }, { name: 'threshold-not-found-and-errors' })
