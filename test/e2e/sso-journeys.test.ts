@@ -120,8 +120,13 @@ t.test('single sign-on journeys in real Chromium against the built server', { sk
     await attacker.page.goto(base)
     await clickSso(attacker.page, 'mallory@saml.example.com', 'login')
     await signInAtSamlIdp(attacker.page, saml.entryPoint, 'mallory@saml.example.com')
-    await attacker.page.waitForURL((url) => url.origin === base && url.searchParams.has('id'))
-    const link = attacker.page.url()
+    // Taken as it arrives: the page then takes the id out of its address, and
+    // reading page.url() afterwards raced with that on a busy machine.
+    let link = ''
+    await attacker.page.waitForURL((url) => {
+      if (url.origin === base && url.searchParams.has('id')) link = url.href
+      return link !== ''
+    })
     t.match(link, /[?&]id=/, 'the attacker has a return link')
 
     await victim.page.goto(link)
