@@ -43,9 +43,14 @@ t.test('layout and background in real Chromium', { skip: browserSkip }, async (t
     const { page, problems } = await openPage(t, { width: 1280, height: 800 })
     await page.goto(base)
     await page.waitForSelector('video')
+    // The spec's breakpoints. The page re-renders after the resize event, so
+    // wait for that render too (reading at once raced with it on a busy machine);
+    // a page that never takes the layout fails by the wait's timeout.
+    const layoutFor = (width: number) => width >= 1024 ? 'wide' : width >= 512 ? 'stacked' : 'narrow'
     const at = async (width: number) => {
       await page.setViewportSize({ width, height: 800 })
-      await page.waitForFunction((expected) => window.innerWidth === expected, width)
+      await page.waitForFunction(([expectedWidth, expectedLayout]) => window.innerWidth === expectedWidth &&
+        document.querySelector('.page')?.getAttribute('data-layout') === expectedLayout, [width, layoutFor(width)] as const)
       return layout(page)
     }
     t.match(await at(1024), { layout: 'wide', columns: 2, cardWidth: 400 })
