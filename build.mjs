@@ -6,7 +6,10 @@
 // The client is bundled as ESM with code splitting, minified, with content-hashed
 // names, separate source maps and brotli/gzip variants; dist/public/index.html is
 // a template the server fills per request (nonce, runtime configuration).
+// The edge is one CommonJS file started from V8's code cache, which the build
+// writes by starting it once (server/main.ts, server/code-cache.ts).
 import { build } from 'esbuild'
+import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
@@ -37,6 +40,8 @@ async function newestSourceTime (path) {
 async function isStale () {
   const stamp = await stat(stampFile).catch(() => null)
   if (stamp === null) return true
+  // Built by another Node: this one has no code cache yet.
+  if (await stat(codeCacheFile).catch(() => null) === null) return true
   const times = await Promise.all(SOURCES.map((source) => newestSourceTime(join(root, source))))
   return Math.max(...times) > stamp.mtimeMs
 }
@@ -133,28 +138,60 @@ const slimUndiciForReplyFrom = {
   }
 }
 
-async function buildServer () {
+/** Options every server build shares. */
+const SERVER_COMMON = {
+  plugins: [slimUndiciForReplyFrom],
+  outdir: join(dist, 'server'),
+  bundle: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  platform: 'node',
+  target: 'node20',
+  // The dependencies are bundled in: loading hundreds of files through Node's
+  // module loader took most of the server's start (over half a second here).
+  external: SERVER_EXTERNALS,
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  logLevel: 'warning'
+}
+
+/**
+ * The edge, as one CommonJS file (dist/server/edge.cjs) so that it can be
+ * compiled with V8's code cache (server/code-cache.ts), and the small ESM
+ * entry that loads it (dist/server/main.js).
+ */
+async function buildEdge () {
+  await Promise.all([
+    build({
+      ...SERVER_COMMON,
+      entryPoints: { edge: join(root, 'server/edge.ts') },
+      outExtension: { '.js': '.cjs' },
+      format: 'cjs',
+      // What only some starts need (ioredis, the embedded services' starter) is
+      // in the file but never run, and the code cache spares parsing it.
+      define: { 'import.meta.url': '__thresholdImportMetaUrl' },
+      banner: { js: "const __thresholdImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }
+    }),
+    build({
+      ...SERVER_COMMON,
+      entryPoints: { main: join(root, 'server/main.ts') },
+      format: 'esm'
+    })
+  ])
+}
+
+/** The reference services and their admin command, as ESM sharing chunks. */
+async function buildReference () {
   await build({
-    plugins: [slimUndiciForReplyFrom],
+    ...SERVER_COMMON,
     entryPoints: {
-      main: join(root, 'server/main.ts'),
       reference: join(root, 'server/reference/main.ts'),
       'accounts-admin': join(root, 'server/reference/admin.ts')
     },
-    outdir: join(dist, 'server'),
-    bundle: true,
-    // What only some starts need (ioredis without REDIS_URL, the embedded
-    // services with backends configured) stays in chunks that are never parsed.
+    // What only some starts need (SSO, PostgreSQL) stays in chunks that are never parsed.
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    platform: 'node',
     format: 'esm',
-    target: 'node20',
-    // The dependencies are bundled in: loading hundreds of files through Node's
-    // module loader took most of the server's start (over half a second here).
-    external: SERVER_EXTERNALS,
     // Bundled CommonJS packages call require() and read __dirname.
     banner: {
       js: [
@@ -165,10 +202,23 @@ async function buildServer () {
         'const __filename = __thresholdFileURLToPath(import.meta.url)',
         'const __dirname = __thresholdDirname(__filename)'
       ].join('\n')
-    },
-    sourcemap: 'linked',
-    legalComments: 'linked',
-    logLevel: 'warning'
+    }
+  })
+}
+
+/** The edge's V8 code cache for the Node running the build (named as server/code-cache.ts names it). */
+const codeCacheFile = join(dist, 'server', `edge.cjs.${process.arch}-v8-${process.versions.v8}.codecache`)
+
+/**
+ * Starts the built edge once to write its code cache (server/main.ts,
+ * --write-code-cache). V8 accepts the cache only under the V8 flags it was
+ * written with, so NODE_OPTIONS is passed on: build with the flags you run with.
+ */
+async function writeCodeCache () {
+  const env = { PATH: process.env.PATH, ...(process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS }) }
+  await new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(dist, 'server/main.js'), '--write-code-cache'], { env, timeout: 30_000 },
+      (error, _stdout, stderr) => error === null ? resolve() : reject(new Error(`build: writing the edge's code cache failed: ${stderr || error.message}`)))
   })
 }
 
@@ -177,10 +227,11 @@ async function main () {
   const started = performance.now()
   await rm(dist, { recursive: true, force: true })
   await mkdir(assetsDir, { recursive: true })
-  const [metafile] = await Promise.all([buildClient(), buildServer()])
+  const [metafile] = await Promise.all([buildClient(), buildEdge(), buildReference()])
   await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
   await writeIndexHtml(metafile)
   const saved = await precompress()
+  await writeCodeCache()
   await writeFile(stampFile, new Date().toISOString())
   const seconds = ((performance.now() - started) / 1000).toFixed(2)
   console.log(`build: dist/ written in ${seconds} s (brotli saves ${(saved / 1024).toFixed(0)} KiB)`)

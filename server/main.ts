@@ -1,78 +1,50 @@
+// `node dist/server/main.js`: starts the edge (server/edge.ts, built into
+// dist/server/edge.cjs) from V8's code cache when the build left one for this
+// Node (server/code-cache.ts says why).
+//
+// `node dist/server/main.js --write-code-cache` is run by build.mjs: it starts
+// the edge on a loopback port with placeholder backends, sends it the requests
+// of a first page view, and writes the cache from what V8 compiled meanwhile.
+import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { SPEC_ACCOUNTS_ROUTES } from './accounts-proxy.js'
-import { ConfigError, loadServerConfig } from './config.js'
-import type { EmbeddedServices } from './embedded-services.js'
-import { exitAfterLogging } from './logger.js'
-import { createServer } from './server.js'
+import { loadBundleWithCodeCache } from './code-cache.js'
+import type { runEdge } from './edge.js'
 
-/** After a stop signal, the process exits within this time even if requests hang. */
-export const SHUTDOWN_DEADLINE_MS = 9_000
+const EDGE_BUNDLE = fileURLToPath(new URL('./edge.cjs', import.meta.url))
 
-function stopWithConfigError (error: unknown): never {
-  if (error instanceof ConfigError) {
-    console.error(`threshold: invalid configuration: ${error.message}`)
-    process.exit(1)
-  }
-  throw error
+/** The edge for the cache's warm-up: no embedded services, nothing logged, never reached from outside. */
+const WARM_UP_ENV = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  // Nothing listens on the discard port: the proxied calls fail at once, as answers the page handles.
+  ACCOUNTS_URL: 'http://127.0.0.1:9',
+  EDGE_AUTH_URL: 'http://127.0.0.1:9',
+  LOG_LEVEL: 'silent'
 }
 
-async function main (): Promise<void> {
-  let config
-  try {
-    config = loadServerConfig(process.env)
-  } catch (error) {
-    stopWithConfigError(error)
+/** The requests of a first visit, so that the cache also holds the code that answers them. */
+async function visitOnce (base: string): Promise<void> {
+  const page = await (await fetch(`${base}/`)).text()
+  for (const [, asset] of page.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+    await (await fetch(`${base}${asset}`, { headers: { 'accept-encoding': 'br, gzip' } })).arrayBuffer()
   }
-
-  let embedded: EmbeddedServices | null = null
-  if (config.accountsUrl === null || config.edgeAuthUrl === null) {
-    try {
-      const { startEmbeddedServices } = await import('./embedded-services.js')
-      embedded = await startEmbeddedServices({
-        env: process.env,
-        accounts: config.accountsUrl === null,
-        edgeAuth: config.edgeAuthUrl === null,
-        edgePort: config.port,
-        // Beside this file in dist/server; the bundle may put the module starting it in a chunk folder.
-        referenceScript: fileURLToPath(new URL('./reference.js', import.meta.url))
-      })
-    } catch (error) {
-      stopWithConfigError(error)
-    }
-  }
-
-  const server = await createServer({
-    config,
-    publicDir: fileURLToPath(new URL('../public/', import.meta.url)),
-    accountsUpstream: config.accountsUrl ?? embedded!.url,
-    accountsRoutes: config.accountsUrl === null ? embedded!.accountsRoutes : SPEC_ACCOUNTS_ROUTES,
-    edgeAuthUpstream: config.edgeAuthUrl ?? embedded!.url,
-    passwordResetCompletion: config.accountsUrl === null
-  })
-
-  let stopping = false
-  async function stop (signal: NodeJS.Signals): Promise<void> {
-    if (stopping) return
-    stopping = true
-    server.log.info({ signal }, 'stopping: finishing requests in flight')
-    const deadline = setTimeout(() => {
-      server.log.error('requests still running at the shutdown deadline; exiting')
-      exitAfterLogging(server.log, 1)
-    }, SHUTDOWN_DEADLINE_MS)
-    deadline.unref()
-    await server.close()
-    await embedded?.stop()
-    server.log.info('stopped')
-    exitAfterLogging(server.log, 0)
-  }
-  process.once('SIGTERM', (signal) => { void stop(signal) })
-  process.once('SIGINT', (signal) => { void stop(signal) })
-  embedded?.onUnexpectedExit((code) => {
-    server.log.fatal({ code }, 'the embedded reference services stopped unexpectedly')
-    exitAfterLogging(server.log, 1)
-  })
-
-  await server.listen({ port: config.port, host: config.host })
+  await (await fetch(`${base}/healthz`)).arrayBuffer()
+  await (await fetch(`${base}/no-such-page`)).arrayBuffer()
+  await (await fetch(`${base}/accounts/v2/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: '{}'
+  })).arrayBuffer()
 }
 
-await main()
+const edge = loadBundleWithCodeCache(EDGE_BUNDLE)
+const start = (edge.exports as { runEdge: typeof runEdge }).runEdge
+
+if (process.argv.includes('--write-code-cache')) {
+  const server = await start({ env: WARM_UP_ENV, codeCache: edge.codeCache })
+  const { port } = server.server.address() as AddressInfo
+  await visitOnce(`http://127.0.0.1:${port}`)
+  await server.close()
+  edge.writeCodeCache()
+  process.exit(0)
+} else {
+  await start({ env: process.env, codeCache: edge.codeCache })
+}

@@ -94,6 +94,18 @@ t.test('SIGTERM lets requests in flight finish, refuses new connections and exit
   t.ok(lines.some((line) => line.msg === 'stopped'), 'the line written just before exit reached the log')
 })
 
+t.test('the built server starts from the code cache the build wrote, and says so with its start time', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const { child, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url })
+  child.kill('SIGTERM')
+  const { stdout } = await exit
+  const started = stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string, startMs?: number, codeCache?: string })
+    .find((line) => line.msg === 'started')
+  t.equal(started?.codeCache, 'used')
+  t.type(started?.startMs, 'number')
+  t.ok(started!.startMs! > 0 && started!.startMs! < 15_000, `started in ${started?.startMs} ms`)
+})
+
 t.test('SIGINT stops an idle server at once', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, {}))
   const { child, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url })
