@@ -1,7 +1,7 @@
 // npm run bench: the edge's speed, measured in one run against nginx serving
 // the same files with the same headers, and written to BENCHMARKS.md.
 //
-//   node bench/run.mjs [--duration SECONDS] [--rounds N] [--no-write]
+//   node bench/run.mjs [--duration SECONDS (4)] [--rounds N (5)] [--no-write]
 //
 // - requests/s and p99 latency for GET / and for the main script (gzip), from
 //   our server and from nginx (Debian's, started here on loopback, one worker
@@ -19,11 +19,13 @@ import { fileURLToPath } from 'node:url'
 import { commandExists, freePort, median, runWrk, startEdge, startHelperServer } from './tools.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
-const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5
+const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 4
 // The host's load changes from minute to minute on a shared machine: each
 // measurement is repeated in rounds, the contenders taking turns, and the
 // medians (of the figures and of each round's ratio) are reported.
-const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3
+const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5
+/** Unmeasured load before the rounds, so that no round pays for V8's optimizing compiler warming up. */
+const WARM_UP_SECONDS = 2
 const write = !process.argv.includes('--no-write')
 const ratio = (ours, theirs) => theirs > 0 ? (ours / theirs).toFixed(2) : 'n/a'
 /** The median of a list of numbers, without rounding. */
@@ -106,6 +108,13 @@ ${addHeaders(assetHeaders)}
   }
 }
 
+/** A copy of dist/ without the edge's V8 code cache, in a temporary folder. */
+function copyBuildWithoutCodeCache () {
+  const folder = mkdtempSync(join(tmpdir(), 'threshold-no-code-cache-'))
+  cpSync(join(root, 'dist'), folder, { recursive: true, filter: (source) => !source.endsWith('.codecache') })
+  return folder
+}
+
 /** From spawn to listening for a Node process that only opens an empty node:http server: the floor for any Node server here. */
 async function emptyServerStartMs () {
   const started = Date.now()
@@ -134,12 +143,26 @@ async function main () {
   const backend = await startHelperServer('load-upstream.mjs')
   console.error('bench: server start time')
 
-  // Server start: the median of five starts, with backends configured (as in production) and without.
+  // Server start: the median of five starts, with backends configured (as in
+  // production) and without; and, taking turns with the first, five starts of
+  // a copy of the build without its V8 code cache, to show what the cache saves.
+  const withoutCodeCache = copyBuildWithoutCodeCache()
   const startTimes = []
+  const uncachedStartTimes = []
+  const codeCacheStates = new Set()
   for (let run = 0; run < 5; run++) {
     const edge = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url })
     startTimes.push(edge.startMs)
+    codeCacheStates.add(edge.codeCache)
     await edge.stop()
+    const uncached = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url }, { distDir: withoutCodeCache })
+    uncachedStartTimes.push(uncached.startMs)
+    await uncached.stop()
+  }
+  rmSync(withoutCodeCache, { recursive: true, force: true })
+  if (codeCacheStates.size !== 1 || !codeCacheStates.has('used')) {
+    console.error(`bench: the edge did not start from its code cache (${[...codeCacheStates].join(', ')}); run npm run build with this Node`)
+    process.exit(1)
   }
   const floorStarts = []
   for (let run = 0; run < 5; run++) floorStarts.push(await emptyServerStartMs())
@@ -161,6 +184,11 @@ async function main () {
   const targets = [['page', '/', {}], ['main script (gzip)', mainScriptUrl, { 'accept-encoding': 'gzip' }]]
   const measured = Object.fromEntries(targets.map(([name]) => [name, { edge: [], nginx: [] }]))
   const plainNodeRounds = []
+  for (const [, path, headers] of targets) {
+    await runWrk({ url: `${edge.base}${path}`, headers, durationSeconds: WARM_UP_SECONDS, connections: 64 })
+    if (nginx !== null) await runWrk({ url: `${nginx.base}${path}`, headers, durationSeconds: WARM_UP_SECONDS, connections: 64 })
+  }
+  await runWrk({ url: `${plainNode.url}/`, durationSeconds: WARM_UP_SECONDS, connections: 64 })
   for (let round = 0; round < rounds; round++) {
     for (const [name, path, headers] of targets) {
       measured[name].edge.push(await load(`${edge.base}${path}`, headers))
@@ -202,8 +230,8 @@ async function main () {
 
 Measured by \`npm run bench\` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}.
 Machine: ${machine}.
-Method: wrk, 1 thread, 64 connections, ${durationSeconds} s per target, on loopback, in ${rounds} rounds in which
-the contenders take turns; the figures are the medians over the rounds, and each ratio is the median
+Method: wrk, 1 thread, 64 connections, ${durationSeconds} s per target, on loopback, after ${WARM_UP_SECONDS} s of unmeasured
+load on each, in ${rounds} rounds in which the contenders take turns; the figures are the medians over the rounds, and each ratio is the median
 of the rounds' ratios (each round's in brackets). nginx runs one worker process, as the edge is one
 Node process, and serves the page the edge rendered (a fixed nonce) and the same assets, with the
 same response headers; both serve the script's gzip variant. Numbers on a shared 2-core machine move
@@ -239,7 +267,10 @@ and the second hop over loopback.
 ## Server start
 
 From process start to listening, median of five: **${median(startTimes)} ms** with backends
-configured (${startTimes.join(', ')} ms); target under 300 ms. With the embedded reference services
+configured (${startTimes.join(', ')} ms); target under 300 ms. The edge is one CommonJS bundle that
+V8 compiles from the code cache the build writes (server/code-cache.ts); a copy of the same build
+without that cache, started in turns with it, listens after **${median(uncachedStartTimes)} ms**
+(${uncachedStartTimes.join(', ')} ms). With the embedded reference services
 (no backends configured), the edge listens after **${median(embeddedStarts)} ms**
 (${embeddedStarts.join(', ')} ms) and the services come up beside it in their own process.
 For scale, a Node process that only opens an empty \`node:http\` server listens after

@@ -76,15 +76,16 @@ export async function runWrk ({ url, durationSeconds, connections, headers = {},
  * measurements). Resolves once it listens, with its base URL and the time from
  * spawn to its "listening" log line, as stamped by the server itself.
  * `logFile`: where the log goes, kept for the caller (a temporary file
- * otherwise); `nodeArgs`: options for node before the script.
+ * otherwise); `nodeArgs`: options for node before the script; `distDir`: the
+ * build to start (dist/ by default).
  */
-export async function startEdge (env, { logFile, nodeArgs = [] } = {}) {
+export async function startEdge (env, { logFile, nodeArgs = [], distDir = fileURLToPath(new URL('../dist/', import.meta.url)) } = {}) {
   const port = await freePort()
   const folder = logFile === undefined ? mkdtempSync(join(tmpdir(), 'threshold-edge-log-')) : null
   const logPath = logFile ?? join(folder, 'edge.log')
   const log = openSync(logPath, 'w')
   const started = Date.now()
-  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../dist/server/main.js', import.meta.url))], {
+  const child = spawn(process.execPath, [...nodeArgs, join(distDir, 'server/main.js')], {
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
     stdio: ['ignore', log, 'inherit']
   })
@@ -92,16 +93,25 @@ export async function startEdge (env, { logFile, nodeArgs = [] } = {}) {
   const running = () => child.exitCode === null && child.signalCode === null
   const deadline = Date.now() + 15_000
   let listeningAt
-  while (listeningAt === undefined) {
+  let codeCache
+  while (codeCache === undefined) {
     if (!running()) throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)
     if (Date.now() > deadline) throw new Error('the server did not start within 15 s')
-    const line = readFileSync(logPath, 'utf8').split('\n').find((candidate) => candidate.includes('Server listening at'))
-    if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 5))
-    else listeningAt = JSON.parse(line).time
+    const lines = readFileSync(logPath, 'utf8').split('\n')
+    const listening = lines.find((candidate) => candidate.includes('Server listening at'))
+    // The edge's own line right after listening says whether V8's code cache was used.
+    const startedLine = lines.find((candidate) => candidate.includes('"msg":"started"'))
+    if (listening === undefined || startedLine === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    } else {
+      listeningAt = JSON.parse(listening).time
+      codeCache = JSON.parse(startedLine).codeCache
+    }
   }
   return {
     base: `http://127.0.0.1:${port}`,
     startMs: listeningAt - started,
+    codeCache,
     pid: child.pid,
     running,
     exit: () => `${child.exitCode ?? child.signalCode}`,
