@@ -17,6 +17,10 @@ COPY tsconfig.json build.mjs ./
 COPY client client
 COPY server server
 COPY proto proto
+# The build writes the edge's V8 code cache, which V8 takes only under the same
+# V8 flags: if the container runs with NODE_OPTIONS (say --max-old-space-size),
+# pass the same value here with --build-arg NODE_OPTIONS=….
+ARG NODE_OPTIONS
 RUN node build.mjs
 
 # Production dependencies only (what .ci/production-install-check runs too).
