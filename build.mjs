@@ -21,6 +21,8 @@ const dist = join(root, 'dist')
 const publicDir = join(dist, 'public')
 const assetsDir = join(publicDir, 'assets')
 const stampFile = join(dist, '.build-stamp')
+/** What the stamp records: the Node (V8 and architecture) the build ran on, for which it wrote the edge's code cache. */
+const BUILDING_NODE = `${process.arch}-v8-${process.versions.v8}`
 const SOURCES = ['client', 'server', 'proto', 'build.mjs', 'package.json', 'package-lock.json']
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
@@ -40,8 +42,8 @@ async function newestSourceTime (path) {
 async function isStale () {
   const stamp = await stat(stampFile).catch(() => null)
   if (stamp === null) return true
-  // Built by another Node: this one has no code cache yet.
-  if (await stat(codeCacheFile).catch(() => null) === null) return true
+  // Built by another Node: the code cache is for that Node's V8, not this one's.
+  if (await readFile(stampFile, 'utf8') !== BUILDING_NODE) return true
   const times = await Promise.all(SOURCES.map((source) => newestSourceTime(join(root, source))))
   return Math.max(...times) > stamp.mtimeMs
 }
@@ -206,9 +208,6 @@ async function buildReference () {
   })
 }
 
-/** The edge's V8 code cache for the Node running the build (named as server/code-cache.ts names it). */
-const codeCacheFile = join(dist, 'server', `edge.cjs.${process.arch}-v8-${process.versions.v8}.codecache`)
-
 /**
  * Starts the built edge once to write its code cache (server/main.ts,
  * --write-code-cache). V8 accepts the cache only under the V8 flags it was
@@ -232,7 +231,7 @@ async function main () {
   await writeIndexHtml(metafile)
   const saved = await precompress()
   await writeCodeCache()
-  await writeFile(stampFile, new Date().toISOString())
+  await writeFile(stampFile, BUILDING_NODE)
   const seconds = ((performance.now() - started) / 1000).toFixed(2)
   console.log(`build: dist/ written in ${seconds} s (brotli saves ${(saved / 1024).toFixed(0)} KiB)`)
 }

@@ -6,8 +6,9 @@ import { constants, Script } from 'node:vm'
 
 /**
  * Whether a bundle started from V8's code cache: `used`, or `absent` (none for
- * this Node) or `rejected` (V8 refused it: another V8 build or other V8 flags,
- * or a damaged file), in which case the bundle was compiled from its source.
+ * this Node) or `rejected` (made from another version of the bundle, damaged,
+ * or refused by V8 for other V8 flags), in which case the bundle was compiled
+ * from its source.
  */
 export type CodeCacheStatus = 'used' | 'absent' | 'rejected'
 
@@ -27,7 +28,6 @@ export interface LoadedBundle {
  * The cache file for a bundle on this Node. V8 accepts a cache only from its
  * own version (and refuses it otherwise), so each version and architecture
  * gets its own file, and a dist/ copied to another Node simply finds none.
- * build.mjs names the file the same way to tell whether it must write one.
  */
 export function codeCachePathFor (bundlePath: string): string {
   return `${bundlePath}.${process.arch}-v8-${process.versions.v8}.codecache`
