@@ -7,7 +7,7 @@
 // names, separate source maps and brotli/gzip variants; dist/public/index.html is
 // a template the server fills per request (nonce, runtime configuration).
 // The edge is one CommonJS file started from V8's code cache, which the build
-// writes by starting it once (server/main.ts, server/code-cache.ts).
+// writes by starting it once (server/edge/main.ts, server/edge/code-cache.ts).
 import { build } from 'esbuild'
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -23,11 +23,11 @@ const assetsDir = join(publicDir, 'assets')
 const stampFile = join(dist, '.build-stamp')
 /** What the stamp records: the Node (V8 and architecture) the build ran on, for which it wrote the edge's code cache. */
 const BUILDING_NODE = `${process.arch}-v8-${process.versions.v8}`
-const SOURCES = ['client', 'server', 'proto', 'build.mjs', 'package.json', 'package-lock.json']
+const SOURCES = ['client', 'common', 'server', 'proto', 'build.mjs', 'package.json', 'package-lock.json']
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
-// Source maps and licence texts are streamed from disk as they are (server/static-files.ts).
+// Source maps and licence texts are streamed from disk as they are (server/edge/static-files.ts).
 const COMPRESSIBLE = /\.(js|css|svg|html|json)$/
 
 async function newestSourceTime (path) {
@@ -135,7 +135,7 @@ const slimUndiciForReplyFrom = {
   setup (builder) {
     builder.onResolve({ filter: /^undici$/ }, (args) =>
       /[\\/]@fastify[\\/]reply-from[\\/]/.test(args.importer)
-        ? { path: join(root, 'server/undici-for-reply-from.cjs') }
+        ? { path: join(root, 'server/edge/undici-for-reply-from.cjs') }
         : undefined)
   }
 }
@@ -159,14 +159,14 @@ const SERVER_COMMON = {
 
 /**
  * The edge, as one CommonJS file (dist/server/edge.cjs) so that it can be
- * compiled with V8's code cache (server/code-cache.ts), and the small ESM
+ * compiled with V8's code cache (server/edge/code-cache.ts), and the small ESM
  * entry that loads it (dist/server/main.js).
  */
 async function buildEdge () {
   await Promise.all([
     build({
       ...SERVER_COMMON,
-      entryPoints: { edge: join(root, 'server/edge.ts') },
+      entryPoints: { edge: join(root, 'server/edge/run-edge.ts') },
       outExtension: { '.js': '.cjs' },
       format: 'cjs',
       // What only some starts need (ioredis, the embedded services' starter) is
@@ -176,7 +176,7 @@ async function buildEdge () {
     }),
     build({
       ...SERVER_COMMON,
-      entryPoints: { main: join(root, 'server/main.ts') },
+      entryPoints: { main: join(root, 'server/edge/main.ts') },
       format: 'esm'
     })
   ])
@@ -209,7 +209,7 @@ async function buildReference () {
 }
 
 /**
- * Starts the built edge once to write its code cache (server/main.ts,
+ * Starts the built edge once to write its code cache (server/edge/main.ts,
  * --write-code-cache). V8 accepts the cache only under the V8 flags it was
  * written with, so NODE_OPTIONS is passed on: build with the flags you run with.
  */

@@ -268,7 +268,7 @@ and the second hop over loopback.
 
 From process start to listening, median of five: **${median(startTimes)} ms** with backends
 configured (${startTimes.join(', ')} ms); target under 300 ms. The edge is one CommonJS bundle that
-V8 compiles from the code cache the build writes (server/code-cache.ts); a copy of the same build
+V8 compiles from the code cache the build writes (server/edge/code-cache.ts); a copy of the same build
 without that cache, started in turns with it, listens after **${median(uncachedStartTimes)} ms**
 (${uncachedStartTimes.join(', ')} ms). With the embedded reference services
 (no backends configured), the edge listens after **${median(embeddedStarts)} ms**

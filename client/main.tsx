@@ -2,7 +2,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { preloadDomainCheck } from './api/check-domain.js'
 import { applyDesignTokens } from './lib/constants.js'
-import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from './lib/runtime-config.js'
+import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/runtime-config.js'
 import { SignInPage } from './SignInPage.js'
 import './styles.css'
 

@@ -1,5 +1,5 @@
 import type { DomainCheckOutcome } from '../domain-check/check-domain-authorization.js'
-import { GRPC_STATUS } from '../domain-check/grpc-status.js'
+import { GRPC_STATUS } from '../../common/grpc-status.js'
 
 export type { DomainCheckOutcome }
 

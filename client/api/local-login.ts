@@ -5,7 +5,7 @@ import type { LoginPayload } from './payloads.js'
 /**
  * Login in local-network mode: the payload goes straight from the browser to
  * `{scheme}://{host}:{port}/authenticate`, a URL already checked against the
- * allowed hosts (client/lib/local-accounts.ts). No cookies travel.
+ * allowed hosts (common/local-accounts.ts). No cookies travel.
  */
 export async function localLogin (authenticateUrl: string, payload: LoginPayload): Promise<LoginAnswer> {
   return parseLoginAnswer(await postJson(authenticateUrl, payload, { mode: 'cors', credentials: 'omit' }))

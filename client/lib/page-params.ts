@@ -1,6 +1,6 @@
-import { resolveLocalAccounts, type LocalAccountsTarget } from './local-accounts.js'
+import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
 import { messageForErrorParameter, plainText } from './messages.js'
-import type { RuntimeConfig } from './runtime-config.js'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
 
 export type View = 'login' | 'register' | 'resetPassword' | 'setPassword'
 

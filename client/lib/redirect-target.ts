@@ -1,4 +1,4 @@
-import { cookieDomainFor, hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from './hosts.js'
+import { cookieDomainFor, hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from '../../common/hosts.js'
 
 export interface PageLocation {
   readonly origin: string

@@ -1,6 +1,6 @@
 import Cookies from 'js-cookie'
 import { TOKEN_COOKIE_LIFETIME_DAYS } from './constants.js'
-import { cookieDomainFor } from './hosts.js'
+import { cookieDomainFor } from '../../common/hosts.js'
 
 export const AUTH_COOKIE = 'auth'
 export const REFRESH_COOKIE = 'refresh'

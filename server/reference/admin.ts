@@ -4,7 +4,7 @@
 // (DATA_DIR's SQLite file in WAL mode, or DATABASE_URL), alongside it.
 import type { FastifyBaseLogger } from 'fastify'
 import { existsSync } from 'node:fs'
-import { ConfigError } from '../env-parsing.js'
+import { ConfigError } from '../shared/env-parsing.js'
 import { loadReferenceConfig, type ReferenceConfig } from './config.js'
 import { databaseFile, openAccountStore } from './services.js'
 import type { Account, AccountStore } from './store/account-store.js'

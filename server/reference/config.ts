@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from 'node:path'
-import { isHostname } from '../../client/lib/hosts.js'
-import { readLogLevel, type LogLevel } from '../config.js'
+import { isHostname } from '../../common/hosts.js'
+import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { OWASP_SCRYPT_COST } from './passwords.js'
-import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../env-parsing.js'
+import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 
 export const DEFAULT_DATA_DIR = './data'

@@ -1,4 +1,4 @@
-import { SPEC_ACCOUNTS_ROUTES, type ProxiedRoute } from '../accounts-proxy.js'
+import { SPEC_ACCOUNTS_ROUTES, type ProxiedRoute } from '../shared/accounts-routes.js'
 
 /**
  * The paths the edge proxies under /accounts/ when the embedded reference

@@ -2,8 +2,8 @@ import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { domainToASCII } from 'node:url'
-import { isHostname, isLoopbackHost } from '../../../client/lib/hosts.js'
-import { ConfigError } from '../../env-parsing.js'
+import { isHostname, isLoopbackHost } from '../../../common/hosts.js'
+import { ConfigError } from '../../shared/env-parsing.js'
 
 /**
  * SSO_CONNECTIONS: which identity provider signs in the addresses of which

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../../client/lib/messages.js'
 import { parsePageParams } from '../../../client/lib/page-params.js'
-import { parseRuntimeConfig } from '../../../client/lib/runtime-config.js'
+import { parseRuntimeConfig } from '../../../common/runtime-config.js'
 
 const config = parseRuntimeConfig(JSON.stringify({ productName: 'Acme Cloud', passwordResetCompletion: true, localAccountsAllowedHosts: ['nas.lan'] }))
 const parse = (query: string, hostname = 'signin.acme.test') => parsePageParams(query, hostname, config)

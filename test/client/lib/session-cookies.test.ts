@@ -1,6 +1,6 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
-import { cookieDomainFor } from '../../../client/lib/hosts.js'
+import { cookieDomainFor } from '../../../common/hosts.js'
 import { sessionCookieAttributes, storeSessionTokens } from '../../../client/lib/session-cookies.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError } from '../../../server/env-parsing.js'
+import { ConfigError } from '../../../server/shared/env-parsing.js'
 import { loadReferenceConfig } from '../../../server/reference/config.js'
 
 function configErrorFor (env: Record<string, string>): ConfigError {

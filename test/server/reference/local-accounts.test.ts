@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import Fastify from 'fastify'
 import { freeLoopbackPort } from '../../fixtures/local-services.js'
 import t, { type Test } from 'tap'
-import { localAccountsApp } from '../../../server/reference/local-accounts.js'
+import { buildLocalAccountsServer } from '../../../server/reference/server.js'
+import { loggerOptions } from '../../../server/shared/logger.js'
 import { hashPassword } from '../../../server/reference/passwords.js'
 import { databaseFile } from '../../../server/reference/services.js'
 import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
@@ -28,10 +28,9 @@ const STRANGER = 'https://evil.example.test'
 async function startLocalAccounts (t: Test, options: ReferenceOptions & { perMinute?: number } = {}) {
   const reference = await startReference(t, { ...options, env: { LOCAL_ACCOUNTS_ALLOWED_ORIGINS: `${OTHER_PAGE}/`, ...options.env } })
   await registerAccount(reference.base, 'local@example.com')
-  const local = Fastify({ loggerInstance: reference.app.log, bodyLimit: 16 * 1024 })
-  await local.register(localAccountsApp, {
-    accounts: reference.services.accounts,
-    allowedOrigins: reference.services.config.localAccountsAllowedOrigins,
+  const local = await buildLocalAccountsServer({
+    services: reference.services,
+    logger: options.logStream === undefined ? false : { ...loggerOptions('info'), stream: options.logStream },
     perMinute: options.perMinute ?? 1000
   })
   t.teardown(() => local.close())

@@ -1,0 +1,14 @@
+/**
+ * The accounts calls of the spec (section 7), relative to `/accounts/`: the
+ * page posts to them and the edge proxies exactly these to ACCOUNTS_URL.
+ */
+export const SPEC_ACCOUNTS_PATHS = [
+  'v2/login',
+  'register',
+  'resetPasswordRequest',
+  'v2/auth/login',
+  'auth/register',
+  'auth/login/sso'
+] as const
+
+export type SpecAccountsPath = typeof SPEC_ACCOUNTS_PATHS[number]

@@ -1,0 +1,116 @@
+import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
+import { bufferedBodyParser, forwardReadBody, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
+import { rejectCrossSiteRequests } from './same-origin-guard.js'
+import { passOnJsonAnswers } from './json-answers.js'
+import {
+  UPSTREAM_FAILURE_STATUS,
+  upstreamDispatcherOptions,
+  upstreamReplyOptions,
+  type ProxyReply,
+  type UpstreamFailure
+} from './upstream.js'
+import type { ProxiedRoute } from '../shared/accounts-routes.js'
+
+export interface AccountsProxyOptions {
+  /** Base URL of the accounts service, without a trailing slash. */
+  readonly upstream: string
+  readonly routes: readonly ProxiedRoute[]
+  readonly timeoutMs: number
+  readonly rateLimit: RateLimitSettings
+}
+
+/** A form POST (a signed SAML response) is larger than any JSON call. */
+export const FORM_BODY_LIMIT_BYTES = 256 * 1024
+
+const JSON_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'set-cookie', 'retry-after', 'www-authenticate'])
+const READ_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location', 'cache-control', 'etag', 'last-modified'])
+const FORM_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location'])
+
+const FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
+  timeout: 'The accounts service did not answer in time. Please try again.',
+  unavailable: 'The accounts service is unavailable. Please try again shortly.',
+  'bad-gateway': 'The accounts service could not be reached. Please try again shortly.'
+}
+
+const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
+function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
+  void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: FAILURE_MESSAGES[failure] })
+}
+
+
+async function proxyGroup (
+  app: FastifyInstance,
+  { upstream, routes, kind, timeoutMs }: { upstream: string, routes: readonly ProxiedRoute[], kind: ProxiedRoute['kind'], timeoutMs: number }
+): Promise<void> {
+  if (kind === 'json') {
+    app.addHook('onRequest', rejectCrossSiteRequests)
+    app.addHook('onRequest', requireContentType(['application/json']))
+    app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, bufferedBodyParser('json'))
+  } else if (kind === 'form') {
+    app.addHook('onRequest', requireContentType(['application/x-www-form-urlencoded']))
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
+  }
+  const allowedResponseHeaders = kind === 'json' ? JSON_RESPONSE_HEADERS : kind === 'read' ? READ_RESPONSE_HEADERS : FORM_RESPONSE_HEADERS
+
+  const proxyOptions: FastifyHttpProxyOptions = {
+    upstream,
+    routes: routes.map((route) => `/${route.path}`),
+    httpMethods: [kind === 'read' ? 'GET' : 'POST'],
+    // Bodies are read (within the size limit) and checked by the parsers above,
+    // then forwarded byte for byte; the library's default would stream them
+    // past Fastify's body limit.
+    proxyPayloads: false,
+    handler: forwardReadBody,
+    undici: upstreamDispatcherOptions(timeoutMs),
+    disableRequestLogging: true,
+    config: kind === 'read' ? { rateLimit: false } : {},
+    replyOptions: {
+      ...upstreamReplyOptions({ allowedResponseHeaders, upstreamName: 'accounts', onFailure: sendFailure }),
+      ...(kind === 'json' ? { onResponse: passOnJsonAnswers({ upstreamName: 'accounts', onFailure: sendFailure }) } : {})
+    }
+  }
+  await app.register(httpProxy, proxyOptions)
+}
+
+/**
+ * `/accounts/<path>` → `${upstream}/<path>` for the listed routes only. Other
+ * methods on a listed path answer 405 and unlisted paths 404, without a call
+ * to the backend. State-changing calls are same-origin, JSON, at most 16 KiB
+ * and rate limited per client address.
+ */
+export async function accountsProxy (app: FastifyInstance, options: AccountsProxyOptions): Promise<void> {
+  await app.register(rateLimit, rateLimitOptions(options.rateLimit, 'accounts'))
+
+  app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    if (status === 500) request.log.error({ err: error }, 'accounts proxy failed')
+    return reply.code(status).send({ error: status === 500 ? 'Something went wrong. Please try again.' : error.message })
+  })
+
+  for (const kind of ['json', 'form', 'read'] as const) {
+    const routes = options.routes.filter((route) => route.kind === kind)
+    if (routes.length === 0) continue
+    await app.register(proxyGroup, { upstream: options.upstream, routes, kind, timeoutMs: options.timeoutMs })
+  }
+
+  for (const route of options.routes) {
+    const allowed = route.kind === 'read' ? 'GET, HEAD' : 'POST'
+    const methods = route.kind === 'read'
+      ? ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+      : [...OTHER_METHODS]
+    app.route({
+      method: methods,
+      url: `/${route.path}`,
+      config: { rateLimit: false },
+      handler: async (_request, reply) =>
+        reply.code(405).header('allow', allowed).send({ error: 'Method not allowed.' })
+    })
+  }
+
+  app.all('/*', { config: { rateLimit: false } }, async (_request, reply) =>
+    reply.code(404).send({ error: 'Not found.' }))
+}

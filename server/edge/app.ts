@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify'
+import type { Redis } from 'ioredis'
+import { accountsProxy } from './accounts-proxy.js'
+import type { ProxiedRoute } from '../shared/accounts-routes.js'
+import type { ServerConfig } from './config.js'
+import { grpcWebProxy } from './grpc-web-proxy.js'
+import { health } from './health.js'
+import { rejectInvalidHost } from './host-header.js'
+import type { HotPathHandler } from './hot-path.js'
+import { notFoundAndErrors } from './not-found.js'
+import { pageRoutes } from './page-routes.js'
+import type { RateLimitSettings } from './rate-limit.js'
+import { securityHeaders } from './security-headers.js'
+import type { AssetStore } from './static-files.js'
+
+export interface AppOptions {
+  readonly config: ServerConfig
+  /** Where rate-limit counts are shared between instances (REDIS_URL); null: counted per instance. */
+  readonly redis: Redis | null
+  /** Base URL of the accounts service in use (configured or embedded). */
+  readonly accountsUpstream: string
+  /** The paths proxied under /accounts/: the spec's six, plus the embedded service's own. */
+  readonly accountsRoutes: readonly ProxiedRoute[]
+  /** Base URL of the edge auth metadata service in use (configured or embedded). */
+  readonly edgeAuthUpstream: string
+  readonly hotPath: HotPathHandler
+  readonly assets: AssetStore
+  readonly assetsDir: string
+}
+
+/**
+ * The whole edge as one plugin: cross-cutting plugins first (headers, errors),
+ * then the routes — page and assets, health, the two proxies.
+ */
+export default async function app (fastify: FastifyInstance, options: AppOptions): Promise<void> {
+  const { config } = options
+  const rateLimit: RateLimitSettings = {
+    perMinute: config.rateLimitPerMinute,
+    shared: options.redis === null ? null : { redis: options.redis, log: fastify.log }
+  }
+
+  await fastify.register(securityHeaders)
+  await fastify.register(notFoundAndErrors)
+  // After the security headers, so that the refusal carries them.
+  fastify.addHook('onRequest', rejectInvalidHost)
+
+  await fastify.register(pageRoutes, { hotPath: options.hotPath, assets: options.assets, assetsDir: options.assetsDir })
+  await fastify.register(health, {
+    upstreams: { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }
+  })
+  await fastify.register(accountsProxy, {
+    prefix: '/accounts',
+    upstream: options.accountsUpstream,
+    routes: options.accountsRoutes,
+    timeoutMs: config.upstreamTimeoutMs,
+    rateLimit
+  })
+  await fastify.register(grpcWebProxy, {
+    upstream: options.edgeAuthUpstream,
+    timeoutMs: config.upstreamTimeoutMs,
+    rateLimit
+  })
+}

@@ -1,0 +1,159 @@
+import { isIP } from 'node:net'
+import { isHostname, isIpAddress } from '../../common/hosts.js'
+import {
+  ConfigError,
+  deepFreeze,
+  readHttpUrl,
+  readInteger,
+  readList,
+  readServiceUrl,
+  readString,
+  type Env
+} from '../shared/env-parsing.js'
+import { readLogLevel, type LogLevel } from '../shared/logger.js'
+
+export { ConfigError } from '../shared/env-parsing.js'
+
+export const DEFAULT_PORT = 8080
+export const DEFAULT_HOST = '0.0.0.0'
+export const DEFAULT_PRODUCT_NAME = 'Threshold'
+export const DEFAULT_SUPPORT_EMAIL = 'support@example.com'
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 30
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
+
+/** proxy-addr's named ranges, accepted beside addresses and CIDRs. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** The edge server's configuration, validated once at start and then frozen. */
+export interface ServerConfig {
+  readonly port: number
+  readonly host: string
+  /** Base URL of the accounts service, without a trailing slash; null: embedded reference service. */
+  readonly accountsUrl: string | null
+  /** Base URL of the edge auth metadata service; null: embedded reference responder. */
+  readonly edgeAuthUrl: string | null
+  readonly googleClientId: string | null
+  readonly googleDisabledHostnames: readonly string[]
+  readonly productName: string
+  readonly supportEmail: string
+  readonly redirectAllowedHosts: readonly string[]
+  readonly localAccountsAllowedHosts: readonly string[]
+  readonly cookieDomain: string | null
+  /** Fastify's `trustProxy`: false (trust none), a hop count, or addresses and CIDRs. */
+  readonly trustProxy: false | number | readonly string[]
+  readonly rateLimitPerMinute: number
+  /** Redis holding the rate-limit counts shared by every instance; null: each instance counts alone. */
+  readonly redisUrl: string | null
+  readonly upstreamTimeoutMs: number
+  /** Time limit the page puts on the domain authorization check; null: none (the spec's default). */
+  readonly domainCheckTimeoutMs: number | null
+  readonly logLevel: LogLevel
+}
+
+function isHostPattern (item: string): boolean {
+  const host = item.toLowerCase()
+  return isHostname(host.startsWith('*.') ? host.slice(2) : host)
+}
+
+function isHostOrAddress (item: string): boolean {
+  return isHostname(item.toLowerCase()) || isIpAddress(item)
+}
+
+function isTrustedProxyEntry (item: string): boolean {
+  if (TRUST_PROXY_NAMES.has(item)) return true
+  const [address, prefix, extra] = item.split('/')
+  if (address === undefined || extra !== undefined) return false
+  const family = isIP(address)
+  if (family === 0) return false
+  if (prefix === undefined) return true
+  if (!/^\d{1,3}$/.test(prefix)) return false
+  return Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+function readTrustProxy (env: Env): ServerConfig['trustProxy'] {
+  const raw = readString(env, 'TRUST_PROXY')
+  if (raw === undefined) return false
+  if (/^\d+$/.test(raw)) return readInteger(env, 'TRUST_PROXY', { min: 0, max: 100, fallback: 0 })
+  return readList(env, 'TRUST_PROXY', isTrustedProxyEntry, 'a hop count, or IP addresses and CIDR ranges')
+}
+
+function readBaseUrl (env: Env, name: string): string | null {
+  const url = readHttpUrl(env, name)
+  return url === undefined ? null : url.href.replace(/\/+$/, '')
+}
+
+function readRedisUrl (env: Env): string | null {
+  const url = readServiceUrl(env, 'REDIS_URL', {
+    protocols: ['redis:', 'rediss:'],
+    example: 'redis://redis.internal:6379',
+    // A host is required, and the path, if any, is a database number.
+    accept: (candidate) => candidate.hostname !== '' && /^(\/\d{0,2})?$/.test(candidate.pathname)
+  })
+  return url === undefined ? null : url.href
+}
+
+function readEmail (env: Env, name: string, fallback: string): string {
+  const value = readString(env, name) ?? fallback
+  if (!/^[^\s@<>"]+@[^\s@<>"]+$/.test(value) || value.length > 254) {
+    throw new ConfigError(name, 'must be an email address', value)
+  }
+  return value
+}
+
+function readProductName (env: Env): string {
+  const value = readString(env, 'PRODUCT_NAME') ?? DEFAULT_PRODUCT_NAME
+  // Its upper-case form is a login_method value, so it must survive a query string as is.
+  if (!/^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,63}$/u.test(value)) {
+    throw new ConfigError('PRODUCT_NAME', 'must be 1 to 64 letters, digits, spaces, dots, dashes or underscores', value)
+  }
+  return value
+}
+
+function readGoogleClientId (env: Env): string | null {
+  const value = readString(env, 'GOOGLE_CLIENT_ID')
+  if (value === undefined) return null
+  if (!/^[\w.-]{1,200}$/.test(value)) throw new ConfigError('GOOGLE_CLIENT_ID', 'is not a Google OAuth client id', value)
+  return value
+}
+
+function readCookieDomain (env: Env): string | null {
+  const raw = readString(env, 'COOKIE_DOMAIN')
+  if (raw === undefined) return null
+  const domain = raw.replace(/^\./, '').toLowerCase()
+  if (!isHostname(domain)) throw new ConfigError('COOKIE_DOMAIN', 'must be a domain name', raw)
+  return domain
+}
+
+/**
+ * Reads every variable of CONTRACT.md. Throws a {@link ConfigError} naming the
+ * first bad variable; the result is deeply frozen.
+ */
+export function loadServerConfig (env: Env): ServerConfig {
+  const host = readString(env, 'HOST') ?? DEFAULT_HOST
+  if (!isHostOrAddress(host)) throw new ConfigError('HOST', 'must be a host name or an IP address', host)
+
+  return deepFreeze<ServerConfig>({
+    port: readInteger(env, 'PORT', { min: 0, max: 65535, fallback: DEFAULT_PORT }),
+    host,
+    accountsUrl: readBaseUrl(env, 'ACCOUNTS_URL'),
+    edgeAuthUrl: readBaseUrl(env, 'EDGE_AUTH_URL'),
+    googleClientId: readGoogleClientId(env),
+    googleDisabledHostnames: readList(env, 'GOOGLE_DISABLED_HOSTNAMES', isHostOrAddress, 'host names')
+      .map((item) => item.toLowerCase()),
+    productName: readProductName(env),
+    supportEmail: readEmail(env, 'SUPPORT_EMAIL', DEFAULT_SUPPORT_EMAIL),
+    redirectAllowedHosts: readList(env, 'REDIRECT_ALLOWED_HOSTS', isHostPattern, 'host names or *.domain patterns')
+      .map((item) => item.toLowerCase()),
+    localAccountsAllowedHosts: readList(env, 'LOCAL_ACCOUNTS_ALLOWED_HOSTS', isHostOrAddress, 'host names or IP addresses')
+      .map((item) => item.toLowerCase()),
+    cookieDomain: readCookieDomain(env),
+    trustProxy: readTrustProxy(env),
+    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', { min: 1, max: 1_000_000, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),
+    redisUrl: readRedisUrl(env),
+    upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', { min: 1, max: 600_000, fallback: DEFAULT_UPSTREAM_TIMEOUT_MS }),
+    domainCheckTimeoutMs: readString(env, 'DOMAIN_CHECK_TIMEOUT_MS') === undefined
+      ? null
+      : readInteger(env, 'DOMAIN_CHECK_TIMEOUT_MS', { min: 1, max: 600_000, fallback: 0 }),
+    logLevel: readLogLevel(env)
+  })
+}

@@ -1,0 +1,92 @@
+import { fork, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import type { ProxiedRoute } from '../shared/accounts-routes.js'
+import type { Env } from '../shared/env-parsing.js'
+import { loadReferenceConfig } from '../reference/config.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../reference/exposed-routes.js'
+import type { ReferenceMessage } from '../reference/main.js'
+
+/** How long the reference process gets to stop after SIGTERM. */
+const STOP_GRACE_MS = 3000
+
+export interface EmbeddedServices {
+  /** Base URL of the reference services on loopback. */
+  readonly url: string
+  /** What the edge proxies under /accounts/ for them. */
+  readonly accountsRoutes: readonly ProxiedRoute[]
+  /** Resolves when the reference services accept requests. */
+  readonly ready: Promise<void>
+  onUnexpectedExit (listener: (code: number | null) => void): void
+  stop (): Promise<void>
+}
+
+function freeLoopbackPort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
+    })
+  })
+}
+
+/**
+ * Starts the reference services in a child process, so that password hashing
+ * and SQLite never stall the edge's event loop, and the edge talks to them
+ * over real HTTP exactly as it would to an operator's backend. The edge does
+ * not wait for them: it listens at once and /readyz reports when they are up.
+ */
+export async function startEmbeddedServices (options: {
+  env: Env
+  accounts: boolean
+  edgeAuth: boolean
+  edgePort: number
+  /** The built reference services' entry (dist/server/reference.js). */
+  referenceScript: string
+}): Promise<EmbeddedServices> {
+  // Validate here too, so a bad value stops the edge with one line before anything starts.
+  loadReferenceConfig(options.env, options.edgePort)
+  const port = await freeLoopbackPort()
+  const services = [options.accounts ? 'accounts' : null, options.edgeAuth ? 'edge-auth' : null].filter(Boolean).join(',')
+  const child: ChildProcess = fork(options.referenceScript, [], {
+    env: {
+      ...options.env,
+      PORT: String(options.edgePort),
+      THRESHOLD_REFERENCE_PORT: String(port),
+      THRESHOLD_REFERENCE_SERVICES: services
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+
+  let stopping = false
+  const exitListeners: Array<(code: number | null) => void> = []
+  child.once('exit', (code) => {
+    if (!stopping) for (const listener of exitListeners) listener(code)
+  })
+
+  const ready = new Promise<void>((resolve, reject) => {
+    child.on('message', (message: ReferenceMessage) => {
+      if (message.type === 'ready') resolve()
+      else reject(new Error(message.message))
+    })
+    child.once('exit', (code) => reject(new Error(`the reference services exited with code ${code}`)))
+  })
+  ready.catch(() => {})
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    accountsRoutes: options.accounts ? REFERENCE_ACCOUNTS_ROUTES : [],
+    ready,
+    onUnexpectedExit (listener) { exitListeners.push(listener) },
+    async stop () {
+      stopping = true
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS)
+      await exited
+      clearTimeout(timer)
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import httpProxy from '@fastify/http-proxy'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { grpcStatusForHttpStatus } from '../../common/grpc-status.js'
+import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
+import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
+import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
+import { rejectCrossSiteRequests } from './same-origin-guard.js'
+import { upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type UpstreamFailure } from './upstream.js'
+
+/** gRPC-web content types: binary, and the base64 text form. */
+export const GRPC_WEB_CONTENT_TYPES = [
+  'application/grpc-web',
+  'application/grpc-web+proto',
+  'application/grpc-web-text',
+  'application/grpc-web-text+proto'
+] as const
+
+/**
+ * The HTTP status the edge answers with when the backend fails; through the
+ * table of spec §8 they read as DEADLINE_EXCEEDED and UNAVAILABLE.
+ */
+const HTTP_STATUS_FOR_FAILURE: Readonly<Record<UpstreamFailure, number>> = {
+  timeout: 504,
+  unavailable: 503,
+  'bad-gateway': 503
+}
+
+const GRPC_RESPONSE_HEADERS = new Set([
+  'content-type', 'content-length', 'grpc-status', 'grpc-message', 'grpc-status-details-bin', 'grpc-encoding'
+])
+
+export interface GrpcWebProxyOptions {
+  readonly upstream: string
+  readonly timeoutMs: number
+  readonly rateLimit: RateLimitSettings
+}
+
+const isGrpcWeb = (contentType: unknown): boolean =>
+  typeof contentType === 'string' && contentType.toLowerCase().startsWith('application/grpc-web')
+
+/**
+ * A failure on the gRPC-web route, in gRPC-web's own form: the HTTP status,
+ * and a `grpc-status` header that the table of spec §8 derives from it, with
+ * the gRPC-web content type. grpc-web maps an HTTP status to a gRPC status
+ * only when the answer is typed as gRPC-web (anything else becomes UNKNOWN),
+ * so every failure the page can meet here is sent this way, and the page's
+ * status is the table's whichever way the client reads it.
+ */
+export function sendGrpcWebError (reply: FastifyReply | ProxyReply, httpStatus: number, message: string): void {
+  reply.removeHeader('content-length')
+  void reply
+    .code(httpStatus)
+    .header('content-type', 'application/grpc-web+proto')
+    .header('grpc-status', String(grpcStatusForHttpStatus(httpStatus)))
+    .header('grpc-message', encodeURIComponent(message))
+    .send()
+}
+
+
+/**
+ * The same-origin domain-check call, proxied byte for byte (frames and
+ * trailers untouched) to the edge auth metadata service at the same path.
+ */
+export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyOptions): Promise<void> {
+  await app.register(rateLimit, rateLimitOptions(options.rateLimit, 'edge-auth'))
+  app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    if (status === 500) request.log.error({ err: error }, 'gRPC-web proxy failed')
+    sendGrpcWebError(reply, status, status === 500 ? 'Something went wrong.' : error.message ?? '')
+    return reply
+  })
+
+  await app.register(async function proxiedCall (scope) {
+    scope.addHook('onRequest', rejectCrossSiteRequests)
+    scope.addHook('onRequest', requireContentType(GRPC_WEB_CONTENT_TYPES))
+    for (const contentType of GRPC_WEB_CONTENT_TYPES) {
+      scope.addContentTypeParser(contentType, { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
+    }
+    await scope.register(httpProxy, {
+      upstream: options.upstream,
+      routes: [CHECK_DOMAIN_AUTHORIZATION_PATH],
+      httpMethods: ['POST'],
+      proxyPayloads: false,
+      handler: forwardReadBody,
+      undici: upstreamDispatcherOptions(options.timeoutMs),
+      disableRequestLogging: true,
+      replyOptions: {
+        ...upstreamReplyOptions({
+          allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
+          upstreamName: 'edge-auth',
+          onFailure: (reply, failure) =>
+            sendGrpcWebError(reply, HTTP_STATUS_FOR_FAILURE[failure], 'The domain authorization service is unavailable.')
+        }),
+        // A backend (or a balancer in front of it) may fail with a plain-text or
+        // HTML page; it becomes a gRPC-web failure with the same HTTP status.
+        // (reply-from has already copied the backend's headers onto the reply.)
+        onResponse: (_request, reply, response) => {
+          if ((response.statusCode >= 200 && response.statusCode < 300) || isGrpcWeb(reply.getHeader('content-type'))) {
+            void reply.send(response.stream)
+            return
+          }
+          response.stream.resume()
+          sendGrpcWebError(reply, response.statusCode, 'The domain authorization service failed.')
+        }
+      }
+    })
+  })
+
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: CHECK_DOMAIN_AUTHORIZATION_PATH,
+    config: { rateLimit: false },
+    handler: async (_request, reply) => {
+      reply.header('allow', 'POST')
+      sendGrpcWebError(reply, 405, 'Method not allowed.')
+      return reply
+    }
+  })
+}

@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { resolveLocalAccounts } from '../../common/local-accounts.js'
+import type { PageTemplate } from './page.js'
+import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS } from './security-headers.js'
+import { negotiateEncoding, type AssetStore } from './static-files.js'
+
+export interface HotPathOptions {
+  readonly page: PageTemplate
+  readonly assets: AssetStore
+  readonly localAccountsAllowedHosts: readonly string[]
+  readonly nextNonce: () => string
+}
+
+/** Answers a request, or returns false to leave it to Fastify. */
+export type HotPathHandler = (request: IncomingMessage, response: ServerResponse) => boolean
+
+const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
+  .filter(([name]) => name !== 'content-security-policy')
+  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE]])
+  .flat()
+
+function hostnameOf (hostHeader: string | undefined): string {
+  if (hostHeader === undefined) return ''
+  // [::1]:8080 → [::1]; example.com:8080 → example.com
+  return hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':', 1)[0]!
+}
+
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
+
+/**
+ * The path and query of a request target. A target in absolute form
+ * (`GET http://host/path`, which HTTP/1.1 servers must accept) is read as its
+ * path, as Fastify's router reads it.
+ */
+export function originForm (target: string): string {
+  if (target.charCodeAt(0) === 0x2f) return target
+  const authority = ABSOLUTE_FORM.exec(target)
+  if (authority === null) return target
+  const rest = target.slice(authority[0].length)
+  return rest.startsWith('/') ? rest : `/${rest}`
+}
+
+/**
+ * The two requests that make up nearly all traffic, the page and its hashed
+ * assets, answered straight from memory before Fastify's router and hooks run.
+ * Everything else, and anything unusual about these two, goes to Fastify.
+ * The headers are helmet's, recorded once (security-headers.ts).
+ */
+export function createHotPath (options: HotPathOptions): HotPathHandler {
+  const { page, assets, localAccountsAllowedHosts, nextNonce } = options
+
+  function servePage (request: IncomingMessage, response: ServerResponse, query: string): void {
+    let localAccountsOrigin: string | null = null
+    if (query.includes('local_accounts_host')) {
+      const target = resolveLocalAccounts(new URLSearchParams(query), hostnameOf(request.headers.host), localAccountsAllowedHosts)
+      if (target.kind === 'allowed') localAccountsOrigin = target.origin
+    }
+    const nonce = nextNonce()
+    const headers = PAGE_HEADERS.slice()
+    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin), 'content-length', String(page.byteLength(nonce)))
+    response.writeHead(200, headers)
+    response.end(request.method === 'HEAD' ? undefined : page.render(nonce))
+  }
+
+  return function hotPath (request, response) {
+    const method = request.method
+    if (method !== 'GET' && method !== 'HEAD') return false
+    const url = originForm(request.url ?? '')
+    const queryStart = url.indexOf('?')
+    const pathname = queryStart === -1 ? url : url.slice(0, queryStart)
+
+    if (pathname === '/') {
+      servePage(request, response, queryStart === -1 ? '' : url.slice(queryStart + 1))
+      return true
+    }
+
+    const asset = assets.get(pathname)
+    if (asset === undefined) return false
+    const chosen = asset.variants[negotiateEncoding(request.headers['accept-encoding'], asset.variants)] ?? asset.variants.identity
+    const ifNoneMatch = request.headers['if-none-match']
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === chosen.etag)) {
+      response.writeHead(304, chosen.notModifiedHeaders as string[])
+      response.end()
+      return true
+    }
+    response.writeHead(200, chosen.headers as string[])
+    response.end(method === 'HEAD' ? undefined : chosen.body)
+    return true
+  }
+}

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify'
+import { fileURLToPath } from 'node:url'
+import { SPEC_ACCOUNTS_ROUTES } from '../shared/accounts-routes.js'
+import type { CodeCacheStatus } from './code-cache.js'
+import { ConfigError, loadServerConfig } from './config.js'
+import type { EmbeddedServices } from './embedded-services.js'
+import { exitAfterLogging } from '../shared/logger.js'
+import { createServer } from './server.js'
+
+/** After a stop signal, the process exits within this time even if requests hang. */
+export const SHUTDOWN_DEADLINE_MS = 9_000
+
+function stopWithConfigError (error: unknown): never {
+  if (error instanceof ConfigError) {
+    console.error(`threshold: invalid configuration: ${error.message}`)
+    process.exit(1)
+  }
+  throw error
+}
+
+export interface RunEdgeOptions {
+  readonly env: NodeJS.ProcessEnv
+  /** How the bundle was compiled (server/main.ts), for the start's log line. */
+  readonly codeCache: CodeCacheStatus
+}
+
+/**
+ * The edge as a process: configuration from the environment, the embedded
+ * reference services when no backends are configured, the server, the stop
+ * signals. Resolves once the server listens. Built into dist/server/edge.cjs,
+ * which server/main.ts loads.
+ */
+export async function runEdge ({ env, codeCache }: RunEdgeOptions): Promise<FastifyInstance> {
+  let config
+  try {
+    config = loadServerConfig(env)
+  } catch (error) {
+    stopWithConfigError(error)
+  }
+
+  let embedded: EmbeddedServices | null = null
+  if (config.accountsUrl === null || config.edgeAuthUrl === null) {
+    try {
+      const { startEmbeddedServices } = await import('./embedded-services.js')
+      embedded = await startEmbeddedServices({
+        env,
+        accounts: config.accountsUrl === null,
+        edgeAuth: config.edgeAuthUrl === null,
+        edgePort: config.port,
+        // Beside this file in dist/server; the bundle may put the module starting it in a chunk folder.
+        referenceScript: fileURLToPath(new URL('./reference.js', import.meta.url))
+      })
+    } catch (error) {
+      stopWithConfigError(error)
+    }
+  }
+
+  const server = await createServer({
+    config,
+    publicDir: fileURLToPath(new URL('../public/', import.meta.url)),
+    accountsUpstream: config.accountsUrl ?? embedded!.url,
+    accountsRoutes: config.accountsUrl === null ? embedded!.accountsRoutes : SPEC_ACCOUNTS_ROUTES,
+    edgeAuthUpstream: config.edgeAuthUrl ?? embedded!.url,
+    passwordResetCompletion: config.accountsUrl === null
+  })
+
+  let stopping = false
+  async function stop (signal: NodeJS.Signals): Promise<void> {
+    if (stopping) return
+    stopping = true
+    server.log.info({ signal }, 'stopping: finishing requests in flight')
+    const deadline = setTimeout(() => {
+      server.log.error('requests still running at the shutdown deadline; exiting')
+      exitAfterLogging(server.log, 1)
+    }, SHUTDOWN_DEADLINE_MS)
+    deadline.unref()
+    await server.close()
+    await embedded?.stop()
+    server.log.info('stopped')
+    exitAfterLogging(server.log, 0)
+  }
+  process.once('SIGTERM', (signal) => { void stop(signal) })
+  process.once('SIGINT', (signal) => { void stop(signal) })
+  embedded?.onUnexpectedExit((code) => {
+    server.log.fatal({ code }, 'the embedded reference services stopped unexpectedly')
+    exitAfterLogging(server.log, 1)
+  })
+
+  await server.listen({ port: config.port, host: config.host })
+  // From the process's start (Node's time origin) to listening, as operators see it.
+  server.log.info({ startMs: Math.round(performance.now()), codeCache }, 'started')
+  return server
+}

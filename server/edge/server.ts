@@ -1,0 +1,137 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { createServer as createHttpServer } from 'node:http'
+import { join } from 'node:path'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { ProxiedRoute } from '../shared/accounts-routes.js'
+import app from './app.js'
+import type { ServerConfig } from './config.js'
+import { hasValidHostHeader } from './host-header.js'
+import { createHotPath } from './hot-path.js'
+import { logCompletedRequests, loggerOptions, requestIdFor } from '../shared/logger.js'
+import { answerFrameworkError } from './not-found.js'
+import { createNonceSource, PageTemplate } from './page.js'
+import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
+import { AssetStore } from './static-files.js'
+
+/**
+ * Connection timeouts. Headers must arrive within 15 s and a whole request
+ * within 30 s (slow senders are cut off); idle keep-alive connections stay open
+ * 72 s, longer than the usual 60 s idle timeout of load balancers, so that the
+ * balancer, not the edge, closes them and never reuses a closing connection.
+ */
+export interface ConnectionTimeouts {
+  readonly headersMs: number
+  readonly requestMs: number
+  readonly keepAliveMs: number
+}
+
+export const DEFAULT_TIMEOUTS: ConnectionTimeouts = Object.freeze({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 72_000 })
+
+export interface CreateServerOptions {
+  readonly config: ServerConfig
+  /** The build's dist/public folder. */
+  readonly publicDir: string
+  readonly accountsUpstream: string
+  readonly accountsRoutes: readonly ProxiedRoute[]
+  readonly edgeAuthUpstream: string
+  /** Whether the accounts service behind the edge completes password resets. */
+  readonly passwordResetCompletion: boolean
+  readonly logger?: FastifyServerOptions['logger']
+  readonly timeouts?: Partial<ConnectionTimeouts>
+}
+
+export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
+  return {
+    productName: config.productName,
+    supportEmail: config.supportEmail,
+    googleClientId: config.googleClientId,
+    googleDisabledHostnames: config.googleDisabledHostnames,
+    redirectAllowedHosts: config.redirectAllowedHosts,
+    localAccountsAllowedHosts: config.localAccountsAllowedHosts,
+    cookieDomain: config.cookieDomain,
+    passwordResetCompletion,
+    domainCheckTimeoutMs: config.domainCheckTimeoutMs
+  }
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes the function
+ * proxy-addr itself builds for one (Fastify's types omit the number form).
+ */
+export function fastifyTrustProxy (trustProxy: ServerConfig['trustProxy']): FastifyServerOptions['trustProxy'] {
+  if (trustProxy === false) return false
+  if (typeof trustProxy === 'number') return (_address: string, hop: number) => hop < trustProxy
+  return [...trustProxy]
+}
+
+/** Builds the edge server, ready to listen (or to be driven with `inject`). */
+export async function createServer (options: CreateServerOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
+  const assetsDir = join(options.publicDir, 'assets')
+  const [assets, page] = await Promise.all([
+    AssetStore.load(assetsDir),
+    PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfigFor(config, options.passwordResetCompletion))
+  ])
+  const hotPath = createHotPath({
+    page,
+    assets,
+    localAccountsAllowedHosts: config.localAccountsAllowedHosts,
+    nextNonce: createNonceSource()
+  })
+
+  let closing = false
+  const fastify = Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    bodyLimit: PROXY_BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    // One line per answered request comes from logCompletedRequests instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors: answerFrameworkError,
+    serverFactory: (handler) => createHttpServer({
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // Node enforces the two limits above only when it sweeps its connections,
+      // every 30 s by default: a slow sender would hold a connection for up to
+      // 30 s past its limit. Sweep at least every second.
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs)
+    }, (request, response) => {
+      // Once closing starts, Fastify answers (503, Connection: close) so that
+      // keep-alive clients move to another instance. Fastify also refuses a bad Host.
+      if (!closing && hasValidHostHeader(request) && hotPath(request, response)) return
+      handler(request, response)
+    })
+  })
+  logCompletedRequests(fastify)
+  fastify.addHook('preClose', async () => { closing = true })
+  // A keep-alive connection whose request was in flight at the stop signal
+  // would keep the server open until its idle timeout: close it after its answer.
+  fastify.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
+  // One Redis connection for the whole edge (REDIS_URL), closed with it.
+  // ioredis takes a fifth of a second to load: only instances sharing their limits pay for it.
+  const redis = config.redisUrl === null
+    ? null
+    : (await import('./redis-client.js')).createRedisConnection(config.redisUrl, fastify.log)
+  if (redis !== null) {
+    fastify.addHook('onClose', async () => redis.close())
+    await redis.connect()
+  }
+
+  await fastify.register(app, {
+    config,
+    redis: redis?.client ?? null,
+    accountsUpstream: options.accountsUpstream,
+    accountsRoutes: options.accountsRoutes,
+    edgeAuthUpstream: options.edgeAuthUpstream,
+    hotPath,
+    assets,
+    assetsDir
+  })
+  return fastify
+}

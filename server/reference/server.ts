@@ -1,0 +1,94 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { logCompletedRequests, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
+import { referenceAccountsApp } from './app.js'
+import type { ReferenceConfig } from './config.js'
+import { edgeAuthResponder } from './edge-auth-responder.js'
+import { localAccountsApp } from './local-accounts.js'
+import { createReferenceServices, type ReferenceServices, type ReferenceServicesOptions } from './services.js'
+
+/** The largest request body the reference services read: every call they answer is a small form or JSON object. */
+const BODY_LIMIT_BYTES = 16 * 1024
+
+/** What one reference process may answer behind the edge. */
+export type ReferenceServiceName = 'accounts' | 'edge-auth'
+
+export interface ReferenceServerOptions extends ReferenceServicesOptions {
+  readonly config: ReferenceConfig
+  /** pino options (server/shared/logger.ts), or false for none. */
+  readonly logger: FastifyServerOptions['logger']
+  /** The services to answer; both by default. */
+  readonly serve?: ReadonlySet<ReferenceServiceName>
+}
+
+export interface ReferenceServer {
+  /** Ready, not listening: the caller chooses where. Closing it closes the store too. */
+  readonly app: FastifyInstance
+  readonly services: ReferenceServices
+}
+
+/** The store could not be opened (typically DATABASE_URL unreachable); already logged through `log`. */
+export class ReferenceStoreError extends Error {
+  constructor (readonly log: FastifyInstance['log'], cause: unknown) {
+    super(`the reference services could not open their store: ${(cause as Error).message}`, { cause })
+  }
+}
+
+/**
+ * The reference services' HTTP server, built the one way that both
+ * `server/reference/main.ts` and the test suites use: the accounts service
+ * and the domain-check responder behind the edge, on loopback.
+ */
+export async function buildReferenceServer (options: ReferenceServerOptions): Promise<ReferenceServer> {
+  const serve = options.serve ?? new Set<ReferenceServiceName>(['accounts', 'edge-auth'])
+  const app = Fastify({
+    logger: options.logger,
+    // Only the edge, on loopback, reaches it: the client address is the one the edge states.
+    trustProxy: 'loopback',
+    bodyLimit: BODY_LIMIT_BYTES,
+    // The edge's request id is kept, so that one request reads as one in both logs.
+    requestIdHeader: false,
+    genReqId: (request) => requestIdFor(request.headers[REQUEST_ID_HEADER]),
+    logController: new LogController({ disableRequestLogging: true })
+  })
+  logCompletedRequests(app)
+
+  let services: ReferenceServices
+  try {
+    services = await createReferenceServices(options.config, app.log, options.now === undefined ? {} : { now: options.now })
+  } catch (error) {
+    app.log.fatal({ err: error }, 'the reference services could not open their store')
+    throw new ReferenceStoreError(app.log, error)
+  }
+  app.addHook('onClose', async () => { await services.close() })
+
+  if (serve.has('accounts')) {
+    await app.register(referenceAccountsApp, { accounts: services.accounts, tokens: services.tokens, sso: services.sso })
+  }
+  if (serve.has('edge-auth')) {
+    await app.register(edgeAuthResponder, {
+      authorizedDomains: options.config.authorizedDomains,
+      unauthorizedDomains: options.config.unauthorizedDomains
+    })
+  }
+  await app.ready()
+  return { app, services }
+}
+
+/**
+ * The local-network accounts listener (`/authenticate`, called by the page
+ * straight from the browser), sharing the accounts of a reference server.
+ * Closing it leaves the store open: the reference server owns that.
+ */
+export async function buildLocalAccountsServer (options: {
+  readonly services: ReferenceServices
+  readonly logger: FastifyServerOptions['logger']
+  readonly perMinute: number
+}): Promise<FastifyInstance> {
+  const local = Fastify({ logger: options.logger, bodyLimit: BODY_LIMIT_BYTES })
+  await local.register(localAccountsApp, {
+    accounts: options.services.accounts,
+    allowedOrigins: options.services.config.localAccountsAllowedOrigins,
+    perMinute: options.perMinute
+  })
+  return local
+}

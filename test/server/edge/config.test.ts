@@ -1,0 +1,135 @@
+import t from 'tap'
+import { ConfigError, loadServerConfig } from '../../../server/edge/config.js'
+
+function configErrorFor (env: Record<string, string>): ConfigError {
+  try {
+    loadServerConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error('expected a configuration error')
+}
+
+t.test('an empty environment gives the documented defaults', async (t) => {
+  const config = loadServerConfig({})
+  t.equal(config.port, 8080)
+  t.equal(config.host, '0.0.0.0')
+  t.equal(config.accountsUrl, null)
+  t.equal(config.edgeAuthUrl, null)
+  t.equal(config.googleClientId, null)
+  t.same(config.googleDisabledHostnames, [])
+  t.equal(config.productName, 'Threshold')
+  t.equal(config.supportEmail, 'support@example.com')
+  t.same(config.redirectAllowedHosts, [])
+  t.same(config.localAccountsAllowedHosts, [])
+  t.equal(config.cookieDomain, null)
+  t.equal(config.trustProxy, false)
+  t.equal(config.rateLimitPerMinute, 30)
+  t.equal(config.redisUrl, null)
+  t.equal(config.upstreamTimeoutMs, 10_000)
+  t.equal(config.domainCheckTimeoutMs, null)
+  t.equal(config.logLevel, 'info')
+})
+
+t.test('every variable is read and normalised', async (t) => {
+  const config = loadServerConfig({
+    PORT: '9000',
+    HOST: '127.0.0.1',
+    ACCOUNTS_URL: 'https://accounts.internal/api/',
+    EDGE_AUTH_URL: 'http://edge-auth:8081',
+    GOOGLE_CLIENT_ID: '123-abc.apps.googleusercontent.com',
+    GOOGLE_DISABLED_HOSTNAMES: ' Intranet.example.com , ,10.0.0.5',
+    PRODUCT_NAME: 'Acme Cloud',
+    SUPPORT_EMAIL: 'help@acme.test',
+    REDIRECT_ALLOWED_HOSTS: 'app.acme.test,*.Acme.test',
+    LOCAL_ACCOUNTS_ALLOWED_HOSTS: 'nas.local,192.168.1.10',
+    COOKIE_DOMAIN: '.Acme.test',
+    TRUST_PROXY: '2',
+    RATE_LIMIT_PER_MINUTE: '100',
+    UPSTREAM_TIMEOUT_MS: '2500',
+    DOMAIN_CHECK_TIMEOUT_MS: '3000',
+    LOG_LEVEL: 'warn'
+  })
+  t.equal(config.port, 9000)
+  t.equal(config.accountsUrl, 'https://accounts.internal/api', 'a trailing slash is dropped')
+  t.equal(config.edgeAuthUrl, 'http://edge-auth:8081')
+  t.same(config.googleDisabledHostnames, ['intranet.example.com', '10.0.0.5'])
+  t.equal(config.productName, 'Acme Cloud')
+  t.same(config.redirectAllowedHosts, ['app.acme.test', '*.acme.test'])
+  t.same(config.localAccountsAllowedHosts, ['nas.local', '192.168.1.10'])
+  t.equal(config.cookieDomain, 'acme.test')
+  t.equal(config.trustProxy, 2)
+  t.equal(config.rateLimitPerMinute, 100)
+  t.equal(config.upstreamTimeoutMs, 2500)
+  t.equal(config.domainCheckTimeoutMs, 3000)
+  t.equal(config.logLevel, 'warn')
+})
+
+t.test('TRUST_PROXY takes addresses, CIDR ranges and proxy-addr names', async (t) => {
+  t.same(loadServerConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.0.1, fd00::/8, loopback' }).trustProxy,
+    ['10.0.0.0/8', '192.168.0.1', 'fd00::/8', 'loopback'])
+})
+
+t.test('the configuration cannot be changed after start', async (t) => {
+  const config = loadServerConfig({ REDIRECT_ALLOWED_HOSTS: 'a.test' })
+  t.ok(Object.isFrozen(config))
+  t.ok(Object.isFrozen(config.redirectAllowedHosts))
+})
+
+const badValues: Array<[string, string, RegExp]> = [
+  ['PORT', 'abc', /PORT must be a whole number from 0 to 65535 \(got "abc"\)/],
+  ['PORT', '70000', /PORT must be a whole number/],
+  ['PORT', '-1', /PORT must be a whole number/],
+  ['HOST', 'not a host!', /HOST must be a host name or an IP address/],
+  ['ACCOUNTS_URL', 'not-a-url', /ACCOUNTS_URL must be an absolute http or https URL \(got "not-a-url"\)/],
+  ['ACCOUNTS_URL', 'ftp://files.example.com', /ACCOUNTS_URL must use http or https/],
+  ['ACCOUNTS_URL', 'https://user:secret@accounts.example.com', /ACCOUNTS_URL must not contain credentials$/],
+  ['EDGE_AUTH_URL', 'http://edge/?x=1', /EDGE_AUTH_URL must not have a query string/],
+  ['TRUST_PROXY', 'yes', /TRUST_PROXY must be a comma-separated list of a hop count, or IP addresses and CIDR ranges \(got "yes"\)/],
+  ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY must be/],
+  ['TRUST_PROXY', 'true', /TRUST_PROXY must be/],
+  ['RATE_LIMIT_PER_MINUTE', '0', /RATE_LIMIT_PER_MINUTE must be a whole number from 1/],
+  ['UPSTREAM_TIMEOUT_MS', '1.5', /UPSTREAM_TIMEOUT_MS must be a whole number/],
+  ['LOG_LEVEL', 'verbose', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
+  ['SUPPORT_EMAIL', 'nobody', /SUPPORT_EMAIL must be an email address/],
+  ['PRODUCT_NAME', '<script>', /PRODUCT_NAME must be 1 to 64 letters/],
+  ['REDIRECT_ALLOWED_HOSTS', 'good.test,bad_host!', /REDIRECT_ALLOWED_HOSTS must be a comma-separated list of host names or \*\.domain patterns \(got "bad_host!"\)/],
+  ['LOCAL_ACCOUNTS_ALLOWED_HOSTS', '*.lan', /LOCAL_ACCOUNTS_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses/],
+  ['COOKIE_DOMAIN', 'exa mple.com', /COOKIE_DOMAIN must be a domain name/],
+  ['GOOGLE_CLIENT_ID', 'has spaces in it', /GOOGLE_CLIENT_ID is not a Google OAuth client id/],
+  ['DOMAIN_CHECK_TIMEOUT_MS', 'soon', /DOMAIN_CHECK_TIMEOUT_MS must be a whole number/],
+  ['REDIS_URL', 'redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379/],
+  ['REDIS_URL', 'http://redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+  ['REDIS_URL', 'redis://', /REDIS_URL must be/],
+  ['REDIS_URL', 'redis://redis.internal:6379/cache', /REDIS_URL must be/],
+  ['REDIS_URL', 'redis://redis.internal:99999', /REDIS_URL must be/],
+  ['REDIS_URL', 'redis://redis.internal#0', /REDIS_URL must be/]
+]
+
+for (const [variable, value, message] of badValues) {
+  t.test(`${variable}=${value} is refused with a message naming ${variable}`, async (t) => {
+    const error = configErrorFor({ [variable]: value })
+    t.equal(error.variable, variable)
+    t.equal(error.code, 'THRESHOLD_INVALID_CONFIG')
+    t.match(error.message, message)
+  })
+}
+
+t.test('a very long bad value is shortened in the message', async (t) => {
+  const error = configErrorFor({ PORT: 'x'.repeat(500) })
+  t.ok(error.message.length < 200)
+})
+
+t.test('REDIS_URL takes redis:// and rediss:// URLs with a password and a database number', async (t) => {
+  t.equal(loadServerConfig({ REDIS_URL: 'redis://redis.internal:6379' }).redisUrl, 'redis://redis.internal:6379')
+  t.equal(loadServerConfig({ REDIS_URL: ' rediss://:s3cret@cache.example.com:6380/2 ' }).redisUrl, 'rediss://:s3cret@cache.example.com:6380/2')
+  t.equal(loadServerConfig({ REDIS_URL: 'redis://default:pw@10.0.0.5' }).redisUrl, 'redis://default:pw@10.0.0.5')
+})
+
+t.test('a refused REDIS_URL is not repeated in the message, since it may hold a password', async (t) => {
+  const error = configErrorFor({ REDIS_URL: 'https://:hunter2@cache.example.com' })
+  t.equal(error.variable, 'REDIS_URL')
+  t.notMatch(error.message, /hunter2|cache\.example\.com/)
+  t.match(error.message, /value not shown/)
+})

@@ -1,0 +1,82 @@
+import t from 'tap'
+import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
+import { buildEdge, DEAD_UPSTREAM, startUpstream } from '../../fixtures/edge.js'
+
+const GRPC_HEADERS = { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }
+/** A request frame for domain "example.com", and an answer with a data frame and a trailer frame. */
+const REQUEST = Buffer.from('000000000d0a0b6578616d706c652e636f6d', 'hex')
+const ANSWER = Buffer.concat([
+  Buffer.from('00000000020801', 'hex'),
+  Buffer.from('80000000', 'hex'), Buffer.from([31]), Buffer.from('grpc-status:0\r\ngrpc-message:\r\n')
+])
+
+t.test('the domain check is proxied byte for byte, answer frames and trailers included', async (t) => {
+  const upstream = await startUpstream(t, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/grpc-web+proto', 'x-upstream-secret': 'internal' })
+    response.end(ANSWER)
+  })
+  const app = await buildEdge(t, { edgeAuthUpstream: upstream.url })
+  const response = await app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers: GRPC_HEADERS, payload: REQUEST })
+  t.equal(response.statusCode, 200)
+  t.equal(response.headers['content-type'], 'application/grpc-web+proto')
+  t.ok(response.rawPayload.equals(ANSWER), 'the answer bytes are untouched')
+  t.equal(response.headers['x-upstream-secret'], undefined, 'backend headers outside the gRPC-web set are dropped')
+  t.equal(upstream.requests[0]!.url, CHECK_DOMAIN_AUTHORIZATION_PATH)
+  t.ok(upstream.requests[0]!.body.equals(REQUEST), 'the request bytes are untouched')
+})
+
+t.test('wrong content types, oversized bodies, cross-site calls and other methods are refused', async (t) => {
+  const upstream = await startUpstream(t, (_request, response) => response.end(ANSWER))
+  const app = await buildEdge(t, { edgeAuthUpstream: upstream.url })
+  const call = (headers: Record<string, string>, payload: Buffer = REQUEST) =>
+    app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers, payload })
+  const expectations: Array<[Promise<import('light-my-request').Response>, number, string, string]> = [
+    [call({ 'content-type': 'application/json' }), 415, '2', 'JSON'],
+    [call({ 'content-type': 'application/grpc' }), 415, '2', 'native gRPC is not gRPC-web'],
+    [call(GRPC_HEADERS, Buffer.alloc(16 * 1024 + 1)), 413, '2', 'an oversized body'],
+    [call({ ...GRPC_HEADERS, 'sec-fetch-site': 'cross-site' }), 403, '7', 'a cross-site call (PERMISSION_DENIED)'],
+    [app.inject({ method: 'GET', url: CHECK_DOMAIN_AUTHORIZATION_PATH }), 405, '2', 'GET']
+  ]
+  for (const [pending, status, grpcStatus, what] of expectations) {
+    const response = await pending
+    t.equal(response.statusCode, status, `${what}: HTTP ${status}`)
+    t.equal(response.headers['content-type'], 'application/grpc-web+proto', `${what}: answered in gRPC-web form`)
+    t.equal(response.headers['grpc-status'], grpcStatus, `${what}: grpc-status ${grpcStatus}`)
+  }
+  t.equal(upstream.requests.length, 0)
+})
+
+t.test('a backend that is down gives a gRPC-web UNAVAILABLE status', async (t) => {
+  const app = await buildEdge(t, { edgeAuthUpstream: DEAD_UPSTREAM })
+  const response = await app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers: GRPC_HEADERS, payload: REQUEST })
+  t.equal(response.statusCode, 503)
+  t.equal(response.headers['content-type'], 'application/grpc-web+proto')
+  t.equal(response.headers['grpc-status'], '14')
+  t.match(decodeURIComponent(String(response.headers['grpc-message'])), /unavailable/)
+  t.notMatch(response.body + String(response.headers['grpc-message']), /127\.0\.0\.1/)
+})
+
+t.test('a backend that hangs gives DEADLINE_EXCEEDED', async (t) => {
+  const upstream = await startUpstream(t, () => {})
+  const app = await buildEdge(t, { edgeAuthUpstream: upstream.url, env: { UPSTREAM_TIMEOUT_MS: '200' } })
+  const response = await app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers: GRPC_HEADERS, payload: REQUEST })
+  t.equal(response.statusCode, 504)
+  t.equal(response.headers['grpc-status'], '4')
+})
+
+t.test('a backend failing with a page that is not gRPC-web is turned into a gRPC-web failure with the same status', async (t) => {
+  let status = 503
+  const upstream = await startUpstream(t, (_request, response) => {
+    response.writeHead(status, { 'content-type': 'text/html', 'content-length': '23' })
+    response.end('<h1>Service down</h1>\n\n')
+  })
+  const app = await buildEdge(t, { edgeAuthUpstream: upstream.url })
+  for (const [httpStatus, grpcStatus] of [[503, '14'], [429, '8'], [401, '16'], [500, '2']] as const) {
+    status = httpStatus
+    const response = await app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers: GRPC_HEADERS, payload: REQUEST })
+    t.equal(response.statusCode, httpStatus)
+    t.equal(response.headers['content-type'], 'application/grpc-web+proto')
+    t.equal(response.headers['grpc-status'], grpcStatus, `HTTP ${httpStatus} → grpc-status ${grpcStatus}`)
+    t.equal(response.body, '', 'the backend\'s page is not passed on')
+  }
+})

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { request } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { jsonAnswer, startUpstream } from '../../fixtures/edge.js'
+
+const MAIN = fileURLToPath(new URL('../../../dist/server/main.js', import.meta.url))
+
+interface Started {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly exit: Promise<{ code: number | null, stdout: string, stderr: string }>
+}
+
+function run (env: Record<string, string>): { child: ChildProcess, exit: Promise<{ code: number | null, stdout: string, stderr: string }> } {
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  // 'close', not 'exit': the process can exit before its last output has been read.
+  const exit = once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }))
+  return { child, exit }
+}
+
+/** Starts the built server and waits for its "listening" log line. */
+async function start (t: import('tap').Test, env: Record<string, string>): Promise<Started> {
+  const { child, exit } = run({ HOST: '127.0.0.1', PORT: '0', ...env })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const base = await new Promise<string>((resolve, reject) => {
+    let seen = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString()
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(seen)
+      if (match !== null) resolve(match[1]!)
+    })
+    void exit.then((result) => reject(new Error(`exited early: ${result.stderr}`)))
+  })
+  return { child, base, exit }
+}
+
+const badConfigurations: Array<[Record<string, string>, RegExp]> = [
+  [{ PORT: 'abc' }, /^threshold: invalid configuration: PORT must be a whole number from 0 to 65535 \(got "abc"\)$/],
+  [{ ACCOUNTS_URL: 'not-a-url' }, /^threshold: invalid configuration: ACCOUNTS_URL must be an absolute http or https URL \(got "not-a-url"\)$/],
+  [{ TRUST_PROXY: 'yes' }, /^threshold: invalid configuration: TRUST_PROXY must be/],
+  [{ PUBLIC_URL: 'localhost:8080' }, /^threshold: invalid configuration: PUBLIC_URL must use http or https/],
+  [{ REDIS_URL: 'http://:s3cret@cache.internal' }, /^threshold: invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379 \(value not shown: it may hold a password\)$/],
+  [{ DATABASE_URL: 'mysql://app:s3cret@db.internal/app' }, /^threshold: invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/threshold:secret@db.internal:5432\/threshold \(value not shown: it may hold a password\)$/]
+]
+
+for (const [env, message] of badConfigurations) {
+  t.test(`${Object.keys(env)[0]} with a bad value stops the server with one line and exit code 1`, async (t) => {
+    const { exit } = run(env)
+    const { code, stdout, stderr } = await exit
+    t.equal(code, 1)
+    const lines = stderr.trim().split('\n')
+    t.equal(lines.length, 1, 'one line')
+    t.match(lines[0], message)
+    t.equal(stdout, '', 'nothing starts')
+  })
+}
+
+t.test('SIGTERM lets requests in flight finish, refuses new connections and exits 0', async (t) => {
+  const upstream = await startUpstream(t, (recorded, response) => {
+    setTimeout(() => jsonAnswer(200, { auth: 'a', refresh: 'r' })(recorded, response), 1500)
+  })
+  const { child, base, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url })
+
+  const inFlight = fetch(`${base}/accounts/v2/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}'
+  })
+  while (upstream.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+  const signalledAt = Date.now()
+  child.kill('SIGTERM')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+
+  const refused = await new Promise<string>((resolve) => {
+    const attempt = request(`${base}/healthz`, { agent: false }, (response) => resolve(`answered ${response.statusCode}`))
+    attempt.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
+    attempt.end()
+  })
+  t.equal(refused, 'ECONNREFUSED', 'a new connection is refused once stopping')
+
+  const response = await inFlight
+  t.equal(response.status, 200, 'the request in flight completed')
+  t.same(await response.json(), { auth: 'a', refresh: 'r' })
+  const { code, stdout } = await exit
+  t.equal(code, 0)
+  t.ok(Date.now() - signalledAt < 10_000, 'within 10 seconds')
+  // The lines of the last moments before exit must still reach the log.
+  const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string, req?: { url: string } })
+  t.ok(lines.some((line) => line.msg === 'request completed' && line.req?.url === '/accounts/v2/login'), 'the request in flight was logged')
+  t.ok(lines.some((line) => line.msg === 'stopped'), 'the line written just before exit reached the log')
+})
+
+t.test('the built server starts from the code cache the build wrote, and says so with its start time', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const { child, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url })
+  child.kill('SIGTERM')
+  const { stdout } = await exit
+  const started = stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string, startMs?: number, codeCache?: string })
+    .find((line) => line.msg === 'started')
+  t.equal(started?.codeCache, 'used')
+  t.type(started?.startMs, 'number')
+  t.ok(started!.startMs! > 0 && started!.startMs! < 15_000, `started in ${started?.startMs} ms`)
+})
+
+t.test('SIGINT stops an idle server at once', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const { child, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url })
+  const signalledAt = Date.now()
+  child.kill('SIGINT')
+  t.equal((await exit).code, 0)
+  t.ok(Date.now() - signalledAt < 2000)
+})

@@ -1,0 +1,93 @@
+import t from 'tap'
+import { parseRuntimeConfig, serializeRuntimeConfig } from '../../../common/runtime-config.js'
+import { buildEdge } from '../../fixtures/edge.js'
+
+function embeddedConfig (html: string): unknown {
+  const json = /<script type="application\/json" id="threshold-config">([^<]*)<\/script>/.exec(html)?.[1]
+  return JSON.parse(json ?? 'null')
+}
+
+t.test('GET / answers the page for any query string, with the runtime configuration embedded', async (t) => {
+  const app = await buildEdge(t, {
+    env: { PRODUCT_NAME: 'Acme Cloud', SUPPORT_EMAIL: 'help@acme.test', GOOGLE_CLIENT_ID: 'abc.apps.googleusercontent.com', REDIRECT_ALLOWED_HOSTS: '*.acme.test' },
+    passwordResetCompletion: true
+  })
+  for (const url of ['/', '/?view=register', '/?view=resetPassword&redirect=https%3A%2F%2Fapp.acme.test%2F', '/?%%%=&&==', `/?x=${'y'.repeat(4000)}`]) {
+    const response = await app.inject({ url })
+    t.equal(response.statusCode, 200, url.slice(0, 60))
+    t.match(response.headers['content-type'], /^text\/html; charset=utf-8/)
+    t.match(response.body, /<title>Sign in · Acme Cloud<\/title>/)
+    t.match(response.body, /<div id="root"><\/div>/)
+  }
+  const config = embeddedConfig((await app.inject({ url: '/' })).body)
+  t.same(config, {
+    productName: 'Acme Cloud',
+    supportEmail: 'help@acme.test',
+    googleClientId: 'abc.apps.googleusercontent.com',
+    googleDisabledHostnames: [],
+    redirectAllowedHosts: ['*.acme.test'],
+    localAccountsAllowedHosts: [],
+    cookieDomain: null,
+    passwordResetCompletion: true,
+    domainCheckTimeoutMs: null
+  })
+})
+
+t.test('the page is not rendered from the query string: markup in it goes nowhere', async (t) => {
+  const app = await buildEdge(t)
+  const response = await app.inject({ url: '/?view=%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E&error=%3Cimg%20src%3Dx%3E' })
+  t.notMatch(response.body, /alert\(1\)|<img/)
+})
+
+t.test('the embedded JSON cannot close its script element', async (t) => {
+  const text = serializeRuntimeConfig({
+    productName: '</script><script>alert(1)</script>',
+    supportEmail: 'a&b@example.com',
+    googleClientId: null,
+    googleDisabledHostnames: ['\u2028'],
+    redirectAllowedHosts: [],
+    localAccountsAllowedHosts: [],
+    cookieDomain: null,
+    passwordResetCompletion: false,
+    domainCheckTimeoutMs: null
+  })
+  t.notMatch(text, /[<>&\u2028]/)
+  t.equal(parseRuntimeConfig(text).productName, '</script><script>alert(1)</script>', 'and still reads back the same')
+})
+
+t.test('a missing or broken runtime configuration falls back to safe defaults', async (t) => {
+  for (const text of [null, '', 'not json', '[]', '{"googleClientId": 5, "domainCheckTimeoutMs": -1}']) {
+    const config = parseRuntimeConfig(text)
+    t.equal(config.productName, 'Threshold')
+    t.equal(config.googleClientId, null)
+    t.equal(config.domainCheckTimeoutMs, null)
+    t.equal(config.passwordResetCompletion, false)
+  }
+})
+
+t.test('local-network mode adds exactly the allowed local accounts origin to connect-src', async (t) => {
+  const app = await buildEdge(t, { env: { LOCAL_ACCOUNTS_ALLOWED_HOSTS: 'nas.lan' } })
+  const cspFor = async (query: string, host = 'signin.example.com') =>
+    String((await app.inject({ url: `/?${query}`, headers: { host } })).headers['content-security-policy'])
+  const connectSrc = (csp: string) => /connect-src ([^;]*)/.exec(csp)?.[1]
+
+  t.equal(connectSrc(await cspFor('')), "'self' https://accounts.google.com/gsi/")
+  t.equal(connectSrc(await cspFor('local_accounts_host=localhost')), "'self' https://accounts.google.com/gsi/ http://localhost:10064")
+  t.equal(connectSrc(await cspFor('local_accounts_host=127.0.0.1&local_accounts_port=9000')), "'self' https://accounts.google.com/gsi/ http://127.0.0.1:9000")
+  t.equal(connectSrc(await cspFor('local_accounts_host=nas.lan')), "'self' https://accounts.google.com/gsi/ https://nas.lan:10064")
+  t.equal(connectSrc(await cspFor('local_accounts_host=signin.example.com&local_accounts_port=443')), "'self' https://accounts.google.com/gsi/ https://signin.example.com", 'the page\'s own host')
+  for (const refused of ['local_accounts_host=evil.test', 'local_accounts_host=nas.lan.evil.test', 'local_accounts_host=localhost&local_accounts_port=99999', 'local_accounts_host=a%20b', "local_accounts_host=x';script-src"]) {
+    t.equal(connectSrc(await cspFor(refused)), "'self' https://accounts.google.com/gsi/", `${refused} adds nothing`)
+  }
+})
+
+t.test('the page\'s Content-Length counts bytes, with a product name outside ASCII', async (t) => {
+  const { listen } = await import('../../fixtures/edge.js')
+  const app = await buildEdge(t, { env: { PRODUCT_NAME: 'Zürich Wolke' } })
+  const base = await listen(app)
+  const response = await fetch(`${base}/`)
+  const body = Buffer.from(await response.arrayBuffer())
+  t.equal(Number(response.headers.get('content-length')), body.length)
+  t.match(body.toString('utf8'), /<title>Sign in · Zürich Wolke<\/title>/)
+  t.match(body.toString('utf8'), /<\/html>\s*$/, 'the whole page arrived')
+})

@@ -1,0 +1,93 @@
+import t, { type Test } from 'tap'
+import { buildEdge, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
+import { PERMISSIONS_POLICY } from '../../../server/edge/security-headers.js'
+
+type Headers = Record<string, string | string[] | number | undefined>
+
+function expectStrictHeaders (t: Test, headers: Headers, what: string): void {
+  const csp = String(headers['content-security-policy'])
+  t.match(csp, /default-src 'none'/, `${what}: default-src 'none'`)
+  t.match(csp, /base-uri 'none'/, `${what}: base-uri`)
+  t.match(csp, /object-src 'none'/, `${what}: object-src`)
+  t.match(csp, /frame-ancestors 'none'/, `${what}: frame-ancestors`)
+  t.match(csp, /form-action 'self'/, `${what}: form-action`)
+  t.match(csp, /script-src 'self'( 'nonce-[A-Za-z0-9+/=]+')? https:\/\/accounts\.google\.com\/gsi\/client/, `${what}: script-src`)
+  t.match(csp, /style-src 'self' https:\/\/accounts\.google\.com\/gsi\/style/, `${what}: style-src`)
+  t.match(csp, /connect-src 'self' https:\/\/accounts\.google\.com\/gsi\//, `${what}: connect-src`)
+  t.match(csp, /frame-src https:\/\/accounts\.google\.com\/gsi\//, `${what}: frame-src`)
+  t.match(csp, /img-src 'self' data:/, `${what}: img-src`)
+  t.match(csp, /media-src 'self'/, `${what}: media-src`)
+  t.notMatch(csp, /unsafe-inline|unsafe-eval/, `${what}: nothing unsafe`)
+  t.equal(headers['strict-transport-security'], 'max-age=63072000; includeSubDomains', `${what}: HSTS two years`)
+  t.equal(headers['cross-origin-opener-policy'], 'same-origin-allow-popups', `${what}: COOP`)
+  t.equal(headers['cross-origin-resource-policy'], 'same-origin', `${what}: CORP`)
+  t.equal(headers['referrer-policy'], 'strict-origin-when-cross-origin', `${what}: Referrer-Policy`)
+  t.equal(headers['x-content-type-options'], 'nosniff', `${what}: nosniff`)
+  t.equal(headers['x-frame-options'], 'DENY', `${what}: X-Frame-Options`)
+  t.equal(headers['permissions-policy'], PERMISSIONS_POLICY, `${what}: Permissions-Policy`)
+  t.equal(headers['x-powered-by'], undefined, `${what}: no X-Powered-By`)
+}
+
+t.test('the page, an asset, a 404, health and an API answer all carry the strict header set', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, { error: 'Invalid email or password.' }, {
+    'content-security-policy': "default-src *; script-src 'unsafe-inline'",
+    'x-powered-by': 'Express',
+    'cache-control': 'public, max-age=600'
+  }))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url })
+  const base = await listen(app)
+
+  const page = await fetch(`${base}/?view=register`)
+  expectStrictHeaders(t, Object.fromEntries(page.headers), 'page (hot path)')
+  t.equal(page.headers.get('cache-control'), 'no-store')
+
+  const html = await page.text()
+  const asset = /src="(\/assets\/main-[^"]+\.js)"/.exec(html)?.[1]
+  t.ok(asset, 'the page names its script')
+  const script = await fetch(`${base}${asset}`)
+  expectStrictHeaders(t, Object.fromEntries(script.headers), 'asset')
+  t.equal(script.headers.get('cache-control'), 'public, max-age=31536000, immutable')
+
+  const missing = await fetch(`${base}/no/such/page`)
+  t.equal(missing.status, 404)
+  expectStrictHeaders(t, Object.fromEntries(missing.headers), '404 page')
+  t.equal(missing.headers.get('cache-control'), 'no-store')
+  t.match(missing.headers.get('content-type'), /text\/html/)
+
+  const health = await fetch(`${base}/healthz`)
+  expectStrictHeaders(t, Object.fromEntries(health.headers), 'health')
+
+  const api = await fetch(`${base}/accounts/v2/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.test","password":"x"}'
+  })
+  expectStrictHeaders(t, Object.fromEntries(api.headers), 'API answer')
+  t.equal(api.headers.get('cache-control'), 'no-store', 'a backend cannot make an API answer cacheable')
+  t.notMatch(String(api.headers.get('content-security-policy')), /default-src \*/, 'a backend cannot weaken the CSP')
+})
+
+t.test('inject reaches the same page and asset answers as the hot path', async (t) => {
+  const app = await buildEdge(t)
+  const page = await app.inject({ url: '/?anything=1' })
+  t.equal(page.statusCode, 200)
+  expectStrictHeaders(t, page.headers, 'page (inject)')
+  const asset = /href="(\/assets\/favicon-[^"]+\.svg)"/.exec(page.body)?.[1]
+  const icon = await app.inject({ url: asset! })
+  t.equal(icon.statusCode, 200)
+  expectStrictHeaders(t, icon.headers, 'asset (inject)')
+})
+
+t.test('each page view gets a fresh nonce, the same in the CSP and on the script tag', async (t) => {
+  const app = await buildEdge(t)
+  const base = await listen(app)
+  const nonces = new Set<string>()
+  for (let view = 0; view < 5; view++) {
+    const response = await fetch(`${base}/`)
+    const cspNonce = /'nonce-([^']+)'/.exec(String(response.headers.get('content-security-policy')))?.[1]
+    const html = await response.text()
+    const tagNonce = /<script type="module" nonce="([^"]+)"/.exec(html)?.[1]
+    t.ok(cspNonce !== undefined && cspNonce.length >= 22, 'a nonce of 128 bits')
+    t.equal(tagNonce, cspNonce)
+    nonces.add(cspNonce!)
+  }
+  t.equal(nonces.size, 5)
+})
