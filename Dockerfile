@@ -2,19 +2,19 @@
 # Threshold: the sign-in page and its edge server.
 #   docker build -t threshold .
 #   docker run -p 8080:8080 -v threshold-data:/data threshold
-# The runtime is the current Node LTS; CI runs the same install on the Node
-# its machine has (20). NODE_VERSION overrides it.
+# The runtime is Node 24 LTS, the Node that CI's whole suite runs on (.ci/run
+# reads the major from the line below; a test keeps package.json's `node`
+# devDependency on the same major). NODE_VERSION overrides it.
 ARG NODE_VERSION=24
 
 # Build: all packages, then the client bundle and the server into dist/.
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 compiles its native module when no prebuilt binary can be fetched.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json build.mjs ./
 COPY client client
+COPY common common
 COPY server server
 COPY proto proto
 # The build writes the edge's V8 code cache, which V8 takes only under the same
@@ -26,11 +26,11 @@ RUN node build.mjs
 # Production dependencies only (what .ci/production-install-check runs too).
 FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# better-sqlite3 ships its native module prebuilt (Node-API), so no compiler is needed.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-# Runtime: no compiler, no sources, not root.
+# Runtime: no sources, no development packages, not root.
 FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data
 WORKDIR /app

@@ -1,0 +1,33 @@
+// One Node major for the image, CI and the npm scripts: the Dockerfile names
+// it, .ci/run reads it from there, and package.json's `node` devDependency
+// (the Node every npm script runs) must agree.
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+
+const ROOT = new URL('../../', import.meta.url)
+const read = (path: string): string => readFileSync(new URL(path, ROOT), 'utf8')
+
+const dockerMajor = /^ARG NODE_VERSION=(\d+)$/m.exec(read('Dockerfile'))?.[1]
+const packageJson = JSON.parse(read('package.json')) as { devDependencies: Record<string, string>, engines: { node: string } }
+
+t.test('the Dockerfile names one Node major, which .ci/run reads', async (t) => {
+  t.ok(dockerMajor, 'ARG NODE_VERSION=<major> in the Dockerfile')
+  t.match(read('.ci/run'), /sed -nE 's\/\^ARG NODE_VERSION=/, '.ci/run takes the major from the Dockerfile')
+})
+
+t.test('npm scripts run the same Node major as the image', async (t) => {
+  t.equal(/^\^?(\d+)\./.exec(packageJson.devDependencies.node ?? '')?.[1], dockerMajor)
+  t.equal(process.versions.node.split('.')[0], dockerMajor, 'this suite runs on it')
+})
+
+t.test('engines names the oldest Node the production install runs on', async (t) => {
+  // better-sqlite3 13 needs Node-API 10 (Node 22.14); cookie 2 and content-disposition 3 need Node 22.
+  t.equal(packageJson.engines.node, '>=22.14')
+})
+
+t.test('the image builds from every room the build reads', async (t) => {
+  const dockerfile = read('Dockerfile')
+  for (const folder of ['client', 'common', 'server', 'proto']) {
+    t.match(dockerfile, new RegExp(`^COPY ${folder} ${folder}$`, 'm'), `COPY ${folder}`)
+  }
+})
