@@ -1,7 +1,8 @@
 // npm run bench: the edge's speed, measured in one run against nginx serving
-// the same files with the same headers, and written to BENCHMARKS.md.
+// the same files with the same headers, and printed as a report; the figures a
+// reader needs are kept by hand in docs/performance.md.
 //
-//   node bench/run.mjs [--duration SECONDS (4)] [--rounds N (5)] [--no-write]
+//   node bench/run.mjs [--duration SECONDS (4)] [--rounds N (5)]
 //
 // - requests/s and p99 latency for GET / and for the main script (gzip), from
 //   our server and from nginx (Debian's, started here on loopback, one worker
@@ -26,7 +27,6 @@ const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') +
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5
 /** Unmeasured load before the rounds, so that no round pays for V8's optimizing compiler warming up. */
 const WARM_UP_SECONDS = 2
-const write = !process.argv.includes('--no-write')
 const ratio = (ours, theirs) => theirs > 0 ? (ours / theirs).toFixed(2) : 'n/a'
 /** The median of a list of numbers, without rounding. */
 const middle = (values) => {
@@ -277,10 +277,6 @@ For scale, a Node process that only opens an empty \`node:http\` server listens 
 **${median(floorStarts)} ms** here (${floorStarts.join(', ')} ms): that much of the edge's start is Node's own.
 `
   console.log(report)
-  if (write) {
-    writeFileSync(join(root, 'BENCHMARKS.md'), report)
-    console.log('bench: wrote BENCHMARKS.md')
-  }
 }
 
 await main()
