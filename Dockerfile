@@ -17,11 +17,9 @@ COPY client client
 COPY common common
 COPY server server
 COPY proto proto
-# The build writes the edge's V8 code cache, which V8 takes only under the same
-# V8 flags: if the container runs with NODE_OPTIONS (say --max-old-space-size),
-# pass the same value here with --build-arg NODE_OPTIONS=….
-ARG NODE_OPTIONS
-RUN node build.mjs
+# The build also fills dist/compile-cache/, but for root: the runtime stage
+# fills its own, as the user the container runs as.
+RUN node build.mjs && rm -rf dist/compile-cache
 
 # Production dependencies only (what .ci/production-install-check runs too).
 FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
@@ -37,8 +35,14 @@ WORKDIR /app
 COPY --from=production-dependencies /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json ./
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data dist/compile-cache && chown node:node /data dist/compile-cache
 USER node
+# Node's compile cache is kept per Node version, V8 flags and user, so it is
+# filled here, as `node`, with the NODE_OPTIONS the container will run with
+# (pass them with --build-arg NODE_OPTIONS=… and -e NODE_OPTIONS=…). A container
+# run as another user compiles the edge from source: about 45 ms slower.
+ARG NODE_OPTIONS
+RUN node dist/server/main.js --write-compile-cache
 VOLUME /data
 EXPOSE 8080
 STOPSIGNAL SIGTERM

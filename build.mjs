@@ -6,8 +6,8 @@
 // The client is bundled as ESM with code splitting, minified, with content-hashed
 // names, separate source maps and brotli/gzip variants; dist/public/index.html is
 // a template the server fills per request (nonce, runtime configuration).
-// The edge is one CommonJS file started from V8's code cache, which the build
-// writes by starting it once (server/edge/main.ts, server/edge/code-cache.ts).
+// The edge is one CommonJS file that Node's compile cache holds; the build fills
+// the cache by loading it once (server/edge/main.ts says why and where).
 import { build } from 'esbuild'
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -21,7 +21,7 @@ const dist = join(root, 'dist')
 const publicDir = join(dist, 'public')
 const assetsDir = join(publicDir, 'assets')
 const stampFile = join(dist, '.build-stamp')
-/** What the stamp records: the Node (V8 and architecture) the build ran on, for which it wrote the edge's code cache. */
+/** What the stamp records: the Node (V8 and architecture) the build ran on, for which it filled the compile cache. */
 const BUILDING_NODE = `${process.arch}-v8-${process.versions.v8}`
 const SOURCES = ['client', 'common', 'server', 'proto', 'build.mjs', 'package.json', 'package-lock.json']
 
@@ -42,7 +42,7 @@ async function newestSourceTime (path) {
 async function isStale () {
   const stamp = await stat(stampFile).catch(() => null)
   if (stamp === null) return true
-  // Built by another Node: the code cache is for that Node's V8, not this one's.
+  // Built by another Node: the compile cache is for that Node's V8, not this one's.
   if (await readFile(stampFile, 'utf8') !== BUILDING_NODE) return true
   const times = await Promise.all(SOURCES.map((source) => newestSourceTime(join(root, source))))
   return Math.max(...times) > stamp.mtimeMs
@@ -158,9 +158,9 @@ const SERVER_COMMON = {
 }
 
 /**
- * The edge, as one CommonJS file (dist/server/edge.cjs) so that it can be
- * compiled with V8's code cache (server/edge/code-cache.ts), and the small ESM
- * entry that loads it (dist/server/main.js).
+ * The edge, as one CommonJS file (dist/server/edge.cjs) that Node's compile
+ * cache holds whole, and the small ESM entry that turns the cache on and loads
+ * it (dist/server/main.js).
  */
 async function buildEdge () {
   await Promise.all([
@@ -170,7 +170,7 @@ async function buildEdge () {
       outExtension: { '.js': '.cjs' },
       format: 'cjs',
       // What only some starts need (ioredis, the embedded services' starter) is
-      // in the file but never run, and the code cache spares parsing it.
+      // in the file but never run, and the compile cache spares parsing it.
       define: { 'import.meta.url': '__thresholdImportMetaUrl' },
       banner: { js: "const __thresholdImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }
     }),
@@ -209,15 +209,15 @@ async function buildReference () {
 }
 
 /**
- * Starts the built edge once to write its code cache (server/edge/main.ts,
- * --write-code-cache). V8 accepts the cache only under the V8 flags it was
- * written with, so NODE_OPTIONS is passed on: build with the flags you run with.
+ * Fills dist/compile-cache/ by loading the built edge once (server/edge/main.ts,
+ * --write-compile-cache). Node keeps a cache per V8 flags, so NODE_OPTIONS is
+ * passed on: build with the flags you run with.
  */
-async function writeCodeCache () {
+async function writeCompileCache () {
   const env = { PATH: process.env.PATH, ...(process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS }) }
   await new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(dist, 'server/main.js'), '--write-code-cache'], { env, timeout: 30_000 },
-      (error, _stdout, stderr) => error === null ? resolve() : reject(new Error(`build: writing the edge's code cache failed: ${stderr || error.message}`)))
+    execFile(process.execPath, [join(dist, 'server/main.js'), '--write-compile-cache'], { env, timeout: 30_000 },
+      (error, _stdout, stderr) => error === null ? resolve() : reject(new Error(`build: filling the compile cache failed: ${stderr || error.message}`)))
   })
 }
 
@@ -230,7 +230,7 @@ async function main () {
   await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
   await writeIndexHtml(metafile)
   const saved = await precompress()
-  await writeCodeCache()
+  await writeCompileCache()
   await writeFile(stampFile, BUILDING_NODE)
   const seconds = ((performance.now() - started) / 1000).toFixed(2)
   console.log(`build: dist/ written in ${seconds} s (brotli saves ${(saved / 1024).toFixed(0)} KiB)`)

@@ -93,25 +93,25 @@ export async function startEdge (env, { logFile, nodeArgs = [], distDir = fileUR
   const running = () => child.exitCode === null && child.signalCode === null
   const deadline = Date.now() + 15_000
   let listeningAt
-  let codeCache
-  while (codeCache === undefined) {
+  let compileCache
+  while (compileCache === undefined) {
     if (!running()) throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)
     if (Date.now() > deadline) throw new Error('the server did not start within 15 s')
     const lines = readFileSync(logPath, 'utf8').split('\n')
     const listening = lines.find((candidate) => candidate.includes('Server listening at'))
-    // The edge's own line right after listening says whether V8's code cache was used.
+    // The edge's own line right after listening says whether Node's compile cache was on.
     const startedLine = lines.find((candidate) => candidate.includes('"msg":"started"'))
     if (listening === undefined || startedLine === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 5))
     } else {
       listeningAt = JSON.parse(listening).time
-      codeCache = JSON.parse(startedLine).codeCache
+      compileCache = JSON.parse(startedLine).compileCache
     }
   }
   return {
     base: `http://127.0.0.1:${port}`,
     startMs: listeningAt - started,
-    codeCache,
+    compileCache,
     pid: child.pid,
     running,
     exit: () => `${child.exitCode ?? child.signalCode}`,

@@ -1,58 +1,41 @@
-// `node dist/server/main.js`: starts the edge (server/edge.ts, built into
-// dist/server/edge.cjs) from V8's code cache when the build left one for this
-// Node (server/code-cache.ts says why).
-//
-// `node dist/server/main.js --write-code-cache` is run by build.mjs: it starts
-// the edge on a loopback port with a stand-in backend, sends it the requests of
-// a first page view and a login, and writes the cache from what V8 compiled
-// meanwhile.
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+// `node dist/server/main.js`: turns on Node's module compile cache, then
+// starts the edge (server/edge/run-edge.ts, built into dist/server/edge.cjs).
+// The cache lives in dist/compile-cache/; `npm run build` fills it
+// (`node dist/server/main.js --write-compile-cache`), and so does the image's
+// runtime stage, as the user the container runs as: Node keeps one cache per
+// Node version, V8 flags and user. Where there is no usable cache the edge
+// compiles from source, about 45 ms slower (docs/performance.md), and works the same.
+import module, { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { loadBundleWithCodeCache } from './code-cache.js'
+import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 import type { runEdge } from './run-edge.js'
 
 const EDGE_BUNDLE = fileURLToPath(new URL('./edge.cjs', import.meta.url))
+const CACHE_DIR = fileURLToPath(new URL('../compile-cache/', import.meta.url))
 
-/** The edge for the cache's warm-up: no embedded services, nothing logged, never reached from outside. */
-function warmUpEnv (backendUrl: string): NodeJS.ProcessEnv {
-  return { PORT: '0', HOST: '127.0.0.1', ACCOUNTS_URL: backendUrl, EDGE_AUTH_URL: backendUrl, LOG_LEVEL: 'silent' }
+/**
+ * What enableCompileCache answered, by name (ENABLED, ALREADY_ENABLED when
+ * NODE_COMPILE_CACHE is set, FAILED with a folder it cannot write, DISABLED by
+ * NODE_DISABLE_COMPILE_CACHE). `portable`: entries are keyed by the bundle's
+ * path relative to the cache, so a dist/ copied elsewhere still finds them.
+ */
+function enableCompileCache (): string {
+  const { status } = module.enableCompileCache({ directory: CACHE_DIR, portable: true })
+  const names = module.constants.compileCacheStatus
+  return (Object.keys(names) as Array<keyof typeof names>).find((name) => names[name] === status) ?? String(status)
 }
 
-/** A stand-in backend on loopback for the warm-up: every call answers an empty JSON object. */
-async function startWarmUpBackend (): Promise<{ url: string, close: () => void }> {
-  const backend = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
-  })
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`, close: () => backend.close() }
-}
+exitOnUnsupportedNode()
+const compileCache = enableCompileCache()
+const { runEdge: start } = createRequire(import.meta.url)(EDGE_BUNDLE) as { runEdge: typeof runEdge }
 
-/** The requests of a first visit, so that the cache also holds the code that answers them. */
-async function visitOnce (base: string): Promise<void> {
-  const page = await (await fetch(`${base}/`)).text()
-  for (const [, asset] of page.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
-    await (await fetch(`${base}${asset}`, { headers: { 'accept-encoding': 'br, gzip' } })).arrayBuffer()
+if (process.argv.includes('--write-compile-cache')) {
+  // Node caches a module as it compiles it: loading the bundle was the work.
+  if (compileCache !== 'ENABLED' && compileCache !== 'ALREADY_ENABLED') {
+    console.error(`threshold: the compile cache could not be written to ${CACHE_DIR} (${compileCache})`)
+    process.exit(1)
   }
-  await (await fetch(`${base}/healthz`)).arrayBuffer()
-  await (await fetch(`${base}/no-such-page`)).arrayBuffer()
-  await (await fetch(`${base}/accounts/v2/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: '{}'
-  })).arrayBuffer()
-}
-
-const edge = loadBundleWithCodeCache(EDGE_BUNDLE)
-const start = (edge.exports as { runEdge: typeof runEdge }).runEdge
-
-if (process.argv.includes('--write-code-cache')) {
-  const backend = await startWarmUpBackend()
-  const server = await start({ env: warmUpEnv(backend.url), codeCache: edge.codeCache })
-  const { port } = server.server.address() as AddressInfo
-  await visitOnce(`http://127.0.0.1:${port}`)
-  await server.close()
-  backend.close()
-  edge.writeCodeCache()
-  process.exit(0)
+  module.flushCompileCache()
 } else {
-  await start({ env: process.env, codeCache: edge.codeCache })
+  await start({ env: process.env, compileCache })
 }

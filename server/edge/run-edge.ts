@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { fileURLToPath } from 'node:url'
 import { SPEC_ACCOUNTS_ROUTES } from '../shared/accounts-routes.js'
-import type { CodeCacheStatus } from './code-cache.js'
 import { ConfigError, loadServerConfig } from './config.js'
 import type { EmbeddedServices } from './embedded-services.js'
 import { exitAfterLogging } from '../shared/logger.js'
@@ -20,8 +19,8 @@ function stopWithConfigError (error: unknown): never {
 
 export interface RunEdgeOptions {
   readonly env: NodeJS.ProcessEnv
-  /** How the bundle was compiled (server/main.ts), for the start's log line. */
-  readonly codeCache: CodeCacheStatus
+  /** What Node answered when server/edge/main.ts turned on its compile cache, for the start's log line. */
+  readonly compileCache: string
 }
 
 /**
@@ -30,7 +29,7 @@ export interface RunEdgeOptions {
  * signals. Resolves once the server listens. Built into dist/server/edge.cjs,
  * which server/main.ts loads.
  */
-export async function runEdge ({ env, codeCache }: RunEdgeOptions): Promise<FastifyInstance> {
+export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<FastifyInstance> {
   let config
   try {
     config = loadServerConfig(env)
@@ -88,6 +87,6 @@ export async function runEdge ({ env, codeCache }: RunEdgeOptions): Promise<Fast
 
   await server.listen({ port: config.port, host: config.host })
   // From the process's start (Node's time origin) to listening, as operators see it.
-  server.log.info({ startMs: Math.round(performance.now()), codeCache }, 'started')
+  server.log.info({ startMs: Math.round(performance.now()), compileCache, node: process.version }, 'started')
   return server
 }

@@ -9,6 +9,7 @@ import { loadReferenceConfig, type ReferenceConfig } from './config.js'
 import { databaseFile, openAccountStore } from './services.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { parseOrganization } from './validation.js'
+import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 
 const USAGE = `Usage: npm run accounts -- <command>
 
@@ -125,6 +126,7 @@ function readConfig (): ReferenceConfig {
 }
 
 async function main (args: readonly string[]): Promise<number> {
+  exitOnUnsupportedNode()
   const [name, ...rest] = args
   if (name === undefined) throw new CommandError(`no command given\n\n${USAGE}`, EXIT.USAGE)
   if (name === 'help' || name === '--help' || name === '-h') {

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../common/local-accounts.js'
 import { ConfigError } from '../shared/env-parsing.js'
 import { exitAfterLogging, loggerOptions } from '../shared/logger.js'
+import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 import { loadReferenceConfig } from './config.js'
 import { buildLocalAccountsServer, buildReferenceServer, ReferenceStoreError, type ReferenceServiceName } from './server.js'
 
@@ -23,6 +24,7 @@ function send (message: ReferenceMessage): void {
 }
 
 async function main (): Promise<void> {
+  exitOnUnsupportedNode()
   let config
   try {
     config = loadReferenceConfig(env, Number(env.PORT ?? 8080) || 8080)
