@@ -1,0 +1,43 @@
+// The suite's two tiers (docs/development.md): unit and inject tests, which
+// need no build, no browser and no database server and run four files at a
+// time (npm run test:quick runs only these); and integration tests, which
+// need one of those and run two at a time, as more starve Chromium and the
+// built servers on two cores. npm test runs both. The tiers must split the
+// suite exactly, and no unit test may reach for what only the other tier has.
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const scripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts
+const TAP = `${ROOT}node_modules/.bin/tap`
+
+/** The test files a `tap …` script runs, by asking tap itself (`tap list` with the script's arguments). */
+function filesOf (script: string): string[] {
+  const args = script.replace(/^tap\b\s*/, '').replace(/-j\d+\s*/, '')
+  return execFileSync('sh', ['-c', `"${TAP}" list ${args}`], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').filter(Boolean).sort()
+}
+
+const unit = filesOf(scripts['test:unit']!)
+const integration = filesOf(scripts['test:integration']!)
+const all = filesOf('tap')
+
+t.test('npm test runs the type check, the build and both tiers; test:quick the type check and the unit tier', async (t) => {
+  t.equal(scripts.test, 'npm run typecheck && node build.mjs && npm run test:unit && npm run test:integration')
+  t.equal(scripts['test:quick'], 'npm run typecheck && npm run test:unit')
+})
+
+t.test('every test file is in exactly one tier', async (t) => {
+  t.same([...unit, ...integration].sort(), all, 'together they are the whole suite')
+  t.same(unit.filter((file) => integration.includes(file)), [], 'no file runs twice')
+  t.ok(unit.length > 20 && integration.length > 10, `${unit.length} unit files, ${integration.length} integration files`)
+})
+
+t.test('no unit test needs the build, a browser or a database server', async (t) => {
+  const needs = [/dist\//, /fixtures\/browser/, /fixtures\/built-server/, /fixtures\/postgres-server/, /fixtures\/redis-server/]
+  for (const file of unit) {
+    const text = readFileSync(`${ROOT}${file}`, 'utf8')
+    t.same(needs.filter((pattern) => pattern.test(text)).map(String), [], file)
+  }
+})
