@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import type { LoginAnswer, SuccessAnswer } from './api/answers.js'
-import type { LoginContextFields, RegisterPayload } from './api/payloads.js'
+import type { LoginContextFields, RegisterPayload } from './api/accounts.js'
 import { Notice, type NoticeContent } from './components/Notice.js'
 import { openGate, useDomainCheck } from './hooks/useDomainCheck.js'
 import { useGoogleIdentity } from './hooks/useGoogleIdentity.js'

@@ -1,8 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import type { LoginAnswer } from '../api/answers.js'
-import { localLogin } from '../api/local-login.js'
-import { login } from '../api/login.js'
-import type { LoginPayload } from '../api/payloads.js'
+import { localLogin, login, type LoginPayload } from '../api/accounts.js'
 import type { DomainGate } from './useDomainCheck.js'
 
 export interface LoginRequest {

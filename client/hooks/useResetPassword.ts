@@ -1,6 +1,6 @@
 import useSWRMutation from 'swr/mutation'
-import { requestPasswordReset } from '../api/reset-password.js'
+import { resetPasswordRequest } from '../api/accounts.js'
 
 export function useResetPassword () {
-  return useSWRMutation('threshold/reset-password', (_key: string, { arg }: { arg: { email: string } }) => requestPasswordReset(arg))
+  return useSWRMutation('threshold/reset-password', (_key: string, { arg }: { arg: { email: string } }) => resetPasswordRequest(arg))
 }

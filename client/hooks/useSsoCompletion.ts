@@ -1,8 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import type { LoginAnswer, SuccessAnswer } from '../api/answers.js'
-import type { LoginContextFields } from '../api/payloads.js'
-import { completeSsoLogin } from '../api/sso-login.js'
-import { completeSsoRegister } from '../api/sso-register.js'
+import { completeSsoLogin, completeSsoRegister, type LoginContextFields } from '../api/accounts.js'
 import type { SsoReturn } from '../lib/page-params.js'
 
 export type SsoCompletion =

@@ -1,7 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import type { SsoStartAnswer } from '../api/answers.js'
-import type { SsoStartPayload } from '../api/payloads.js'
-import { startSso } from '../api/sso-start.js'
+import { startSso, type SsoStartPayload } from '../api/accounts.js'
 import type { DomainGate } from './useDomainCheck.js'
 
 /** Starts single sign-on, after the domain check when the page asks for one. */
