@@ -12,7 +12,7 @@ import { useSsoCompletion, type SsoCompletion } from './hooks/useSsoCompletion.j
 import { useSsoStart } from './hooks/useSsoStart.js'
 import { showView, updateSearchParams, useAddressSearch } from './lib/address-bar.js'
 import { googleSignInAvailable, useGoogleIdentity } from './lib/google-identity-services.js'
-import { ERROR_MESSAGES } from './lib/messages.js'
+import { ERROR_MESSAGES, SUCCESS_MESSAGES } from './lib/messages.js'
 import { parsePageParams, type View } from './lib/page-params.js'
 import { safeRedirectTarget } from './lib/redirect-target.js'
 import type { RuntimeConfig } from '../common/runtime-config.js'
@@ -26,11 +26,6 @@ import { SetPasswordView } from './views/SetPasswordView.js'
 import { SsoModal } from './views/SsoModal.js'
 
 const NOTICE_ID = 'form-notice'
-const DEFAULT_SUCCESS = {
-  register: 'Your account has been created. You can now log in.',
-  reset: 'If an account exists for this email, we have sent it a link to reset the password.',
-  setPassword: 'Your password has been changed. You can now log in with it.'
-}
 
 const HEADINGS: Record<View, string> = {
   login: 'Log in',
@@ -130,12 +125,12 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
 
   function finishGoogle (outcome: GoogleOutcome): void {
     if (outcome.intent === 'login') finishLogin(outcome.answer, ERROR_MESSAGES.GOOGLE_LOGIN_FAILED)
-    else finishWithSuccess(outcome.answer, DEFAULT_SUCCESS.register, ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
+    else finishWithSuccess(outcome.answer, SUCCESS_MESSAGES.REGISTERED, ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
   }
 
   function finishSsoCompletion (completion: SsoCompletion): void {
     if (completion.intent === 'login') finishLogin(completion.answer)
-    else finishWithSuccess(completion.answer, DEFAULT_SUCCESS.register)
+    else finishWithSuccess(completion.answer, SUCCESS_MESSAGES.REGISTERED)
   }
 
   // The return leg of single sign-on completes by itself, once, when the page opens.
@@ -174,7 +169,7 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
     }
     void register.trigger(payload, {
       onSuccess: (answer) => {
-        finishWithSuccess(answer, DEFAULT_SUCCESS.register)
+        finishWithSuccess(answer, SUCCESS_MESSAGES.REGISTERED)
         if (answer.kind === 'success') setEmail(payload.email)
       }
     })
@@ -185,13 +180,13 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
       fail(ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
       return
     }
-    void resetPassword.trigger({ email }, { onSuccess: (answer) => finishWithSuccess(answer, DEFAULT_SUCCESS.reset) })
+    void resetPassword.trigger({ email }, { onSuccess: (answer) => finishWithSuccess(answer, SUCCESS_MESSAGES.RESET_REQUESTED) })
   }
 
   function submitNewPassword (password: string, confirmation: string): void {
     void setPassword.trigger({ token: params.resetToken ?? '', password, confirm_password: confirmation }, {
       onSuccess: (answer) => {
-        finishWithSuccess(answer, DEFAULT_SUCCESS.setPassword)
+        finishWithSuccess(answer, SUCCESS_MESSAGES.PASSWORD_SET)
         if (answer.kind === 'success') updateSearchParams((query) => query.delete('token'), { replace: true })
       }
     })
