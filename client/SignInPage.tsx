@@ -5,13 +5,12 @@ import { useAddressSearch } from './lib/address-bar.js'
 import { parsePageParams, type View } from './lib/page-params.js'
 import { layoutFor, useWindowWidth } from './lib/window-width.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
+import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
 import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 import { SsoModal } from './views/SsoModal.js'
-
-const NOTICE_ID = 'form-notice'
 
 const HEADINGS: Record<View, string> = {
   login: 'Log in',
@@ -31,14 +30,15 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
   const { view } = params
   const layout = layoutFor(useWindowWidth())
   const flows = useSignInFlows(params, config)
-  const { page, busy, google, sso } = flows
+  const { page, google, sso } = flows
 
-  const showPasswordForm = params.loginMethods.has('password')
-  const methods = (intent: 'login' | 'register') => ({
-    showGoogle: google.offered,
-    showSso: sso.offered,
-    showDivider: showPasswordForm,
+  const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
+  const email = { value: page.email, onChange: page.setEmail }
+  const methods = (intent: 'login' | 'register'): SignInMethods => ({
+    password: params.loginMethods.has('password'),
+    google: google.offered,
     googleReady: google.ready,
+    sso: sso.offered,
     onGoogle: () => google.start(intent),
     onSso: sso.openModal
   })
@@ -53,33 +53,20 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
         <main className='card'>
           <h1 className='card__title'>{HEADINGS[view]}</h1>
           {view === 'login' && params.banner !== null && <p className='banner'>{params.banner}</p>}
-          <Notice id={NOTICE_ID} notice={flows.notice} />
+          <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
           {view === 'login' && (
-            <LoginView email={page.email} onEmailChange={page.setEmail} showPasswordForm={showPasswordForm} methods={methods('login')}
-              busy={busy} submitting={flows.login.submitting} invalid={page.invalid} noticeId={NOTICE_ID} localMode={page.localMode}
-              supportEmail={config.supportEmail} onSubmit={flows.login.submit} onShowView={page.changeView} />
+            <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} supportEmail={config.supportEmail} />
           )}
-          {view === 'register' && (
-            <RegisterView email={page.email} onEmailChange={page.setEmail} showPasswordForm={showPasswordForm} methods={methods('register')}
-              busy={busy} submitting={flows.register.submitting} invalid={page.invalid} noticeId={NOTICE_ID} localMode={page.localMode}
-              onSubmit={flows.register.submit} onShowView={page.changeView} />
-          )}
-          {view === 'resetPassword' && (
-            <ResetPasswordView email={page.email} onEmailChange={page.setEmail} busy={busy} submitting={flows.resetPassword.submitting}
-              invalid={page.invalid} noticeId={NOTICE_ID} localMode={page.localMode} onSubmit={flows.resetPassword.submit} onShowView={page.changeView} />
-          )}
-          {view === 'setPassword' && (
-            <SetPasswordView busy={busy} submitting={flows.setPassword.submitting} invalid={page.invalid} noticeId={NOTICE_ID}
-              onSubmit={flows.setPassword.submit} onShowView={page.changeView} />
-          )}
+          {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} />}
+          {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
+          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} />}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
       <BackgroundVideo mobile={layout === 'narrow'} />
       {sso.modalOpen && (
-        <SsoModal initialEmail={page.email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={busy}
-          submitting={sso.submitting} notice={sso.notice} onSubmit={sso.submit} onCancel={sso.cancel} />
+        <SsoModal initialEmail={page.email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={flows.busy} sso={sso} />
       )}
     </div>
   )
