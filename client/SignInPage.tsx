@@ -1,37 +1,16 @@
-import { useEffect, useRef, useState } from 'react'
-import type { LoginAnswer, SuccessAnswer } from './api/answers.js'
-import type { LoginContextFields, RegisterPayload } from './api/payloads.js'
-import { Notice, type NoticeContent } from './components/Notice.js'
-import { openGate, useDomainCheck } from './hooks/useDomainCheck.js'
-import { useGoogleIdentity } from './hooks/useGoogleIdentity.js'
-import { useGoogleLogin, type GoogleOutcome } from './hooks/useGoogleLogin.js'
-import { useLogin } from './hooks/useLogin.js'
-import { useRegister } from './hooks/useRegister.js'
-import { useResetPassword } from './hooks/useResetPassword.js'
-import { useSetPassword } from './hooks/useSetPassword.js'
-import { useSsoCompletion, type SsoCompletion } from './hooks/useSsoCompletion.js'
-import { useSsoStart } from './hooks/useSsoStart.js'
-import { showView, updateSearchParams, useAddressSearch } from './lib/address-bar.js'
-import { googleSignInAvailable } from './lib/google-identity-services.js'
-import { ERROR_MESSAGES } from './lib/messages.js'
-import { parsePageParams, type View } from './lib/page-params.js'
-import { safeRedirectTarget } from './lib/redirect-target.js'
 import type { RuntimeConfig } from '../common/runtime-config.js'
-import { storeSessionTokens } from './lib/session-cookies.js'
+import { Notice } from './components/Notice.js'
+import { useSignInFlows } from './hooks/useSignInFlows.js'
+import { useAddressSearch } from './lib/address-bar.js'
+import { parsePageParams, type View } from './lib/page-params.js'
 import { layoutFor, useWindowWidth } from './lib/window-width.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
+import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
 import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 import { SsoModal } from './views/SsoModal.js'
-
-const NOTICE_ID = 'form-notice'
-const DEFAULT_SUCCESS = {
-  register: 'Your account has been created. You can now log in.',
-  reset: 'If an account exists for this email, we have sent it a link to reset the password.',
-  setPassword: 'Your password has been changed. You can now log in with it.'
-}
 
 const HEADINGS: Record<View, string> = {
   login: 'Log in',
@@ -42,203 +21,27 @@ const HEADINGS: Record<View, string> = {
 
 /**
  * The sign-in page: one view of three (four with password reset completion),
- * chosen by the address bar. This component holds the page's state and runs
- * the flows; the views only render.
+ * chosen by the address bar. This component holds the layout and the choice
+ * of view; the state and the flows live in hooks (useSignInFlows and the
+ * hooks it names), and the views only render.
  */
 export function SignInPage ({ config }: { config: RuntimeConfig }) {
-  const search = useAddressSearch()
-  const hostname = window.location.hostname
-  const params = parsePageParams(search, hostname, config)
-  const { view, loginMethods, localAccounts } = params
-  const localMode = localAccounts.kind !== 'off'
+  const params = parsePageParams(useAddressSearch(), window.location.hostname, config)
+  const { view } = params
   const layout = layoutFor(useWindowWidth())
+  const flows = useSignInFlows(params, config)
+  const { page, google, sso } = flows
 
-  const [email, setEmail] = useState(() => params.ssoReturn?.email ?? '')
-  const [notice, setNotice] = useState<NoticeContent | null>(() => {
-    if (params.errorMessage !== null) return { kind: 'error', text: params.errorMessage }
-    if (localAccounts.kind === 'refused') return { kind: 'error', text: localAccounts.reason }
-    return null
+  const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
+  const email = { value: page.email, onChange: page.setEmail }
+  const methods = (intent: 'login' | 'register'): SignInMethods => ({
+    password: params.loginMethods.has('password'),
+    google: google.offered,
+    googleReady: google.ready,
+    sso: sso.offered,
+    onGoogle: () => google.start(intent),
+    onSso: sso.openModal
   })
-  const [invalid, setInvalid] = useState(false)
-  const [ssoModalOpen, setSsoModalOpen] = useState(false)
-  const [ssoNotice, setSsoNotice] = useState<NoticeContent | null>(null)
-  /** Set once the page is on its way elsewhere: everything stays disabled. */
-  const [leaving, setLeaving] = useState(false)
-
-  const domainCheck = useDomainCheck(config.domainCheckTimeoutMs)
-  const gate = params.domainCheck ? domainCheck.gate : openGate
-  const login = useLogin(gate)
-  const register = useRegister()
-  const resetPassword = useResetPassword()
-  const setPassword = useSetPassword()
-  const google = useGoogleLogin(gate)
-  const ssoStart = useSsoStart(gate)
-  const ssoCompletion = useSsoCompletion()
-  const busy = leaving || login.isMutating || register.isMutating || resetPassword.isMutating || setPassword.isMutating ||
-    google.isMutating || ssoStart.isMutating || ssoCompletion.isMutating
-
-  const context: LoginContextFields = {
-    insecure_allowed_orgs: params.allowedOrgs,
-    resource_type: params.resourceType,
-    cluster_name: params.clusterName
-  }
-
-  const googleIntent = useRef<'login' | 'register'>('login')
-  const googleOffered = !localMode && loginMethods.has('google') &&
-    googleSignInAvailable(config.googleClientId, config.googleDisabledHostnames, hostname)
-  const googleIdentity = useGoogleIdentity(googleOffered ? config.googleClientId : null, (credential) => {
-    const intent = googleIntent.current
-    if (credential === null) {
-      fail(intent === 'login' ? ERROR_MESSAGES.GOOGLE_LOGIN_FAILED : ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
-      return
-    }
-    void google.trigger({ credential, intent, context }, { onSuccess: finishGoogle })
-  })
-
-  function fail (text: string): void {
-    setNotice({ kind: 'error', text })
-    setInvalid(true)
-  }
-
-  function succeed (text: string): void {
-    setNotice({ kind: 'success', text })
-    setInvalid(false)
-  }
-
-  /** After a login: store the tokens and go to the redirect target, else say why not. */
-  function finishLogin (answer: LoginAnswer, unreadableMessage: string = ERROR_MESSAGES.GENERIC): void {
-    if (answer.kind !== 'tokens') {
-      fail(answer.kind === 'error' ? answer.message : unreadableMessage)
-      return
-    }
-    setLeaving(true)
-    storeSessionTokens(answer, hostname, config.cookieDomain)
-    window.location.assign(safeRedirectTarget(params.redirect, window.location, {
-      cookieDomain: config.cookieDomain,
-      allowedHosts: config.redirectAllowedHosts
-    }))
-  }
-
-  /** After a registration-type call: back to the login view with the success text. */
-  function finishWithSuccess (answer: SuccessAnswer, defaultText: string, unreadableMessage: string = ERROR_MESSAGES.GENERIC): void {
-    if (answer.kind !== 'success') {
-      fail(answer.kind === 'error' ? answer.message : unreadableMessage)
-      return
-    }
-    succeed(answer.message === '' ? defaultText : answer.message)
-    showView('login')
-  }
-
-  function finishGoogle (outcome: GoogleOutcome): void {
-    if (outcome.intent === 'login') finishLogin(outcome.answer, ERROR_MESSAGES.GOOGLE_LOGIN_FAILED)
-    else finishWithSuccess(outcome.answer, DEFAULT_SUCCESS.register, ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
-  }
-
-  function finishSsoCompletion (completion: SsoCompletion): void {
-    if (completion.intent === 'login') finishLogin(completion.answer)
-    else finishWithSuccess(completion.answer, DEFAULT_SUCCESS.register)
-  }
-
-  // The return leg of single sign-on completes by itself, once, when the page opens.
-  const ssoReturnHandled = useRef(false)
-  useEffect(() => {
-    const ssoReturn = params.ssoReturn
-    if (ssoReturn === null || ssoReturnHandled.current) return
-    ssoReturnHandled.current = true
-    updateSearchParams((query) => {
-      for (const name of ['id', 'email', 'saml', 'oidc', 'login', 'register']) query.delete(name)
-    }, { replace: true })
-    void ssoCompletion.trigger({ ssoReturn, context }, { onSuccess: finishSsoCompletion })
-  })
-
-  function changeView (next: View): void {
-    setNotice(null)
-    setInvalid(false)
-    showView(next)
-  }
-
-  function submitLogin (password: string): void {
-    if (localAccounts.kind === 'refused') {
-      fail(localAccounts.reason)
-      return
-    }
-    void login.trigger({
-      payload: { email, password, ...context },
-      localAuthenticateUrl: localAccounts.kind === 'allowed' ? localAccounts.authenticateUrl : null
-    }, { onSuccess: (answer) => finishLogin(answer) })
-  }
-
-  function submitRegistration (payload: RegisterPayload): void {
-    if (localMode) {
-      fail(ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
-      return
-    }
-    void register.trigger(payload, {
-      onSuccess: (answer) => {
-        finishWithSuccess(answer, DEFAULT_SUCCESS.register)
-        if (answer.kind === 'success') setEmail(payload.email)
-      }
-    })
-  }
-
-  function submitResetRequest (): void {
-    if (localMode) {
-      fail(ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
-      return
-    }
-    void resetPassword.trigger({ email }, { onSuccess: (answer) => finishWithSuccess(answer, DEFAULT_SUCCESS.reset) })
-  }
-
-  function submitNewPassword (password: string, confirmation: string): void {
-    void setPassword.trigger({ token: params.resetToken ?? '', password, confirm_password: confirmation }, {
-      onSuccess: (answer) => {
-        finishWithSuccess(answer, DEFAULT_SUCCESS.setPassword)
-        if (answer.kind === 'success') updateSearchParams((query) => query.delete('token'), { replace: true })
-      }
-    })
-  }
-
-  function startGoogle (intent: 'login' | 'register'): void {
-    googleIntent.current = intent
-    setNotice(null)
-    googleIdentity.start()
-  }
-
-  function submitSso (ssoEmail: string): void {
-    setSsoNotice(null)
-    void ssoStart.trigger({ email: ssoEmail, source: view === 'register' ? 'register' : 'login', redirect: params.redirect, ...context }, {
-      onSuccess: (answer) => {
-        if (answer.kind === 'redirect') {
-          setLeaving(true)
-          window.location.assign(answer.url)
-        } else {
-          setSsoNotice({ kind: 'error', text: answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC })
-        }
-      }
-    })
-  }
-
-  function closeSsoModal (): void {
-    ssoStart.reset()
-    setSsoNotice(null)
-    setSsoModalOpen(false)
-  }
-
-  const showPasswordForm = loginMethods.has('password')
-  const methods = (intent: 'login' | 'register') => ({
-    showGoogle: googleOffered,
-    showSso: !localMode && loginMethods.has('sso'),
-    showDivider: showPasswordForm,
-    googleReady: googleIdentity.ready,
-    onGoogle: () => startGoogle(intent),
-    onSso: () => setSsoModalOpen(true)
-  })
-  const submitting = {
-    login: login.isMutating || google.isMutating || ssoCompletion.isMutating,
-    register: register.isMutating,
-    reset: resetPassword.isMutating,
-    setPassword: setPassword.isMutating
-  }
 
   return (
     <div className='page' data-layout={layout}>
@@ -250,33 +53,20 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
         <main className='card'>
           <h1 className='card__title'>{HEADINGS[view]}</h1>
           {view === 'login' && params.banner !== null && <p className='banner'>{params.banner}</p>}
-          <Notice id={NOTICE_ID} notice={busy && notice?.kind === 'error' ? null : notice} />
+          <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
           {view === 'login' && (
-            <LoginView email={email} onEmailChange={setEmail} showPasswordForm={showPasswordForm} methods={methods('login')}
-              busy={busy} submitting={submitting.login} invalid={invalid} noticeId={NOTICE_ID} localMode={localMode}
-              supportEmail={config.supportEmail} onSubmit={submitLogin} onShowView={changeView} />
+            <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} supportEmail={config.supportEmail} />
           )}
-          {view === 'register' && (
-            <RegisterView email={email} onEmailChange={setEmail} showPasswordForm={showPasswordForm} methods={methods('register')}
-              busy={busy} submitting={submitting.register} invalid={invalid} noticeId={NOTICE_ID} localMode={localMode}
-              onSubmit={submitRegistration} onShowView={changeView} />
-          )}
-          {view === 'resetPassword' && (
-            <ResetPasswordView email={email} onEmailChange={setEmail} busy={busy} submitting={submitting.reset} invalid={invalid}
-              noticeId={NOTICE_ID} localMode={localMode} onSubmit={submitResetRequest} onShowView={changeView} />
-          )}
-          {view === 'setPassword' && (
-            <SetPasswordView busy={busy} submitting={submitting.setPassword} invalid={invalid} noticeId={NOTICE_ID}
-              onSubmit={submitNewPassword} onShowView={changeView} />
-          )}
-          <div ref={googleIdentity.hiddenButtonRef} className='google-button-host' inert />
+          {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} />}
+          {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
+          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} />}
+          <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
       <BackgroundVideo mobile={layout === 'narrow'} />
-      {ssoModalOpen && (
-        <SsoModal initialEmail={email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={busy}
-          submitting={ssoStart.isMutating} notice={ssoNotice} onSubmit={submitSso} onCancel={closeSsoModal} />
+      {sso.modalOpen && (
+        <SsoModal initialEmail={page.email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={flows.busy} sso={sso} />
       )}
     </div>
   )

@@ -7,7 +7,7 @@ import { ERROR_MESSAGES } from '../lib/messages.js'
 export type DomainGate = (email: string) => Promise<string | null>
 
 /** What the spec asks of a check's outcome: go on for authorized or unspecified only. */
-export function domainCheckRefusal (outcome: DomainCheckOutcome): string | null {
+function domainCheckRefusal (outcome: DomainCheckOutcome): string | null {
   if (outcome.kind === 'failed') return ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED
   switch (outcome.authorization) {
     case 'authorized':
@@ -20,13 +20,17 @@ export function domainCheckRefusal (outcome: DomainCheckOutcome): string | null 
   }
 }
 
-/** A gate that lets every login through, for pages without the check. */
-export const openGate: DomainGate = async () => null
+const openGate: DomainGate = async () => null
 
-/** The domain authorization check as a mutation; `gate` runs it before a login. */
-export function useDomainCheck (timeoutMs: number | null) {
-  const mutation = useSWRMutation('threshold/domain-check', (_key: string, { arg }: { arg: string }) =>
+/**
+ * The domain authorization check (spec §5) as a gate the login flows pass
+ * before they call the accounts service; a gate that lets every login through
+ * on pages that do not ask for the check.
+ */
+export function useDomainCheck (enabled: boolean, timeoutMs: number | null): DomainGate {
+  // Called on every page, since hooks cannot be conditional; it only runs when the gate is used.
+  const { trigger } = useSWRMutation('threshold/domain-check', (_key: string, { arg }: { arg: string }) =>
     checkDomain(emailDomain(arg), timeoutMs))
-  const gate: DomainGate = async (email) => domainCheckRefusal(await mutation.trigger(email))
-  return { ...mutation, gate }
+  if (!enabled) return openGate
+  return async (email) => domainCheckRefusal(await trigger(email))
 }

@@ -1,7 +1,22 @@
 import useSWRMutation from 'swr/mutation'
-import type { SetPasswordPayload } from '../api/payloads.js'
-import { setPassword } from '../api/set-password.js'
+import { setPassword, type SetPasswordPayload } from '../api/accounts.js'
+import { updateSearchParams } from '../lib/address-bar.js'
+import { SUCCESS_MESSAGES } from '../lib/messages.js'
+import type { PageState } from './usePageState.js'
 
-export function useSetPassword () {
-  return useSWRMutation('threshold/set-password', (_key: string, { arg }: { arg: SetPasswordPayload }) => setPassword(arg))
+/** The end of a password reset: the new password, with the token from the emailed link. */
+export function useSetPassword (page: PageState) {
+  const { trigger, isMutating } = useSWRMutation('threshold/set-password', (_key: string, { arg }: { arg: SetPasswordPayload }) => setPassword(arg))
+  return {
+    isMutating,
+    submit (password: string, confirmation: string): void {
+      void trigger({ token: page.params.resetToken ?? '', password, confirm_password: confirmation }, {
+        onSuccess: (answer) => {
+          page.finishWithSuccess(answer, SUCCESS_MESSAGES.PASSWORD_SET)
+          // The token is spent: it has no business in the address any more.
+          if (answer.kind === 'success') updateSearchParams((query) => query.delete('token'), { replace: true })
+        }
+      })
+    }
+  }
 }

@@ -1,14 +1,47 @@
+import { useState } from 'react'
 import useSWRMutation from 'swr/mutation'
+import { startSso, type SsoStartPayload } from '../api/accounts.js'
 import type { SsoStartAnswer } from '../api/answers.js'
-import type { SsoStartPayload } from '../api/payloads.js'
-import { startSso } from '../api/sso-start.js'
+import type { NoticeContent } from '../components/Notice.js'
+import { ERROR_MESSAGES } from '../lib/messages.js'
 import type { DomainGate } from './useDomainCheck.js'
+import type { PageState } from './usePageState.js'
 
-/** Starts single sign-on, after the domain check when the page asks for one. */
-export function useSsoStart (gate: DomainGate) {
-  return useSWRMutation('threshold/sso-start', async (_key: string, { arg }: { arg: SsoStartPayload }): Promise<SsoStartAnswer> => {
+/**
+ * The start of single sign-on, in its modal: the email picks the identity
+ * provider and, after the domain check when the page asks for one, the
+ * browser goes there. Failures are told in the modal, not above the form.
+ */
+export function useSsoStart (page: PageState, gate: DomainGate) {
+  const { trigger, reset, isMutating } = useSWRMutation('threshold/sso-start', async (_key: string, { arg }: { arg: SsoStartPayload }): Promise<SsoStartAnswer> => {
     const refusal = await gate(arg.email)
     if (refusal !== null) return { kind: 'error', message: refusal }
     return startSso(arg)
   })
+  const [modalOpen, setModalOpen] = useState(false)
+  const [notice, setNotice] = useState<NoticeContent | null>(null)
+  const { params } = page
+
+  return {
+    offered: !page.localMode && params.loginMethods.has('sso'),
+    modalOpen,
+    openModal: () => setModalOpen(true),
+    notice,
+    isMutating,
+    submit (email: string): void {
+      setNotice(null)
+      void trigger({ email, source: params.view === 'register' ? 'register' : 'login', redirect: params.redirect, ...page.context }, {
+        onSuccess: (answer) => {
+          if (answer.kind === 'redirect') page.leave(answer.url)
+          else setNotice({ kind: 'error', text: answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC })
+        }
+      })
+    },
+    cancel (): void {
+      // An answer still on its way is then ignored, so a cancelled start cannot send the browser off.
+      reset()
+      setNotice(null)
+      setModalOpen(false)
+    }
+  }
 }

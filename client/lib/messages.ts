@@ -13,6 +13,13 @@ export const ERROR_MESSAGES = Object.freeze({
 
 export type ErrorKey = keyof typeof ERROR_MESSAGES
 
+/** What the page says after a registration-type call whose answer carries no success text of its own. */
+export const SUCCESS_MESSAGES = Object.freeze({
+  REGISTERED: 'Your account has been created. You can now log in.',
+  RESET_REQUESTED: 'If an account exists for this email, we have sent it a link to reset the password.',
+  PASSWORD_SET: 'Your password has been changed. You can now log in with it.'
+})
+
 /** Control characters, and the invisible characters that reorder or hide text. */
 // eslint-disable-next-line no-control-regex
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g

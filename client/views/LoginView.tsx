@@ -4,39 +4,42 @@ import { CopyButton } from '../components/CopyButton.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
-import type { EmailFieldProps, FormViewProps, SignInMethodsProps } from './form-view-props.js'
+import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface LoginViewProps extends FormViewProps, EmailFieldProps, SignInMethodsProps {
+export interface LoginViewProps {
+  readonly form: FormState
+  readonly email: EmailField
+  readonly methods: SignInMethods
+  readonly submission: Submission<[password: string]>
   readonly supportEmail: string
-  readonly onSubmit: (password: string) => void
 }
 
-export function LoginView (props: LoginViewProps) {
+export function LoginView ({ form, email, methods, submission, supportEmail }: LoginViewProps) {
   const [password, setPassword] = useState('')
   function submit (event: FormEvent): void {
     event.preventDefault()
-    if (!props.busy) props.onSubmit(password)
+    if (!form.busy) submission.submit(password)
   }
   return (
     <>
-      {props.showPasswordForm && (
-        <form className='form' noValidate onSubmit={submit} aria-describedby={props.noticeId}>
+      {methods.password && (
+        <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
           <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
-            value={props.email} onChange={props.onEmailChange} invalid={props.invalid} />
+            value={email.value} onChange={email.onChange} invalid={form.invalid} />
           <PasswordField label='Password' name='password' autoComplete='current-password' width='full'
-            value={password} onChange={setPassword} invalid={props.invalid} />
-          <Button type='submit' busy={props.submitting} disabled={props.busy}>Login</Button>
+            value={password} onChange={setPassword} invalid={form.invalid} />
+          <Button type='submit' busy={submission.submitting} disabled={form.busy}>Login</Button>
         </form>
       )}
-      <AlternativeMethods verb='Login' busy={props.busy} {...props.methods} />
-      {!props.localMode && (
+      <AlternativeMethods verb='Login' busy={form.busy} methods={methods} />
+      {!form.localMode && (
         <nav className='links' aria-label='Other actions'>
-          <ViewLink view='register' onShow={props.onShowView}>Sign Up</ViewLink>
-          <ViewLink view='resetPassword' onShow={props.onShowView}>Forgot Password</ViewLink>
+          <ViewLink view='register' onShow={form.onShowView}>Sign Up</ViewLink>
+          <ViewLink view='resetPassword' onShow={form.onShowView}>Forgot Password</ViewLink>
           <span className='support'>
-            <a href={`mailto:${props.supportEmail}`}>{props.supportEmail}</a>
-            <CopyButton text={props.supportEmail} label='Copy the support address' />
+            <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
+            <CopyButton text={supportEmail} label='Copy the support address' />
           </span>
         </nav>
       )}

@@ -2,45 +2,48 @@ import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
-import type { RegisterPayload } from '../api/payloads.js'
+import type { RegisterPayload } from '../api/accounts.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
-import type { EmailFieldProps, FormViewProps, SignInMethodsProps } from './form-view-props.js'
+import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface RegisterViewProps extends FormViewProps, EmailFieldProps, SignInMethodsProps {
-  readonly onSubmit: (payload: RegisterPayload) => void
+export interface RegisterViewProps {
+  readonly form: FormState
+  readonly email: EmailField
+  readonly methods: SignInMethods
+  readonly submission: Submission<[payload: RegisterPayload]>
 }
 
-export function RegisterView (props: RegisterViewProps) {
+export function RegisterView ({ form, email, methods, submission }: RegisterViewProps) {
   const [firstName, setFirstName] = useState('')
   const [lastName, setLastName] = useState('')
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
   function submit (event: FormEvent): void {
     event.preventDefault()
-    if (props.busy) return
-    props.onSubmit({ first_name: firstName, last_name: lastName, email: props.email, password, confirm_password: confirmation })
+    if (form.busy) return
+    submission.submit({ first_name: firstName, last_name: lastName, email: email.value, password, confirm_password: confirmation })
   }
   return (
     <>
-      {props.showPasswordForm && (
-        <form className='form' noValidate onSubmit={submit} aria-describedby={props.noticeId}>
+      {methods.password && (
+        <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
           <div className='form__row'>
             <TextField label='First Name (optional)' name='first_name' autoComplete='given-name' width='full' value={firstName} onChange={setFirstName} />
             <TextField label='Last Name (optional)' name='last_name' autoComplete='family-name' width='full' value={lastName} onChange={setLastName} />
           </div>
           <TextField label='Company Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
-            value={props.email} onChange={props.onEmailChange} invalid={props.invalid} />
+            value={email.value} onChange={email.onChange} invalid={form.invalid} />
           <PasswordField label='Password' name='password' autoComplete='new-password' width='full'
-            value={password} onChange={setPassword} invalid={props.invalid} hint='At least 8 characters.' />
+            value={password} onChange={setPassword} invalid={form.invalid} hint='At least 8 characters.' />
           <PasswordField label='Confirm Password' name='confirm_password' autoComplete='new-password' width='full'
-            value={confirmation} onChange={setConfirmation} invalid={props.invalid} />
-          <Button type='submit' busy={props.submitting} disabled={props.busy}>Sign Up</Button>
+            value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
+          <Button type='submit' busy={submission.submitting} disabled={form.busy}>Sign Up</Button>
         </form>
       )}
-      <AlternativeMethods verb='Sign up' busy={props.busy} {...props.methods} />
-      {!props.localMode && (
-        <p className='links'>Already have an account? <ViewLink view='login' onShow={props.onShowView}>Login</ViewLink></p>
+      <AlternativeMethods verb='Sign up' busy={form.busy} methods={methods} />
+      {!form.localMode && (
+        <p className='links'>Already have an account? <ViewLink view='login' onShow={form.onShowView}>Login</ViewLink></p>
       )}
     </>
   )

@@ -1,28 +1,29 @@
 import type { FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { TextField } from '../components/TextField.js'
-import type { EmailFieldProps, FormViewProps } from './form-view-props.js'
+import { FORM_NOTICE_ID, type EmailField, type FormState, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface ResetPasswordViewProps extends FormViewProps, EmailFieldProps {
-  readonly localMode: boolean
-  readonly onSubmit: () => void
+export interface ResetPasswordViewProps {
+  readonly form: FormState
+  readonly email: EmailField
+  readonly submission: Submission<[]>
 }
 
-export function ResetPasswordView (props: ResetPasswordViewProps) {
+export function ResetPasswordView ({ form, email, submission }: ResetPasswordViewProps) {
   function submit (event: FormEvent): void {
     event.preventDefault()
-    if (!props.busy) props.onSubmit()
+    if (!form.busy) submission.submit()
   }
   return (
     <>
-      <form className='form' noValidate onSubmit={submit} aria-describedby={props.noticeId}>
+      <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
         <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
-          value={props.email} onChange={props.onEmailChange} invalid={props.invalid} />
-        <Button type='submit' busy={props.submitting} disabled={props.busy}>Send a Password Reset Email</Button>
+          value={email.value} onChange={email.onChange} invalid={form.invalid} />
+        <Button type='submit' busy={submission.submitting} disabled={form.busy}>Send a Password Reset Email</Button>
       </form>
-      {!props.localMode && (
-        <p className='links'><ViewLink view='login' onShow={props.onShowView}>Back to Login</ViewLink></p>
+      {!form.localMode && (
+        <p className='links'><ViewLink view='login' onShow={form.onShowView}>Back to Login</ViewLink></p>
       )}
     </>
   )

@@ -1,31 +1,33 @@
 import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { PasswordField } from '../components/PasswordField.js'
-import type { FormViewProps } from './form-view-props.js'
+import { FORM_NOTICE_ID, type FormState, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
-export interface SetPasswordViewProps extends FormViewProps {
-  readonly onSubmit: (password: string, confirmation: string) => void
+export interface SetPasswordViewProps {
+  /** Without localMode: the emailed link's view always offers the way back to login. */
+  readonly form: Omit<FormState, 'localMode'>
+  readonly submission: Submission<[password: string, confirmation: string]>
 }
 
 /** The end of a password reset: the view the emailed link opens. */
-export function SetPasswordView (props: SetPasswordViewProps) {
+export function SetPasswordView ({ form, submission }: SetPasswordViewProps) {
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
   function submit (event: FormEvent): void {
     event.preventDefault()
-    if (!props.busy) props.onSubmit(password, confirmation)
+    if (!form.busy) submission.submit(password, confirmation)
   }
   return (
     <>
-      <form className='form' noValidate onSubmit={submit} aria-describedby={props.noticeId}>
+      <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
         <PasswordField label='New Password' name='password' autoComplete='new-password' width='full'
-          value={password} onChange={setPassword} invalid={props.invalid} hint='At least 8 characters.' autoFocus />
+          value={password} onChange={setPassword} invalid={form.invalid} hint='At least 8 characters.' autoFocus />
         <PasswordField label='Confirm Password' name='confirm_password' autoComplete='new-password' width='full'
-          value={confirmation} onChange={setConfirmation} invalid={props.invalid} />
-        <Button type='submit' busy={props.submitting} disabled={props.busy}>Set New Password</Button>
+          value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
+        <Button type='submit' busy={submission.submitting} disabled={form.busy}>Set New Password</Button>
       </form>
-      <p className='links'><ViewLink view='login' onShow={props.onShowView}>Back to Login</ViewLink></p>
+      <p className='links'><ViewLink view='login' onShow={form.onShowView}>Back to Login</ViewLink></p>
     </>
   )
 }

@@ -3,35 +3,39 @@ import { Button } from '../components/Button.js'
 import { Modal } from '../components/Modal.js'
 import { Notice, type NoticeContent } from '../components/Notice.js'
 import { TextField } from '../components/TextField.js'
+import type { Submission } from './form-view-props.js'
+
+/** The SSO start as the modal shows it: its request, and its own notice, apart from the form's. */
+export interface SsoStart extends Submission<[email: string]> {
+  readonly notice: NoticeContent | null
+  readonly cancel: () => void
+}
 
 export interface SsoModalProps {
   /** Prefills the Email field: the email already entered on the view. */
   readonly initialEmail: string
   readonly verb: 'Login' | 'Sign up'
   readonly busy: boolean
-  readonly submitting: boolean
-  readonly notice: NoticeContent | null
-  readonly onSubmit: (email: string) => void
-  readonly onCancel: () => void
+  readonly sso: SsoStart
 }
 
 /** 'SSO Login': asks for the email whose domain picks the identity provider. */
-export function SsoModal (props: SsoModalProps) {
-  const [email, setEmail] = useState(props.initialEmail)
+export function SsoModal ({ initialEmail, verb, busy, sso }: SsoModalProps) {
+  const [email, setEmail] = useState(initialEmail)
   const noticeId = 'sso-notice'
   function submit (event: FormEvent): void {
     event.preventDefault()
-    if (!props.busy) props.onSubmit(email)
+    if (!busy) sso.submit(email)
   }
   return (
-    <Modal title='SSO Login' onClose={props.onCancel}>
-      <Notice id={noticeId} notice={props.submitting ? null : props.notice} />
+    <Modal title='SSO Login' onClose={sso.cancel}>
+      <Notice id={noticeId} notice={sso.submitting ? null : sso.notice} />
       <form className='form' noValidate onSubmit={submit} aria-describedby={noticeId}>
         <TextField label='Email' type='email' name='sso_email' autoComplete='username' width='full' spellCheck={false}
-          value={email} onChange={setEmail} invalid={props.notice?.kind === 'error'} />
+          value={email} onChange={setEmail} invalid={sso.notice?.kind === 'error'} />
         <div className='modal__actions'>
-          <Button variant='secondary' disabled={props.busy} onClick={props.onCancel}>Cancel</Button>
-          <Button type='submit' busy={props.submitting} disabled={props.busy}>{props.verb}</Button>
+          <Button variant='secondary' disabled={busy} onClick={sso.cancel}>Cancel</Button>
+          <Button type='submit' busy={sso.submitting} disabled={busy}>{verb}</Button>
         </div>
       </form>
     </Modal>

@@ -1,28 +1,38 @@
 import type { View } from '../lib/page-params.js'
-import type { AlternativeMethodsProps } from './AlternativeMethods.js'
 
-/** What every form view is given by the page. */
-export interface FormViewProps {
+/** The error or success text above the form, which describes every form. */
+export const FORM_NOTICE_ID = 'form-notice'
+
+/** What every form view is told about the page. */
+export interface FormState {
+  /** A request is running or the page is leaving: every button is disabled. */
   readonly busy: boolean
-  /** This view's own request is running (its button shows the spinner). */
-  readonly submitting: boolean
   /** The last submission was refused: the fields are marked invalid. */
   readonly invalid: boolean
-  /** Id of the error or success text, which describes the form. */
-  readonly noticeId: string
+  /** Local-network mode: no view switching and no support link (spec §4). */
+  readonly localMode: boolean
   readonly onShowView: (view: View) => void
 }
 
-/** The shared email field (kept across views, spec §4). */
-export interface EmailFieldProps {
-  readonly email: string
-  readonly onEmailChange: (email: string) => void
+/** The email field, whose value is kept across views (spec §4). */
+export interface EmailField {
+  readonly value: string
+  readonly onChange: (email: string) => void
 }
 
-/** Login and register: the password form and the other methods, as login_method allows. */
-export interface SignInMethodsProps {
-  readonly showPasswordForm: boolean
-  readonly methods: Omit<AlternativeMethodsProps, 'verb' | 'busy'>
-  /** Local-network mode: no view switching and no support link (spec §4). */
-  readonly localMode: boolean
+/** A view's own request: how to send it, and whether it runs (its button shows the spinner). */
+export interface Submission<Args extends unknown[]> {
+  readonly submit: (...args: Args) => void
+  readonly submitting: boolean
+}
+
+/** Login and register: the methods login_method allows, and how to start the two that are buttons. */
+export interface SignInMethods {
+  readonly password: boolean
+  readonly google: boolean
+  /** Google's script has loaded (spec §4). */
+  readonly googleReady: boolean
+  readonly sso: boolean
+  readonly onGoogle: () => void
+  readonly onSso: () => void
 }

@@ -1,15 +1,8 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
-import { googleLogin } from '../../../client/api/google-login.js'
-import { googleRegister } from '../../../client/api/google-register.js'
-import { localLogin } from '../../../client/api/local-login.js'
-import { login } from '../../../client/api/login.js'
-import { register } from '../../../client/api/register.js'
-import { requestPasswordReset } from '../../../client/api/reset-password.js'
-import { setPassword } from '../../../client/api/set-password.js'
-import { completeSsoLogin } from '../../../client/api/sso-login.js'
-import { completeSsoRegister } from '../../../client/api/sso-register.js'
-import { startSso } from '../../../client/api/sso-start.js'
+import {
+  completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso
+} from '../../../client/api/accounts.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
@@ -26,7 +19,7 @@ t.test('each call posts its exact JSON body, with its headers, to its path throu
       { email: 'a@b.test', password: 'pw', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }, {}],
     ['register', () => register({ first_name: 'Ada', last_name: '', email: 'a@b.test', password: 'pw1', confirm_password: 'pw2' }), '/register',
       { first_name: 'Ada', last_name: '', email: 'a@b.test', password: 'pw1', confirm_password: 'pw2' }, {}],
-    ['reset', () => requestPasswordReset({ email: 'a@b.test' }), '/resetPasswordRequest', { email: 'a@b.test' }, {}],
+    ['reset', () => resetPasswordRequest({ email: 'a@b.test' }), '/resetPasswordRequest', { email: 'a@b.test' }, {}],
     ['google login', () => googleLogin('google.id.token', { email: 'a@b.test', login_method: 'GOOGLE', ...context }), '/v2/auth/login',
       { email: 'a@b.test', login_method: 'GOOGLE', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' },
       { authorization: 'Bearer google.id.token' }],
@@ -91,7 +84,7 @@ t.test('registration-type answers carry the success text', async (t) => {
   const { base } = await startBackend(t, jsonAnswer(200, { success: 'Check your inbox.' }))
   setPageUrl(`${base}/`)
   t.same(await register({ first_name: '', last_name: '', email: 'a@b.test', password: 'x', confirm_password: 'x' }), { kind: 'success', message: 'Check your inbox.' })
-  t.same(await requestPasswordReset({ email: 'a@b.test' }), { kind: 'success', message: 'Check your inbox.' })
+  t.same(await resetPasswordRequest({ email: 'a@b.test' }), { kind: 'success', message: 'Check your inbox.' })
 })
 
 t.test('sso_url is followed only when it is an http(s) URL', async (t) => {

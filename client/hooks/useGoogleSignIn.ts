@@ -1,0 +1,72 @@
+import { useRef } from 'react'
+import useSWRMutation from 'swr/mutation'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+import { googleLogin, googleRegister, type LoginContextFields } from '../api/accounts.js'
+import type { LoginAnswer, SuccessAnswer } from '../api/answers.js'
+import { emailFromGoogleCredential } from '../lib/google-credential.js'
+import { googleSignInAvailable, useGoogleIdentity } from '../lib/google-identity-services.js'
+import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
+import type { DomainGate } from './useDomainCheck.js'
+import type { PageState } from './usePageState.js'
+
+type Intent = 'login' | 'register'
+
+interface GoogleRequest {
+  readonly credential: string
+  readonly intent: Intent
+  readonly context: LoginContextFields
+}
+
+type GoogleOutcome =
+  | { readonly intent: 'login', readonly answer: LoginAnswer }
+  | { readonly intent: 'register', readonly answer: SuccessAnswer }
+
+/**
+ * Google login or registration. Our button clicks Google's hidden one; the
+ * credential Google hands back is sent with the intent of the button that was
+ * pressed. A credential without an email is a failure (spec §5); so is any
+ * unreadable answer, which shows the Google-specific message.
+ */
+export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: DomainGate) {
+  const { trigger, isMutating } = useSWRMutation('threshold/google', async (_key: string, { arg }: { arg: GoogleRequest }): Promise<GoogleOutcome> => {
+    const email = emailFromGoogleCredential(arg.credential)
+    if (arg.intent === 'register') {
+      if (email === null) return { intent: 'register', answer: { kind: 'error', message: ERROR_MESSAGES.GOOGLE_REGISTER_FAILED } }
+      return { intent: 'register', answer: await googleRegister(arg.credential) }
+    }
+    if (email === null) return { intent: 'login', answer: { kind: 'error', message: ERROR_MESSAGES.GOOGLE_LOGIN_FAILED } }
+    const refusal = await gate(email)
+    if (refusal !== null) return { intent: 'login', answer: { kind: 'error', message: refusal } }
+    return { intent: 'login', answer: await googleLogin(arg.credential, { email, login_method: 'GOOGLE', ...arg.context }) }
+  })
+
+  // A ref, not state: Google calls back outside React, after the button that set it was pressed.
+  const intent = useRef<Intent>('login')
+  const offered = !page.localMode && page.params.loginMethods.has('google') &&
+    googleSignInAvailable(config.googleClientId, config.googleDisabledHostnames, window.location.hostname)
+  const identity = useGoogleIdentity(offered ? config.googleClientId : null, (credential) => {
+    if (credential === null) {
+      page.fail(intent.current === 'login' ? ERROR_MESSAGES.GOOGLE_LOGIN_FAILED : ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
+      return
+    }
+    void trigger({ credential, intent: intent.current, context: page.context }, {
+      onSuccess: (outcome) => {
+        if (outcome.intent === 'login') page.finishLogin(outcome.answer, ERROR_MESSAGES.GOOGLE_LOGIN_FAILED)
+        else page.finishWithSuccess(outcome.answer, SUCCESS_MESSAGES.REGISTERED, ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
+      }
+    })
+  })
+
+  return {
+    offered,
+    ready: identity.ready,
+    /** Where Google's own button is rendered, hidden: the page places it. */
+    hiddenButtonRef: identity.hiddenButtonRef,
+    isMutating,
+    start (pressed: Intent): void {
+      intent.current = pressed
+      page.clearNotice()
+      identity.start()
+    }
+  }
+}

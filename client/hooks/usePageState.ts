@@ -1,0 +1,110 @@
+import { useState } from 'react'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { LoginContextFields } from '../api/accounts.js'
+import type { LoginAnswer, SuccessAnswer } from '../api/answers.js'
+import type { NoticeContent } from '../components/Notice.js'
+import { showView } from '../lib/address-bar.js'
+import { ERROR_MESSAGES } from '../lib/messages.js'
+import type { PageParams, View } from '../lib/page-params.js'
+import { safeRedirectTarget } from '../lib/redirect-target.js'
+import { storeSessionTokens } from '../lib/session-cookies.js'
+
+/** What every flow reads from the page, and the ways each flow can end. */
+export interface PageState {
+  readonly params: PageParams
+  /** The context fields every login call carries (spec §3). */
+  readonly context: LoginContextFields
+  /** Local-network mode: only the local login; no view switching (spec §4, §6). */
+  readonly localMode: boolean
+  /** The email, kept across views (spec §4). */
+  readonly email: string
+  readonly setEmail: (email: string) => void
+  /** The error or success text above the form. */
+  readonly notice: NoticeContent | null
+  /** The last submission was refused: the fields are marked invalid. */
+  readonly invalid: boolean
+  /** Set once the page is on its way elsewhere: everything stays disabled. */
+  readonly leaving: boolean
+  readonly fail: (text: string) => void
+  readonly clearNotice: () => void
+  /** Switches view, clearing what the last view said. */
+  readonly changeView: (next: View) => void
+  readonly leave: (url: string) => void
+  /** After a login: store the tokens and go to the redirect target, else say why not. */
+  readonly finishLogin: (answer: LoginAnswer, unreadableMessage?: string) => void
+  /** After a registration-type call: back to the login view with the success text. */
+  readonly finishWithSuccess: (answer: SuccessAnswer, defaultText: string, unreadableMessage?: string) => void
+}
+
+/**
+ * The state the flows share: the email, the notice and whether the page is
+ * leaving. The two endings live here, not in each flow, because a login ends
+ * the same way whether it began with a password, Google or SSO, and so does
+ * every kind of registration.
+ */
+export function usePageState (params: PageParams, config: RuntimeConfig): PageState {
+  const { localAccounts } = params
+  const [email, setEmail] = useState(() => params.ssoReturn?.email ?? '')
+  const [notice, setNotice] = useState<NoticeContent | null>(() => {
+    if (params.errorMessage !== null) return { kind: 'error', text: params.errorMessage }
+    if (localAccounts.kind === 'refused') return { kind: 'error', text: localAccounts.reason }
+    return null
+  })
+  // Not derived from the notice: an error from the address (?error=) leaves the fields unmarked,
+  // and starting Google clears the notice but not the marks.
+  const [invalid, setInvalid] = useState(false)
+  const [leaving, setLeaving] = useState(false)
+
+  function fail (text: string): void {
+    setNotice({ kind: 'error', text })
+    setInvalid(true)
+  }
+
+  function leave (url: string): void {
+    setLeaving(true)
+    window.location.assign(url)
+  }
+
+  return {
+    params,
+    context: {
+      insecure_allowed_orgs: params.allowedOrgs,
+      resource_type: params.resourceType,
+      cluster_name: params.clusterName
+    },
+    localMode: localAccounts.kind !== 'off',
+    email,
+    setEmail,
+    notice,
+    invalid,
+    leaving,
+    fail,
+    clearNotice: () => setNotice(null),
+    changeView (next) {
+      setNotice(null)
+      setInvalid(false)
+      showView(next)
+    },
+    leave,
+    finishLogin (answer, unreadableMessage = ERROR_MESSAGES.GENERIC) {
+      if (answer.kind !== 'tokens') {
+        fail(answer.kind === 'error' ? answer.message : unreadableMessage)
+        return
+      }
+      storeSessionTokens(answer, window.location.hostname, config.cookieDomain)
+      leave(safeRedirectTarget(params.redirect, window.location, {
+        cookieDomain: config.cookieDomain,
+        allowedHosts: config.redirectAllowedHosts
+      }))
+    },
+    finishWithSuccess (answer, defaultText, unreadableMessage = ERROR_MESSAGES.GENERIC) {
+      if (answer.kind !== 'success') {
+        fail(answer.kind === 'error' ? answer.message : unreadableMessage)
+        return
+      }
+      setNotice({ kind: 'success', text: answer.message === '' ? defaultText : answer.message })
+      setInvalid(false)
+      showView('login')
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { PageParams } from '../lib/page-params.js'
+import { useDomainCheck } from './useDomainCheck.js'
+import { useGoogleSignIn } from './useGoogleSignIn.js'
+import { useLogin } from './useLogin.js'
+import { usePageState } from './usePageState.js'
+import { useRegister } from './useRegister.js'
+import { useResetPassword } from './useResetPassword.js'
+import { useSetPassword } from './useSetPassword.js'
+import { useSsoCompletion } from './useSsoCompletion.js'
+import { useSsoStart } from './useSsoStart.js'
+
+/**
+ * Every flow of the page, wired to the page state and, for the logins, to the
+ * domain check; and what the flows decide together: whether the page is busy,
+ * and which notice shows. Each flow is a hook of its own file.
+ */
+export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
+  const page = usePageState(params, config)
+  const gate = useDomainCheck(params.domainCheck, config.domainCheckTimeoutMs)
+  const login = useLogin(page, gate)
+  const register = useRegister(page)
+  const resetPassword = useResetPassword(page)
+  const setPassword = useSetPassword(page)
+  const google = useGoogleSignIn(page, config, gate)
+  const sso = useSsoStart(page, gate)
+  const ssoCompletion = useSsoCompletion(page)
+
+  const busy = page.leaving || login.isMutating || register.isMutating || resetPassword.isMutating || setPassword.isMutating ||
+    google.isMutating || sso.isMutating || ssoCompletion.isMutating
+  return {
+    page,
+    /** Buttons are disabled while any request runs, or once the page is leaving (spec §2). */
+    busy,
+    /** The error is hidden while a request is pending (spec §2). */
+    notice: busy && page.notice?.kind === 'error' ? null : page.notice,
+    // Google sign-in and the return from SSO have no spinner of their own: the Login button shows theirs.
+    login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating },
+    register: { submit: register.submit, submitting: register.isMutating },
+    resetPassword: { submit: resetPassword.submit, submitting: resetPassword.isMutating },
+    setPassword: { submit: setPassword.submit, submitting: setPassword.isMutating },
+    google,
+    sso: { ...sso, submitting: sso.isMutating }
+  }
+}
