@@ -13,10 +13,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const scripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts
 const TAP = `${ROOT}node_modules/.bin/tap`
 
+/** This process's environment without the tap runner's own variables, which would carry the running tier's options into `tap list`. */
+const PLAIN_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TAP|_TAP)/.test(name)))
+
 /** The test files a `tap …` script runs, by asking tap itself (`tap list` with the script's arguments). */
 function filesOf (script: string): string[] {
   const args = script.replace(/^tap\b\s*/, '').replace(/-j\d+\s*/, '')
-  return execFileSync('sh', ['-c', `"${TAP}" list ${args}`], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').filter(Boolean).sort()
+  return execFileSync('sh', ['-c', `"${TAP}" list ${args}`], { cwd: ROOT, encoding: 'utf8', env: PLAIN_ENV })
+    .trim().split('\n').filter(Boolean).sort()
 }
 
 const unit = filesOf(scripts['test:unit']!)
