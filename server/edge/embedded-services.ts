@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { Env } from '../shared/env-parsing.js'
+import { freeLoopbackPort } from '../shared/free-port.js'
 import { loadReferenceConfig } from '../reference/config.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../reference/exposed-routes.js'
 import type { ReferenceMessage } from '../reference/main.js'
@@ -18,17 +18,6 @@ export interface EmbeddedServices {
   readonly ready: Promise<void>
   onUnexpectedExit (listener: (code: number | null) => void): void
   stop (): Promise<void>
-}
-
-function freeLoopbackPort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
-    })
-  })
 }
 
 /**
