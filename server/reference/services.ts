@@ -36,12 +36,21 @@ export function databaseFile (dataDir: string): string {
  * the embedded SQLite file in DATA_DIR (one instance).
  */
 export async function openAccountStore (config: ReferenceConfig, log: FastifyBaseLogger): Promise<AccountStore> {
-  if (config.databaseUrl === null) return new SqliteAccountStore(databaseFile(config.dataDir))
-  const store = await PostgresAccountStore.open({
-    connectionString: config.databaseUrl,
-    onIdleError: (error) => log.error({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open a new one')
-  })
-  log.info('accounts are stored in PostgreSQL (DATABASE_URL)')
+  let store: AccountStore
+  if (config.databaseUrl === null) {
+    store = new SqliteAccountStore(databaseFile(config.dataDir))
+  } else {
+    store = await PostgresAccountStore.open({
+      connectionString: config.databaseUrl,
+      onIdleError: (error) => log.error({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open a new one')
+    })
+    log.info('accounts are stored in PostgreSQL (DATABASE_URL)')
+  }
+  for (const conflict of store.emailKeyConflicts) {
+    // Ids only: the addresses are personal data.
+    log.warn({ accountId: conflict.id, keptBy: conflict.keptBy },
+      'two accounts have addresses that read as one (look-alike characters or an internationalised domain); the first keeps the address, and the other can no longer sign in with it until an operator decides')
+  }
   return store
 }
 

@@ -67,6 +67,11 @@ export interface SsoIdentity {
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
 export interface AccountStore {
+  /**
+   * Accounts the migration to the current email keys (store/email-key.ts)
+   * found reading as another account's address: left for an operator.
+   */
+  readonly emailKeyConflicts: ReadonlyArray<{ readonly id: string, readonly keptBy: string }>
   /** Creates the account unless its email (case-insensitively) or Google subject is taken; atomic. */
   createAccount (account: NewAccount): Promise<CreateAccountResult>
   findAccountByEmail (email: string): Promise<Account | null>

@@ -10,7 +10,19 @@ import type {
   SsoIdentity,
   SsoTransaction
 } from './account-store.js'
-import { emailKey } from './email-key.js'
+import { emailKey, rekeyAccounts, type Rekeying } from './email-key.js'
+
+/** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
+type PostgresMigration = string | ((client: pg.PoolClient) => Promise<Rekeying | undefined>)
+
+/** Brings every account's email_key to the current emailKey (NFKC, IDNA domains). */
+async function rekeyEmails (client: pg.PoolClient): Promise<Rekeying> {
+  const { rows } = await client.query<{ id: string, email: string, emailKey: string }>(
+    'SELECT id, email, email_key AS "emailKey" FROM accounts ORDER BY created_at, id')
+  const rekeying = rekeyAccounts(rows)
+  for (const change of rekeying.changes) await client.query('UPDATE accounts SET email_key = $1 WHERE id = $2', [change.emailKey, change.id])
+  return rekeying
+}
 
 /**
  * Schema changes, in order; `schema_migrations` records which have run. A new
@@ -18,7 +30,7 @@ import { emailKey } from './email-key.js'
  * SQLITE_MIGRATIONS (the two lists keep the same length: a test checks it).
  * Times are epoch milliseconds (BIGINT), as in the SQLite store.
  */
-export const POSTGRES_MIGRATIONS: readonly string[] = [
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   `CREATE TABLE accounts (
      id TEXT PRIMARY KEY,
      email TEXT NOT NULL,
@@ -79,7 +91,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    CREATE TABLE saml_assertions (
      assertion_id TEXT PRIMARY KEY,
      expires_at BIGINT NOT NULL
-   );`
+   );`,
+  rekeyEmails
 ]
 
 /**
@@ -135,7 +148,8 @@ function isUniqueViolation (error: unknown): error is pg.DatabaseError {
 }
 
 /** Runs the migrations not yet applied, each in its own transaction, under the migration lock. */
-export async function migrate (pool: pg.Pool): Promise<number> {
+export async function migrate (pool: pg.Pool): Promise<{ version: number, emailKeyConflicts: Rekeying['conflicts'] }> {
+  const emailKeyConflicts: Array<Rekeying['conflicts'][number]> = []
   const client = await pool.connect()
   let broken: Error | undefined
   try {
@@ -149,7 +163,9 @@ export async function migrate (pool: pg.Pool): Promise<number> {
       for (let version = rows[0]!.version; version < POSTGRES_MIGRATIONS.length; version++) {
         await client.query('BEGIN')
         try {
-          await client.query(POSTGRES_MIGRATIONS[version]!)
+          const migration = POSTGRES_MIGRATIONS[version]!
+          if (typeof migration === 'string') await client.query(migration)
+          else emailKeyConflicts.push(...(await migration(client))?.conflicts ?? [])
           await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version + 1])
           await client.query('COMMIT')
         } catch (error) {
@@ -167,7 +183,7 @@ export async function migrate (pool: pg.Pool): Promise<number> {
     // A connection that failed mid-way may still hold the lock: drop it rather than reuse it.
     client.release(broken)
   }
-  return POSTGRES_MIGRATIONS.length
+  return { version: POSTGRES_MIGRATIONS.length, emailKeyConflicts }
 }
 
 export interface PostgresStoreOptions {
@@ -179,7 +195,10 @@ export interface PostgresStoreOptions {
 
 /** The store for several reference instances: PostgreSQL through a connection pool. */
 export class PostgresAccountStore implements AccountStore {
-  private constructor (private readonly pool: pg.Pool) {}
+  private constructor (
+    private readonly pool: pg.Pool,
+    readonly emailKeyConflicts: AccountStore['emailKeyConflicts']
+  ) {}
 
   /** Connects, migrates and returns the store; throws if the database cannot be reached or migrated. */
   static async open (options: PostgresStoreOptions): Promise<PostgresAccountStore> {
@@ -190,13 +209,14 @@ export class PostgresAccountStore implements AccountStore {
       types: typeParsers
     })
     pool.on('error', options.onIdleError)
+    let migrated
     try {
-      await migrate(pool)
+      migrated = await migrate(pool)
     } catch (error) {
       await pool.end()
       throw error
     }
-    return new PostgresAccountStore(pool)
+    return new PostgresAccountStore(pool, migrated.emailKeyConflicts)
   }
 
   /** Runs `work` in one transaction on one connection. */

@@ -12,13 +12,25 @@ import type {
   SsoIdentity,
   SsoTransaction
 } from './account-store.js'
-import { emailKey } from './email-key.js'
+import { emailKey, rekeyAccounts, type Rekeying } from './email-key.js'
+
+/** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
+type SqliteMigration = string | ((db: Database.Database) => Rekeying | undefined)
+
+/** Brings every account's email_key to the current emailKey (NFKC, IDNA domains). */
+function rekeyEmails (db: Database.Database): Rekeying {
+  const accounts = db.prepare('SELECT id, email, email_key AS emailKey FROM accounts ORDER BY created_at, id').all() as Array<{ id: string, email: string, emailKey: string }>
+  const rekeying = rekeyAccounts(accounts)
+  const update = db.prepare('UPDATE accounts SET email_key = ? WHERE id = ?')
+  for (const change of rekeying.changes) update.run(change.emailKey, change.id)
+  return rekeying
+}
 
 /**
  * Schema changes, in order. `PRAGMA user_version` records how many have run;
  * a new change is appended, never edited in place.
  */
-export const SQLITE_MIGRATIONS: readonly string[] = [
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   `CREATE TABLE accounts (
      id TEXT PRIMARY KEY,
      email TEXT NOT NULL,
@@ -79,7 +91,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
    CREATE TABLE saml_assertions (
      assertion_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL
-   );`
+   );`,
+  rekeyEmails
 ]
 
 interface AccountRow {
@@ -113,23 +126,27 @@ function isUniqueViolation (error: unknown): error is { code: string, message: s
  * Runs the migrations not yet applied, each in its own transaction. A file
  * from a newer version is refused: its schema may mean what this code cannot.
  */
-export function migrate (db: Database.Database): number {
+export function migrate (db: Database.Database): { version: number, emailKeyConflicts: Rekeying['conflicts'] } {
+  const emailKeyConflicts: Array<Rekeying['conflicts'][number]> = []
   const applied = db.pragma('user_version', { simple: true }) as number
   if (applied > SQLITE_MIGRATIONS.length) {
     throw new Error(`the accounts database has schema version ${applied}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold`)
   }
   for (let version = applied; version < SQLITE_MIGRATIONS.length; version++) {
     db.transaction(() => {
-      db.exec(SQLITE_MIGRATIONS[version]!)
+      const migration = SQLITE_MIGRATIONS[version]!
+      if (typeof migration === 'string') db.exec(migration)
+      else emailKeyConflicts.push(...migration(db)?.conflicts ?? [])
       db.pragma(`user_version = ${version + 1}`)
     })()
   }
-  return SQLITE_MIGRATIONS.length
+  return { version: SQLITE_MIGRATIONS.length, emailKeyConflicts }
 }
 
 /** The embedded store: one SQLite file in WAL mode. */
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database
+  readonly emailKeyConflicts: AccountStore['emailKeyConflicts']
 
   constructor (file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
@@ -139,7 +156,7 @@ export class SqliteAccountStore implements AccountStore {
     this.db.pragma('synchronous = NORMAL')
     this.db.pragma('foreign_keys = ON')
     this.db.pragma('busy_timeout = 5000')
-    migrate(this.db)
+    this.emailKeyConflicts = migrate(this.db).emailKeyConflicts
   }
 
   async createAccount (account: NewAccount): Promise<CreateAccountResult> {

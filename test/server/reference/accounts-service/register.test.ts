@@ -48,6 +48,21 @@ t.test('an email is unique without regard to case: a second registration in othe
   t.equal(account!.email, 'Casey@Example.com', 'the first account is untouched')
 })
 
+t.test('a look-alike of a registered address cannot be registered beside it, and signs in to the same account', async (t) => {
+  // The attack: hold `n3x@ｂ.co` (a full-width b) beside the real `n3x@b.co`, for mail or SSO meant for its owner.
+  const { base, services } = await startReference(t)
+  await registerAccount(base, 'n3x@b.co')
+  const attempt = await postJson(base, '/accounts/register', { email: 'n3x@ｂ.co', password: 'the attacker\'s own passphrase', confirm_password: 'the attacker\'s own passphrase' })
+  t.equal(attempt.status, 409)
+  t.same(attempt.body, EXISTS)
+  t.equal((await postJson(base, '/accounts/v2/login', { email: 'n3x@ｂ.co', password: 'the attacker\'s own passphrase' })).status, 401,
+    'the attacker\'s password opens nothing')
+  const login = await postJson(base, '/accounts/v2/login', { email: 'N3X@ｂ.CO', password: GOOD_PASSWORD })
+  t.equal(login.status, 200, 'the owner signs in with either form')
+  const account = await services.store.findAccountByEmail('n3x@b.co')
+  t.equal(account?.email, 'n3x@b.co', 'one account, with the address as first registered')
+})
+
 t.test('20 concurrent registrations of one email make exactly one account and 19 conflicts', async (t) => {
   const { base, services } = await startReference(t)
   const started = performance.now()

@@ -61,6 +61,25 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     t.same(after, before, 'no migration ran again')
   })
 
+  t.test('opening a database keyed the old way re-keys its accounts, and names an account whose address now reads as another\'s', async (t) => {
+    const url = await server.createDatabase()
+    // The schema before email keys were NFKC with IDNA domains, with keys as that version wrote them (NFC, lower case).
+    const old = POSTGRES_MIGRATIONS.slice(0, -1).map((migration, index) => `${migration as string};
+      INSERT INTO schema_migrations (version) VALUES (${index + 1});`).join('\n')
+    await query(url, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+      ${old}
+      INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES
+        ('real', 'n3x@b.co', 'n3x@b.co', 'h1', 2),
+        ('squatter', 'n3x@ｂ.co', 'n3x@ｂ.co', 'h2', 1),
+        ('idn', 'Ann@Bücher.example', 'ann@bücher.example', 'h3', 3);`)
+
+    const store = await open(t, url)
+    t.same(store.emailKeyConflicts, [{ id: 'squatter', keptBy: 'real' }])
+    t.equal((await store.findAccountByEmail('n3x@ｂ.co'))?.id, 'real', 'the look-alike finds the real account, not the squatter\'s')
+    t.equal((await store.findAccountByEmail('ann@xn--bcher-kva.example'))?.id, 'idn', 'the punycode form finds the account')
+    t.equal((await store.findAccountByEmail('ann@bücher.example'))?.id, 'idn', 'and so does the Unicode form, as before')
+  })
+
   t.test('a failing migration leaves the database as it was and fails the opening', async (t) => {
     const url = await server.createDatabase()
     // A table in the way of the first migration, as a half-done manual change would leave.

@@ -64,9 +64,9 @@ t.test('the data file is DATA_DIR/accounts.sqlite, in WAL mode, at the latest sc
 t.test('migrations run once: opening a current database again changes nothing', async (t) => {
   const db = new Database(':memory:')
   t.teardown(() => db.close())
-  t.equal(migrate(db), SQLITE_MIGRATIONS.length)
+  t.equal(migrate(db).version, SQLITE_MIGRATIONS.length)
   db.prepare("INSERT INTO accounts (id, email, email_key, created_at) VALUES ('1', 'a@example.com', 'a@example.com', 0)").run()
-  t.equal(migrate(db), SQLITE_MIGRATIONS.length)
+  t.equal(migrate(db).version, SQLITE_MIGRATIONS.length)
   t.equal((db.prepare('SELECT COUNT(*) AS count FROM accounts').get() as { count: number }).count, 1)
 })
 
@@ -75,4 +75,26 @@ t.test('a database written by a newer version is refused rather than used with a
   t.teardown(() => db.close())
   db.pragma(`user_version = ${SQLITE_MIGRATIONS.length + 1}`)
   t.throws(() => migrate(db), { message: `the accounts database has schema version ${SQLITE_MIGRATIONS.length + 1}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold` })
+})
+
+t.test('opening a database keyed the old way re-keys its accounts, and names an account whose address now reads as another\'s', async (t) => {
+  const file = join(await tempFolder(t), 'accounts.sqlite')
+  // The schema before email keys were NFKC with IDNA domains, with keys as that version wrote them (NFC, lower case).
+  const old = new Database(file)
+  for (const migration of SQLITE_MIGRATIONS.slice(0, -1)) old.exec(migration as string)
+  old.pragma(`user_version = ${SQLITE_MIGRATIONS.length - 1}`)
+  const insert = old.prepare('INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES (?, ?, ?, ?, ?)')
+  insert.run('real', 'n3x@b.co', 'n3x@b.co', 'h1', 2)
+  insert.run('squatter', 'n3x@ｂ.co', 'n3x@ｂ.co', 'h2', 1)
+  insert.run('idn', 'Ann@Bücher.example', 'ann@bücher.example', 'h3', 3)
+  old.close()
+
+  const store = new SqliteAccountStore(file)
+  t.teardown(() => store.close())
+  t.same(store.emailKeyConflicts, [{ id: 'squatter', keptBy: 'real' }])
+  t.equal((await store.findAccountByEmail('n3x@ｂ.co'))?.id, 'real', 'the look-alike finds the real account, not the squatter\'s')
+  t.equal((await store.findAccountByEmail('ann@xn--bcher-kva.example'))?.id, 'idn', 'the punycode form finds the account')
+  t.equal((await store.findAccountByEmail('ann@bücher.example'))?.id, 'idn', 'and so does the Unicode form, as before')
+  t.same(await store.createAccount({ email: 'ANN@xn--BCHER-kva.example', firstName: null, lastName: null, passwordHash: null, googleSubject: null }),
+    { conflict: 'email' })
 })
