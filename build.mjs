@@ -129,7 +129,7 @@ async function precompress () {
  */
 const SERVER_EXTERNALS = ['better-sqlite3', 'pg-native', 'cpu-features', 'ssh2']
 
-/** @fastify/reply-from's `require('undici')` → server/undici-for-reply-from.cjs (why: there). */
+/** @fastify/reply-from's `require('undici')` → server/edge/undici-for-reply-from.cjs (why: there). */
 const slimUndiciForReplyFrom = {
   name: 'slim-undici-for-reply-from',
   setup (builder) {
@@ -148,7 +148,8 @@ const SERVER_COMMON = {
   minifyWhitespace: true,
   minifySyntax: true,
   platform: 'node',
-  target: 'node20',
+  // The oldest Node the server supports (package.json engines).
+  target: 'node22.14',
   // The dependencies are bundled in: loading hundreds of files through Node's
   // module loader took most of the server's start (over half a second here).
   external: SERVER_EXTERNALS,

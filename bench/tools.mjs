@@ -13,6 +13,7 @@ export function commandExists (command) {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0
 }
 
+/** server/shared/free-port.ts's twin: bench/ is plain JavaScript that Node runs without a TypeScript loader. */
 export function freePort () {
   return new Promise((resolve, reject) => {
     const probe = createServer()
@@ -76,16 +77,15 @@ export async function runWrk ({ url, durationSeconds, connections, headers = {},
  * measurements). Resolves once it listens, with its base URL and the time from
  * spawn to its "listening" log line, as stamped by the server itself.
  * `logFile`: where the log goes, kept for the caller (a temporary file
- * otherwise); `nodeArgs`: options for node before the script; `distDir`: the
- * build to start (dist/ by default).
+ * otherwise); `nodeArgs`: options for node before the script.
  */
-export async function startEdge (env, { logFile, nodeArgs = [], distDir = fileURLToPath(new URL('../dist/', import.meta.url)) } = {}) {
+export async function startEdge (env, { logFile, nodeArgs = [] } = {}) {
   const port = await freePort()
   const folder = logFile === undefined ? mkdtempSync(join(tmpdir(), 'threshold-edge-log-')) : null
   const logPath = logFile ?? join(folder, 'edge.log')
   const log = openSync(logPath, 'w')
   const started = Date.now()
-  const child = spawn(process.execPath, [...nodeArgs, join(distDir, 'server/main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../dist/server/main.js', import.meta.url))], {
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
     stdio: ['ignore', log, 'inherit']
   })

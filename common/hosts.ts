@@ -1,9 +1,9 @@
 /**
  * Host-name rules shared by the page and the edge server.
  *
- * They live on the client side because the browser must apply them without a
- * round trip; the server imports the same functions so that both sides agree
- * (for example on which local-accounts origin the page's CSP may allow).
+ * The browser applies them without a round trip, and the server imports the
+ * same functions so that both sides agree (for example on which
+ * local-accounts origin the page's CSP may allow).
  */
 
 const HOSTNAME_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/

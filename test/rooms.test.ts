@@ -76,6 +76,8 @@ function treeViolations (): string[] {
   const problems: string[] = []
   for (const room of ['common', 'client', 'proto', 'server']) {
     for (const from of sourceFiles(room)) {
+      // A file beside the rooms (server/ flat again) would be checked by no rule.
+      if (roomOf(from) === null) problems.push(`${from} is in no room`)
       for (const { specifier } of importsOf(from)) {
         const problem = specifier.startsWith('.')
           ? boundaryViolation({ from, to: resolveSpecifier(from, specifier) })
@@ -104,6 +106,12 @@ t.test('the rules refuse the crossings the floor plan forbids', async (t) => {
   for (const edge of refused) t.not(boundaryViolation(edge), null, `${edge.from} → ${edge.to}`)
   t.not(packageViolation('common/hosts.ts', 'node:net'), null, 'common/ uses no Node module')
   t.not(packageViolation('common/hosts.ts', 'react'), null, 'common/ uses no package')
+})
+
+t.test('a source file outside every room is a finding', async (t) => {
+  t.equal(roomOf('server/main.ts'), null, 'server/ itself holds only rooms')
+  t.equal(roomOf('server/edge/main.ts'), 'server/edge')
+  t.equal(roomOf('server/edgeless.ts'), null, 'a name that merely starts like a room is no room')
 })
 
 t.test('the rules allow what the floor plan allows', async (t) => {

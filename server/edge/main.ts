@@ -18,11 +18,19 @@ const CACHE_DIR = fileURLToPath(new URL('../compile-cache/', import.meta.url))
  * NODE_COMPILE_CACHE is set, FAILED with a folder it cannot write, DISABLED by
  * NODE_DISABLE_COMPILE_CACHE). `portable`: entries are keyed by the bundle's
  * path relative to the cache, so a dist/ copied elsewhere still finds them.
+ * Node before 24.12 takes only a folder (not portable: a copied dist/ then
+ * compiles the edge once from source).
  */
 function enableCompileCache (): string {
-  const { status } = module.enableCompileCache({ directory: CACHE_DIR, portable: true })
+  let result
+  try {
+    result = module.enableCompileCache({ directory: CACHE_DIR, portable: true })
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_INVALID_ARG_TYPE') throw error
+    result = module.enableCompileCache(CACHE_DIR)
+  }
   const names = module.constants.compileCacheStatus
-  return (Object.keys(names) as Array<keyof typeof names>).find((name) => names[name] === status) ?? String(status)
+  return (Object.keys(names) as Array<keyof typeof names>).find((name) => names[name] === result.status) ?? String(result.status)
 }
 
 exitOnUnsupportedNode()

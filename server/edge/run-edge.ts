@@ -27,7 +27,7 @@ export interface RunEdgeOptions {
  * The edge as a process: configuration from the environment, the embedded
  * reference services when no backends are configured, the server, the stop
  * signals. Resolves once the server listens. Built into dist/server/edge.cjs,
- * which server/main.ts loads.
+ * which server/edge/main.ts loads.
  */
 export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<FastifyInstance> {
   let config

@@ -38,6 +38,9 @@ t.test('every test file is in exactly one tier', async (t) => {
   t.ok(unit.length > 20 && integration.length > 10, `${unit.length} unit files, ${integration.length} integration files`)
 })
 
+// Shallow: it reads each unit test file itself, not the fixtures it imports (the edge fixture names
+// dist/public and falls back to a stand-in page). A unit test that needs the build through a fixture
+// fails in `npm run test:quick` without dist/, which is how it would be found.
 t.test('no unit test needs the build, a browser or a database server', async (t) => {
   const needs = [/dist\//, /fixtures\/browser/, /fixtures\/built-server/, /fixtures\/postgres-server/, /fixtures\/redis-server/]
   for (const file of unit) {
