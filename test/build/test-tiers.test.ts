@@ -42,7 +42,8 @@ t.test('every test file is in exactly one tier', async (t) => {
 // dist/public and falls back to a stand-in page). A unit test that needs the build through a fixture
 // fails in `npm run test:quick` without dist/, which is how it would be found.
 t.test('no unit test needs the build, a browser or a database server', async (t) => {
-  const needs = [/dist\//, /fixtures\/browser/, /fixtures\/built-server/, /fixtures\/postgres-server/, /fixtures\/redis-server/]
+  // A string that starts with a path into the build (dist/, after any ../), or a fixture that starts a browser or a database.
+  const needs = [/['"`](\.\.\/)*dist\//, /fixtures\/browser/, /fixtures\/built-server/, /fixtures\/postgres-server/, /fixtures\/redis-server/]
   for (const file of unit) {
     const text = readFileSync(`${ROOT}${file}`, 'utf8')
     t.same(needs.filter((pattern) => pattern.test(text)).map(String), [], file)
