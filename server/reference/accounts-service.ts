@@ -252,7 +252,10 @@ export class AccountsService {
       return error(401, 'Google register failed.')
     }
     const { subject, email } = verification.identity
-    const result = await this.store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: subject })
+    // Google vouches for the address: the verifier refuses a token whose email_verified is not true.
+    const result = await this.store.createAccount({
+      email, firstName: null, lastName: null, passwordHash: null, googleSubject: subject, emailVerifiedAt: Date.now()
+    })
     if ('conflict' in result) {
       logAuthEvent(facts.log, 'google.register.failed', { email, reason: result.conflict })
       return error(409, result.conflict === 'google-subject'

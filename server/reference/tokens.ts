@@ -46,6 +46,8 @@ export class TokenService {
   private async signAuthToken (account: Account, context: LoginContext, method: AuthenticationMethod): Promise<string> {
     return new SignJWT({
       email: account.email,
+      // OIDC's claim: whether the address was shown to belong to the holder (a Google or SSO sign-up), not only typed in.
+      email_verified: account.emailVerifiedAt !== null,
       orgs: context.organizations,
       amr: [method],
       ...(context.resourceType === null ? {} : { resource_type: context.resourceType }),

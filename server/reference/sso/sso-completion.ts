@@ -56,9 +56,11 @@ export class SsoCompletion {
   }
 
   private async findOrCreateAccount (email: string, facts: RequestFacts): Promise<Account> {
+    // An account that exists keeps its verification state: one made with a password may be a
+    // stranger's, registered before the owner came (a pre-hijack), and must not be marked verified.
     const existing = await this.store.findAccountByEmail(email)
     if (existing !== null) return existing
-    const result = await this.store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: null })
+    const result = await this.store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: null, emailVerifiedAt: this.options.now() })
     if ('created' in result) {
       logAuthEvent(facts.log, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress, justInTime: true })
       return result.created
@@ -90,7 +92,7 @@ export class SsoCompletion {
     const identity = await this.takeIdentity(parsed.value, cookieHeader, facts)
     if (identity === null) return refused()
     const result = await this.store.createAccount({
-      email: identity.email, firstName: null, lastName: null, passwordHash: null, googleSubject: null
+      email: identity.email, firstName: null, lastName: null, passwordHash: null, googleSubject: null, emailVerifiedAt: this.options.now()
     })
     if ('conflict' in result) {
       logAuthEvent(facts.log, 'register.refused', { email: identity.email, clientAddress: facts.clientAddress, reason: 'exists' })

@@ -12,6 +12,8 @@ export interface Account {
   /** Null for accounts that sign in only with Google or SSO. */
   readonly passwordHash: string | null
   readonly googleSubject: string | null
+  /** When the address was shown to belong to the account's holder (Google, SSO); null while it never was. */
+  readonly emailVerifiedAt: number | null
   readonly createdAt: number
 }
 
@@ -21,6 +23,8 @@ export interface NewAccount {
   readonly lastName: string | null
   readonly passwordHash: string | null
   readonly googleSubject: string | null
+  /** Epoch milliseconds; absent or null: not verified. */
+  readonly emailVerifiedAt?: number | null
 }
 
 export interface LoginThrottle {

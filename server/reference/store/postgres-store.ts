@@ -92,6 +92,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
      assertion_id TEXT PRIMARY KEY,
      expires_at BIGINT NOT NULL
    );`,
+  'ALTER TABLE accounts ADD COLUMN email_verified_at BIGINT',
   rekeyEmails
 ]
 
@@ -127,6 +128,7 @@ interface AccountRow {
   last_name: string | null
   password_hash: string | null
   google_subject: string | null
+  email_verified_at: number | null
   created_at: number
 }
 
@@ -139,6 +141,7 @@ function toAccount (row: AccountRow | undefined): Account | null {
     lastName: row.last_name,
     passwordHash: row.password_hash,
     googleSubject: row.google_subject,
+    emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
   }
 }
@@ -241,15 +244,15 @@ export class PostgresAccountStore implements AccountStore {
     const createdAt = Date.now()
     try {
       await this.pool.query(
-        `INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        `INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [id, account.email, emailKey(account.email), account.firstName, account.lastName,
-          account.passwordHash, account.googleSubject, createdAt])
+          account.passwordHash, account.googleSubject, account.emailVerifiedAt ?? null, createdAt])
     } catch (error) {
       if (isUniqueViolation(error)) return { conflict: error.constraint === 'accounts_google_subject_unique' ? 'google-subject' : 'email' }
       throw error
     }
-    return { created: { id, createdAt, ...account } }
+    return { created: { id, createdAt, ...account, emailVerifiedAt: account.emailVerifiedAt ?? null } }
   }
 
   async findAccountByEmail (email: string): Promise<Account | null> {

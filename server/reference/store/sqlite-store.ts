@@ -92,6 +92,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
      assertion_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL
    );`,
+  'ALTER TABLE accounts ADD COLUMN email_verified_at INTEGER',
   rekeyEmails
 ]
 
@@ -102,6 +103,7 @@ interface AccountRow {
   last_name: string | null
   password_hash: string | null
   google_subject: string | null
+  email_verified_at: number | null
   created_at: number
 }
 
@@ -114,6 +116,7 @@ function toAccount (row: AccountRow | undefined): Account | null {
     lastName: row.last_name,
     passwordHash: row.password_hash,
     googleSubject: row.google_subject,
+    emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
   }
 }
@@ -163,15 +166,15 @@ export class SqliteAccountStore implements AccountStore {
     const id = randomUUID()
     const createdAt = Date.now()
     try {
-      this.db.prepare(`INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, created_at)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+      this.db.prepare(`INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
         .run(id, account.email, emailKey(account.email), account.firstName, account.lastName,
-          account.passwordHash, account.googleSubject, createdAt)
+          account.passwordHash, account.googleSubject, account.emailVerifiedAt ?? null, createdAt)
     } catch (error) {
       if (isUniqueViolation(error)) return { conflict: error.message.includes('google_subject') ? 'google-subject' : 'email' }
       throw error
     }
-    return { created: { id, createdAt, ...account } }
+    return { created: { id, createdAt, ...account, emailVerifiedAt: account.emailVerifiedAt ?? null } }
   }
 
   async findAccountByEmail (email: string): Promise<Account | null> {

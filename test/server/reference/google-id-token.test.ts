@@ -63,6 +63,8 @@ t.test('signing up with Google creates an account tied to the Google subject; lo
   t.same(Object.keys(login.body).sort(), ['auth', 'refresh'])
   const claims = decodeJwt(login.body.auth as string)
   t.same(claims.amr, ['google'])
+  t.equal(claims.email_verified, true, 'Google vouched for the address')
+  t.equal(account!.emailVerifiedAt !== null, true)
   t.equal(claims.sub, account!.id)
   t.equal(claims.resource_type, 'notebook')
 })

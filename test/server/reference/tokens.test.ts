@@ -39,6 +39,7 @@ t.test('the auth token verifies against the key set fetched through the edge, wi
   t.equal(payload.email, 'Claims@Example.com')
   t.same(payload.orgs, ['acme'])
   t.same(payload.amr, ['pwd'])
+  t.equal(payload.email_verified, false, 'a password registration does not show that the address is the holder\'s')
   t.equal(payload.resource_type, 'database')
   t.equal(payload.cluster_name, 'eu-1')
   t.match(payload.jti, /^[0-9a-f-]{36}$/)

@@ -46,6 +46,7 @@ t.test('OIDC single sign-on, with a real provider, through the edge', { skip: op
     const claims = await stack.verifyAuthToken(String(completed.body.auth))
     t.equal(claims.email, `alice@${OIDC_DOMAIN}`)
     t.same(claims.amr, ['sso'])
+    t.equal(claims.email_verified, true, 'the domain\'s identity provider vouched for the address')
     t.equal(claims.resource_type, 'cluster')
     t.equal(claims.cluster_name, 'prod-eu')
     t.type(completed.body.refresh, 'string')

@@ -42,6 +42,7 @@ t.test('SAML single sign-on, with a real IdP, through the edge', { skip: openssl
     const claims = await stack.verifyAuthToken(String(completed.body.auth))
     t.equal(claims.email, `bob@${SAML_DOMAIN}`)
     t.same(claims.amr, ['sso'])
+    t.equal(claims.email_verified, true, 'the domain\'s identity provider vouched for the address')
     t.comment(`SAML round trip through the edge, IdP included: ${Date.now() - started} ms`)
   })
 

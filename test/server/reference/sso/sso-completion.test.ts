@@ -98,6 +98,7 @@ t.test('the page\'s completion of single sign-on', { skip: opensslSkip }, async 
     const [a, b] = await Promise.all([stack.verifyAuthToken(String(one.body.auth)), stack.verifyAuthToken(String(two.body.auth))])
     t.equal(a.sub, account?.id)
     t.equal(b.sub, account?.id)
+    t.equal(a.email_verified, true, 'an account made by SSO has the address its provider vouched for')
   })
 
   t.test('SSO login signs in an existing password account of the same address', async (t) => {
@@ -110,7 +111,10 @@ t.test('the page\'s completion of single sign-on', { skip: opensslSkip }, async 
     const account = await stack.services.store.findAccountByEmail(`lee@${OIDC_DOMAIN}`)
     const browser = new TestBrowser()
     const completed = await stack.completeLogin(browser, await stack.oidcRoundTrip(browser, 'lee'))
-    t.equal((await stack.verifyAuthToken(String(completed.body.auth))).sub, account?.id)
+    const claims = await stack.verifyAuthToken(String(completed.body.auth))
+    t.equal(claims.sub, account?.id)
+    // Whoever set that password may not be the address's owner: signing in through SSO does not vouch for it.
+    t.equal(claims.email_verified, false, 'the password account is not marked verified by the SSO sign-in')
   })
 
   t.test('SSO register creates the account once, and says so when it exists', async (t) => {

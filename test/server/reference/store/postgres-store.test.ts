@@ -63,8 +63,8 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
 
   t.test('opening a database keyed the old way re-keys its accounts, and names an account whose address now reads as another\'s', async (t) => {
     const url = await server.createDatabase()
-    // The schema before email keys were NFKC with IDNA domains, with keys as that version wrote them (NFC, lower case).
-    const old = POSTGRES_MIGRATIONS.slice(0, -1).map((migration, index) => `${migration as string};
+    // The schema before verified addresses and NFKC keys with IDNA domains, with keys as that version wrote them (NFC, lower case).
+    const old = POSTGRES_MIGRATIONS.slice(0, -2).map((migration, index) => `${migration as string};
       INSERT INTO schema_migrations (version) VALUES (${index + 1});`).join('\n')
     await query(url, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
       ${old}
@@ -78,6 +78,7 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     t.equal((await store.findAccountByEmail('n3x@ｂ.co'))?.id, 'real', 'the look-alike finds the real account, not the squatter\'s')
     t.equal((await store.findAccountByEmail('ann@xn--bcher-kva.example'))?.id, 'idn', 'the punycode form finds the account')
     t.equal((await store.findAccountByEmail('ann@bücher.example'))?.id, 'idn', 'and so does the Unicode form, as before')
+    t.equal((await store.findAccountById('real'))?.emailVerifiedAt, null, 'an account from before has no verified address')
   })
 
   t.test('a failing migration leaves the database as it was and fails the opening', async (t) => {

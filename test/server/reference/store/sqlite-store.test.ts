@@ -79,10 +79,10 @@ t.test('a database written by a newer version is refused rather than used with a
 
 t.test('opening a database keyed the old way re-keys its accounts, and names an account whose address now reads as another\'s', async (t) => {
   const file = join(await tempFolder(t), 'accounts.sqlite')
-  // The schema before email keys were NFKC with IDNA domains, with keys as that version wrote them (NFC, lower case).
+  // The schema before verified addresses and NFKC keys with IDNA domains, with keys as that version wrote them (NFC, lower case).
   const old = new Database(file)
-  for (const migration of SQLITE_MIGRATIONS.slice(0, -1)) old.exec(migration as string)
-  old.pragma(`user_version = ${SQLITE_MIGRATIONS.length - 1}`)
+  for (const migration of SQLITE_MIGRATIONS.slice(0, -2)) old.exec(migration as string)
+  old.pragma(`user_version = ${SQLITE_MIGRATIONS.length - 2}`)
   const insert = old.prepare('INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES (?, ?, ?, ?, ?)')
   insert.run('real', 'n3x@b.co', 'n3x@b.co', 'h1', 2)
   insert.run('squatter', 'n3x@ｂ.co', 'n3x@ｂ.co', 'h2', 1)
@@ -95,6 +95,7 @@ t.test('opening a database keyed the old way re-keys its accounts, and names an 
   t.equal((await store.findAccountByEmail('n3x@ｂ.co'))?.id, 'real', 'the look-alike finds the real account, not the squatter\'s')
   t.equal((await store.findAccountByEmail('ann@xn--bcher-kva.example'))?.id, 'idn', 'the punycode form finds the account')
   t.equal((await store.findAccountByEmail('ann@bücher.example'))?.id, 'idn', 'and so does the Unicode form, as before')
+  t.equal((await store.findAccountById('real'))?.emailVerifiedAt, null, 'an account from before has no verified address')
   t.same(await store.createAccount({ email: 'ANN@xn--BCHER-kva.example', firstName: null, lastName: null, passwordHash: null, googleSubject: null }),
     { conflict: 'email' })
 })
