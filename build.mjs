@@ -160,8 +160,8 @@ const SERVER_COMMON = {
 
 /**
  * The edge, as one CommonJS file (dist/server/edge.cjs) that Node's compile
- * cache holds whole, and the small ESM entry that turns the cache on and loads
- * it (dist/server/main.js).
+ * cache keeps compiled, and the small ESM entry that turns the cache on and
+ * loads it (dist/server/main.js).
  */
 async function buildEdge () {
   await Promise.all([
