@@ -49,7 +49,7 @@ export async function openAccountStore (config: ReferenceConfig, log: FastifyBas
   for (const conflict of store.emailKeyConflicts) {
     // Ids only: the addresses are personal data.
     log.warn({ accountId: conflict.id, keptBy: conflict.keptBy },
-      'two accounts have addresses that read as one (look-alike characters or an internationalised domain); the first keeps the address, and the other can no longer sign in with it until an operator decides')
+      'two accounts have addresses that read as one (look-alike characters or an internationalised domain): the account keptBy keeps the address, and this one can no longer sign in with it until an operator decides')
   }
   return store
 }

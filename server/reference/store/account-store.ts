@@ -4,6 +4,8 @@
  * Every method that must be atomic says so.
  */
 
+import type { EmailKeyConflict } from './email-key.js'
+
 export interface Account {
   readonly id: string
   readonly email: string
@@ -75,7 +77,7 @@ export interface AccountStore {
    * Accounts the migration to the current email keys (store/email-key.ts)
    * found reading as another account's address: left for an operator.
    */
-  readonly emailKeyConflicts: ReadonlyArray<{ readonly id: string, readonly keptBy: string }>
+  readonly emailKeyConflicts: readonly EmailKeyConflict[]
   /** Creates the account unless its email (case-insensitively) or Google subject is taken; atomic. */
   createAccount (account: NewAccount): Promise<CreateAccountResult>
   findAccountByEmail (email: string): Promise<Account | null>

@@ -29,14 +29,20 @@ export interface KeyedAccount {
   readonly emailKey: string
 }
 
+/**
+ * An account whose address now reads as another account's: it keeps its old
+ * key, which no sign-in reaches any more, and an operator decides.
+ */
+export interface EmailKeyConflict {
+  readonly id: string
+  /** The account that keeps the address. */
+  readonly keptBy: string
+}
+
 export interface Rekeying {
   /** Accounts whose key changes, with the new key. */
   readonly changes: ReadonlyArray<{ readonly id: string, readonly emailKey: string }>
-  /**
-   * Accounts whose address now reads as another account's: they keep their
-   * old key, which no sign-in reaches any more, and an operator decides.
-   */
-  readonly conflicts: ReadonlyArray<{ readonly id: string, readonly keptBy: string }>
+  readonly conflicts: readonly EmailKeyConflict[]
 }
 
 /**
@@ -52,7 +58,7 @@ export function rekeyAccounts (accountsOldestFirst: readonly KeyedAccount[]): Re
     if (account.emailKey === emailKey(account.email)) owner.set(account.emailKey, account.id)
   }
   const changes: Array<{ id: string, emailKey: string }> = []
-  const conflicts: Array<{ id: string, keptBy: string }> = []
+  const conflicts: EmailKeyConflict[] = []
   for (const account of accountsOldestFirst) {
     const key = emailKey(account.email)
     if (key === account.emailKey) continue

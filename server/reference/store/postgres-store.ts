@@ -10,7 +10,7 @@ import type {
   SsoIdentity,
   SsoTransaction
 } from './account-store.js'
-import { emailKey, rekeyAccounts, type Rekeying } from './email-key.js'
+import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 
 /** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
 type PostgresMigration = string | ((client: pg.PoolClient) => Promise<Rekeying | undefined>)
@@ -151,8 +151,8 @@ function isUniqueViolation (error: unknown): error is pg.DatabaseError {
 }
 
 /** Runs the migrations not yet applied, each in its own transaction, under the migration lock. */
-export async function migrate (pool: pg.Pool): Promise<{ version: number, emailKeyConflicts: Rekeying['conflicts'] }> {
-  const emailKeyConflicts: Array<Rekeying['conflicts'][number]> = []
+export async function migrate (pool: pg.Pool): Promise<{ version: number, emailKeyConflicts: EmailKeyConflict[] }> {
+  const emailKeyConflicts: EmailKeyConflict[] = []
   const client = await pool.connect()
   let broken: Error | undefined
   try {

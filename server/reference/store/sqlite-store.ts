@@ -12,7 +12,7 @@ import type {
   SsoIdentity,
   SsoTransaction
 } from './account-store.js'
-import { emailKey, rekeyAccounts, type Rekeying } from './email-key.js'
+import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 
 /** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
 type SqliteMigration = string | ((db: Database.Database) => Rekeying | undefined)
@@ -129,8 +129,8 @@ function isUniqueViolation (error: unknown): error is { code: string, message: s
  * Runs the migrations not yet applied, each in its own transaction. A file
  * from a newer version is refused: its schema may mean what this code cannot.
  */
-export function migrate (db: Database.Database): { version: number, emailKeyConflicts: Rekeying['conflicts'] } {
-  const emailKeyConflicts: Array<Rekeying['conflicts'][number]> = []
+export function migrate (db: Database.Database): { version: number, emailKeyConflicts: EmailKeyConflict[] } {
+  const emailKeyConflicts: EmailKeyConflict[] = []
   const applied = db.pragma('user_version', { simple: true }) as number
   if (applied > SQLITE_MIGRATIONS.length) {
     throw new Error(`the accounts database has schema version ${applied}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold`)
