@@ -6,6 +6,9 @@
 
 import type { EmailKeyConflict } from './email-key.js'
 
+/** A browser not seen for this long is forgotten (the cookie that names it lives as long: Chrome's cap). */
+export const BROWSER_MEMORY_MS = 400 * 24 * 3600_000
+
 export interface Account {
   readonly id: string
   readonly email: string
@@ -70,6 +73,33 @@ export interface SsoIdentity {
   readonly expiresAt: number
 }
 
+/** What a link emailed to an account's owner does when opened. */
+export type EmailLinkPurpose = 'verify-email' | 'end-sessions'
+
+export interface EmailLink {
+  /** The hash of the token in the link; the token itself is only in the email. */
+  readonly tokenHash: string
+  readonly accountId: string
+  readonly purpose: EmailLinkPurpose
+  readonly expiresAt: number
+}
+
+/**
+ * Emails that tell an owner about something (not links they asked for): at
+ * most one of a kind per account within an interval, however many requests
+ * race for it.
+ */
+export type NoticeKind = 'new-browser' | 'register-attempt' | 'verification-resent' | 'account-claimed'
+
+/** What a sign-in from a browser means for the account: its very first browser, a new one, or one seen before. */
+export type BrowserSighting = 'first' | 'new' | 'known'
+
+export interface AccountClaim {
+  readonly now: number
+  /** The Google subject to tie to the account (a Google sign-in), or null (SSO). */
+  readonly googleSubject: string | null
+}
+
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
 export interface AccountStore {
@@ -84,6 +114,17 @@ export interface AccountStore {
   findAccountById (id: string): Promise<Account | null>
   findAccountByGoogleSubject (subject: string): Promise<Account | null>
   updatePasswordHash (accountId: string, passwordHash: string): Promise<void>
+  /** Records that the address was shown to be the holder's; an earlier time stays. */
+  markEmailVerified (accountId: string, now: number): Promise<void>
+  /**
+   * Hands an account whose address was never verified to the person who has
+   * just proved it (through Google or SSO): removes the password set before,
+   * revokes every refresh token, voids every emailed link (reset and
+   * others), marks the address verified and ties `googleSubject` when given.
+   * Returns false and changes nothing when the address is verified already.
+   * Atomic.
+   */
+  claimUnverifiedAccount (accountId: string, claim: AccountClaim): Promise<boolean>
 
   addMembership (accountId: string, organization: string): Promise<void>
   removeMembership (accountId: string, organization: string): Promise<void>
@@ -109,6 +150,22 @@ export interface AccountStore {
   /** How many reset emails were sent to the account since `since`. */
   countResetTokensSince (accountId: string, since: number): Promise<number>
 
+  insertEmailLink (link: EmailLink, now: number): Promise<void>
+  /** Uses the link once: its account if it was made for `purpose`, unused and unexpired. Atomic. */
+  consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null>
+  /** How many links for `purpose` were sent to the account since `since`. */
+  countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number>
+
+  /**
+   * Records a password sign-in from the browser (`browserHash`, the hash of
+   * its cookie's id): 'first' when the account had no browser yet, 'new' the
+   * first time for this one, 'known' afterwards (and then it is seen again
+   * now). Of concurrent calls for one browser, one sees it new. Atomic.
+   */
+  rememberBrowser (accountId: string, browserHash: string, now: number): Promise<BrowserSighting>
+  /** Takes the account's slot for a notice of `kind` unless one was taken within `intervalMs`. Atomic. */
+  takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean>
+
   insertSsoTransaction (transaction: SsoTransaction): Promise<void>
   /** Takes the transaction out (single use) if it exists and has not expired. Atomic. */
   takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null>
@@ -118,7 +175,7 @@ export interface AccountStore {
   /** Records a SAML assertion id; false if it was seen before (a replay). Atomic. */
   rememberAssertion (assertionId: string, expiresAt: number, now: number): Promise<boolean>
 
-  /** Deletes expired tokens, transactions and throttles. */
+  /** Deletes expired tokens, links, transactions and throttles, and browsers unseen for `BROWSER_MEMORY_MS`. */
   purgeExpired (now: number): Promise<void>
   close (): Promise<void>
 }
