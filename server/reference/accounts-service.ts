@@ -1,10 +1,15 @@
-import type { FastifyBaseLogger } from 'fastify'
 import { randomBytes } from 'node:crypto'
+import type { AccountClaims } from './account-claims.js'
+import { errorAnswer as error, successAnswer as success, type Answer, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
+import type { BrowserNotices } from './browser-notices.js'
+import { RESET_TOKEN_TTL_MS } from './email-links.js'
+import type { EmailVerification } from './email-verification.js'
+import { passwordResetEmail } from './emails/password-reset.js'
+import { registrationAttemptEmail } from './emails/registration-attempt.js'
 import type { GoogleTokenVerifier } from './google-id-token.js'
-import type { Mailer } from './mailer.js'
+import { sendAfterAnswering, type Mailer } from './mailer.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
-import { passwordResetEmail } from './reset-email.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { emailKey } from './store/email-key.js'
 import { hashToken, newOpaqueToken, type LoginContext, type TokenService } from './tokens.js'
@@ -16,28 +21,21 @@ import {
   type Parsed
 } from './validation.js'
 
-/** A reset link works once, for 30 minutes; at most 3 are sent to one account per hour. */
-export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000
+/** At most 3 reset emails are sent to one account per hour. */
 export const RESET_EMAILS_PER_HOUR = 3
+/** The owner of an address hears of registration attempts on it at most once an hour. */
+export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
 /** Failed logins allowed before delays start; delays then double up to the cap. */
 export const FREE_LOGIN_FAILURES = 4
 export const MAX_LOGIN_LOCK_MS = 15 * 60 * 1000
 
-/** An answer of the service: the HTTP status and the JSON body the page reads. */
-export interface Answer {
-  readonly status: number
-  readonly body: Readonly<Record<string, unknown>>
-}
-
-export interface RequestFacts {
-  readonly log: FastifyBaseLogger
-  readonly clientAddress: string
-}
-
 const INVALID_CREDENTIALS = 'Invalid email or password.'
-
-const error = (status: number, message: string): Answer => ({ status, body: { error: message } })
-const success = (message: string): Answer => ({ status: 200, body: { success: message } })
+/** The `reason` beside the error of a login refused for an unverified address: the page offers a new link. */
+export const EMAIL_NOT_VERIFIED_REASON = 'email_not_verified'
+const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
+const REGISTERED = 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.'
+/** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
+export const REGISTERED_CHECK_INBOX = 'Thank you. To finish, open the link we have sent to this address. It works once, within 24 hours.'
 
 /** How long an address is locked after its n-th consecutive failed login. */
 export function loginLockDuration (failures: number): number {
@@ -56,15 +54,6 @@ function waitMessage (lockedUntil: number, now: number): string {
   return `Too many failed attempts. Please wait ${wait} and try again.`
 }
 
-/**
- * What went wrong sending an email, without the error's message: an SMTP
- * server's reply quotes the recipient's address, which the log never holds.
- */
-function describeSendFailure (failure: unknown): Record<string, unknown> {
-  const { code, responseCode, command } = (failure ?? {}) as { code?: unknown, responseCode?: unknown, command?: unknown }
-  return { code, responseCode, command }
-}
-
 export interface AccountsServiceOptions {
   readonly store: AccountStore
   readonly tokens: TokenService
@@ -74,6 +63,12 @@ export interface AccountsServiceOptions {
   readonly productName: string
   /** scrypt parameters for new hashes (OWASP's unless PASSWORD_HASH_COST says otherwise). */
   readonly passwordParameters: ScryptParameters
+  /** REQUIRE_VERIFIED_EMAIL. */
+  readonly requireVerifiedEmail: boolean
+  readonly verification: EmailVerification
+  readonly browserNotices: BrowserNotices
+  readonly claims: AccountClaims
+  readonly now: () => number
 }
 
 /**
@@ -133,7 +128,15 @@ export class AccountsService {
     if (needsRehash(account.passwordHash!, this.options.passwordParameters)) {
       await this.store.updatePasswordHash(account.id, await this.hash(password))
     }
-    return this.completeLogin(account, context, 'pwd', facts)
+    // Only after the right password: the refusal tells that the account exists.
+    if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
+      logAuthEvent(facts.log, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
+      return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
+    }
+    const answer = await this.completeLogin(account, context, 'pwd', facts)
+    if (answer.status !== 200) return answer
+    const cookie = await this.options.browserNotices.signedIn(account, facts)
+    return cookie === null ? answer : { ...answer, cookies: [cookie] }
   }
 
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
@@ -153,6 +156,13 @@ export class AccountsService {
     return { status: 200, body: { ...tokens } }
   }
 
+  /**
+   * Creates a password account and sends a link to verify its address. With
+   * REQUIRE_VERIFIED_EMAIL, a taken address answers exactly as a new one
+   * (same text, status, cookie, and the same work before answering: the
+   * password is hashed either way) and its owner is emailed instead; without
+   * it, the spec's flow says the address is taken.
+   */
   async register (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRegistration(body)
     if (!parsed.ok) {
@@ -163,12 +173,36 @@ export class AccountsService {
     const result = await this.store.createAccount({
       email, firstName, lastName, passwordHash: await this.hash(password), googleSubject: null
     })
+    const browserId = facts.browser === null ? null : this.options.browserNotices.browserId(facts.browser)
+    const cookies = browserId === null ? [] : [this.options.browserNotices.setCookie(browserId)]
+    const { requireVerifiedEmail } = this.options
     if ('conflict' in result) {
       logAuthEvent(facts.log, 'register.refused', { email, clientAddress: facts.clientAddress, reason: 'exists' })
-      return error(409, 'An account with this email already exists. Log in, or reset your password.')
+      if (!requireVerifiedEmail) return error(409, 'An account with this email already exists. Log in, or reset your password.')
+      sendAfterAnswering(facts.log, 'registration attempt', () => this.tellOwnerOfAttempt(email, facts))
+      return { ...success(REGISTERED_CHECK_INBOX), cookies }
     }
-    logAuthEvent(facts.log, 'register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
-    return success('Your account has been created. You can now log in.')
+    const account = result.created
+    logAuthEvent(facts.log, 'register.succeeded', { accountId: account.id, clientAddress: facts.clientAddress })
+    sendAfterAnswering(facts.log, 'verification', async () => {
+      if (browserId !== null) await this.options.browserNotices.registeredFrom(account, browserId)
+      await this.options.verification.sendLink(account, facts.log)
+    })
+    return { ...success(requireVerifiedEmail ? REGISTERED_CHECK_INBOX : REGISTERED), cookies }
+  }
+
+  /** "Someone tried to register with your address", at most once an hour per account. */
+  private async tellOwnerOfAttempt (email: string, facts: RequestFacts): Promise<void> {
+    const account = await this.store.findAccountByEmail(email)
+    if (account === null) return
+    if (!await this.store.takeNoticeSlot(account.id, 'register-attempt', this.options.now(), REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS)) {
+      logAuthEvent(facts.log, 'register.attempt-notice-suppressed', { accountId: account.id })
+      return
+    }
+    const delivery = await this.options.mailer.send(registrationAttemptEmail({
+      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`
+    }))
+    logAuthEvent(facts.log, 'register.attempt-notice-sent', { accountId: account.id, ...delivery })
   }
 
   /**
@@ -179,13 +213,11 @@ export class AccountsService {
     const email = parseEmail((body as { email?: unknown } | null)?.email)
     if (!email.ok) return error(400, email.error)
     logAuthEvent(facts.log, 'reset.requested', { email: email.value, clientAddress: facts.clientAddress })
-    void this.sendResetEmail(email.value, facts.log).catch((sendError: unknown) => {
-      facts.log.error(describeSendFailure(sendError), 'the password reset email could not be sent')
-    })
+    sendAfterAnswering(facts.log, 'password reset', () => this.sendResetEmail(email.value, facts.log))
     return success('If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.')
   }
 
-  private async sendResetEmail (email: string, log: FastifyBaseLogger): Promise<void> {
+  private async sendResetEmail (email: string, log: RequestFacts['log']): Promise<void> {
     const account = await this.store.findAccountByEmail(email)
     if (account === null) return
     const now = Date.now()
@@ -215,6 +247,8 @@ export class AccountsService {
       return error(400, 'This password reset link is invalid, used or expired. Please request a new one.')
     }
     await this.store.updatePasswordHash(accountId, passwordHash)
+    // The link came by email: whoever opened it holds the address.
+    await this.store.markEmailVerified(accountId, now)
     // Another link sent earlier would otherwise still change the new password.
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
@@ -232,9 +266,19 @@ export class AccountsService {
       logAuthEvent(facts.log, 'google.login.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
       return error(401, 'Google login failed.')
     }
-    const account = await this.store.findAccountByGoogleSubject(verification.identity.subject)
+    const { subject, email } = verification.identity
+    let account = await this.store.findAccountByGoogleSubject(subject)
     if (account === null) {
-      logAuthEvent(facts.log, 'google.login.failed', { email: verification.identity.email, reason: 'no account' })
+      // An account made with a password for this address, never verified, passes to whoever Google vouches for.
+      const byEmail = await this.store.findAccountByEmail(email)
+      if (byEmail !== null && byEmail.emailVerifiedAt === null && byEmail.googleSubject === null) {
+        const claimed = await this.options.claims.claimIfUnverified(byEmail, { via: 'google', googleSubject: subject }, facts)
+        // Verified by someone else meanwhile: then it is not this Google account's.
+        if (claimed.googleSubject === subject) account = claimed
+      }
+    }
+    if (account === null) {
+      logAuthEvent(facts.log, 'google.login.failed', { email, reason: 'no account' })
       return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
     }
     return this.completeLogin(account, context.value, 'google', facts)
@@ -242,8 +286,9 @@ export class AccountsService {
 
   /**
    * Google registration creates an account tied to the Google subject. An
-   * existing password account with the same email is not linked: an email
-   * match alone does not prove the two belong to one person.
+   * existing account with the same address is tied to it only while that
+   * address was never verified (it is then claimed: see account-claims.ts);
+   * a verified one is not linked on an email match alone.
    */
   async googleRegister (idToken: string | null, facts: RequestFacts): Promise<Answer> {
     const verification = idToken === null ? { refused: 'no bearer token' } : await this.options.verifyGoogleToken(idToken)
@@ -254,9 +299,16 @@ export class AccountsService {
     const { subject, email } = verification.identity
     // Google vouches for the address: the verifier refuses a token whose email_verified is not true.
     const result = await this.store.createAccount({
-      email, firstName: null, lastName: null, passwordHash: null, googleSubject: subject, emailVerifiedAt: Date.now()
+      email, firstName: null, lastName: null, passwordHash: null, googleSubject: subject, emailVerifiedAt: this.options.now()
     })
     if ('conflict' in result) {
+      if (result.conflict === 'email') {
+        const existing = await this.store.findAccountByEmail(email)
+        if (existing !== null && existing.emailVerifiedAt === null && existing.googleSubject === null) {
+          const claimed = await this.options.claims.claimIfUnverified(existing, { via: 'google', googleSubject: subject }, facts)
+          if (claimed.googleSubject === subject) return success('Your account is now tied to your Google account. You can now log in with Google.')
+        }
+      }
       logAuthEvent(facts.log, 'google.register.failed', { email, reason: result.conflict })
       return error(409, result.conflict === 'google-subject'
         ? 'This Google account is already registered. Log in with Google.'

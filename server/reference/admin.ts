@@ -14,8 +14,12 @@ import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 const USAGE = `Usage: npm run accounts -- <command>
 
 Commands:
-  add-member <email> <organisation>     make the account a member of the organisation
+  add-member <email> <organisation> [--allow-unverified]
+                                        make the account a member of the organisation; an
+                                        account whose address was never verified is refused
+                                        unless --allow-unverified says you checked who holds it
   remove-member <email> <organisation>  end the account's membership of the organisation
+  verify-email <email>                  mark the account's address verified (you checked it)
   show <email>                          the account's details and memberships
 
 Accounts are read from the store the server uses: DATABASE_URL when set,
@@ -30,7 +34,9 @@ class CommandError extends Error {
 
 interface Command {
   readonly parameters: readonly string[]
-  run (store: AccountStore, args: readonly string[]): Promise<string>
+  /** The --flags it accepts. */
+  readonly flags?: readonly string[]
+  run (store: AccountStore, args: readonly string[], flags: ReadonlySet<string>): Promise<string>
 }
 
 async function accountFor (store: AccountStore, email: string): Promise<Account> {
@@ -53,6 +59,7 @@ function describe (account: Account, organizations: readonly string[]): string {
     ['Account id', account.id],
     ['Name', name === '' ? 'none' : name],
     ['Created', new Date(account.createdAt).toISOString()],
+    ['Verified', account.emailVerifiedAt === null ? 'no' : `yes, ${new Date(account.emailVerifiedAt).toISOString()}`],
     ['Password', account.passwordHash === null ? 'no' : 'yes'],
     ['Google', account.googleSubject === null ? 'no' : 'yes'],
     ['Organisations', organizations.length === 0 ? 'none' : organizations.join(', ')]
@@ -64,11 +71,18 @@ function describe (account: Account, organizations: readonly string[]): string {
 const COMMANDS: Readonly<Record<string, Command>> = {
   'add-member': {
     parameters: ['email', 'organisation'],
-    async run (store, [email, organisation]) {
+    flags: ['--allow-unverified'],
+    async run (store, [email, organisation], flags) {
       const organization = organizationArgument(organisation!)
       const account = await accountFor(store, email!)
       if ((await store.listMemberships(account.id)).includes(organization)) {
         return `${account.email} is already a member of ${organization}`
+      }
+      // Whoever registered the address first holds an unverified account: it may not be the address's owner.
+      if (account.emailVerifiedAt === null && !flags.has('--allow-unverified')) {
+        throw new CommandError(`${account.email} has never been verified, so the account may not belong to the address's owner; ` +
+          'ask them to verify it (the link sent at registration, or a new one from the login page), or, if you have checked ' +
+          'who holds it, run verify-email first or add --allow-unverified')
       }
       await store.addMembership(account.id, organization)
       return `${account.email} is now a member of ${organization}`
@@ -87,6 +101,15 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       await store.removeMembership(account.id, organization)
       // Auth tokens already issued keep their orgs claim until they expire.
       return `${account.email} is no longer a member of ${organization}; tokens already issued end within 15 minutes`
+    }
+  },
+  'verify-email': {
+    parameters: ['email'],
+    async run (store, [email]) {
+      const account = await accountFor(store, email!)
+      if (account.emailVerifiedAt !== null) return `${account.email} was verified already, on ${new Date(account.emailVerifiedAt).toISOString()}`
+      await store.markEmailVerified(account.id, Date.now())
+      return `${account.email} is now verified`
     }
   },
   show: {
@@ -127,7 +150,9 @@ function readConfig (): ReferenceConfig {
 
 async function main (args: readonly string[]): Promise<number> {
   exitOnUnsupportedNode()
-  const [name, ...rest] = args
+  const [name, ...given] = args
+  const rest = given.filter((arg) => !arg.startsWith('--'))
+  const flags = new Set(given.filter((arg) => arg.startsWith('--')))
   if (name === undefined) throw new CommandError(`no command given\n\n${USAGE}`, EXIT.USAGE)
   if (name === 'help' || name === '--help' || name === '-h') {
     console.log(USAGE)
@@ -135,8 +160,10 @@ async function main (args: readonly string[]): Promise<number> {
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : undefined
   if (command === undefined) throw new CommandError(`unknown command "${name}"\n\n${USAGE}`, EXIT.USAGE)
-  if (rest.length !== command.parameters.length) {
-    throw new CommandError(`${name} takes ${command.parameters.map((parameter) => `<${parameter}>`).join(' ')}\n\n${USAGE}`, EXIT.USAGE)
+  const unknownFlag = [...flags].find((flag) => !(command.flags ?? []).includes(flag))
+  if (rest.length !== command.parameters.length || unknownFlag !== undefined) {
+    const takes = [...command.parameters.map((parameter) => `<${parameter}>`), ...(command.flags ?? []).map((flag) => `[${flag}]`)].join(' ')
+    throw new CommandError(`${unknownFlag === undefined ? '' : `unknown option ${unknownFlag}; `}${name} takes ${takes}\n\n${USAGE}`, EXIT.USAGE)
   }
   const config = readConfig()
   // Opening SQLite would create an empty database: a mistyped DATA_DIR must not pass for "no such account".
@@ -147,7 +174,7 @@ async function main (args: readonly string[]): Promise<number> {
     throw new CommandError(`the accounts database cannot be opened: ${error.message}`)
   })
   try {
-    console.log(await command.run(store, rest))
+    console.log(await command.run(store, rest, flags))
     return EXIT.DONE
   } finally {
     await store.close()

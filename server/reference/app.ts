@@ -1,5 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AccountsService, Answer, RequestFacts } from './accounts-service.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AccountsService } from './accounts-service.js'
+import type { BrowserNotices } from './browser-notices.js'
+import type { EmailVerification } from './email-verification.js'
+import { requestFacts, sendAnswer, sendRedirect } from './answers.js'
 import { answerErrorsAsJson } from './error-answers.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { TokenService } from './tokens.js'
@@ -7,6 +10,8 @@ import { parseLoginContext } from './validation.js'
 
 export interface ReferenceAppOptions {
   readonly accounts: AccountsService
+  readonly verification: EmailVerification
+  readonly browserNotices: BrowserNotices
   readonly tokens: TokenService
   readonly sso: SsoServices
 }
@@ -17,16 +22,12 @@ export function bearerToken (request: FastifyRequest): string | null {
   return match === null ? null : match[1]!
 }
 
-export function requestFacts (request: FastifyRequest): RequestFacts {
-  return { log: request.log, clientAddress: request.ip }
-}
-
-export function sendAnswer (reply: FastifyReply, answer: Answer): FastifyReply {
-  return reply.code(answer.status).header('cache-control', 'no-store').send(answer.body)
-}
-
 function field (body: unknown, name: string): unknown {
   return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
+}
+
+function query (request: FastifyRequest, name: string): unknown {
+  return (request.query as Record<string, unknown> | null)?.[name]
 }
 
 function cookie (request: FastifyRequest, name: string): string | undefined {
@@ -39,11 +40,11 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
 
 /**
  * The reference accounts service's HTTP interface: the spec's calls, reset
- * completion, token refresh and revocation, the public key set, and single
- * sign-on.
+ * completion, token refresh and revocation, the public key set, single
+ * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, tokens, sso } = options
+  const { accounts, verification, browserNotices, tokens, sso } = options
   answerErrorsAsJson(app)
   await app.register(ssoRoutes, { sso })
 
@@ -58,6 +59,16 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   app.post('/resetPassword', async (request, reply) =>
     sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request))))
+
+  // Links opened from an email: top-level GETs that land on the page.
+  app.get('/verifyEmail', async (request, reply) =>
+    sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request))))
+
+  app.post('/verifyEmailRequest', async (request, reply) =>
+    sendAnswer(reply, await verification.resend(request.body, requestFacts(request))))
+
+  app.get('/endSessions', async (request, reply) =>
+    sendRedirect(reply, await browserNotices.endSessions(query(request, 'token'), requestFacts(request))))
 
   app.post('/v2/auth/login', async (request, reply) => {
     const method = field(request.body, 'login_method')

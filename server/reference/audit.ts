@@ -4,8 +4,11 @@ import { emailKey } from './store/email-key.js'
 
 /** Authentication events the reference service records. */
 export type AuthEvent =
-  | 'login.succeeded' | 'login.failed' | 'login.throttled' | 'login.refused-organization'
-  | 'register.succeeded' | 'register.refused'
+  | 'login.succeeded' | 'login.failed' | 'login.throttled' | 'login.refused-organization' | 'login.refused-unverified'
+  | 'register.succeeded' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
+  | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused'
+  | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.ended-by-owner' | 'sessions.link-refused'
+  | 'account.claimed' | 'account.claim-notice-sent'
   | 'google.login.succeeded' | 'google.login.failed' | 'google.register.succeeded' | 'google.register.failed'
   | 'sso.started' | 'sso.returned' | 'sso.refused' | 'sso.login.succeeded' | 'sso.register.succeeded'
   | 'reset.requested' | 'reset.email-sent' | 'reset.suppressed' | 'reset.completed' | 'reset.refused'

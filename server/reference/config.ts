@@ -2,16 +2,16 @@ import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../common/hosts.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { OWASP_SCRYPT_COST } from './passwords.js'
-import { ConfigError, deepFreeze, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
+import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 
 export const DEFAULT_DATA_DIR = './data'
 export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
 
-/** Configuration of the embedded reference services (accounts, domain check, local accounts). */
 /** Accepted range of PASSWORD_HASH_COST (log2 of scrypt's N). */
 export const PASSWORD_HASH_COST_RANGE = Object.freeze({ min: 10, max: 20 })
 
+/** Configuration of the embedded reference services (accounts, domain check, local accounts). */
 export interface ReferenceConfig {
   /** The page's public origin, without a trailing slash: links in emails and SSO callbacks use it. */
   readonly publicUrl: string
@@ -40,6 +40,11 @@ export interface ReferenceConfig {
   readonly localAccountsPort: number | null
   /** Page origins allowed by CORS on the local accounts `/authenticate`. */
   readonly localAccountsAllowedOrigins: readonly string[]
+  /**
+   * REQUIRE_VERIFIED_EMAIL: no password sign-in before the address is
+   * verified, and registration answers alike for taken and new addresses.
+   */
+  readonly requireVerifiedEmail: boolean
   readonly logLevel: LogLevel
 }
 
@@ -115,6 +120,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     unauthorizedDomains: readList(env, 'UNAUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     localAccountsPort: localPort,
     localAccountsAllowedOrigins: [publicOrigin, ...allowedOrigins.map((origin) => origin.replace(/\/$/, ''))],
+    requireVerifiedEmail: readBoolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
     logLevel: readLogLevel(env)
   })
 }

@@ -1,5 +1,8 @@
 import { SPEC_ACCOUNTS_ROUTES, type ProxiedRoute } from '../shared/accounts-routes.js'
 
+/** The edge serves the reference accounts service under this path (its links and cookies name it). */
+export const ACCOUNTS_PATH = '/accounts'
+
 /**
  * The paths the edge proxies under /accounts/ when the embedded reference
  * service is in use: the spec's six, and the service's own (reset
@@ -16,5 +19,8 @@ export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   { path: 'auth/sso/oidc/callback', kind: 'read' },
   { path: 'auth/sso/saml/acs', kind: 'form' },
   { path: 'auth/sso/saml/continue', kind: 'read' },
-  { path: 'auth/sso/saml/metadata', kind: 'read' }
+  { path: 'auth/sso/saml/metadata', kind: 'read' },
+  { path: 'verifyEmail', kind: 'read' },
+  { path: 'verifyEmailRequest', kind: 'json' },
+  { path: 'endSessions', kind: 'read' }
 ]

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
-import { requestFacts, sendAnswer } from './app.js'
+import { requestFacts, sendAnswer } from './answers.js'
 import { answerErrorsAsJson, answerNotFoundAsJson } from './error-answers.js'
 
 export interface LocalAccountsOptions {
@@ -53,5 +53,6 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
   })
 
   app.post('/authenticate', async (request, reply) =>
-    sendAnswer(reply, await options.accounts.passwordLogin(request.body, requestFacts(request))))
+    // Called from another origin: no browser to recognise (its cookies are not sent), so no "was this you?".
+    sendAnswer(reply, await options.accounts.passwordLogin(request.body, { ...requestFacts(request), browser: null })))
 }

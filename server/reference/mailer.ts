@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -43,4 +44,24 @@ export function createMailer (options: { smtpUrl: string | null, from: string, o
       return { outboxFile: file }
     }
   }
+}
+
+/**
+ * What went wrong sending an email, without the error's message: an SMTP
+ * server's reply quotes the recipient's address, which the log never holds.
+ */
+export function describeSendFailure (failure: unknown): Record<string, unknown> {
+  const { code, responseCode, command } = (failure ?? {}) as { code?: unknown, responseCode?: unknown, command?: unknown }
+  return { code, responseCode, command }
+}
+
+/**
+ * Runs an email's preparation and sending after the answer has gone: the
+ * visitor never waits for SMTP, and the answer's timing says nothing about
+ * whether there was anyone to write to. A failure is logged, never thrown.
+ */
+export function sendAfterAnswering (log: FastifyBaseLogger, what: string, send: () => Promise<void>): void {
+  void Promise.resolve().then(send).catch((failure: unknown) => {
+    log.error(describeSendFailure(failure), `the ${what} email could not be sent`)
+  })
 }

@@ -62,7 +62,13 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
   app.addHook('onClose', async () => { await services.close() })
 
   if (serve.has('accounts')) {
-    await app.register(referenceAccountsApp, { accounts: services.accounts, tokens: services.tokens, sso: services.sso })
+    await app.register(referenceAccountsApp, {
+      accounts: services.accounts,
+      verification: services.verification,
+      browserNotices: services.browserNotices,
+      tokens: services.tokens,
+      sso: services.sso
+    })
   }
   if (serve.has('edge-auth')) {
     await app.register(edgeAuthResponder, {

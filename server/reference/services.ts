@@ -1,6 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { join } from 'node:path'
+import { AccountClaims } from './account-claims.js'
 import { AccountsService } from './accounts-service.js'
+import { BROWSER_COOKIE, BrowserCookies } from './browser-cookie.js'
+import { BrowserNotices } from './browser-notices.js'
+import { EmailVerification } from './email-verification.js'
 import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
@@ -22,6 +26,8 @@ export interface ReferenceServices {
   readonly store: AccountStore
   readonly tokens: TokenService
   readonly accounts: AccountsService
+  readonly verification: EmailVerification
+  readonly browserNotices: BrowserNotices
   readonly sso: SsoServices
   close (): Promise<void>
 }
@@ -55,7 +61,7 @@ export async function openAccountStore (config: ReferenceConfig, log: FastifyBas
 }
 
 export interface ReferenceServicesOptions {
-  /** The clock single sign-on reads (tests move it to expire ids). */
+  /** The clock single sign-on and emailed links read (tests move it to expire them). */
   readonly now?: () => number
 }
 
@@ -68,23 +74,29 @@ export async function createReferenceServices (
   const store = await openAccountStore(config, log)
   const key = await loadOrCreateSigningKey(config.dataDir)
   const tokens = new TokenService(store, key, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl })
+  const now = options.now ?? Date.now
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') })
+  const emailing = { store, mailer, publicUrl: config.publicUrl, productName: config.productName, now }
+  const verification = new EmailVerification(emailing)
+  const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(key.deriveSecret(BROWSER_COOKIE)) })
+  const claims = new AccountClaims(emailing)
   const accounts = new AccountsService({
-    store,
+    ...emailing,
     tokens,
-    mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') }),
     verifyGoogleToken: createGoogleTokenVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl }),
-    publicUrl: config.publicUrl,
-    productName: config.productName,
-    passwordParameters: scryptParametersForCost(config.passwordHashCost)
+    passwordParameters: scryptParametersForCost(config.passwordHashCost),
+    requireVerifiedEmail: config.requireVerifiedEmail,
+    verification,
+    browserNotices,
+    claims
   })
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
     log.warn({ passwordHashCost: config.passwordHashCost },
       `PASSWORD_HASH_COST is below OWASP's recommendation (${OWASP_SCRYPT_COST}): new password hashes are weaker; use it only for tests`)
   }
-  const now = options.now ?? Date.now
   const sso: SsoServices = {
     flows: new SsoFlows({ store, connections: config.ssoConnections, publicUrl: config.publicUrl, now }),
-    completion: new SsoCompletion({ store, accounts, now })
+    completion: new SsoCompletion({ store, accounts, claims, now })
   }
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
@@ -95,6 +107,8 @@ export async function createReferenceServices (
     store,
     tokens,
     accounts,
+    verification,
+    browserNotices,
     sso,
     async close () {
       clearInterval(purge)

@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
-import { randomUUID } from 'node:crypto'
+import { hkdfSync, randomUUID } from 'node:crypto'
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
@@ -8,6 +8,12 @@ export interface SigningKey {
   readonly kid: string
   readonly privateKey: CryptoKey
   readonly publicJwk: JWK
+  /**
+   * A secret for one purpose (HMAC keys such as the browser cookie's),
+   * derived from the private key with HKDF: every instance that shares the
+   * key agrees on it, and there is no second secret to keep and copy.
+   */
+  deriveSecret (purpose: string): Buffer
 }
 
 export const SIGNING_ALGORITHM = 'EdDSA'
@@ -40,8 +46,9 @@ export async function loadOrCreateSigningKey (dataDir: string): Promise<SigningK
       await unlink(draft)
     }
   }
-  const { d: _private, ...publicJwk } = jwk
+  const { d: privateBytes, ...publicJwk } = jwk
   return {
+    deriveSecret: (purpose) => Buffer.from(hkdfSync('sha256', Buffer.from(String(privateBytes), 'base64url'), 'threshold', purpose, 32)),
     kid: String(jwk.kid),
     privateKey: await importJWK(jwk, SIGNING_ALGORITHM).catch((importError: Error) => {
       throw new Error(`the signing key in ${file} cannot be used (${importError.message}); restore it from a backup`)

@@ -35,6 +35,15 @@ export function readInteger (env: Env, name: string, options: { min: number, max
   return value
 }
 
+/** `true` or `false` (any case); the fallback when unset. Anything else is refused rather than read as false. */
+export function readBoolean (env: Env, name: string, fallback: boolean): boolean {
+  const raw = readString(env, name)
+  if (raw === undefined) return fallback
+  const value = raw.toLowerCase()
+  if (value !== 'true' && value !== 'false') throw new ConfigError(name, 'must be true or false', raw)
+  return value === 'true'
+}
+
 /** An absolute http(s) URL without credentials, query or fragment. */
 export function readHttpUrl (env: Env, name: string): URL | undefined {
   const raw = readString(env, name)

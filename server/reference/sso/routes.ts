@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { RequestFacts } from '../accounts-service.js'
+import { requestFacts } from '../answers.js'
 import type { SsoCompletion } from './sso-completion.js'
 import { SSO_PATHS, type SsoFlows, type SsoReply } from './sso-flows.js'
 
@@ -10,10 +10,6 @@ export const SAML_FORM_BODY_LIMIT_BYTES = 256 * 1024
 export interface SsoServices {
   readonly flows: SsoFlows
   readonly completion: SsoCompletion
-}
-
-function facts (request: FastifyRequest): RequestFacts {
-  return { log: request.log, clientAddress: request.ip }
 }
 
 /** Sends an SSO step's reply: 303 for redirects (a POST must become a GET), never cached. */
@@ -41,16 +37,16 @@ export async function ssoRoutes (app: FastifyInstance, options: { readonly sso: 
     (_request, body, done) => { done(null, new URLSearchParams(body as string)) })
 
   app.post(SSO_PATHS.start, async (request, reply) =>
-    sendSsoReply(reply, await flows.start(request.body, facts(request))))
+    sendSsoReply(reply, await flows.start(request.body, requestFacts(request))))
 
   app.get(SSO_PATHS.oidcCallback, async (request, reply) =>
-    sendSsoReply(reply, await flows.oidcCallback(rawQuery(request), request.headers.cookie, facts(request))))
+    sendSsoReply(reply, await flows.oidcCallback(rawQuery(request), request.headers.cookie, requestFacts(request))))
 
   app.post(SSO_PATHS.samlAcs, { bodyLimit: SAML_FORM_BODY_LIMIT_BYTES }, async (request, reply) =>
-    sendSsoReply(reply, await flows.samlAcs(request.body instanceof URLSearchParams ? request.body : undefined, facts(request))))
+    sendSsoReply(reply, await flows.samlAcs(request.body instanceof URLSearchParams ? request.body : undefined, requestFacts(request))))
 
   app.get(SSO_PATHS.samlContinue, async (request, reply) =>
-    sendSsoReply(reply, await flows.samlContinue((request.query as Record<string, unknown>).code, request.headers.cookie, facts(request))))
+    sendSsoReply(reply, await flows.samlContinue((request.query as Record<string, unknown>).code, request.headers.cookie, requestFacts(request))))
 
   app.get(SSO_PATHS.samlMetadata, async (request, reply) => {
     const domain = (request.query as Record<string, unknown>).domain

@@ -1,4 +1,6 @@
-import type { AccountsService, Answer, RequestFacts } from '../accounts-service.js'
+import type { AccountClaims } from '../account-claims.js'
+import type { AccountsService } from '../accounts-service.js'
+import type { Answer, RequestFacts } from '../answers.js'
 import { logAuthEvent } from '../audit.js'
 import type { Account, AccountStore, SsoIdentity } from '../store/account-store.js'
 import { emailKey } from '../store/email-key.js'
@@ -10,10 +12,12 @@ import { bindingMatches, clearedStateCookie, readBinding } from './state-cookie.
 export const SSO_LINK_REFUSED = 'This single sign-on link is invalid, used, expired or was opened in another browser. Please sign in again.'
 const ACCOUNT_EXISTS = 'An account with this email already exists. Log in with single sign-on.'
 const REGISTERED = 'Your account has been created. You can now log in with single sign-on.'
+const CLAIMED = 'Your account is now tied to single sign-on. You can now log in with it.'
 
 export interface SsoCompletionOptions {
   readonly store: AccountStore
   readonly accounts: AccountsService
+  readonly claims: AccountClaims
   readonly now: () => number
 }
 
@@ -31,8 +35,10 @@ const refused = (): SsoReply => reply({ status: 401, body: { error: SSO_LINK_REF
  * Account semantics: the operator bound the provider to one email domain, so
  * its verified word on an address in that domain proves the address. Login
  * signs in the account with the asserted email, creating it on first use
- * (just-in-time), whether it was made with a password, Google or SSO.
- * Register creates the account, or says it exists.
+ * (just-in-time), whether it was made with a password, Google or SSO; an
+ * account whose address was never verified is claimed first
+ * (account-claims.ts). Register creates the account, claims an unverified
+ * one, or says a verified one exists.
  */
 export class SsoCompletion {
   constructor (private readonly options: SsoCompletionOptions) {}
@@ -56,10 +62,10 @@ export class SsoCompletion {
   }
 
   private async findOrCreateAccount (email: string, facts: RequestFacts): Promise<Account> {
-    // An account that exists keeps its verification state: one made with a password may be a
-    // stranger's, registered before the owner came (a pre-hijack), and must not be marked verified.
+    // An account whose address was never verified may be a stranger's, registered with a password
+    // before the owner came (a pre-hijack): the provider's word on the address hands it to the owner.
     const existing = await this.store.findAccountByEmail(email)
-    if (existing !== null) return existing
+    if (existing !== null) return this.options.claims.claimIfUnverified(existing, { via: 'sso' }, facts)
     const result = await this.store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: null, emailVerifiedAt: this.options.now() })
     if ('created' in result) {
       logAuthEvent(facts.log, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress, justInTime: true })
@@ -95,6 +101,11 @@ export class SsoCompletion {
       email: identity.email, firstName: null, lastName: null, passwordHash: null, googleSubject: null, emailVerifiedAt: this.options.now()
     })
     if ('conflict' in result) {
+      const existing = await this.store.findAccountByEmail(identity.email)
+      if (existing !== null && existing.emailVerifiedAt === null) {
+        await this.options.claims.claimIfUnverified(existing, { via: 'sso' }, facts)
+        return reply({ status: 200, body: { success: CLAIMED } })
+      }
       logAuthEvent(facts.log, 'register.refused', { email: identity.email, clientAddress: facts.clientAddress, reason: 'exists' })
       return reply({ status: 409, body: { error: ACCOUNT_EXISTS } })
     }

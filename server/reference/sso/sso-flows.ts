@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Answer, RequestFacts } from '../accounts-service.js'
+import type { Answer, RequestFacts } from '../answers.js'
 import { logAuthEvent } from '../audit.js'
 import type { AccountStore, SsoTransaction } from '../store/account-store.js'
 import { hashToken, newOpaqueToken } from '../tokens.js'
@@ -9,7 +9,8 @@ import { OidcClient, type OidcRequestSecrets } from './oidc-client.js'
 import { pageErrorUrl, pageReturnUrl, type SsoContext, type SsoProtocol } from './page-return.js'
 import { parseSsoStart } from './requests.js'
 import { SamlRefusedError, SamlServiceProvider } from './saml-provider.js'
-import { ACCOUNTS_PATH, bindingHash, bindingMatches, newBinding, readBinding, SSO_STATE_TTL_MS, stateCookie } from './state-cookie.js'
+import { ACCOUNTS_PATH } from '../exposed-routes.js'
+import { bindingHash, bindingMatches, newBinding, readBinding, SSO_STATE_TTL_MS, stateCookie } from './state-cookie.js'
 
 /** The reference service's SSO paths (the edge serves them under /accounts). */
 export const SSO_PATHS = Object.freeze({

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
+import { ACCOUNTS_PATH } from '../exposed-routes.js'
 import { hashToken, newOpaqueToken } from '../tokens.js'
 
 /**
@@ -11,8 +12,6 @@ import { hashToken, newOpaqueToken } from '../tokens.js'
 export const SSO_STATE_COOKIE = 'sso_state'
 /** How long a started sign-in may take, the cookie's lifetime too. */
 export const SSO_STATE_TTL_MS = 10 * 60 * 1000
-/** The edge serves the reference accounts service under this path. */
-export const ACCOUNTS_PATH = '/accounts'
 
 const BINDING_FORMAT = /^[\w-]{43}$/
 

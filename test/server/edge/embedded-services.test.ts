@@ -78,12 +78,12 @@ t.test('with no backend configured, npm start\'s server runs the reference servi
   t.same(readiness, { status: 'ready', upstreams: { accounts: 'reachable', edgeAuth: 'reachable' } })
 
   const registered = await postJson(base, '/accounts/register', { email: 'visitor@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
-  t.same([registered.status, registered.body], [200, { success: 'Your account has been created. You can now log in.' }])
+  t.same([registered.status, registered.body], [200, { success: 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.' }])
   const login = await postJson(base, '/accounts/v2/login', { email: 'visitor@example.com', password: GOOD_PASSWORD })
   t.equal(login.status, 200)
   t.same(Object.keys(login.body).sort(), ['auth', 'refresh'])
   t.equal((await postJson(base, '/accounts/resetPasswordRequest', { email: 'visitor@example.com' })).status, 200)
-  await waitForEmail(dataDir, 1)
+  await waitForEmail(dataDir, 1, 'reset')
   t.same(readdirSync(dataDir).sort(), ['accounts.sqlite', 'accounts.sqlite-shm', 'accounts.sqlite-wal', 'keys', 'outbox'], 'DATA_DIR holds the database, the keys and the outbox')
 
   const [reference, ...others] = childrenOf(edge.pid!)

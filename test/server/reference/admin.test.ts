@@ -26,12 +26,16 @@ function run (file: string, args: readonly string[], env: Record<string, string>
 /** The built admin command, as `npm run accounts --` runs it. */
 const accounts = (dataDir: string, ...args: string[]): Promise<Run> => run(process.execPath, [ADMIN, ...args], { DATA_DIR: dataDir })
 
-/** A DATA_DIR holding a password account (Ann) and a Google-only account (Bo). */
+const VERIFIED_AT = Date.parse('2026-11-02T10:00:00.000Z')
+
+/** A DATA_DIR holding a verified password account (Ann), a Google-only account (Bo) and an unverified password account (Una). */
 async function dataDirWithAccounts (t: Test): Promise<string> {
   const dataDir = temporaryDataDir(t)
   const store = new SqliteAccountStore(databaseFile(dataDir))
-  await store.createAccount({ email: 'Ann@Example.com', firstName: 'Ann', lastName: 'Lee', passwordHash: await hashPassword('x', { N: 1024, r: 8, p: 1 }), googleSubject: null })
-  await store.createAccount({ email: 'bo@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: 'google-7' })
+  const passwordHash = await hashPassword('x', { N: 1024, r: 8, p: 1 })
+  await store.createAccount({ email: 'Ann@Example.com', firstName: 'Ann', lastName: 'Lee', passwordHash, googleSubject: null, emailVerifiedAt: VERIFIED_AT })
+  await store.createAccount({ email: 'bo@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: 'google-7', emailVerifiedAt: VERIFIED_AT })
+  await store.createAccount({ email: 'una@example.com', firstName: null, lastName: null, passwordHash, googleSubject: null })
   await store.close()
   return dataDir
 }
@@ -53,6 +57,24 @@ t.test('add-member makes an account a member, found by its email in any case; ad
   t.same(await membershipsOf(dataDir, 'ann@example.com'), ['Globex Corp', 'acme'])
 })
 
+t.test('add-member refuses an address never verified unless told; verify-email marks it verified', async (t) => {
+  // Whoever registered an address first holds its unverified account: granting it an organisation would grant the stranger.
+  const dataDir = await dataDirWithAccounts(t)
+  const refused = await accounts(dataDir, 'add-member', 'una@example.com', 'acme')
+  t.equal(refused.code, 1)
+  t.match(refused.stderr, /^accounts: una@example\.com has never been verified, so the account may not belong to the address's owner; .*--allow-unverified\n$/)
+  t.same(await membershipsOf(dataDir, 'una@example.com'), [], 'nothing was added')
+
+  t.same(await accounts(dataDir, 'add-member', 'una@example.com', 'acme', '--allow-unverified'),
+    { code: 0, stdout: 'una@example.com is now a member of acme\n', stderr: '' })
+  t.match((await accounts(dataDir, 'show', 'una@example.com')).stdout, /Verified: {6}no\n/)
+  t.same(await accounts(dataDir, 'verify-email', 'UNA@example.com'), { code: 0, stdout: 'una@example.com is now verified\n', stderr: '' })
+  t.match((await accounts(dataDir, 'show', 'una@example.com')).stdout, /Verified: {6}yes, \d{4}-\d\d-\d\dT/)
+  t.same(await accounts(dataDir, 'add-member', 'una@example.com', 'globex'), { code: 0, stdout: 'una@example.com is now a member of globex\n', stderr: '' })
+  t.same(await accounts(dataDir, 'verify-email', 'ann@example.com'),
+    { code: 0, stdout: 'Ann@Example.com was verified already, on 2026-11-02T10:00:00.000Z\n', stderr: '' })
+})
+
 t.test('remove-member ends a membership; removing one that does not exist is an error naming the memberships', async (t) => {
   const dataDir = await dataDirWithAccounts(t)
   await accounts(dataDir, 'add-member', 'ann@example.com', 'acme')
@@ -72,7 +94,7 @@ t.test('show prints the account: memberships, creation, and whether it has a pas
   await accounts(dataDir, 'add-member', 'ann@example.com', 'acme')
   const ann = await accounts(dataDir, 'show', 'ANN@example.com')
   t.equal(ann.code, 0)
-  t.match(ann.stdout, /^Email: {9}Ann@Example\.com\nAccount id: {4}[0-9a-f-]{36}\nName: {10}Ann Lee\nCreated: {7}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\nPassword: {6}yes\nGoogle: {8}no\nOrganisations: acme, globex\n$/)
+  t.match(ann.stdout, /^Email: {9}Ann@Example\.com\nAccount id: {4}[0-9a-f-]{36}\nName: {10}Ann Lee\nCreated: {7}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\nVerified: {6}yes, 2026-11-02T10:00:00\.000Z\nPassword: {6}yes\nGoogle: {8}no\nOrganisations: acme, globex\n$/)
   const bo = await accounts(dataDir, 'show', 'bo@example.com')
   t.match(bo.stdout, /Name: {10}none\n/)
   t.match(bo.stdout, /Password: {6}no\nGoogle: {8}yes\nOrganisations: none\n$/)
@@ -92,7 +114,9 @@ t.test('a wrong command, wrong arguments or a bad organisation name exit 2 with 
     [[], 'accounts: no command given\n\nUsage: npm run accounts -- <command>'],
     [['delete', 'ann@example.com'], 'accounts: unknown command "delete"\n\nUsage:'],
     [['toString'], 'accounts: unknown command "toString"'],
-    [['add-member', 'ann@example.com'], 'accounts: add-member takes <email> <organisation>\n\nUsage:'],
+    [['add-member', 'ann@example.com'], 'accounts: add-member takes <email> <organisation> [--allow-unverified]\n\nUsage:'],
+    [['show', 'ann@example.com', '--allow-unverified'], 'accounts: unknown option --allow-unverified; show takes <email>'],
+    [['add-member', 'ann@example.com', 'acme', '--force'], 'accounts: unknown option --force; add-member takes'],
     [['show'], 'accounts: show takes <email>'],
     [['show', 'ann@example.com', 'extra'], 'accounts: show takes <email>'],
     [['add-member', 'ann@example.com', ''], 'accounts: Name an organisation.'],
@@ -131,7 +155,7 @@ t.test('memberships changed while the server runs apply to the next login and re
   await registerAccount(base, 'live@example.com')
   const login = { email: 'live@example.com', password: GOOD_PASSWORD, insecure_allowed_orgs: ['acme'] }
   t.equal((await postJson(base, '/accounts/v2/login', login)).status, 403)
-  t.equal((await accounts(dataDir, 'add-member', 'live@example.com', 'acme')).code, 0)
+  t.equal((await accounts(dataDir, 'add-member', 'live@example.com', 'acme', '--allow-unverified')).code, 0)
   const { refresh } = await loginTokens(base, 'live@example.com', GOOD_PASSWORD, { insecure_allowed_orgs: ['acme'] })
   t.equal((await accounts(dataDir, 'remove-member', 'live@example.com', 'acme')).code, 0)
   t.equal((await postJson(base, '/accounts/token/refresh', { refresh })).status, 401, 'the refresh is refused once the membership ends')

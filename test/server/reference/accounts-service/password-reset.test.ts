@@ -7,7 +7,7 @@ import {
   GOOD_PASSWORD,
   logCollector,
   loginTokens,
-  outboxFiles,
+  outboxEmails,
   postJson,
   registerAccount,
   resetLinkOf,
@@ -37,8 +37,8 @@ t.test('a reset request answers the same for a known and an unknown email; only 
   t.same([known.status, known.body], [200, REQUESTED])
   t.equal(known.headers.get('cache-control'), 'no-store')
 
-  const email = await waitForEmail(dataDir, 1)
-  t.equal((await outboxFiles(dataDir)).length, 1, 'one email, for the account that exists')
+  const email = await waitForEmail(dataDir, 1, 'reset')
+  t.equal((await outboxEmails(dataDir, 'reset')).length, 1, 'one email, for the account that exists')
   t.match(email.raw, /^To: Reset\.Me@example\.com$/m, 'sent to the address of the account')
   t.match(email.raw, /^Subject: Reset your Threshold password$/m)
   t.match(email.raw, /^From: Threshold <no-reply@signin\.example\.test>$/m)
@@ -53,7 +53,7 @@ t.test('a reset link works once: the new password logs in, the old one no longer
   const { base, dataDir } = await startReference(t)
   await registerAccount(base, 'once@example.com')
   await postJson(base, '/accounts/resetPasswordRequest', { email: 'once@example.com' })
-  const { token } = resetLinkOf(await waitForEmail(dataDir, 1))
+  const { token } = resetLinkOf(await waitForEmail(dataDir, 1, 'reset'))
 
   t.same(await setPassword(base, token).then((answer) => [answer.status, answer.body]), [200, CHANGED])
   t.equal((await postJson(base, '/accounts/v2/login', { email: 'once@example.com', password: NEW_PASSWORD })).status, 200)
@@ -90,7 +90,7 @@ t.test('a completed reset ends every session of the account and lifts its login 
     await services.store.recordLoginFailure(passwordThrottleKey('sessions@example.com'), loginLockDuration, Date.now())
   }
   await postJson(base, '/accounts/resetPasswordRequest', { email: 'sessions@example.com' })
-  t.same((await setPassword(base, resetLinkOf(await waitForEmail(dataDir, 1)).token)).body, CHANGED)
+  t.same((await setPassword(base, resetLinkOf(await waitForEmail(dataDir, 1, 'reset')).token)).body, CHANGED)
 
   for (const [name, pair] of [['first', first], ['second', second]] as const) {
     const refreshed = await postJson(base, '/accounts/token/refresh', { refresh: pair.refresh })
@@ -104,9 +104,9 @@ t.test('a completed reset voids the account\'s other reset links', async (t) => 
   const { base, dataDir } = await startReference(t)
   await registerAccount(base, 'two-links@example.com')
   await postJson(base, '/accounts/resetPasswordRequest', { email: 'two-links@example.com' })
-  const older = resetLinkOf(await waitForEmail(dataDir, 1)).token
+  const older = resetLinkOf(await waitForEmail(dataDir, 1, 'reset')).token
   await postJson(base, '/accounts/resetPasswordRequest', { email: 'two-links@example.com' })
-  const newer = resetLinkOf(await waitForEmail(dataDir, 2)).token
+  const newer = resetLinkOf(await waitForEmail(dataDir, 2, 'reset')).token
   t.not(older, newer)
   t.same((await setPassword(base, newer)).body, CHANGED)
   const answer = await setPassword(base, older, 'an attacker\'s passphrase')
@@ -121,11 +121,11 @@ t.test(`at most ${RESET_EMAILS_PER_HOUR} reset emails go to one account per hour
   for (let request = 1; request <= RESET_EMAILS_PER_HOUR + 1; request++) {
     const answer = await postJson(base, '/accounts/resetPasswordRequest', { email: 'flooded@example.com' })
     t.same([answer.status, answer.body], [200, REQUESTED], `request ${request}: the usual answer`)
-    if (request <= RESET_EMAILS_PER_HOUR) await waitForEmail(dataDir, request)
+    if (request <= RESET_EMAILS_PER_HOUR) await waitForEmail(dataDir, request, 'reset')
   }
   const suppressed = await logs.waitFor((line) => line.audit === 'reset.suppressed')
   t.equal(suppressed.reason, 'hourly limit')
-  t.equal((await outboxFiles(dataDir)).length, RESET_EMAILS_PER_HOUR, 'the fourth email is not sent')
+  t.equal((await outboxEmails(dataDir, 'reset')).length, RESET_EMAILS_PER_HOUR, 'the fourth email is not sent')
 })
 
 const badCompletions: Array<[string, Record<string, unknown>, string]> = [
@@ -142,7 +142,7 @@ t.test('a reset completion with bad fields answers 400 with a readable error and
   const { base, dataDir } = await startReference(t)
   await registerAccount(base, 'retry@example.com')
   await postJson(base, '/accounts/resetPasswordRequest', { email: 'retry@example.com' })
-  const { token } = resetLinkOf(await waitForEmail(dataDir, 1))
+  const { token } = resetLinkOf(await waitForEmail(dataDir, 1, 'reset'))
   for (const [name, body, message] of badCompletions) {
     const answer = await postJson(base, '/accounts/resetPassword', { token, ...body })
     t.same([answer.status, answer.body], [400, { error: message }], name)
@@ -156,6 +156,6 @@ t.test('a reset request with a bad email answers 400 and sends nothing', async (
     const answer = await postJson(base, '/accounts/resetPasswordRequest', body)
     t.same([answer.status, answer.body], [400, { error: message }], JSON.stringify(body))
   }
-  t.same(await outboxFiles(dataDir), [])
+  t.same(await outboxEmails(dataDir, 'reset'), [])
   t.notOk(await readFile(`${dataDir}/outbox`).catch(() => null), 'no outbox was made')
 })

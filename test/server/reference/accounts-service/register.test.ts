@@ -1,7 +1,7 @@
 import t from 'tap'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PASSWORD_HASH_COST } from '../../../fixtures/reference.js'
 
-const CREATED = { success: 'Your account has been created. You can now log in.' }
+const CREATED = { success: 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.' }
 const EXISTS = { error: 'An account with this email already exists. Log in, or reset your password.' }
 
 t.test('a registration with names creates an account whose details are kept as given', async (t) => {

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { TestBrowser } from '../../../fixtures/sso-browser.js'
 import { opensslSkip } from '../../../fixtures/sso-certificates.js'
+import { outboxEmails, postJson, waitForEmail } from '../../../fixtures/reference.js'
 import { OIDC_DOMAIN, SAML_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
 
 t.test('the page\'s completion of single sign-on', { skip: opensslSkip }, async (t) => {
@@ -101,20 +102,32 @@ t.test('the page\'s completion of single sign-on', { skip: opensslSkip }, async 
     t.equal(a.email_verified, true, 'an account made by SSO has the address its provider vouched for')
   })
 
-  t.test('SSO login signs in an existing password account of the same address', async (t) => {
-    const register = await fetch(`${stack.publicUrl}/accounts/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `Lee@${OIDC_DOMAIN}`, password: 'correct horse battery', confirm_password: 'correct horse battery' })
-    })
+  t.test('pre-hijack: a password account registered before its owner passes to the owner at the SSO sign-in; the attacker is out', async (t) => {
+    // The attack: register lee@ with a password of one's own and keep a session, before Lee first signs in through SSO.
+    const ATTACKER_PASSWORD = 'the attacker own passphrase'
+    const register = await postJson(stack.publicUrl, '/accounts/register', { email: `Lee@${OIDC_DOMAIN}`, password: ATTACKER_PASSWORD, confirm_password: ATTACKER_PASSWORD })
     t.equal(register.status, 200)
+    const attacker = await postJson(stack.publicUrl, '/accounts/v2/login', { email: `lee@${OIDC_DOMAIN}`, password: ATTACKER_PASSWORD })
+    t.equal(attacker.status, 200, 'the attacker holds a session')
     const account = await stack.services.store.findAccountByEmail(`lee@${OIDC_DOMAIN}`)
+
     const browser = new TestBrowser()
     const completed = await stack.completeLogin(browser, await stack.oidcRoundTrip(browser, 'lee'))
+    t.equal(completed.status, 200, 'the owner is signed in')
     const claims = await stack.verifyAuthToken(String(completed.body.auth))
-    t.equal(claims.sub, account?.id)
-    // Whoever set that password may not be the address's owner: signing in through SSO does not vouch for it.
-    t.equal(claims.email_verified, false, 'the password account is not marked verified by the SSO sign-in')
+    t.equal(claims.sub, account?.id, 'into the account of the address')
+    t.equal(claims.email_verified, true, 'whose address the provider has now verified')
+
+    t.same((await postJson(stack.publicUrl, '/accounts/v2/login', { email: `lee@${OIDC_DOMAIN}`, password: ATTACKER_PASSWORD })).body,
+      { error: 'Invalid email or password.' }, 'the attacker\'s password fails')
+    t.equal((await postJson(stack.publicUrl, '/accounts/token/refresh', { refresh: attacker.body.refresh })).status, 401, 'the attacker\'s session has ended')
+    const told = await waitForEmail(stack.dataDir, 1, 'claimed')
+    t.match(told.raw, new RegExp(`^To: Lee@${OIDC_DOMAIN.replace(/\./g, '\\.')}$`, 'm'), 'the owner is told')
+    t.match(told.raw, /^Subject: Your Threshold account is now signed in with single sign-on$/m)
+
+    const again = new TestBrowser()
+    t.equal((await stack.completeLogin(again, await stack.oidcRoundTrip(again, 'lee'))).status, 200, 'the next SSO sign-in is an ordinary one')
+    t.equal((await outboxEmails(stack.dataDir, 'claimed')).length, 1, 'and tells nobody anything')
   })
 
   t.test('SSO register creates the account once, and says so when it exists', async (t) => {

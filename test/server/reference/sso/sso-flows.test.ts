@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import Fastify from 'fastify'
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import type { RequestFacts } from '../../../../server/reference/accounts-service.js'
+import type { RequestFacts } from '../../../../server/reference/answers.js'
 import { databaseFile } from '../../../../server/reference/services.js'
 import { parseSsoConnections } from '../../../../server/reference/sso/connections.js'
 import { SsoFlows } from '../../../../server/reference/sso/sso-flows.js'
@@ -113,7 +113,7 @@ t.test('starting single sign-on and what it leaves behind', { skip: opensslSkip 
   })
 
   function quietFacts (): RequestFacts {
-    return { log: Fastify({ logger: false }).log, clientAddress: '127.0.0.1' }
+    return { log: Fastify({ logger: false }).log, clientAddress: '127.0.0.1', browser: null }
   }
 
   t.test('a provider that cannot be reached gets a readable error, and is tried again next time', async (t) => {

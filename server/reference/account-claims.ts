@@ -1,0 +1,54 @@
+import type { RequestFacts } from './answers.js'
+import { logAuthEvent } from './audit.js'
+import { accountClaimedEmail } from './emails/account-claimed.js'
+import { sendAfterAnswering, type Mailer } from './mailer.js'
+import type { Account, AccountStore } from './store/account-store.js'
+
+export interface AccountClaimsOptions {
+  readonly store: AccountStore
+  readonly mailer: Mailer
+  readonly publicUrl: string
+  readonly productName: string
+  readonly now: () => number
+}
+
+/** How the address was just proved: Google (whose subject the account is then tied to) or an SSO provider. */
+export type ClaimProof = { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' }
+
+/**
+ * No pre-hijacking. Anyone can register an address with a password; until
+ * the address is verified, that says nothing about who holds it. When a
+ * Google or SSO sign-in proves the address, the account passes to the person
+ * who proved it: the password set before and every session are revoked,
+ * every emailed link is void, and the owner is told by email. An account
+ * whose address was verified is never claimed this way.
+ */
+export class AccountClaims {
+  constructor (private readonly options: AccountClaimsOptions) {}
+
+  /** The account as it is after the claim (or unchanged, when its address was verified already). */
+  async claimIfUnverified (account: Account, proof: ClaimProof, facts: RequestFacts): Promise<Account> {
+    if (account.emailVerifiedAt !== null) return account
+    const { store, now } = this.options
+    const claimed = await store.claimUnverifiedAccount(account.id, {
+      now: now(),
+      googleSubject: proof.via === 'google' ? proof.googleSubject : null
+    })
+    const current = await store.findAccountById(account.id)
+    if (current === null) throw new Error('the claimed account has gone')
+    if (!claimed) return current
+    logAuthEvent(facts.log, 'account.claimed', {
+      accountId: account.id, clientAddress: facts.clientAddress, via: proof.via, passwordRemoved: account.passwordHash !== null
+    })
+    sendAfterAnswering(facts.log, 'account claimed', async () => {
+      const delivery = await this.options.mailer.send(accountClaimedEmail({
+        to: current.email,
+        productName: this.options.productName,
+        via: proof.via === 'google' ? 'Google' : 'single sign-on',
+        pageUrl: `${this.options.publicUrl}/`
+      }))
+      logAuthEvent(facts.log, 'account.claim-notice-sent', { accountId: account.id, ...delivery })
+    })
+    return current
+  }
+}

@@ -1,0 +1,43 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+
+/** An answer of the service: the HTTP status, the JSON body the page reads, and any cookies to set. */
+export interface Answer {
+  readonly status: number
+  readonly body: Readonly<Record<string, unknown>>
+  readonly cookies?: readonly string[]
+}
+
+/** The browser behind a request, for the services that recognise browsers. */
+export interface BrowserFacts {
+  readonly cookieHeader: string | undefined
+  readonly userAgent: string | undefined
+}
+
+export interface RequestFacts {
+  readonly log: FastifyBaseLogger
+  readonly clientAddress: string
+  /** Null where browsers are not recognised (local-network `/authenticate`, called from another origin). */
+  readonly browser: BrowserFacts | null
+}
+
+export const errorAnswer = (status: number, message: string, extra: Readonly<Record<string, unknown>> = {}): Answer =>
+  ({ status, body: { error: message, ...extra } })
+export const successAnswer = (message: string): Answer => ({ status: 200, body: { success: message } })
+
+export function requestFacts (request: FastifyRequest): RequestFacts {
+  return {
+    log: request.log,
+    clientAddress: request.ip,
+    browser: { cookieHeader: request.headers.cookie, userAgent: request.headers['user-agent'] }
+  }
+}
+
+export function sendAnswer (reply: FastifyReply, answer: Answer): FastifyReply {
+  if (answer.cookies !== undefined && answer.cookies.length > 0) void reply.header('set-cookie', [...answer.cookies])
+  return reply.code(answer.status).header('cache-control', 'no-store').send(answer.body)
+}
+
+/** A top-level GET's answer: 303 to a page the browser shows, never cached. */
+export function sendRedirect (reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('cache-control', 'no-store').header('location', location).send()
+}

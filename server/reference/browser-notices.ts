@@ -1,0 +1,109 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { BrowserFacts, RequestFacts } from './answers.js'
+import { logAuthEvent } from './audit.js'
+import type { BrowserCookies } from './browser-cookie.js'
+import { describeBrowser } from './browser-names.js'
+import { consumeEmailLink, END_SESSIONS_LINK_TTL_MS, issueEmailLink, RESET_TOKEN_TTL_MS } from './email-links.js'
+import { newBrowserEmail } from './emails/new-browser.js'
+import { sendAfterAnswering, type Mailer } from './mailer.js'
+import type { Account, AccountStore } from './store/account-store.js'
+import { hashToken, newOpaqueToken } from './tokens.js'
+
+/** However many new browsers sign in, the owner hears of one per quarter of an hour. */
+export const NEW_BROWSER_NOTICE_INTERVAL_MS = 15 * 60 * 1000
+
+export const END_SESSIONS_LINK_REFUSED_PAGE = '/?view=resetPassword&notice=end-sessions-link-invalid'
+
+/** The set-password view with a fresh reset token: where "this was not me" lands once the sessions have ended. */
+export function sessionsEndedPage (resetToken: string): string {
+  return `/?view=setPassword&token=${resetToken}&notice=sessions-ended`
+}
+
+export interface BrowserNoticesOptions {
+  readonly store: AccountStore
+  readonly mailer: Mailer
+  readonly cookies: BrowserCookies
+  readonly publicUrl: string
+  readonly productName: string
+  readonly now: () => number
+}
+
+/**
+ * "Was this you?": a password sign-in from a browser that has not signed in
+ * to the account before emails the owner a link that ends every session and
+ * asks for a new password. The very first browser of an account (the one it
+ * was registered in, or the first after this feature arrived) is recorded
+ * without an email: there is nothing yet to compare it with.
+ */
+export class BrowserNotices {
+  constructor (private readonly options: BrowserNoticesOptions) {}
+
+  /** The id of the browser's cookie when its signature holds, else a new one. */
+  browserId (browser: BrowserFacts): string {
+    return this.options.cookies.read(browser.cookieHeader) ?? this.options.cookies.newId()
+  }
+
+  setCookie (browserId: string): string {
+    return this.options.cookies.setCookie(browserId)
+  }
+
+  /** Records that the browser registered the account, so that its first login is not news. */
+  async registeredFrom (account: Account, browserId: string): Promise<void> {
+    await this.options.store.rememberBrowser(account.id, hashToken(browserId), this.options.now())
+  }
+
+  /**
+   * After a password sign-in: remembers the browser and, when it is new to
+   * the account, emails the owner (after answering). Answers the cookie to
+   * set, or none where browsers are not recognised.
+   */
+  async signedIn (account: Account, facts: RequestFacts): Promise<string | null> {
+    if (facts.browser === null) return null
+    const browserId = this.browserId(facts.browser)
+    const now = this.options.now()
+    const sighting = await this.options.store.rememberBrowser(account.id, hashToken(browserId), now)
+    if (sighting === 'new') {
+      const userAgent = facts.browser.userAgent
+      sendAfterAnswering(facts.log, 'new browser', () => this.tellOwner(account, { at: now, userAgent, clientAddress: facts.clientAddress }, facts.log))
+    }
+    return this.setCookie(browserId)
+  }
+
+  private async tellOwner (account: Account, signIn: { at: number, userAgent: string | undefined, clientAddress: string }, log: FastifyBaseLogger): Promise<void> {
+    const { store, mailer, publicUrl, productName, now } = this.options
+    if (!await store.takeNoticeSlot(account.id, 'new-browser', now(), NEW_BROWSER_NOTICE_INTERVAL_MS)) {
+      logAuthEvent(log, 'browser.notice-suppressed', { accountId: account.id, reason: 'one was sent recently' })
+      return
+    }
+    const link = await issueEmailLink(store, { purpose: 'end-sessions', accountId: account.id, publicUrl, now: now() })
+    const delivery = await mailer.send(newBrowserEmail({
+      to: account.email,
+      productName,
+      facts: { at: new Date(signIn.at), browser: describeBrowser(signIn.userAgent), address: signIn.clientAddress },
+      link,
+      validDays: END_SESSIONS_LINK_TTL_MS / 86_400_000
+    }))
+    logAuthEvent(log, 'browser.notice-sent', { accountId: account.id, ...delivery })
+  }
+
+  /**
+   * `GET endSessions?token=`: "this was not me". Ends every session of the
+   * account (its refresh tokens are revoked, its other links voided) and
+   * answers the set-password view with a new reset token.
+   */
+  async endSessions (token: unknown, facts: RequestFacts): Promise<string> {
+    const { store, now } = this.options
+    const at = now()
+    const accountId = await consumeEmailLink(store, 'end-sessions', token, at)
+    if (accountId === null) {
+      logAuthEvent(facts.log, 'sessions.link-refused', { clientAddress: facts.clientAddress })
+      return END_SESSIONS_LINK_REFUSED_PAGE
+    }
+    await store.revokeAccountRefreshTokens(accountId, at)
+    await store.voidResetTokens(accountId, at)
+    const resetToken = newOpaqueToken()
+    await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)
+    logAuthEvent(facts.log, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
+    return sessionsEndedPage(resetToken)
+  }
+}

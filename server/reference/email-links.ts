@@ -1,0 +1,47 @@
+import type { AccountStore, EmailLinkPurpose } from './store/account-store.js'
+import { ACCOUNTS_PATH } from './exposed-routes.js'
+import { hashToken, newOpaqueToken } from './tokens.js'
+
+/** A password reset link works once, for 30 minutes. */
+export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000
+/** A verification link works for a day: it may wait in an inbox overnight. */
+export const VERIFY_LINK_TTL_MS = 24 * 60 * 60 * 1000
+/** A "was this you?" link works for a week: the owner may read the email days later. */
+export const END_SESSIONS_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000
+
+const LINK_PATHS: Readonly<Record<EmailLinkPurpose, string>> = {
+  'verify-email': 'verifyEmail',
+  'end-sessions': 'endSessions'
+}
+
+const LINK_TTL_MS: Readonly<Record<EmailLinkPurpose, number>> = {
+  'verify-email': VERIFY_LINK_TTL_MS,
+  'end-sessions': END_SESSIONS_LINK_TTL_MS
+}
+
+/** The shape of a token in a link; anything else is refused before the store is asked. */
+export const LINK_TOKEN_FORMAT = /^[\w-]{43}$/
+
+/**
+ * Makes a single-use link for `purpose` to email to the account's owner: the
+ * store keeps only the token's hash, the email holds the token.
+ */
+export async function issueEmailLink (
+  store: AccountStore,
+  options: { purpose: EmailLinkPurpose, accountId: string, publicUrl: string, now: number }
+): Promise<string> {
+  const token = newOpaqueToken()
+  await store.insertEmailLink({
+    tokenHash: hashToken(token),
+    accountId: options.accountId,
+    purpose: options.purpose,
+    expiresAt: options.now + LINK_TTL_MS[options.purpose]
+  }, options.now)
+  return `${options.publicUrl}${ACCOUNTS_PATH}/${LINK_PATHS[options.purpose]}?token=${token}`
+}
+
+/** Uses a link's token once; its account, or null for a forged, used, expired or foreign one. */
+export async function consumeEmailLink (store: AccountStore, purpose: EmailLinkPurpose, token: unknown, now: number): Promise<string | null> {
+  if (typeof token !== 'string' || !LINK_TOKEN_FORMAT.test(token)) return null
+  return store.consumeEmailLink(purpose, hashToken(token), now)
+}

@@ -1,0 +1,79 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { errorAnswer, successAnswer, type Answer, type RequestFacts } from './answers.js'
+import { logAuthEvent } from './audit.js'
+import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS } from './email-links.js'
+import { addressVerificationEmail } from './emails/address-verification.js'
+import { sendAfterAnswering, type Mailer } from './mailer.js'
+import type { Account, AccountStore } from './store/account-store.js'
+import { parseEmail } from './validation.js'
+
+/** Asking again sends at most one link a minute, and five an hour, to one account. */
+export const VERIFICATION_RESEND_INTERVAL_MS = 60 * 1000
+export const VERIFICATION_EMAILS_PER_HOUR = 5
+
+/** Where an opened link lands: the page's login view, with a notice the page reads from its catalogue. */
+export const ADDRESS_VERIFIED_PAGE = '/?view=login&notice=email-verified'
+export const VERIFY_LINK_REFUSED_PAGE = '/?view=login&notice=verify-link-invalid'
+
+export const VERIFICATION_RESENT = 'If this address has an account that is not verified yet, we have sent it a new link. The link works once, within 24 hours.'
+
+export interface EmailVerificationOptions {
+  readonly store: AccountStore
+  readonly mailer: Mailer
+  readonly publicUrl: string
+  readonly productName: string
+  readonly now: () => number
+}
+
+/**
+ * Verified addresses: the link sent at registration (and again on request),
+ * and what opening it does. Asking again answers the same whatever the
+ * address, so it cannot be used to learn which addresses have accounts.
+ */
+export class EmailVerification {
+  constructor (private readonly options: EmailVerificationOptions) {}
+
+  /** Sends a verification link to the account's address. */
+  async sendLink (account: Account, log: FastifyBaseLogger): Promise<void> {
+    const { store, mailer, publicUrl, productName, now } = this.options
+    const link = await issueEmailLink(store, { purpose: 'verify-email', accountId: account.id, publicUrl, now: now() })
+    const delivery = await mailer.send(addressVerificationEmail({
+      to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000
+    }))
+    // Where the email went, never the link: it holds a live token.
+    logAuthEvent(log, 'verify.email-sent', { accountId: account.id, ...delivery })
+  }
+
+  /** `GET verifyEmail?token=`: marks the address verified once; answers where the browser goes next. */
+  async verify (token: unknown, facts: RequestFacts): Promise<string> {
+    const now = this.options.now()
+    const accountId = await consumeEmailLink(this.options.store, 'verify-email', token, now)
+    if (accountId === null) {
+      logAuthEvent(facts.log, 'verify.refused', { clientAddress: facts.clientAddress })
+      return VERIFY_LINK_REFUSED_PAGE
+    }
+    await this.options.store.markEmailVerified(accountId, now)
+    logAuthEvent(facts.log, 'verify.completed', { accountId, clientAddress: facts.clientAddress })
+    return ADDRESS_VERIFIED_PAGE
+  }
+
+  /** `POST verifyEmailRequest {email}`: a new link, if there is an unverified account and it is not asking too often. */
+  async resend (body: unknown, facts: RequestFacts): Promise<Answer> {
+    const email = parseEmail((body as { email?: unknown } | null)?.email)
+    if (!email.ok) return errorAnswer(400, email.error)
+    logAuthEvent(facts.log, 'verify.requested', { email: email.value, clientAddress: facts.clientAddress })
+    sendAfterAnswering(facts.log, 'verification', async () => {
+      const { store, now } = this.options
+      const account = await store.findAccountByEmail(email.value)
+      if (account === null || account.emailVerifiedAt !== null) return
+      const sent = await store.countEmailLinksSince('verify-email', account.id, now() - 3_600_000)
+      if (sent >= VERIFICATION_EMAILS_PER_HOUR ||
+          !await store.takeNoticeSlot(account.id, 'verification-resent', now(), VERIFICATION_RESEND_INTERVAL_MS)) {
+        logAuthEvent(facts.log, 'verify.suppressed', { accountId: account.id, reason: 'asked too often' })
+        return
+      }
+      await this.sendLink(account, facts.log)
+    })
+    return successAnswer(VERIFICATION_RESENT)
+  }
+}

@@ -1,0 +1,39 @@
+import type { OutgoingEmail } from '../mailer.js'
+
+/** What one email says: paragraphs, the link it exists for (if any), then more paragraphs. */
+export interface EmailContent {
+  readonly to: string
+  readonly subject: string
+  readonly before: readonly string[]
+  readonly link?: { readonly href: string, readonly label: string }
+  readonly after?: readonly string[]
+}
+
+function escapeHtml (text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
+}
+
+/**
+ * Every email of the service in one shape, as plain text (the link written
+ * out, for mail programs that show no HTML) and as simple HTML. Texts that
+ * come from visitors (a browser's name) are escaped like everything else.
+ */
+export function composeEmail (content: EmailContent): OutgoingEmail {
+  const after = content.after ?? []
+  const text = [
+    'Hello,',
+    ...content.before,
+    ...(content.link === undefined ? [] : [content.link.href]),
+    ...after
+  ].join('\n\n')
+  const paragraphs = [
+    'Hello,',
+    ...content.before.map(escapeHtml),
+    ...(content.link === undefined ? [] : [`<a href="${escapeHtml(content.link.href)}">${escapeHtml(content.link.label)}</a>`]),
+    ...after.map(escapeHtml)
+  ]
+  const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
+${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
+</body></html>`
+  return { to: content.to, subject: content.subject, text, html }
+}
