@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import type {
-  Account,
-  AccountStore,
-  CreateAccountResult,
-  LoginThrottle,
-  NewAccount,
-  RefreshTokenRecord,
-  SsoIdentity,
-  SsoTransaction
+import {
+  SPENT_ROW_MEMORY_MS,
+  type Account,
+  type AccountStore,
+  type CreateAccountResult,
+  type LoginThrottle,
+  type NewAccount,
+  type RefreshTokenRecord,
+  type SsoIdentity,
+  type SsoTransaction
 } from './account-store.js'
 import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 
@@ -105,9 +106,6 @@ export const MIGRATION_LOCK_KEY = 7_413_602_951
 /** Connections per instance; several instances share the server's max_connections. */
 export const POOL_SIZE = 10
 const CONNECT_TIMEOUT_MS = 10_000
-
-/** Spent reset tokens and idle throttles are kept a day, as in the SQLite store. */
-const ONE_DAY_MS = 24 * 3600_000
 
 const INT8_OID = 20
 
@@ -437,11 +435,11 @@ export class PostgresAccountStore implements AccountStore {
   async purgeExpired (now: number): Promise<void> {
     await this.inTransaction(async (client) => {
       await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - ONE_DAY_MS])
+      await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
       await client.query('DELETE FROM sso_transactions WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM sso_identities WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM saml_assertions WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - ONE_DAY_MS])
+      await client.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
     })
   }
 

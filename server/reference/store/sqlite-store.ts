@@ -2,15 +2,16 @@ import Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type {
-  Account,
-  AccountStore,
-  CreateAccountResult,
-  LoginThrottle,
-  NewAccount,
-  RefreshTokenRecord,
-  SsoIdentity,
-  SsoTransaction
+import {
+  SPENT_ROW_MEMORY_MS,
+  type Account,
+  type AccountStore,
+  type CreateAccountResult,
+  type LoginThrottle,
+  type NewAccount,
+  type RefreshTokenRecord,
+  type SsoIdentity,
+  type SsoTransaction
 } from './account-store.js'
 import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 
@@ -345,11 +346,11 @@ export class SqliteAccountStore implements AccountStore {
   async purgeExpired (now: number): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now)
-      this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - 24 * 3600_000)
+      this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
       this.db.prepare('DELETE FROM sso_transactions WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM sso_identities WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM saml_assertions WHERE expires_at <= ?').run(now)
-      this.db.prepare('DELETE FROM login_throttles WHERE locked_until <= ? AND updated_at <= ?').run(now, now - 24 * 3600_000)
+      this.db.prepare('DELETE FROM login_throttles WHERE locked_until <= ? AND updated_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
     })()
   }
 
