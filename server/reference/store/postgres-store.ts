@@ -17,7 +17,7 @@ import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from '.
 type PostgresMigration = string | ((client: pg.PoolClient) => Promise<Rekeying | undefined>)
 
 /** Brings every account's email_key to the current emailKey (NFKC, IDNA domains). */
-async function rekeyEmails (client: pg.PoolClient): Promise<Rekeying> {
+export async function rekeyEmails (client: pg.PoolClient): Promise<Rekeying> {
   const { rows } = await client.query<{ id: string, email: string, emailKey: string }>(
     'SELECT id, email, email_key AS "emailKey" FROM accounts ORDER BY created_at, id')
   const rekeying = rekeyAccounts(rows)
@@ -148,10 +148,14 @@ function isUniqueViolation (error: unknown): error is pg.DatabaseError {
   return error instanceof pg.DatabaseError && error.code === '23505'
 }
 
-/** Runs the migrations not yet applied, each in its own transaction, under the migration lock. */
-export async function migrate (pool: pg.Pool): Promise<{ version: number, emailKeyConflicts: EmailKeyConflict[] }> {
+/**
+ * Runs the migrations not yet applied, each in its own transaction, under the migration lock.
+ * `upTo` stops at an earlier version (tests make databases as older versions left them).
+ */
+export async function migrate (pool: pg.Pool, upTo = POSTGRES_MIGRATIONS.length): Promise<{ version: number, emailKeyConflicts: EmailKeyConflict[] }> {
   const emailKeyConflicts: EmailKeyConflict[] = []
   const client = await pool.connect()
+  let applied = 0
   let broken: Error | undefined
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
@@ -161,7 +165,8 @@ export async function migrate (pool: pg.Pool): Promise<{ version: number, emailK
                             applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
                           )`)
       const { rows } = await client.query<{ version: number }>('SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations')
-      for (let version = rows[0]!.version; version < POSTGRES_MIGRATIONS.length; version++) {
+      applied = rows[0]!.version
+      for (let version = applied; version < upTo; version++) {
         await client.query('BEGIN')
         try {
           const migration = POSTGRES_MIGRATIONS[version]!
@@ -184,7 +189,7 @@ export async function migrate (pool: pg.Pool): Promise<{ version: number, emailK
     // A connection that failed mid-way may still hold the lock: drop it rather than reuse it.
     client.release(broken)
   }
-  return { version: POSTGRES_MIGRATIONS.length, emailKeyConflicts }
+  return { version: Math.max(applied, upTo), emailKeyConflicts }
 }
 
 export interface PostgresStoreOptions {

@@ -19,7 +19,7 @@ import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from '.
 type SqliteMigration = string | ((db: Database.Database) => Rekeying | undefined)
 
 /** Brings every account's email_key to the current emailKey (NFKC, IDNA domains). */
-function rekeyEmails (db: Database.Database): Rekeying {
+export function rekeyEmails (db: Database.Database): Rekeying {
   const accounts = db.prepare('SELECT id, email, email_key AS emailKey FROM accounts ORDER BY created_at, id').all() as Array<{ id: string, email: string, emailKey: string }>
   const rekeying = rekeyAccounts(accounts)
   const update = db.prepare('UPDATE accounts SET email_key = ? WHERE id = ?')
@@ -129,14 +129,15 @@ function isUniqueViolation (error: unknown): error is { code: string, message: s
 /**
  * Runs the migrations not yet applied, each in its own transaction. A file
  * from a newer version is refused: its schema may mean what this code cannot.
+ * `upTo` stops at an earlier version (tests make databases as older versions left them).
  */
-export function migrate (db: Database.Database): { version: number, emailKeyConflicts: EmailKeyConflict[] } {
+export function migrate (db: Database.Database, upTo = SQLITE_MIGRATIONS.length): { version: number, emailKeyConflicts: EmailKeyConflict[] } {
   const emailKeyConflicts: EmailKeyConflict[] = []
   const applied = db.pragma('user_version', { simple: true }) as number
   if (applied > SQLITE_MIGRATIONS.length) {
     throw new Error(`the accounts database has schema version ${applied}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold`)
   }
-  for (let version = applied; version < SQLITE_MIGRATIONS.length; version++) {
+  for (let version = applied; version < upTo; version++) {
     db.transaction(() => {
       const migration = SQLITE_MIGRATIONS[version]!
       if (typeof migration === 'string') db.exec(migration)
@@ -144,7 +145,7 @@ export function migrate (db: Database.Database): { version: number, emailKeyConf
       db.pragma(`user_version = ${version + 1}`)
     })()
   }
-  return { version: SQLITE_MIGRATIONS.length, emailKeyConflicts }
+  return { version: Math.max(applied, upTo), emailKeyConflicts }
 }
 
 /** The embedded store: one SQLite file in WAL mode. */

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import t from 'tap'
-import { MIGRATION_LOCK_KEY, PostgresAccountStore, POSTGRES_MIGRATIONS } from '../../../../server/reference/store/postgres-store.js'
+import { migrate, MIGRATION_LOCK_KEY, PostgresAccountStore, POSTGRES_MIGRATIONS, rekeyEmails } from '../../../../server/reference/store/postgres-store.js'
 import { SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
 import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
 import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
@@ -9,6 +9,16 @@ async function open (t: import('tap').Test, connectionString: string, idleErrors
   const store = await PostgresAccountStore.open({ connectionString, onIdleError: (error) => idleErrors.push(error) })
   t.teardown(() => store.close())
   return store
+}
+
+/** Migrates an empty database to schema `version`, as that version of Threshold left it. */
+async function migrateTo (connectionString: string, version: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString })
+  try {
+    await migrate(pool, version)
+  } finally {
+    await pool.end()
+  }
 }
 
 async function query<T extends pg.QueryResultRow> (connectionString: string, text: string): Promise<T[]> {
@@ -64,11 +74,8 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
   t.test('opening a database keyed the old way re-keys its accounts, and names an account whose address now reads as another\'s', async (t) => {
     const url = await server.createDatabase()
     // The schema before verified addresses and NFKC keys with IDNA domains, with keys as that version wrote them (NFC, lower case).
-    const old = POSTGRES_MIGRATIONS.slice(0, -2).map((migration, index) => `${migration as string};
-      INSERT INTO schema_migrations (version) VALUES (${index + 1});`).join('\n')
-    await query(url, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-      ${old}
-      INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES
+    await migrateTo(url, POSTGRES_MIGRATIONS.indexOf(rekeyEmails) - 1)
+    await query(url, `INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES
         ('real', 'n3x@b.co', 'n3x@b.co', 'h1', 2),
         ('squatter', 'n3x@ｂ.co', 'n3x@ｂ.co', 'h2', 1),
         ('idn', 'Ann@Bücher.example', 'ann@bücher.example', 'h3', 3);`)
