@@ -3,12 +3,18 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import {
+  BROWSER_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
   type Account,
+  type AccountClaim,
   type AccountStore,
+  type BrowserSighting,
   type CreateAccountResult,
+  type EmailLink,
+  type EmailLinkPurpose,
   type LoginThrottle,
   type NewAccount,
+  type NoticeKind,
   type RefreshTokenRecord,
   type SsoIdentity,
   type SsoTransaction
@@ -94,7 +100,32 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
      expires_at INTEGER NOT NULL
    );`,
   'ALTER TABLE accounts ADD COLUMN email_verified_at INTEGER',
-  rekeyEmails
+  rekeyEmails,
+  // notice_slots.quiet_until is sent_at plus the interval the slot was taken for: purging forgets a slot
+  // past it, whatever interval its kind of notice uses.
+  `CREATE TABLE email_links (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     purpose TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     used_at INTEGER,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX email_links_by_account ON email_links(account_id, purpose, created_at);
+   CREATE TABLE known_browsers (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     browser_hash TEXT NOT NULL,
+     first_seen_at INTEGER NOT NULL,
+     last_seen_at INTEGER NOT NULL,
+     PRIMARY KEY (account_id, browser_hash)
+   );
+   CREATE TABLE notice_slots (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     kind TEXT NOT NULL,
+     sent_at INTEGER NOT NULL,
+     quiet_until INTEGER NOT NULL,
+     PRIMARY KEY (account_id, kind)
+   );`
 ]
 
 interface AccountRow {
@@ -195,6 +226,25 @@ export class SqliteAccountStore implements AccountStore {
     this.db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?').run(passwordHash, accountId)
   }
 
+  async markEmailVerified (accountId: string, now: number): Promise<void> {
+    this.db.prepare(`UPDATE accounts SET email_verified_at = ?
+                     WHERE id = ? AND (email_verified_at IS NULL OR email_verified_at > ?)`).run(now, accountId, now)
+  }
+
+  async claimUnverifiedAccount (accountId: string, claim: AccountClaim): Promise<boolean> {
+    return this.db.transaction(() => {
+      const claimed = this.db.prepare(`UPDATE accounts SET password_hash = NULL, email_verified_at = ?,
+                                       google_subject = COALESCE(?, google_subject)
+                                       WHERE id = ? AND email_verified_at IS NULL`)
+        .run(claim.now, claim.googleSubject, accountId).changes === 1
+      if (!claimed) return false
+      this.revokeRefreshTokensOf(accountId, claim.now)
+      this.voidResetTokensOf(accountId, claim.now)
+      this.db.prepare('UPDATE email_links SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(claim.now, accountId)
+      return true
+    }).immediate()
+  }
+
   async addMembership (accountId: string, organization: string): Promise<void> {
     this.db.prepare('INSERT OR IGNORE INTO memberships (account_id, organization) VALUES (?, ?)').run(accountId, organization)
   }
@@ -266,6 +316,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
+    this.revokeRefreshTokensOf(accountId, now)
+  }
+
+  /** Synchronous, so that claimUnverifiedAccount can run it inside its transaction. */
+  private revokeRefreshTokensOf (accountId: string, now: number): void {
     this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, accountId)
   }
 
@@ -281,6 +336,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async voidResetTokens (accountId: string, now: number): Promise<void> {
+    this.voidResetTokensOf(accountId, now)
+  }
+
+  /** Synchronous, so that claimUnverifiedAccount can run it inside its transaction. */
+  private voidResetTokensOf (accountId: string, now: number): void {
     this.db.prepare('UPDATE reset_tokens SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(now, accountId)
   }
 
@@ -288,6 +348,45 @@ export class SqliteAccountStore implements AccountStore {
     const row = this.db.prepare('SELECT COUNT(*) AS count FROM reset_tokens WHERE account_id = ? AND created_at >= ?')
       .get(accountId, since) as { count: number }
     return row.count
+  }
+
+  async insertEmailLink (link: EmailLink, now: number): Promise<void> {
+    this.db.prepare('INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(link.tokenHash, link.accountId, link.purpose, link.expiresAt, now)
+  }
+
+  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null> {
+    const row = this.db.prepare(`UPDATE email_links SET used_at = ?
+                                 WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
+                                 RETURNING account_id`).get(now, tokenHash, purpose, now) as { account_id: string } | undefined
+    return row?.account_id ?? null
+  }
+
+  async countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number> {
+    const row = this.db.prepare('SELECT COUNT(*) AS count FROM email_links WHERE account_id = ? AND purpose = ? AND created_at >= ?')
+      .get(accountId, purpose, since) as { count: number }
+    return row.count
+  }
+
+  async rememberBrowser (accountId: string, browserHash: string, now: number): Promise<BrowserSighting> {
+    return this.db.transaction((): BrowserSighting => {
+      // MAX: a slow request carrying an older time must not make the browser look less recently seen.
+      const known = this.db.prepare(`UPDATE known_browsers SET last_seen_at = MAX(last_seen_at, ?)
+                                     WHERE account_id = ? AND browser_hash = ?`).run(now, accountId, browserHash).changes === 1
+      if (known) return 'known'
+      const others = this.db.prepare('SELECT 1 FROM known_browsers WHERE account_id = ? LIMIT 1').get(accountId) !== undefined
+      this.db.prepare('INSERT INTO known_browsers (account_id, browser_hash, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?)')
+        .run(accountId, browserHash, now, now)
+      return others ? 'new' : 'first'
+    }).immediate()
+  }
+
+  async takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean> {
+    // A slot taken within the interval fails the upsert's WHERE, which then changes nothing.
+    return this.db.prepare(`INSERT INTO notice_slots (account_id, kind, sent_at, quiet_until) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (account_id, kind) DO UPDATE SET sent_at = excluded.sent_at, quiet_until = excluded.quiet_until
+                            WHERE notice_slots.sent_at <= ?`)
+      .run(accountId, kind, now, now + intervalMs, now - intervalMs).changes === 1
   }
 
   async insertSsoTransaction (transaction: SsoTransaction): Promise<void> {
@@ -352,6 +451,9 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('DELETE FROM sso_identities WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM saml_assertions WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM login_throttles WHERE locked_until <= ? AND updated_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
+      this.db.prepare('DELETE FROM email_links WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
+      this.db.prepare('DELETE FROM known_browsers WHERE last_seen_at <= ?').run(now - BROWSER_MEMORY_MS)
+      this.db.prepare('DELETE FROM notice_slots WHERE quiet_until <= ?').run(now)
     })()
   }
 

@@ -88,6 +88,31 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     t.equal((await store.findAccountById('real'))?.emailVerifiedAt, null, 'an account from before has no verified address')
   })
 
+  t.test('opening a database one schema version behind brings it up to date and keeps its accounts, memberships and tokens', async (t) => {
+    const url = await server.createDatabase()
+    await migrateTo(url, POSTGRES_MIGRATIONS.length - 1)
+    await query(url, `INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
+        VALUES ('kept', 'Kept@example.com', 'kept@example.com', 'Ada', 'Lovelace', 'h', 'google-kept', 1000, 1);
+      INSERT INTO memberships (account_id, organization) VALUES ('kept', 'acme');
+      INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context) VALUES ('refresh-kept', 'kept', 'f', 9000000000000, '{}');
+      INSERT INTO reset_tokens (token_hash, account_id, expires_at, created_at) VALUES ('reset-kept', 'kept', 9000000000000, 2);`)
+
+    const store = await open(t, url)
+    t.same(await store.findAccountByEmail('kept@EXAMPLE.com'), {
+      id: 'kept', email: 'Kept@example.com', firstName: 'Ada', lastName: 'Lovelace', passwordHash: 'h',
+      googleSubject: 'google-kept', emailVerifiedAt: 1000, createdAt: 1
+    })
+    t.same(await store.listMemberships('kept'), ['acme'])
+    t.equal((await store.findRefreshToken('refresh-kept'))?.revokedAt, null)
+    t.equal(await store.consumeResetToken('reset-kept', 3), 'kept')
+    await store.insertEmailLink({ tokenHash: 'link', accountId: 'kept', purpose: 'verify-email', expiresAt: 9_000_000_000_000 }, 3)
+    t.equal(await store.consumeEmailLink('verify-email', 'link', 4), 'kept', 'the new tables are there')
+    t.equal(await store.rememberBrowser('kept', 'browser', 4), 'first')
+    t.equal(await store.takeNoticeSlot('kept', 'new-browser', 4, 1000), true)
+    const versions = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')
+    t.same(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((_, index) => index + 1))
+  })
+
   t.test('a failing migration leaves the database as it was and fails the opening', async (t) => {
     const url = await server.createDatabase()
     // A table in the way of the first migration, as a half-done manual change would leave.
