@@ -9,6 +9,12 @@ import type { EmailKeyConflict } from './email-key.js'
 /** A browser not seen for this long is forgotten (the cookie that names it lives as long: Chrome's cap). */
 export const BROWSER_MEMORY_MS = 400 * 24 * 3600_000
 
+/**
+ * Expired reset tokens and emailed links, and idle login throttles, are kept
+ * this long before purging: the counts of emails sent to an account read them.
+ */
+export const SPENT_ROW_MEMORY_MS = 24 * 3600_000
+
 export interface Account {
   readonly id: string
   readonly email: string

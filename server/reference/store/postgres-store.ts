@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import type {
-  Account,
-  AccountStore,
-  CreateAccountResult,
-  LoginThrottle,
-  NewAccount,
-  RefreshTokenRecord,
-  SsoIdentity,
-  SsoTransaction
+import {
+  BROWSER_MEMORY_MS,
+  SPENT_ROW_MEMORY_MS,
+  type Account,
+  type AccountClaim,
+  type AccountStore,
+  type BrowserSighting,
+  type CreateAccountResult,
+  type EmailLink,
+  type EmailLinkPurpose,
+  type LoginThrottle,
+  type NewAccount,
+  type NoticeKind,
+  type RefreshTokenRecord,
+  type SsoIdentity,
+  type SsoTransaction
 } from './account-store.js'
 import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 
@@ -16,7 +23,7 @@ import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from '.
 type PostgresMigration = string | ((client: pg.PoolClient) => Promise<Rekeying | undefined>)
 
 /** Brings every account's email_key to the current emailKey (NFKC, IDNA domains). */
-async function rekeyEmails (client: pg.PoolClient): Promise<Rekeying> {
+export async function rekeyEmails (client: pg.PoolClient): Promise<Rekeying> {
   const { rows } = await client.query<{ id: string, email: string, emailKey: string }>(
     'SELECT id, email, email_key AS "emailKey" FROM accounts ORDER BY created_at, id')
   const rekeying = rekeyAccounts(rows)
@@ -93,7 +100,32 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
      expires_at BIGINT NOT NULL
    );`,
   'ALTER TABLE accounts ADD COLUMN email_verified_at BIGINT',
-  rekeyEmails
+  rekeyEmails,
+  // notice_slots.quiet_until is sent_at plus the interval the slot was taken for: purging forgets a slot
+  // past it, whatever interval its kind of notice uses.
+  `CREATE TABLE email_links (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     purpose TEXT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     used_at BIGINT,
+     created_at BIGINT NOT NULL
+   );
+   CREATE INDEX email_links_by_account ON email_links(account_id, purpose, created_at);
+   CREATE TABLE known_browsers (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     browser_hash TEXT NOT NULL,
+     first_seen_at BIGINT NOT NULL,
+     last_seen_at BIGINT NOT NULL,
+     PRIMARY KEY (account_id, browser_hash)
+   );
+   CREATE TABLE notice_slots (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     kind TEXT NOT NULL,
+     sent_at BIGINT NOT NULL,
+     quiet_until BIGINT NOT NULL,
+     PRIMARY KEY (account_id, kind)
+   );`
 ]
 
 /**
@@ -105,9 +137,6 @@ export const MIGRATION_LOCK_KEY = 7_413_602_951
 /** Connections per instance; several instances share the server's max_connections. */
 export const POOL_SIZE = 10
 const CONNECT_TIMEOUT_MS = 10_000
-
-/** Spent reset tokens and idle throttles are kept a day, as in the SQLite store. */
-const ONE_DAY_MS = 24 * 3600_000
 
 const INT8_OID = 20
 
@@ -146,14 +175,29 @@ function toAccount (row: AccountRow | undefined): Account | null {
   }
 }
 
+/** The pool, or one connection inside a transaction. */
+type Queryable = pg.Pool | pg.PoolClient
+
+async function revokeRefreshTokensOf (db: Queryable, accountId: string, now: number): Promise<void> {
+  await db.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [now, accountId])
+}
+
+async function voidResetTokensOf (db: Queryable, accountId: string, now: number): Promise<void> {
+  await db.query('UPDATE reset_tokens SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [now, accountId])
+}
+
 function isUniqueViolation (error: unknown): error is pg.DatabaseError {
   return error instanceof pg.DatabaseError && error.code === '23505'
 }
 
-/** Runs the migrations not yet applied, each in its own transaction, under the migration lock. */
-export async function migrate (pool: pg.Pool): Promise<{ version: number, emailKeyConflicts: EmailKeyConflict[] }> {
+/**
+ * Runs the migrations not yet applied, each in its own transaction, under the migration lock.
+ * `upTo` stops at an earlier version (tests make databases as older versions left them).
+ */
+export async function migrate (pool: pg.Pool, upTo = POSTGRES_MIGRATIONS.length): Promise<{ version: number, emailKeyConflicts: EmailKeyConflict[] }> {
   const emailKeyConflicts: EmailKeyConflict[] = []
   const client = await pool.connect()
+  let applied = 0
   let broken: Error | undefined
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
@@ -163,7 +207,8 @@ export async function migrate (pool: pg.Pool): Promise<{ version: number, emailK
                             applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
                           )`)
       const { rows } = await client.query<{ version: number }>('SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations')
-      for (let version = rows[0]!.version; version < POSTGRES_MIGRATIONS.length; version++) {
+      applied = rows[0]!.version
+      for (let version = applied; version < upTo; version++) {
         await client.query('BEGIN')
         try {
           const migration = POSTGRES_MIGRATIONS[version]!
@@ -186,7 +231,7 @@ export async function migrate (pool: pg.Pool): Promise<{ version: number, emailK
     // A connection that failed mid-way may still hold the lock: drop it rather than reuse it.
     client.release(broken)
   }
-  return { version: POSTGRES_MIGRATIONS.length, emailKeyConflicts }
+  return { version: Math.max(applied, upTo), emailKeyConflicts }
 }
 
 export interface PostgresStoreOptions {
@@ -274,6 +319,25 @@ export class PostgresAccountStore implements AccountStore {
     await this.pool.query('UPDATE accounts SET password_hash = $1 WHERE id = $2', [passwordHash, accountId])
   }
 
+  async markEmailVerified (accountId: string, now: number): Promise<void> {
+    await this.pool.query(`UPDATE accounts SET email_verified_at = $1
+                           WHERE id = $2 AND (email_verified_at IS NULL OR email_verified_at > $1)`, [now, accountId])
+  }
+
+  async claimUnverifiedAccount (accountId: string, claim: AccountClaim): Promise<boolean> {
+    // The account's row stays locked until commit: a concurrent claim waits, then finds the address verified.
+    return this.inTransaction(async (client) => {
+      const claimed = await client.query(
+        `UPDATE accounts SET password_hash = NULL, email_verified_at = $1, google_subject = COALESCE($2, google_subject)
+         WHERE id = $3 AND email_verified_at IS NULL`, [claim.now, claim.googleSubject, accountId])
+      if (claimed.rowCount !== 1) return false
+      await revokeRefreshTokensOf(client, accountId, claim.now)
+      await voidResetTokensOf(client, accountId, claim.now)
+      await client.query('UPDATE email_links SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [claim.now, accountId])
+      return true
+    })
+  }
+
   async addMembership (accountId: string, organization: string): Promise<void> {
     await this.pool.query('INSERT INTO memberships (account_id, organization) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [accountId, organization])
@@ -350,7 +414,7 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
-    await this.pool.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [now, accountId])
+    await revokeRefreshTokensOf(this.pool, accountId, now)
   }
 
   async insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void> {
@@ -366,13 +430,61 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async voidResetTokens (accountId: string, now: number): Promise<void> {
-    await this.pool.query('UPDATE reset_tokens SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [now, accountId])
+    await voidResetTokensOf(this.pool, accountId, now)
   }
 
   async countResetTokensSince (accountId: string, since: number): Promise<number> {
     const { rows } = await this.pool.query<{ count: number }>(
       'SELECT COUNT(*) AS count FROM reset_tokens WHERE account_id = $1 AND created_at >= $2', [accountId, since])
     return rows[0]!.count
+  }
+
+  async insertEmailLink (link: EmailLink, now: number): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)',
+      [link.tokenHash, link.accountId, link.purpose, link.expiresAt, now])
+  }
+
+  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null> {
+    const { rows } = await this.pool.query<{ account_id: string }>(
+      `UPDATE email_links SET used_at = $1 WHERE token_hash = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $1
+       RETURNING account_id`, [now, tokenHash, purpose])
+    return rows[0]?.account_id ?? null
+  }
+
+  async countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number> {
+    const { rows } = await this.pool.query<{ count: number }>(
+      'SELECT COUNT(*) AS count FROM email_links WHERE account_id = $1 AND purpose = $2 AND created_at >= $3', [accountId, purpose, since])
+    return rows[0]!.count
+  }
+
+  async rememberBrowser (accountId: string, browserHash: string, now: number): Promise<BrowserSighting> {
+    return this.inTransaction(async (client) => {
+      // Locking the account's row makes its sightings take turns, so that exactly one of them is its first
+      // browser, even for different browsers. NO KEY UPDATE: rows that refer to the account are not held up.
+      await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId])
+      // GREATEST: a slow request carrying an older time must not make the browser look less recently seen.
+      const known = await client.query(
+        'UPDATE known_browsers SET last_seen_at = GREATEST(last_seen_at, $1) WHERE account_id = $2 AND browser_hash = $3',
+        [now, accountId, browserHash])
+      if (known.rowCount === 1) return 'known'
+      const { rows } = await client.query<{ others: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM known_browsers WHERE account_id = $1) AS others', [accountId])
+      await client.query('INSERT INTO known_browsers (account_id, browser_hash, first_seen_at, last_seen_at) VALUES ($1, $2, $3, $3)',
+        [accountId, browserHash, now])
+      return rows[0]!.others ? 'new' : 'first'
+    })
+  }
+
+  async takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean> {
+    // One statement, as rememberAssertion: the first caller inserts or takes over a stale slot; the others
+    // wait for its row, then find it taken within the interval and change nothing.
+    const result = await this.pool.query(
+      `INSERT INTO notice_slots (account_id, kind, sent_at, quiet_until) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (account_id, kind) DO UPDATE SET sent_at = EXCLUDED.sent_at, quiet_until = EXCLUDED.quiet_until
+       WHERE notice_slots.sent_at <= $5`,
+      [accountId, kind, now, now + intervalMs, now - intervalMs])
+    return result.rowCount === 1
   }
 
   async insertSsoTransaction (transaction: SsoTransaction): Promise<void> {
@@ -437,11 +549,14 @@ export class PostgresAccountStore implements AccountStore {
   async purgeExpired (now: number): Promise<void> {
     await this.inTransaction(async (client) => {
       await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - ONE_DAY_MS])
+      await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
       await client.query('DELETE FROM sso_transactions WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM sso_identities WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM saml_assertions WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - ONE_DAY_MS])
+      await client.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
+      await client.query('DELETE FROM email_links WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
+      await client.query('DELETE FROM known_browsers WHERE last_seen_at <= $1', [now - BROWSER_MEMORY_MS])
+      await client.query('DELETE FROM notice_slots WHERE quiet_until <= $1', [now])
     })
   }
 

@@ -2,15 +2,22 @@ import Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type {
-  Account,
-  AccountStore,
-  CreateAccountResult,
-  LoginThrottle,
-  NewAccount,
-  RefreshTokenRecord,
-  SsoIdentity,
-  SsoTransaction
+import {
+  BROWSER_MEMORY_MS,
+  SPENT_ROW_MEMORY_MS,
+  type Account,
+  type AccountClaim,
+  type AccountStore,
+  type BrowserSighting,
+  type CreateAccountResult,
+  type EmailLink,
+  type EmailLinkPurpose,
+  type LoginThrottle,
+  type NewAccount,
+  type NoticeKind,
+  type RefreshTokenRecord,
+  type SsoIdentity,
+  type SsoTransaction
 } from './account-store.js'
 import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 
@@ -18,7 +25,7 @@ import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from '.
 type SqliteMigration = string | ((db: Database.Database) => Rekeying | undefined)
 
 /** Brings every account's email_key to the current emailKey (NFKC, IDNA domains). */
-function rekeyEmails (db: Database.Database): Rekeying {
+export function rekeyEmails (db: Database.Database): Rekeying {
   const accounts = db.prepare('SELECT id, email, email_key AS emailKey FROM accounts ORDER BY created_at, id').all() as Array<{ id: string, email: string, emailKey: string }>
   const rekeying = rekeyAccounts(accounts)
   const update = db.prepare('UPDATE accounts SET email_key = ? WHERE id = ?')
@@ -93,7 +100,32 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
      expires_at INTEGER NOT NULL
    );`,
   'ALTER TABLE accounts ADD COLUMN email_verified_at INTEGER',
-  rekeyEmails
+  rekeyEmails,
+  // notice_slots.quiet_until is sent_at plus the interval the slot was taken for: purging forgets a slot
+  // past it, whatever interval its kind of notice uses.
+  `CREATE TABLE email_links (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     purpose TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     used_at INTEGER,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX email_links_by_account ON email_links(account_id, purpose, created_at);
+   CREATE TABLE known_browsers (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     browser_hash TEXT NOT NULL,
+     first_seen_at INTEGER NOT NULL,
+     last_seen_at INTEGER NOT NULL,
+     PRIMARY KEY (account_id, browser_hash)
+   );
+   CREATE TABLE notice_slots (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     kind TEXT NOT NULL,
+     sent_at INTEGER NOT NULL,
+     quiet_until INTEGER NOT NULL,
+     PRIMARY KEY (account_id, kind)
+   );`
 ]
 
 interface AccountRow {
@@ -128,14 +160,15 @@ function isUniqueViolation (error: unknown): error is { code: string, message: s
 /**
  * Runs the migrations not yet applied, each in its own transaction. A file
  * from a newer version is refused: its schema may mean what this code cannot.
+ * `upTo` stops at an earlier version (tests make databases as older versions left them).
  */
-export function migrate (db: Database.Database): { version: number, emailKeyConflicts: EmailKeyConflict[] } {
+export function migrate (db: Database.Database, upTo = SQLITE_MIGRATIONS.length): { version: number, emailKeyConflicts: EmailKeyConflict[] } {
   const emailKeyConflicts: EmailKeyConflict[] = []
   const applied = db.pragma('user_version', { simple: true }) as number
   if (applied > SQLITE_MIGRATIONS.length) {
     throw new Error(`the accounts database has schema version ${applied}, newer than this version of Threshold knows (${SQLITE_MIGRATIONS.length}); upgrade Threshold`)
   }
-  for (let version = applied; version < SQLITE_MIGRATIONS.length; version++) {
+  for (let version = applied; version < upTo; version++) {
     db.transaction(() => {
       const migration = SQLITE_MIGRATIONS[version]!
       if (typeof migration === 'string') db.exec(migration)
@@ -143,7 +176,7 @@ export function migrate (db: Database.Database): { version: number, emailKeyConf
       db.pragma(`user_version = ${version + 1}`)
     })()
   }
-  return { version: SQLITE_MIGRATIONS.length, emailKeyConflicts }
+  return { version: Math.max(applied, upTo), emailKeyConflicts }
 }
 
 /** The embedded store: one SQLite file in WAL mode. */
@@ -191,6 +224,25 @@ export class SqliteAccountStore implements AccountStore {
 
   async updatePasswordHash (accountId: string, passwordHash: string): Promise<void> {
     this.db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?').run(passwordHash, accountId)
+  }
+
+  async markEmailVerified (accountId: string, now: number): Promise<void> {
+    this.db.prepare(`UPDATE accounts SET email_verified_at = ?
+                     WHERE id = ? AND (email_verified_at IS NULL OR email_verified_at > ?)`).run(now, accountId, now)
+  }
+
+  async claimUnverifiedAccount (accountId: string, claim: AccountClaim): Promise<boolean> {
+    return this.db.transaction(() => {
+      const claimed = this.db.prepare(`UPDATE accounts SET password_hash = NULL, email_verified_at = ?,
+                                       google_subject = COALESCE(?, google_subject)
+                                       WHERE id = ? AND email_verified_at IS NULL`)
+        .run(claim.now, claim.googleSubject, accountId).changes === 1
+      if (!claimed) return false
+      this.revokeRefreshTokensOf(accountId, claim.now)
+      this.voidResetTokensOf(accountId, claim.now)
+      this.db.prepare('UPDATE email_links SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(claim.now, accountId)
+      return true
+    }).immediate()
   }
 
   async addMembership (accountId: string, organization: string): Promise<void> {
@@ -264,6 +316,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
+    this.revokeRefreshTokensOf(accountId, now)
+  }
+
+  /** Synchronous, so that claimUnverifiedAccount can run it inside its transaction. */
+  private revokeRefreshTokensOf (accountId: string, now: number): void {
     this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, accountId)
   }
 
@@ -279,6 +336,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async voidResetTokens (accountId: string, now: number): Promise<void> {
+    this.voidResetTokensOf(accountId, now)
+  }
+
+  /** Synchronous, so that claimUnverifiedAccount can run it inside its transaction. */
+  private voidResetTokensOf (accountId: string, now: number): void {
     this.db.prepare('UPDATE reset_tokens SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(now, accountId)
   }
 
@@ -286,6 +348,45 @@ export class SqliteAccountStore implements AccountStore {
     const row = this.db.prepare('SELECT COUNT(*) AS count FROM reset_tokens WHERE account_id = ? AND created_at >= ?')
       .get(accountId, since) as { count: number }
     return row.count
+  }
+
+  async insertEmailLink (link: EmailLink, now: number): Promise<void> {
+    this.db.prepare('INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(link.tokenHash, link.accountId, link.purpose, link.expiresAt, now)
+  }
+
+  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null> {
+    const row = this.db.prepare(`UPDATE email_links SET used_at = ?
+                                 WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
+                                 RETURNING account_id`).get(now, tokenHash, purpose, now) as { account_id: string } | undefined
+    return row?.account_id ?? null
+  }
+
+  async countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number> {
+    const row = this.db.prepare('SELECT COUNT(*) AS count FROM email_links WHERE account_id = ? AND purpose = ? AND created_at >= ?')
+      .get(accountId, purpose, since) as { count: number }
+    return row.count
+  }
+
+  async rememberBrowser (accountId: string, browserHash: string, now: number): Promise<BrowserSighting> {
+    return this.db.transaction((): BrowserSighting => {
+      // MAX: a slow request carrying an older time must not make the browser look less recently seen.
+      const known = this.db.prepare(`UPDATE known_browsers SET last_seen_at = MAX(last_seen_at, ?)
+                                     WHERE account_id = ? AND browser_hash = ?`).run(now, accountId, browserHash).changes === 1
+      if (known) return 'known'
+      const others = this.db.prepare('SELECT 1 FROM known_browsers WHERE account_id = ? LIMIT 1').get(accountId) !== undefined
+      this.db.prepare('INSERT INTO known_browsers (account_id, browser_hash, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?)')
+        .run(accountId, browserHash, now, now)
+      return others ? 'new' : 'first'
+    }).immediate()
+  }
+
+  async takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean> {
+    // A slot taken within the interval fails the upsert's WHERE, which then changes nothing.
+    return this.db.prepare(`INSERT INTO notice_slots (account_id, kind, sent_at, quiet_until) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (account_id, kind) DO UPDATE SET sent_at = excluded.sent_at, quiet_until = excluded.quiet_until
+                            WHERE notice_slots.sent_at <= ?`)
+      .run(accountId, kind, now, now + intervalMs, now - intervalMs).changes === 1
   }
 
   async insertSsoTransaction (transaction: SsoTransaction): Promise<void> {
@@ -345,11 +446,14 @@ export class SqliteAccountStore implements AccountStore {
   async purgeExpired (now: number): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now)
-      this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - 24 * 3600_000)
+      this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
       this.db.prepare('DELETE FROM sso_transactions WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM sso_identities WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM saml_assertions WHERE expires_at <= ?').run(now)
-      this.db.prepare('DELETE FROM login_throttles WHERE locked_until <= ? AND updated_at <= ?').run(now, now - 24 * 3600_000)
+      this.db.prepare('DELETE FROM login_throttles WHERE locked_until <= ? AND updated_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
+      this.db.prepare('DELETE FROM email_links WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
+      this.db.prepare('DELETE FROM known_browsers WHERE last_seen_at <= ?').run(now - BROWSER_MEMORY_MS)
+      this.db.prepare('DELETE FROM notice_slots WHERE quiet_until <= ?').run(now)
     })()
   }
 

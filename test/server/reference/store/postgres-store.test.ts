@@ -1,6 +1,6 @@
 import pg from 'pg'
 import t from 'tap'
-import { MIGRATION_LOCK_KEY, PostgresAccountStore, POSTGRES_MIGRATIONS } from '../../../../server/reference/store/postgres-store.js'
+import { migrate, MIGRATION_LOCK_KEY, PostgresAccountStore, POSTGRES_MIGRATIONS, rekeyEmails } from '../../../../server/reference/store/postgres-store.js'
 import { SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
 import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
 import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
@@ -9,6 +9,16 @@ async function open (t: import('tap').Test, connectionString: string, idleErrors
   const store = await PostgresAccountStore.open({ connectionString, onIdleError: (error) => idleErrors.push(error) })
   t.teardown(() => store.close())
   return store
+}
+
+/** Migrates an empty database to schema `version`, as that version of Threshold left it. */
+async function migrateTo (connectionString: string, version: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString })
+  try {
+    await migrate(pool, version)
+  } finally {
+    await pool.end()
+  }
 }
 
 async function query<T extends pg.QueryResultRow> (connectionString: string, text: string): Promise<T[]> {
@@ -64,11 +74,8 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
   t.test('opening a database keyed the old way re-keys its accounts, and names an account whose address now reads as another\'s', async (t) => {
     const url = await server.createDatabase()
     // The schema before verified addresses and NFKC keys with IDNA domains, with keys as that version wrote them (NFC, lower case).
-    const old = POSTGRES_MIGRATIONS.slice(0, -2).map((migration, index) => `${migration as string};
-      INSERT INTO schema_migrations (version) VALUES (${index + 1});`).join('\n')
-    await query(url, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-      ${old}
-      INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES
+    await migrateTo(url, POSTGRES_MIGRATIONS.indexOf(rekeyEmails) - 1)
+    await query(url, `INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES
         ('real', 'n3x@b.co', 'n3x@b.co', 'h1', 2),
         ('squatter', 'n3x@ｂ.co', 'n3x@ｂ.co', 'h2', 1),
         ('idn', 'Ann@Bücher.example', 'ann@bücher.example', 'h3', 3);`)
@@ -79,6 +86,31 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     t.equal((await store.findAccountByEmail('ann@xn--bcher-kva.example'))?.id, 'idn', 'the punycode form finds the account')
     t.equal((await store.findAccountByEmail('ann@bücher.example'))?.id, 'idn', 'and so does the Unicode form, as before')
     t.equal((await store.findAccountById('real'))?.emailVerifiedAt, null, 'an account from before has no verified address')
+  })
+
+  t.test('opening a database one schema version behind brings it up to date and keeps its accounts, memberships and tokens', async (t) => {
+    const url = await server.createDatabase()
+    await migrateTo(url, POSTGRES_MIGRATIONS.length - 1)
+    await query(url, `INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
+        VALUES ('kept', 'Kept@example.com', 'kept@example.com', 'Ada', 'Lovelace', 'h', 'google-kept', 1000, 1);
+      INSERT INTO memberships (account_id, organization) VALUES ('kept', 'acme');
+      INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context) VALUES ('refresh-kept', 'kept', 'f', 9000000000000, '{}');
+      INSERT INTO reset_tokens (token_hash, account_id, expires_at, created_at) VALUES ('reset-kept', 'kept', 9000000000000, 2);`)
+
+    const store = await open(t, url)
+    t.same(await store.findAccountByEmail('kept@EXAMPLE.com'), {
+      id: 'kept', email: 'Kept@example.com', firstName: 'Ada', lastName: 'Lovelace', passwordHash: 'h',
+      googleSubject: 'google-kept', emailVerifiedAt: 1000, createdAt: 1
+    })
+    t.same(await store.listMemberships('kept'), ['acme'])
+    t.equal((await store.findRefreshToken('refresh-kept'))?.revokedAt, null)
+    t.equal(await store.consumeResetToken('reset-kept', 3), 'kept')
+    await store.insertEmailLink({ tokenHash: 'link', accountId: 'kept', purpose: 'verify-email', expiresAt: 9_000_000_000_000 }, 3)
+    t.equal(await store.consumeEmailLink('verify-email', 'link', 4), 'kept', 'the new tables are there')
+    t.equal(await store.rememberBrowser('kept', 'browser', 4), 'first')
+    t.equal(await store.takeNoticeSlot('kept', 'new-browser', 4, 1000), true)
+    const versions = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')
+    t.same(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((_, index) => index + 1))
   })
 
   t.test('a failing migration leaves the database as it was and fails the opening', async (t) => {

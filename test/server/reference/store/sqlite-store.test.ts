@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { databaseFile } from '../../../../server/reference/services.js'
-import { migrate, SqliteAccountStore, SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
+import { migrate, rekeyEmails, SqliteAccountStore, SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
 import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
 import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../../fixtures/reference.js'
 
@@ -81,8 +81,7 @@ t.test('opening a database keyed the old way re-keys its accounts, and names an 
   const file = join(await tempFolder(t), 'accounts.sqlite')
   // The schema before verified addresses and NFKC keys with IDNA domains, with keys as that version wrote them (NFC, lower case).
   const old = new Database(file)
-  for (const migration of SQLITE_MIGRATIONS.slice(0, -2)) old.exec(migration as string)
-  old.pragma(`user_version = ${SQLITE_MIGRATIONS.length - 2}`)
+  migrate(old, SQLITE_MIGRATIONS.indexOf(rekeyEmails) - 1)
   const insert = old.prepare('INSERT INTO accounts (id, email, email_key, password_hash, created_at) VALUES (?, ?, ?, ?, ?)')
   insert.run('real', 'n3x@b.co', 'n3x@b.co', 'h1', 2)
   insert.run('squatter', 'n3x@ｂ.co', 'n3x@ｂ.co', 'h2', 1)
@@ -98,4 +97,34 @@ t.test('opening a database keyed the old way re-keys its accounts, and names an 
   t.equal((await store.findAccountById('real'))?.emailVerifiedAt, null, 'an account from before has no verified address')
   t.same(await store.createAccount({ email: 'ANN@xn--BCHER-kva.example', firstName: null, lastName: null, passwordHash: null, googleSubject: null }),
     { conflict: 'email' })
+})
+
+t.test('opening a database one schema version behind brings it up to date and keeps its accounts, memberships and tokens', async (t) => {
+  const file = join(await tempFolder(t), 'accounts.sqlite')
+  const old = new Database(file)
+  t.equal(migrate(old, SQLITE_MIGRATIONS.length - 1).version, SQLITE_MIGRATIONS.length - 1)
+  old.prepare(`INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
+               VALUES ('kept', 'Kept@example.com', 'kept@example.com', 'Ada', 'Lovelace', 'h', 'google-kept', 1000, 1)`).run()
+  old.prepare("INSERT INTO memberships (account_id, organization) VALUES ('kept', 'acme')").run()
+  old.prepare("INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context) VALUES ('refresh-kept', 'kept', 'f', 9000000000000, '{}')").run()
+  old.prepare("INSERT INTO reset_tokens (token_hash, account_id, expires_at, created_at) VALUES ('reset-kept', 'kept', 9000000000000, 2)").run()
+  old.close()
+
+  const store = new SqliteAccountStore(file)
+  t.teardown(() => store.close())
+  t.same(await store.findAccountByEmail('kept@EXAMPLE.com'), {
+    id: 'kept', email: 'Kept@example.com', firstName: 'Ada', lastName: 'Lovelace', passwordHash: 'h',
+    googleSubject: 'google-kept', emailVerifiedAt: 1000, createdAt: 1
+  })
+  t.same(await store.listMemberships('kept'), ['acme'])
+  t.equal((await store.findRefreshToken('refresh-kept'))?.revokedAt, null)
+  t.equal(await store.consumeResetToken('reset-kept', 3), 'kept')
+  await store.insertEmailLink({ tokenHash: 'link', accountId: 'kept', purpose: 'verify-email', expiresAt: 9_000_000_000_000 }, 3)
+  t.equal(await store.consumeEmailLink('verify-email', 'link', 4), 'kept', 'the new tables are there')
+  t.equal(await store.rememberBrowser('kept', 'browser', 4), 'first')
+  t.equal(await store.takeNoticeSlot('kept', 'new-browser', 4, 1000), true)
+
+  const reader = new Database(file, { readonly: true })
+  t.teardown(() => reader.close())
+  t.equal(reader.pragma('user_version', { simple: true }), SQLITE_MIGRATIONS.length)
 })
