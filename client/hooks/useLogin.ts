@@ -24,6 +24,7 @@ export function useLogin (page: PageState, gate: DomainGate) {
   return {
     isMutating,
     submit (password: string): void {
+      page.clearNotice()
       if (localAccounts.kind === 'refused') {
         page.fail(localAccounts.reason)
         return

@@ -1,9 +1,9 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { LoginContextFields } from '../api/accounts.js'
 import type { LoginAnswer, SuccessAnswer } from '../api/answers.js'
 import type { NoticeContent } from '../components/Notice.js'
-import { showView } from '../lib/address-bar.js'
+import { showView, updateSearchParams } from '../lib/address-bar.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 import type { PageParams, View } from '../lib/page-params.js'
 import { safeRedirectTarget } from '../lib/redirect-target.js'
@@ -26,6 +26,7 @@ export interface PageState {
   /** Set once the page is on its way elsewhere: everything stays disabled. */
   readonly leaving: boolean
   readonly fail: (text: string) => void
+  /** Forgets what the page said, as a new submission starts. */
   readonly clearNotice: () => void
   /** Switches view, clearing what the last view said. */
   readonly changeView: (next: View) => void
@@ -40,7 +41,11 @@ export interface PageState {
  * The state the flows share: the email, the notice and whether the page is
  * leaving. The two endings live here, not in each flow, because a login ends
  * the same way whether it began with a password, Google or SSO, and so does
- * every kind of registration.
+ * every kind of registration. Each form's submission starts by clearing the
+ * notice: what the page said before (an error, a success, a notice from the
+ * address) no longer applies once the visitor acts. The spec hides only the
+ * error while a request runs; a stale success, such as "You can now log in"
+ * above a login that is being refused, would mislead as much.
  */
 export function usePageState (params: PageParams, config: RuntimeConfig): PageState {
   const { localAccounts } = params
@@ -48,7 +53,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
   const [notice, setNotice] = useState<NoticeContent | null>(() => {
     if (params.errorMessage !== null) return { kind: 'error', text: params.errorMessage }
     if (localAccounts.kind === 'refused') return { kind: 'error', text: localAccounts.reason }
-    return null
+    return params.notice
   })
   // Not derived from the notice: an error from the address (?error=) leaves the fields unmarked,
   // and starting Google clears the notice but not the marks.
@@ -59,6 +64,16 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
     setNotice({ kind: 'error', text })
     setInvalid(true)
   }
+
+  // An effect, not a handler: the notice comes with the address the accounts service sent the
+  // browser to, and says something about that moment. It was read into the state above; out of
+  // the address, a reload, a bookmark or the back button does not say it again (nor does a link
+  // to another view carry it), as the SSO return's parameters and a used reset token leave too.
+  useEffect(() => {
+    if (new URLSearchParams(window.location.search).has('notice')) {
+      updateSearchParams((query) => query.delete('notice'), { replace: true })
+    }
+  }, [])
 
   function leave (url: string): void {
     setLeaving(true)

@@ -20,6 +20,20 @@ export const SUCCESS_MESSAGES = Object.freeze({
   PASSWORD_SET: 'Your password has been changed. You can now log in with it.'
 })
 
+/**
+ * The codes of the `notice` parameter, which the accounts service adds when it
+ * sends the browser back from an emailed link, and what each says. Where each
+ * is shown, and as what, is in page-params.ts; any other code is ignored.
+ */
+export const NOTICE_MESSAGES = Object.freeze({
+  'email-verified': 'Your email address is verified. You can now log in.',
+  'verify-link-invalid': 'This verification link is invalid, used or expired. Log in to ask for a new one.',
+  'sessions-ended': 'We have signed you out everywhere. Choose a new password to keep your account safe.',
+  'end-sessions-link-invalid': 'This link is invalid, used or expired. If you think someone else used your account, reset your password here.'
+})
+
+export type NoticeCode = keyof typeof NOTICE_MESSAGES
+
 /** Control characters, and the invisible characters that reorder or hide text. */
 // eslint-disable-next-line no-control-regex
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
