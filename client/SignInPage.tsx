@@ -55,7 +55,8 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
           {view === 'login' && params.banner !== null && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
           {view === 'login' && (
-            <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} supportEmail={config.supportEmail} />
+            <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} verificationLink={flows.verificationLink}
+              supportEmail={config.supportEmail} />
           )}
           {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} />}
           {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}

@@ -1,5 +1,8 @@
 import type { SpecAccountsPath } from '../../common/accounts-paths.js'
-import { parseLoginAnswer, parseSsoStartAnswer, parseSuccessAnswer, type LoginAnswer, type SsoStartAnswer, type SuccessAnswer } from './answers.js'
+import {
+  parseLoginAnswer, parsePasswordLoginAnswer, parseSsoStartAnswer, parseSuccessAnswer,
+  type LoginAnswer, type PasswordLoginAnswer, type SsoStartAnswer, type SuccessAnswer
+} from './answers.js'
 import { postJson } from './http.js'
 
 /*
@@ -24,9 +27,9 @@ export interface LoginPayload extends LoginContextFields {
   readonly password: string
 }
 
-/** Email and password login (spec §7 "Login"). */
-export async function login (payload: LoginPayload): Promise<LoginAnswer> {
-  return parseLoginAnswer(await postJson(accountsUrl('v2/login'), payload))
+/** Email and password login (spec §7 "Login"); the accounts service may refuse an address not verified yet. */
+export async function login (payload: LoginPayload): Promise<PasswordLoginAnswer> {
+  return parsePasswordLoginAnswer(await postJson(accountsUrl('v2/login'), payload))
 }
 
 /**
@@ -113,4 +116,14 @@ export interface SetPasswordPayload {
  */
 export async function setPassword (payload: SetPasswordPayload): Promise<SuccessAnswer> {
   return parseSuccessAnswer(await postJson('/accounts/resetPassword', payload))
+}
+
+/**
+ * Asks for a new link to verify `email`, after a login refused because the
+ * address is not verified yet. The reference service's own call, like
+ * setPassword: the edge proxies it only where the service names it
+ * (server/reference/exposed-routes.ts).
+ */
+export async function verifyEmailRequest (payload: { readonly email: string }): Promise<SuccessAnswer> {
+  return parseSuccessAnswer(await postJson('/accounts/verifyEmailRequest', payload))
 }

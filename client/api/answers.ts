@@ -12,6 +12,16 @@ export type LoginAnswer =
   | { readonly kind: 'error', readonly message: string }
   | { readonly kind: 'failed' }
 
+/**
+ * The email and password login's answer: a login answer, or a refusal because
+ * the address is not verified yet (403 with `"reason": "email_not_verified"`),
+ * after which the page offers to send a new verification link. Only this
+ * call can answer so: Google and the identity providers vouch for addresses.
+ */
+export type PasswordLoginAnswer =
+  | LoginAnswer
+  | { readonly kind: 'email-not-verified', readonly message: string }
+
 export type SuccessAnswer =
   | { readonly kind: 'success', readonly message: string }
   | { readonly kind: 'error', readonly message: string }
@@ -43,6 +53,21 @@ export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
     return { kind: 'tokens', auth, refresh }
   }
   return { kind: 'failed' }
+}
+
+/** The reason a refused login carries when the address is not verified yet. */
+const EMAIL_NOT_VERIFIED_REASON = 'email_not_verified'
+
+/**
+ * As any login answer; a refusal is an unverified address only with status
+ * 403, that reason and a text to show, so that no other refusal offers a link.
+ */
+export function parsePasswordLoginAnswer (answer: JsonAnswer): PasswordLoginAnswer {
+  const parsed = parseLoginAnswer(answer)
+  if (parsed.kind === 'error' && answer.kind === 'json' && answer.status === 403 && answer.body.reason === EMAIL_NOT_VERIFIED_REASON) {
+    return { kind: 'email-not-verified', message: parsed.message }
+  }
+  return parsed
 }
 
 export function parseSuccessAnswer (answer: JsonAnswer): SuccessAnswer {

@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes, ReactNode } from 'react'
+import type { ButtonHTMLAttributes, ReactNode, Ref } from 'react'
 import { BUTTON_SPINNER_SIZE_PX } from '../lib/constants.js'
 import { Spinner } from './Spinner.js'
 
@@ -7,6 +7,8 @@ export interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement
   /** Shows a 14 px spinner and disables the button while its request runs. */
   readonly busy?: boolean
   readonly children: ReactNode
+  /** For a caller that moves focus to the button. */
+  readonly ref?: Ref<HTMLButtonElement>
 }
 
 /** A button with enabled and disabled looks (disabled at reduced opacity). */

@@ -1,6 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import { localLogin, login, type LoginPayload } from '../api/accounts.js'
-import type { LoginAnswer } from '../api/answers.js'
+import type { PasswordLoginAnswer } from '../api/answers.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
 
@@ -15,7 +15,7 @@ interface LoginRequest {
  * when the page asks for one, then as every login ends.
  */
 export function useLogin (page: PageState, gate: DomainGate) {
-  const { trigger, isMutating } = useSWRMutation('threshold/login', async (_key: string, { arg }: { arg: LoginRequest }): Promise<LoginAnswer> => {
+  const { trigger, isMutating } = useSWRMutation('threshold/login', async (_key: string, { arg }: { arg: LoginRequest }): Promise<PasswordLoginAnswer> => {
     const refusal = await gate(arg.payload.email)
     if (refusal !== null) return { kind: 'error', message: refusal }
     return arg.localAuthenticateUrl === null ? login(arg.payload) : localLogin(arg.localAuthenticateUrl, arg.payload)
@@ -24,6 +24,7 @@ export function useLogin (page: PageState, gate: DomainGate) {
   return {
     isMutating,
     submit (password: string): void {
+      page.clearNotice()
       if (localAccounts.kind === 'refused') {
         page.fail(localAccounts.reason)
         return

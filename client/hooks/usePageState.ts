@@ -1,9 +1,9 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { LoginContextFields } from '../api/accounts.js'
-import type { LoginAnswer, SuccessAnswer } from '../api/answers.js'
+import type { PasswordLoginAnswer, SuccessAnswer } from '../api/answers.js'
 import type { NoticeContent } from '../components/Notice.js'
-import { showView } from '../lib/address-bar.js'
+import { showView, updateSearchParams } from '../lib/address-bar.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 import type { PageParams, View } from '../lib/page-params.js'
 import { safeRedirectTarget } from '../lib/redirect-target.js'
@@ -21,26 +21,37 @@ export interface PageState {
   readonly setEmail: (email: string) => void
   /** The error or success text above the form. */
   readonly notice: NoticeContent | null
+  /** The last login was refused because the address is not verified yet: the page offers a new link. */
+  readonly verificationLinkOffered: boolean
   /** The last submission was refused: the fields are marked invalid. */
   readonly invalid: boolean
   /** Set once the page is on its way elsewhere: everything stays disabled. */
   readonly leaving: boolean
+  /** Shows an error and marks the fields; an offer of a new link stays (it is no answer to the fields). */
   readonly fail: (text: string) => void
+  /** Shows a success text on the current view; what was refused is settled, so the marks and the offer go. */
+  readonly succeed: (text: string) => void
+  /** Forgets what the page said (the notice and the offer), as a new submission starts. */
   readonly clearNotice: () => void
   /** Switches view, clearing what the last view said. */
   readonly changeView: (next: View) => void
   readonly leave: (url: string) => void
-  /** After a login: store the tokens and go to the redirect target, else say why not. */
-  readonly finishLogin: (answer: LoginAnswer, unreadableMessage?: string) => void
+  /** After a login: store the tokens and go to the redirect target, else say why not (and offer a new link if that is why). */
+  readonly finishLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => void
   /** After a registration-type call: back to the login view with the success text. */
   readonly finishWithSuccess: (answer: SuccessAnswer, defaultText: string, unreadableMessage?: string) => void
 }
 
 /**
- * The state the flows share: the email, the notice and whether the page is
- * leaving. The two endings live here, not in each flow, because a login ends
+ * The state the flows share: the email, the notice (with the offer of a new
+ * verification link that may come with it) and whether the page is leaving.
+ * The two endings live here, not in each flow, because a login ends
  * the same way whether it began with a password, Google or SSO, and so does
- * every kind of registration.
+ * every kind of registration. Each form's submission starts by clearing the
+ * notice: what the page said before (an error, a success, a notice from the
+ * address) no longer applies once the visitor acts. The spec hides only the
+ * error while a request runs; a stale success, such as "You can now log in"
+ * above a login that is being refused, would mislead as much.
  */
 export function usePageState (params: PageParams, config: RuntimeConfig): PageState {
   const { localAccounts } = params
@@ -48,8 +59,9 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
   const [notice, setNotice] = useState<NoticeContent | null>(() => {
     if (params.errorMessage !== null) return { kind: 'error', text: params.errorMessage }
     if (localAccounts.kind === 'refused') return { kind: 'error', text: localAccounts.reason }
-    return null
+    return params.notice
   })
+  const [verificationLinkOffered, setVerificationLinkOffered] = useState(false)
   // Not derived from the notice: an error from the address (?error=) leaves the fields unmarked,
   // and starting Google clears the notice but not the marks.
   const [invalid, setInvalid] = useState(false)
@@ -59,6 +71,27 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
     setNotice({ kind: 'error', text })
     setInvalid(true)
   }
+
+  function succeed (text: string): void {
+    setNotice({ kind: 'success', text })
+    setInvalid(false)
+    setVerificationLinkOffered(false)
+  }
+
+  function clearNotice (): void {
+    setNotice(null)
+    setVerificationLinkOffered(false)
+  }
+
+  // An effect, not a handler: the notice comes with the address the accounts service sent the
+  // browser to, and says something about that moment. It was read into the state above; out of
+  // the address, a reload, a bookmark or the back button does not say it again (nor does a link
+  // to another view carry it), as the SSO return's parameters and a used reset token leave too.
+  useEffect(() => {
+    if (new URLSearchParams(window.location.search).has('notice')) {
+      updateSearchParams((query) => query.delete('notice'), { replace: true })
+    }
+  }, [])
 
   function leave (url: string): void {
     setLeaving(true)
@@ -76,17 +109,24 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
     email,
     setEmail,
     notice,
+    verificationLinkOffered,
     invalid,
     leaving,
     fail,
-    clearNotice: () => setNotice(null),
+    succeed,
+    clearNotice,
     changeView (next) {
-      setNotice(null)
+      clearNotice()
       setInvalid(false)
       showView(next)
     },
     leave,
     finishLogin (answer, unreadableMessage = ERROR_MESSAGES.GENERIC) {
+      if (answer.kind === 'email-not-verified') {
+        fail(answer.message)
+        setVerificationLinkOffered(true)
+        return
+      }
       if (answer.kind !== 'tokens') {
         fail(answer.kind === 'error' ? answer.message : unreadableMessage)
         return
@@ -102,8 +142,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
         fail(answer.kind === 'error' ? answer.message : unreadableMessage)
         return
       }
-      setNotice({ kind: 'success', text: answer.message === '' ? defaultText : answer.message })
-      setInvalid(false)
+      succeed(answer.message === '' ? defaultText : answer.message)
       showView('login')
     }
   }

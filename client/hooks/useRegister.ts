@@ -9,6 +9,7 @@ export function useRegister (page: PageState) {
   return {
     isMutating,
     submit (payload: RegisterPayload): void {
+      page.clearNotice()
       if (page.localMode) {
         page.fail(ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
         return

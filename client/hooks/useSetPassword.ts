@@ -10,6 +10,7 @@ export function useSetPassword (page: PageState) {
   return {
     isMutating,
     submit (password: string, confirmation: string): void {
+      page.clearNotice()
       void trigger({ token: page.params.resetToken ?? '', password, confirm_password: confirmation }, {
         onSuccess: (answer) => {
           page.finishWithSuccess(answer, SUCCESS_MESSAGES.PASSWORD_SET)

@@ -9,6 +9,7 @@ import { useResetPassword } from './useResetPassword.js'
 import { useSetPassword } from './useSetPassword.js'
 import { useSsoCompletion } from './useSsoCompletion.js'
 import { useSsoStart } from './useSsoStart.js'
+import { useVerifyEmailRequest } from './useVerifyEmailRequest.js'
 
 /**
  * Every flow of the page, wired to the page state and, for the logins, to the
@@ -25,9 +26,10 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
   const google = useGoogleSignIn(page, config, gate)
   const sso = useSsoStart(page, gate)
   const ssoCompletion = useSsoCompletion(page)
+  const verifyEmail = useVerifyEmailRequest(page)
 
   const busy = page.leaving || login.isMutating || register.isMutating || resetPassword.isMutating || setPassword.isMutating ||
-    google.isMutating || sso.isMutating || ssoCompletion.isMutating
+    google.isMutating || sso.isMutating || ssoCompletion.isMutating || verifyEmail.isMutating
   return {
     page,
     /** Buttons are disabled while any request runs, or once the page is leaving (spec §2). */
@@ -40,6 +42,7 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
     resetPassword: { submit: resetPassword.submit, submitting: resetPassword.isMutating },
     setPassword: { submit: setPassword.submit, submitting: setPassword.isMutating },
     google,
-    sso: { ...sso, submitting: sso.isMutating }
+    sso: { ...sso, submitting: sso.isMutating },
+    verificationLink: { offered: verifyEmail.offered, sending: verifyEmail.isMutating, send: verifyEmail.send }
   }
 }

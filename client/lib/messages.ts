@@ -13,11 +13,31 @@ export const ERROR_MESSAGES = Object.freeze({
 
 export type ErrorKey = keyof typeof ERROR_MESSAGES
 
-/** What the page says after a registration-type call whose answer carries no success text of its own. */
+/** What the page says after a registration-type call, or a request for a new link, whose answer carries no success text of its own. */
 export const SUCCESS_MESSAGES = Object.freeze({
   REGISTERED: 'Your account has been created. You can now log in.',
   RESET_REQUESTED: 'If an account exists for this email, we have sent it a link to reset the password.',
-  PASSWORD_SET: 'Your password has been changed. You can now log in with it.'
+  PASSWORD_SET: 'Your password has been changed. You can now log in with it.',
+  VERIFICATION_LINK_SENT: 'We have sent you a new verification link.'
+})
+
+/**
+ * The codes of the `notice` parameter, which the accounts service adds when it
+ * sends the browser back from an emailed link, and what each says. Where each
+ * is shown, and as what, is in page-params.ts; any other code is ignored.
+ */
+export const NOTICE_MESSAGES = Object.freeze({
+  'email-verified': 'Your email address is verified. You can now log in.',
+  'verify-link-invalid': 'This verification link is invalid, used or expired. Log in to ask for a new one.',
+  'sessions-ended': 'We have signed you out everywhere. Choose a new password to keep your account safe.',
+  'end-sessions-link-invalid': 'This link is invalid, used or expired. If you think someone else used your account, reset your password here.'
+})
+
+export type NoticeCode = keyof typeof NOTICE_MESSAGES
+
+/** Labels of the buttons the page adds beside the spec's. */
+export const BUTTON_LABELS = Object.freeze({
+  SEND_VERIFICATION_LINK: 'Send a new verification link'
 })
 
 /** Control characters, and the invisible characters that reorder or hide text. */

@@ -1,6 +1,7 @@
 import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
-import { messageForErrorParameter, plainText } from './messages.js'
+import { messageForErrorParameter, NOTICE_MESSAGES, plainText, type NoticeCode } from './messages.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { NoticeContent } from '../components/Notice.js'
 
 export type View = 'login' | 'register' | 'resetPassword' | 'setPassword'
 
@@ -28,8 +29,22 @@ export interface PageParams {
   readonly localAccounts: LocalAccountsTarget
   /** The message for the `error` parameter, if any. */
   readonly errorMessage: string | null
+  /** What the `notice` parameter says, when its code is known and belongs to this view (shown like the form's own notices). */
+  readonly notice: NoticeContent | null
   readonly domainCheck: boolean
   readonly resetToken: string | null
+}
+
+/**
+ * The view each `notice` code belongs to, and whether it reads as a success
+ * or an error there. The service names the view in the same address; on any
+ * other view the code says nothing that applies, so it is not shown.
+ */
+const NOTICE_PLACES: Readonly<Record<NoticeCode, { readonly view: View, readonly kind: NoticeContent['kind'] }>> = {
+  'email-verified': { view: 'login', kind: 'success' },
+  'verify-link-invalid': { view: 'login', kind: 'error' },
+  'sessions-ended': { view: 'setPassword', kind: 'success' },
+  'end-sessions-link-invalid': { view: 'resetPassword', kind: 'error' }
 }
 
 const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])
@@ -73,6 +88,17 @@ function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
   return { protocol, email, id, intent }
 }
 
+/**
+ * The notice for a known code on its own view. Unlike `error`, the value is
+ * never shown itself: anyone can write a link, so only the catalogue's texts
+ * appear.
+ */
+function noticeFrom (code: string | null, view: View): NoticeContent | null {
+  if (code === null || !Object.hasOwn(NOTICE_MESSAGES, code)) return null
+  const place = NOTICE_PLACES[code as NoticeCode]
+  return place.view === view ? { kind: place.kind, text: NOTICE_MESSAGES[code as NoticeCode] } : null
+}
+
 function viewFrom (value: string | null, config: RuntimeConfig): View {
   if (value === 'register' || value === 'resetPassword') return value
   if (value === 'setPassword' && config.passwordResetCompletion) return value
@@ -82,8 +108,9 @@ function viewFrom (value: string | null, config: RuntimeConfig): View {
 export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {
   const params = new URLSearchParams(search)
   const localAccounts = resolveLocalAccounts(params, pageHostname, config.localAccountsAllowedHosts)
+  const view = viewFrom(params.get('view'), config)
   return {
-    view: viewFrom(params.get('view'), config),
+    view,
     redirect: nonEmpty(params.get('redirect')),
     allowedOrgs: listParameter(params, 'allowed_org'),
     resourceType: nonEmpty(params.get('resource_type')),
@@ -93,6 +120,7 @@ export function parsePageParams (search: string, pageHostname: string, config: R
     banner: shownText(params.get('home_page_banner'), (value) => plainText(value, MAX_BANNER_LENGTH)),
     localAccounts,
     errorMessage: shownText(params.get('error'), messageForErrorParameter),
+    notice: noticeFrom(params.get('notice'), view),
     domainCheck: params.get('supports_domain_auth_check') === 'true',
     resetToken: nonEmpty(params.get('token'))
   }

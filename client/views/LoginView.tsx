@@ -1,10 +1,11 @@
-import { useState, type FormEvent } from 'react'
+import { useRef, useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
+import { VerificationLinkButton, type VerificationLinkOffer } from './VerificationLinkButton.js'
 import { ViewLink } from './ViewLink.js'
 
 export interface LoginViewProps {
@@ -12,21 +13,27 @@ export interface LoginViewProps {
   readonly email: EmailField
   readonly methods: SignInMethods
   readonly submission: Submission<[password: string]>
+  readonly verificationLink: VerificationLinkOffer
   readonly supportEmail: string
 }
 
-export function LoginView ({ form, email, methods, submission, supportEmail }: LoginViewProps) {
+export function LoginView ({ form, email, methods, submission, verificationLink, supportEmail }: LoginViewProps) {
   const [password, setPassword] = useState('')
+  const emailInput = useRef<HTMLInputElement & HTMLTextAreaElement>(null)
   function submit (event: FormEvent): void {
     event.preventDefault()
     if (!form.busy) submission.submit(password)
   }
   return (
     <>
+      {verificationLink.offered && (
+        // Once the link is sent the button goes; focus moves on to the first field rather than to the document.
+        <VerificationLinkButton offer={verificationLink} busy={form.busy} onSent={() => emailInput.current?.focus()} />
+      )}
       {methods.password && (
         <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
           <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
-            value={email.value} onChange={email.onChange} invalid={form.invalid} />
+            value={email.value} onChange={email.onChange} invalid={form.invalid} inputRef={emailInput} />
           <PasswordField label='Password' name='password' autoComplete='current-password' width='full'
             value={password} onChange={setPassword} invalid={form.invalid} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>Login</Button>

@@ -73,6 +73,21 @@ t.test('home_page_banner: markup, control characters and huge values are shown a
   }
 })
 
+t.test('notice: markup, control and bidi characters, huge values and inherited names are never shown, on any view', async (t) => {
+  const { base } = await startBackend(t, routes({}))
+  const values = [MARKUP, CONTROL, HUGE, ...INHERITED, '\u202eemail-verified', 'email-verified\u200b', '\u2066sessions-ended\u2069', `email-verified${MARKUP}`]
+  for (const view of ['login', 'register', 'resetPassword', 'setPassword']) {
+    for (const value of values) {
+      const what = `${view}, notice=${JSON.stringify(value.slice(0, 30))}`
+      const { unmount } = renderPage(t, base, q([['view', view], ['token', 'tok_1234567890'], ['notice', value]]))
+      t.equal(document.getElementById('form-notice')?.textContent, '', `${what}: nothing above the form`)
+      t.notOk(document.body.textContent?.includes(value.slice(0, 20)), `${what}: the value is nowhere on the page`)
+      expectNothingInjected(t, what)
+      unmount()
+    }
+  }
+})
+
 t.test('view: anything but a known view is the login view', async (t) => {
   const { base } = await startBackend(t, routes({}))
   const values = [...INHERITED, MARKUP, HUGE, 'Register', 'register\u0000', ' register', 'setPassword']

@@ -2,9 +2,12 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { BUTTON_LABELS, NOTICE_MESSAGES } from '../../client/lib/messages.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
+import { buildEdge, jsonAnswer, listen, startUpstream, withVerifyEmailRequest } from '../fixtures/edge.js'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const WCAG_22_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa']
@@ -34,6 +37,30 @@ async function focusIsVisible (page: Page): Promise<boolean> {
     }
     return shown(focused) || (focused.closest('.field__control') !== null && shown(focused.closest('.field__control')!))
   })
+}
+
+const UNVERIFIED_REFUSAL = 'Verify your email address before you log in: follow the link we emailed you.'
+const LINK_SENT = 'We have sent a new verification link to kim@example.test.'
+
+/**
+ * The real edge, serving the built page, in front of a stand-in accounts
+ * service on a loopback port: it refuses every login as an unverified
+ * address, and answers the requests for a new link with `linkAnswers` in
+ * turn (then with success).
+ */
+async function startUnverifiedService (t: Test, linkAnswers: Array<[number, unknown]> = []) {
+  const upstream = await startUpstream(t, (request, response) => {
+    const path = request.url.split('?')[0]
+    if (path === '/v2/login') jsonAnswer(403, { error: UNVERIFIED_REFUSAL, reason: 'email_not_verified' })(request, response)
+    else if (path === '/verifyEmailRequest') jsonAnswer(...(linkAnswers.shift() ?? [200, { success: LINK_SENT }]))(request, response)
+    else jsonAnswer(404, { error: 'Not found.' })(request, response)
+  })
+  const app = await buildEdge(t, {
+    accountsUpstream: upstream.url,
+    accountsRoutes: withVerifyEmailRequest(REFERENCE_ACCOUNTS_ROUTES),
+    passwordResetCompletion: true
+  })
+  return { base: await listen(app), upstream }
 }
 
 t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: browserSkip }, async (t) => {
@@ -75,6 +102,30 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
       t.same(await axeViolations(page), [], `the SSO modal at ${size}`)
       await page.screenshot({ path: `${SCREENSHOTS}sso-modal-${size}.png` })
       t.same(problems, [], 'no console errors and no CSP violations')
+    })
+  }
+
+  // The states a visitor reaches from the emailed links and from a login refused for an unverified address.
+  const unverified = await startUnverifiedService(t)
+  for (const [size, viewport] of Object.entries(SIZES)) {
+    await t.test(`the notices and the offer of a new verification link at ${size} size have no WCAG 2.2 A/AA violation`, async (t) => {
+      const { page, problems } = await openPage(t, { ...viewport, reducedMotion: 'reduce' })
+      await page.goto(`${unverified.base}/?notice=email-verified`)
+      await page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['email-verified'] }).waitFor()
+      t.same(await axeViolations(page), [], `login with the email-verified notice at ${size}`)
+
+      await page.goto(`${unverified.base}/?view=setPassword&token=tok_1234567890abcdefghij&notice=sessions-ended`)
+      await page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['sessions-ended'] }).waitFor()
+      t.same(await axeViolations(page), [], `setPassword with the sessions-ended notice at ${size}`)
+
+      await page.goto(`${unverified.base}/`)
+      await page.getByLabel('Email', { exact: true }).fill('kim@example.test')
+      await page.getByLabel('Password', { exact: true }).fill('keyboard only please')
+      await page.getByRole('button', { name: 'Login', exact: true }).click()
+      await page.getByRole('alert').filter({ hasText: UNVERIFIED_REFUSAL }).waitFor()
+      await page.getByRole('button', { name: BUTTON_LABELS.SEND_VERIFICATION_LINK }).waitFor()
+      t.same(await axeViolations(page), [], `login with the offer of a new verification link at ${size}`)
+      t.same(unexpectedProblems(problems, [403]), [], 'only the refused login')
     })
   }
 
@@ -131,6 +182,43 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
     await page.keyboard.press('Enter')
     await page.getByRole('status').filter({ hasText: 'If an account exists' }).waitFor()
     t.same(problems, [])
+  })
+
+  await t.test('a new verification link with the keyboard alone: focus goes to the offer, comes back after a refusal, moves on once sent', async (t) => {
+    const service = await startUnverifiedService(t, [[429, { error: 'Too many requests. Try again in a few minutes.' }]])
+    const { page, problems } = await openPage(t)
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('name') ?? document.activeElement?.textContent ?? null)
+    await page.goto(`${service.base}/`)
+    await page.locator('.card').waitFor()
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('kim@example.test')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('keyboard only please')
+    await page.keyboard.press('Enter')
+    await page.getByRole('alert').filter({ hasText: UNVERIFIED_REFUSAL }).waitFor()
+    await page.waitForFunction((label) => document.activeElement?.textContent === label, BUTTON_LABELS.SEND_VERIFICATION_LINK)
+    t.pass('the refusal is announced, and focus is on the offer')
+    t.ok(await focusIsVisible(page), 'focus is visible on the button')
+    await page.keyboard.press('Tab')
+    t.equal(await focused(), 'email', 'Tab goes on to the email field')
+    await page.keyboard.press('Shift+Tab')
+    t.equal(await focused(), BUTTON_LABELS.SEND_VERIFICATION_LINK, 'Shift+Tab comes back to the button')
+
+    await page.keyboard.press('Enter')
+    await page.getByRole('alert').filter({ hasText: 'Too many requests' }).waitFor()
+    await page.waitForFunction((label) => document.activeElement?.textContent === label, BUTTON_LABELS.SEND_VERIFICATION_LINK)
+    t.pass('refused: the error is announced, and focus is back on the button, which Chromium took away while it was disabled')
+    t.ok(await focusIsVisible(page), 'focus is visible on the button again')
+
+    await page.keyboard.press(' ')
+    await page.getByRole('status').filter({ hasText: LINK_SENT }).waitFor()
+    await page.getByRole('button', { name: BUTTON_LABELS.SEND_VERIFICATION_LINK }).waitFor({ state: 'detached' })
+    t.equal(await focused(), 'email', 'sent: the button goes and focus moves on to the email field')
+    t.ok(await focusIsVisible(page), 'focus is visible on the email field')
+    const linkRequests = service.upstream.requests.filter((request) => request.url === '/verifyEmailRequest')
+    t.same(linkRequests.map((request) => JSON.parse(request.body.toString('utf8'))), [{ email: 'kim@example.test' }, { email: 'kim@example.test' }],
+      'Enter, then Space, each sent the email field\'s address')
+    t.same(unexpectedProblems(problems, [403, 429]), [], 'only the refused login and the refused request')
   })
 
   await t.test('the SSO modal with the keyboard alone', async (t) => {

@@ -1,18 +1,19 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
 import {
-  completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso
+  completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso,
+  verifyEmailRequest
 } from '../../../client/api/accounts.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
-import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
+import { jsonAnswer, startUpstream, withVerifyEmailRequest, type RecordedRequest } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
 
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
 
 t.test('each call posts its exact JSON body, with its headers, to its path through the edge', async (t) => {
-  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: withVerifyEmailRequest(REFERENCE_ACCOUNTS_ROUTES) })
   setPageUrl(`${base}/`)
   const calls: Array<[string, () => Promise<unknown>, string, unknown, Record<string, string | undefined>]> = [
     ['login', () => login({ email: 'a@b.test', password: 'pw', ...context }), '/v2/login',
@@ -29,7 +30,8 @@ t.test('each call posts its exact JSON body, with its headers, to its path throu
     ['sso login', () => completeSsoLogin({ email: 'a@b.test', login_method: 'OIDC', id: 'one-time', ...context }), '/v2/auth/login',
       { email: 'a@b.test', login_method: 'OIDC', id: 'one-time', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }, {}],
     ['sso register', () => completeSsoRegister({ register_method: 'SAML', id: 'one-time' }), '/auth/register', { register_method: 'SAML', id: 'one-time' }, {}],
-    ['set password', () => setPassword({ token: 'tok', password: 'pw', confirm_password: 'pw' }), '/resetPassword', { token: 'tok', password: 'pw', confirm_password: 'pw' }, {}]
+    ['set password', () => setPassword({ token: 'tok', password: 'pw', confirm_password: 'pw' }), '/resetPassword', { token: 'tok', password: 'pw', confirm_password: 'pw' }, {}],
+    ['new verification link', () => verifyEmailRequest({ email: 'a@b.test' }), '/verifyEmailRequest', { email: 'a@b.test' }, {}]
   ]
   for (const [name, call, path, body, headers] of calls) {
     const before = upstream.requests.length
@@ -71,6 +73,44 @@ t.test('answers become the union the page switches on', async (t) => {
     const { base } = await startBackend(t, answer)
     setPageUrl(`${base}/`)
     t.same(await login({ email: 'a@b.test', password: 'pw', ...context }), expected, what)
+  }
+})
+
+t.test('a login refused with 403 and the reason email_not_verified is an unverified address; no other refusal is', async (t) => {
+  const text = 'Verify your email address before you log in.'
+  const cases: Array<[string, number, unknown, unknown]> = [
+    ['403 with the reason', 403, { error: text, reason: 'email_not_verified' }, { kind: 'email-not-verified', message: text }],
+    ['the text made plain as any error', 403, { error: `<b>${text}</b>\u202e`, reason: 'email_not_verified' }, { kind: 'email-not-verified', message: `<b>${text}</b>` }],
+    ['403 without a reason', 403, { error: 'Your account is not in this organisation.' }, { kind: 'error', message: 'Your account is not in this organisation.' }],
+    ['403 with another reason', 403, { error: 'Locked.', reason: 'account_locked' }, { kind: 'error', message: 'Locked.' }],
+    ['the reason in another case', 403, { error: 'Nope.', reason: 'EMAIL_NOT_VERIFIED' }, { kind: 'error', message: 'Nope.' }],
+    ['the reason with 401', 401, { error: 'Invalid email or password.', reason: 'email_not_verified' }, { kind: 'error', message: 'Invalid email or password.' }],
+    ['the reason with 200', 200, { error: 'Odd.', reason: 'email_not_verified' }, { kind: 'error', message: 'Odd.' }],
+    ['the reason without a text to show', 403, { reason: 'email_not_verified' }, { kind: 'failed' }]
+  ]
+  for (const [what, status, body, expected] of cases) {
+    const { base } = await startBackend(t, jsonAnswer(status, body))
+    setPageUrl(`${base}/`)
+    t.same(await login({ email: 'a@b.test', password: 'pw', ...context }), expected, what)
+  }
+  const { base } = await startBackend(t, jsonAnswer(403, { error: text, reason: 'email_not_verified' }))
+  setPageUrl(`${base}/`)
+  t.same(await googleLogin('google.id.token', { email: 'a@b.test', login_method: 'GOOGLE', ...context }), { kind: 'error', message: text },
+    'Google login only shows the text: Google vouches for its addresses')
+})
+
+t.test('the request for a new verification link answers with the success text, or the refusal', async (t) => {
+  const cases: Array<[string, number, unknown, unknown]> = [
+    ['sent', 200, { success: 'We have sent a new link to a@b.test.' }, { kind: 'success', message: 'We have sent a new link to a@b.test.' }],
+    ['sent, without a text', 200, {}, { kind: 'success', message: '' }],
+    ['rate limited', 429, { error: 'Too many requests. Try again in a few minutes.' }, { kind: 'error', message: 'Too many requests. Try again in a few minutes.' }],
+    ['refused', 400, { error: 'Enter a valid email address.' }, { kind: 'error', message: 'Enter a valid email address.' }],
+    ['a failure without a text', 500, {}, { kind: 'failed' }]
+  ]
+  for (const [what, status, body, expected] of cases) {
+    const { base } = await startBackend(t, jsonAnswer(status, body), { accountsRoutes: withVerifyEmailRequest(REFERENCE_ACCOUNTS_ROUTES) })
+    setPageUrl(`${base}/`)
+    t.same(await verifyEmailRequest({ email: 'a@b.test' }), expected, what)
   }
 })
 

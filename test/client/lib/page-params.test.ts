@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../../client/lib/messages.js'
+import { ERROR_MESSAGES, NOTICE_MESSAGES } from '../../../client/lib/messages.js'
 import { parsePageParams } from '../../../client/lib/page-params.js'
 import { parseRuntimeConfig } from '../../../common/runtime-config.js'
 
@@ -96,4 +96,33 @@ t.test('local_accounts_host switches to local-network mode, for allowed hosts on
 t.test('supports_domain_auth_check is on only for "true"', async (t) => {
   t.equal(parse('?supports_domain_auth_check=true').domainCheck, true)
   for (const value of ['1', 'TRUE', 'yes', '']) t.equal(parse(`?supports_domain_auth_check=${value}`).domainCheck, false, value)
+})
+
+t.test('a notice code shows its catalogue text, as a success or an error, on its own view and on no other', async (t) => {
+  const places = {
+    'email-verified': ['login', 'success'],
+    'verify-link-invalid': ['login', 'error'],
+    'sessions-ended': ['setPassword', 'success'],
+    'end-sessions-link-invalid': ['resetPassword', 'error']
+  } as const
+  t.same(Object.keys(places).sort(), Object.keys(NOTICE_MESSAGES).sort(), 'every code of the catalogue is placed here')
+  for (const [code, [view, kind]] of Object.entries(places)) {
+    for (const other of ['login', 'register', 'resetPassword', 'setPassword']) {
+      const viewQuery = other === 'login' ? '' : `view=${other}&`
+      const notice = parse(`?${viewQuery}token=tok&notice=${code}`).notice
+      t.same(notice, other === view ? { kind, text: NOTICE_MESSAGES[code as keyof typeof NOTICE_MESSAGES] } : null, `${code} on ${other}`)
+    }
+  }
+  const withoutCompletion = parsePageParams('?view=setPassword&notice=sessions-ended', 'x.test', parseRuntimeConfig('{}'))
+  t.equal(withoutCompletion.notice, null, 'no setPassword view where resets are not completed, so no notice for it either')
+  t.same(parse('?notice=email-verified&notice=verify-link-invalid').notice?.text, NOTICE_MESSAGES['email-verified'], 'the first of repeated keys counts')
+})
+
+t.test('a notice value that is not a code is ignored, never shown', async (t) => {
+  const values = ['', 'EMAIL-VERIFIED', 'email_verified', ' email-verified', 'email-verified ', '\u202eemail-verified', 'email-verified\u200b',
+    '<b>email-verified</b>', 'Your account was deleted. Call +1 555 0100.', 'x'.repeat(5000), '__proto__', 'constructor', 'hasOwnProperty', 'toString']
+  for (const value of values) {
+    t.equal(parse(`?notice=${encodeURIComponent(value)}`).notice, null, JSON.stringify(value.slice(0, 40)))
+  }
+  t.equal(parse('').notice, null)
 })

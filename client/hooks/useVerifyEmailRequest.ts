@@ -1,0 +1,31 @@
+import useSWRMutation from 'swr/mutation'
+import { verifyEmailRequest } from '../api/accounts.js'
+import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
+import type { PageState } from './usePageState.js'
+
+/**
+ * A new verification link, offered after a login refused because the address
+ * is not verified yet, for the address in the email field. A refusal (a rate
+ * limit, an address the service does not take) keeps the offer, so the
+ * visitor can try again; once the link is sent, the offer ends.
+ */
+export function useVerifyEmailRequest (page: PageState) {
+  const { trigger, isMutating } = useSWRMutation('threshold/verify-email-request', (_key: string, { arg }: { arg: { email: string } }) => verifyEmailRequest(arg))
+  return {
+    offered: page.verificationLinkOffered,
+    isMutating,
+    /** Sends the link; `onSent` runs once it is sent, when the offer (and its button) goes. */
+    send (onSent: () => void): void {
+      void trigger({ email: page.email }, {
+        onSuccess: (answer) => {
+          if (answer.kind !== 'success') {
+            page.fail(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+            return
+          }
+          page.succeed(answer.message === '' ? SUCCESS_MESSAGES.VERIFICATION_LINK_SENT : answer.message)
+          onSent()
+        }
+      })
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { useEffect, useRef } from 'react'
+import { Button } from '../components/Button.js'
+import { BUTTON_LABELS } from '../lib/messages.js'
+import { FORM_NOTICE_ID } from './form-view-props.js'
+
+/** The offer of a new verification link, after a login refused because the address is not verified yet. */
+export interface VerificationLinkOffer {
+  readonly offered: boolean
+  /** Its request runs: its button shows the spinner. */
+  readonly sending: boolean
+  /** Sends the link to the address in the email field; `onSent` runs once it is sent. */
+  readonly send: (onSent: () => void) => void
+}
+
+export interface VerificationLinkButtonProps {
+  readonly offer: VerificationLinkOffer
+  /** A request runs or the page is leaving: the button is disabled, as every other. */
+  readonly busy: boolean
+  /** Where focus goes when the link is sent and the button with it. */
+  readonly onSent: () => void
+}
+
+/**
+ * The button that sends a new verification link, under the refusal that
+ * calls for it and described by it. It takes focus when it appears: it is
+ * the one thing the visitor can do about that refusal, and a keyboard user
+ * would otherwise have to look for it above the form. A disabled button
+ * loses focus (Chromium hands it to the document), so after its own request
+ * it takes focus back if nothing else has it; once the link is sent, it goes
+ * and `onSent` moves focus on.
+ */
+export function VerificationLinkButton ({ offer, busy, onSent }: VerificationLinkButtonProps) {
+  const button = useRef<HTMLButtonElement>(null)
+  const focusedOnce = useRef(false)
+  // An effect: the button can take focus only once it is enabled, which is when React has
+  // committed the end of the request before (the refused login's, then its own).
+  useEffect(() => {
+    if (busy) return
+    const focusLost = document.activeElement === null || document.activeElement === document.body
+    if (!focusedOnce.current || focusLost) button.current?.focus()
+    focusedOnce.current = true
+  }, [busy])
+
+  function send (): void {
+    offer.send(() => {
+      const focused = document.activeElement
+      if (focused === null || focused === document.body || focused === button.current) onSent()
+    })
+  }
+
+  return (
+    <div className='verification-link'>
+      <Button ref={button} variant='secondary' busy={offer.sending} disabled={busy} onClick={send} aria-describedby={FORM_NOTICE_ID}>
+        {BUTTON_LABELS.SEND_VERIFICATION_LINK}
+      </Button>
+    </div>
+  )
+}
