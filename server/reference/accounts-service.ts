@@ -125,8 +125,10 @@ export class AccountsService {
       return error(429, waitMessage(current.lockedUntil, Date.now()))
     }
     await this.store.clearLoginFailures(throttleKey)
-    if (needsRehash(account.passwordHash!, this.options.passwordParameters)) {
-      await this.store.updatePasswordHash(account.id, await this.hash(password))
+    let passwordHash = account.passwordHash!
+    if (needsRehash(passwordHash, this.options.passwordParameters)) {
+      passwordHash = await this.hash(password)
+      await this.store.updatePasswordHash(account.id, passwordHash)
     }
     // Only after the right password: the refusal tells that the account exists.
     if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
@@ -135,6 +137,15 @@ export class AccountsService {
     }
     const answer = await this.completeLogin(account, context, 'pwd', facts)
     if (answer.status !== 200) return answer
+    // A claim (account-claims.ts) or a reset that ran while this login hashed has revoked every
+    // session and removed or changed the password: the token just issued would outlive them. (A
+    // concurrent rehash also changes the hash, but the password still matches it.)
+    const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
+    if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) {
+      await this.options.tokens.revoke(String(answer.body.refresh))
+      logAuthEvent(facts.log, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
+      return error(401, INVALID_CREDENTIALS)
+    }
     const cookie = await this.options.browserNotices.signedIn(account, facts)
     return cookie === null ? answer : { ...answer, cookies: [cookie] }
   }

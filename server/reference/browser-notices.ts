@@ -14,7 +14,7 @@ export const NEW_BROWSER_NOTICE_INTERVAL_MS = 15 * 60 * 1000
 
 export const END_SESSIONS_LINK_REFUSED_PAGE = '/?view=resetPassword&notice=end-sessions-link-invalid'
 
-/** The set-password view with a fresh reset token: where "this was not me" lands once the sessions have ended. */
+/** The set-password view with a fresh reset token: where "this was not me" lands once the sessions have ended (on PUBLIC_URL). */
 export function sessionsEndedPage (resetToken: string): string {
   return `/?view=setPassword&token=${resetToken}&notice=sessions-ended`
 }
@@ -97,13 +97,13 @@ export class BrowserNotices {
     const accountId = await consumeEmailLink(store, 'end-sessions', token, at)
     if (accountId === null) {
       logAuthEvent(facts.log, 'sessions.link-refused', { clientAddress: facts.clientAddress })
-      return END_SESSIONS_LINK_REFUSED_PAGE
+      return `${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`
     }
     await store.revokeAccountRefreshTokens(accountId, at)
     await store.voidResetTokens(accountId, at)
     const resetToken = newOpaqueToken()
     await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)
     logAuthEvent(facts.log, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
-    return sessionsEndedPage(resetToken)
+    return `${this.options.publicUrl}${sessionsEndedPage(resetToken)}`
   }
 }

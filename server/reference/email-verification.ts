@@ -11,7 +11,11 @@ import { parseEmail } from './validation.js'
 export const VERIFICATION_RESEND_INTERVAL_MS = 60 * 1000
 export const VERIFICATION_EMAILS_PER_HOUR = 5
 
-/** Where an opened link lands: the page's login view, with a notice the page reads from its catalogue. */
+/**
+ * Where an opened link lands: the page's login view, with a notice the page
+ * reads from its catalogue. Answered as absolute URLs on PUBLIC_URL: the
+ * edge's proxy would put a relative one under /accounts/.
+ */
 export const ADDRESS_VERIFIED_PAGE = '/?view=login&notice=email-verified'
 export const VERIFY_LINK_REFUSED_PAGE = '/?view=login&notice=verify-link-invalid'
 
@@ -50,11 +54,11 @@ export class EmailVerification {
     const accountId = await consumeEmailLink(this.options.store, 'verify-email', token, now)
     if (accountId === null) {
       logAuthEvent(facts.log, 'verify.refused', { clientAddress: facts.clientAddress })
-      return VERIFY_LINK_REFUSED_PAGE
+      return `${this.options.publicUrl}${VERIFY_LINK_REFUSED_PAGE}`
     }
     await this.options.store.markEmailVerified(accountId, now)
     logAuthEvent(facts.log, 'verify.completed', { accountId, clientAddress: facts.clientAddress })
-    return ADDRESS_VERIFIED_PAGE
+    return `${this.options.publicUrl}${ADDRESS_VERIFIED_PAGE}`
   }
 
   /** `POST verifyEmailRequest {email}`: a new link, if there is an unverified account and it is not asking too often. */

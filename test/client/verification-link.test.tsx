@@ -3,9 +3,9 @@ import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { BUTTON_LABELS, ERROR_MESSAGES, SUCCESS_MESSAGES } from '../../client/lib/messages.js'
-import { jsonAnswer, withVerifyEmailRequest, type RecordedRequest } from '../fixtures/edge.js'
+import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../fixtures/page.js'
-import { SPEC_ACCOUNTS_ROUTES } from '../../server/shared/accounts-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 
 /**
  * A login refused because the address is not verified yet (403 with the
@@ -27,7 +27,7 @@ function routes (answers: Record<string, [number, unknown]>, delaysMs: Record<st
 }
 
 async function startService (t: Parameters<typeof startBackend>[0], answers: Record<string, [number, unknown]>, delaysMs: Record<string, number> = {}) {
-  return startBackend(t, routes(answers, delaysMs), { accountsRoutes: withVerifyEmailRequest(SPEC_ACCOUNTS_ROUTES) })
+  return startBackend(t, routes(answers, delaysMs), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
 }
 
 /** Logs in as ada@example.test and waits for the refusal. */
@@ -141,7 +141,7 @@ t.test('the offer goes once the visitor logs in again, whatever the new answer',
   let refusal: [number, unknown] = UNVERIFIED
   const { base } = await startBackend(t, (request, response) => {
     setTimeout(() => jsonAnswer(...refusal)(request, response), 300)
-  }, { accountsRoutes: withVerifyEmailRequest(SPEC_ACCOUNTS_ROUTES) })
+  }, { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
   const { user } = renderPage(t, base)
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')
   await user.type(screen.getByLabelText('Password'), 'pw{Enter}')

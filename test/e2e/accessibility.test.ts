@@ -7,7 +7,7 @@ import { BUTTON_LABELS, NOTICE_MESSAGES } from '../../client/lib/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
-import { buildEdge, jsonAnswer, listen, startUpstream, withVerifyEmailRequest } from '../fixtures/edge.js'
+import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/edge.js'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const WCAG_22_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa']
@@ -57,7 +57,7 @@ async function startUnverifiedService (t: Test, linkAnswers: Array<[number, unkn
   })
   const app = await buildEdge(t, {
     accountsUpstream: upstream.url,
-    accountsRoutes: withVerifyEmailRequest(REFERENCE_ACCOUNTS_ROUTES),
+    accountsRoutes: REFERENCE_ACCOUNTS_ROUTES,
     passwordResetCompletion: true
   })
   return { base: await listen(app), upstream }

@@ -7,13 +7,13 @@ import {
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
-import { jsonAnswer, startUpstream, withVerifyEmailRequest, type RecordedRequest } from '../../fixtures/edge.js'
+import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
 
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
 
 t.test('each call posts its exact JSON body, with its headers, to its path through the edge', async (t) => {
-  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: withVerifyEmailRequest(REFERENCE_ACCOUNTS_ROUTES) })
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
   setPageUrl(`${base}/`)
   const calls: Array<[string, () => Promise<unknown>, string, unknown, Record<string, string | undefined>]> = [
     ['login', () => login({ email: 'a@b.test', password: 'pw', ...context }), '/v2/login',
@@ -108,7 +108,7 @@ t.test('the request for a new verification link answers with the success text, o
     ['a failure without a text', 500, {}, { kind: 'failed' }]
   ]
   for (const [what, status, body, expected] of cases) {
-    const { base } = await startBackend(t, jsonAnswer(status, body), { accountsRoutes: withVerifyEmailRequest(REFERENCE_ACCOUNTS_ROUTES) })
+    const { base } = await startBackend(t, jsonAnswer(status, body), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
     setPageUrl(`${base}/`)
     t.same(await verifyEmailRequest({ email: 'a@b.test' }), expected, what)
   }

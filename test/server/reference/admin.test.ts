@@ -174,7 +174,7 @@ t.test('with DATABASE_URL the command works on PostgreSQL, and an unreachable on
   const databaseUrl = await server.createDatabase()
   const dataDir = temporaryDataDir(t)
   const store = await PostgresAccountStore.open({ connectionString: databaseUrl, onIdleError: () => {} })
-  await store.createAccount({ email: 'pg@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: 'google-pg' })
+  await store.createAccount({ email: 'pg@example.com', firstName: null, lastName: null, passwordHash: null, googleSubject: 'google-pg', emailVerifiedAt: Date.now() })
   await store.close()
   const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl }
   t.same(await run(process.execPath, [ADMIN, 'add-member', 'PG@example.com', 'acme'], env), { code: 0, stdout: 'pg@example.com is now a member of acme\n', stderr: '' })

@@ -34,7 +34,7 @@ t.test('with REQUIRE_VERIFIED_EMAIL, a taken address answers exactly as a new on
 
   await waitForEmail(dataDir, 2, 'verify')
   const notice = await waitForEmail(dataDir, 1, 'registrationAttempt')
-  t.match(notice.raw, /^To: Taken@Example\.com$/m, 'the owner of the taken address hears of it')
+  t.match(notice.raw, /^To: Taken@example\.com$/m, 'the owner of the taken address hears of it')
   t.match(notice.decoded, /If it was you, log in, or reset your password/)
   t.match((await outboxEmails(dataDir, 'verify')).at(-1)!.raw, /^To: fresh@example\.com$/m, 'the new address gets its verification link')
 

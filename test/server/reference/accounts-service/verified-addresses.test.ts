@@ -16,8 +16,8 @@ import {
   waitForEmail
 } from '../../../fixtures/reference.js'
 
-const VERIFIED_LANDING = '/?view=login&notice=email-verified'
-const REFUSED_LANDING = '/?view=login&notice=verify-link-invalid'
+const VERIFIED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=email-verified`
+const REFUSED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid`
 const RESENT = { success: 'If this address has an account that is not verified yet, we have sent it a new link. The link works once, within 24 hours.' }
 
 /** An emailed link, pointed at the edge under test instead of the public URL. */
@@ -35,7 +35,7 @@ t.test('registration emails a verification link; opening it once marks the addre
   t.equal(emailVerified(await loginTokens(base, 'vera@example.com')), false, 'the spec\'s flow: login right after registering, unverified')
 
   const email = await waitForEmail(dataDir, 1, 'verify')
-  t.match(email.raw, /^To: Vera@Example\.com$/m)
+  t.match(email.raw, /^To: Vera@example\.com$/m)
   t.match(email.raw, /^Subject: Verify your email address for Threshold$/m)
   t.match(email.decoded, /The link works once, within 24 hours\./)
   const { link, token } = accountsLinkOf(email, 'verifyEmail')
