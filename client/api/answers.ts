@@ -1,5 +1,6 @@
 import { plainText } from '../lib/messages.js'
 import type { JsonAnswer } from './http.js'
+import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 
 /**
  * The answers of the accounts calls, parsed at the boundary into unions the
@@ -54,9 +55,6 @@ export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
   }
   return { kind: 'failed' }
 }
-
-/** The reason a refused login carries when the address is not verified yet. */
-const EMAIL_NOT_VERIFIED_REASON = 'email_not_verified'
 
 /**
  * As any login answer; a refusal is an unverified address only with status

@@ -1,3 +1,4 @@
+import type { PageNotice } from '../../common/page-notices.js'
 import { MAX_QUERY_ERROR_LENGTH } from './constants.js'
 
 /** The error catalogue of spec section 8: keys of the `error` parameter and their messages. */
@@ -26,14 +27,12 @@ export const SUCCESS_MESSAGES = Object.freeze({
  * sends the browser back from an emailed link, and what each says. Where each
  * is shown, and as what, is in page-params.ts; any other code is ignored.
  */
-export const NOTICE_MESSAGES = Object.freeze({
+export const NOTICE_MESSAGES: Readonly<Record<PageNotice, string>> = Object.freeze({
   'email-verified': 'Your email address is verified. You can now log in.',
   'verify-link-invalid': 'This verification link is invalid, used or expired. Log in to ask for a new one.',
   'sessions-ended': 'We have signed you out everywhere. Choose a new password to keep your account safe.',
   'end-sessions-link-invalid': 'This link is invalid, used or expired. If you think someone else used your account, reset your password here.'
 })
-
-export type NoticeCode = keyof typeof NOTICE_MESSAGES
 
 /** Labels of the buttons the page adds beside the spec's. */
 export const BUTTON_LABELS = Object.freeze({

@@ -1,5 +1,6 @@
 import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
-import { messageForErrorParameter, NOTICE_MESSAGES, plainText, type NoticeCode } from './messages.js'
+import { PAGE_NOTICE_VIEWS, type PageNotice } from '../../common/page-notices.js'
+import { messageForErrorParameter, NOTICE_MESSAGES, plainText } from './messages.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { NoticeContent } from '../components/Notice.js'
 
@@ -36,15 +37,15 @@ export interface PageParams {
 }
 
 /**
- * The view each `notice` code belongs to, and whether it reads as a success
- * or an error there. The service names the view in the same address; on any
- * other view the code says nothing that applies, so it is not shown.
+ * Whether each `notice` code reads as a success or an error. Its view is in
+ * common/page-notices.ts, shared with the service that sends the browser
+ * there; on any other view the code says nothing that applies, so it is not shown.
  */
-const NOTICE_PLACES: Readonly<Record<NoticeCode, { readonly view: View, readonly kind: NoticeContent['kind'] }>> = {
-  'email-verified': { view: 'login', kind: 'success' },
-  'verify-link-invalid': { view: 'login', kind: 'error' },
-  'sessions-ended': { view: 'setPassword', kind: 'success' },
-  'end-sessions-link-invalid': { view: 'resetPassword', kind: 'error' }
+const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {
+  'email-verified': 'success',
+  'verify-link-invalid': 'error',
+  'sessions-ended': 'success',
+  'end-sessions-link-invalid': 'error'
 }
 
 const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])
@@ -94,9 +95,9 @@ function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
  * appear.
  */
 function noticeFrom (code: string | null, view: View): NoticeContent | null {
-  if (code === null || !Object.hasOwn(NOTICE_MESSAGES, code)) return null
-  const place = NOTICE_PLACES[code as NoticeCode]
-  return place.view === view ? { kind: place.kind, text: NOTICE_MESSAGES[code as NoticeCode] } : null
+  if (code === null || !Object.hasOwn(PAGE_NOTICE_VIEWS, code)) return null
+  const notice = code as PageNotice
+  return PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], text: NOTICE_MESSAGES[notice] } : null
 }
 
 function viewFrom (value: string | null, config: RuntimeConfig): View {

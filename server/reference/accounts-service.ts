@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { AccountClaims } from './account-claims.js'
 import { errorAnswer as error, successAnswer as success, type Answer, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
@@ -30,8 +31,6 @@ export const FREE_LOGIN_FAILURES = 4
 export const MAX_LOGIN_LOCK_MS = 15 * 60 * 1000
 
 const INVALID_CREDENTIALS = 'Invalid email or password.'
-/** The `reason` beside the error of a login refused for an unverified address: the page offers a new link. */
-export const EMAIL_NOT_VERIFIED_REASON = 'email_not_verified'
 const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
 const REGISTERED = 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.'
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { pageWithNotice } from '../../common/page-notices.js'
 import type { BrowserFacts, RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserCookies } from './browser-cookie.js'
@@ -12,11 +13,11 @@ import { hashToken, newOpaqueToken } from './tokens.js'
 /** However many new browsers sign in, the owner hears of one per quarter of an hour. */
 export const NEW_BROWSER_NOTICE_INTERVAL_MS = 15 * 60 * 1000
 
-export const END_SESSIONS_LINK_REFUSED_PAGE = '/?view=resetPassword&notice=end-sessions-link-invalid'
+export const END_SESSIONS_LINK_REFUSED_PAGE = pageWithNotice('end-sessions-link-invalid')
 
 /** The set-password view with a fresh reset token: where "this was not me" lands once the sessions have ended (on PUBLIC_URL). */
 export function sessionsEndedPage (resetToken: string): string {
-  return `/?view=setPassword&token=${resetToken}&notice=sessions-ended`
+  return pageWithNotice('sessions-ended', { token: resetToken })
 }
 
 export interface BrowserNoticesOptions {

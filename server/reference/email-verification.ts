@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { pageWithNotice } from '../../common/page-notices.js'
 import { errorAnswer, successAnswer, type Answer, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS } from './email-links.js'
@@ -16,8 +17,8 @@ export const VERIFICATION_EMAILS_PER_HOUR = 5
  * reads from its catalogue. Answered as absolute URLs on PUBLIC_URL: the
  * edge's proxy would put a relative one under /accounts/.
  */
-export const ADDRESS_VERIFIED_PAGE = '/?view=login&notice=email-verified'
-export const VERIFY_LINK_REFUSED_PAGE = '/?view=login&notice=verify-link-invalid'
+export const ADDRESS_VERIFIED_PAGE = pageWithNotice('email-verified')
+export const VERIFY_LINK_REFUSED_PAGE = pageWithNotice('verify-link-invalid')
 
 export const VERIFICATION_RESENT = 'If this address has an account that is not verified yet, we have sent it a new link. The link works once, within 24 hours.'
 

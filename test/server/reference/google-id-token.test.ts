@@ -82,9 +82,12 @@ t.test('signing up twice with one Google account is refused', async (t) => {
   t.same([again.status, again.body], [409, { error: 'This Google account is already registered. Log in with Google.' }])
 })
 
-t.test('a Google identity is never linked to a password account on email alone', async (t) => {
+t.test('a Google identity is never linked to a verified password account on email alone', async (t) => {
+  // An account never verified is claimed instead (accounts-service/pre-hijack.test.ts).
   const { google, reference, googleRegister, googleLogin } = await withGoogle(t)
   await registerAccount(reference.base, 'grace.hopper@GMAIL.com')
+  const registeredAccount = await reference.services.store.findAccountByEmail('grace.hopper@gmail.com')
+  await reference.services.store.markEmailVerified(registeredAccount!.id, Date.now())
   const idToken = await google.idToken()
   const registered = await googleRegister(idToken)
   t.same([registered.status, registered.body], [409, { error: 'An account with this email already exists. Log in with your password.' }])
