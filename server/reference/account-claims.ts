@@ -1,16 +1,9 @@
 import type { RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import { accountClaimedEmail } from './emails/account-claimed.js'
-import { sendAfterAnswering, type Mailer } from './mailer.js'
-import type { Account, AccountStore } from './store/account-store.js'
-
-export interface AccountClaimsOptions {
-  readonly store: AccountStore
-  readonly mailer: Mailer
-  readonly publicUrl: string
-  readonly productName: string
-  readonly now: () => number
-}
+import type { OwnerEmailing } from './email-links.js'
+import { sendAfterAnswering } from './mailer.js'
+import type { Account } from './store/account-store.js'
 
 /** How the address was just proved: Google (whose subject the account is then tied to) or an SSO provider. */
 export type ClaimProof = { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' }
@@ -24,7 +17,7 @@ export type ClaimProof = { readonly via: 'google', readonly googleSubject: strin
  * whose address was verified is never claimed this way.
  */
 export class AccountClaims {
-  constructor (private readonly options: AccountClaimsOptions) {}
+  constructor (private readonly options: OwnerEmailing) {}
 
   /** The account as it is after the claim (or unchanged, when its address was verified already). */
   async claimIfUnverified (account: Account, proof: ClaimProof, facts: RequestFacts): Promise<Account> {

@@ -4,10 +4,10 @@ import type { BrowserFacts, RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserCookies } from './browser-cookie.js'
 import { describeBrowser } from './browser-names.js'
-import { consumeEmailLink, END_SESSIONS_LINK_TTL_MS, issueEmailLink, RESET_TOKEN_TTL_MS } from './email-links.js'
+import { consumeEmailLink, END_SESSIONS_LINK_TTL_MS, issueEmailLink, RESET_TOKEN_TTL_MS, type OwnerEmailing } from './email-links.js'
 import { newBrowserEmail } from './emails/new-browser.js'
-import { sendAfterAnswering, type Mailer } from './mailer.js'
-import type { Account, AccountStore } from './store/account-store.js'
+import { sendAfterAnswering } from './mailer.js'
+import type { Account } from './store/account-store.js'
 import { hashToken, newOpaqueToken } from './tokens.js'
 
 /** However many new browsers sign in, the owner hears of one per quarter of an hour. */
@@ -20,13 +20,8 @@ export function sessionsEndedPage (resetToken: string): string {
   return pageWithNotice('sessions-ended', { token: resetToken })
 }
 
-export interface BrowserNoticesOptions {
-  readonly store: AccountStore
-  readonly mailer: Mailer
+export interface BrowserNoticesOptions extends OwnerEmailing {
   readonly cookies: BrowserCookies
-  readonly publicUrl: string
-  readonly productName: string
-  readonly now: () => number
 }
 
 /**

@@ -1,6 +1,17 @@
 import type { AccountStore, EmailLinkPurpose } from './store/account-store.js'
 import { ACCOUNTS_PATH } from './exposed-routes.js'
+import type { Mailer } from './mailer.js'
 import { hashToken, newOpaqueToken } from './tokens.js'
+
+/** What every service that emails an account's owner works with. */
+export interface OwnerEmailing {
+  readonly store: AccountStore
+  readonly mailer: Mailer
+  /** The page's origin, which links in emails start with. */
+  readonly publicUrl: string
+  readonly productName: string
+  readonly now: () => number
+}
 
 /** A password reset link works once, for 30 minutes. */
 export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000

@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import { pageWithNotice } from '../../common/page-notices.js'
 import { errorAnswer, successAnswer, type Answer, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
-import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS } from './email-links.js'
+import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS, type OwnerEmailing } from './email-links.js'
 import { addressVerificationEmail } from './emails/address-verification.js'
-import { sendAfterAnswering, type Mailer } from './mailer.js'
-import type { Account, AccountStore } from './store/account-store.js'
+import { sendAfterAnswering } from './mailer.js'
+import type { Account } from './store/account-store.js'
 import { parseEmail } from './validation.js'
 
 /** Asking again sends at most one link a minute, and five an hour, to one account. */
@@ -22,21 +22,13 @@ export const VERIFY_LINK_REFUSED_PAGE = pageWithNotice('verify-link-invalid')
 
 export const VERIFICATION_RESENT = 'If this address has an account that is not verified yet, we have sent it a new link. The link works once, within 24 hours.'
 
-export interface EmailVerificationOptions {
-  readonly store: AccountStore
-  readonly mailer: Mailer
-  readonly publicUrl: string
-  readonly productName: string
-  readonly now: () => number
-}
-
 /**
  * Verified addresses: the link sent at registration (and again on request),
  * and what opening it does. Asking again answers the same whatever the
  * address, so it cannot be used to learn which addresses have accounts.
  */
 export class EmailVerification {
-  constructor (private readonly options: EmailVerificationOptions) {}
+  constructor (private readonly options: OwnerEmailing) {}
 
   /** Sends a verification link to the account's address. */
   async sendLink (account: Account, log: FastifyBaseLogger): Promise<void> {
