@@ -1,0 +1,84 @@
+import { decodeJwt } from 'jose'
+import t from 'tap'
+import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
+import {
+  accountsLinkOf,
+  GOOD_PASSWORD,
+  loginTokens,
+  openLink,
+  outboxEmails,
+  postJson,
+  registerAccount,
+  startReference,
+  TEST_PUBLIC_URL,
+  type EmailKind
+} from '../../../fixtures/reference.js'
+import { TestBrowser } from '../../../fixtures/sso-browser.js'
+
+// Verified addresses, claims and known browsers live in the account store:
+// the same flows hold with DATABASE_URL as on the SQLite file.
+t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, async (t) => {
+  const server = await startPostgresServer(t)
+  const google = await startGoogleStandIn(t)
+  const { base, dataDir, services } = await startReference(t, {
+    env: {
+      DATABASE_URL: await server.createDatabase(),
+      REQUIRE_VERIFIED_EMAIL: 'true',
+      GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID,
+      GOOGLE_JWKS_URL: google.jwksUrl
+    }
+  })
+  t.ok(services.store instanceof PostgresAccountStore)
+  const onEdge = (link: string): string => link.replace(TEST_PUBLIC_URL, base)
+  /** The `index`-th email of a kind to `address` (its local part), once it is there. */
+  async function emailTo (kind: EmailKind, local: string, index = 0) {
+    const deadline = Date.now() + 5000
+    for (;;) {
+      const emails = (await outboxEmails(dataDir, kind)).filter((email) => new RegExp(`^To: ${local}@`, 'm').test(email.raw))
+      if (emails.length > index) return emails[index]!
+      if (Date.now() > deadline) throw new Error(`no ${kind} email number ${index + 1} to ${local}`)
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
+
+  t.test('registration reveals nothing; login waits for the address; a new link lets it in', async (t) => {
+    await registerAccount(base, 'pat@example.com')
+    const fresh = await postJson(base, '/accounts/register', { email: 'new@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+    const taken = await postJson(base, '/accounts/register', { email: 'PAT@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+    t.same([taken.status, taken.body], [fresh.status, fresh.body])
+    await emailTo('registrationAttempt', 'pat')
+
+    const refused = await postJson(base, '/accounts/v2/login', { email: 'pat@example.com', password: GOOD_PASSWORD })
+    t.same([refused.status, refused.body.reason], [403, 'email_not_verified'])
+    await postJson(base, '/accounts/verifyEmailRequest', { email: 'pat@example.com' })
+    const link = accountsLinkOf(await emailTo('verify', 'pat', 1), 'verifyEmail').link
+    t.equal((await openLink(onEdge(link))).location, `${TEST_PUBLIC_URL}/?view=login&notice=email-verified`)
+    t.equal(decodeJwt((await loginTokens(base, 'pat@example.com')).auth).email_verified, true)
+  })
+
+  t.test('a new browser is told of once; its link ends the sessions', async (t) => {
+    const home = new TestBrowser()
+    const register = await home.request(`${base}/accounts/register`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+    t.equal(register.status, 200)
+    await openLink(onEdge(accountsLinkOf(await emailTo('verify', 'nell'), 'verifyEmail').link))
+    const homeLogin = await (await home.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).json() as { refresh: string }
+    const away = new TestBrowser()
+    t.equal((await away.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).status, 200)
+    const notice = await emailTo('newBrowser', 'nell')
+    const landing = await openLink(onEdge(accountsLinkOf(notice, 'endSessions').link))
+    t.match(landing.location, /\/\?view=setPassword&token=[\w-]{43}&notice=sessions-ended$/)
+    t.equal((await postJson(base, '/accounts/token/refresh', { refresh: homeLogin.refresh })).status, 401, 'the home browser\'s session has ended')
+  })
+
+  t.test('pre-hijack: a Google sign-in claims the unverified account; the attacker is out', async (t) => {
+    await registerAccount(base, 'gil@gmail.example', 'the attacker own passphrase')
+    const credential = await google.credential({ email: 'gil@gmail.example', sub: 'gil-google' })
+    const registered = await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, { authorization: `Bearer ${credential}` })
+    t.equal(registered.status, 200)
+    t.equal((await postJson(base, '/accounts/v2/login', { email: 'gil@gmail.example', password: 'the attacker own passphrase' })).status, 401)
+    t.equal((await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, { authorization: `Bearer ${credential}` })).status, 200)
+    await emailTo('claimed', 'gil')
+  })
+})
