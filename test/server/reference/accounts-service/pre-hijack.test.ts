@@ -73,3 +73,25 @@ t.test('an account whose address was verified is never claimed by Google: its pa
   t.equal((await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, google_)).status, 404)
   t.equal((await loginTokens(base, 'dan@gmail.example', GOOD_PASSWORD)).auth.length > 0, true, 'the password still signs in')
 })
+
+t.test('logins racing the claim leave the attacker no session, however they interleave', async (t) => {
+  // The attack: keep signing in with the password while the owner's Google sign-in claims the account,
+  // hoping a login that checked the password before the claim issues its token after it.
+  const google = await startGoogleStandIn(t)
+  const { base } = await startReference(t, { env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl } })
+  await registerAccount(base, 'eve@gmail.example', ATTACKER_PASSWORD)
+  const credential = await google.credential({ email: 'eve@gmail.example', sub: 'eve-google' })
+  const attempts = Array.from({ length: 20 }, (_, index) => new Promise((resolve) => setTimeout(resolve, index * 3))
+    .then(() => postJson(base, '/accounts/v2/login', { email: 'eve@gmail.example', password: ATTACKER_PASSWORD })))
+  const claim = new Promise((resolve) => setTimeout(resolve, 20))
+    .then(() => postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, { authorization: `Bearer ${credential}` }))
+  const [claimed, ...logins] = await Promise.all([claim, ...attempts])
+  t.equal(claimed.status, 200, 'the owner claimed the account')
+  const sessions = logins.filter((login) => login.status === 200)
+  t.comment(`${sessions.length} of 20 racing logins were answered with tokens`)
+  for (const session of sessions) {
+    t.equal((await postJson(base, '/accounts/token/refresh', { refresh: session.body.refresh })).status, 401, 'no token of the attacker survives')
+  }
+  // 401, or 429 once the refused racers have locked the address: either way, no way in.
+  t.ok([401, 429].includes((await postJson(base, '/accounts/v2/login', { email: 'eve@gmail.example', password: ATTACKER_PASSWORD })).status))
+})
