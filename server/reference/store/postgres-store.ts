@@ -208,6 +208,10 @@ export async function migrate (pool: pg.Pool, upTo = POSTGRES_MIGRATIONS.length)
                           )`)
       const { rows } = await client.query<{ version: number }>('SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations')
       applied = rows[0]!.version
+      // As the SQLite store does: a newer schema may mean what this code cannot.
+      if (applied > POSTGRES_MIGRATIONS.length) {
+        throw new Error(`the accounts database has schema version ${applied}, newer than this version of Threshold knows (${POSTGRES_MIGRATIONS.length}); upgrade Threshold`)
+      }
       for (let version = applied; version < upTo; version++) {
         await client.query('BEGIN')
         try {

@@ -113,6 +113,16 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     t.same(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((_, index) => index + 1))
   })
 
+  t.test('a database from a newer version is refused, and left as it was', async (t) => {
+    const url = await server.createDatabase()
+    await (await PostgresAccountStore.open({ connectionString: url, onIdleError: () => {} })).close()
+    await query(url, `INSERT INTO schema_migrations (version) VALUES (${POSTGRES_MIGRATIONS.length + 1})`)
+    await t.rejects(PostgresAccountStore.open({ connectionString: url, onIdleError: () => {} }), {
+      message: `the accounts database has schema version ${POSTGRES_MIGRATIONS.length + 1}, newer than this version of Threshold knows (${POSTGRES_MIGRATIONS.length}); upgrade Threshold`
+    })
+    t.equal((await query<{ count: string }>(url, 'SELECT COUNT(*) AS count FROM schema_migrations'))[0]!.count, String(POSTGRES_MIGRATIONS.length + 1))
+  })
+
   t.test('a failing migration leaves the database as it was and fails the opening', async (t) => {
     const url = await server.createDatabase()
     // A table in the way of the first migration, as a half-done manual change would leave.
