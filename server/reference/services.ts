@@ -15,6 +15,7 @@ import { SsoCompletion } from './sso/sso-completion.js'
 import { SsoFlows } from './sso/sso-flows.js'
 import type { AccountStore } from './store/account-store.js'
 import { PostgresAccountStore } from './store/postgres-store.js'
+import { prepareDatabaseFile } from './store/private-files.js'
 import { SqliteAccountStore } from './store/sqlite-store.js'
 import { TokenService } from './tokens.js'
 
@@ -44,6 +45,7 @@ export function databaseFile (dataDir: string): string {
 export async function openAccountStore (config: ReferenceConfig, log: FastifyBaseLogger): Promise<AccountStore> {
   let store: AccountStore
   if (config.databaseUrl === null) {
+    prepareDatabaseFile(config.dataDir, databaseFile(config.dataDir), log)
     store = new SqliteAccountStore(databaseFile(config.dataDir))
   } else {
     store = await PostgresAccountStore.open({

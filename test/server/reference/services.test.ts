@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { chmodSync, existsSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -72,6 +72,36 @@ t.test('without DATABASE_URL the accounts are kept in the SQLite file of DATA_DI
   t.teardown(() => services.close())
   t.ok(services.store instanceof SqliteAccountStore)
   t.ok(existsSync(databaseFile(dataDir)))
+})
+
+t.test('another local user cannot read the accounts: DATA_DIR is 0700 and the database files 0600, new or found looser', async (t) => {
+  // The attack: any local account reads accounts.sqlite (0644 in a 0755 folder under a umask of 022) and its -wal.
+  const previous = process.umask(0o022)
+  t.teardown(() => process.umask(previous))
+  const fresh = join(await tempDataDir(t), 'data')
+  const first = await createReferenceServices(loadReferenceConfig({ DATA_DIR: fresh }, 8080), silent)
+  await first.store.createAccount({ email: 'private@example.com', firstName: null, lastName: null, passwordHash: 'scrypt$x', googleSubject: null })
+  const modes = (dataDir: string) => [dataDir, databaseFile(dataDir), `${databaseFile(dataDir)}-wal`, `${databaseFile(dataDir)}-shm`]
+    .map((path) => (statSync(path).mode & 0o777).toString(8))
+  t.same(modes(fresh), ['700', '600', '600', '600'], 'made private')
+  await first.close()
+
+  // As an earlier version left them.
+  for (const [path, mode] of [[fresh, 0o755], [databaseFile(fresh), 0o644], [`${databaseFile(fresh)}-wal`, 0o644], [`${databaseFile(fresh)}-shm`, 0o664]] as const) {
+    if (existsSync(path)) chmodSync(path, mode)
+  }
+  const warnings: Array<Record<string, unknown>> = []
+  const log = {
+    info () {}, error () {}, debug () {}, fatal () {}, trace () {}, level: 'warn',
+    warn: (details: Record<string, unknown>) => { warnings.push(details) },
+    child () { return log }
+  }
+  const second = await createReferenceServices(loadReferenceConfig({ DATA_DIR: fresh }, 8080), log as never)
+  t.teardown(() => second.close())
+  t.same(modes(fresh), ['700', '600', '600', '600'], 'tightened at start')
+  t.ok(warnings.some((warning) => warning.path === fresh && warning.was === '755' && warning.now === '700'), 'with a warning naming the folder')
+  t.ok(warnings.some((warning) => warning.path === databaseFile(fresh) && warning.was === '644'), 'and the file')
+  t.ok(await second.store.findAccountByEmail('private@example.com'), 'nothing was lost')
 })
 
 t.test('a DATABASE_URL that cannot be reached stops the server with a line that names the cause, not the password', async (t) => {
