@@ -15,7 +15,8 @@ export type GoogleTokenVerifier = (idToken: string) => Promise<GoogleVerificatio
 /**
  * Verifies a Google ID token: its signature against Google's key set (the URL
  * is configurable so tests use a local one), the issuer, the audience (our
- * client id), the expiry, and that Google verified the email address.
+ * client id, and the authorised party when there are several audiences), the
+ * expiry, and that Google verified the email address.
  */
 export function createGoogleTokenVerifier (options: { clientId: string | null, jwksUrl: string }): GoogleTokenVerifier {
   const keySet = createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 })
@@ -28,6 +29,11 @@ export function createGoogleTokenVerifier (options: { clientId: string | null, j
         algorithms: ['RS256'],
         clockTolerance: 60
       })
+      // A token for several audiences was obtained by whichever client `azp` names (OpenID Connect
+      // Core 3.1.3.7): one issued to another client that merely lists ours is not ours to accept.
+      if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== options.clientId) {
+        return { refused: 'the token was issued to another client (azp)' }
+      }
       if (typeof payload.sub !== 'string' || typeof payload.email !== 'string') return { refused: 'the token has no subject or email' }
       if (payload.email_verified !== true) return { refused: 'Google has not verified this email address' }
       return { identity: { subject: payload.sub, email: payload.email } }

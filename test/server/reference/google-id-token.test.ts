@@ -118,6 +118,9 @@ t.test('ID tokens that fail a check are refused with the readable text, for logi
   const now = Math.floor(Date.now() / 1000)
   const refused: Array<[string, string | null]> = [
     ['another audience', await google.idToken({ aud: 'someone-else.apps.googleusercontent.com' })],
+    // Another app's token that lists us among its audiences, replayed here by that app's operator.
+    ['several audiences, issued to another client', await google.idToken({ aud: [CLIENT_ID, 'other-app.apps.googleusercontent.com'], azp: 'other-app.apps.googleusercontent.com' })],
+    ['several audiences, no authorised party', await google.idToken({ aud: [CLIENT_ID, 'other-app.apps.googleusercontent.com'] })],
     ['another issuer', await google.idToken({ iss: 'https://accounts.example.com' })],
     ['an expired token', await google.idToken({ iat: now - 7200, exp: now - 3600 })],
     ['a signature by another key', await google.idToken({}, { key: stranger.privateKey })],
@@ -135,6 +138,8 @@ t.test('ID tokens that fail a check are refused with the readable text, for logi
     t.same([registered.status, registered.body], [401, REGISTER_FAILED], `sign-up: ${name}`)
   }
   t.equal((await googleLogin(await google.idToken({ iss: 'accounts.google.com' }))).status, 200, 'Google\'s issuer without the scheme is accepted')
+  t.equal((await googleLogin(await google.idToken({ aud: [CLIENT_ID, 'other-app.apps.googleusercontent.com'], azp: CLIENT_ID }))).status, 200,
+    'several audiences are accepted when the token was issued to us')
 })
 
 t.test('without GOOGLE_CLIENT_ID every Google token is refused', async (t) => {
