@@ -277,16 +277,7 @@ export class AccountsService {
       return error(401, 'Google login failed.')
     }
     const { subject, email } = verification.identity
-    let account = await this.store.findAccountByGoogleSubject(subject)
-    if (account === null) {
-      // An account made with a password for this address, never verified, passes to whoever Google vouches for.
-      const byEmail = await this.store.findAccountByEmail(email)
-      if (byEmail !== null && byEmail.emailVerifiedAt === null && byEmail.googleSubject === null) {
-        const claimed = await this.options.claims.claimIfUnverified(byEmail, { via: 'google', googleSubject: subject }, facts)
-        // Verified by someone else meanwhile: then it is not this Google account's.
-        if (claimed.googleSubject === subject) account = claimed
-      }
-    }
+    const account = await this.store.findAccountByGoogleSubject(subject) ?? await this.claimForGoogle(email, subject, facts)
     if (account === null) {
       logAuthEvent(facts.log, 'google.login.failed', { email, reason: 'no account' })
       return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
@@ -312,12 +303,8 @@ export class AccountsService {
       email, firstName: null, lastName: null, passwordHash: null, googleSubject: subject, emailVerifiedAt: this.options.now()
     })
     if ('conflict' in result) {
-      if (result.conflict === 'email') {
-        const existing = await this.store.findAccountByEmail(email)
-        if (existing !== null && existing.emailVerifiedAt === null && existing.googleSubject === null) {
-          const claimed = await this.options.claims.claimIfUnverified(existing, { via: 'google', googleSubject: subject }, facts)
-          if (claimed.googleSubject === subject) return success('Your account is now tied to your Google account. You can now log in with Google.')
-        }
+      if (result.conflict === 'email' && await this.claimForGoogle(email, subject, facts) !== null) {
+        return success('Your account is now tied to your Google account. You can now log in with Google.')
       }
       logAuthEvent(facts.log, 'google.register.failed', { email, reason: result.conflict })
       return error(409, result.conflict === 'google-subject'
@@ -326,6 +313,19 @@ export class AccountsService {
     }
     logAuthEvent(facts.log, 'google.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
     return success('Your account has been created with Google. You can now log in with Google.')
+  }
+
+  /**
+   * An account made with a password for `email`, never verified, passes to
+   * whoever Google vouches for (account-claims.ts): the account, now tied to
+   * `subject`, or null when there is none to claim.
+   */
+  private async claimForGoogle (email: string, subject: string, facts: RequestFacts): Promise<Account | null> {
+    const existing = await this.store.findAccountByEmail(email)
+    if (existing === null || existing.emailVerifiedAt !== null || existing.googleSubject !== null) return null
+    const claimed = await this.options.claims.claimIfUnverified(existing, { via: 'google', googleSubject: subject }, facts)
+    // Verified by someone else meanwhile: then it is not this Google account's.
+    return claimed.googleSubject === subject ? claimed : null
   }
 
   async refresh (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
