@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { BROWSER_MEMORY_MS } from './store/account-store.js'
+import { cookieValue } from './cookie-header.js'
 import { ACCOUNTS_PATH } from './exposed-routes.js'
 
 /**
@@ -27,16 +28,13 @@ export class BrowserCookies {
 
   /** The id in a Cookie header when its signature holds; null when absent, malformed or forged. */
   read (cookieHeader: string | undefined): string | null {
-    for (const part of (cookieHeader ?? '').split(';')) {
-      const separator = part.indexOf('=')
-      if (separator < 0 || part.slice(0, separator).trim() !== BROWSER_COOKIE) continue
-      const [id, mac, ...rest] = part.slice(separator + 1).trim().split('.')
-      if (id === undefined || mac === undefined || rest.length > 0 || !ID_FORMAT.test(id)) return null
-      const expected = Buffer.from(this.mac(id))
-      const actual = Buffer.from(mac)
-      return actual.length === expected.length && timingSafeEqual(actual, expected) ? id : null
-    }
-    return null
+    const value = cookieValue(cookieHeader, BROWSER_COOKIE)
+    if (value === undefined) return null
+    const [id, mac, ...rest] = value.split('.')
+    if (id === undefined || mac === undefined || rest.length > 0 || !ID_FORMAT.test(id)) return null
+    const expected = Buffer.from(this.mac(id))
+    const actual = Buffer.from(mac)
+    return actual.length === expected.length && timingSafeEqual(actual, expected) ? id : null
   }
 
   /**

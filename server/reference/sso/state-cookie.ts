@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
+import { cookieValue } from '../cookie-header.js'
 import { ACCOUNTS_PATH } from '../exposed-routes.js'
 import { hashToken, newOpaqueToken } from '../tokens.js'
 
@@ -43,11 +44,6 @@ export function clearedStateCookie (): string {
 
 /** The binding from a Cookie header, or null when absent or malformed. */
 export function readBinding (cookieHeader: string | undefined): string | null {
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const separator = part.indexOf('=')
-    if (separator < 0 || part.slice(0, separator).trim() !== SSO_STATE_COOKIE) continue
-    const value = part.slice(separator + 1).trim()
-    return BINDING_FORMAT.test(value) ? value : null
-  }
-  return null
+  const value = cookieValue(cookieHeader, SSO_STATE_COOKIE)
+  return value !== undefined && BINDING_FORMAT.test(value) ? value : null
 }
