@@ -4,14 +4,16 @@
 //   node build.mjs --if-stale  build only when dist/ is missing or older than the sources
 //
 // The client is bundled as ESM with code splitting, minified, with content-hashed
-// names, separate source maps and brotli/gzip variants; dist/public/index.html is
-// a template the server fills per request (nonce, runtime configuration).
+// names and brotli/gzip variants; dist/public/index.html is a template the server
+// fills per request (nonce, runtime configuration). Its source maps go to
+// dist/client-sourcemaps/, outside what the edge serves, and the scripts name none:
+// the edge serves them only with SOURCE_MAPS=public (docs/development.md).
 // The edge is one CommonJS file that Node's compile cache holds; the build fills
 // the cache by loading it once (server/edge/main.ts says why and where).
 import { build } from 'esbuild'
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
@@ -20,6 +22,8 @@ const root = dirname(fileURLToPath(import.meta.url))
 const dist = join(root, 'dist')
 const publicDir = join(dist, 'public')
 const assetsDir = join(publicDir, 'assets')
+/** The client's source maps, for an error tracker; the edge serves them only with SOURCE_MAPS=public. */
+const clientSourceMapsDir = join(dist, 'client-sourcemaps')
 const stampFile = join(dist, '.build-stamp')
 /** What the stamp records: the Node (V8 and architecture) the build ran on, for which it filled the compile cache. */
 const BUILDING_NODE = `${process.arch}-v8-${process.versions.v8}`
@@ -27,7 +31,7 @@ const SOURCES = ['client', 'common', 'server', 'proto', 'build.mjs', 'package.js
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
-// Source maps and licence texts are streamed from disk as they are (server/edge/static-files.ts).
+// Licence texts (and source maps, when public) are streamed from disk as they are (server/edge/static-files.ts).
 const COMPRESSIBLE = /\.(js|css|svg|html|json)$/
 
 async function newestSourceTime (path) {
@@ -63,7 +67,8 @@ async function buildClient () {
     platform: 'browser',
     target: CLIENT_TARGETS,
     minify: true,
-    sourcemap: 'linked',
+    // Written beside the scripts without a sourceMappingURL comment, then moved out of the served folder.
+    sourcemap: 'external',
     legalComments: 'external',
     metafile: true,
     jsx: 'automatic',
@@ -75,6 +80,13 @@ async function buildClient () {
     logLevel: 'warning'
   })
   return result.metafile
+}
+
+/** Moves the client's source maps out of dist/public/, where nothing serves them unless asked. */
+async function moveClientSourceMaps () {
+  await mkdir(clientSourceMapsDir, { recursive: true })
+  const maps = (await readdir(assetsDir)).filter((name) => name.endsWith('.map'))
+  await Promise.all(maps.map((name) => rename(join(assetsDir, name), join(clientSourceMapsDir, name))))
 }
 
 /** Fills the HTML template with the entry's stylesheet, script and preloads. */
@@ -229,7 +241,7 @@ async function main () {
   await mkdir(assetsDir, { recursive: true })
   const [metafile] = await Promise.all([buildClient(), buildEdge(), buildReference()])
   await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
-  await writeIndexHtml(metafile)
+  await Promise.all([writeIndexHtml(metafile), moveClientSourceMaps()])
   const saved = await precompress()
   await writeCompileCache()
   await writeFile(stampFile, BUILDING_NODE)

@@ -65,17 +65,3 @@ export function isSameOrSubdomain (host: string, domain: string): boolean {
   const lowerDomain = domain.toLowerCase().replace(/^\./, '')
   return lowerHost === lowerDomain || lowerHost.endsWith(`.${lowerDomain}`)
 }
-
-/**
- * The domain the token cookies are scoped to: the configured one, else the
- * parent domain of the page's host (sub.example.com → example.com). A host of
- * two labels is its own parent, since one label up is a public suffix.
- * localhost and IP addresses get host-only cookies (null).
- */
-export function cookieDomainFor (pageHost: string, configured: string | null): string | null {
-  if (configured) return configured.replace(/^\./, '').toLowerCase()
-  const host = pageHost.toLowerCase()
-  if (isIpAddress(host) || isLoopbackHost(host) || !host.includes('.')) return null
-  const labels = host.split('.')
-  return labels.length <= 2 ? host : labels.slice(1).join('.')
-}

@@ -131,7 +131,11 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
         fail(answer.kind === 'error' ? answer.message : unreadableMessage)
         return
       }
-      storeSessionTokens(answer, window.location.hostname, config.cookieDomain)
+      // A token the browser would not keep is no sign-in: say so rather than leave signed out.
+      if (!storeSessionTokens(answer, config.cookieDomain)) {
+        fail(ERROR_MESSAGES.GENERIC)
+        return
+      }
       leave(safeRedirectTarget(params.redirect, window.location, {
         cookieDomain: config.cookieDomain,
         allowedHosts: config.redirectAllowedHosts

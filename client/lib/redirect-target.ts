@@ -1,12 +1,12 @@
-import { cookieDomainFor, hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from '../../common/hosts.js'
+import { hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from '../../common/hosts.js'
 
 export interface PageLocation {
   readonly origin: string
-  readonly hostname: string
   readonly hash: string
 }
 
 export interface RedirectRules {
+  /** The cookie domain the edge decided for this host (null: host-only cookies, no other host). */
   readonly cookieDomain: string | null
   readonly allowedHosts: readonly string[]
 }
@@ -43,8 +43,7 @@ function parseTarget (raw: string | null, page: PageLocation, rules: RedirectRul
   const secure = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))
   if (!secure) return null
   if (url.origin === page.origin) return url
-  const cookieDomain = cookieDomainFor(page.hostname, rules.cookieDomain)
-  if (cookieDomain !== null && isSameOrSubdomain(url.hostname, cookieDomain)) return url
+  if (rules.cookieDomain !== null && isSameOrSubdomain(url.hostname, rules.cookieDomain)) return url
   if (rules.allowedHosts.some((pattern) => hostMatchesPattern(url.hostname, pattern))) return url
   return null
 }

@@ -1,6 +1,5 @@
 import Cookies from 'js-cookie'
 import { TOKEN_COOKIE_LIFETIME_DAYS } from './constants.js'
-import { cookieDomainFor } from '../../common/hosts.js'
 
 export const AUTH_COOKIE = 'auth'
 export const REFRESH_COOKIE = 'refresh'
@@ -13,30 +12,36 @@ export interface SessionCookieAttributes {
   readonly domain?: string
 }
 
-/** The attributes CONTRACT.md fixes for the token cookies on this page's host. */
-export function sessionCookieAttributes (pageHostname: string, configuredDomain: string | null): SessionCookieAttributes {
-  const domain = cookieDomainFor(pageHostname, configuredDomain)
+/**
+ * The attributes CONTRACT.md fixes for the token cookies, on the domain the
+ * edge decided for this host (null: host-only).
+ */
+export function sessionCookieAttributes (cookieDomain: string | null): SessionCookieAttributes {
   return {
     expires: TOKEN_COOKIE_LIFETIME_DAYS,
     secure: true,
     sameSite: 'Lax',
     path: '/',
-    ...(domain === null ? {} : { domain })
+    ...(cookieDomain === null ? {} : { domain: cookieDomain })
   }
 }
 
-/**
- * Stores the tokens in the `auth` and `refresh` cookies. If the browser
- * refuses the parent domain (it is a public suffix, such as co.uk for
- * example.co.uk), the cookies are set for this host instead of silently lost.
- */
-export function storeSessionTokens (tokens: { auth: string, refresh: string }, pageHostname: string, configuredDomain: string | null): void {
-  const attributes = sessionCookieAttributes(pageHostname, configuredDomain)
+function write (tokens: { auth: string, refresh: string }, attributes: SessionCookieAttributes): boolean {
   Cookies.set(AUTH_COOKIE, tokens.auth, attributes)
   Cookies.set(REFRESH_COOKIE, tokens.refresh, attributes)
-  if (Cookies.get(AUTH_COOKIE) !== tokens.auth && attributes.domain !== undefined) {
-    const { domain: _refused, ...hostOnly } = attributes
-    Cookies.set(AUTH_COOKIE, tokens.auth, hostOnly)
-    Cookies.set(REFRESH_COOKIE, tokens.refresh, hostOnly)
-  }
+  return Cookies.get(AUTH_COOKIE) === tokens.auth && Cookies.get(REFRESH_COOKIE) === tokens.refresh
+}
+
+/**
+ * Stores the tokens in the `auth` and `refresh` cookies and reads them back:
+ * a browser drops a cookie silently (over 4096 bytes, a domain it refuses,
+ * cookies blocked). Refused on the cookie domain (the browser's suffix list
+ * may differ from the edge's), they are set for this host instead. False when
+ * the browser kept neither: the visitor is not signed in.
+ */
+export function storeSessionTokens (tokens: { auth: string, refresh: string }, cookieDomain: string | null): boolean {
+  const attributes = sessionCookieAttributes(cookieDomain)
+  if (write(tokens, attributes)) return true
+  const { domain: _refused, ...hostOnly } = attributes
+  return cookieDomain !== null && write(tokens, hostOnly)
 }

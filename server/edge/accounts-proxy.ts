@@ -4,15 +4,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
+import { logFailure } from './client-gone.js'
 import { passOnJsonAnswers } from './json-answers.js'
 import {
+  forwardRequestHeaders,
   UPSTREAM_FAILURE_STATUS,
   upstreamDispatcherOptions,
   upstreamReplyOptions,
   type ProxyReply,
+  type RequestHeaderAllowlist,
   type UpstreamFailure
 } from './upstream.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
+import type { ProxyTrust } from './trusted-proxy.js'
 
 export interface AccountsProxyOptions {
   /** Base URL of the accounts service, without a trailing slash. */
@@ -20,10 +24,34 @@ export interface AccountsProxyOptions {
   readonly routes: readonly ProxiedRoute[]
   readonly timeoutMs: number
   readonly rateLimit: RateLimitSettings
+  /** TRUST_PROXY, for the host and scheme the edge states. */
+  readonly trust: ProxyTrust | null
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
 export const FORM_BODY_LIMIT_BYTES = 256 * 1024
+
+/**
+ * What the accounts service receives of a request, and nothing else
+ * (upstream.ts says what that leaves out, and why):
+ * - the body's type and length, and `Accept`;
+ * - `User-Agent`, from which the reference service names the browser in its
+ *   "was this you?" email (server/reference/browser-names.ts);
+ * - `Authorization` on the two Google calls alone, where the page sends the
+ *   Google ID token as a bearer credential;
+ * - of the cookies, only those the calls read: the SSO state cookie
+ *   (`sso_state`, which ties an SSO sign-in to its browser), the known-browser
+ *   cookie (`threshold_browser`) and `refresh` (token refresh and
+ *   revocation). The page's host shares its parent domain's cookies, and none
+ *   of the others is the accounts service's business.
+ * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id.
+ */
+export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
+  headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
+  onlyOn: { authorization: new Set(['v2/auth/login', 'auth/register']) },
+  cookies: new Set(['sso_state', 'threshold_browser', 'refresh']),
+  forwarding: true
+}
 
 const JSON_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'set-cookie', 'retry-after', 'www-authenticate'])
 const READ_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location', 'cache-control', 'etag', 'last-modified'])
@@ -42,10 +70,15 @@ function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
 }
 
 
-async function proxyGroup (
-  app: FastifyInstance,
-  { upstream, routes, kind, timeoutMs }: { upstream: string, routes: readonly ProxiedRoute[], kind: ProxiedRoute['kind'], timeoutMs: number }
-): Promise<void> {
+interface ProxyGroupOptions {
+  readonly upstream: string
+  readonly routes: readonly ProxiedRoute[]
+  readonly kind: ProxiedRoute['kind']
+  readonly timeoutMs: number
+  readonly trust: ProxyTrust | null
+}
+
+async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust }: ProxyGroupOptions): Promise<void> {
   if (kind === 'json') {
     app.addHook('onRequest', rejectCrossSiteRequests)
     app.addHook('onRequest', requireContentType(['application/json']))
@@ -69,7 +102,15 @@ async function proxyGroup (
     disableRequestLogging: true,
     config: kind === 'read' ? { rateLimit: false } : {},
     replyOptions: {
-      ...upstreamReplyOptions({ allowedResponseHeaders, upstreamName: 'accounts', onFailure: sendFailure }),
+      ...upstreamReplyOptions({
+        requestHeaders: forwardRequestHeaders(ACCOUNTS_REQUEST_HEADERS, { prefix: app.prefix, trust }),
+        // The reference service's GETs are links (from an email, from an identity
+        // provider) whose parameters are in the query; the page's calls carry none.
+        keepQuery: kind === 'read',
+        allowedResponseHeaders,
+        upstreamName: 'accounts',
+        onFailure: sendFailure
+      }),
       ...(kind === 'json' ? { onResponse: passOnJsonAnswers({ upstreamName: 'accounts', onFailure: sendFailure }) } : {})
     }
   }
@@ -87,14 +128,14 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
 
   app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-    if (status === 500) request.log.error({ err: error }, 'accounts proxy failed')
+    if (status === 500) logFailure(request, 'error', error, 'accounts proxy failed')
     return reply.code(status).send({ error: status === 500 ? 'Something went wrong. Please try again.' : error.message })
   })
 
   for (const kind of ['json', 'form', 'read'] as const) {
     const routes = options.routes.filter((route) => route.kind === kind)
     if (routes.length === 0) continue
-    await app.register(proxyGroup, { upstream: options.upstream, routes, kind, timeoutMs: options.timeoutMs })
+    await app.register(proxyGroup, { upstream: options.upstream, routes, kind, timeoutMs: options.timeoutMs, trust: options.trust })
   }
 
   for (const route of options.routes) {

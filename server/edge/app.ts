@@ -4,14 +4,15 @@ import { accountsProxy } from './accounts-proxy.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './grpc-web-proxy.js'
-import { health } from './health.js'
-import { rejectInvalidHost } from './host-header.js'
+import { health, HEALTH_PATHS } from './health.js'
+import { checkHost } from './host-header.js'
 import type { HotPathHandler } from './hot-path.js'
 import { notFoundAndErrors } from './not-found.js'
 import { pageRoutes } from './page-routes.js'
 import type { RateLimitSettings } from './rate-limit.js'
 import { securityHeaders } from './security-headers.js'
 import type { AssetStore } from './static-files.js'
+import type { ProxyTrust } from './trusted-proxy.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -24,6 +25,8 @@ export interface AppOptions {
   /** Base URL of the edge auth metadata service in use (configured or embedded). */
   readonly edgeAuthUpstream: string
   readonly hotPath: HotPathHandler
+  /** TRUST_PROXY as the edge applies it (trusted-proxy.ts). */
+  readonly trust: ProxyTrust | null
   readonly assets: AssetStore
   readonly assetsDir: string
 }
@@ -41,8 +44,13 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
 
   await fastify.register(securityHeaders)
   await fastify.register(notFoundAndErrors)
-  // After the security headers, so that the refusal carries them.
-  fastify.addHook('onRequest', rejectInvalidHost)
+  // After the security headers, so that the refusal carries them; before every
+  // route and rate limit, so that a foreign host reaches nothing and counts nothing.
+  fastify.addHook('onRequest', checkHost({
+    allowed: config.allowedHosts === null ? null : new Set(config.allowedHosts),
+    trust: options.trust,
+    exempt: new Set(HEALTH_PATHS)
+  }))
 
   await fastify.register(pageRoutes, { hotPath: options.hotPath, assets: options.assets, assetsDir: options.assetsDir })
   await fastify.register(health, {
@@ -53,7 +61,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     upstream: options.accountsUpstream,
     routes: options.accountsRoutes,
     timeoutMs: config.upstreamTimeoutMs,
-    rateLimit
+    rateLimit,
+    trust: options.trust
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,

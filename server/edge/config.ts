@@ -1,16 +1,19 @@
 import { isIP } from 'node:net'
 import { isHostname, isIpAddress } from '../../common/hosts.js'
+import { isPublicSuffix } from './cookie-domain.js'
 import {
   ConfigError,
   deepFreeze,
   readHttpUrl,
   readInteger,
   readList,
+  readOrigin,
   readServiceUrl,
   readString,
   type Env
 } from '../shared/env-parsing.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
+import { canonicalHostName } from './host-header.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
 
@@ -39,6 +42,11 @@ export interface ServerConfig {
   readonly redirectAllowedHosts: readonly string[]
   readonly localAccountsAllowedHosts: readonly string[]
   readonly cookieDomain: string | null
+  /**
+   * The host names the edge answers for, in canonical form (ALLOWED_HOSTS,
+   * else PUBLIC_URL's host); null: any host, with a warning at start.
+   */
+  readonly allowedHosts: readonly string[] | null
   /** Fastify's `trustProxy`: false (trust none), a hop count, or addresses and CIDRs. */
   readonly trustProxy: false | number | readonly string[]
   readonly rateLimitPerMinute: number
@@ -48,11 +56,37 @@ export interface ServerConfig {
   /** Time limit the page puts on the domain authorization check; null: none (the spec's default). */
   readonly domainCheckTimeoutMs: number | null
   readonly logLevel: LogLevel
+  /**
+   * Whether the client's source maps are served under /assets/ (SOURCE_MAPS=public).
+   * By default they are not: they hold the client's whole source, and stay in
+   * dist/client-sourcemaps/ for an error tracker.
+   */
+  readonly sourceMapsPublic: boolean
+}
+
+/** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
+function patternBase (item: string): string {
+  const host = item.toLowerCase()
+  return host.startsWith('*.') ? host.slice(2) : host
 }
 
 function isHostPattern (item: string): boolean {
-  const host = item.toLowerCase()
-  return isHostname(host.startsWith('*.') ? host.slice(2) : host)
+  return isHostname(patternBase(item))
+}
+
+/**
+ * REDIRECT_ALLOWED_HOSTS. A pattern on a public suffix (`*.co.uk`,
+ * `*.herokuapp.com`, `co.uk`) would let every site under it receive the
+ * visitor after a login, other registrants' included: refused.
+ */
+function readRedirectAllowedHosts (env: Env): readonly string[] {
+  const patterns = readList(env, 'REDIRECT_ALLOWED_HOSTS', isHostPattern, 'host names or *.domain patterns')
+    .map((item) => item.toLowerCase())
+  const onSuffix = patterns.find((pattern) => isPublicSuffix(patternBase(pattern)))
+  if (onSuffix !== undefined) {
+    throw new ConfigError('REDIRECT_ALLOWED_HOSTS', 'must not name a public suffix, whose sites belong to many owners', onSuffix)
+  }
+  return patterns
 }
 
 function isHostOrAddress (item: string): boolean {
@@ -121,7 +155,28 @@ function readCookieDomain (env: Env): string | null {
   if (raw === undefined) return null
   const domain = raw.replace(/^\./, '').toLowerCase()
   if (!isHostname(domain)) throw new ConfigError('COOKIE_DOMAIN', 'must be a domain name', raw)
+  // Browsers refuse such a cookie; were one to take it, every site under the suffix would read the tokens.
+  if (isPublicSuffix(domain)) throw new ConfigError('COOKIE_DOMAIN', 'must not be a public suffix such as co.uk or herokuapp.com', raw)
   return domain
+}
+
+function readSourceMaps (env: Env): boolean {
+  const value = readString(env, 'SOURCE_MAPS')
+  if (value === undefined || value === 'private') return false
+  if (value === 'public') return true
+  throw new ConfigError('SOURCE_MAPS', 'must be public or private', value)
+}
+
+/**
+ * ALLOWED_HOSTS, port-free names or addresses; without it, PUBLIC_URL's host
+ * (the page's one public origin, which the reference service reads too).
+ */
+function readAllowedHosts (env: Env): readonly string[] | null {
+  const listed = readList(env, 'ALLOWED_HOSTS', (item) => canonicalHostName(item) !== null,
+    'host names or IP addresses, without a port')
+  if (listed.length > 0) return [...new Set(listed.map((item) => canonicalHostName(item)!))]
+  const publicUrl = readOrigin(env, 'PUBLIC_URL')
+  return publicUrl === undefined ? null : [canonicalHostName(publicUrl.hostname)!]
 }
 
 /**
@@ -142,11 +197,11 @@ export function loadServerConfig (env: Env): ServerConfig {
       .map((item) => item.toLowerCase()),
     productName: readProductName(env),
     supportEmail: readEmail(env, 'SUPPORT_EMAIL', DEFAULT_SUPPORT_EMAIL),
-    redirectAllowedHosts: readList(env, 'REDIRECT_ALLOWED_HOSTS', isHostPattern, 'host names or *.domain patterns')
-      .map((item) => item.toLowerCase()),
+    redirectAllowedHosts: readRedirectAllowedHosts(env),
     localAccountsAllowedHosts: readList(env, 'LOCAL_ACCOUNTS_ALLOWED_HOSTS', isHostOrAddress, 'host names or IP addresses')
       .map((item) => item.toLowerCase()),
     cookieDomain: readCookieDomain(env),
+    allowedHosts: readAllowedHosts(env),
     trustProxy: readTrustProxy(env),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', { min: 1, max: 1_000_000, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),
     redisUrl: readRedisUrl(env),
@@ -154,6 +209,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     domainCheckTimeoutMs: readString(env, 'DOMAIN_CHECK_TIMEOUT_MS') === undefined
       ? null
       : readInteger(env, 'DOMAIN_CHECK_TIMEOUT_MS', { min: 1, max: 600_000, fallback: 0 }),
-    logLevel: readLogLevel(env)
+    logLevel: readLogLevel(env),
+    sourceMapsPublic: readSourceMaps(env)
   })
 }

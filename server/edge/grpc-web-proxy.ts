@@ -3,10 +3,11 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { grpcStatusForHttpStatus } from '../../common/grpc-status.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
+import { logFailure } from './client-gone.js'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
-import { upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type UpstreamFailure } from './upstream.js'
+import { forwardRequestHeaders, upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type RequestHeaderAllowlist, type UpstreamFailure } from './upstream.js'
 
 /** gRPC-web content types: binary, and the base64 text form. */
 export const GRPC_WEB_CONTENT_TYPES = [
@@ -29,6 +30,19 @@ const HTTP_STATUS_FOR_FAILURE: Readonly<Record<UpstreamFailure, number>> = {
 const GRPC_RESPONSE_HEADERS = new Set([
   'content-type', 'content-length', 'grpc-status', 'grpc-message', 'grpc-status-details-bin', 'grpc-encoding'
 ])
+
+/**
+ * What the domain-check service receives of a request: the gRPC-web headers
+ * alone (the body's type and length, `Accept`, `X-Grpc-Web`, `X-User-Agent`,
+ * and the deadline, `grpc-timeout`), and the edge's request id. It needs no
+ * cookie, no client address and no host (upstream.ts says what else is left out).
+ */
+export const GRPC_WEB_REQUEST_HEADERS: RequestHeaderAllowlist = {
+  headers: new Set(['content-type', 'content-length', 'accept', 'x-grpc-web', 'x-user-agent', 'grpc-timeout']),
+  onlyOn: {},
+  cookies: new Set(),
+  forwarding: false
+}
 
 export interface GrpcWebProxyOptions {
   readonly upstream: string
@@ -66,7 +80,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
   await app.register(rateLimit, rateLimitOptions(options.rateLimit, 'edge-auth'))
   app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-    if (status === 500) request.log.error({ err: error }, 'gRPC-web proxy failed')
+    if (status === 500) logFailure(request, 'error', error, 'gRPC-web proxy failed')
     sendGrpcWebError(reply, status, status === 500 ? 'Something went wrong.' : error.message ?? '')
     return reply
   })
@@ -87,6 +101,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
       disableRequestLogging: true,
       replyOptions: {
         ...upstreamReplyOptions({
+          requestHeaders: forwardRequestHeaders(GRPC_WEB_REQUEST_HEADERS, { prefix: '', trust: null }),
           allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
           upstreamName: 'edge-auth',
           onFailure: (reply, failure) =>

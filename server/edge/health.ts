@@ -22,6 +22,15 @@ export function canConnect (baseUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Prom
   })
 }
 
+/**
+ * The probes. A load balancer or an orchestrator calls them by the
+ * instance's own address, so they answer whatever the Host header (they tell
+ * nothing of the page and reach no backend).
+ */
+const LIVENESS_PATH = '/healthz'
+const READINESS_PATH = '/readyz'
+export const HEALTH_PATHS: readonly string[] = [LIVENESS_PATH, READINESS_PATH]
+
 export interface HealthOptions {
   /** Named backends the edge depends on (base URLs); none configured means not ready. */
   readonly upstreams: Readonly<Record<string, string | null>>
@@ -45,9 +54,9 @@ export async function health (app: FastifyInstance, options: HealthOptions): Pro
     return result
   }
 
-  app.get('/healthz', async () => ({ status: 'ok' }))
+  app.get(LIVENESS_PATH, async () => ({ status: 'ok' }))
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get(READINESS_PATH, async (_request, reply) => {
     const upstreams = await probeAll()
     const ready = Object.values(upstreams).every(Boolean)
     return reply.code(ready ? 200 : 503).send({

@@ -5,10 +5,13 @@ import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS } from './
 import { negotiateEncoding, type AssetStore } from './static-files.js'
 
 export interface HotPathOptions {
-  readonly page: PageTemplate
+  /** The page, prepared per host (its cookie domain follows the host). */
+  readonly pages: PageTemplate
   readonly assets: AssetStore
   readonly localAccountsAllowedHosts: readonly string[]
   readonly nextNonce: () => string
+  /** The host name the request is for, as the edge states it (host-header.ts statedHostName). */
+  readonly hostnameOf: (request: IncomingMessage) => string
 }
 
 /** Answers a request, or returns false to leave it to Fastify. */
@@ -18,12 +21,6 @@ const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .filter(([name]) => name !== 'content-security-policy')
   .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE]])
   .flat()
-
-function hostnameOf (hostHeader: string | undefined): string {
-  if (hostHeader === undefined) return ''
-  // [::1]:8080 → [::1]; example.com:8080 → example.com
-  return hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':', 1)[0]!
-}
 
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
 
@@ -47,14 +44,16 @@ export function originForm (target: string): string {
  * The headers are helmet's, recorded once (security-headers.ts).
  */
 export function createHotPath (options: HotPathOptions): HotPathHandler {
-  const { page, assets, localAccountsAllowedHosts, nextNonce } = options
+  const { pages, assets, localAccountsAllowedHosts, nextNonce, hostnameOf } = options
 
   function servePage (request: IncomingMessage, response: ServerResponse, query: string): void {
+    const hostname = hostnameOf(request)
     let localAccountsOrigin: string | null = null
     if (query.includes('local_accounts_host')) {
-      const target = resolveLocalAccounts(new URLSearchParams(query), hostnameOf(request.headers.host), localAccountsAllowedHosts)
+      const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
+    const page = pages.forHost(hostname)
     const nonce = nextNonce()
     const headers = PAGE_HEADERS.slice()
     headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin), 'content-length', String(page.byteLength(nonce)))

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { logFailure } from './client-gone.js'
 import { NO_STORE, STATIC_SECURITY_HEADERS } from './security-headers.js'
 
 // The empty icon keeps browsers from asking for /favicon.ico, which is one more
@@ -35,7 +36,7 @@ export function answerFrameworkError (error: FastifyError, request: FastifyReque
 
 /** A JSON error with the security headers: a 4xx says `clientMessage`; a 5xx says nothing of itself and is logged. */
 function answerError (error: FastifyError, request: FastifyRequest, reply: FastifyReply, status: number, clientMessage: string, logMessage: string): FastifyReply {
-  if (status >= 500) request.log.error({ err: error }, logMessage)
+  if (status >= 500) logFailure(request, 'error', error, logMessage)
   return withSecurityHeaders(reply).code(status)
     .send({ error: status >= 500 ? 'Something went wrong. Please try again.' : clientMessage })
 }

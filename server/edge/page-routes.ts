@@ -34,9 +34,10 @@ export async function pageRoutes (app: FastifyInstance, options: PageRoutesOptio
       reply.hijack()
       return reply
     }
-    if (!ASSET_NAME.test(name) || !options.assets.streamedNames.has(name)) return reply.callNotFound()
+    const folder = ASSET_NAME.test(name) ? options.assets.streamedFiles.get(name) : undefined
+    if (folder === undefined) return reply.callNotFound()
     return reply
       .headers(STATIC_SECURITY_HEADERS)
-      .sendFile(name, { cacheControl: true, maxAge: '365d', immutable: true, acceptRanges: true, etag: true })
+      .sendFile(name, folder, { cacheControl: true, maxAge: '365d', immutable: true, acceptRanges: true, etag: true })
   })
 }

@@ -12,26 +12,21 @@ function escapeHtml (text: string): string {
 }
 
 /**
- * The page, prepared once: everything but the per-response CSP nonce is filled
- * in at start, so a page view costs a nonce and a string join.
+ * Pages prepared for this many distinct hosts are kept. Until ALLOWED_HOSTS
+ * refuses foreign Host headers, the host is the visitor's to choose: beyond
+ * the cap a page is prepared per request (a few microseconds), never stored,
+ * so no stream of invented hosts can grow the memory. A real site has a
+ * handful of names.
  */
-export class PageTemplate {
+export const MAX_CACHED_PAGE_HOSTS = 100
+
+/** The page for one host: everything but the per-response CSP nonce is filled in. */
+export class PreparedPage {
   /** Bytes of the page without its nonces; every nonce is base64, so one byte per character. */
   private readonly fixedBytes: number
 
-  private constructor (private readonly pieces: readonly string[]) {
+  constructor (private readonly pieces: readonly string[]) {
     this.fixedBytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0)
-  }
-
-  static async load (indexHtmlPath: string, runtimeConfig: RuntimeConfig): Promise<PageTemplate> {
-    const template = await readFile(indexHtmlPath, 'utf8')
-    if (!template.includes(CONFIG_SLOT) || !template.includes(NONCE_SLOT)) {
-      throw new Error(`${indexHtmlPath} is not a Threshold page template; run the build again`)
-    }
-    const filled = template
-      .replaceAll(TITLE_SLOT, escapeHtml(`Sign in · ${runtimeConfig.productName}`))
-      .replace(CONFIG_SLOT, serializeRuntimeConfig(runtimeConfig))
-    return new PageTemplate(filled.split(NONCE_SLOT))
   }
 
   render (nonce: string): string {
@@ -41,6 +36,49 @@ export class PageTemplate {
   /** The byte length of `render(nonce)`, without encoding it. */
   byteLength (nonce: string): number {
     return this.fixedBytes + nonce.length * (this.pieces.length - 1)
+  }
+}
+
+/**
+ * The page template, read once at start. The runtime configuration is the
+ * same for every host but for the cookie domain, which follows the host the
+ * browser asked for (server/edge/cookie-domain.ts); the page for a host is
+ * prepared on its first request and kept, so that a page view costs a nonce
+ * and a string join.
+ */
+export class PageTemplate {
+  private readonly byHost = new Map<string, PreparedPage>()
+
+  private constructor (
+    private readonly template: string,
+    private readonly runtimeConfig: RuntimeConfig,
+    private readonly cookieDomainOf: (hostname: string) => string | null
+  ) {}
+
+  /**
+   * Reads the template. `cookieDomainOf` gives the cookie domain for a host
+   * name as the edge states it (canonical: lower case, without the port).
+   */
+  static async load (
+    indexHtmlPath: string,
+    runtimeConfig: RuntimeConfig,
+    cookieDomainOf: (hostname: string) => string | null
+  ): Promise<PageTemplate> {
+    const template = await readFile(indexHtmlPath, 'utf8')
+    if (!template.includes(CONFIG_SLOT) || !template.includes(NONCE_SLOT)) {
+      throw new Error(`${indexHtmlPath} is not a Threshold page template; run the build again`)
+    }
+    return new PageTemplate(template.replaceAll(TITLE_SLOT, escapeHtml(`Sign in · ${runtimeConfig.productName}`)), runtimeConfig, cookieDomainOf)
+  }
+
+  /** The page for a host name (as the edge states it: see host-header.ts statedHostName). */
+  forHost (hostname: string): PreparedPage {
+    const cached = this.byHost.get(hostname)
+    if (cached !== undefined) return cached
+    const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
+    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, serializeRuntimeConfig(config)).split(NONCE_SLOT))
+    if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
+    return page
   }
 }
 

@@ -7,6 +7,7 @@ import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import { clientAddress, rateLimitKey } from './client-address.js'
 
 /** Where the counts of every instance behind the load balancer meet. */
 export interface SharedCounting {
@@ -88,9 +89,11 @@ function sharedStore (shared: SharedCounting, nameSpace: string, group: string):
 
 /**
  * @fastify/rate-limit options for one group of proxied routes. Counting is per
- * client address as Fastify sees it (so TRUST_PROXY decides), with an IPv6
- * client counted by its /64, since one subscriber usually holds a whole /64.
- * Each group has its own counts (its own Redis key prefix when shared).
+ * client address as Fastify sees it (so TRUST_PROXY decides), normalised
+ * first (client-address.ts): without a port, an IPv6 client by its /64, and
+ * requests without an address in one bucket (the library's own key generator
+ * throws on those, and the request then escapes the count). Each group has
+ * its own counts (its own Redis key prefix when shared).
  */
 export function rateLimitOptions (settings: RateLimitSettings, group: string): RateLimitPluginOptions {
   const nameSpace = `threshold-rate-limit-${group}-`
@@ -98,7 +101,7 @@ export function rateLimitOptions (settings: RateLimitSettings, group: string): R
     global: true,
     max: settings.perMinute,
     timeWindow: ONE_MINUTE_MS,
-    ipv6Subnet: 64,
+    keyGenerator: (request) => rateLimitKey(clientAddress(request)),
     nameSpace,
     ...(settings.shared === null ? {} : { store: sharedStore(settings.shared, nameSpace, group) }),
     errorResponseBuilder: (_request, context) => Object.assign(

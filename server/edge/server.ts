@@ -5,13 +5,16 @@ import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
 import type { ServerConfig } from './config.js'
-import { hasValidHostHeader } from './host-header.js'
+import { cookieDomainFor } from './cookie-domain.js'
+import { judgeHost, statedHostName } from './host-header.js'
 import { createHotPath } from './hot-path.js'
-import { logCompletedRequests, loggerOptions, requestIdFor } from '../shared/logger.js'
+import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
+import { answerClientError, refuseExpectation } from './node-answers.js'
 import { answerFrameworkError } from './not-found.js'
 import { createNonceSource, PageTemplate } from './page.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
+import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
 
 /**
  * Connection timeouts. Headers must arrive within 15 s and a whole request
@@ -40,6 +43,10 @@ export interface CreateServerOptions {
   readonly timeouts?: Partial<ConnectionTimeouts>
 }
 
+/**
+ * The page's runtime configuration; `cookieDomain` is COOKIE_DOMAIN here, and
+ * the page for each host gets the one decided for that host (page.ts).
+ */
 export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
   return {
     productName: config.productName,
@@ -54,42 +61,40 @@ export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion:
   }
 }
 
-/**
- * TRUST_PROXY as Fastify takes it. A hop count becomes the function
- * proxy-addr itself builds for one (Fastify's types omit the number form).
- */
-export function fastifyTrustProxy (trustProxy: ServerConfig['trustProxy']): FastifyServerOptions['trustProxy'] {
-  if (trustProxy === false) return false
-  if (typeof trustProxy === 'number') return (_address: string, hop: number) => hop < trustProxy
-  return [...trustProxy]
-}
-
 /** Builds the edge server, ready to listen (or to be driven with `inject`). */
 export async function createServer (options: CreateServerOptions): Promise<FastifyInstance> {
   const { config } = options
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
   const assetsDir = join(options.publicDir, 'assets')
-  const [assets, page] = await Promise.all([
-    AssetStore.load(assetsDir),
-    PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfigFor(config, options.passwordResetCompletion))
+  const [assets, pages] = await Promise.all([
+    // build.mjs writes the client's source maps beside dist/public, where nothing else serves them.
+    AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null),
+    PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfigFor(config, options.passwordResetCompletion),
+      (hostname) => cookieDomainFor(hostname, config.cookieDomain))
   ])
+  const trust = proxyTrust(config.trustProxy)
   const hotPath = createHotPath({
-    page,
+    pages,
     assets,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
-    nextNonce: createNonceSource()
+    nextNonce: createNonceSource(),
+    hostnameOf: (request) => statedHostName(request, trust)
   })
+
+  const allowedHosts = config.allowedHosts === null ? null : new Set(config.allowedHosts)
 
   let closing = false
   const fastify = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
-    trustProxy: fastifyTrustProxy(config.trustProxy),
+    trustProxy: trust ?? false,
     bodyLimit: PROXY_BODY_LIMIT_BYTES,
     requestIdHeader: false,
-    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    // A request id is the load balancer's to give: a client's own is ignored.
+    genReqId: (request) => requestIdFor(fromTrustedProxy(trust, request) ? request.headers[REQUEST_ID_HEADER] : undefined),
     // One line per answered request comes from logCompletedRequests instead.
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     serverFactory: (handler) => createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
@@ -100,11 +105,15 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs)
     }, (request, response) => {
       // Once closing starts, Fastify answers (503, Connection: close) so that
-      // keep-alive clients move to another instance. Fastify also refuses a bad Host.
-      if (!closing && hasValidHostHeader(request) && hotPath(request, response)) return
+      // keep-alive clients move to another instance. Fastify also refuses a
+      // bad Host (400) or one the edge does not serve (421), with its headers.
+      if (!closing && judgeHost(request, allowedHosts, trust) === 'served' && hotPath(request, response)) return
       handler(request, response)
-    })
+    }).on('checkExpectation', refuseExpectation)
   })
+  if (allowedHosts === null) {
+    fastify.log.warn('neither ALLOWED_HOSTS nor PUBLIC_URL is set: any Host is accepted and passed on to the backends as X-Forwarded-Host')
+  }
   logCompletedRequests(fastify)
   fastify.addHook('preClose', async () => { closing = true })
   // A keep-alive connection whose request was in flight at the stop signal
@@ -130,6 +139,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     accountsRoutes: options.accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,
     hotPath,
+    trust,
     assets,
     assetsDir
   })

@@ -35,8 +35,8 @@ export function contentTypeFor (name: string): string {
 
 /**
  * Streamed from disk: large files, audio and video (for Range requests), and
- * what only developers fetch (source maps, licence texts), which need not
- * cost memory or start time.
+ * what only developers fetch (source maps when public, licence texts), which
+ * need not cost memory or start time.
  */
 function isStreamed (name: string, size: number): boolean {
   return size > MEMORY_FILE_LIMIT_BYTES || /^(video|audio)\//.test(contentTypeFor(name)) || /\.(map|txt)$/.test(name)
@@ -62,7 +62,7 @@ function flatHeaders (headers: Record<string, string>): string[] {
   return Object.entries(headers).flat()
 }
 
-function variant (name: string, body: Buffer, hash: string, encoding: Encoding, hasVariants: boolean): AssetVariant {
+function variant (name: string, body: Buffer, hash: string, encoding: Encoding, hasVariants: boolean, sourceMap: string | null): AssetVariant {
   const etag = `"${hash}${encoding === 'identity' ? '' : `-${encoding}`}"`
   const headers: Record<string, string> = {
     ...STATIC_SECURITY_HEADERS,
@@ -72,6 +72,8 @@ function variant (name: string, body: Buffer, hash: string, encoding: Encoding, 
     etag
   }
   if (hasVariants) headers.vary = 'Accept-Encoding'
+  // The scripts carry no sourceMappingURL comment; developer tools read this header instead.
+  if (sourceMap !== null) headers.sourcemap = sourceMap
   if (encoding !== 'identity') headers['content-encoding'] = encoding
   const { 'content-length': _length, ...notModified } = headers
   return { body, etag, headers: flatHeaders(headers), notModifiedHeaders: flatHeaders(notModified) }
@@ -91,6 +93,16 @@ export function negotiateEncoding (acceptEncoding: string | undefined, available
   return 'identity'
 }
 
+/** A folder's names; none when it does not exist (a build without source maps). */
+async function readdirIfPresent (folder: string): Promise<string[]> {
+  try {
+    return await readdir(folder)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+}
+
 /**
  * The hashed assets of the build, read once at start. Serving from memory is
  * what lets the edge approach nginx: reading the disk per request is ~20×
@@ -99,14 +111,22 @@ export function negotiateEncoding (acceptEncoding: string | undefined, available
 export class AssetStore {
   private constructor (
     private readonly assets: ReadonlyMap<string, Asset>,
-    /** Names under /assets/ that are streamed from disk instead. */
-    readonly streamedNames: ReadonlySet<string>
+    /** Names under /assets/ that are streamed from disk instead, each with the folder holding it. */
+    readonly streamedFiles: ReadonlyMap<string, string>
   ) {}
 
-  static async load (assetsDir: string): Promise<AssetStore> {
+  /**
+   * Reads the build's assets. With `publicSourceMapsDir` (SOURCE_MAPS=public),
+   * the source maps in that folder are served under /assets/ too, and each
+   * script or stylesheet names its own in a `SourceMap` header.
+   */
+  static async load (assetsDir: string, publicSourceMapsDir: string | null = null): Promise<AssetStore> {
     const names = await readdir(assetsDir)
     const assets = new Map<string, Asset>()
-    const streamed = new Set<string>()
+    const streamed = new Map<string, string>()
+    const maps = publicSourceMapsDir === null ? [] : (await readdirIfPresent(publicSourceMapsDir)).filter((name) => name.endsWith('.map'))
+    for (const map of maps) streamed.set(map, publicSourceMapsDir!)
+    const mapSet = new Set(maps)
     const nameSet = new Set(names)
     const readIfPresent = (path: string, name: string): Promise<Buffer | undefined> =>
       nameSet.has(name) ? readFile(path) : Promise.resolve(undefined)
@@ -115,7 +135,8 @@ export class AssetStore {
       const info = await stat(path)
       if (!info.isFile()) return
       if (isStreamed(name, info.size)) {
-        streamed.add(name)
+        // A map left in the served folder (a build from before they moved out) is never served from there.
+        if (!name.endsWith('.map')) streamed.set(name, assetsDir)
         return
       }
       const [identity, brotli, gzip] = await Promise.all([
@@ -123,11 +144,12 @@ export class AssetStore {
       ])
       const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 22)
       const hasVariants = brotli !== undefined || gzip !== undefined
+      const sourceMap = mapSet.has(`${name}.map`) ? `/assets/${name}.map` : null
       assets.set(`/assets/${name}`, {
         variants: {
-          identity: variant(name, identity, hash, 'identity', hasVariants),
-          ...(brotli === undefined ? {} : { br: variant(name, brotli, hash, 'br', true) }),
-          ...(gzip === undefined ? {} : { gzip: variant(name, gzip, hash, 'gzip', true) })
+          identity: variant(name, identity, hash, 'identity', hasVariants, sourceMap),
+          ...(brotli === undefined ? {} : { br: variant(name, brotli, hash, 'br', true, sourceMap) }),
+          ...(gzip === undefined ? {} : { gzip: variant(name, gzip, hash, 'gzip', true, sourceMap) })
         }
       })
     }))

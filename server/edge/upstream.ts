@@ -1,13 +1,11 @@
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
-import type { FastifyReply } from 'fastify'
-import type { IncomingHttpHeaders } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
-
-/**
- * Headers a client may send to claim an address, host or scheme. They are
- * dropped: the edge states these facts itself, trusting only TRUST_PROXY.
- */
-const SPOOFABLE_REQUEST_HEADERS = /^(forwarded|x-forwarded-.*|x-real-ip|x-client-ip|true-client-ip|x-cluster-client-ip|cf-connecting-ip|fastly-client-ip|x-original-forwarded-for|x-request-id)$/
+import { clientAddress } from './client-address.js'
+import { logFailure } from './client-gone.js'
+import { forwardedHost } from './host-header.js'
+import type { ProxyTrust } from './trusted-proxy.js'
 
 /** undici options for a backend: verified TLS and the three timeouts. */
 export function upstreamDispatcherOptions (timeoutMs: number): Record<string, unknown> {
@@ -27,17 +25,75 @@ type ReplyOptions = NonNullable<FastifyHttpProxyOptions['replyOptions']>
 /** A reply as the proxy's hooks see it. */
 export type ProxyReply = Parameters<NonNullable<ReplyOptions['onError']>>[0]
 
-/** The request headers sent to a backend. */
-export const rewriteRequestHeaders: NonNullable<ReplyOptions['rewriteRequestHeaders']> = (request, headers) => {
-  const rewritten: IncomingHttpHeaders = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (!SPOOFABLE_REQUEST_HEADERS.test(name)) rewritten[name] = value
+/**
+ * The request headers one backend receives. Everything else a client sends is
+ * dropped: override headers (`X-Original-URL`, `X-HTTP-Method-Override`),
+ * claims about the client (`Forwarded`, `X-Real-IP`, `Client-IP`, `Via`),
+ * credentials meant for someone else (`Proxy-Authorization`, the parent
+ * domain's other cookies), `Accept-Encoding` (the edge reads the answers, so
+ * they must not come compressed) and hop-by-hop headers (`Keep-Alive`,
+ * `Upgrade`, `Expect`, `TE`…), which undici refuses to send at all.
+ */
+export interface RequestHeaderAllowlist {
+  /** Client request headers passed on as sent, lower case. */
+  readonly headers: ReadonlySet<string>
+  /** Headers passed on only on some calls: name → the routes' paths, as the proxy's routes name them. */
+  readonly onlyOn: Readonly<Record<string, ReadonlySet<string>>>
+  /** The cookies passed on, by name; the Cookie header is cut down to these. */
+  readonly cookies: ReadonlySet<string>
+  /** Whether the edge states the client address, scheme and host (X-Forwarded-For, -Proto, -Host). */
+  readonly forwarding: boolean
+}
+
+/** Headers about the body, which pass only with a body the edge sends. */
+const BODY_HEADERS = new Set(['content-type', 'content-length'])
+
+/** The Cookie header cut down to the `allowed` cookies; undefined when none is left. */
+function keepCookies (cookieHeader: string, allowed: ReadonlySet<string>): string | undefined {
+  const kept = cookieHeader.split(';').map((pair) => pair.trim()).filter((pair) => {
+    const separator = pair.indexOf('=')
+    return separator > 0 && allowed.has(pair.slice(0, separator).trim())
+  })
+  return kept.length === 0 ? undefined : kept.join('; ')
+}
+
+/** The scheme a client used, as the edge states it: https or http, nothing else. */
+function statedScheme (request: Pick<FastifyRequest, 'protocol'>): 'https' | 'http' {
+  return String(request.protocol).toLowerCase() === 'https' ? 'https' : 'http'
+}
+
+/**
+ * reply-from's `rewriteRequestHeaders` for one backend: the `allowlist`'s
+ * headers as the client sent them, reply-from's `Host` (the backend's), and
+ * what the edge states itself: the request id, and with `forwarding` the
+ * normalised client address, the scheme and the host (from ALLOWED_HOSTS,
+ * see host-header.ts). `prefix` is where the proxy's routes are mounted.
+ */
+export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, options: { prefix: string, trust: ProxyTrust | null }): NonNullable<ReplyOptions['rewriteRequestHeaders']> {
+  const onlyOn = Object.entries(allowlist.onlyOn)
+  return (request, headers) => {
+    const route = (request.routeOptions.url ?? '').slice(options.prefix.length + 1)
+    const sendsBody = request.body !== undefined
+    const forwarded: IncomingHttpHeaders = { host: headers.host }
+    for (const [name, value] of Object.entries(headers)) {
+      if (allowlist.headers.has(name) && (sendsBody || !BODY_HEADERS.has(name))) forwarded[name] = value
+    }
+    for (const [name, routes] of onlyOn) {
+      if (headers[name] !== undefined && routes.has(route)) forwarded[name] = headers[name]
+    }
+    const cookies = allowlist.cookies.size === 0 || headers.cookie === undefined ? undefined : keepCookies(headers.cookie, allowlist.cookies)
+    if (cookies !== undefined) forwarded.cookie = cookies
+    if (allowlist.forwarding) {
+      const address = clientAddress(request)
+      if (address !== null) forwarded['x-forwarded-for'] = address
+      forwarded['x-forwarded-proto'] = statedScheme(request)
+      // The edge listens over HTTP/1.1 only.
+      const host = forwardedHost(request.raw as IncomingMessage, options.trust)
+      if (host !== undefined) forwarded['x-forwarded-host'] = host
+    }
+    forwarded[REQUEST_ID_HEADER] = request.id
+    return forwarded
   }
-  rewritten['x-forwarded-for'] = request.ip
-  rewritten['x-forwarded-proto'] = request.protocol
-  rewritten['x-forwarded-host'] = request.host
-  rewritten[REQUEST_ID_HEADER] = request.id
-  return rewritten
 }
 
 /**
@@ -97,22 +153,26 @@ export const UPSTREAM_FAILURE_STATUS: Readonly<Record<UpstreamFailure, number>> 
  */
 export function noteUpstreamFailure (reply: FastifyReply | ProxyReply, error: unknown, upstreamName: string): UpstreamFailure {
   const failure = classifyUpstreamError(error)
-  reply.log.warn({ err: error, upstream: upstreamName, failure }, 'upstream call failed')
+  logFailure(reply.request, 'warn', error, 'upstream call failed', { upstream: upstreamName, failure })
   return failure
 }
 
 /**
- * reply-from options shared by the proxies: header hygiene both ways, and
- * failures answered by `onFailure` instead of the library's default (which
- * would put the backend's address in the message).
+ * reply-from options shared by the proxies: header hygiene both ways, the
+ * query string dropped unless `keepQuery`, and failures answered by
+ * `onFailure` instead of the library's default (which would put the
+ * backend's address in the message).
  */
 export function upstreamReplyOptions (options: {
+  readonly requestHeaders: NonNullable<ReplyOptions['rewriteRequestHeaders']>
+  readonly keepQuery?: boolean
   readonly allowedResponseHeaders: ReadonlySet<string>
   readonly upstreamName: string
   readonly onFailure: (reply: ProxyReply, failure: UpstreamFailure) => void
 }): ReplyOptions {
   return {
-    rewriteRequestHeaders,
+    rewriteRequestHeaders: options.requestHeaders,
+    ...(options.keepQuery === true ? {} : { queryString: () => '' }),
     rewriteHeaders: keepResponseHeaders(options.allowedResponseHeaders),
     onError: (reply, { error }) => options.onFailure(reply, noteUpstreamFailure(reply, error, options.upstreamName))
   }

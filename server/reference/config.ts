@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../common/hosts.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { OWASP_SCRYPT_COST } from './passwords.js'
-import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
+import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readOrigin, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 
 export const DEFAULT_DATA_DIR = './data'
@@ -88,10 +88,7 @@ function readDatabaseUrl (env: Env): string | null {
  * from which PUBLIC_URL defaults to http://localhost:PORT.
  */
 export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfig {
-  const publicUrl = readHttpUrl(env, 'PUBLIC_URL')
-  if (publicUrl !== undefined && publicUrl.pathname !== '/') {
-    throw new ConfigError('PUBLIC_URL', 'must be an origin, without a path', publicUrl.href)
-  }
+  const publicUrl = readOrigin(env, 'PUBLIC_URL')
   const dataDir = readString(env, 'DATA_DIR') ?? DEFAULT_DATA_DIR
   const productName = readString(env, 'PRODUCT_NAME') ?? 'Threshold'
   const publicOrigin = publicUrl?.origin ?? `http://localhost:${edgePort}`

@@ -63,6 +63,16 @@ export function readHttpUrl (env: Env, name: string): URL | undefined {
 }
 
 /**
+ * An http(s) origin without a path, such as PUBLIC_URL (the edge and the
+ * reference service read that one the same way).
+ */
+export function readOrigin (env: Env, name: string): URL | undefined {
+  const url = readHttpUrl(env, name)
+  if (url !== undefined && url.pathname !== '/') throw new ConfigError(name, 'must be an origin, without a path', url.href)
+  return url
+}
+
+/**
  * The URL of a backing service (Redis, PostgreSQL) using one of `protocols`.
  * Such URLs usually carry a password, so an error never repeats the value.
  */

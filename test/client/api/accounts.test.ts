@@ -47,12 +47,13 @@ t.test('each call posts its exact JSON body, with its headers, to its path throu
   }
 })
 
-t.test('the SSO calls carry the page\'s cookies; the others carry same-origin cookies too', async (t) => {
+t.test('the SSO calls carry the page\'s SSO state cookie through the edge, and none of the parent domain\'s others', async (t) => {
   const { base, upstream } = await startBackend(t, jsonAnswer(200, { sso_url: 'https://idp.test/' }))
   setPageUrl(`${base}/`)
-  document.cookie = 'threshold_sso=binding; path=/'
+  document.cookie = 'sso_state=binding; path=/'
+  document.cookie = 'product_session=secret; path=/'
   await startSso({ email: 'a@b.test', source: 'login', redirect: null, ...context })
-  t.match(upstream.requests.at(-1)!.headers.cookie, /threshold_sso=binding/)
+  t.equal(upstream.requests.at(-1)!.headers.cookie, 'sso_state=binding')
 })
 
 t.test('answers become the union the page switches on', async (t) => {
@@ -165,12 +166,30 @@ t.test('local-network login posts straight to the local accounts server, without
 })
 
 t.test('a call sends only the page\'s origin as Referer, never its address, which can hold a reset token or an email', async (t) => {
+  // Straight to a server (local-network mode) where no edge drops the header; on the
+  // page's own origin, where a browser's default policy would send the whole address.
+  const local = await startUpstream(t, (request, response) => {
+    response.writeHead(request.method === 'OPTIONS' ? 204 : 200, {
+      'access-control-allow-origin': 'http://127.0.0.1:8080',
+      'access-control-allow-headers': 'content-type',
+      'content-type': 'application/json'
+    })
+    response.end(request.method === 'OPTIONS' ? undefined : JSON.stringify({ auth: 'a', refresh: 'r' }))
+  })
+  setPageUrl(`${local.url}/?view=setPassword&token=tok_secret_1234567890&email=ada%40example.test&local_accounts_host=127.0.0.1`)
+  await localLogin(`${local.url}/authenticate`, { email: 'a@b.test', password: 'pw', ...context })
+  const post = local.requests.find((request) => request.method === 'POST')!
+  t.equal(post.headers.referer, `${local.url}/`, 'the origin only')
+  t.notMatch(JSON.stringify(post.headers), /tok_secret|ada%40example/, 'no part of the address in any header')
+})
+
+t.test('through the edge a call\'s Referer does not reach the accounts service at all', async (t) => {
   const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
   setPageUrl(`${base}/?view=setPassword&token=tok_secret_1234567890&email=ada%40example.test`)
   await setPassword({ token: 'tok_secret_1234567890', password: 'pw', confirm_password: 'pw' })
   await login({ email: 'a@b.test', password: 'pw', ...context })
   for (const request of upstream.requests) {
-    t.equal(request.headers.referer, `${base}/`, `${request.url}: the origin only`)
+    t.equal(request.headers.referer, undefined, `${request.url}: no Referer`)
     t.notMatch(JSON.stringify(request.headers), /tok_secret|ada%40example/, `${request.url}: no part of the address in any header`)
   }
 })

@@ -1,8 +1,9 @@
 import t from 'tap'
 import { safeRedirectTarget, type PageLocation } from '../../../client/lib/redirect-target.js'
 
-const page: PageLocation = { origin: 'https://signin.example.com', hostname: 'signin.example.com', hash: '' }
-const rules = { cookieDomain: null, allowedHosts: ['partner.test', '*.trusted.test'] }
+const page: PageLocation = { origin: 'https://signin.example.com', hash: '' }
+/** As the edge decides for signin.example.com (test/server/edge/cookie-domain.test.ts). */
+const rules = { cookieDomain: 'example.com', allowedHosts: ['partner.test', '*.trusted.test'] }
 const FALLBACK = 'https://signin.example.com/'
 
 /** A printable label for a test value (raw line separators would break TAP's output). */
@@ -80,14 +81,30 @@ t.test('the page hash is kept', async (t) => {
   t.equal(safeRedirectTarget('/app#own', page, rules), 'https://signin.example.com/app#own', 'without a page hash the target keeps its own')
 })
 
-t.test('a configured cookie domain widens the family of allowed hosts', async (t) => {
+t.test('the cookie domain the edge gives is the family of allowed hosts; the page derives none itself', async (t) => {
   const configured = { cookieDomain: 'corp.test', allowedHosts: [] }
   t.equal(safeRedirectTarget('https://wiki.corp.test/', page, configured), 'https://wiki.corp.test/')
-  t.equal(safeRedirectTarget('https://app.example.com/', page, configured), FALLBACK, 'the page\'s parent is no longer implied')
+  t.equal(safeRedirectTarget('https://app.example.com/', page, configured), FALLBACK, 'the page\'s parent is not implied')
+})
+
+t.test('on demo.herokuapp.com, whose own name is its cookie domain, another Heroku app is refused', async (t) => {
+  const herokuApp: PageLocation = { origin: 'https://demo.herokuapp.com', hash: '' }
+  const decided = { cookieDomain: 'demo.herokuapp.com', allowedHosts: [] }
+  t.equal(safeRedirectTarget('https://api.demo.herokuapp.com/', herokuApp, decided), 'https://api.demo.herokuapp.com/')
+  t.equal(safeRedirectTarget('https://evil-app.herokuapp.com/', herokuApp, decided), 'https://demo.herokuapp.com/')
+  t.equal(safeRedirectTarget('https://herokuapp.com/', herokuApp, decided), 'https://demo.herokuapp.com/')
+})
+
+t.test('host-only cookies (no cookie domain) allow only this origin and the listed hosts', async (t) => {
+  const ip: PageLocation = { origin: 'https://203.0.113.7', hash: '' }
+  const hostOnly = { cookieDomain: null, allowedHosts: ['partner.test'] }
+  t.equal(safeRedirectTarget('https://203.0.113.7/app', ip, hostOnly), 'https://203.0.113.7/app')
+  t.equal(safeRedirectTarget('https://partner.test/', ip, hostOnly), 'https://partner.test/')
+  t.equal(safeRedirectTarget('https://evil.test/', ip, hostOnly), 'https://203.0.113.7/')
 })
 
 t.test('plain http is allowed only for loopback hosts', async (t) => {
-  const local: PageLocation = { origin: 'http://localhost:8080', hostname: 'localhost', hash: '' }
+  const local: PageLocation = { origin: 'http://localhost:8080', hash: '' }
   t.equal(safeRedirectTarget('/app', local, { cookieDomain: null, allowedHosts: [] }), 'http://localhost:8080/app')
   t.equal(safeRedirectTarget('http://127.0.0.1:3000/', local, { cookieDomain: null, allowedHosts: ['127.0.0.1'] }), 'http://127.0.0.1:3000/')
   t.equal(safeRedirectTarget('http://example.com/', local, { cookieDomain: null, allowedHosts: ['example.com'] }), 'http://localhost:8080/')

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { SPEC_ACCOUNTS_PATHS } from '../../../common/accounts-paths.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
+import { ACCOUNTS_REQUEST_HEADERS } from '../../../server/edge/accounts-proxy.js'
+import { BROWSER_COOKIE } from '../../../server/reference/browser-cookie.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { SSO_STATE_COOKIE } from '../../../server/reference/sso/state-cookie.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, captureLog, startUpstream } from '../../fixtures/edge.js'
+import { rawExchange, rawRequest } from '../../fixtures/raw-http.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
@@ -16,7 +21,7 @@ async function post (url: string, body: string, headers: Record<string, string> 
   return fetch(url, { method: 'POST', headers, body })
 }
 
-t.test('each of the spec paths is proxied with its body byte for byte and the answer intact', async (t) => {
+t.test('each of the spec paths is proxied with its body byte for byte and the answer intact, without the query string', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(401, { error: 'Invalid email or password.' }))
   const app = await buildEdge(t, { accountsUpstream: `${upstream.url}/base` })
   const base = await listen(app)
@@ -27,7 +32,7 @@ t.test('each of the spec paths is proxied with its body byte for byte and the an
     t.equal(response.status, 401, `${path}: status passes through`)
     t.same(await response.json(), { error: 'Invalid email or password.' }, `${path}: body passes through`)
     const seen = upstream.requests.at(-1)!
-    t.equal(seen.url, `/base/${path}?trace=1`, `${path}: reaches the same path under the base URL`)
+    t.equal(seen.url, `/base/${path}`, `${path}: reaches the same path under the base URL, and the query string stays at the edge`)
     t.equal(seen.method, 'POST')
     t.equal(seen.body.toString('utf8'), body, `${path}: the upstream receives the exact bytes`)
   }
@@ -57,6 +62,148 @@ t.test('the edge states the client address, scheme and host itself; spoofed forw
   t.ok(typeof seen['x-request-id'] === 'string' && seen['x-request-id'] !== '', 'a request id is sent')
 })
 
+/**
+ * Each header an attacker sends to rewrite the target, claim an address,
+ * smuggle credentials or upset the connection to the backend, by name.
+ */
+const ATTACK_HEADERS: Array<[string, string]> = [
+  ['X-Original-URL', '/admin'],
+  ['X-Rewrite-URL', '/admin'],
+  ['X-Override-URL', '/admin'],
+  ['X-HTTP-Method-Override', 'DELETE'],
+  ['X-HTTP-Method', 'DELETE'],
+  ['X-Method-Override', 'DELETE'],
+  ['Client-IP', '6.6.6.6'],
+  ['X-Client-IP', '6.6.6.6'],
+  ['X-Originating-IP', '6.6.6.6'],
+  ['X-Remote-IP', '6.6.6.6'],
+  ['X-Remote-Addr', '6.6.6.6'],
+  ['X-Real-IP', '6.6.6.6'],
+  ['True-Client-IP', '6.6.6.6'],
+  ['CF-Connecting-IP', '6.6.6.6'],
+  ['X-Cluster-Client-IP', '6.6.6.6'],
+  ['Forwarded', 'for=6.6.6.6;host=evil.test;proto=https'],
+  ['X-Forwarded-Port', '443'],
+  ['X-Forwarded-Server', 'evil.test'],
+  ['X-Forwarded-Prefix', '/evil'],
+  ['X-Host', 'evil.test'],
+  ['X-Original-Host', 'evil.test'],
+  ['Via', '1.1 evil-proxy'],
+  ['Proxy-Authorization', 'Basic c3RvbGVuOmNyZWRz'],
+  ['Authorization', 'Basic c3RvbGVuOmNyZWRz'],
+  ['Accept-Encoding', 'gzip, br'],
+  ['Accept-Language', 'en'],
+  ['Referer', 'https://signin.example.test/?view=setPassword&token=secret'],
+  ['Origin', 'http://localhost'],
+  ['Keep-Alive', 'timeout=5'],
+  ['Upgrade', 'h2c'],
+  ['Proxy-Connection', 'keep-alive'],
+  ['TE', 'trailers'],
+  ['Expect', '100-continue'],
+  ['X-Debug', '1'],
+  ['X-Request-Id', 'attacker-chosen-id']
+]
+
+/**
+ * Every header the accounts service receives on an ordinary call, and nothing
+ * else (`Connection` is undici's own, for its pool of connections).
+ */
+const ACCOUNTS_HEADERS_RECEIVED = [
+  'accept', 'connection', 'content-length', 'content-type', 'cookie', 'host', 'user-agent',
+  'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-request-id'
+]
+
+t.test('the accounts service receives only the headers on its list: each attack header is absent', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const { lines, logger } = captureLog()
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, logger, env: { ALLOWED_HOSTS: 'localhost' } })
+  const base = await listen(app)
+  const headers: Array<[string, string]> = [
+    ['Host', 'localhost'], ['Content-Type', 'application/json'], ['Accept', 'application/json'],
+    ['User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0'], ['Cookie', 'threshold_browser=b.mac; _ga=1'],
+    ...ATTACK_HEADERS
+  ]
+  const exchange = await rawExchange(base, rawRequest('POST', '/accounts/v2/login', headers, '{"email":"a@b.test"}'))
+  t.equal(exchange.responses.at(-1)?.status, 200, 'answered as any call (Expect: 100-continue is met, not passed on)')
+  const seen = upstream.requests[0]!
+  for (const [name, value] of ATTACK_HEADERS) {
+    if (name === 'X-Request-Id') t.not(seen.headers['x-request-id'], value, 'X-Request-Id: the edge\'s own, not the client\'s')
+    else t.equal(seen.headers[name.toLowerCase()], undefined, `${name} is not passed on`)
+  }
+  t.same(Object.keys(seen.headers).sort(), ACCOUNTS_HEADERS_RECEIVED, 'nothing but the listed headers')
+  t.equal(seen.url, '/v2/login', 'X-Original-URL and X-Rewrite-URL change nothing')
+  t.equal(seen.method, 'POST', 'nor do the method overrides')
+  t.equal(seen.headers['user-agent'], 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', 'the browser is named for the "was this you?" email')
+  t.equal(seen.headers.cookie, 'threshold_browser=b.mac')
+  t.equal(seen.headers.connection, 'keep-alive', 'the edge\'s own Connection header, not the client\'s')
+  t.same(lines.filter((line) => line.level >= 40).map((line) => line.msg), [], 'no warning and no error logged')
+})
+
+t.test('Authorization reaches the accounts service on the two Google calls alone', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url })
+  for (const path of ['v2/auth/login', 'auth/register', 'v2/login', 'register', 'resetPasswordRequest', 'auth/login/sso']) {
+    await app.inject({ method: 'POST', url: `/accounts/${path}`, headers: { ...JSON_HEADERS, authorization: 'Bearer google.id.token' }, payload: '{}' })
+    const expected = path === 'v2/auth/login' || path === 'auth/register' ? 'Bearer google.id.token' : undefined
+    t.equal(upstream.requests.at(-1)?.headers.authorization, expected, `${path}: ${expected === undefined ? 'dropped' : 'passed on'}`)
+  }
+})
+
+t.test('the reference service\'s GET links keep their query (it carries their token), and no body headers', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+  const base = await listen(app)
+  const exchange = await rawExchange(base, rawRequest('GET', '/accounts/verifyEmail?token=abc', { 'Content-Type': 'text/plain' }, 'hello'))
+  t.equal(exchange.responses[0]?.status, 200, 'a GET announcing a body is answered, not failed on')
+  const seen = upstream.requests[0]!
+  t.equal(seen.url, '/verifyEmail?token=abc')
+  t.equal(seen.headers['content-length'], undefined, 'no Content-Length for a body that is not sent')
+  t.equal(seen.headers['content-type'], undefined)
+  await post(`${base}/accounts/token/refresh?token=abc`, '{}')
+  t.equal(upstream.requests[1]?.url, '/token/refresh', 'a JSON call of the reference service loses its query all the same')
+})
+
+t.test('a request id is kept only from a trusted proxy, and only a sane one', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const direct = await buildEdge(t, { accountsUpstream: upstream.url })
+  const response = await direct.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, 'x-request-id': 'chosen-by-client' }, payload: '{}' })
+  t.not(upstream.requests.at(-1)?.headers['x-request-id'], 'chosen-by-client', 'a client\'s own id is replaced')
+  t.match(upstream.requests.at(-1)?.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'by a UUID of the edge')
+  t.equal(response.statusCode, 200)
+
+  const proxied = await buildEdge(t, { accountsUpstream: upstream.url, env: { TRUST_PROXY: 'loopback' } })
+  const ids: Array<[string, boolean]> = [
+    ['lb-7f3a:12.x', true],
+    ['a'.repeat(65), false],
+    ['<script>', false],
+    ['id with spaces', false],
+    ['a'.repeat(5000), false]
+  ]
+  for (const [id, kept] of ids) {
+    await proxied.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, 'x-request-id': id }, payload: '{}' })
+    const sent = upstream.requests.at(-1)?.headers['x-request-id']
+    t.equal(sent === id, kept, `${id.slice(0, 20)}: ${kept ? 'kept' : 'replaced'}`)
+  }
+})
+
+t.test('behind a proxy that appends ports, the backend is told the bare address', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, env: { TRUST_PROXY: 'loopback' } })
+  const cases: Array<[string, string]> = [
+    ['198.51.100.9:40000', '198.51.100.9'],
+    ['[2001:db8::1]:443', '2001:db8::1'],
+    ['2001:DB8:0:0:0:0:0:2', '2001:db8::2'],
+    ['::ffff:198.51.100.10', '198.51.100.10'],
+    ['203.0.113.5:1234, 127.0.0.1:5555', '203.0.113.5']
+  ]
+  for (const [forwardedFor, told] of cases) {
+    await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, 'x-forwarded-for': forwardedFor }, payload: '{}' })
+    t.equal(upstream.requests.at(-1)?.headers['x-forwarded-for'], told, `${forwardedFor} → ${told}`)
+  }
+  await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, 'x-forwarded-proto': 'javascript' }, payload: '{}' })
+  t.equal(upstream.requests.at(-1)?.headers['x-forwarded-proto'], 'http', 'a scheme is http or https, nothing else')
+})
+
 t.test('behind a trusted proxy, the address it reports is the one forwarded', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, {}))
   const app = await buildEdge(t, { accountsUpstream: upstream.url, env: { TRUST_PROXY: '127.0.0.1/32' } })
@@ -70,16 +217,31 @@ t.test('behind a trusted proxy, the address it reports is the one forwarded', as
   t.equal(seen['x-forwarded-host'], 'signin.example.com')
 })
 
-t.test('cookies pass both ways', async (t) => {
+t.test('of the parent domain\'s cookies only those the accounts calls read reach the service; its own come back', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { sso_url: 'https://idp.example.test/start' }, {
     'set-cookie': ['sso_state=abc; Path=/accounts; HttpOnly; Secure; SameSite=Lax', 'other=1; Path=/']
   }))
   const app = await buildEdge(t, { accountsUpstream: upstream.url })
   const response = await app.inject({
-    method: 'POST', url: '/accounts/auth/login/sso', headers: { ...JSON_HEADERS, cookie: 'session=xyz' }, payload: '{}'
+    method: 'POST',
+    url: '/accounts/auth/login/sso',
+    headers: {
+      ...JSON_HEADERS,
+      cookie: 'session=xyz; sso_state=abc; _ga=GA1.2.3; threshold_browser=id.mac; auth=eyJ.auth.token; refresh=r1; sso_statex=1; broken'
+    },
+    payload: '{}'
   })
-  t.equal(upstream.requests[0]!.headers.cookie, 'session=xyz')
+  t.equal(upstream.requests[0]!.headers.cookie, 'sso_state=abc; threshold_browser=id.mac; refresh=r1',
+    'the SSO state, known-browser and refresh cookies, and nothing else (not the auth token, not another app\'s session)')
   t.same(response.headers['set-cookie'], ['sso_state=abc; Path=/accounts; HttpOnly; Secure; SameSite=Lax', 'other=1; Path=/'])
+
+  await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, cookie: 'session=xyz; _ga=1' }, payload: '{}' })
+  t.equal(upstream.requests[1]!.headers.cookie, undefined, 'no Cookie header when none of its cookies is there')
+})
+
+t.test('the cookie names the edge passes on are the ones the reference service reads', async (t) => {
+  t.ok(ACCOUNTS_REQUEST_HEADERS.cookies.has(SSO_STATE_COOKIE), 'the SSO state cookie')
+  t.ok(ACCOUNTS_REQUEST_HEADERS.cookies.has(BROWSER_COOKIE), 'the known-browser cookie')
 })
 
 t.test('unlisted paths answer 404 and other methods 405, without calling the backend', async (t) => {

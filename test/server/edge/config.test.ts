@@ -24,6 +24,7 @@ t.test('an empty environment gives the documented defaults', async (t) => {
   t.same(config.redirectAllowedHosts, [])
   t.same(config.localAccountsAllowedHosts, [])
   t.equal(config.cookieDomain, null)
+  t.equal(config.allowedHosts, null, 'any host (the start warns)')
   t.equal(config.trustProxy, false)
   t.equal(config.rateLimitPerMinute, 30)
   t.equal(config.redisUrl, null)
@@ -71,6 +72,15 @@ t.test('TRUST_PROXY takes addresses, CIDR ranges and proxy-addr names', async (t
     ['10.0.0.0/8', '192.168.0.1', 'fd00::/8', 'loopback'])
 })
 
+t.test('ALLOWED_HOSTS takes port-free names and addresses, in canonical form; without it, PUBLIC_URL\'s host', async (t) => {
+  t.same(loadServerConfig({ ALLOWED_HOSTS: ' SignIn.Example.com , signin.example.com., 192.0.2.1,::1, [2001:DB8::1],threshold_edge' }).allowedHosts,
+    ['signin.example.com', '192.0.2.1', '[::1]', '[2001:db8::1]', 'threshold_edge'])
+  t.same(loadServerConfig({ PUBLIC_URL: 'https://SignIn.Example.com:8443' }).allowedHosts, ['signin.example.com'])
+  t.same(loadServerConfig({ PUBLIC_URL: 'https://signin.example.com', ALLOWED_HOSTS: 'other.example.com' }).allowedHosts, ['other.example.com'],
+    'ALLOWED_HOSTS, when set, is the whole list')
+  t.ok(Object.isFrozen(loadServerConfig({ ALLOWED_HOSTS: 'a.test' }).allowedHosts))
+})
+
 t.test('the configuration cannot be changed after start', async (t) => {
   const config = loadServerConfig({ REDIRECT_ALLOWED_HOSTS: 'a.test' })
   t.ok(Object.isFrozen(config))
@@ -96,9 +106,22 @@ const badValues: Array<[string, string, RegExp]> = [
   ['PRODUCT_NAME', '<script>', /PRODUCT_NAME must be 1 to 64 letters/],
   ['REDIRECT_ALLOWED_HOSTS', 'good.test,bad_host!', /REDIRECT_ALLOWED_HOSTS must be a comma-separated list of host names or \*\.domain patterns \(got "bad_host!"\)/],
   ['LOCAL_ACCOUNTS_ALLOWED_HOSTS', '*.lan', /LOCAL_ACCOUNTS_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses/],
+  ['ALLOWED_HOSTS', 'signin.example.com:443', /ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses, without a port \(got "signin.example.com:443"\)/],
+  ['ALLOWED_HOSTS', 'https://signin.example.com', /ALLOWED_HOSTS must be a comma-separated list of host names/],
+  ['ALLOWED_HOSTS', 'a.test,*.example.com', /ALLOWED_HOSTS must be .* \(got "\*\.example\.com"\)/],
+  ['ALLOWED_HOSTS', 'signin.example.com/path', /ALLOWED_HOSTS must be/],
+  ['PUBLIC_URL', 'https://signin.example.com/login', /PUBLIC_URL must be an origin, without a path/],
   ['COOKIE_DOMAIN', 'exa mple.com', /COOKIE_DOMAIN must be a domain name/],
+  ['COOKIE_DOMAIN', 'co.uk', /COOKIE_DOMAIN must not be a public suffix such as co.uk or herokuapp.com \(got "co.uk"\)/],
+  ['COOKIE_DOMAIN', '.herokuapp.com', /COOKIE_DOMAIN must not be a public suffix/],
+  ['COOKIE_DOMAIN', 'com', /COOKIE_DOMAIN must not be a public suffix/],
+  ['REDIRECT_ALLOWED_HOSTS', 'app.acme.test,*.co.uk', /REDIRECT_ALLOWED_HOSTS must not name a public suffix, whose sites belong to many owners \(got "\*\.co\.uk"\)/],
+  ['REDIRECT_ALLOWED_HOSTS', '*.HerokuApp.com', /REDIRECT_ALLOWED_HOSTS must not name a public suffix, .*"\*\.herokuapp\.com"/],
+  ['REDIRECT_ALLOWED_HOSTS', 'co.uk', /REDIRECT_ALLOWED_HOSTS must not name a public suffix/],
+  ['REDIRECT_ALLOWED_HOSTS', '*.github.io', /REDIRECT_ALLOWED_HOSTS must not name a public suffix/],
   ['GOOGLE_CLIENT_ID', 'has spaces in it', /GOOGLE_CLIENT_ID is not a Google OAuth client id/],
   ['DOMAIN_CHECK_TIMEOUT_MS', 'soon', /DOMAIN_CHECK_TIMEOUT_MS must be a whole number/],
+  ['SOURCE_MAPS', 'yes', /SOURCE_MAPS must be public or private \(got "yes"\)/],
   ['REDIS_URL', 'redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379/],
   ['REDIS_URL', 'http://redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
   ['REDIS_URL', 'redis://', /REDIS_URL must be/],
@@ -115,6 +138,22 @@ for (const [variable, value, message] of badValues) {
     t.match(error.message, message)
   })
 }
+
+t.test('source maps are private unless SOURCE_MAPS=public', async (t) => {
+  t.equal(loadServerConfig({}).sourceMapsPublic, false)
+  t.equal(loadServerConfig({ SOURCE_MAPS: 'private' }).sourceMapsPublic, false)
+  t.equal(loadServerConfig({ SOURCE_MAPS: 'public' }).sourceMapsPublic, true)
+})
+
+t.test('registrable domains and their subdomains stay allowed beside the refused suffixes', async (t) => {
+  const config = loadServerConfig({
+    REDIRECT_ALLOWED_HOSTS: '*.example.co.uk,demo.herokuapp.com,*.ada.github.io,127.0.0.1,localhost,*.intranet',
+    COOKIE_DOMAIN: 'example.co.uk'
+  })
+  t.same(config.redirectAllowedHosts, ['*.example.co.uk', 'demo.herokuapp.com', '*.ada.github.io', '127.0.0.1', 'localhost', '*.intranet'])
+  t.equal(config.cookieDomain, 'example.co.uk')
+  t.equal(loadServerConfig({ COOKIE_DOMAIN: 'demo.herokuapp.com' }).cookieDomain, 'demo.herokuapp.com')
+})
 
 t.test('a very long bad value is shortened in the message', async (t) => {
   const error = configErrorFor({ PORT: 'x'.repeat(500) })

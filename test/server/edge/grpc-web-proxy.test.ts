@@ -25,6 +25,43 @@ t.test('the domain check is proxied byte for byte, answer frames and trailers in
   t.ok(upstream.requests[0]!.body.equals(REQUEST), 'the request bytes are untouched')
 })
 
+t.test('the domain-check service receives the gRPC-web headers alone: no cookie, no credentials, no client claims, no query', async (t) => {
+  const upstream = await startUpstream(t, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/grpc-web+proto' })
+    response.end(ANSWER)
+  })
+  const app = await buildEdge(t, { edgeAuthUpstream: upstream.url, env: { TRUST_PROXY: 'loopback' } })
+  const response = await app.inject({
+    method: 'POST',
+    url: `${CHECK_DOMAIN_AUTHORIZATION_PATH}?email=victim%40example.test&token=secret`,
+    headers: {
+      ...GRPC_HEADERS,
+      accept: 'application/grpc-web+proto',
+      'x-user-agent': 'grpc-web-javascript/0.1',
+      'grpc-timeout': '5000m',
+      'user-agent': 'Mozilla/5.0',
+      cookie: 'auth=eyJ.auth.token; refresh=r1; sso_state=s; threshold_browser=b',
+      authorization: 'Bearer google.id.token',
+      'proxy-authorization': 'Basic c3RvbGVu',
+      'x-forwarded-for': '203.0.113.9',
+      'x-forwarded-host': 'signin.example.test',
+      'x-original-url': '/admin',
+      'x-http-method-override': 'GET',
+      'accept-encoding': 'gzip',
+      'x-request-id': 'lb-id-1'
+    },
+    payload: REQUEST
+  })
+  t.equal(response.statusCode, 200)
+  const seen = upstream.requests[0]!
+  t.equal(seen.url, CHECK_DOMAIN_AUTHORIZATION_PATH, 'the query string stays at the edge')
+  t.same(Object.keys(seen.headers).sort(), [
+    'accept', 'connection', 'content-length', 'content-type', 'grpc-timeout', 'host', 'x-grpc-web', 'x-request-id', 'x-user-agent'
+  ], 'the gRPC-web headers and the request id, nothing else')
+  t.equal(seen.headers['grpc-timeout'], '5000m', 'the page\'s deadline travels on')
+  t.equal(seen.headers['x-request-id'], 'lb-id-1', 'the load balancer\'s request id, from a trusted proxy')
+})
+
 t.test('wrong content types, oversized bodies, cross-site calls and other methods are refused', async (t) => {
   const upstream = await startUpstream(t, (_request, response) => response.end(ANSWER))
   const app = await buildEdge(t, { edgeAuthUpstream: upstream.url })

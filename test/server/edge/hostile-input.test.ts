@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { CheckDomainAuthorizationRequest } from '../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { encodeFrame, encodeTrailers } from '../../../server/reference/grpc-web-frames.js'
-import { buildEdge, jsonAnswer, listen, startUpstream, type Upstream } from '../../fixtures/edge.js'
+import { buildEdge, captureLog, jsonAnswer, listen, startUpstream, type Upstream } from '../../fixtures/edge.js'
 import { openRaw, rawExchange, rawRequest, type RawExchange, type RawResponse } from '../../fixtures/raw-http.js'
 import { startReference } from '../../fixtures/reference.js'
 
@@ -173,7 +173,10 @@ t.test('a missing, repeated or malformed Host header is a 400 and is never passe
     ['a Host with a space', [['Host', 'evil.test signin.example.test']]],
     ['a Host with a bad port', [['Host', 'evil.test:http']]],
     ['an unclosed IPv6 literal', [['Host', '[::1']]],
-    ['a Host that is not ASCII', [['Host', 'xn--e-\u00e9vil.test']]]
+    ['a Host that is not ASCII', [['Host', 'xn--e-\u00e9vil.test']]],
+    ['a Host of 5,000 characters', [['Host', `${'a'.repeat(60)}.`.repeat(82)]]],
+    ['a label longer than DNS allows', [['Host', `${'a'.repeat(64)}.example.test`]]],
+    ['a port beyond 65535', [['Host', 'signin.example.test:99999']]]
   ]
   for (const [what, host] of cases) {
     const response = only(t, await rawExchange(base, login(host)), what)
@@ -192,10 +195,20 @@ t.test('a missing, repeated or malformed Host header is a 400 and is never passe
     { Host: 'evil.test/x', 'Content-Type': 'application/grpc-web+proto' }, 'x')), 'the domain check')
   t.equal(grpc.headers['grpc-status'], '3', 'the domain check answers in gRPC-web form (INVALID_ARGUMENT)')
 
-  for (const host of ['signin.example.test', 'SignIn.Example.Test:8443', '127.0.0.1:8080', '[::1]:8080', 'localhost', 'threshold_edge:8080']) {
+  const stated: Array<[string, string]> = [
+    ['signin.example.test', 'signin.example.test'],
+    ['SignIn.Example.Test:8443', 'signin.example.test:8443'],
+    ['signin.example.test.', 'signin.example.test'],
+    ['127.0.0.1:8080', '127.0.0.1:8080'],
+    ['[::1]:8080', '[::1]:8080'],
+    ['[0:0:0:0:0:0:0:1]', '[::1]'],
+    ['localhost', 'localhost'],
+    ['threshold_edge:8080', 'threshold_edge:8080']
+  ]
+  for (const [host, canonical] of stated) {
     const response = only(t, await rawExchange(base, login([['Host', host]])), host)
     t.equal(response.status, 200, `${host} is fine`)
-    t.equal(upstream.requests.at(-1)?.headers['x-forwarded-host'], host, `${host} is what the backend is told`)
+    t.equal(upstream.requests.at(-1)?.headers['x-forwarded-host'], canonical, `${host} is stated as ${canonical}`)
   }
   const http10 = await rawExchange(base, 'GET /healthz HTTP/1.0\r\n\r\n')
   t.match(http10.received, /^HTTP\/1\.1 200 /, 'HTTP/1.0 may omit the Host header')
@@ -247,6 +260,66 @@ t.test('spoofed forwarding headers change neither the client address, nor the or
     t.equal(request.headers['x-real-ip'], undefined)
     t.equal(request.headers['true-client-ip'], undefined)
   }
+})
+
+t.test('hop-by-hop request headers are answered like any request, with nothing logged above info', async (t) => {
+  const { lines, logger } = captureLog()
+  const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, edgeAuthUpstream: upstream.url, logger, env: { ALLOWED_HOSTS: 'localhost' } })
+  const base = await listen(app)
+  const cases: Array<[string, Record<string, string>]> = [
+    ['Keep-Alive', { 'Keep-Alive': 'timeout=5, max=1000' }],
+    ['Upgrade', { Upgrade: 'h2c' }],
+    ['Upgrade with Connection: Upgrade', { Connection: 'Upgrade', Upgrade: 'websocket' }],
+    ['Expect: 100-continue', { Expect: '100-continue' }],
+    ['TE', { TE: 'trailers, deflate' }],
+    ['Proxy-Connection', { 'Proxy-Connection': 'keep-alive' }],
+    ['Transfer-Encoding: chunked', { 'Transfer-Encoding': 'chunked' }]
+  ]
+  for (const [what, headers] of cases) {
+    const body = headers['Transfer-Encoding'] === undefined ? '{}' : '2\r\n{}\r\n0\r\n\r\n'
+    const exchange = await rawExchange(base, rawRequest('POST', '/accounts/v2/login', { ...JSON_POST, ...headers }, body))
+    t.equal(exchange.responses.at(-1)?.status, 200, `${what}: answered`)
+  }
+  t.equal(upstream.requests.length, cases.length, 'each one reached the backend')
+  t.ok(upstream.requests.every((request) => request.body.toString() === '{}'), 'with its body')
+  t.same(lines.filter((line) => line.level >= 40), [], 'no warning and no error')
+})
+
+t.test('requests the client aborts leave no error line and no stack in the log', async (t) => {
+  const { lines, logger } = captureLog()
+  const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, edgeAuthUpstream: upstream.url, logger, env: { ALLOWED_HOSTS: 'localhost' } })
+  const base = await listen(app)
+  const head = 'POST /accounts/v2/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+  const aborts: Array<[string, string]> = [
+    ['a body cut short', `${head}Content-Length: 100\r\n\r\n{"email":`],
+    ['a whole request, reset at once', `${head}Content-Length: 2\r\n\r\n{}`],
+    ['headers cut short', `${head}Content-Le`],
+    ['a chunked body cut short', `${head}Transfer-Encoding: chunked\r\n\r\n10\r\n{"em`],
+    ['a request waiting for 100-continue', `${head}Content-Length: 2\r\nExpect: 100-continue\r\n\r\n`],
+    ['the domain check, reset at once', `POST ${CHECK_DOMAIN_AUTHORIZATION_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/grpc-web+proto\r\nContent-Length: 2\r\n\r\nxx`],
+    ['the page, reset at once', 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n']
+  ]
+  const rounds = 5
+  for (let round = 0; round < rounds; round++) {
+    for (const [, bytes] of aborts) {
+      const connection = await openRaw(base)
+      connection.write(bytes)
+      if (round % 2 === 1) await new Promise((resolve) => setTimeout(resolve, 10))
+      connection.socket.resetAndDestroy()
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  t.equal((await fetch(`${base}/healthz`)).status, 200, 'the edge still answers')
+  const aborted = lines.filter((line) => !/^(Server listening|request completed)/.test(line.msg) || line.level >= 40)
+  t.same(aborted.filter((line) => line.level >= 50), [], 'no error line')
+  t.same(lines.filter((line) => line.err?.stack !== undefined), [], 'no stack')
+  const perRequest = new Map<unknown, number>()
+  for (const line of lines) if (line.reqId !== undefined) perRequest.set(line.reqId, (perRequest.get(line.reqId) ?? 0) + 1)
+  t.ok([...perRequest.values()].every((count) => count === 1), 'at most one line per aborted request')
+  t.ok(perRequest.size <= aborts.length * rounds + 1, `no more requests logged than were sent (${perRequest.size} of ${aborts.length * rounds})`)
+  t.comment(`lines other than "request completed": ${JSON.stringify(aborted.map((line) => `${line.level} ${line.msg}`))}`)
 })
 
 t.test('cross-site POSTs in every disguise are refused before the backend is called', async (t) => {

@@ -63,6 +63,8 @@ t.test('with a connection configured, the forked reference service starts SSO an
       PORT: '0',
       DATA_DIR: dataDir,
       PUBLIC_URL: 'https://signin.example.com',
+      // The test calls the edge by its address; PUBLIC_URL's host alone would be refused with 421.
+      ALLOWED_HOSTS: 'signin.example.com,127.0.0.1',
       SSO_CONNECTIONS: JSON.stringify([{
         domain: 'corp.example', type: 'saml', entry_point: 'https://idp.corp.example/sso', idp_cert: idp.certificate, sp_entity_id: 'https://signin.example.com/sp'
       }])

@@ -45,6 +45,7 @@ const badConfigurations: Array<[Record<string, string>, RegExp]> = [
   [{ ACCOUNTS_URL: 'not-a-url' }, /^threshold: invalid configuration: ACCOUNTS_URL must be an absolute http or https URL \(got "not-a-url"\)$/],
   [{ TRUST_PROXY: 'yes' }, /^threshold: invalid configuration: TRUST_PROXY must be/],
   [{ PUBLIC_URL: 'localhost:8080' }, /^threshold: invalid configuration: PUBLIC_URL must use http or https/],
+  [{ ALLOWED_HOSTS: 'signin.example.com:443' }, /^threshold: invalid configuration: ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses, without a port \(got "signin.example.com:443"\)$/],
   [{ REDIS_URL: 'http://:s3cret@cache.internal' }, /^threshold: invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379 \(value not shown: it may hold a password\)$/],
   [{ DATABASE_URL: 'mysql://app:s3cret@db.internal/app' }, /^threshold: invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/threshold:secret@db.internal:5432\/threshold \(value not shown: it may hold a password\)$/]
 ]
@@ -117,6 +118,19 @@ t.test('without a usable cache the built server compiles the edge from source an
   const { code, stdout } = await exit
   t.equal(code, 0)
   t.match(stdout, /"compileCache":"DISABLED"/)
+})
+
+t.test('without ALLOWED_HOSTS or PUBLIC_URL the start warns that any Host is accepted; with PUBLIC_URL it does not', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const warningsOf = async (env: Record<string, string>): Promise<string[]> => {
+    const { child, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url, ...env })
+    child.kill('SIGTERM')
+    const { stdout } = await exit
+    return stdout.trim().split('\n').map((line) => JSON.parse(line) as { level: number, msg: string })
+      .filter((line) => line.level === 40).map((line) => line.msg)
+  }
+  t.match(await warningsOf({}), [/^neither ALLOWED_HOSTS nor PUBLIC_URL is set: any Host is accepted/])
+  t.same(await warningsOf({ PUBLIC_URL: 'https://signin.example.com' }), [])
 })
 
 t.test('SIGINT stops an idle server at once', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { parseRuntimeConfig, serializeRuntimeConfig } from '../../../common/runtime-config.js'
+import { MAX_CACHED_PAGE_HOSTS } from '../../../server/edge/page.js'
 import { buildEdge } from '../../fixtures/edge.js'
 
 function embeddedConfig (html: string): unknown {
@@ -90,4 +91,49 @@ t.test('the page\'s Content-Length counts bytes, with a product name outside ASC
   t.equal(Number(response.headers.get('content-length')), body.length)
   t.match(body.toString('utf8'), /<title>Sign in · Zürich Wolke<\/title>/)
   t.match(body.toString('utf8'), /<\/html>\s*$/, 'the whole page arrived')
+})
+
+t.test('the page embeds the cookie domain decided for the host the browser asked for', async (t) => {
+  const app = await buildEdge(t)
+  const cookieDomainAt = async (host: string) =>
+    (embeddedConfig((await app.inject({ url: '/', headers: { host } })).body) as { cookieDomain: unknown }).cookieDomain
+  t.equal(await cookieDomainAt('signin.example.com'), 'example.com')
+  t.equal(await cookieDomainAt('a.b.example.com:8443'), 'b.example.com')
+  t.equal(await cookieDomainAt('example.co.uk'), 'example.co.uk', 'not co.uk, which would let evil-shop.co.uk in')
+  t.equal(await cookieDomainAt('signin.example.co.uk'), 'example.co.uk')
+  t.equal(await cookieDomainAt('demo.herokuapp.com'), 'demo.herokuapp.com', 'not herokuapp.com, which every Heroku app shares')
+  t.equal(await cookieDomainAt('herokuapp.com'), null, 'a public suffix: host-only')
+  t.equal(await cookieDomainAt('localhost:8080'), null)
+  t.equal(await cookieDomainAt('[::1]:8080'), null)
+  t.equal(await cookieDomainAt('signin.example.com'), 'example.com', 'asked again: the same page')
+})
+
+t.test('COOKIE_DOMAIN is embedded whatever the host', async (t) => {
+  const app = await buildEdge(t, { env: { COOKIE_DOMAIN: '.Corp.example.com' } })
+  for (const host of ['signin.corp.example.com', 'example.co.uk', 'localhost']) {
+    const config = embeddedConfig((await app.inject({ url: '/', headers: { host } })).body) as { cookieDomain: unknown }
+    t.equal(config.cookieDomain, 'corp.example.com', host)
+  }
+})
+
+t.test('invented hosts beyond the cache are still answered with their own cookie domain', async (t) => {
+  const app = await buildEdge(t)
+  for (let index = 0; index < MAX_CACHED_PAGE_HOSTS + 5; index++) {
+    const response = await app.inject({ url: '/', headers: { host: `h${index}.attacker.test` } })
+    t.equal((embeddedConfig(response.body) as { cookieDomain: unknown }).cookieDomain, 'attacker.test')
+    if (index < MAX_CACHED_PAGE_HOSTS) continue
+    t.equal(Number(response.headers['content-length']), Buffer.byteLength(response.body), `h${index}: uncached, complete`)
+  }
+  const late = await app.inject({ url: '/', headers: { host: 'signin.example.co.uk' } })
+  t.equal((embeddedConfig(late.body) as { cookieDomain: unknown }).cookieDomain, 'example.co.uk', 'a real host after the flood')
+})
+
+t.test('behind a trusted proxy the cookie domain follows the host the visitor asked for, not the internal name', async (t) => {
+  const cookieDomainOf = async (env: Record<string, string>) => {
+    const app = await buildEdge(t, { env })
+    const response = await app.inject({ url: '/', headers: { host: 'threshold-internal:8080', 'x-forwarded-host': 'SignIn.Example.co.uk' } })
+    return (embeddedConfig(response.body) as { cookieDomain: unknown }).cookieDomain
+  }
+  t.equal(await cookieDomainOf({ TRUST_PROXY: 'loopback' }), 'example.co.uk', 'the trusted proxy\'s X-Forwarded-Host, in canonical form')
+  t.equal(await cookieDomainOf({}), null, 'an untrusted X-Forwarded-Host is ignored: the single-label Host gets host-only cookies')
 })

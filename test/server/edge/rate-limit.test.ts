@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
-import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
-import { buildEdge, jsonAnswer, startUpstream } from '../../fixtures/edge.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type EdgeOptions, type LogLine } from '../../fixtures/edge.js'
 import { redisSkip, startRedisServer } from '../../fixtures/redis-server.js'
 
 const LIMIT = 3
@@ -10,26 +9,12 @@ const JSON_HEADERS = { 'content-type': 'application/json' }
 /** Nothing listens on the discard port: a Redis that is down. */
 const DEAD_REDIS_URL = 'redis://127.0.0.1:9'
 
-interface LogLine { level: number, msg: string, rateLimitGroup?: string }
-
-/** A pino destination that keeps the edge's log lines for the test to read. */
-function logCapture (): { lines: LogLine[], logger: { level: string, stream: Writable } } {
-  const lines: LogLine[] = []
-  const stream = new Writable({
-    write (chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line) as LogLine)
-      done()
-    }
-  })
-  return { lines, logger: { level: 'info', stream } }
-}
-
-async function edges (t: Test, count: number, env: Record<string, string>, logger?: object): Promise<FastifyInstance[]> {
+async function edges (t: Test, count: number, env: Record<string, string>, logger?: EdgeOptions['logger']): Promise<FastifyInstance[]> {
   const upstream = await startUpstream(t, jsonAnswer(200, {}))
   return Promise.all(Array.from({ length: count }, () => buildEdge(t, {
     accountsUpstream: upstream.url,
     env: { RATE_LIMIT_PER_MINUTE: String(LIMIT), ...env },
-    ...(logger === undefined ? {} : { logger: logger as never })
+    ...(logger === undefined ? {} : { logger })
   })))
 }
 
@@ -69,7 +54,7 @@ t.test('without REDIS_URL each instance counts alone', async (t) => {
 
 t.test('a Redis that is down when the edge starts', async (t) => {
   t.test('neither stops the edge nor lifts the limit: each instance counts alone, and says so once', async (t) => {
-    const { lines, logger } = logCapture()
+    const { lines, logger } = captureLog()
     const started = Date.now()
     const [first, second] = await edges(t, 2, { REDIS_URL: DEAD_REDIS_URL }, logger)
     t.comment(`two edges started in ${Date.now() - started} ms with Redis down`)
@@ -114,7 +99,7 @@ t.test('with a real Redis', { skip: redisSkip }, async (t) => {
 
   t.test('a Redis outage mid-run: each instance counts alone, and the count is shared again once Redis is back', async (t) => {
     const redis = await startRedisServer(t)
-    const { lines, logger } = logCapture()
+    const { lines, logger } = captureLog()
     const [first, second] = await edges(t, 2, { REDIS_URL: redis.url }, logger)
     t.equal(await login(first!), 200)
     t.equal(await login(second!), 200, 'two calls counted in Redis')

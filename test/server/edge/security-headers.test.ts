@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { buildEdge, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
+import { buildEdge, captureLog, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
+import { openRaw, rawExchange, rawRequest, type RawExchange } from '../../fixtures/raw-http.js'
 import { PERMISSIONS_POLICY } from '../../../server/edge/security-headers.js'
 
 type Headers = Record<string, string | string[] | number | undefined>
@@ -63,6 +64,32 @@ t.test('the page, an asset, a 404, health and an API answer all carry the strict
   expectStrictHeaders(t, Object.fromEntries(api.headers), 'API answer')
   t.equal(api.headers.get('cache-control'), 'no-store', 'a backend cannot make an API answer cacheable')
   t.notMatch(String(api.headers.get('content-security-policy')), /default-src \*/, 'a backend cannot weaken the CSP')
+})
+
+t.test('Node\'s own answers (malformed requests, oversized headers, slow requests, unmet expectations) carry the strict header set', async (t) => {
+  const { lines, logger } = captureLog('debug')
+  const app = await buildEdge(t, { logger, env: { ALLOWED_HOSTS: 'localhost' }, timeouts: { headersMs: 300, requestMs: 600, keepAliveMs: 2000 } })
+  const base = await listen(app)
+  const slow = await openRaw(base)
+  slow.write('GET / HTTP/1.1\r\nHost: localhost\r\n')
+  const answers: Array<[string, Promise<RawExchange>, number]> = [
+    ['a malformed request line', rawExchange(base, 'GET /<script> HTTP/1.1 extra\r\nHost: localhost\r\n\r\n'), 400],
+    ['a header without a colon', rawExchange(base, 'GET / HTTP/1.1\r\nHost: localhost\r\nBroken header\r\n\r\n'), 400],
+    ['headers over 16 KiB', rawExchange(base, rawRequest('GET', '/', { Cookie: 'a'.repeat(20_000) })), 431],
+    ['headers that never end', slow.finish(5000), 408],
+    ['an Expect other than 100-continue', rawExchange(base, rawRequest('POST', '/accounts/v2/login', { 'Content-Type': 'application/json', Expect: 'x-evil' }, '{}')), 417]
+  ]
+  for (const [what, pending, status] of answers) {
+    const exchange = await pending
+    const response = exchange.responses[0]
+    t.equal(response?.status, status, `${what}: ${status}`)
+    expectStrictHeaders(t, response?.headers ?? {}, what)
+    t.equal(response?.headers['cache-control'], 'no-store', `${what}: no-store`)
+    t.match(JSON.parse(response?.body.toString() ?? '{}'), { error: String }, `${what}: the edge's JSON error`)
+    t.notMatch(exchange.received, /<script>|aaaa|x-evil/, `${what}: nothing of the request repeated`)
+    t.ok(exchange.closedByServer, `${what}: the connection is closed`)
+  }
+  t.same(lines.filter((line) => line.level >= 40 || line.err !== undefined), [], 'no warning, no error, no stack in the log')
 })
 
 t.test('inject reaches the same page and asset answers as the hot path', async (t) => {

@@ -68,3 +68,28 @@ t.test('Accept-Encoding negotiation follows quality values', async (t) => {
   t.equal(negotiateEncoding('br;q=0.5', all), 'br')
   t.equal(negotiateEncoding('br', { identity: {} as never, gzip: {} as never }), 'identity')
 })
+
+t.test('the client\'s source maps are not public by default: no /assets/*.map, and no script names one', async (t) => {
+  const app = await buildEdge(t)
+  const maps = readdirSync(join(PUBLIC_DIR, '../client-sourcemaps'))
+  t.ok(maps.includes(`${mainScript}.map`), 'the build keeps them aside, for an error tracker')
+  t.same(readdirSync(assetsDir).filter((name) => name.endsWith('.map')), [], 'none in the served folder')
+  for (const map of maps) {
+    t.equal((await app.inject({ url: `/assets/${map}` })).statusCode, 404, map)
+  }
+  for (const name of readdirSync(assetsDir).filter((candidate) => /\.(js|css)$/.test(candidate))) {
+    t.notMatch(readFileSync(join(assetsDir, name), 'utf8'), /sourceMappingURL/, `${name} names no map`)
+  }
+  t.equal((await app.inject({ url: `/assets/${mainScript}` })).headers.sourcemap, undefined)
+})
+
+t.test('SOURCE_MAPS=public serves the maps and names each in its script\'s SourceMap header', async (t) => {
+  const app = await buildEdge(t, { env: { SOURCE_MAPS: 'public' } })
+  const script = await app.inject({ url: `/assets/${mainScript}`, headers: { 'accept-encoding': 'br' } })
+  t.equal(script.headers.sourcemap, `/assets/${mainScript}.map`)
+  const map = await app.inject({ url: `/assets/${mainScript}.map` })
+  t.equal(map.statusCode, 200)
+  t.equal(map.headers['content-type'], 'application/json; charset=utf-8')
+  t.match(map.headers['content-security-policy'], /default-src/, 'with the security headers')
+  t.ok((JSON.parse(map.body) as { sources: string[] }).sources.some((source) => source.endsWith('client/main.tsx')), 'the client\'s sources')
+})

@@ -19,7 +19,8 @@ function logCollector (): { lines: Array<Record<string, unknown>>, text: () => s
 t.test('logs are JSON with a request id, and keep no secrets or query strings', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'eyJ.secret.token', refresh: 'refresh-secret' }))
   const logs = logCollector()
-  const app = await buildEdge(t, { accountsUpstream: upstream.url, logger: { ...loggerOptions('info'), stream: logs.stream } })
+  // The request id is the load balancer's to give: inject's requests come from loopback.
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, logger: { ...loggerOptions('info'), stream: logs.stream }, env: { TRUST_PROXY: 'loopback' } })
   await app.inject({
     method: 'POST',
     url: '/accounts/v2/auth/login?email=person%40example.com&id=sso-secret-id',
@@ -45,7 +46,7 @@ t.test('logs are JSON with a request id, and keep no secrets or query strings', 
 
 t.test('an unsafe incoming request id is replaced', async (t) => {
   const logs = logCollector()
-  const app = await buildEdge(t, { logger: { ...loggerOptions('info'), stream: logs.stream } })
+  const app = await buildEdge(t, { logger: { ...loggerOptions('info'), stream: logs.stream }, env: { TRUST_PROXY: 'loopback', ALLOWED_HOSTS: 'localhost' } })
   await app.inject({ url: '/healthz', headers: { 'x-request-id': 'evil\nforged log line' } })
   const ids = logs.lines.map((line) => String(line.reqId))
   t.ok(ids.every((id) => /^[0-9a-f-]{36}$/.test(id)), 'a fresh UUID is used instead')
