@@ -85,7 +85,7 @@ export async function createReferenceServices (
   const accounts = new AccountsService({
     ...emailing,
     tokens,
-    verifyGoogleToken: createGoogleTokenVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl }),
+    verifyGoogleToken: createGoogleTokenVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, store, now }),
     passwordParameters: scryptParametersForCost(config.passwordHashCost),
     requireVerifiedEmail: config.requireVerifiedEmail,
     verification,

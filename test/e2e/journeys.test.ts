@@ -173,6 +173,10 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     await page.getByRole('button', { name: 'Sign up with Google' }).click()
     await page.getByRole('status').filter({ hasText: 'created with Google' }).waitFor()
 
+    // Google hands out a new ID token for each sign-in: the service accepts each once.
+    const loginCredential = await google.credential({ email: 'grace@example.test', sub: 'google-subject-1' })
+    await page.route('https://accounts.google.com/gsi/client', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/javascript', body: google.clientScript(loginCredential) }))
     await page.goto(`${base}/?redirect=${encodeURIComponent(`${product}/g`)}`)
     await googleButtonReady(page, 'Login with Google')
     await page.getByRole('button', { name: 'Login with Google' }).click()

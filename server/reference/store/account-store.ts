@@ -180,8 +180,17 @@ export interface AccountStore {
   takeSsoIdentity (idHash: string, now: number): Promise<SsoIdentity | null>
   /** Records a SAML assertion id; false if it was seen before (a replay). Atomic. */
   rememberAssertion (assertionId: string, expiresAt: number, now: number): Promise<boolean>
+  /**
+   * Spends a Google ID token (`tokenKey`: its jti, or a hash of the token)
+   * until `expiresAt`; false if it was spent before and has not expired (a
+   * replay). Of concurrent calls for one token, exactly one is true. Atomic.
+   */
+  spendGoogleToken (tokenKey: string, expiresAt: number, now: number): Promise<boolean>
 
-  /** Deletes expired tokens, links, transactions and throttles, and browsers unseen for `BROWSER_MEMORY_MS`. */
+  /**
+   * Deletes expired tokens (spent Google tokens included), links,
+   * transactions and throttles, and browsers unseen for `BROWSER_MEMORY_MS`.
+   */
   purgeExpired (now: number): Promise<void>
   close (): Promise<void>
 }

@@ -125,6 +125,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
      sent_at BIGINT NOT NULL,
      quiet_until BIGINT NOT NULL,
      PRIMARY KEY (account_id, kind)
+   );`,
+  // A Google ID token is accepted once: its key (jti, or the token's hash) stays until the token expires.
+  `CREATE TABLE spent_google_tokens (
+     token_key TEXT PRIMARY KEY,
+     expires_at BIGINT NOT NULL
    );`
 ]
 
@@ -550,8 +555,19 @@ export class PostgresAccountStore implements AccountStore {
     return result.rowCount === 1
   }
 
+  async spendGoogleToken (tokenKey: string, expiresAt: number, now: number): Promise<boolean> {
+    // One statement, as rememberAssertion: a concurrent insert of the same key waits for the first one's
+    // row, then finds it live and changes nothing.
+    const result = await this.pool.query(
+      `INSERT INTO spent_google_tokens (token_key, expires_at) VALUES ($1, $2)
+       ON CONFLICT (token_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE spent_google_tokens.expires_at <= $3`,
+      [tokenKey, expiresAt, now])
+    return result.rowCount === 1
+  }
+
   async purgeExpired (now: number): Promise<void> {
     await this.inTransaction(async (client) => {
+      await client.query('DELETE FROM spent_google_tokens WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
       await client.query('DELETE FROM sso_transactions WHERE expires_at <= $1', [now])

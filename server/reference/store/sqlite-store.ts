@@ -125,6 +125,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
      sent_at INTEGER NOT NULL,
      quiet_until INTEGER NOT NULL,
      PRIMARY KEY (account_id, kind)
+   );`,
+  // A Google ID token is accepted once: its key (jti, or the token's hash) stays until the token expires.
+  `CREATE TABLE spent_google_tokens (
+     token_key TEXT PRIMARY KEY,
+     expires_at INTEGER NOT NULL
    );`
 ]
 
@@ -443,8 +448,17 @@ export class SqliteAccountStore implements AccountStore {
     }).immediate()
   }
 
+  async spendGoogleToken (tokenKey: string, expiresAt: number, now: number): Promise<boolean> {
+    // One statement, as takeNoticeSlot: a new key is inserted, an expired one taken over, a live one is a replay.
+    return this.db.prepare(`INSERT INTO spent_google_tokens (token_key, expires_at) VALUES (?, ?)
+                            ON CONFLICT (token_key) DO UPDATE SET expires_at = excluded.expires_at
+                            WHERE spent_google_tokens.expires_at <= ?`)
+      .run(tokenKey, expiresAt, now).changes === 1
+  }
+
   async purgeExpired (now: number): Promise<void> {
     this.db.transaction(() => {
+      this.db.prepare('DELETE FROM spent_google_tokens WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
       this.db.prepare('DELETE FROM sso_transactions WHERE expires_at <= ?').run(now)

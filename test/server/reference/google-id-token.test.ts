@@ -1,4 +1,5 @@
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose'
+import { randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { jsonAnswer, startUpstream } from '../../fixtures/edge.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../fixtures/reference.js'
@@ -30,6 +31,7 @@ async function googleStandIn (t: Test): Promise<GoogleStandIn> {
         email_verified: true,
         iat: now,
         exp: now + 3600,
+        jti: randomUUID(),
         ...claims
       })
         .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? kid })
@@ -58,7 +60,7 @@ t.test('signing up with Google creates an account tied to the Google subject; lo
   t.equal(account!.email, 'Grace.Hopper@gmail.com')
   t.equal(account!.passwordHash, null, 'no password')
 
-  const login = await googleLogin(idToken, { resource_type: 'notebook' })
+  const login = await googleLogin(await google.idToken(), { resource_type: 'notebook' })
   t.equal(login.status, 200)
   t.same(Object.keys(login.body).sort(), ['auth', 'refresh'])
   const claims = decodeJwt(login.body.auth as string)
@@ -93,21 +95,20 @@ t.test('a Google identity is never linked to a verified password account on emai
   t.same([registered.status, registered.body], [409, { error: 'An account with this email already exists. Log in with your password.' }])
   const account = await reference.services.store.findAccountByEmail('grace.hopper@gmail.com')
   t.equal(account!.googleSubject, null, 'the password account gained no Google identity')
-  const login = await googleLogin(idToken)
+  const login = await googleLogin(await google.idToken())
   t.equal(login.status, 404, 'and a Google login does not reach it')
   t.equal((await postJson(reference.base, '/accounts/v2/login', { email: 'grace.hopper@gmail.com', password: GOOD_PASSWORD })).status, 200)
 })
 
 t.test('a Google login honours allowed organisations like a password login', async (t) => {
   const { google, reference, googleRegister, googleLogin } = await withGoogle(t)
-  const idToken = await google.idToken()
-  await googleRegister(idToken)
+  await googleRegister(await google.idToken())
   const account = await reference.services.store.findAccountByGoogleSubject('110169484474386276334')
   await reference.services.store.addMembership(account!.id, 'acme')
-  t.same(decodeJwt((await googleLogin(idToken, { insecure_allowed_orgs: ['acme', 'globex'] })).body.auth as string).orgs, ['acme'])
-  const refused = await googleLogin(idToken, { insecure_allowed_orgs: ['globex'] })
+  t.same(decodeJwt((await googleLogin(await google.idToken(), { insecure_allowed_orgs: ['acme', 'globex'] })).body.auth as string).orgs, ['acme'])
+  const refused = await googleLogin(await google.idToken(), { insecure_allowed_orgs: ['globex'] })
   t.same([refused.status, refused.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }])
-  const bounded = await googleLogin(idToken, { cluster_name: 'c'.repeat(129) })
+  const bounded = await googleLogin(await google.idToken(), { cluster_name: 'c'.repeat(129) })
   t.same([bounded.status, bounded.body], [400, { error: 'The cluster name is not valid.' }])
 })
 
@@ -140,6 +141,37 @@ t.test('ID tokens that fail a check are refused with the readable text, for logi
   t.equal((await googleLogin(await google.idToken({ iss: 'accounts.google.com' }))).status, 200, 'Google\'s issuer without the scheme is accepted')
   t.equal((await googleLogin(await google.idToken({ aud: [CLIENT_ID, 'other-app.apps.googleusercontent.com'], azp: CLIENT_ID }))).status, 200,
     'several audiences are accepted when the token was issued to us')
+})
+
+t.test('a Google ID token is accepted once: caught and sent again, it is refused', async (t) => {
+  const { google, googleRegister, googleLogin } = await withGoogle(t)
+  t.equal((await googleRegister(await google.idToken())).status, 200)
+  const idToken = await google.idToken()
+  t.equal((await googleLogin(idToken)).status, 200, 'the owner signs in')
+  const replayed = await googleLogin(idToken)
+  t.same([replayed.status, replayed.body], [401, LOGIN_FAILED], 'the same token again, within its hour, is refused')
+  const asRegistration = await googleRegister(idToken)
+  t.same([asRegistration.status, asRegistration.body], [401, REGISTER_FAILED], 'and so at the sign-up path')
+
+  // Without a jti the token is remembered by what its signature covers: a second spelling of the
+  // signature (its last base64url character changed in the bits that decode to nothing) is the same token.
+  const withoutJti = await google.idToken({ jti: undefined })
+  t.equal(decodeJwt(withoutJti).jti, undefined)
+  t.equal((await googleLogin(withoutJti)).status, 200)
+  t.equal((await googleLogin(withoutJti)).status, 401, 'a token without a jti is accepted once too')
+  const last = withoutJti.at(-1)!
+  const respelt = withoutJti.slice(0, -1) + 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charAt(
+    'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(last) ^ 1)
+  t.not(respelt, withoutJti)
+  t.equal((await googleLogin(respelt)).status, 401, 'nor is it accepted again under another spelling of its signature')
+})
+
+t.test('two uses of one Google ID token at once: exactly one signs in', async (t) => {
+  const { google, googleRegister, googleLogin } = await withGoogle(t)
+  await googleRegister(await google.idToken())
+  const idToken = await google.idToken()
+  const answers = await Promise.all(Array.from({ length: 8 }, () => googleLogin(idToken)))
+  t.same(answers.map((answer) => answer.status).sort(), [200, 401, 401, 401, 401, 401, 401, 401])
 })
 
 t.test('without GOOGLE_CLIENT_ID every Google token is refused', async (t) => {

@@ -28,11 +28,10 @@ t.test('pre-hijack through Google: the owner\'s Google sign-in takes the account
   const attackerSession = await loginTokens(base, 'bob@gmail.example', ATTACKER_PASSWORD)
   const account = await services.store.findAccountByEmail('bob@gmail.example')
 
-  const credential = await google.credential({ email: 'bob@gmail.example', sub: 'bob-google' })
-  const google_ = { authorization: `Bearer ${credential}` }
-  const registered = await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, google_)
+  const bobsGoogle = async () => ({ authorization: `Bearer ${await google.credential({ email: 'bob@gmail.example', sub: 'bob-google' })}` })
+  const registered = await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, await bobsGoogle())
   t.same([registered.status, registered.body], [200, { success: 'Your account is now tied to your Google account. You can now log in with Google.' }])
-  const login = await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, google_)
+  const login = await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, await bobsGoogle())
   t.equal(login.status, 200, 'the owner signs in with Google')
   const claims = decodeJwt(String(login.body.auth))
   t.equal(claims.sub, account?.id, 'into the account that was registered with the address')
@@ -66,11 +65,10 @@ t.test('an account whose address was verified is never claimed by Google: its pa
   await registerAccount(base, 'dan@gmail.example')
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail')
   await openLink(link.replace(TEST_PUBLIC_URL, base))
-  const credential = await google.credential({ email: 'dan@gmail.example', sub: 'someone-else' })
-  const google_ = { authorization: `Bearer ${credential}` }
-  t.same((await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, google_)).body,
+  const dansGoogle = async () => ({ authorization: `Bearer ${await google.credential({ email: 'dan@gmail.example', sub: 'someone-else' })}` })
+  t.same((await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, await dansGoogle())).body,
     { error: 'An account with this email already exists. Log in with your password.' })
-  t.equal((await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, google_)).status, 404)
+  t.equal((await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, await dansGoogle())).status, 404)
   t.equal((await loginTokens(base, 'dan@gmail.example', GOOD_PASSWORD)).auth.length > 0, true, 'the password still signs in')
 })
 

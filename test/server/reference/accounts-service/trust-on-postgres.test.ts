@@ -22,9 +22,10 @@ import { TestBrowser } from '../../../fixtures/sso-browser.js'
 t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, async (t) => {
   const server = await startPostgresServer(t)
   const google = await startGoogleStandIn(t)
+  const databaseUrl = await server.createDatabase()
   const { base, dataDir, services } = await startReference(t, {
     env: {
-      DATABASE_URL: await server.createDatabase(),
+      DATABASE_URL: databaseUrl,
       REQUIRE_VERIFIED_EMAIL: 'true',
       GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID,
       GOOGLE_JWKS_URL: google.jwksUrl
@@ -74,11 +75,27 @@ t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, asyn
 
   t.test('pre-hijack: a Google sign-in claims the unverified account; the attacker is out', async (t) => {
     await registerAccount(base, 'gil@gmail.example', 'the attacker own passphrase')
-    const credential = await google.credential({ email: 'gil@gmail.example', sub: 'gil-google' })
-    const registered = await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, { authorization: `Bearer ${credential}` })
+    const gilsGoogle = async () => ({ authorization: `Bearer ${await google.credential({ email: 'gil@gmail.example', sub: 'gil-google' })}` })
+    const registered = await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, await gilsGoogle())
     t.equal(registered.status, 200)
     t.equal((await postJson(base, '/accounts/v2/login', { email: 'gil@gmail.example', password: 'the attacker own passphrase' })).status, 401)
-    t.equal((await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, { authorization: `Bearer ${credential}` })).status, 200)
+    t.equal((await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, await gilsGoogle())).status, 200)
     await emailTo('claimed', 'gil')
+  })
+
+  t.test('a Google ID token is accepted once, across the instances that share the database', async (t) => {
+    // The attack: the same token, caught once, sent again, and sent twice at once to two instances.
+    const other = await startReference(t, {
+      env: { DATABASE_URL: databaseUrl, GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl }
+    })
+    const hopsGoogle = { authorization: `Bearer ${await google.credential({ email: 'hop@gmail.example', sub: 'hop-google' })}` }
+    t.equal((await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, hopsGoogle)).status, 200)
+    const replayed = await postJson(other.base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, hopsGoogle)
+    t.same([replayed.status, replayed.body], [401, { error: 'Google login failed.' }], 'refused by the other instance the second time')
+
+    const raced = { authorization: `Bearer ${await google.credential({ email: 'hop@gmail.example', sub: 'hop-google' })}` }
+    const answers = await Promise.all([base, other.base, base, other.base].map((at) =>
+      postJson(at, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, raced)))
+    t.same(answers.map((answer) => answer.status).sort(), [200, 401, 401, 401], 'of four racing uses on two instances, exactly one signs in')
   })
 })

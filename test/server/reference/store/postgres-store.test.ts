@@ -109,6 +109,7 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     t.equal(await store.consumeEmailLink('verify-email', 'link', 4), 'kept', 'the new tables are there')
     t.equal(await store.rememberBrowser('kept', 'browser', 4), 'first')
     t.equal(await store.takeNoticeSlot('kept', 'new-browser', 4, 1000), true)
+    t.equal(await store.spendGoogleToken('jti:kept', 9_000_000_000_000, 4), true, 'the table of spent Google tokens is there')
     const versions = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')
     t.same(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((_, index) => index + 1))
   })
