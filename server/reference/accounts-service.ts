@@ -8,7 +8,7 @@ import { RESET_TOKEN_TTL_MS } from './email-links.js'
 import type { EmailVerification } from './email-verification.js'
 import { passwordResetEmail } from './emails/password-reset.js'
 import { registrationAttemptEmail } from './emails/registration-attempt.js'
-import type { GoogleTokenVerifier } from './google-id-token.js'
+import type { GoogleCredential, GoogleTokenVerifier } from './google-id-token.js'
 import { sendAfterAnswering, type Mailer } from './mailer.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import type { Account, AccountStore } from './store/account-store.js'
@@ -269,9 +269,9 @@ export class AccountsService {
   }
 
   /** Google login: the ID token decides who this is; the account must exist already. */
-  async googleLogin (idToken: string | null, context: Parsed<LoginContext>, facts: RequestFacts): Promise<Answer> {
+  async googleLogin (credential: GoogleCredential, context: Parsed<LoginContext>, facts: RequestFacts): Promise<Answer> {
     if (!context.ok) return error(400, context.error)
-    const verification = idToken === null ? { refused: 'no bearer token' } : await this.options.verifyGoogleToken(idToken)
+    const verification = await this.options.verifyGoogleToken(credential)
     if ('refused' in verification) {
       logAuthEvent(facts.log, 'google.login.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
       return error(401, 'Google login failed.')
@@ -291,8 +291,8 @@ export class AccountsService {
    * address was never verified (it is then claimed: see account-claims.ts);
    * a verified one is not linked on an email match alone.
    */
-  async googleRegister (idToken: string | null, facts: RequestFacts): Promise<Answer> {
-    const verification = idToken === null ? { refused: 'no bearer token' } : await this.options.verifyGoogleToken(idToken)
+  async googleRegister (credential: GoogleCredential, facts: RequestFacts): Promise<Answer> {
+    const verification = await this.options.verifyGoogleToken(credential)
     if ('refused' in verification) {
       logAuthEvent(facts.log, 'google.register.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
       return error(401, 'Google register failed.')

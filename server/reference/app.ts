@@ -4,6 +4,7 @@ import type { BrowserNotices } from './browser-notices.js'
 import type { EmailVerification } from './email-verification.js'
 import { requestFacts, sendAnswer, sendRedirect } from './answers.js'
 import { answerErrorsAsJson } from './error-answers.js'
+import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
@@ -24,6 +25,15 @@ export function bearerToken (request: FastifyRequest): string | null {
 
 function field (body: unknown, name: string): unknown {
   return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
+}
+
+/** The ID token of a Google sign-in, and the nonce secret of the page that asked for it. */
+function googleCredential (request: FastifyRequest): GoogleCredential {
+  const nonceSecret = field(request.body, 'google_nonce_secret')
+  return {
+    idToken: bearerToken(request),
+    nonceSecret: typeof nonceSecret === 'string' && nonceSecret.length <= NONCE_SECRET_MAX_LENGTH ? nonceSecret : null
+  }
 }
 
 function query (request: FastifyRequest, name: string): unknown {
@@ -73,7 +83,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   app.post('/v2/auth/login', async (request, reply) => {
     const method = field(request.body, 'login_method')
     if (method === 'GOOGLE') {
-      return sendAnswer(reply, await accounts.googleLogin(bearerToken(request), parseLoginContext(request.body), requestFacts(request)))
+      return sendAnswer(reply, await accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request)))
     }
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await sso.completion.login(request.body, request.headers.cookie, requestFacts(request)))
@@ -83,7 +93,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   app.post('/auth/register', async (request, reply) => {
     const method = field(request.body, 'register_method')
-    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(bearerToken(request), requestFacts(request)))
+    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(googleCredential(request), requestFacts(request)))
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request)))
     }

@@ -45,6 +45,8 @@ export interface ReferenceConfig {
    * verified, and registration answers alike for taken and new addresses.
    */
   readonly requireVerifiedEmail: boolean
+  /** GOOGLE_REQUIRE_NONCE: Google ID tokens must carry the nonce of the page that asked for them. */
+  readonly googleRequireNonce: boolean
   readonly logLevel: LogLevel
 }
 
@@ -118,6 +120,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     localAccountsPort: localPort,
     localAccountsAllowedOrigins: [publicOrigin, ...allowedOrigins.map((origin) => origin.replace(/\/$/, ''))],
     requireVerifiedEmail: readBoolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
+    googleRequireNonce: readBoolean(env, 'GOOGLE_REQUIRE_NONCE', false),
     logLevel: readLogLevel(env)
   })
 }

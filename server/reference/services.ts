@@ -85,7 +85,9 @@ export async function createReferenceServices (
   const accounts = new AccountsService({
     ...emailing,
     tokens,
-    verifyGoogleToken: createGoogleTokenVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, store, now }),
+    verifyGoogleToken: createGoogleTokenVerifier({
+      clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, requireNonce: config.googleRequireNonce, store, now
+    }),
     passwordParameters: scryptParametersForCost(config.passwordHashCost),
     requireVerifiedEmail: config.requireVerifiedEmail,
     verification,

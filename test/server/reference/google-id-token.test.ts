@@ -1,5 +1,5 @@
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose'
-import { randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { jsonAnswer, startUpstream } from '../../fixtures/edge.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../fixtures/reference.js'
@@ -164,6 +164,41 @@ t.test('a Google ID token is accepted once: caught and sent again, it is refused
     'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(last) ^ 1)
   t.not(respelt, withoutJti)
   t.equal((await googleLogin(respelt)).status, 401, 'nor is it accepted again under another spelling of its signature')
+})
+
+/** What the page does (client/lib/google-nonce.ts): a secret kept in the page, and its SHA-256 given to Google as the nonce. */
+function pageNonce (): { secret: string, nonce: string } {
+  const secret = randomBytes(32).toString('base64url')
+  return { secret, nonce: createHash('sha256').update(secret).digest('base64url') }
+}
+
+t.test('a token Google minted for another page\'s nonce is refused; one for this page\'s nonce is accepted', async (t) => {
+  // The attack: a token caught on its way from another page (another tab, a log, an extension), sent
+  // with the attacker's own nonce secret, or none. The token carries only the hash of the victim page's secret.
+  const { google, googleRegister, googleLogin } = await withGoogle(t)
+  const victimPage = pageNonce()
+  const attackerPage = pageNonce()
+  const signUp = await googleRegister(await google.idToken({ nonce: victimPage.nonce }), { register_method: 'GOOGLE', google_nonce_secret: victimPage.secret })
+  t.equal(signUp.status, 200, 'sign-up with the page\'s own nonce')
+
+  const caught = await google.idToken({ nonce: victimPage.nonce })
+  const withOwnSecret = await googleLogin(caught, { google_nonce_secret: attackerPage.secret })
+  t.same([withOwnSecret.status, withOwnSecret.body], [401, LOGIN_FAILED], 'refused with another page\'s secret')
+  t.same((await googleLogin(caught)).status, 401, 'refused without a secret')
+  t.same((await googleLogin(caught, { google_nonce_secret: victimPage.nonce })).status, 401, 'refused with the nonce itself given as the secret')
+  t.same((await googleRegister(caught, { register_method: 'GOOGLE', google_nonce_secret: attackerPage.secret })).status, 401, 'and at the sign-up path')
+  t.equal((await googleLogin(caught, { google_nonce_secret: victimPage.secret })).status, 200, 'the page that asked for it signs in (the refusals did not spend it)')
+  t.equal((await googleLogin(await google.idToken({ nonce: 42 }), { google_nonce_secret: victimPage.secret })).status, 401, 'a nonce that is not text is refused')
+  t.equal((await googleLogin(await google.idToken(), { google_nonce_secret: attackerPage.secret })).status, 200,
+    'a token without a nonce is taken (a client other than the page), whatever secret comes with it')
+})
+
+t.test('with GOOGLE_REQUIRE_NONCE a token without a nonce is refused', async (t) => {
+  const { google, googleRegister, googleLogin } = await withGoogle(t, { GOOGLE_REQUIRE_NONCE: 'true' })
+  const page = pageNonce()
+  t.equal((await googleRegister(await google.idToken({ nonce: page.nonce }), { register_method: 'GOOGLE', google_nonce_secret: page.secret })).status, 200)
+  t.same((await googleLogin(await google.idToken())).status, 401, 'no nonce: refused')
+  t.equal((await googleLogin(await google.idToken({ nonce: page.nonce }), { google_nonce_secret: page.secret })).status, 200)
 })
 
 t.test('two uses of one Google ID token at once: exactly one signs in', async (t) => {
