@@ -62,13 +62,18 @@ export interface GoogleLoginPayload extends LoginContextFields {
   readonly login_method: 'GOOGLE'
 }
 
-/** Google login: the credential (ID token) goes as the bearer, the email in the body. */
-export async function googleLogin (credential: string, payload: GoogleLoginPayload): Promise<LoginAnswer> {
-  return parseLoginAnswer(await postJson(accountsUrl('v2/auth/login'), payload, { bearer: credential }))
+/** The page's nonce secret (client/lib/google-nonce.ts), in the body of a Google call, when it has one. */
+function nonceField (nonceSecret: string | null): { readonly google_nonce_secret?: string } {
+  return nonceSecret === null ? {} : { google_nonce_secret: nonceSecret }
 }
 
-export async function googleRegister (credential: string): Promise<SuccessAnswer> {
-  return parseSuccessAnswer(await postJson(accountsUrl('auth/register'), { register_method: 'GOOGLE' }, { bearer: credential }))
+/** Google login: the credential (ID token) goes as the bearer, the email and the page's nonce secret in the body. */
+export async function googleLogin (credential: string, nonceSecret: string | null, payload: GoogleLoginPayload): Promise<LoginAnswer> {
+  return parseLoginAnswer(await postJson(accountsUrl('v2/auth/login'), { ...payload, ...nonceField(nonceSecret) }, { bearer: credential }))
+}
+
+export async function googleRegister (credential: string, nonceSecret: string | null): Promise<SuccessAnswer> {
+  return parseSuccessAnswer(await postJson(accountsUrl('auth/register'), { register_method: 'GOOGLE', ...nonceField(nonceSecret) }, { bearer: credential }))
 }
 
 export interface SsoStartPayload extends LoginContextFields {

@@ -13,6 +13,8 @@ type Intent = 'login' | 'register'
 
 interface GoogleRequest {
   readonly credential: string
+  /** The secret whose hash the page gave Google as the nonce. */
+  readonly nonceSecret: string | null
   readonly intent: Intent
   readonly context: LoginContextFields
 }
@@ -32,24 +34,24 @@ export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: D
     const email = emailFromGoogleCredential(arg.credential)
     if (arg.intent === 'register') {
       if (email === null) return { intent: 'register', answer: { kind: 'error', message: ERROR_MESSAGES.GOOGLE_REGISTER_FAILED } }
-      return { intent: 'register', answer: await googleRegister(arg.credential) }
+      return { intent: 'register', answer: await googleRegister(arg.credential, arg.nonceSecret) }
     }
     if (email === null) return { intent: 'login', answer: { kind: 'error', message: ERROR_MESSAGES.GOOGLE_LOGIN_FAILED } }
     const refusal = await gate(email)
     if (refusal !== null) return { intent: 'login', answer: { kind: 'error', message: refusal } }
-    return { intent: 'login', answer: await googleLogin(arg.credential, { email, login_method: 'GOOGLE', ...arg.context }) }
+    return { intent: 'login', answer: await googleLogin(arg.credential, arg.nonceSecret, { email, login_method: 'GOOGLE', ...arg.context }) }
   })
 
   // A ref, not state: Google calls back outside React, after the button that set it was pressed.
   const intent = useRef<Intent>('login')
   const offered = !page.localMode && page.params.loginMethods.has('google') &&
     googleSignInAvailable(config.googleClientId, config.googleDisabledHostnames, window.location.hostname)
-  const identity = useGoogleIdentity(offered ? config.googleClientId : null, (credential) => {
+  const identity = useGoogleIdentity(offered ? config.googleClientId : null, (credential, nonceSecret) => {
     if (credential === null) {
       page.fail(intent.current === 'login' ? ERROR_MESSAGES.GOOGLE_LOGIN_FAILED : ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
       return
     }
-    void trigger({ credential, intent: intent.current, context: page.context }, {
+    void trigger({ credential, nonceSecret, intent: intent.current, context: page.context }, {
       onSuccess: (outcome) => {
         if (outcome.intent === 'login') page.finishLogin(outcome.answer, ERROR_MESSAGES.GOOGLE_LOGIN_FAILED)
         else page.finishWithSuccess(outcome.answer, SUCCESS_MESSAGES.REGISTERED, ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)

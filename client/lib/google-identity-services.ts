@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type RefObject } from 'react'
 import { GOOGLE_BUTTON_WIDTH_PX } from './constants.js'
+import { newGoogleNonce } from './google-nonce.js'
 
 /**
  * The part of Google Identity Services' client the page uses, and the one
@@ -15,6 +16,7 @@ export interface GoogleIdentityServices {
   initialize (options: {
     client_id: string
     callback: (response: GoogleCredentialResponse) => void
+    nonce?: string
     ux_mode?: 'popup' | 'redirect'
     use_fedcm_for_button?: boolean
     itp_support?: boolean
@@ -66,9 +68,14 @@ export interface GoogleIdentity {
 /**
  * Loads Google Identity Services when `clientId` is given, renders Google's
  * button (400 px) into a hidden element, and hands each credential to
- * `onCredential`. The visible button is ours; clicking it clicks Google's.
+ * `onCredential` with the nonce secret of this page (google-nonce.ts), or
+ * null where the page could not make one. The visible button is ours;
+ * clicking it clicks Google's.
  */
-export function useGoogleIdentity (clientId: string | null, onCredential: (credential: string | null) => void): GoogleIdentity {
+export function useGoogleIdentity (
+  clientId: string | null,
+  onCredential: (credential: string | null, nonceSecret: string | null) => void
+): GoogleIdentity {
   const [services, setServices] = useState<GoogleIdentityServices | null>(null)
   const hiddenButtonRef = useRef<HTMLDivElement | null>(null)
   const onCredentialRef = useRef(onCredential)
@@ -77,11 +84,12 @@ export function useGoogleIdentity (clientId: string | null, onCredential: (crede
   useEffect(() => {
     if (clientId === null) return
     let cancelled = false
-    loadGoogleIdentityServices().then((loaded) => {
+    Promise.all([loadGoogleIdentityServices(), newGoogleNonce()]).then(([loaded, nonce]) => {
       if (cancelled) return
       loaded.initialize({
         client_id: clientId,
-        callback: (response) => onCredentialRef.current(response.credential ?? null),
+        callback: (response) => onCredentialRef.current(response.credential ?? null, nonce?.secret ?? null),
+        ...(nonce === null ? {} : { nonce: nonce.nonce }),
         ux_mode: 'popup',
         use_fedcm_for_button: true,
         itp_support: true

@@ -165,20 +165,25 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
 
   await t.test('Google: register, then log in, with the GIS script served by the test', async (t) => {
     const { page, context, problems } = await openPage(t)
-    const credential = await google.credential({ email: 'grace@example.test', sub: 'google-subject-1' })
     await page.route('https://accounts.google.com/gsi/client', (route) =>
-      route.fulfill({ status: 200, contentType: 'text/javascript', body: google.clientScript(credential) }))
+      route.fulfill({ status: 200, contentType: 'text/javascript', body: google.clientScript() }))
+    /** What Google does: a new ID token for each sign-in, carrying the nonce the page gave it. */
+    const handOutCredential = async (): Promise<void> => {
+      const nonce = await page.evaluate(() => (window as { __testGoogleNonce?: string }).__testGoogleNonce)
+      t.match(nonce, /^[\w-]{43}$/, 'the page gave Google a nonce')
+      const credential = await google.credential({ email: 'grace@example.test', sub: 'google-subject-1', nonce })
+      await page.evaluate((value) => { (window as { __testGoogleCredential?: string }).__testGoogleCredential = value }, credential)
+    }
     await page.goto(`${base}/?view=register`)
     await googleButtonReady(page, 'Sign up with Google')
+    await handOutCredential()
     await page.getByRole('button', { name: 'Sign up with Google' }).click()
     await page.getByRole('status').filter({ hasText: 'created with Google' }).waitFor()
 
-    // Google hands out a new ID token for each sign-in: the service accepts each once.
-    const loginCredential = await google.credential({ email: 'grace@example.test', sub: 'google-subject-1' })
-    await page.route('https://accounts.google.com/gsi/client', (route) =>
-      route.fulfill({ status: 200, contentType: 'text/javascript', body: google.clientScript(loginCredential) }))
+    // Accepted only with this page's nonce secret, which the page sent through the edge.
     await page.goto(`${base}/?redirect=${encodeURIComponent(`${product}/g`)}`)
     await googleButtonReady(page, 'Login with Google')
+    await handOutCredential()
     await page.getByRole('button', { name: 'Login with Google' }).click()
     await page.waitForURL(`${product}/g`)
     const auth = (await context.cookies(base)).find((cookie) => cookie.name === 'auth')!.value

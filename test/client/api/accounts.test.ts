@@ -21,10 +21,14 @@ t.test('each call posts its exact JSON body, with its headers, to its path throu
     ['register', () => register({ first_name: 'Ada', last_name: '', email: 'a@b.test', password: 'pw1', confirm_password: 'pw2' }), '/register',
       { first_name: 'Ada', last_name: '', email: 'a@b.test', password: 'pw1', confirm_password: 'pw2' }, {}],
     ['reset', () => resetPasswordRequest({ email: 'a@b.test' }), '/resetPasswordRequest', { email: 'a@b.test' }, {}],
-    ['google login', () => googleLogin('google.id.token', { email: 'a@b.test', login_method: 'GOOGLE', ...context }), '/v2/auth/login',
+    ['google login', () => googleLogin('google.id.token', 'nonce-secret', { email: 'a@b.test', login_method: 'GOOGLE', ...context }), '/v2/auth/login',
+      { email: 'a@b.test', login_method: 'GOOGLE', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod', google_nonce_secret: 'nonce-secret' },
+      { authorization: 'Bearer google.id.token' }],
+    ['google login without a nonce secret', () => googleLogin('google.id.token', null, { email: 'a@b.test', login_method: 'GOOGLE', ...context }), '/v2/auth/login',
       { email: 'a@b.test', login_method: 'GOOGLE', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' },
       { authorization: 'Bearer google.id.token' }],
-    ['google register', () => googleRegister('google.id.token'), '/auth/register', { register_method: 'GOOGLE' }, { authorization: 'Bearer google.id.token' }],
+    ['google register', () => googleRegister('google.id.token', 'nonce-secret'), '/auth/register', { register_method: 'GOOGLE', google_nonce_secret: 'nonce-secret' },
+      { authorization: 'Bearer google.id.token' }],
     ['sso start', () => startSso({ email: 'a@b.test', source: 'register', redirect: '/app', ...context }), '/auth/login/sso',
       { email: 'a@b.test', source: 'register', redirect: '/app', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }, {}],
     ['sso login', () => completeSsoLogin({ email: 'a@b.test', login_method: 'OIDC', id: 'one-time', ...context }), '/v2/auth/login',
@@ -96,7 +100,7 @@ t.test('a login refused with 403 and the reason email_not_verified is an unverif
   }
   const { base } = await startBackend(t, jsonAnswer(403, { error: text, reason: 'email_not_verified' }))
   setPageUrl(`${base}/`)
-  t.same(await googleLogin('google.id.token', { email: 'a@b.test', login_method: 'GOOGLE', ...context }), { kind: 'error', message: text },
+  t.same(await googleLogin('google.id.token', null, { email: 'a@b.test', login_method: 'GOOGLE', ...context }), { kind: 'error', message: text },
     'Google login only shows the text: Google vouches for its addresses')
 })
 
