@@ -30,7 +30,7 @@ export class AccountClaims {
     const current = await store.findAccountById(account.id)
     if (current === null) throw new Error('the claimed account has gone')
     if (!claimed) return current
-    logAuthEvent(facts.log, 'account.claimed', {
+    logAuthEvent(facts, 'account.claimed', {
       accountId: account.id, clientAddress: facts.clientAddress, via: proof.via, passwordRemoved: account.passwordHash !== null
     })
     sendAfterAnswering(facts.log, 'account claimed', async () => {
@@ -40,7 +40,7 @@ export class AccountClaims {
         via: proof.via === 'google' ? 'Google' : 'single sign-on',
         pageUrl: `${this.options.publicUrl}/`
       }))
-      logAuthEvent(facts.log, 'account.claim-notice-sent', { accountId: account.id, ...delivery })
+      logAuthEvent(facts, 'account.claim-notice-sent', { accountId: account.id, ...delivery })
     })
     return current
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { AccountClaims } from './account-claims.js'
-import { errorAnswer as error, successAnswer as success, type Answer, type RequestFacts } from './answers.js'
+import { errorAnswer as error, successAnswer as success, type Answer, type AuditTarget, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserNotices } from './browser-notices.js'
 import { RESET_TOKEN_TTL_MS } from './email-links.js'
@@ -97,7 +97,7 @@ export class AccountsService {
 
     const throttle = await this.store.readLoginThrottle(throttleKey)
     if (throttle.lockedUntil > Date.now()) {
-      logAuthEvent(facts.log, 'login.throttled', { email, clientAddress: facts.clientAddress })
+      logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
       return error(429, waitMessage(throttle.lockedUntil, Date.now()))
     }
 
@@ -112,7 +112,7 @@ export class AccountsService {
     // parallel would get around the lock.
     if (account === null || !verified) {
       const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
-      logAuthEvent(facts.log, 'login.failed', { email, clientAddress: facts.clientAddress, failures: failure.failures })
+      logAuthEvent(facts, 'login.failed', { email, clientAddress: facts.clientAddress, failures: failure.failures })
       const othersFailed = failure.failures - 1
       return othersFailed > throttle.failures && loginLockDuration(othersFailed) > 0
         ? error(429, waitMessage(failure.lockedUntil, Date.now()))
@@ -120,7 +120,7 @@ export class AccountsService {
     }
     const current = await this.store.readLoginThrottle(throttleKey)
     if (current.failures > throttle.failures && loginLockDuration(current.failures) > 0) {
-      logAuthEvent(facts.log, 'login.throttled', { email, clientAddress: facts.clientAddress })
+      logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
       return error(429, waitMessage(current.lockedUntil, Date.now()))
     }
     await this.store.clearLoginFailures(throttleKey)
@@ -131,7 +131,7 @@ export class AccountsService {
     }
     // Only after the right password: the refusal tells that the account exists.
     if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
-      logAuthEvent(facts.log, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
+      logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
       return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
     }
     const answer = await this.completeLogin(account, context, 'pwd', facts)
@@ -142,7 +142,7 @@ export class AccountsService {
     const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
     if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) {
       await this.options.tokens.revoke(String(answer.body.refresh))
-      logAuthEvent(facts.log, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
+      logAuthEvent(facts, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
       return error(401, INVALID_CREDENTIALS)
     }
     const cookie = await this.options.browserNotices.signedIn(account, facts)
@@ -156,13 +156,13 @@ export class AccountsService {
       const memberships = new Set(await this.store.listMemberships(account.id))
       organizations = requested.organizations.filter((organization) => memberships.has(organization))
       if (organizations.length === 0) {
-        logAuthEvent(facts.log, 'login.refused-organization', { accountId: account.id, clientAddress: facts.clientAddress })
+        logAuthEvent(facts, 'login.refused-organization', { accountId: account.id, clientAddress: facts.clientAddress })
         return error(403, 'Your account is not a member of an organisation allowed here.')
       }
     }
     const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
     const event = method === 'pwd' ? 'login.succeeded' : method === 'google' ? 'google.login.succeeded' : 'sso.login.succeeded'
-    logAuthEvent(facts.log, event, { accountId: account.id, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress })
     return { status: 200, body: { ...tokens } }
   }
 
@@ -176,7 +176,7 @@ export class AccountsService {
   async register (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRegistration(body)
     if (!parsed.ok) {
-      logAuthEvent(facts.log, 'register.refused', { clientAddress: facts.clientAddress, reason: 'invalid' })
+      logAuthEvent(facts, 'register.refused', { clientAddress: facts.clientAddress, reason: 'invalid' })
       return error(400, parsed.error)
     }
     const { email, password, firstName, lastName } = parsed.value
@@ -187,16 +187,16 @@ export class AccountsService {
     const cookies = browserId === null ? [] : [this.options.browserNotices.setCookie(browserId)]
     const { requireVerifiedEmail } = this.options
     if ('conflict' in result) {
-      logAuthEvent(facts.log, 'register.refused', { email, clientAddress: facts.clientAddress, reason: 'exists' })
+      logAuthEvent(facts, 'register.refused', { email, clientAddress: facts.clientAddress, reason: 'exists' })
       if (!requireVerifiedEmail) return error(409, 'An account with this email already exists. Log in, or reset your password.')
       sendAfterAnswering(facts.log, 'registration attempt', () => this.tellOwnerOfAttempt(email, facts))
       return { ...success(REGISTERED_CHECK_INBOX), cookies }
     }
     const account = result.created
-    logAuthEvent(facts.log, 'register.succeeded', { accountId: account.id, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'register.succeeded', { accountId: account.id, clientAddress: facts.clientAddress })
     sendAfterAnswering(facts.log, 'verification', async () => {
       if (browserId !== null) await this.options.browserNotices.registeredFrom(account, browserId)
-      await this.options.verification.sendLink(account, facts.log)
+      await this.options.verification.sendLink(account, facts)
     })
     return { ...success(requireVerifiedEmail ? REGISTERED_CHECK_INBOX : REGISTERED), cookies }
   }
@@ -206,13 +206,13 @@ export class AccountsService {
     const account = await this.store.findAccountByEmail(email)
     if (account === null) return
     if (!await this.store.takeNoticeSlot(account.id, 'register-attempt', this.options.now(), REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS)) {
-      logAuthEvent(facts.log, 'register.attempt-notice-suppressed', { accountId: account.id })
+      logAuthEvent(facts, 'register.attempt-notice-suppressed', { accountId: account.id })
       return
     }
     const delivery = await this.options.mailer.send(registrationAttemptEmail({
       to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`
     }))
-    logAuthEvent(facts.log, 'register.attempt-notice-sent', { accountId: account.id, ...delivery })
+    logAuthEvent(facts, 'register.attempt-notice-sent', { accountId: account.id, ...delivery })
   }
 
   /**
@@ -222,17 +222,17 @@ export class AccountsService {
   async requestPasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const email = parseEmail((body as { email?: unknown } | null)?.email)
     if (!email.ok) return error(400, email.error)
-    logAuthEvent(facts.log, 'reset.requested', { email: email.value, clientAddress: facts.clientAddress })
-    sendAfterAnswering(facts.log, 'password reset', () => this.sendResetEmail(email.value, facts.log))
+    logAuthEvent(facts, 'reset.requested', { email: email.value, clientAddress: facts.clientAddress })
+    sendAfterAnswering(facts.log, 'password reset', () => this.sendResetEmail(email.value, facts))
     return success('If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.')
   }
 
-  private async sendResetEmail (email: string, log: RequestFacts['log']): Promise<void> {
+  private async sendResetEmail (email: string, audit: AuditTarget): Promise<void> {
     const account = await this.store.findAccountByEmail(email)
     if (account === null) return
     const now = Date.now()
     if (await this.store.countResetTokensSince(account.id, now - 60 * 60 * 1000) >= RESET_EMAILS_PER_HOUR) {
-      logAuthEvent(log, 'reset.suppressed', { accountId: account.id, reason: 'hourly limit' })
+      logAuthEvent(audit, 'reset.suppressed', { accountId: account.id, reason: 'hourly limit' })
       return
     }
     const token = newOpaqueToken()
@@ -242,7 +242,7 @@ export class AccountsService {
       to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000
     }))
     // The log says where the email went, never the link: it holds a live token.
-    logAuthEvent(log, 'reset.email-sent', { accountId: account.id, ...delivery })
+    logAuthEvent(audit, 'reset.email-sent', { accountId: account.id, ...delivery })
   }
 
   /** Completes a reset: a new password, the account's links used up, every session of the account ended. */
@@ -253,7 +253,7 @@ export class AccountsService {
     const now = Date.now()
     const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
     if (accountId === null) {
-      logAuthEvent(facts.log, 'reset.refused', { clientAddress: facts.clientAddress })
+      logAuthEvent(facts, 'reset.refused', { clientAddress: facts.clientAddress })
       return error(400, 'This password reset link is invalid, used or expired. Please request a new one.')
     }
     await this.store.updatePasswordHash(accountId, passwordHash)
@@ -264,7 +264,7 @@ export class AccountsService {
     await this.store.revokeAccountRefreshTokens(accountId, now)
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.store.clearLoginFailures(passwordThrottleKey(account.email))
-    logAuthEvent(facts.log, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
     return success('Your password has been changed. You can now log in with it.')
   }
 
@@ -273,13 +273,13 @@ export class AccountsService {
     if (!context.ok) return error(400, context.error)
     const verification = await this.options.verifyGoogleToken(credential)
     if ('refused' in verification) {
-      logAuthEvent(facts.log, 'google.login.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
+      logAuthEvent(facts, 'google.login.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
       return error(401, 'Google login failed.')
     }
     const { subject, email } = verification.identity
     const account = await this.store.findAccountByGoogleSubject(subject) ?? await this.claimForGoogle(email, subject, facts)
     if (account === null) {
-      logAuthEvent(facts.log, 'google.login.failed', { email, reason: 'no account' })
+      logAuthEvent(facts, 'google.login.failed', { email, reason: 'no account' })
       return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
     }
     return this.completeLogin(account, context.value, 'google', facts)
@@ -294,7 +294,7 @@ export class AccountsService {
   async googleRegister (credential: GoogleCredential, facts: RequestFacts): Promise<Answer> {
     const verification = await this.options.verifyGoogleToken(credential)
     if ('refused' in verification) {
-      logAuthEvent(facts.log, 'google.register.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
+      logAuthEvent(facts, 'google.register.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
       return error(401, 'Google register failed.')
     }
     const { subject, email } = verification.identity
@@ -306,12 +306,12 @@ export class AccountsService {
       if (result.conflict === 'email' && await this.claimForGoogle(email, subject, facts) !== null) {
         return success('Your account is now tied to your Google account. You can now log in with Google.')
       }
-      logAuthEvent(facts.log, 'google.register.failed', { email, reason: result.conflict })
+      logAuthEvent(facts, 'google.register.failed', { email, reason: result.conflict })
       return error(409, result.conflict === 'google-subject'
         ? 'This Google account is already registered. Log in with Google.'
         : 'An account with this email already exists. Log in with your password.')
     }
-    logAuthEvent(facts.log, 'google.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'google.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
     return success('Your account has been created with Google. You can now log in with Google.')
   }
 
@@ -332,19 +332,19 @@ export class AccountsService {
     if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, 'A refresh token is required.')
     const outcome = await this.options.tokens.rotate(refreshToken)
     if ('refused' in outcome) {
-      logAuthEvent(facts.log, outcome.refused === 'reused' ? 'token.reuse-detected' : 'token.refused', {
+      logAuthEvent(facts, outcome.refused === 'reused' ? 'token.reuse-detected' : 'token.refused', {
         clientAddress: facts.clientAddress, reason: outcome.refused
       })
       return error(401, 'Your session has ended. Please log in again.')
     }
-    logAuthEvent(facts.log, 'token.refreshed', { accountId: outcome.accountId, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'token.refreshed', { accountId: outcome.accountId, clientAddress: facts.clientAddress })
     return { status: 200, body: { ...outcome.tokens } }
   }
 
   async revoke (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
     if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, 'A refresh token is required.')
     await this.options.tokens.revoke(refreshToken)
-    logAuthEvent(facts.log, 'token.revoked', { clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'token.revoked', { clientAddress: facts.clientAddress })
     return success('You have been logged out.')
   }
 }

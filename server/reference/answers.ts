@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { EmailPseudonyms } from './email-pseudonyms.js'
 
 /** An answer of the service: the HTTP status, the JSON body the page reads, and any cookies to set. */
 export interface Answer {
@@ -13,8 +14,13 @@ export interface BrowserFacts {
   readonly userAgent: string | undefined
 }
 
-export interface RequestFacts {
+/** Where authentication events are logged (audit.ts): the log, and the names addresses have in it. */
+export interface AuditTarget {
   readonly log: FastifyBaseLogger
+  readonly pseudonyms: EmailPseudonyms
+}
+
+export interface RequestFacts extends AuditTarget {
   readonly clientAddress: string
   /** Null where browsers are not recognised (local-network `/authenticate`, called from another origin). */
   readonly browser: BrowserFacts | null
@@ -24,9 +30,10 @@ export const errorAnswer = (status: number, message: string, extra: Readonly<Rec
   ({ status, body: { error: message, ...extra } })
 export const successAnswer = (message: string): Answer => ({ status: 200, body: { success: message } })
 
-export function requestFacts (request: FastifyRequest): RequestFacts {
+export function requestFacts (request: FastifyRequest, pseudonyms: EmailPseudonyms): RequestFacts {
   return {
     log: request.log,
+    pseudonyms,
     clientAddress: request.ip,
     browser: { cookieHeader: request.headers.cookie, userAgent: request.headers['user-agent'] }
   }

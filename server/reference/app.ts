@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
 import type { BrowserNotices } from './browser-notices.js'
 import type { EmailVerification } from './email-verification.js'
-import { requestFacts, sendAnswer, sendRedirect } from './answers.js'
+import { requestFacts as factsOf, sendAnswer, sendRedirect, type RequestFacts } from './answers.js'
+import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson } from './error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
@@ -15,6 +16,7 @@ export interface ReferenceAppOptions {
   readonly browserNotices: BrowserNotices
   readonly tokens: TokenService
   readonly sso: SsoServices
+  readonly pseudonyms: EmailPseudonyms
 }
 
 /** The bearer credential of an Authorization header, if any. */
@@ -54,9 +56,10 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, tokens, sso } = options
+  const { accounts, verification, browserNotices, tokens, sso, pseudonyms } = options
+  const requestFacts = (request: FastifyRequest): RequestFacts => factsOf(request, pseudonyms)
   answerErrorsAsJson(app)
-  await app.register(ssoRoutes, { sso })
+  await app.register(ssoRoutes, { sso, pseudonyms })
 
   app.post('/v2/login', async (request, reply) =>
     sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request))))

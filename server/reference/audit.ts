@@ -1,5 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify'
-import { createHash } from 'node:crypto'
+import type { AuditTarget } from './answers.js'
 import { emailKey } from './store/email-key.js'
 
 /** Authentication events the reference service records. */
@@ -24,16 +23,16 @@ export interface AuthEventDetails {
 
 /**
  * Logs one authentication event. Never a password or token; the email is
- * reduced to its domain and a short hash, enough to follow one address
- * through the log without writing it down.
+ * reduced to its domain and its pseudonym (a keyed hash: email-pseudonyms.ts),
+ * enough to follow one address through the log without writing it down.
  */
-export function logAuthEvent (log: FastifyBaseLogger, event: AuthEvent, details: AuthEventDetails = {}): void {
+export function logAuthEvent (target: AuditTarget, event: AuthEvent, details: AuthEventDetails = {}): void {
   const { email, ...rest } = details
   const entry: Record<string, unknown> = { audit: event, ...rest }
   if (email !== undefined) {
     const key = emailKey(email)
     entry.emailDomain = key.slice(key.lastIndexOf('@') + 1)
-    entry.emailHash = createHash('sha256').update(key).digest('hex').slice(0, 12)
+    entry.emailPseudonym = target.pseudonyms.of(email)
   }
-  log.info(entry, `auth event: ${event}`)
+  target.log.info(entry, `auth event: ${event}`)
 }

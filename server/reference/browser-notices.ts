@@ -1,6 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify'
 import { pageWithNotice } from '../../common/page-notices.js'
-import type { BrowserFacts, RequestFacts } from './answers.js'
+import type { AuditTarget, BrowserFacts, RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserCookies } from './browser-cookie.js'
 import { describeBrowser } from './browser-names.js'
@@ -60,15 +59,15 @@ export class BrowserNotices {
     const sighting = await this.options.store.rememberBrowser(account.id, hashToken(browserId), now)
     if (sighting === 'new') {
       const userAgent = facts.browser.userAgent
-      sendAfterAnswering(facts.log, 'new browser', () => this.tellOwner(account, { at: now, userAgent, clientAddress: facts.clientAddress }, facts.log))
+      sendAfterAnswering(facts.log, 'new browser', () => this.tellOwner(account, { at: now, userAgent, clientAddress: facts.clientAddress }, facts))
     }
     return this.setCookie(browserId)
   }
 
-  private async tellOwner (account: Account, signIn: { at: number, userAgent: string | undefined, clientAddress: string }, log: FastifyBaseLogger): Promise<void> {
+  private async tellOwner (account: Account, signIn: { at: number, userAgent: string | undefined, clientAddress: string }, audit: AuditTarget): Promise<void> {
     const { store, mailer, publicUrl, productName, now } = this.options
     if (!await store.takeNoticeSlot(account.id, 'new-browser', now(), NEW_BROWSER_NOTICE_INTERVAL_MS)) {
-      logAuthEvent(log, 'browser.notice-suppressed', { accountId: account.id, reason: 'one was sent recently' })
+      logAuthEvent(audit, 'browser.notice-suppressed', { accountId: account.id, reason: 'one was sent recently' })
       return
     }
     const link = await issueEmailLink(store, { purpose: 'end-sessions', accountId: account.id, publicUrl, now: now() })
@@ -79,7 +78,7 @@ export class BrowserNotices {
       link,
       validDays: END_SESSIONS_LINK_TTL_MS / 86_400_000
     }))
-    logAuthEvent(log, 'browser.notice-sent', { accountId: account.id, ...delivery })
+    logAuthEvent(audit, 'browser.notice-sent', { accountId: account.id, ...delivery })
   }
 
   /**
@@ -92,14 +91,14 @@ export class BrowserNotices {
     const at = now()
     const accountId = await consumeEmailLink(store, 'end-sessions', token, at)
     if (accountId === null) {
-      logAuthEvent(facts.log, 'sessions.link-refused', { clientAddress: facts.clientAddress })
+      logAuthEvent(facts, 'sessions.link-refused', { clientAddress: facts.clientAddress })
       return `${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`
     }
     await store.revokeAccountRefreshTokens(accountId, at)
     await store.voidResetTokens(accountId, at)
     const resetToken = newOpaqueToken()
     await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)
-    logAuthEvent(facts.log, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
     return `${this.options.publicUrl}${sessionsEndedPage(resetToken)}`
   }
 }

@@ -1,6 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify'
 import { pageWithNotice } from '../../common/page-notices.js'
-import { errorAnswer, successAnswer, type Answer, type RequestFacts } from './answers.js'
+import { errorAnswer, successAnswer, type Answer, type AuditTarget, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS, type OwnerEmailing } from './email-links.js'
 import { addressVerificationEmail } from './emails/address-verification.js'
@@ -31,14 +30,14 @@ export class EmailVerification {
   constructor (private readonly options: OwnerEmailing) {}
 
   /** Sends a verification link to the account's address. */
-  async sendLink (account: Account, log: FastifyBaseLogger): Promise<void> {
+  async sendLink (account: Account, audit: AuditTarget): Promise<void> {
     const { store, mailer, publicUrl, productName, now } = this.options
     const link = await issueEmailLink(store, { purpose: 'verify-email', accountId: account.id, publicUrl, now: now() })
     const delivery = await mailer.send(addressVerificationEmail({
       to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000
     }))
     // Where the email went, never the link: it holds a live token.
-    logAuthEvent(log, 'verify.email-sent', { accountId: account.id, ...delivery })
+    logAuthEvent(audit, 'verify.email-sent', { accountId: account.id, ...delivery })
   }
 
   /** `GET verifyEmail?token=`: marks the address verified once; answers where the browser goes next. */
@@ -46,11 +45,11 @@ export class EmailVerification {
     const now = this.options.now()
     const accountId = await consumeEmailLink(this.options.store, 'verify-email', token, now)
     if (accountId === null) {
-      logAuthEvent(facts.log, 'verify.refused', { clientAddress: facts.clientAddress })
+      logAuthEvent(facts, 'verify.refused', { clientAddress: facts.clientAddress })
       return `${this.options.publicUrl}${VERIFY_LINK_REFUSED_PAGE}`
     }
     await this.options.store.markEmailVerified(accountId, now)
-    logAuthEvent(facts.log, 'verify.completed', { accountId, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'verify.completed', { accountId, clientAddress: facts.clientAddress })
     return `${this.options.publicUrl}${ADDRESS_VERIFIED_PAGE}`
   }
 
@@ -58,7 +57,7 @@ export class EmailVerification {
   async resend (body: unknown, facts: RequestFacts): Promise<Answer> {
     const email = parseEmail((body as { email?: unknown } | null)?.email)
     if (!email.ok) return errorAnswer(400, email.error)
-    logAuthEvent(facts.log, 'verify.requested', { email: email.value, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'verify.requested', { email: email.value, clientAddress: facts.clientAddress })
     sendAfterAnswering(facts.log, 'verification', async () => {
       const { store, now } = this.options
       const account = await store.findAccountByEmail(email.value)
@@ -66,10 +65,10 @@ export class EmailVerification {
       const sent = await store.countEmailLinksSince('verify-email', account.id, now() - 3_600_000)
       if (sent >= VERIFICATION_EMAILS_PER_HOUR ||
           !await store.takeNoticeSlot(account.id, 'verification-resent', now(), VERIFICATION_RESEND_INTERVAL_MS)) {
-        logAuthEvent(facts.log, 'verify.suppressed', { accountId: account.id, reason: 'asked too often' })
+        logAuthEvent(facts, 'verify.suppressed', { accountId: account.id, reason: 'asked too often' })
         return
       }
-      await this.sendLink(account, facts.log)
+      await this.sendLink(account, facts)
     })
     return successAnswer(VERIFICATION_RESENT)
   }

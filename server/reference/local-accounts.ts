@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
 import { requestFacts, sendAnswer } from './answers.js'
+import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson, answerNotFoundAsJson } from './error-answers.js'
 
 export interface LocalAccountsOptions {
@@ -9,6 +10,8 @@ export interface LocalAccountsOptions {
   /** Page origins that may call `/authenticate` from the browser. */
   readonly allowedOrigins: readonly string[]
   readonly perMinute: number
+  /** The names of addresses in the audit log. */
+  readonly pseudonyms: EmailPseudonyms
 }
 
 /** How long browsers may cache a preflight answer. */
@@ -54,5 +57,5 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
 
   app.post('/authenticate', async (request, reply) =>
     // Called from another origin: no browser to recognise (its cookies are not sent), so no "was this you?".
-    sendAnswer(reply, await options.accounts.passwordLogin(request.body, { ...requestFacts(request), browser: null })))
+    sendAnswer(reply, await options.accounts.passwordLogin(request.body, { ...requestFacts(request, options.pseudonyms), browser: null })))
 }

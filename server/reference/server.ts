@@ -67,7 +67,8 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       verification: services.verification,
       browserNotices: services.browserNotices,
       tokens: services.tokens,
-      sso: services.sso
+      sso: services.sso,
+      pseudonyms: services.pseudonyms
     })
   }
   if (serve.has('edge-auth')) {
@@ -94,7 +95,8 @@ export async function buildLocalAccountsServer (options: {
   await local.register(localAccountsApp, {
     accounts: options.services.accounts,
     allowedOrigins: options.services.config.localAccountsAllowedOrigins,
-    perMinute: options.perMinute
+    perMinute: options.perMinute,
+    pseudonyms: options.services.pseudonyms
   })
   return local
 }

@@ -10,6 +10,8 @@ import type { ReferenceConfig } from './config.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
 import { createMailer } from './mailer.js'
 import { loadOrCreateSigningKey } from './signing-key.js'
+import { loadOrCreateDerivedSecrets } from './derived-secrets.js'
+import { EMAIL_PSEUDONYM_PURPOSE, EmailPseudonyms } from './email-pseudonyms.js'
 import type { SsoServices } from './sso/routes.js'
 import { SsoCompletion } from './sso/sso-completion.js'
 import { SsoFlows } from './sso/sso-flows.js'
@@ -30,6 +32,8 @@ export interface ReferenceServices {
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
   readonly sso: SsoServices
+  /** The names of addresses in the audit log. */
+  readonly pseudonyms: EmailPseudonyms
   close (): Promise<void>
 }
 
@@ -75,12 +79,14 @@ export async function createReferenceServices (
 ): Promise<ReferenceServices> {
   const store = await openAccountStore(config, log)
   const key = await loadOrCreateSigningKey(config.dataDir)
+  const secrets = await loadOrCreateDerivedSecrets(config.dataDir, key.derivationSeed)
+  const pseudonyms = new EmailPseudonyms(secrets.derive(EMAIL_PSEUDONYM_PURPOSE))
   const tokens = new TokenService(store, key, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl })
   const now = options.now ?? Date.now
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') })
   const emailing = { store, mailer, publicUrl: config.publicUrl, productName: config.productName, now }
   const verification = new EmailVerification(emailing)
-  const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(key.deriveSecret(BROWSER_COOKIE)) })
+  const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
   const claims = new AccountClaims(emailing)
   const accounts = new AccountsService({
     ...emailing,
@@ -114,6 +120,7 @@ export async function createReferenceServices (
     verification,
     browserNotices,
     sso,
+    pseudonyms,
     async close () {
       clearInterval(purge)
       await store.close()

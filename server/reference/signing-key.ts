@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
-import { hkdfSync, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
@@ -9,11 +9,11 @@ export interface SigningKey {
   readonly privateKey: CryptoKey
   readonly publicJwk: JWK
   /**
-   * A secret for one purpose (HMAC keys such as the browser cookie's),
-   * derived from the private key with HKDF: every instance that shares the
-   * key agrees on it, and there is no second secret to keep and copy.
+   * The private key's bytes: the seed of the root secret that HMAC keys are
+   * derived from, when that is made (derived-secrets.ts), so that secrets
+   * derived from the key before stay the same.
    */
-  deriveSecret (purpose: string): Buffer
+  readonly derivationSeed: Buffer
 }
 
 export const SIGNING_ALGORITHM = 'EdDSA'
@@ -48,7 +48,7 @@ export async function loadOrCreateSigningKey (dataDir: string): Promise<SigningK
   }
   const { d: privateBytes, ...publicJwk } = jwk
   return {
-    deriveSecret: (purpose) => Buffer.from(hkdfSync('sha256', Buffer.from(String(privateBytes), 'base64url'), 'threshold', purpose, 32)),
+    derivationSeed: Buffer.from(String(privateBytes), 'base64url'),
     kid: String(jwk.kid),
     privateKey: await importJWK(jwk, SIGNING_ALGORITHM).catch((importError: Error) => {
       throw new Error(`the signing key in ${file} cannot be used (${importError.message}); restore it from a backup`)

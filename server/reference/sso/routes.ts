@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { requestFacts } from '../answers.js'
+import { requestFacts as factsOf, type RequestFacts } from '../answers.js'
+import type { EmailPseudonyms } from '../email-pseudonyms.js'
 import type { SsoCompletion } from './sso-completion.js'
 import { SSO_PATHS, type SsoFlows, type SsoReply } from './sso-flows.js'
 
@@ -30,8 +31,9 @@ function rawQuery (request: FastifyRequest): string {
  * (`v2/auth/login`, `auth/register`) are routed by the accounts app, which
  * hands OIDC and SAML methods to `SsoServices.completion`.
  */
-export async function ssoRoutes (app: FastifyInstance, options: { readonly sso: SsoServices }): Promise<void> {
+export async function ssoRoutes (app: FastifyInstance, options: { readonly sso: SsoServices, readonly pseudonyms: EmailPseudonyms }): Promise<void> {
   const { flows } = options.sso
+  const requestFacts = (request: FastifyRequest): RequestFacts => factsOf(request, options.pseudonyms)
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: SAML_FORM_BODY_LIMIT_BYTES },
     (_request, body, done) => { done(null, new URLSearchParams(body as string)) })

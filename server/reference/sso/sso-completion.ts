@@ -49,7 +49,7 @@ export class SsoCompletion {
   private async takeIdentity (completion: Completion, cookieHeader: string | undefined, facts: RequestFacts): Promise<SsoIdentity | null> {
     const binding = readBinding(cookieHeader)
     const refuse = (reason: string): null => {
-      logAuthEvent(facts.log, 'sso.refused', { clientAddress: facts.clientAddress, protocol: completion.protocol, reason })
+      logAuthEvent(facts, 'sso.refused', { clientAddress: facts.clientAddress, protocol: completion.protocol, reason })
       return null
     }
     // Without a cookie nothing is taken: the id stays usable by the browser it belongs to.
@@ -68,7 +68,7 @@ export class SsoCompletion {
     if (existing !== null) return this.options.claims.claimIfUnverified(existing, { via: 'sso' }, facts)
     const result = await this.store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: null, emailVerifiedAt: this.options.now() })
     if ('created' in result) {
-      logAuthEvent(facts.log, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress, justInTime: true })
+      logAuthEvent(facts, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress, justInTime: true })
       return result.created
     }
     // Created by a concurrent request in the meantime.
@@ -84,7 +84,7 @@ export class SsoCompletion {
     const identity = await this.takeIdentity(parsed.value, cookieHeader, facts)
     if (identity === null) return refused()
     if (emailKey(identity.email) !== emailKey(parsed.value.email)) {
-      logAuthEvent(facts.log, 'sso.refused', { clientAddress: facts.clientAddress, protocol: identity.protocol, reason: 'email differs from the asserted one' })
+      logAuthEvent(facts, 'sso.refused', { clientAddress: facts.clientAddress, protocol: identity.protocol, reason: 'email differs from the asserted one' })
       return refused()
     }
     const account = await this.findOrCreateAccount(identity.email, facts)
@@ -106,10 +106,10 @@ export class SsoCompletion {
         await this.options.claims.claimIfUnverified(existing, { via: 'sso' }, facts)
         return reply({ status: 200, body: { success: CLAIMED } })
       }
-      logAuthEvent(facts.log, 'register.refused', { email: identity.email, clientAddress: facts.clientAddress, reason: 'exists' })
+      logAuthEvent(facts, 'register.refused', { email: identity.email, clientAddress: facts.clientAddress, reason: 'exists' })
       return reply({ status: 409, body: { error: ACCOUNT_EXISTS } })
     }
-    logAuthEvent(facts.log, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
     return reply({ status: 200, body: { success: REGISTERED } })
   }
 }

@@ -104,7 +104,7 @@ export class SsoFlows {
     const domain = connectionDomainOf(email)
     const connection = domain === null ? undefined : this.connections.get(domain)
     if (connection === undefined) {
-      logAuthEvent(facts.log, 'sso.refused', { email, clientAddress: facts.clientAddress, reason: 'no connection for the domain' })
+      logAuthEvent(facts, 'sso.refused', { email, clientAddress: facts.clientAddress, reason: 'no connection for the domain' })
       return answer(400, { error: SSO_NOT_SET_UP })
     }
 
@@ -127,7 +127,7 @@ export class SsoFlows {
       }
     } catch (error) {
       facts.log.warn({ err: error, connection: connection.domain }, 'single sign-on could not start')
-      logAuthEvent(facts.log, 'sso.refused', { email, clientAddress: facts.clientAddress, reason: 'provider unreachable' })
+      logAuthEvent(facts, 'sso.refused', { email, clientAddress: facts.clientAddress, reason: 'provider unreachable' })
       return answer(502, { error: PROVIDER_UNREACHABLE })
     }
     await this.store.insertSsoTransaction({
@@ -138,13 +138,13 @@ export class SsoFlows {
       data: JSON.stringify(data),
       expiresAt: now + SSO_STATE_TTL_MS
     })
-    logAuthEvent(facts.log, 'sso.started', { email, clientAddress: facts.clientAddress, protocol: connection.type, connection: connection.domain })
+    logAuthEvent(facts, 'sso.started', { email, clientAddress: facts.clientAddress, protocol: connection.type, connection: connection.domain })
     return answer(200, { sso_url: url }, stateCookie(binding))
   }
 
   /** Back to the page with `message`; the reason goes to the log only. */
   private refuse (facts: RequestFacts, protocol: SsoProtocol, reason: string, message: string, context: SsoContext | null): SsoReply {
-    logAuthEvent(facts.log, 'sso.refused', { clientAddress: facts.clientAddress, protocol, reason })
+    logAuthEvent(facts, 'sso.refused', { clientAddress: facts.clientAddress, protocol, reason })
     return redirect(pageErrorUrl(this.options.publicUrl, message, context))
   }
 
@@ -179,7 +179,7 @@ export class SsoFlows {
       connectionDomain,
       expiresAt: this.options.now() + SSO_ID_TTL_MS
     })
-    logAuthEvent(facts.log, 'sso.returned', { email: identity.email, clientAddress: facts.clientAddress, protocol, connection: connectionDomain })
+    logAuthEvent(facts, 'sso.returned', { email: identity.email, clientAddress: facts.clientAddress, protocol, connection: connectionDomain })
     // The cookie is set again so that it lives as long as the id it guards.
     return redirect(pageReturnUrl(this.options.publicUrl, protocol, identity.email, id, context), stateCookie(binding))
   }

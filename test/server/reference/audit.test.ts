@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import { stat } from 'node:fs/promises'
+import { rootSecretFile } from '../../../server/reference/derived-secrets.js'
 import t from 'tap'
 import { loginLockDuration, passwordThrottleKey } from '../../../server/reference/accounts-service.js'
 import {
@@ -10,6 +12,8 @@ import {
   registerAccount,
   resetLinkOf,
   startReference,
+  temporaryDataDir,
+  TEST_PUBLIC_URL,
   waitForEmail
 } from '../../fixtures/reference.js'
 
@@ -91,14 +95,53 @@ t.test('every authentication event is logged, with no password, token or email a
     t.notOk(text.toLowerCase().includes(secret.toLowerCase()), `no ${name} in the log`)
   }
 
-  const hash = createHash('sha256').update(PERSON.toLowerCase()).digest('hex').slice(0, 12)
   const failed = logs.lines.find((line) => line.audit === 'login.failed')!
+  const pseudonym = String(failed.emailPseudonym)
   t.equal(failed.emailDomain, 'example.com', 'the email is reduced to its domain…')
-  t.equal(failed.emailHash, hash, '…and a short hash that follows one address through the log')
+  t.match(pseudonym, /^[0-9a-f]{16}$/, '…and a pseudonym that follows one address through the log')
+  t.equal(failed.emailHash, undefined, 'no unkeyed hash any more')
   t.equal(failed.failures, 1)
   t.equal(failed.clientAddress, '127.0.0.1', 'the client address the edge reported')
-  t.ok(logs.lines.filter((line) => line.emailHash !== undefined).every((line) => line.emailHash === hash), 'in any case of the address')
+  t.ok(logs.lines.filter((line) => line.emailPseudonym !== undefined).every((line) => line.emailPseudonym === pseudonym), 'in any case of the address')
+  t.equal(services.pseudonyms.of(PERSON.toUpperCase()), pseudonym, 'the operator, who holds the key, can name any address')
   const sent = logs.lines.find((line) => line.audit === 'reset.email-sent')!
   t.equal(sent.outboxFile, email.file, 'the log says which outbox file holds the reset email, never the link')
   t.match(logs.lines.find((line) => line.audit === 'google.register.failed')!.reason, /did not verify|not configured/)
+})
+
+t.test('a list of candidate addresses does not reverse the pseudonyms in the log; one address keeps its pseudonym across restarts', async (t) => {
+  // The attack: whoever reads the log hashes a list of addresses (and whatever else they know) and
+  // looks for the result in it, as unkeyed SHA-256 prefixes allowed.
+  const dataDir = temporaryDataDir(t)
+  const logs = logCollector()
+  const first = await startReference(t, { dataDir, logStream: logs.stream })
+  await postJson(first.base, '/accounts/v2/login', { email: PERSON, password: WRONG_PASSWORD })
+  const pseudonym = String(logs.lines.find((line) => line.audit === 'login.failed')!.emailPseudonym)
+  const candidates = ['someone@example.com', PERSON, PERSON.toLowerCase(), 'audit.person', 'Audit.Person', `  ${PERSON.toLowerCase()}  `]
+  const known = [TEST_PUBLIC_URL, 'threshold', 'Threshold', 'audit email pseudonym', 'example.com', '']
+  const digests: string[] = []
+  for (const candidate of candidates) {
+    for (const input of [candidate, ...known.flatMap((extra) => [`${extra}${candidate}`, `${candidate}${extra}`, `${extra}:${candidate}`])]) {
+      for (const algorithm of ['sha256', 'sha1', 'sha512', 'md5']) {
+        const digest = createHash(algorithm).update(input)
+        const bytes = digest.digest()
+        digests.push(bytes.toString('hex'), bytes.toString('base64url'), bytes.toString('base64'))
+      }
+    }
+  }
+  t.ok(digests.length > 1000, `${digests.length} digests of the candidates tried`)
+  t.notOk(digests.some((digest) => digest.includes(pseudonym)), 'no hash of a candidate address, alone or with anything known, holds the pseudonym')
+  t.notOk(logs.text().includes(createHash('sha256').update(PERSON.toLowerCase()).digest('hex').slice(0, 12)), 'nor is the old unkeyed prefix in the log')
+
+  await first.close()
+  const again = logCollector()
+  const second = await startReference(t, { dataDir, logStream: again.stream })
+  await postJson(second.base, '/accounts/v2/login', { email: PERSON.toUpperCase(), password: WRONG_PASSWORD })
+  t.equal(again.lines.find((line) => line.audit === 'login.failed')!.emailPseudonym, pseudonym, 'after a restart the same address has the same pseudonym')
+  t.equal((await stat(rootSecretFile(dataDir))).mode & 0o777, 0o600, 'its key lives beside the signing key, readable by its owner only')
+
+  const elsewhere = logCollector()
+  const other = await startReference(t, { logStream: elsewhere.stream })
+  await postJson(other.base, '/accounts/v2/login', { email: PERSON, password: WRONG_PASSWORD })
+  t.not(elsewhere.lines.find((line) => line.audit === 'login.failed')!.emailPseudonym, pseudonym, 'another deployment, with another key, names it otherwise')
 })

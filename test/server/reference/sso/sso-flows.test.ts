@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3'
 import Fastify from 'fastify'
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import t from 'tap'
 import type { RequestFacts } from '../../../../server/reference/answers.js'
+import { EmailPseudonyms } from '../../../../server/reference/email-pseudonyms.js'
 import { databaseFile } from '../../../../server/reference/services.js'
 import { parseSsoConnections } from '../../../../server/reference/sso/connections.js'
 import { SsoFlows } from '../../../../server/reference/sso/sso-flows.js'
@@ -113,7 +114,7 @@ t.test('starting single sign-on and what it leaves behind', { skip: opensslSkip 
   })
 
   function quietFacts (): RequestFacts {
-    return { log: Fastify({ logger: false }).log, clientAddress: '127.0.0.1', browser: null }
+    return { log: Fastify({ logger: false }).log, pseudonyms: new EmailPseudonyms(randomBytes(32)), clientAddress: '127.0.0.1', browser: null }
   }
 
   t.test('a provider that cannot be reached gets a readable error, and is tried again next time', async (t) => {
