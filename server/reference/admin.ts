@@ -1,7 +1,8 @@
 // `npm run accounts -- <command>`: an operator's command for the reference
 // accounts service's data. Organisations have no page of their own, so
 // memberships are managed here. It works on the store a running server uses
-// (DATA_DIR's SQLite file in WAL mode, or DATABASE_URL), alongside it.
+// (DATA_DIR's SQLite file in WAL mode, or DATABASE_URL), alongside it, and on
+// the keys in DATA_DIR/keys (rotation, audit pseudonyms).
 import type { FastifyBaseLogger } from 'fastify'
 import { existsSync } from 'node:fs'
 import { ConfigError } from '../shared/env-parsing.js'
@@ -9,6 +10,10 @@ import { loadReferenceConfig, type ReferenceConfig } from './config.js'
 import { databaseFile, openAccountStore } from './services.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { parseOrganization } from './validation.js'
+import { loadOrCreateDerivedSecrets } from './derived-secrets.js'
+import { EMAIL_PSEUDONYM_PURPOSE, EmailPseudonyms } from './email-pseudonyms.js'
+import { readStoredKey, signingKeyFile } from './signing-key.js'
+import { rotateSigningKey, RotationRefused } from './signing-key-rotation.js'
 import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 
 const USAGE = `Usage: npm run accounts -- <command>
@@ -21,9 +26,13 @@ Commands:
   remove-member <email> <organisation>  end the account's membership of the organisation
   verify-email <email>                  mark the account's address verified (you checked it)
   show <email>                          the account's details and memberships
+  rotate-signing-key [--force]          a new key signs auth tokens from 7 minutes on (running
+                                        servers read it within a minute); the old key stays in
+                                        the key set until its last token has expired
+  audit-pseudonym <email>               the name the address has in the audit log
 
 Accounts are read from the store the server uses: DATABASE_URL when set,
-else the SQLite file in DATA_DIR (default ./data).`
+else the SQLite file in DATA_DIR (default ./data). Keys are in DATA_DIR/keys.`
 
 /** Exit codes: done; refused (no such account, not a member…); the command itself is wrong. */
 const EXIT = Object.freeze({ DONE: 0, REFUSED: 1, USAGE: 2 })
@@ -37,6 +46,13 @@ interface Command {
   /** The --flags it accepts. */
   readonly flags?: readonly string[]
   run (store: AccountStore, args: readonly string[], flags: ReadonlySet<string>): Promise<string>
+}
+
+/** A command on DATA_DIR/keys rather than on the accounts store. */
+interface KeysCommand {
+  readonly parameters: readonly string[]
+  readonly flags?: readonly string[]
+  runOnKeys (dataDir: string, args: readonly string[], flags: ReadonlySet<string>): Promise<string>
 }
 
 async function accountFor (store: AccountStore, email: string): Promise<Account> {
@@ -66,6 +82,36 @@ function describe (account: Account, organizations: readonly string[]): string {
   ]
   const width = Math.max(...rows.map(([label]) => label.length))
   return rows.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n')
+}
+
+const KEYS_COMMANDS: Readonly<Record<string, KeysCommand>> = {
+  'rotate-signing-key': {
+    parameters: [],
+    flags: ['--force'],
+    async runOnKeys (dataDir, _args, flags) {
+      try {
+        const rotation = await rotateSigningKey(dataDir, Date.now(), { force: flags.has('--force') })
+        return [
+          `new signing key ${rotation.newKid}: in the key set now, signing auth tokens from ${new Date(rotation.signsFrom).toISOString()}`,
+          `old signing key ${rotation.oldKid}: signs until then, and stays in the key set until ${new Date(rotation.oldKeyKeptUntil).toISOString()}`,
+          'Running servers read the new key within a minute (or at their next start). With several instances and no',
+          'shared keys/ folder, copy DATA_DIR/keys to every instance now.'
+        ].join('\n')
+      } catch (error) {
+        if (error instanceof RotationRefused) throw new CommandError(error.message)
+        throw error
+      }
+    }
+  },
+  'audit-pseudonym': {
+    parameters: ['email'],
+    async runOnKeys (dataDir, [email]) {
+      const key = await readStoredKey(dataDir)
+      if (key === null) throw new CommandError(`there is no signing key in ${signingKeyFile(dataDir)} (is DATA_DIR right?)`)
+      const secrets = await loadOrCreateDerivedSecrets(dataDir, Buffer.from(String(key.jwk.d), 'base64url'))
+      return new EmailPseudonyms(secrets.derive(EMAIL_PSEUDONYM_PURPOSE)).of(email!)
+    }
+  }
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -158,7 +204,9 @@ async function main (args: readonly string[]): Promise<number> {
     console.log(USAGE)
     return EXIT.DONE
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : undefined
+  const command: Command | KeysCommand | undefined = Object.hasOwn(COMMANDS, name)
+    ? COMMANDS[name]!
+    : Object.hasOwn(KEYS_COMMANDS, name) ? KEYS_COMMANDS[name]! : undefined
   if (command === undefined) throw new CommandError(`unknown command "${name}"\n\n${USAGE}`, EXIT.USAGE)
   const unknownFlag = [...flags].find((flag) => !(command.flags ?? []).includes(flag))
   if (rest.length !== command.parameters.length || unknownFlag !== undefined) {
@@ -166,6 +214,11 @@ async function main (args: readonly string[]): Promise<number> {
     throw new CommandError(`${unknownFlag === undefined ? '' : `unknown option ${unknownFlag}; `}${name} takes ${takes}\n\n${USAGE}`, EXIT.USAGE)
   }
   const config = readConfig()
+  if ('runOnKeys' in command) {
+    if (!existsSync(config.dataDir)) throw new CommandError(`there is no DATA_DIR at ${config.dataDir} (is DATA_DIR right?)`)
+    console.log(await command.runOnKeys(config.dataDir, rest, flags))
+    return EXIT.DONE
+  }
   // Opening SQLite would create an empty database: a mistyped DATA_DIR must not pass for "no such account".
   if (config.databaseUrl === null && !existsSync(databaseFile(config.dataDir))) {
     throw new CommandError(`there is no accounts database in ${config.dataDir} (is DATA_DIR right?)`)

@@ -6,6 +6,7 @@ import { requestFacts as factsOf, sendAnswer, sendRedirect, type RequestFacts } 
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson } from './error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
+import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
@@ -110,5 +111,5 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request))))
 
   app.get('/.well-known/jwks.json', async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=300').send(tokens.keySet()))
+    reply.header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`).send(tokens.keySet()))
 }

@@ -9,7 +9,7 @@ import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
 import { createMailer } from './mailer.js'
-import { loadOrCreateSigningKey } from './signing-key.js'
+import { KEY_RELOAD_INTERVAL_MS, SigningKeys } from './signing-keys.js'
 import { loadOrCreateDerivedSecrets } from './derived-secrets.js'
 import { EMAIL_PSEUDONYM_PURPOSE, EmailPseudonyms } from './email-pseudonyms.js'
 import type { SsoServices } from './sso/routes.js'
@@ -34,6 +34,8 @@ export interface ReferenceServices {
   readonly sso: SsoServices
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
+  /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
+  readonly signingKeys: SigningKeys
   close (): Promise<void>
 }
 
@@ -78,11 +80,11 @@ export async function createReferenceServices (
   options: ReferenceServicesOptions = {}
 ): Promise<ReferenceServices> {
   const store = await openAccountStore(config, log)
-  const key = await loadOrCreateSigningKey(config.dataDir)
-  const secrets = await loadOrCreateDerivedSecrets(config.dataDir, key.derivationSeed)
+  const signingKeys = await SigningKeys.open(config.dataDir)
+  const secrets = await loadOrCreateDerivedSecrets(config.dataDir, signingKeys.newest.derivationSeed)
   const pseudonyms = new EmailPseudonyms(secrets.derive(EMAIL_PSEUDONYM_PURPOSE))
-  const tokens = new TokenService(store, key, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl })
   const now = options.now ?? Date.now
+  const tokens = new TokenService(store, signingKeys, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl }, now)
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') })
   const emailing = { store, mailer, publicUrl: config.publicUrl, productName: config.productName, now }
   const verification = new EmailVerification(emailing)
@@ -112,6 +114,11 @@ export async function createReferenceServices (
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
   purge.unref()
+  // A rotation (npm run accounts -- rotate-signing-key) is picked up without a restart.
+  const keyReload = setInterval(() => {
+    signingKeys.reload().catch((error: unknown) => log.error({ err: error }, 'reading DATA_DIR/keys again failed; the keys read before stay in use'))
+  }, KEY_RELOAD_INTERVAL_MS)
+  keyReload.unref()
   return {
     config,
     store,
@@ -121,8 +128,10 @@ export async function createReferenceServices (
     browserNotices,
     sso,
     pseudonyms,
+    signingKeys,
     async close () {
       clearInterval(purge)
+      clearInterval(keyReload)
       await store.close()
     }
   }

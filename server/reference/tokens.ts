@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js'
+import { SIGNING_ALGORITHM } from './signing-key.js'
+import type { SigningKeys } from './signing-keys.js'
 import type { Account, AccountStore } from './store/account-store.js'
 
 /** The auth token is short-lived; the refresh token lives as long as its cookie (14 days). */
@@ -39,11 +40,14 @@ export function newOpaqueToken (): string {
 export class TokenService {
   constructor (
     private readonly store: AccountStore,
-    private readonly key: SigningKey,
-    private readonly claims: { readonly issuer: string, readonly audience: string }
+    private readonly keys: Pick<SigningKeys, 'signer' | 'keySet'>,
+    private readonly claims: { readonly issuer: string, readonly audience: string },
+    /** The clock that decides which key signs and which keys are published (tests move it past a rotation). */
+    private readonly now: () => number = Date.now
   ) {}
 
   private async signAuthToken (account: Account, context: LoginContext, method: AuthenticationMethod): Promise<string> {
+    const key = this.keys.signer(this.now())
     return new SignJWT({
       email: account.email,
       // OIDC's claim: whether the address was shown to belong to the holder (a Google or SSO sign-up), not only typed in.
@@ -53,14 +57,14 @@ export class TokenService {
       ...(context.resourceType === null ? {} : { resource_type: context.resourceType }),
       ...(context.clusterName === null ? {} : { cluster_name: context.clusterName })
     })
-      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.key.kid, typ: 'at+jwt' })
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: 'at+jwt' })
       .setSubject(account.id)
       .setIssuer(this.claims.issuer)
       .setAudience(this.claims.audience)
       .setIssuedAt()
       .setExpirationTime(`${AUTH_TOKEN_TTL_SECONDS}s`)
       .setJti(randomUUID())
-      .sign(this.key.privateKey)
+      .sign(key.privateKey)
   }
 
   /** A new auth token and a refresh token; a login starts a new refresh family. */
@@ -116,8 +120,12 @@ export class TokenService {
     if (record !== null) await this.store.revokeRefreshFamily(record.familyId, Date.now())
   }
 
-  /** The public key set other services use to verify auth tokens. */
+  /**
+   * The public key set other services use to verify auth tokens: after a
+   * rotation, the new key before it signs and the old one until its tokens
+   * have expired (signing-keys.ts).
+   */
   keySet (): { keys: unknown[] } {
-    return { keys: [this.key.publicJwk] }
+    return { keys: this.keys.keySet(this.now()) }
   }
 }

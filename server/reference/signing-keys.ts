@@ -1,0 +1,86 @@
+import type { JWK } from 'jose'
+import {
+  importSigningKey,
+  loadOrCreateStoredKey,
+  readRetiredKeys,
+  retiredKeysFile,
+  signingKeyFile,
+  type SigningKey
+} from './signing-key.js'
+
+/** How long the key set may be cached (the JWKS route's max-age): a new key is published this long (and more) before it signs. */
+export const KEY_SET_MAX_AGE_SECONDS = 300
+
+/** How often a running service reads DATA_DIR/keys again, so that it picks up a rotation without a restart. */
+export const KEY_RELOAD_INTERVAL_MS = 60_000
+
+interface LoadedKey {
+  readonly key: SigningKey
+  readonly signsFrom: number
+  /** Null for the current key; for a retired one, when it leaves the key set. */
+  readonly keepUntil: number | null
+  readonly retiredAt: number | null
+}
+
+/**
+ * The signing keys of DATA_DIR/keys as the service uses them: the key that
+ * signs now, and the key set it publishes. After a rotation
+ * (signing-key-rotation.ts) the new key is published at once but signs only
+ * from its `signsFrom`, once every verifier's cached key set has it; the old
+ * key signs until then and stays published until its last token has expired.
+ */
+export class SigningKeys {
+  private constructor (private readonly dataDir: string, private keys: readonly LoadedKey[]) {}
+
+  /** Loads the keys, making the first one on first start. */
+  static async open (dataDir: string): Promise<SigningKeys> {
+    return new SigningKeys(dataDir, await SigningKeys.read(dataDir))
+  }
+
+  private static async read (dataDir: string): Promise<LoadedKey[]> {
+    const current = await loadOrCreateStoredKey(dataDir)
+    const retired = await readRetiredKeys(dataDir)
+    return [
+      { key: await importSigningKey(signingKeyFile(dataDir), current.jwk), signsFrom: current.signsFrom, keepUntil: null, retiredAt: null },
+      ...await Promise.all(retired.map(async (entry) => ({
+        key: await importSigningKey(retiredKeysFile(dataDir), entry.jwk),
+        signsFrom: entry.signsFrom,
+        keepUntil: entry.keepUntil,
+        retiredAt: entry.retiredAt
+      })))
+    ]
+  }
+
+  /** Reads the files again (a rotation may have changed them); throws, keeping the keys it had, if they cannot be read. */
+  async reload (): Promise<void> {
+    this.keys = await SigningKeys.read(this.dataDir)
+  }
+
+  /** The newest key (the current file's), whether or not it signs yet. */
+  get newest (): SigningKey {
+    return this.keys[0]!.key
+  }
+
+  /** The key that signs at `now`: of those whose time has come and not passed, the one that started last. */
+  signer (now: number): SigningKey {
+    let chosen: LoadedKey | undefined
+    for (const loaded of this.keys) {
+      const started = loaded.signsFrom <= now
+      const stillSigning = loaded.retiredAt === null || loaded.retiredAt > now
+      if (started && stillSigning && (chosen === undefined || loaded.signsFrom > chosen.signsFrom)) chosen = loaded
+    }
+    // A clock set before every key's start: the newest key rather than none.
+    return (chosen ?? this.keys[0]!).key
+  }
+
+  /** The public keys verifiers need at `now`: the current one, and each retired one until its last token has expired. */
+  keySet (now: number): JWK[] {
+    const published = new Map<string, JWK>()
+    for (const loaded of this.keys) {
+      if (loaded.keepUntil === null || loaded.keepUntil > now) {
+        if (!published.has(loaded.key.kid)) published.set(loaded.key.kid, loaded.key.publicJwk)
+      }
+    }
+    return [...published.values()]
+  }
+}
