@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
@@ -8,7 +10,7 @@ import { databaseFile } from '../../../server/reference/services.js'
 import { PostgresAccountStore } from '../../../server/reference/store/postgres-store.js'
 import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
 import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../fixtures/reference.js'
+import { GOOD_PASSWORD, logCollector, loginTokens, postJson, registerAccount, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../fixtures/reference.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const ADMIN = join(ROOT, 'dist/server/accounts-admin.js')
@@ -185,4 +187,51 @@ t.test('with DATABASE_URL the command works on PostgreSQL, and an unreachable on
   t.equal(unreachable.code, 1)
   t.match(unreachable.stderr, /^accounts: the accounts database cannot be opened: /)
   t.notOk(unreachable.stderr.includes('s3cret-pw'), 'the password is not printed')
+})
+
+t.test('rotate-signing-key: a new key in the key set of the running server, the old one kept; run again at once, refused', async (t) => {
+  const dataDir = temporaryDataDir(t)
+  const reference = await startReference(t, { dataDir })
+  await registerAccount(reference.base, 'keys@example.com')
+  const before = (await loginTokens(reference.base, 'keys@example.com')).auth
+  const oldKid = decodeProtectedHeader(before).kid!
+
+  const rotated = await accounts(dataDir, 'rotate-signing-key')
+  t.equal(rotated.code, 0, rotated.stderr)
+  const newKid = /^new signing key ([\w-]+): in the key set now, signing auth tokens from \S+Z$/m.exec(rotated.stdout)?.[1]
+  t.ok(newKid !== undefined, rotated.stdout)
+  t.match(rotated.stdout, new RegExp(`^old signing key ${oldKid}: signs until then, and stays in the key set until \\S+Z$`, 'm'))
+  await reference.services.signingKeys.reload() // what the running server does every minute
+  const keySet = await (await fetch(`${reference.base}/accounts/.well-known/jwks.json`)).json() as JSONWebKeySet
+  t.same(keySet.keys.map((key) => key.kid), [newKid, oldKid])
+  t.ok(await jwtVerify(before, createLocalJWKSet(keySet), { issuer: `${TEST_PUBLIC_URL}/accounts`, audience: TEST_PUBLIC_URL }), 'the token from before verifies')
+
+  const again = await accounts(dataDir, 'rotate-signing-key')
+  t.equal(again.code, 1)
+  t.match(again.stderr, /^accounts: the last rotation is still under way: the key it replaced stays in the key set until \S+Z\. Rotate again after that, or add --force/)
+  t.equal((await accounts(dataDir, 'rotate-signing-key', '--force')).code, 0, '--force goes ahead')
+})
+
+t.test('rotate-signing-key and audit-pseudonym name a DATA_DIR that does not exist or has no key, and create nothing', async (t) => {
+  const missing = join(temporaryDataDir(t), 'not-there')
+  for (const args of [['rotate-signing-key'], ['audit-pseudonym', 'a@example.com']]) {
+    t.same(await accounts(missing, ...args), { code: 1, stdout: '', stderr: `accounts: there is no DATA_DIR at ${missing} (is DATA_DIR right?)\n` }, args.join(' '))
+  }
+  t.notOk(existsSync(missing))
+  const empty = temporaryDataDir(t)
+  await mkdir(empty, { recursive: true })
+  const keyFile = join(empty, 'keys', 'auth-signing-key.jwk.json')
+  t.same(await accounts(empty, 'rotate-signing-key'),
+    { code: 1, stdout: '', stderr: `accounts: there is no signing key in ${keyFile} (is DATA_DIR right? The service makes the key at its first start)\n` })
+  t.same(await accounts(empty, 'audit-pseudonym', 'a@example.com'), { code: 1, stdout: '', stderr: `accounts: there is no signing key in ${keyFile} (is DATA_DIR right?)\n` })
+  t.notOk(existsSync(join(empty, 'keys')), 'no keys folder was made')
+})
+
+t.test('audit-pseudonym names an address as the audit log does, in any case', async (t) => {
+  const dataDir = temporaryDataDir(t)
+  const logs = logCollector()
+  const reference = await startReference(t, { dataDir, logStream: logs.stream })
+  await postJson(reference.base, '/accounts/v2/login', { email: 'Someone@Example.com', password: 'not her password' })
+  const logged = logs.lines.find((line) => line.audit === 'login.failed')!.emailPseudonym
+  t.same(await accounts(dataDir, 'audit-pseudonym', 'someone@EXAMPLE.com'), { code: 0, stdout: `${String(logged)}\n`, stderr: '' })
 })
