@@ -3,9 +3,11 @@ import {
   importSigningKey,
   loadOrCreateStoredKey,
   readRetiredKeys,
+  readStoredKey,
   retiredKeysFile,
   signingKeyFile,
-  type SigningKey
+  type SigningKey,
+  type StoredKey
 } from './signing-key.js'
 
 /** How long the key set may be cached (the JWKS route's max-age): a new key is published this long (and more) before it signs. */
@@ -34,11 +36,10 @@ export class SigningKeys {
 
   /** Loads the keys, making the first one on first start. */
   static async open (dataDir: string): Promise<SigningKeys> {
-    return new SigningKeys(dataDir, await SigningKeys.read(dataDir))
+    return new SigningKeys(dataDir, await SigningKeys.read(dataDir, await loadOrCreateStoredKey(dataDir)))
   }
 
-  private static async read (dataDir: string): Promise<LoadedKey[]> {
-    const current = await loadOrCreateStoredKey(dataDir)
+  private static async read (dataDir: string, current: StoredKey): Promise<LoadedKey[]> {
     const retired = await readRetiredKeys(dataDir)
     return [
       { key: await importSigningKey(signingKeyFile(dataDir), current.jwk), signsFrom: current.signsFrom, keepUntil: null, retiredAt: null },
@@ -51,9 +52,15 @@ export class SigningKeys {
     ]
   }
 
-  /** Reads the files again (a rotation may have changed them); throws, keeping the keys it had, if they cannot be read. */
+  /**
+   * Reads the files again (a rotation may have changed them); throws, keeping
+   * the keys it had, if they cannot be read. A key file that has gone is not
+   * made again here: only a start makes the first key.
+   */
   async reload (): Promise<void> {
-    this.keys = await SigningKeys.read(this.dataDir)
+    const current = await readStoredKey(this.dataDir)
+    if (current === null) throw new Error(`the signing key ${signingKeyFile(this.dataDir)} has gone`)
+    this.keys = await SigningKeys.read(this.dataDir, current)
   }
 
   /** The newest key (the current file's), whether or not it signs yet. */

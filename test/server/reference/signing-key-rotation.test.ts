@@ -1,5 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
-import { readFile, stat } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { readFile, rm, stat } from 'node:fs/promises'
 import t from 'tap'
 import { rootSecretFile } from '../../../server/reference/derived-secrets.js'
 import { retiredKeysFile, signingKeyFile } from '../../../server/reference/signing-key.js'
@@ -91,4 +92,14 @@ t.test('a rotation is refused while the last one is under way, or where there is
   t.equal(third.oldKid, forced.newKid, 'once the last rotation is over, a new one goes ahead')
   const pruned = JSON.parse(await readFile(retiredKeysFile(dataDir), 'utf8')) as Array<{ jwk: { kid: string } }>
   t.same(pruned.map((key) => key.jwk.kid), [forced.newKid], 'keys past their time are dropped from the file, private halves with them')
+})
+
+t.test('a running server whose key file has gone keeps the keys it read, and makes none', async (t) => {
+  const dataDir = temporaryDataDir(t)
+  const reference = await startReference(t, { dataDir })
+  const kid = reference.services.signingKeys.newest.kid
+  await rm(signingKeyFile(dataDir))
+  await t.rejects(reference.services.signingKeys.reload(), { message: /has gone$/ })
+  t.equal(reference.services.signingKeys.newest.kid, kid)
+  t.notOk(existsSync(signingKeyFile(dataDir)), 'no new key was made behind the operator\'s back')
 })
