@@ -216,7 +216,10 @@ async function main (args: readonly string[]): Promise<number> {
   const config = readConfig()
   if ('runOnKeys' in command) {
     if (!existsSync(config.dataDir)) throw new CommandError(`there is no DATA_DIR at ${config.dataDir} (is DATA_DIR right?)`)
-    console.log(await command.runOnKeys(config.dataDir, rest, flags))
+    // A damaged key file names itself and says what to do: that message, not a stack.
+    console.log(await command.runOnKeys(config.dataDir, rest, flags).catch((error: Error) => {
+      throw error instanceof CommandError ? error : new CommandError(error.message)
+    }))
     return EXIT.DONE
   }
   // Opening SQLite would create an empty database: a mistyped DATA_DIR must not pass for "no such account".

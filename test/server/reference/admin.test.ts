@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -225,6 +225,11 @@ t.test('rotate-signing-key and audit-pseudonym name a DATA_DIR that does not exi
     { code: 1, stdout: '', stderr: `accounts: there is no signing key in ${keyFile} (is DATA_DIR right? The service makes the key at its first start)\n` })
   t.same(await accounts(empty, 'audit-pseudonym', 'a@example.com'), { code: 1, stdout: '', stderr: `accounts: there is no signing key in ${keyFile} (is DATA_DIR right?)\n` })
   t.notOk(existsSync(join(empty, 'keys')), 'no keys folder was made')
+  await mkdir(join(empty, 'keys'))
+  await writeFile(keyFile, '{"kty": "OKP", trunc')
+  const damaged = await accounts(empty, 'rotate-signing-key')
+  t.equal(damaged.code, 1)
+  t.match(damaged.stderr, /^accounts: the signing key in \S+auth-signing-key\.jwk\.json cannot be read \(.*\); restore it from a backup\n$/, 'a damaged key is named, without a stack')
 })
 
 t.test('audit-pseudonym names an address as the audit log does, in any case', async (t) => {
