@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { isIP } from 'node:net'
+import { addressRange } from '../shared/address-range.js'
 
 /**
  * The client's address as the edge counts it and states it to the backends.
@@ -14,9 +15,6 @@ import { isIP } from 'node:net'
 
 /** The rate-limit key of every request whose client address is unknown: one bucket for all of them. */
 export const NO_CLIENT_ADDRESS_KEY = 'no-client-address'
-
-/** The prefix length by which an IPv6 client is counted: one subscriber usually holds a whole /64. */
-export const IPV6_CLIENT_PREFIX_LENGTH = 64
 
 const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/
 const BRACKETED_IPV6 = /^\[([0-9A-Fa-f:.]+)\](?::\d{1,5})?$/
@@ -51,25 +49,14 @@ export function normaliseAddress (raw: string | undefined): string | null {
   return null
 }
 
-/** The eight groups of an IPv6 address in its canonical form. */
-function ipv6Groups (address: string): string[] {
-  const [head = '', tail] = address.split('::')
-  const headGroups = head === '' ? [] : head.split(':')
-  if (tail === undefined) return headGroups
-  const tailGroups = tail === '' ? [] : tail.split(':')
-  return [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
-}
-
 /**
  * The bucket a normalised address is counted in: an IPv4 address itself, an
  * IPv6 address by its /64 (`2001:db8:1:2::/64`), and every request without an
- * address in one shared bucket, so that resetting connections buys nothing.
+ * address in one shared bucket, so that resetting connections buys nothing
+ * (server/shared/address-range.ts).
  */
 export function rateLimitKey (address: string | null): string {
-  if (address === null) return NO_CLIENT_ADDRESS_KEY
-  if (!address.includes(':')) return address
-  const prefixGroups = IPV6_CLIENT_PREFIX_LENGTH / 16
-  return `${ipv6Groups(address).slice(0, prefixGroups).join(':')}::/${IPV6_CLIENT_PREFIX_LENGTH}`
+  return address === null ? NO_CLIENT_ADDRESS_KEY : addressRange(address)
 }
 
 /** The normalised client address of a request (see {@link normaliseAddress}); null when there is none. */
