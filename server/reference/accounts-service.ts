@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { AccountClaims } from './account-claims.js'
 import { errorAnswer as error, successAnswer as success, type Answer, type RequestFacts } from './answers.js'
@@ -10,9 +11,17 @@ import { passwordResetEmail } from './emails/password-reset.js'
 import { registrationAttemptEmail } from './emails/registration-attempt.js'
 import type { GoogleTokenVerifier } from './google-id-token.js'
 import { sendAfterAnswering, type Mailer } from './mailer.js'
+import {
+  accountDelay,
+  accountThrottleKey,
+  addressThrottleKey,
+  browserThrottleKey,
+  lockKey,
+  loginLockDuration,
+  waitMessage
+} from './login-throttles.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import type { Account, AccountStore } from './store/account-store.js'
-import { emailKey } from './store/email-key.js'
 import { hashToken, newOpaqueToken, type LoginContext, type TokenService } from './tokens.js'
 import {
   parseEmail,
@@ -26,32 +35,11 @@ import {
 export const RESET_EMAILS_PER_HOUR = 3
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
-/** Failed logins allowed before delays start; delays then double up to the cap. */
-export const FREE_LOGIN_FAILURES = 4
-export const MAX_LOGIN_LOCK_MS = 15 * 60 * 1000
-
 const INVALID_CREDENTIALS = 'Invalid email or password.'
 const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
 const REGISTERED = 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.'
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
 export const REGISTERED_CHECK_INBOX = 'Thank you. To finish, open the link we have sent to this address. It works once, within 24 hours.'
-
-/** How long an address is locked after its n-th consecutive failed login. */
-export function loginLockDuration (failures: number): number {
-  if (failures <= FREE_LOGIN_FAILURES) return 0
-  return Math.min(1000 * 2 ** (failures - FREE_LOGIN_FAILURES - 1), MAX_LOGIN_LOCK_MS)
-}
-
-/** The throttle that failed password logins for one address count against (any case of the address). */
-export function passwordThrottleKey (email: string): string {
-  return `password:${emailKey(email)}`
-}
-
-function waitMessage (lockedUntil: number, now: number): string {
-  const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
-  const wait = seconds === 1 ? '1 second' : seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`
-  return `Too many failed attempts. Please wait ${wait} and try again.`
-}
 
 export interface AccountsServiceOptions {
   readonly store: AccountStore
@@ -93,26 +81,40 @@ export class AccountsService {
     const parsed = parsePasswordLogin(body)
     if (!parsed.ok) return error(400, parsed.error)
     const { email, password, context } = parsed.value
-    const throttleKey = passwordThrottleKey(email)
+    const account = await this.store.findAccountByEmail(email)
+    const knownBrowserHash = await this.options.browserNotices.knownBrowserHash(account, facts)
+    const throttleKey = lockKey(email, { clientAddress: facts.clientAddress, knownBrowserHash })
+    const accountKey = accountThrottleKey(email)
 
     const throttle = await this.store.readLoginThrottle(throttleKey)
     if (throttle.lockedUntil > Date.now()) {
       logAuthEvent(facts.log, 'login.throttled', { email, clientAddress: facts.clientAddress })
       return error(429, waitMessage(throttle.lockedUntil, Date.now()))
     }
+    // Failures from everywhere slow the account down, never shut it: see login-throttles.ts.
+    if (knownBrowserHash === null) {
+      const delay = accountDelay((await this.store.readLoginThrottle(accountKey)).failures)
+      if (delay > 0) {
+        logAuthEvent(facts.log, 'login.slowed', { email, clientAddress: facts.clientAddress, delayMs: delay })
+        await sleep(delay)
+      }
+    }
 
-    const account = await this.store.findAccountByEmail(email)
     const verified = account?.passwordHash != null
       ? await verifyPassword(password, account.passwordHash)
       : await verifyPassword(password, await this.decoyHash).then(() => false)
 
     // Attempts running alongside this one all passed the check above. If
     // their failures reached a lock meanwhile, this attempt answers as a
-    // locked address does, right password or not: otherwise guesses sent in
+    // locked pair does, right password or not: otherwise guesses sent in
     // parallel would get around the lock.
     if (account === null || !verified) {
-      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
-      logAuthEvent(facts.log, 'login.failed', { email, clientAddress: facts.clientAddress, failures: failure.failures })
+      const now = Date.now()
+      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, now)
+      const accountWide = await this.store.recordLoginFailure(accountKey, () => 0, now)
+      logAuthEvent(facts.log, 'login.failed', {
+        email, clientAddress: facts.clientAddress, failures: failure.failures, accountFailures: accountWide.failures
+      })
       const othersFailed = failure.failures - 1
       return othersFailed > throttle.failures && loginLockDuration(othersFailed) > 0
         ? error(429, waitMessage(failure.lockedUntil, Date.now()))
@@ -263,9 +265,21 @@ export class AccountsService {
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
     const account = await this.store.findAccountById(accountId)
-    if (account !== null) await this.store.clearLoginFailures(passwordThrottleKey(account.email))
+    if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts.log, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
     return success('Your password has been changed. You can now log in with it.')
+  }
+
+  /**
+   * Whoever completed a reset holds the address: the locks on her address
+   * range and browser are lifted, and the account-wide count starts again
+   * (guesses at the old password are worth nothing now). Locks elsewhere stay.
+   */
+  private async clearLocksOfResetter (email: string, facts: RequestFacts): Promise<void> {
+    await this.store.clearLoginFailures(accountThrottleKey(email))
+    await this.store.clearLoginFailures(addressThrottleKey(email, facts.clientAddress))
+    const browserHash = this.options.browserNotices.presentedBrowserHash(facts)
+    if (browserHash !== null) await this.store.clearLoginFailures(browserThrottleKey(email, browserHash))
   }
 
   /** Google login: the ID token decides who this is; the account must exist already. */
