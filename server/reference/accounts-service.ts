@@ -20,6 +20,7 @@ import {
   loginLockDuration,
   waitMessage
 } from './login-throttles.js'
+import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type LoginContext, type TokenService } from './tokens.js'
@@ -55,6 +56,8 @@ export interface AccountsServiceOptions {
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
   readonly claims: AccountClaims
+  /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
+  readonly hashGate: HashGate
   readonly now: () => number
 }
 
@@ -67,11 +70,18 @@ export class AccountsService {
   private readonly decoyHash: Promise<string>
 
   constructor (private readonly options: AccountsServiceOptions) {
-    this.decoyHash = this.hash(randomBytes(16).toString('hex'))
+    // Through the gate, which learns from it how long a hash takes here.
+    this.decoyHash = options.hashGate.run(() => hashPassword(randomBytes(16).toString('hex'), options.passwordParameters))
   }
 
-  private hash (password: string): Promise<string> {
-    return hashPassword(password, this.options.passwordParameters)
+  /** Hashes through the gate: refused (PasswordWorkRefused) when it is full or the client has gone. */
+  private hash (password: string, signal: AbortSignal): Promise<string> {
+    return this.options.hashGate.run(() => hashPassword(password, this.options.passwordParameters), signal)
+  }
+
+  /** Checks a password through the gate, as hash() does. */
+  private verify (password: string, stored: string, signal: AbortSignal): Promise<boolean> {
+    return this.options.hashGate.run(() => verifyPassword(password, stored), signal)
   }
 
   private get store (): AccountStore { return this.options.store }
@@ -96,13 +106,14 @@ export class AccountsService {
       const delay = accountDelay((await this.store.readLoginThrottle(accountKey)).failures)
       if (delay > 0) {
         logAuthEvent(facts.log, 'login.slowed', { email, clientAddress: facts.clientAddress, delayMs: delay })
-        await sleep(delay)
+        await sleep(delay, undefined, { signal: facts.signal }).catch(() => { throw new PasswordWorkRefused('client-gone') })
       }
     }
 
+    // An unknown email's check goes through the gate as a real one does: the same wait, the same refusals.
     const verified = account?.passwordHash != null
-      ? await verifyPassword(password, account.passwordHash)
-      : await verifyPassword(password, await this.decoyHash).then(() => false)
+      ? await this.verify(password, account.passwordHash, facts.signal)
+      : await this.verify(password, await this.decoyHash, facts.signal).then(() => false)
 
     // Attempts running alongside this one all passed the check above. If
     // their failures reached a lock meanwhile, this attempt answers as a
@@ -128,8 +139,15 @@ export class AccountsService {
     await this.store.clearLoginFailures(throttleKey)
     let passwordHash = account.passwordHash!
     if (needsRehash(passwordHash, this.options.passwordParameters)) {
-      passwordHash = await this.hash(password)
-      await this.store.updatePasswordHash(account.id, passwordHash)
+      // The new hash can wait for a calmer moment (the next login): refused by the gate, it is skipped.
+      const rehashed = await this.hash(password, facts.signal).catch((error: unknown) => {
+        if (error instanceof PasswordWorkRefused) return null
+        throw error
+      })
+      if (rehashed !== null) {
+        passwordHash = rehashed
+        await this.store.updatePasswordHash(account.id, passwordHash)
+      }
     }
     // Only after the right password: the refusal tells that the account exists.
     if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
@@ -142,6 +160,7 @@ export class AccountsService {
     // session and removed or changed the password: the token just issued would outlive them. (A
     // concurrent rehash also changes the hash, but the password still matches it.)
     const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
+    // Without the gate: rare (the hash changed during this very login), and refusing here would strand the token.
     if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) {
       await this.options.tokens.revoke(String(answer.body.refresh))
       logAuthEvent(facts.log, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
@@ -183,7 +202,7 @@ export class AccountsService {
     }
     const { email, password, firstName, lastName } = parsed.value
     const result = await this.store.createAccount({
-      email, firstName, lastName, passwordHash: await this.hash(password), googleSubject: null
+      email, firstName, lastName, passwordHash: await this.hash(password, facts.signal), googleSubject: null
     })
     const browserId = facts.browser === null ? null : this.options.browserNotices.browserId(facts.browser)
     const cookies = browserId === null ? [] : [this.options.browserNotices.setCookie(browserId)]
@@ -251,7 +270,7 @@ export class AccountsService {
   async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parsePasswordChange(body)
     if (!parsed.ok) return error(400, parsed.error)
-    const passwordHash = await this.hash(parsed.value.password)
+    const passwordHash = await this.hash(parsed.value.password, facts.signal)
     const now = Date.now()
     const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
     if (accountId === null) {

@@ -49,52 +49,52 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   await app.register(ssoRoutes, { sso })
 
   app.post('/v2/login', async (request, reply) =>
-    sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request, reply))))
 
   app.post('/register', async (request, reply) =>
-    sendAnswer(reply, await accounts.register(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.register(request.body, requestFacts(request, reply))))
 
   app.post('/resetPasswordRequest', async (request, reply) =>
-    sendAnswer(reply, await accounts.requestPasswordReset(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.requestPasswordReset(request.body, requestFacts(request, reply))))
 
   app.post('/resetPassword', async (request, reply) =>
-    sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request, reply))))
 
   // Links opened from an email: top-level GETs that land on the page.
   app.get('/verifyEmail', async (request, reply) =>
-    sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request))))
+    sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request, reply))))
 
   app.post('/verifyEmailRequest', async (request, reply) =>
-    sendAnswer(reply, await verification.resend(request.body, requestFacts(request))))
+    sendAnswer(reply, await verification.resend(request.body, requestFacts(request, reply))))
 
   app.get('/endSessions', async (request, reply) =>
-    sendRedirect(reply, await browserNotices.endSessions(query(request, 'token'), requestFacts(request))))
+    sendRedirect(reply, await browserNotices.endSessions(query(request, 'token'), requestFacts(request, reply))))
 
   app.post('/v2/auth/login', async (request, reply) => {
     const method = field(request.body, 'login_method')
     if (method === 'GOOGLE') {
-      return sendAnswer(reply, await accounts.googleLogin(bearerToken(request), parseLoginContext(request.body), requestFacts(request)))
+      return sendAnswer(reply, await accounts.googleLogin(bearerToken(request), parseLoginContext(request.body), requestFacts(request, reply)))
     }
     if (method === 'OIDC' || method === 'SAML') {
-      return sendSsoReply(reply, await sso.completion.login(request.body, request.headers.cookie, requestFacts(request)))
+      return sendSsoReply(reply, await sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply)))
     }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-in method is not supported.' } })
   })
 
   app.post('/auth/register', async (request, reply) => {
     const method = field(request.body, 'register_method')
-    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(bearerToken(request), requestFacts(request)))
+    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(bearerToken(request), requestFacts(request, reply)))
     if (method === 'OIDC' || method === 'SAML') {
-      return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request)))
+      return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request, reply)))
     }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-up method is not supported.' } })
   })
 
   app.post('/token/refresh', async (request, reply) =>
-    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request))))
+    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.post('/token/revoke', async (request, reply) =>
-    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request))))
+    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.get('/.well-known/jwks.json', async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').send(tokens.keySet()))

@@ -7,6 +7,7 @@ import { BrowserNotices } from './browser-notices.js'
 import { EmailVerification } from './email-verification.js'
 import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
+import { defaultHashGateOptions, HashGate } from './hash-gate.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
 import { createMailer } from './mailer.js'
 import { loadOrCreateSigningKey } from './signing-key.js'
@@ -90,7 +91,8 @@ export async function createReferenceServices (
     requireVerifiedEmail: config.requireVerifiedEmail,
     verification,
     browserNotices,
-    claims
+    claims,
+    hashGate: new HashGate(defaultHashGateOptions())
   })
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
     log.warn({ passwordHashCost: config.passwordHashCost },
