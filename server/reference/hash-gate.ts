@@ -67,7 +67,7 @@ export class HashGate {
   private estimateMs = FIRST_ESTIMATE_MS
   private measured = false
 
-  constructor (private readonly options: HashGateOptions) {}
+  constructor (readonly options: HashGateOptions) {}
 
   /** Hashes running and waiting now. */
   get load (): { readonly running: number, readonly queued: number } {

@@ -30,6 +30,8 @@ export interface ReferenceServices {
   readonly accounts: AccountsService
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
+  /** The bound on concurrent password hashing, shared by every call that hashes. */
+  readonly hashGate: HashGate
   readonly sso: SsoServices
   close (): Promise<void>
 }
@@ -83,6 +85,7 @@ export async function createReferenceServices (
   const verification = new EmailVerification(emailing)
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(key.deriveSecret(BROWSER_COOKIE)) })
   const claims = new AccountClaims(emailing)
+  const hashGate = new HashGate(defaultHashGateOptions())
   const accounts = new AccountsService({
     ...emailing,
     tokens,
@@ -92,7 +95,7 @@ export async function createReferenceServices (
     verification,
     browserNotices,
     claims,
-    hashGate: new HashGate(defaultHashGateOptions())
+    hashGate
   })
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
     log.warn({ passwordHashCost: config.passwordHashCost },
@@ -113,6 +116,7 @@ export async function createReferenceServices (
     accounts,
     verification,
     browserNotices,
+    hashGate,
     sso,
     async close () {
       clearInterval(purge)
