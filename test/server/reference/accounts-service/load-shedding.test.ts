@@ -10,6 +10,13 @@ import { auditEvents, GOOD_PASSWORD, logCollector, postJson, registerAccount, st
 // tests fill the gate as a burst does, with work held for as long as the
 // test wants, and check what a login meets then.
 
+/** Waits until `condition` holds (the gate's state changes as requests arrive), for at most 5 s. */
+async function until (condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5000; !condition() && Date.now() < deadline;) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
 /** Takes `count` of the gate's places (running first, then queued) until released. */
 function occupy (gate: HashGate, count: number): { release: () => Promise<void> } {
   let release!: () => void
@@ -60,6 +67,8 @@ t.test('a login the edge gave up on is dropped before its password is checked', 
 t.test('a login whose visitor went away is dropped before its password is checked', async (t) => {
   const logs = logCollector()
   const { url, services } = await startReference(t, { logStream: logs.stream })
+  // The service hashes its decoy as it starts: the gate must hold only what this test puts in it.
+  await until(() => services.hashGate.load.running === 0)
   const burst = occupy(services.hashGate, services.hashGate.options.concurrency)
   const visitor = new AbortController()
   const login = fetch(`${url}/v2/login`, {
@@ -68,9 +77,7 @@ t.test('a login whose visitor went away is dropped before its password is checke
     body: JSON.stringify({ email: 'someone@example.com', password: 'a guess' }),
     signal: visitor.signal
   }).catch(() => 'aborted')
-  for (const deadline = Date.now() + 5000; services.hashGate.load.queued === 0 && Date.now() < deadline;) {
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
+  await until(() => services.hashGate.load.queued === 1)
   t.equal(services.hashGate.load.queued, 1, 'the login waits in the queue')
   visitor.abort()
   t.equal(await login, 'aborted')
