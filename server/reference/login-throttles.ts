@@ -1,4 +1,4 @@
-import { addressRange } from '../shared/address-range.js'
+import { addressRange, normaliseAddress } from '../shared/address-range.js'
 import { emailKey } from './store/email-key.js'
 
 /**
@@ -48,9 +48,15 @@ export function accountThrottleKey (email: string): string {
   return `password:${emailKey(email)}`
 }
 
-/** The lock of attempts on an account from one address range. */
+/**
+ * The lock of attempts on an account from one address range. The edge states
+ * addresses normalised; the local-network listener reads them off its socket,
+ * where a dual-stack listener reports IPv4 clients as `::ffff:…`, which would
+ * otherwise all fall in one IPv6 /64 and share one lock.
+ */
 export function addressThrottleKey (email: string, clientAddress: string): string {
-  return `password:${emailKey(email)} from:${addressRange(clientAddress)}`
+  const normalised = normaliseAddress(clientAddress)
+  return `password:${emailKey(email)} from:${normalised === null ? clientAddress : addressRange(normalised)}`
 }
 
 /** The lock of attempts on an account from a browser that signed in to it before (`browserHash`, as the store knows it). */

@@ -25,6 +25,15 @@ t.test('four failures are free, then each lock doubles from one second up to fif
   t.equal(loginLockDuration(1000), 15 * 60 * 1000, 'and stays capped')
 })
 
+t.test('a lock is keyed by the account in any case and the address range, however the address is written', async (t) => {
+  const key = addressThrottleKey('Owner@Example.com', '198.51.100.9')
+  t.equal(addressThrottleKey('owner@example.com', '198.51.100.9'), key, 'the email in any case')
+  t.equal(addressThrottleKey('owner@example.com', '::ffff:198.51.100.9'), key, 'IPv4 as a dual-stack listener reports it')
+  t.not(addressThrottleKey('owner@example.com', '::ffff:198.51.100.10'), key, 'and its neighbour is another range, not one shared /64')
+  t.equal(addressThrottleKey('owner@example.com', '2001:DB8:1:2::7'), addressThrottleKey('owner@example.com', '2001:db8:1:2:ffff::1'), 'one IPv6 /64')
+  t.not(addressThrottleKey('other@example.com', '198.51.100.9'), key, 'another account')
+})
+
 for (const [kind, registered] of [['a known email', true], ['an unknown email', false]] as const) {
   t.test(`the fifth failed login of ${kind} locks it for one second`, async (t) => {
     const { base, services } = await startReference(t)
