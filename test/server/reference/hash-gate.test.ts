@@ -15,7 +15,7 @@ const refusal = (reason: 'busy' | 'client-gone') => ({ name: 'Error', code: 'PAS
 t.test('sized to the machine: one hash per core, within libuv\'s thread pool', async (t) => {
   const options = defaultHashGateOptions()
   t.ok(options.concurrency >= 1 && options.concurrency <= threadPoolSize())
-  t.equal(options.maxQueue, options.concurrency * 8)
+  t.equal(options.maxQueue, options.concurrency * 64)
   t.equal(options.maxWaitMs, 2000)
   t.equal(threadPoolSize({}), 4, "libuv's default")
   t.equal(threadPoolSize({ UV_THREADPOOL_SIZE: '16' }), 16)
