@@ -1,4 +1,4 @@
-import { plainText } from '../lib/messages.js'
+import { BUSY_MESSAGE, plainText } from '../lib/messages.js'
 import type { JsonAnswer } from './http.js'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 
@@ -35,11 +35,12 @@ export type SsoStartAnswer =
 
 const MAX_SERVER_MESSAGE_LENGTH = 500
 
-function errorText (body: Readonly<Record<string, unknown>>): string | null {
-  const error = body.error
-  if (typeof error !== 'string') return null
-  const text = plainText(error, MAX_SERVER_MESSAGE_LENGTH)
-  return text === '' ? null : text
+/** The answer's `error` made plain; for a 503 without one (a service shedding load), the page's own "try again shortly". */
+function errorText (answer: Extract<JsonAnswer, { kind: 'json' }>): string | null {
+  const error = answer.body.error
+  const text = typeof error === 'string' ? plainText(error, MAX_SERVER_MESSAGE_LENGTH) : ''
+  if (text !== '') return text
+  return answer.status === 503 ? BUSY_MESSAGE : null
 }
 
 const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
@@ -47,7 +48,7 @@ const nonEmptyString = (value: unknown): value is string => typeof value === 'st
 /** A server `error` wins whatever the status; tokens count only on a 2xx answer. */
 export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
   if (answer.kind === 'unreadable') return { kind: 'failed' }
-  const error = errorText(answer.body)
+  const error = errorText(answer)
   if (error !== null) return { kind: 'error', message: error }
   const { auth, refresh } = answer.body
   if (answer.status >= 200 && answer.status < 300 && nonEmptyString(auth) && nonEmptyString(refresh)) {
@@ -70,7 +71,7 @@ export function parsePasswordLoginAnswer (answer: JsonAnswer): PasswordLoginAnsw
 
 export function parseSuccessAnswer (answer: JsonAnswer): SuccessAnswer {
   if (answer.kind === 'unreadable') return { kind: 'failed' }
-  const error = errorText(answer.body)
+  const error = errorText(answer)
   if (error !== null) return { kind: 'error', message: error }
   if (answer.status >= 200 && answer.status < 300) {
     const success = answer.body.success
@@ -82,7 +83,7 @@ export function parseSuccessAnswer (answer: JsonAnswer): SuccessAnswer {
 /** `sso_url` is followed only if it is an absolute http(s) URL: never `javascript:` or `data:`. */
 export function parseSsoStartAnswer (answer: JsonAnswer): SsoStartAnswer {
   if (answer.kind === 'unreadable') return { kind: 'failed' }
-  const error = errorText(answer.body)
+  const error = errorText(answer)
   if (error !== null) return { kind: 'error', message: error }
   const ssoUrl = answer.body.sso_url
   if (answer.status < 200 || answer.status >= 300 || typeof ssoUrl !== 'string') return { kind: 'failed' }

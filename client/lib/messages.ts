@@ -34,6 +34,12 @@ export const NOTICE_MESSAGES: Readonly<Record<PageNotice, string>> = Object.free
   'end-sessions-link-invalid': 'This link is invalid, used or expired. If you think someone else used your account, reset your password here.'
 })
 
+/**
+ * What the page says when the accounts service answers 503 (too busy, or
+ * down for a moment: try again after Retry-After) without a text of its own.
+ */
+export const BUSY_MESSAGE = 'Many people are signing in right now. Please try again in a few seconds.'
+
 /** Labels of the buttons the page adds beside the spec's. */
 export const BUTTON_LABELS = Object.freeze({
   SEND_VERIFICATION_LINK: 'Send a new verification link'

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { AccountClaims } from './account-claims.js'
 import { errorAnswer as error, successAnswer as success, type Answer, type AuditTarget, type RequestFacts } from './answers.js'
@@ -10,9 +11,18 @@ import { passwordResetEmail } from './emails/password-reset.js'
 import { registrationAttemptEmail } from './emails/registration-attempt.js'
 import type { GoogleCredential, GoogleTokenVerifier } from './google-id-token.js'
 import { sendAfterAnswering, type Mailer } from './mailer.js'
+import {
+  accountDelay,
+  accountThrottleKey,
+  addressThrottleKey,
+  browserThrottleKey,
+  lockKey,
+  loginLockDuration,
+  waitMessage
+} from './login-throttles.js'
+import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import type { Account, AccountStore } from './store/account-store.js'
-import { emailKey } from './store/email-key.js'
 import { hashToken, newOpaqueToken, type LoginContext, type TokenService } from './tokens.js'
 import {
   parseEmail,
@@ -26,32 +36,11 @@ import {
 export const RESET_EMAILS_PER_HOUR = 3
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
-/** Failed logins allowed before delays start; delays then double up to the cap. */
-export const FREE_LOGIN_FAILURES = 4
-export const MAX_LOGIN_LOCK_MS = 15 * 60 * 1000
-
 const INVALID_CREDENTIALS = 'Invalid email or password.'
 const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
 const REGISTERED = 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.'
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
 export const REGISTERED_CHECK_INBOX = 'Thank you. To finish, open the link we have sent to this address. It works once, within 24 hours.'
-
-/** How long an address is locked after its n-th consecutive failed login. */
-export function loginLockDuration (failures: number): number {
-  if (failures <= FREE_LOGIN_FAILURES) return 0
-  return Math.min(1000 * 2 ** (failures - FREE_LOGIN_FAILURES - 1), MAX_LOGIN_LOCK_MS)
-}
-
-/** The throttle that failed password logins for one address count against (any case of the address). */
-export function passwordThrottleKey (email: string): string {
-  return `password:${emailKey(email)}`
-}
-
-function waitMessage (lockedUntil: number, now: number): string {
-  const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
-  const wait = seconds === 1 ? '1 second' : seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`
-  return `Too many failed attempts. Please wait ${wait} and try again.`
-}
 
 export interface AccountsServiceOptions {
   readonly store: AccountStore
@@ -67,6 +56,8 @@ export interface AccountsServiceOptions {
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
   readonly claims: AccountClaims
+  /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
+  readonly hashGate: HashGate
   readonly now: () => number
 }
 
@@ -79,11 +70,18 @@ export class AccountsService {
   private readonly decoyHash: Promise<string>
 
   constructor (private readonly options: AccountsServiceOptions) {
-    this.decoyHash = this.hash(randomBytes(16).toString('hex'))
+    // Through the gate, which learns from it how long a hash takes here.
+    this.decoyHash = options.hashGate.run(() => hashPassword(randomBytes(16).toString('hex'), options.passwordParameters))
   }
 
-  private hash (password: string): Promise<string> {
-    return hashPassword(password, this.options.passwordParameters)
+  /** Hashes through the gate: refused (PasswordWorkRefused) when it is full or the client has gone. */
+  private hash (password: string, signal: AbortSignal): Promise<string> {
+    return this.options.hashGate.run(() => hashPassword(password, this.options.passwordParameters), signal)
+  }
+
+  /** Checks a password through the gate, as hash() does. */
+  private verify (password: string, stored: string, signal: AbortSignal): Promise<boolean> {
+    return this.options.hashGate.run(() => verifyPassword(password, stored), signal)
   }
 
   private get store (): AccountStore { return this.options.store }
@@ -93,26 +91,41 @@ export class AccountsService {
     const parsed = parsePasswordLogin(body)
     if (!parsed.ok) return error(400, parsed.error)
     const { email, password, context } = parsed.value
-    const throttleKey = passwordThrottleKey(email)
+    const account = await this.store.findAccountByEmail(email)
+    const knownBrowserHash = await this.options.browserNotices.knownBrowserHash(account, facts)
+    const throttleKey = lockKey(email, { clientAddress: facts.clientAddress, knownBrowserHash })
+    const accountKey = accountThrottleKey(email)
 
     const throttle = await this.store.readLoginThrottle(throttleKey)
     if (throttle.lockedUntil > Date.now()) {
       logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
       return error(429, waitMessage(throttle.lockedUntil, Date.now()))
     }
+    // Failures from everywhere slow the account down, never shut it: see login-throttles.ts.
+    if (knownBrowserHash === null) {
+      const delay = accountDelay((await this.store.readLoginThrottle(accountKey)).failures)
+      if (delay > 0) {
+        logAuthEvent(facts, 'login.slowed', { email, clientAddress: facts.clientAddress, delayMs: delay })
+        await sleep(delay, undefined, { signal: facts.signal }).catch(() => { throw new PasswordWorkRefused('client-gone') })
+      }
+    }
 
-    const account = await this.store.findAccountByEmail(email)
+    // An unknown email's check goes through the gate as a real one does: the same wait, the same refusals.
     const verified = account?.passwordHash != null
-      ? await verifyPassword(password, account.passwordHash)
-      : await verifyPassword(password, await this.decoyHash).then(() => false)
+      ? await this.verify(password, account.passwordHash, facts.signal)
+      : await this.verify(password, await this.decoyHash, facts.signal).then(() => false)
 
     // Attempts running alongside this one all passed the check above. If
     // their failures reached a lock meanwhile, this attempt answers as a
-    // locked address does, right password or not: otherwise guesses sent in
+    // locked pair does, right password or not: otherwise guesses sent in
     // parallel would get around the lock.
     if (account === null || !verified) {
-      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
-      logAuthEvent(facts, 'login.failed', { email, clientAddress: facts.clientAddress, failures: failure.failures })
+      const now = Date.now()
+      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, now)
+      const accountWide = await this.store.recordLoginFailure(accountKey, () => 0, now)
+      logAuthEvent(facts, 'login.failed', {
+        email, clientAddress: facts.clientAddress, failures: failure.failures, accountFailures: accountWide.failures
+      })
       const othersFailed = failure.failures - 1
       return othersFailed > throttle.failures && loginLockDuration(othersFailed) > 0
         ? error(429, waitMessage(failure.lockedUntil, Date.now()))
@@ -126,8 +139,15 @@ export class AccountsService {
     await this.store.clearLoginFailures(throttleKey)
     let passwordHash = account.passwordHash!
     if (needsRehash(passwordHash, this.options.passwordParameters)) {
-      passwordHash = await this.hash(password)
-      await this.store.updatePasswordHash(account.id, passwordHash)
+      // The new hash can wait for a calmer moment (the next login): refused by the gate, it is skipped.
+      const rehashed = await this.hash(password, facts.signal).catch((error: unknown) => {
+        if (error instanceof PasswordWorkRefused) return null
+        throw error
+      })
+      if (rehashed !== null) {
+        passwordHash = rehashed
+        await this.store.updatePasswordHash(account.id, passwordHash)
+      }
     }
     // Only after the right password: the refusal tells that the account exists.
     if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
@@ -140,6 +160,7 @@ export class AccountsService {
     // session and removed or changed the password: the token just issued would outlive them. (A
     // concurrent rehash also changes the hash, but the password still matches it.)
     const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
+    // Without the gate: rare (the hash changed during this very login), and refusing here would strand the token.
     if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) {
       await this.options.tokens.revoke(String(answer.body.refresh))
       logAuthEvent(facts, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
@@ -181,7 +202,7 @@ export class AccountsService {
     }
     const { email, password, firstName, lastName } = parsed.value
     const result = await this.store.createAccount({
-      email, firstName, lastName, passwordHash: await this.hash(password), googleSubject: null
+      email, firstName, lastName, passwordHash: await this.hash(password, facts.signal), googleSubject: null
     })
     const browserId = facts.browser === null ? null : this.options.browserNotices.browserId(facts.browser)
     const cookies = browserId === null ? [] : [this.options.browserNotices.setCookie(browserId)]
@@ -249,7 +270,7 @@ export class AccountsService {
   async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parsePasswordChange(body)
     if (!parsed.ok) return error(400, parsed.error)
-    const passwordHash = await this.hash(parsed.value.password)
+    const passwordHash = await this.hash(parsed.value.password, facts.signal)
     const now = Date.now()
     const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
     if (accountId === null) {
@@ -263,9 +284,21 @@ export class AccountsService {
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
     const account = await this.store.findAccountById(accountId)
-    if (account !== null) await this.store.clearLoginFailures(passwordThrottleKey(account.email))
+    if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
     return success('Your password has been changed. You can now log in with it.')
+  }
+
+  /**
+   * Whoever completed a reset holds the address: the locks on her address
+   * range and browser are lifted, and the account-wide count starts again
+   * (guesses at the old password are worth nothing now). Locks elsewhere stay.
+   */
+  private async clearLocksOfResetter (email: string, facts: RequestFacts): Promise<void> {
+    await this.store.clearLoginFailures(accountThrottleKey(email))
+    await this.store.clearLoginFailures(addressThrottleKey(email, facts.clientAddress))
+    const browserHash = this.options.browserNotices.presentedBrowserHash(facts)
+    if (browserHash !== null) await this.store.clearLoginFailures(browserThrottleKey(email, browserHash))
   }
 
   /** Google login: the ID token decides who this is; the account must exist already. */

@@ -24,18 +24,30 @@ export interface RequestFacts extends AuditTarget {
   readonly clientAddress: string
   /** Null where browsers are not recognised (local-network `/authenticate`, called from another origin). */
   readonly browser: BrowserFacts | null
+  /** Aborted when the client goes away before its answer (the visitor left, or the edge gave up and closed the connection). */
+  readonly signal: AbortSignal
 }
 
 export const errorAnswer = (status: number, message: string, extra: Readonly<Record<string, unknown>> = {}): Answer =>
   ({ status, body: { error: message, ...extra } })
 export const successAnswer = (message: string): Answer => ({ status: 200, body: { success: message } })
 
-export function requestFacts (request: FastifyRequest, pseudonyms: EmailPseudonyms): RequestFacts {
+/** A signal aborted when the response's connection closes before the response was sent. */
+function clientGoneSignal (reply: FastifyReply): AbortSignal {
+  const controller = new AbortController()
+  const response = reply.raw
+  // A response closes once sent, too: only a close before the end means the client went away.
+  response.once('close', () => { if (!response.writableFinished) controller.abort() })
+  return controller.signal
+}
+
+export function requestFacts (request: FastifyRequest, reply: FastifyReply, pseudonyms: EmailPseudonyms): RequestFacts {
   return {
     log: request.log,
     pseudonyms,
     clientAddress: request.ip,
-    browser: { cookieHeader: request.headers.cookie, userAgent: request.headers['user-agent'] }
+    browser: { cookieHeader: request.headers.cookie, userAgent: request.headers['user-agent'] },
+    signal: clientGoneSignal(reply)
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
 import type { BrowserNotices } from './browser-notices.js'
 import type { EmailVerification } from './email-verification.js'
@@ -58,57 +58,57 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
   const { accounts, verification, browserNotices, tokens, sso, pseudonyms } = options
-  const requestFacts = (request: FastifyRequest): RequestFacts => factsOf(request, pseudonyms)
+  const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   answerErrorsAsJson(app)
   await app.register(ssoRoutes, { sso, pseudonyms })
 
   app.post('/v2/login', async (request, reply) =>
-    sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request, reply))))
 
   app.post('/register', async (request, reply) =>
-    sendAnswer(reply, await accounts.register(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.register(request.body, requestFacts(request, reply))))
 
   app.post('/resetPasswordRequest', async (request, reply) =>
-    sendAnswer(reply, await accounts.requestPasswordReset(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.requestPasswordReset(request.body, requestFacts(request, reply))))
 
   app.post('/resetPassword', async (request, reply) =>
-    sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request))))
+    sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request, reply))))
 
   // Links opened from an email: top-level GETs that land on the page.
   app.get('/verifyEmail', async (request, reply) =>
-    sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request))))
+    sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request, reply))))
 
   app.post('/verifyEmailRequest', async (request, reply) =>
-    sendAnswer(reply, await verification.resend(request.body, requestFacts(request))))
+    sendAnswer(reply, await verification.resend(request.body, requestFacts(request, reply))))
 
   app.get('/endSessions', async (request, reply) =>
-    sendRedirect(reply, await browserNotices.endSessions(query(request, 'token'), requestFacts(request))))
+    sendRedirect(reply, await browserNotices.endSessions(query(request, 'token'), requestFacts(request, reply))))
 
   app.post('/v2/auth/login', async (request, reply) => {
     const method = field(request.body, 'login_method')
     if (method === 'GOOGLE') {
-      return sendAnswer(reply, await accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request)))
+      return sendAnswer(reply, await accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply)))
     }
     if (method === 'OIDC' || method === 'SAML') {
-      return sendSsoReply(reply, await sso.completion.login(request.body, request.headers.cookie, requestFacts(request)))
+      return sendSsoReply(reply, await sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply)))
     }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-in method is not supported.' } })
   })
 
   app.post('/auth/register', async (request, reply) => {
     const method = field(request.body, 'register_method')
-    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(googleCredential(request), requestFacts(request)))
+    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(googleCredential(request), requestFacts(request, reply)))
     if (method === 'OIDC' || method === 'SAML') {
-      return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request)))
+      return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request, reply)))
     }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-up method is not supported.' } })
   })
 
   app.post('/token/refresh', async (request, reply) =>
-    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request))))
+    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.post('/token/revoke', async (request, reply) =>
-    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request))))
+    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.get('/.well-known/jwks.json', async (_request, reply) =>
     reply.header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`).send(tokens.keySet()))

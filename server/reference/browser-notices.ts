@@ -12,6 +12,9 @@ import { hashToken, newOpaqueToken } from './tokens.js'
 /** However many new browsers sign in, the owner hears of one per quarter of an hour. */
 export const NEW_BROWSER_NOTICE_INTERVAL_MS = 15 * 60 * 1000
 
+/** An account id no account has: looked up for unknown emails. */
+const NO_ACCOUNT_ID = '00000000-0000-0000-0000-000000000000'
+
 export const END_SESSIONS_LINK_REFUSED_PAGE = pageWithNotice('end-sessions-link-invalid')
 
 /** The set-password view with a fresh reset token: where "this was not me" lands once the sessions have ended (on PUBLIC_URL). */
@@ -36,6 +39,25 @@ export class BrowserNotices {
   /** The id of the browser's cookie when its signature holds, else a new one. */
   browserId (browser: BrowserFacts): string {
     return this.options.cookies.read(browser.cookieHeader) ?? this.options.cookies.newId()
+  }
+
+  /** The hash by which the store knows the request's browser, when its cookie's signature holds; else null. */
+  presentedBrowserHash (facts: RequestFacts): string | null {
+    const browserId = facts.browser === null ? null : this.options.cookies.read(facts.browser.cookieHeader)
+    return browserId === null ? null : hashToken(browserId)
+  }
+
+  /**
+   * The request's browser's hash when it has signed in to `account` before
+   * (login-throttles.ts exempts it from other places' locks); else null.
+   * With no account (an unknown email) a browser with a cookie is looked up
+   * all the same, so that the time taken tells nothing.
+   */
+  async knownBrowserHash (account: Account | null, facts: RequestFacts): Promise<string | null> {
+    const browserHash = this.presentedBrowserHash(facts)
+    if (browserHash === null) return null
+    const known = await this.options.store.isKnownBrowser(account?.id ?? NO_ACCOUNT_ID, browserHash, this.options.now())
+    return known && account !== null ? browserHash : null
   }
 
   setCookie (browserId: string): string {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
+import { PasswordWorkRefused } from './hash-gate.js'
 
 /** What a visitor reads for the request errors Fastify itself raises. */
 const READABLE_REQUEST_ERRORS: Readonly<Record<string, string>> = {
@@ -11,15 +12,24 @@ const READABLE_REQUEST_ERRORS: Readonly<Record<string, string>> = {
 
 const UNREADABLE_REQUEST = 'The request could not be read.'
 const SERVER_FAILURE = 'Something went wrong. Please try again.'
+/** A password check refused by the hash gate (hash-gate.ts): the page shows this. */
+export const SERVICE_BUSY = 'Many people are signing in right now. Please try again in a few seconds.'
 
 /**
  * Answers every error of the plugin's routes as the page reads them,
  * `{"error": "<readable text>"}`, instead of Fastify's own shape: a 4xx says
  * what was wrong with the request, a 5xx never shows its cause (a database
- * message, a path) and is logged instead.
+ * message, a path) and is logged instead. A password check the hash gate
+ * refused answers 503 with Retry-After.
  */
 export function answerErrorsAsJson (app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (error instanceof PasswordWorkRefused) {
+      // Expected under load, and one per request of a burst: a line without a stack.
+      request.log.info({ reason: error.reason }, 'password check refused by the hash gate')
+      return reply.code(503).header('cache-control', 'no-store').header('retry-after', String(error.retryAfterSeconds))
+        .send({ error: SERVICE_BUSY })
+    }
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     let message = SERVER_FAILURE
     if (status === 500) request.log.error({ err: error }, 'request failed')

@@ -7,6 +7,7 @@ import { BrowserNotices } from './browser-notices.js'
 import { EmailVerification } from './email-verification.js'
 import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
+import { defaultHashGateOptions, HashGate } from './hash-gate.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
 import { createMailer } from './mailer.js'
 import { KEY_RELOAD_INTERVAL_MS, SigningKeys } from './signing-keys.js'
@@ -31,6 +32,8 @@ export interface ReferenceServices {
   readonly accounts: AccountsService
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
+  /** The bound on concurrent password hashing, shared by every call that hashes. */
+  readonly hashGate: HashGate
   readonly sso: SsoServices
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
@@ -90,6 +93,7 @@ export async function createReferenceServices (
   const verification = new EmailVerification(emailing)
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
   const claims = new AccountClaims(emailing)
+  const hashGate = new HashGate(defaultHashGateOptions())
   const accounts = new AccountsService({
     ...emailing,
     tokens,
@@ -100,7 +104,8 @@ export async function createReferenceServices (
     requireVerifiedEmail: config.requireVerifiedEmail,
     verification,
     browserNotices,
-    claims
+    claims,
+    hashGate
   })
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
     log.warn({ passwordHashCost: config.passwordHashCost },
@@ -126,6 +131,7 @@ export async function createReferenceServices (
     accounts,
     verification,
     browserNotices,
+    hashGate,
     sso,
     pseudonyms,
     signingKeys,

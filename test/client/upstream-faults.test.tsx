@@ -2,7 +2,8 @@ import '../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { BUSY_MESSAGE, ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { SERVICE_BUSY } from '../../server/reference/error-answers.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, renderPage, startBackend } from '../fixtures/page.js'
 
@@ -35,7 +36,15 @@ const faults: Array<[string, Handler | 'refuses', string]> = [
   }, MESSAGES.badGateway],
   ['answers 500 with its own JSON message', jsonAnswer(500, { error: 'Sign-in is down for maintenance until 14:00 UTC.' }),
     'Sign-in is down for maintenance until 14:00 UTC.'],
-  ['answers 500 with JSON but no message', jsonAnswer(500, { detail: 'x' }), ERROR_MESSAGES.GENERIC]
+  ['answers 500 with JSON but no message', jsonAnswer(500, { detail: 'x' }), ERROR_MESSAGES.GENERIC],
+  ['sheds load: 503 with Retry-After and its text', (_request, response) => {
+    response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
+    response.end(JSON.stringify({ error: SERVICE_BUSY }))
+  }, SERVICE_BUSY],
+  ['sheds load: 503 with Retry-After and no text', (_request, response) => {
+    response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
+    response.end('{}')
+  }, BUSY_MESSAGE]
 ]
 
 async function pageFor (t: import('tap').Test, handler: Handler | 'refuses'): Promise<string> {

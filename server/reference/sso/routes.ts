@@ -33,22 +33,22 @@ function rawQuery (request: FastifyRequest): string {
  */
 export async function ssoRoutes (app: FastifyInstance, options: { readonly sso: SsoServices, readonly pseudonyms: EmailPseudonyms }): Promise<void> {
   const { flows } = options.sso
-  const requestFacts = (request: FastifyRequest): RequestFacts => factsOf(request, options.pseudonyms)
+  const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, options.pseudonyms)
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: SAML_FORM_BODY_LIMIT_BYTES },
     (_request, body, done) => { done(null, new URLSearchParams(body as string)) })
 
   app.post(SSO_PATHS.start, async (request, reply) =>
-    sendSsoReply(reply, await flows.start(request.body, requestFacts(request))))
+    sendSsoReply(reply, await flows.start(request.body, requestFacts(request, reply))))
 
   app.get(SSO_PATHS.oidcCallback, async (request, reply) =>
-    sendSsoReply(reply, await flows.oidcCallback(rawQuery(request), request.headers.cookie, requestFacts(request))))
+    sendSsoReply(reply, await flows.oidcCallback(rawQuery(request), request.headers.cookie, requestFacts(request, reply))))
 
   app.post(SSO_PATHS.samlAcs, { bodyLimit: SAML_FORM_BODY_LIMIT_BYTES }, async (request, reply) =>
-    sendSsoReply(reply, await flows.samlAcs(request.body instanceof URLSearchParams ? request.body : undefined, requestFacts(request))))
+    sendSsoReply(reply, await flows.samlAcs(request.body instanceof URLSearchParams ? request.body : undefined, requestFacts(request, reply))))
 
   app.get(SSO_PATHS.samlContinue, async (request, reply) =>
-    sendSsoReply(reply, await flows.samlContinue((request.query as Record<string, unknown>).code, request.headers.cookie, requestFacts(request))))
+    sendSsoReply(reply, await flows.samlContinue((request.query as Record<string, unknown>).code, request.headers.cookie, requestFacts(request, reply))))
 
   app.get(SSO_PATHS.samlMetadata, async (request, reply) => {
     const domain = (request.query as Record<string, unknown>).domain

@@ -169,6 +169,12 @@ export interface AccountStore {
    * now). Of concurrent calls for one browser, one sees it new. Atomic.
    */
   rememberBrowser (accountId: string, browserHash: string, now: number): Promise<BrowserSighting>
+  /**
+   * Whether the browser (`browserHash`, as for rememberBrowser) has signed in
+   * to the account within `BROWSER_MEMORY_MS` of `now`. Reads only: a failed
+   * attempt from the browser does not make it seen.
+   */
+  isKnownBrowser (accountId: string, browserHash: string, now: number): Promise<boolean>
   /** Takes the account's slot for a notice of `kind` unless one was taken within `intervalMs`. Atomic. */
   takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean>
 

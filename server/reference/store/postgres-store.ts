@@ -485,6 +485,13 @@ export class PostgresAccountStore implements AccountStore {
     })
   }
 
+  async isKnownBrowser (accountId: string, browserHash: string, now: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'SELECT 1 FROM known_browsers WHERE account_id = $1 AND browser_hash = $2 AND last_seen_at > $3',
+      [accountId, browserHash, now - BROWSER_MEMORY_MS])
+    return rowCount === 1
+  }
+
   async takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean> {
     // One statement, as rememberAssertion: the first caller inserts or takes over a stale slot; the others
     // wait for its row, then find it taken within the interval and change nothing.

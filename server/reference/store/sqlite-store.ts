@@ -386,6 +386,11 @@ export class SqliteAccountStore implements AccountStore {
     }).immediate()
   }
 
+  async isKnownBrowser (accountId: string, browserHash: string, now: number): Promise<boolean> {
+    return this.db.prepare('SELECT 1 FROM known_browsers WHERE account_id = ? AND browser_hash = ? AND last_seen_at > ?')
+      .get(accountId, browserHash, now - BROWSER_MEMORY_MS) !== undefined
+  }
+
   async takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean> {
     // A slot taken within the interval fails the upsert's WHERE, which then changes nothing.
     return this.db.prepare(`INSERT INTO notice_slots (account_id, kind, sent_at, quiet_until) VALUES (?, ?, ?, ?)

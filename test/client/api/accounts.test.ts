@@ -4,6 +4,7 @@ import {
   completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso,
   verifyEmailRequest
 } from '../../../client/api/accounts.js'
+import { BUSY_MESSAGE } from '../../../client/lib/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
@@ -67,6 +68,8 @@ t.test('answers become the union the page switches on', async (t) => {
     ['an error even with 200', jsonAnswer(200, { error: 'Nope.' }), { kind: 'error', message: 'Nope.' }],
     ['200 without tokens', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'failed' }],
     ['500 without text', jsonAnswer(500, {}), { kind: 'failed' }],
+    ['503 with the service\'s text', jsonAnswer(503, { error: 'Busy, try again.' }), { kind: 'error', message: 'Busy, try again.' }],
+    ['503 without text (a service shedding load)', jsonAnswer(503, {}), { kind: 'error', message: BUSY_MESSAGE }],
     ['a JSON array', jsonAnswer(200, []), { kind: 'failed' }],
     ['JSON that is not an object', jsonAnswer(200, null), { kind: 'failed' }],
     ['not JSON (the edge answers in the backend\'s place)', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { rootSecretFile } from '../../../server/reference/derived-secrets.js'
 import t from 'tap'
-import { loginLockDuration, passwordThrottleKey } from '../../../server/reference/accounts-service.js'
+import { addressThrottleKey, loginLockDuration } from '../../../server/reference/login-throttles.js'
 import {
   auditEvents,
   GOOD_PASSWORD,
@@ -45,7 +45,7 @@ t.test('every authentication event is logged, with no password, token or email a
   await postJson(base, '/accounts/resetPassword', { token: resetToken, password: NEW_PASSWORD, confirm_password: NEW_PASSWORD })
   await postJson(base, '/accounts/resetPassword', { token: resetToken, password: NEW_PASSWORD, confirm_password: NEW_PASSWORD })
   for (let failure = 1; failure <= 9; failure++) {
-    await services.store.recordLoginFailure(passwordThrottleKey(PERSON), loginLockDuration, Date.now())
+    await services.store.recordLoginFailure(addressThrottleKey(PERSON, '127.0.0.1'), loginLockDuration, Date.now())
   }
   await postJson(base, '/accounts/v2/login', { email: PERSON, password: NEW_PASSWORD })
 

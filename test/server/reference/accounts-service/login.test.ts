@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
-import { passwordThrottleKey } from '../../../../server/reference/accounts-service.js'
+import { accountThrottleKey, addressThrottleKey } from '../../../../server/reference/login-throttles.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
 
 const INVALID = { error: 'Invalid email or password.' }
@@ -75,7 +75,8 @@ t.test('a login with bad fields answers 400 with a readable error and checks no 
     t.equal(answer.status, 400, `${name}: 400`)
     t.same(answer.body, expected, `${name}: ${expected.error}`)
   }
-  t.same(await services.store.readLoginThrottle(passwordThrottleKey('a@example.com')), { failures: 0, lockedUntil: 0 }, 'no failure was counted')
+  t.same(await services.store.readLoginThrottle(accountThrottleKey('a@example.com')), { failures: 0, lockedUntil: 0 }, 'no failure was counted')
+  t.same(await services.store.readLoginThrottle(addressThrottleKey('a@example.com', '127.0.0.1')), { failures: 0, lockedUntil: 0 })
 })
 
 function median (values: number[]): number {
@@ -95,8 +96,9 @@ t.test('an unknown email and a wrong password take similar time (figures printed
     started = performance.now()
     t.equal((await postJson(base, '/accounts/v2/login', { email: 'timed@example.com', password: 'wrong guess' })).status, 401)
     wrong.push(performance.now() - started)
-    // Keep the known address below the lock, which would answer at once.
-    await services.store.clearLoginFailures(passwordThrottleKey('timed@example.com'))
+    // Keep the known address below the lock, which would answer at once, and the account below its slow-down.
+    await services.store.clearLoginFailures(addressThrottleKey('timed@example.com', '127.0.0.1'))
+    await services.store.clearLoginFailures(accountThrottleKey('timed@example.com'))
   }
   const ratio = median(unknown) / median(wrong)
   t.comment(`median login time: unknown email ${median(unknown).toFixed(0)} ms, wrong password ${median(wrong).toFixed(0)} ms, ratio ${ratio.toFixed(2)}`)

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import t from 'tap'
-import { loginLockDuration, passwordThrottleKey, RESET_EMAILS_PER_HOUR } from '../../../../server/reference/accounts-service.js'
+import { RESET_EMAILS_PER_HOUR } from '../../../../server/reference/accounts-service.js'
+import { addressThrottleKey, loginLockDuration } from '../../../../server/reference/login-throttles.js'
 import { hashToken, newOpaqueToken } from '../../../../server/reference/tokens.js'
 import {
   auditEvents,
@@ -87,7 +88,7 @@ t.test('a completed reset ends every session of the account and lifts its login 
   const first = await loginTokens(base, 'sessions@example.com')
   const second = await loginTokens(base, 'sessions@example.com')
   for (let failure = 1; failure <= 9; failure++) {
-    await services.store.recordLoginFailure(passwordThrottleKey('sessions@example.com'), loginLockDuration, Date.now())
+    await services.store.recordLoginFailure(addressThrottleKey('sessions@example.com', '127.0.0.1'), loginLockDuration, Date.now())
   }
   await postJson(base, '/accounts/resetPasswordRequest', { email: 'sessions@example.com' })
   t.same((await setPassword(base, resetLinkOf(await waitForEmail(dataDir, 1, 'reset')).token)).body, CHANGED)

@@ -2,15 +2,18 @@ import { scrypt } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import t from 'tap'
 import {
+  addressThrottleKey,
   FREE_LOGIN_FAILURES,
   loginLockDuration,
-  MAX_LOGIN_LOCK_MS,
-  passwordThrottleKey
-} from '../../../../server/reference/accounts-service.js'
+  MAX_LOGIN_LOCK_MS
+} from '../../../../server/reference/login-throttles.js'
 import { SCRYPT_PARAMETERS } from '../../../../server/reference/passwords.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
 
 const INVALID = { error: 'Invalid email or password.' }
+
+/** The lock of attempts on `email` from this test's address (the edge and the test run on loopback). */
+const pairKey = (email: string): string => addressThrottleKey(email, '127.0.0.1')
 const WAIT_TEXT = /^Too many failed attempts\. Please wait (\d+) seconds? and try again\.$/
 
 t.test('four failures are free, then each lock doubles from one second up to fifteen minutes', async (t) => {
@@ -22,6 +25,15 @@ t.test('four failures are free, then each lock doubles from one second up to fif
   t.equal(loginLockDuration(1000), 15 * 60 * 1000, 'and stays capped')
 })
 
+t.test('a lock is keyed by the account in any case and the address range, however the address is written', async (t) => {
+  const key = addressThrottleKey('Owner@Example.com', '198.51.100.9')
+  t.equal(addressThrottleKey('owner@example.com', '198.51.100.9'), key, 'the email in any case')
+  t.equal(addressThrottleKey('owner@example.com', '::ffff:198.51.100.9'), key, 'IPv4 as a dual-stack listener reports it')
+  t.not(addressThrottleKey('owner@example.com', '::ffff:198.51.100.10'), key, 'and its neighbour is another range, not one shared /64')
+  t.equal(addressThrottleKey('owner@example.com', '2001:DB8:1:2::7'), addressThrottleKey('owner@example.com', '2001:db8:1:2:ffff::1'), 'one IPv6 /64')
+  t.not(addressThrottleKey('other@example.com', '198.51.100.9'), key, 'another account')
+})
+
 for (const [kind, registered] of [['a known email', true], ['an unknown email', false]] as const) {
   t.test(`the fifth failed login of ${kind} locks it for one second`, async (t) => {
     const { base, services } = await startReference(t)
@@ -30,14 +42,14 @@ for (const [kind, registered] of [['a known email', true], ['an unknown email', 
       const answer = await postJson(base, '/accounts/v2/login', { email: 'target@example.com', password: `wrong guess ${attempt}` })
       t.same([answer.status, answer.body], [401, INVALID], `failure ${attempt} answers 401`)
     }
-    const free = await services.store.readLoginThrottle(passwordThrottleKey('target@example.com'))
+    const free = await services.store.readLoginThrottle(pairKey('target@example.com'))
     t.equal(free.failures, 4)
     t.ok(free.lockedUntil <= Date.now(), 'four failures lock nothing')
     const before = Date.now()
     const fifth = await postJson(base, '/accounts/v2/login', { email: 'TARGET@example.com', password: 'wrong guess 5' })
     const after = Date.now()
     t.same([fifth.status, fifth.body], [401, INVALID], 'the fifth failure itself still answers 401')
-    const throttle = await services.store.readLoginThrottle(passwordThrottleKey('target@example.com'))
+    const throttle = await services.store.readLoginThrottle(pairKey('target@example.com'))
     t.equal(throttle.failures, 5, 'counted for the address in any case')
     t.ok(throttle.lockedUntil >= before + 1000 && throttle.lockedUntil <= after + 1000, 'locked for one second from the failure')
   })
@@ -48,7 +60,7 @@ t.test('a locked address answers 429 with the wait, even to the right password; 
   await registerAccount(base, 'locked@example.com')
   for (const email of ['locked@example.com', 'ghost@example.com']) {
     for (let failure = 1; failure <= 9; failure++) {
-      await services.store.recordLoginFailure(passwordThrottleKey(email), loginLockDuration, Date.now())
+      await services.store.recordLoginFailure(pairKey(email), loginLockDuration, Date.now())
     }
   }
   const known = await postJson(base, '/accounts/v2/login', { email: 'locked@example.com', password: GOOD_PASSWORD })
@@ -59,7 +71,7 @@ t.test('a locked address answers 429 with the wait, even to the right password; 
   t.same(Object.keys(known.body), ['error'], 'no tokens')
   t.equal(unknown.status, 429)
   t.same(unknown.body, known.body, 'the same answer for an address with no account')
-  t.equal((await services.store.readLoginThrottle(passwordThrottleKey('locked@example.com'))).failures, 9, 'a refused attempt is not counted')
+  t.equal((await services.store.readLoginThrottle(pairKey('locked@example.com'))).failures, 9, 'a refused attempt is not counted')
 })
 
 t.test('a successful login clears the failures, so the count starts again', async (t) => {
@@ -68,11 +80,11 @@ t.test('a successful login clears the failures, so the count starts again', asyn
   for (let attempt = 1; attempt <= 3; attempt++) {
     await postJson(base, '/accounts/v2/login', { email: 'clears@example.com', password: `wrong guess ${attempt}` })
   }
-  t.equal((await services.store.readLoginThrottle(passwordThrottleKey('clears@example.com'))).failures, 3)
+  t.equal((await services.store.readLoginThrottle(pairKey('clears@example.com'))).failures, 3)
   t.equal((await postJson(base, '/accounts/v2/login', { email: 'clears@example.com', password: GOOD_PASSWORD })).status, 200)
-  t.same(await services.store.readLoginThrottle(passwordThrottleKey('clears@example.com')), { failures: 0, lockedUntil: 0 })
+  t.same(await services.store.readLoginThrottle(pairKey('clears@example.com')), { failures: 0, lockedUntil: 0 })
   await postJson(base, '/accounts/v2/login', { email: 'clears@example.com', password: 'wrong again' })
-  t.equal((await services.store.readLoginThrottle(passwordThrottleKey('clears@example.com'))).failures, 1)
+  t.equal((await services.store.readLoginThrottle(pairKey('clears@example.com'))).failures, 1)
 })
 
 /**
@@ -108,13 +120,13 @@ for (const [kind, password, expectedFailures, expectedText] of overlapping) {
     // The attempt has passed its lock check and waits for a thread to hash on.
     await new Promise((resolve) => setTimeout(resolve, 300))
     for (let failure = 1; failure <= 5; failure++) {
-      await services.store.recordLoginFailure(passwordThrottleKey('parallel@example.com'), loginLockDuration, Date.now())
+      await services.store.recordLoginFailure(pairKey('parallel@example.com'), loginLockDuration, Date.now())
     }
     const answer = await attempt
     await busy
     t.equal(answer.status, 429, 'no answer tells whether this guess was right')
     t.same(answer.body, { error: expectedText })
-    t.equal((await services.store.readLoginThrottle(passwordThrottleKey('parallel@example.com'))).failures, expectedFailures,
+    t.equal((await services.store.readLoginThrottle(pairKey('parallel@example.com'))).failures, expectedFailures,
       'the failures stay counted')
   })
 }
