@@ -246,7 +246,11 @@ async function main () {
   await writeCompileCache()
   await writeFile(stampFile, BUILDING_NODE)
   const seconds = ((performance.now() - started) / 1000).toFixed(2)
-  console.log(`build: dist/ written in ${seconds} s (brotli saves ${(saved / 1024).toFixed(0)} KiB)`)
+  const report = `build: dist/ written in ${seconds} s (brotli saves ${(saved / 1024).toFixed(0)} KiB)`
+  // Before another command (npm start, npm run accounts…), stdout is that command's: a script
+  // reading `npm run accounts -- show` must not get a build line when the sources changed.
+  if (process.argv.includes('--if-stale')) console.error(report)
+  else console.log(report)
 }
 
 main().catch((error) => {
