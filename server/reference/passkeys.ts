@@ -254,7 +254,11 @@ export class Passkeys {
       return spent(error(status, message))
     }
     const parsed = parseRegistrationResponse(body)
-    if (!parsed.ok) return refused(400, parsed.error, 'malformed')
+    if (!parsed.ok) {
+      // Before the challenge is taken: it stays, and so does its cookie.
+      logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'malformed' })
+      return error(400, parsed.error)
+    }
     const challenge = await this.takeChallenge(facts)
     if (challenge === null || challenge.purpose === 'login' || challenge.accountId !== account.id) {
       return refused(400, NO_CHALLENGE, 'no-challenge')
