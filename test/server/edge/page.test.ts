@@ -30,7 +30,8 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     localAccountsAllowedHosts: [],
     cookieDomain: null,
     passwordResetCompletion: true,
-    domainCheckTimeoutMs: null
+    domainCheckTimeoutMs: null,
+    passkeyRpId: 'localhost'
   })
 })
 
