@@ -1,42 +1,12 @@
-import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import { decodeJwt } from 'jose'
 import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
-import { FREE_LOGIN_FAILURES } from '../../../server/reference/login-throttles.js'
+import { FREE_LOGIN_FAILURES, passkeyThrottleKey } from '../../../server/reference/login-throttles.js'
 import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/reference.js'
+import { PasskeyBrowser as Browser } from '../../fixtures/passkey-browser.js'
 import { SoftwareAuthenticator, type CeremonyOverrides } from '../../fixtures/software-authenticator.js'
 
 const RP_ID = new URL(TEST_PUBLIC_URL).hostname
-
-/** A browser: the challenge cookie it holds, as a browser would send it back on the passkey calls. */
-class Browser {
-  cookie: string | null = null
-
-  constructor (private readonly base: string) {}
-
-  async post (path: string, body: unknown, headers: Record<string, string> = {}) {
-    const answer = await postJson(this.base, `/accounts/${path}`, body, {
-      ...headers, ...(this.cookie === null ? {} : { cookie: this.cookie })
-    })
-    for (const line of answer.headers.getSetCookie()) {
-      const match = /^passkey_challenge=([^;]*)/.exec(line)
-      if (match !== null) this.cookie = match[1] === '' ? null : `passkey_challenge=${match[1]}`
-    }
-    return answer
-  }
-
-  async loginOptions (): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const answer = await this.post('passkeys/login/options', {})
-    if (answer.status !== 200) throw new Error(`login options: ${answer.status}`)
-    return answer.body.options as PublicKeyCredentialRequestOptionsJSON
-  }
-
-  async registerOptions (auth: string, conditional = false): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    const answer = await this.post('passkeys/register/options', { conditional }, { authorization: `Bearer ${auth}` })
-    if (answer.status !== 200) throw new Error(`register options: ${answer.status} ${JSON.stringify(answer.body)}`)
-    return answer.body.options as PublicKeyCredentialCreationOptionsJSON
-  }
-}
 
 interface Setup {
   readonly reference: Reference
@@ -113,6 +83,8 @@ t.test('a signed-in account registers a passkey and then signs in with it', asyn
   t.match(stored[0], { id: credential.id, counter: 0, transports: ['internal', 'hybrid'], deviceType: 'multiDevice', backedUp: true, lastUsedAt: null })
   t.match(lastAudit(setup), { audit: 'passkey.register.succeeded', accountId: setup.accountId, conditional: false })
   t.notMatch(JSON.stringify(setup.audit), credential.id, 'the audit log holds no credential')
+  t.notMatch(JSON.stringify(setup.audit), creation.challenge, 'no challenge')
+  t.notMatch(JSON.stringify(setup.audit), creation.user.id, 'no user handle')
 
   const request = await browser.loginOptions()
   t.equal(request.rpId, RP_ID)
@@ -236,7 +208,7 @@ t.test('foreign origins, foreign RP IDs and missing user verification are refuse
     t.equal(refused.status, 401, `sign-in with ${JSON.stringify(overrides)}`)
     t.same(Object.keys(refused.body), ['error'], 'no tokens')
     t.match(lastAudit(setup), { audit: 'passkey.login.failed', reason })
-    await reference.services.store.clearLoginFailures('passkey from:127.0.0.1')
+    await reference.services.store.clearLoginFailures(passkeyThrottleKey('127.0.0.1'))
   }
   t.equal((await reference.services.store.listPasskeys(setup.accountId))[0]!.lastUsedAt, null, 'no sign-in was recorded')
 })
