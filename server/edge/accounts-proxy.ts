@@ -37,19 +37,24 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * - the body's type and length, and `Accept`;
  * - `User-Agent`, from which the reference service names the browser in its
  *   "was this you?" email (server/reference/browser-names.ts);
- * - `Authorization` on the two Google calls alone, where the page sends the
- *   Google ID token as a bearer credential;
+ * - `Authorization` on the two Google calls, where the page sends the
+ *   Google ID token as a bearer credential, and on the two passkey
+ *   registration calls, where it sends the account's auth token;
  * - of the cookies, only those the calls read: the SSO state cookie
  *   (`sso_state`, which ties an SSO sign-in to its browser), the known-browser
- *   cookie (`threshold_browser`) and `refresh` (token refresh and
- *   revocation). The page's host shares its parent domain's cookies, and none
- *   of the others is the accounts service's business.
+ *   cookie (`threshold_browser`), `refresh` (token refresh and revocation),
+ *   and on the passkey calls alone `passkey_challenge` (which ties a
+ *   challenge to its browser). The page's host shares its parent domain's
+ *   cookies, and none of the others is the accounts service's business.
  * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id.
  */
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
-  onlyOn: { authorization: new Set(['v2/auth/login', 'auth/register']) },
+  onlyOn: { authorization: new Set(['v2/auth/login', 'auth/register', 'passkeys/register/options', 'passkeys/register']) },
   cookies: new Set(['sso_state', 'threshold_browser', 'refresh']),
+  cookiesOnlyOn: {
+    passkey_challenge: new Set(['passkeys/login/options', 'passkeys/login', 'passkeys/register/options', 'passkeys/register'])
+  },
   forwarding: true
 }
 

@@ -13,6 +13,7 @@ import type { RateLimitSettings } from './rate-limit.js'
 import { securityHeaders } from './security-headers.js'
 import type { AssetStore } from './static-files.js'
 import type { ProxyTrust } from './trusted-proxy.js'
+import { webauthnWellKnown } from './webauthn-well-known.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -20,7 +21,7 @@ export interface AppOptions {
   readonly redis: Redis | null
   /** Base URL of the accounts service in use (configured or embedded). */
   readonly accountsUpstream: string
-  /** The paths proxied under /accounts/: the spec's six, plus the embedded service's own. */
+  /** The paths proxied under /accounts/: the spec's six, plus the embedded service's own and the passkey calls. */
   readonly accountsRoutes: readonly ProxiedRoute[]
   /** Base URL of the edge auth metadata service in use (configured or embedded). */
   readonly edgeAuthUpstream: string
@@ -56,6 +57,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
   await fastify.register(health, {
     upstreams: { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }
   })
+  await fastify.register(webauthnWellKnown, { passkeys: config.passkeys })
   await fastify.register(accountsProxy, {
     prefix: '/accounts',
     upstream: options.accountsUpstream,

@@ -13,6 +13,7 @@ import {
   type Env
 } from '../shared/env-parsing.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
+import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { canonicalHostName } from './host-header.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
@@ -62,6 +63,11 @@ export interface ServerConfig {
    * dist/client-sourcemaps/ for an error tracker.
    */
   readonly sourceMapsPublic: boolean
+  /**
+   * PASSKEYS, PASSKEY_RP_ID and PASSKEY_RELATED_ORIGINS (docs/passkeys.md):
+   * the relying party ID and the ceremonies' origins; null: no passkeys.
+   */
+  readonly passkeys: PasskeySettings | null
 }
 
 /** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
@@ -180,6 +186,20 @@ function readAllowedHosts (env: Env): readonly string[] | null {
 }
 
 /**
+ * The passkey variables, read as the reference service reads them; here also
+ * a relying party ID on a public suffix (co.uk, github.io) is refused: every
+ * site under it could then ask for the visitors' passkeys.
+ */
+function readPasskeys (env: Env, accountsUrl: string | null, port: number): PasskeySettings | null {
+  const publicOrigin = readOrigin(env, 'PUBLIC_URL')?.origin ?? `http://localhost:${port}`
+  const settings = readPasskeySettings(env, publicOrigin, accountsUrl === null)
+  if (settings !== null && isPublicSuffix(settings.rpId)) {
+    throw new ConfigError('PASSKEY_RP_ID', 'must not be a public suffix such as co.uk or github.io, whose sites belong to many owners', settings.rpId)
+  }
+  return settings
+}
+
+/**
  * Reads every variable of CONTRACT.md. Throws a {@link ConfigError} naming the
  * first bad variable; the result is deeply frozen.
  */
@@ -187,10 +207,12 @@ export function loadServerConfig (env: Env): ServerConfig {
   const host = readString(env, 'HOST') ?? DEFAULT_HOST
   if (!isHostOrAddress(host)) throw new ConfigError('HOST', 'must be a host name or an IP address', host)
 
+  const port = readInteger(env, 'PORT', { min: 0, max: 65535, fallback: DEFAULT_PORT })
+  const accountsUrl = readBaseUrl(env, 'ACCOUNTS_URL')
   return deepFreeze<ServerConfig>({
-    port: readInteger(env, 'PORT', { min: 0, max: 65535, fallback: DEFAULT_PORT }),
+    port,
     host,
-    accountsUrl: readBaseUrl(env, 'ACCOUNTS_URL'),
+    accountsUrl,
     edgeAuthUrl: readBaseUrl(env, 'EDGE_AUTH_URL'),
     googleClientId: readGoogleClientId(env),
     googleDisabledHostnames: readList(env, 'GOOGLE_DISABLED_HOSTNAMES', isHostOrAddress, 'host names')
@@ -210,6 +232,7 @@ export function loadServerConfig (env: Env): ServerConfig {
       ? null
       : readInteger(env, 'DOMAIN_CHECK_TIMEOUT_MS', { min: 1, max: 600_000, fallback: 0 }),
     logLevel: readLogLevel(env),
-    sourceMapsPublic: readSourceMaps(env)
+    sourceMapsPublic: readSourceMaps(env),
+    passkeys: readPasskeys(env, accountsUrl, port)
   })
 }

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { createServer as createHttpServer } from 'node:http'
 import { join } from 'node:path'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
-import type { ProxiedRoute } from '../shared/accounts-routes.js'
+import { withPasskeyRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
 import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
@@ -57,7 +57,8 @@ export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion:
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     cookieDomain: config.cookieDomain,
     passwordResetCompletion,
-    domainCheckTimeoutMs: config.domainCheckTimeoutMs
+    domainCheckTimeoutMs: config.domainCheckTimeoutMs,
+    passkeyRpId: config.passkeys?.rpId ?? null
   }
 }
 
@@ -136,7 +137,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     config,
     redis: redis?.client ?? null,
     accountsUpstream: options.accountsUpstream,
-    accountsRoutes: options.accountsRoutes,
+    accountsRoutes: withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null),
     edgeAuthUpstream: options.edgeAuthUpstream,
     hotPath,
     trust,

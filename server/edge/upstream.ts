@@ -41,6 +41,8 @@ export interface RequestHeaderAllowlist {
   readonly onlyOn: Readonly<Record<string, ReadonlySet<string>>>
   /** The cookies passed on, by name; the Cookie header is cut down to these. */
   readonly cookies: ReadonlySet<string>
+  /** Cookies passed on only on some calls: name → the routes' paths, as the proxy's routes name them. */
+  readonly cookiesOnlyOn?: Readonly<Record<string, ReadonlySet<string>>>
   /** Whether the edge states the client address, scheme and host (X-Forwarded-For, -Proto, -Host). */
   readonly forwarding: boolean
 }
@@ -71,6 +73,7 @@ function statedScheme (request: Pick<FastifyRequest, 'protocol'>): 'https' | 'ht
  */
 export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, options: { prefix: string, trust: ProxyTrust | null }): NonNullable<ReplyOptions['rewriteRequestHeaders']> {
   const onlyOn = Object.entries(allowlist.onlyOn)
+  const cookiesOnlyOn = Object.entries(allowlist.cookiesOnlyOn ?? {})
   return (request, headers) => {
     const route = (request.routeOptions.url ?? '').slice(options.prefix.length + 1)
     const sendsBody = request.body !== undefined
@@ -81,7 +84,10 @@ export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, option
     for (const [name, routes] of onlyOn) {
       if (headers[name] !== undefined && routes.has(route)) forwarded[name] = headers[name]
     }
-    const cookies = allowlist.cookies.size === 0 || headers.cookie === undefined ? undefined : keepCookies(headers.cookie, allowlist.cookies)
+    const cookieNames = cookiesOnlyOn.length === 0
+      ? allowlist.cookies
+      : new Set([...allowlist.cookies, ...cookiesOnlyOn.filter(([, routes]) => routes.has(route)).map(([name]) => name)])
+    const cookies = cookieNames.size === 0 || headers.cookie === undefined ? undefined : keepCookies(headers.cookie, cookieNames)
     if (cookies !== undefined) forwarded.cookie = cookies
     if (allowlist.forwarding) {
       const address = clientAddress(request)

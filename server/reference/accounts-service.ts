@@ -23,7 +23,7 @@ import {
 import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import type { Account, AccountStore } from './store/account-store.js'
-import { hashToken, newOpaqueToken, type LoginContext, type TokenService } from './tokens.js'
+import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
 import {
   parseEmail,
   parsePasswordChange,
@@ -171,7 +171,7 @@ export class AccountsService {
   }
 
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
-  async completeLogin (account: Account, requested: LoginContext, method: 'pwd' | 'google' | 'sso', facts: RequestFacts): Promise<Answer> {
+  async completeLogin (account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts): Promise<Answer> {
     let organizations: readonly string[] = []
     if (requested.organizations.length > 0) {
       const memberships = new Set(await this.store.listMemberships(account.id))
@@ -182,7 +182,7 @@ export class AccountsService {
       }
     }
     const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
-    const event = method === 'pwd' ? 'login.succeeded' : method === 'google' ? 'google.login.succeeded' : 'sso.login.succeeded'
+    const event = ({ pwd: 'login.succeeded', google: 'google.login.succeeded', sso: 'sso.login.succeeded', hwk: 'passkey.login.succeeded' } as const)[method]
     logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress })
     return { status: 200, body: { ...tokens } }
   }

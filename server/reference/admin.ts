@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs'
 import { ConfigError } from '../shared/env-parsing.js'
 import { loadReferenceConfig, type ReferenceConfig } from './config.js'
 import { databaseFile, openAccountStore } from './services.js'
-import type { Account, AccountStore } from './store/account-store.js'
+import { isCredentialId } from './passkey-requests.js'
+import type { Account, AccountStore, PasskeyCredential } from './store/account-store.js'
 import { parseOrganization } from './validation.js'
 import { loadOrCreateDerivedSecrets } from './derived-secrets.js'
 import { EMAIL_PSEUDONYM_PURPOSE, EmailPseudonyms } from './email-pseudonyms.js'
@@ -26,6 +27,9 @@ Commands:
   remove-member <email> <organisation>  end the account's membership of the organisation
   verify-email <email>                  mark the account's address verified (you checked it)
   show <email>                          the account's details and memberships
+  passkeys <email>                      the account's passkeys: id, name, created, last used, backed up
+  remove-passkey <email> <passkey-id>   remove one of the account's passkeys: it no longer signs in, and
+                                        the page tells the visitor's password manager to forget it
   rotate-signing-key [--force]          a new key signs auth tokens from 7 minutes on (running
                                         servers read it within a minute); the old key stays in
                                         the key set until its last token has expired
@@ -82,6 +86,18 @@ function describe (account: Account, organizations: readonly string[]): string {
   ]
   const width = Math.max(...rows.map(([label]) => label.length))
   return rows.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n')
+}
+
+function describePasskeys (account: Account, passkeys: readonly PasskeyCredential[]): string {
+  if (passkeys.length === 0) return `${account.email} has no passkey`
+  const lines = passkeys.map((passkey) => [
+    passkey.id,
+    `  name: ${passkey.name ?? 'none'}`,
+    `  created: ${new Date(passkey.createdAt).toISOString()}`,
+    `  last used: ${passkey.lastUsedAt === null ? 'never' : new Date(passkey.lastUsedAt).toISOString()}`,
+    `  synced: ${passkey.deviceType === 'multiDevice' ? (passkey.backedUp ? 'yes, backed up' : 'may be, not backed up yet') : 'no, bound to one device'}`
+  ].join('\n'))
+  return [`${account.email} has ${passkeys.length} passkey${passkeys.length === 1 ? '' : 's'}:`, ...lines].join('\n')
 }
 
 const KEYS_COMMANDS: Readonly<Record<string, KeysCommand>> = {
@@ -163,6 +179,23 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     async run (store, [email]) {
       const account = await accountFor(store, email!)
       return describe(account, await store.listMemberships(account.id))
+    }
+  },
+  passkeys: {
+    parameters: ['email'],
+    async run (store, [email]) {
+      const account = await accountFor(store, email!)
+      return describePasskeys(account, await store.listPasskeys(account.id))
+    }
+  },
+  'remove-passkey': {
+    parameters: ['email', 'passkey-id'],
+    async run (store, [email, id]) {
+      if (!isCredentialId(id)) throw new CommandError(`${id} is not a passkey id (base64url, as the passkeys command lists them)`, EXIT.USAGE)
+      const account = await accountFor(store, email!)
+      if (!await store.removePasskey(account.id, id)) throw new CommandError(`${account.email} has no passkey ${id}`)
+      // Sessions it started stay: revoke them with the account's other sessions if the passkey was stolen.
+      return `removed passkey ${id} of ${account.email}; sessions it started end as they would have`
     }
   }
 }

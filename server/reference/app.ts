@@ -7,6 +7,7 @@ import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson } from './error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
+import type { Passkeys } from './passkeys.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
@@ -17,6 +18,8 @@ export interface ReferenceAppOptions {
   readonly browserNotices: BrowserNotices
   readonly tokens: TokenService
   readonly sso: SsoServices
+  /** The passkey ceremonies; null: their paths are not served (PASSKEYS=false). */
+  readonly passkeys: Passkeys | null
   readonly pseudonyms: EmailPseudonyms
 }
 
@@ -57,7 +60,7 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, tokens, sso, pseudonyms } = options
+  const { accounts, verification, browserNotices, tokens, sso, passkeys, pseudonyms } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   answerErrorsAsJson(app)
   await app.register(ssoRoutes, { sso, pseudonyms })
@@ -103,6 +106,17 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-up method is not supported.' } })
   })
+
+  if (passkeys !== null) {
+    app.post('/passkeys/login/options', async (request, reply) =>
+      sendAnswer(reply, await passkeys.loginOptions(requestFacts(request, reply))))
+    app.post('/passkeys/login', async (request, reply) =>
+      sendAnswer(reply, await passkeys.login(request.body, requestFacts(request, reply))))
+    app.post('/passkeys/register/options', async (request, reply) =>
+      sendAnswer(reply, await passkeys.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/passkeys/register', async (request, reply) =>
+      sendAnswer(reply, await passkeys.register(bearerToken(request), request.body, requestFacts(request, reply))))
+  }
 
   app.post('/token/refresh', async (request, reply) =>
     sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))

@@ -11,6 +11,8 @@ export type AuthEvent =
   | 'google.login.succeeded' | 'google.login.failed' | 'google.register.succeeded' | 'google.register.failed'
   | 'sso.started' | 'sso.returned' | 'sso.refused' | 'sso.login.succeeded' | 'sso.register.succeeded'
   | 'reset.requested' | 'reset.email-sent' | 'reset.suppressed' | 'reset.completed' | 'reset.refused'
+  | 'passkey.login.succeeded' | 'passkey.login.failed' | 'passkey.login.throttled'
+  | 'passkey.register.succeeded' | 'passkey.register.refused'
   | 'token.refreshed' | 'token.refused' | 'token.reuse-detected' | 'token.revoked'
 
 export interface AuthEventDetails {

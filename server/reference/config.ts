@@ -3,6 +3,7 @@ import { isHostname } from '../../common/hosts.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { OWASP_SCRYPT_COST } from './passwords.js'
 import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readOrigin, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
+import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 
 export const DEFAULT_DATA_DIR = './data'
@@ -47,6 +48,8 @@ export interface ReferenceConfig {
   readonly requireVerifiedEmail: boolean
   /** GOOGLE_REQUIRE_NONCE: Google ID tokens must carry the nonce of the page that asked for them. */
   readonly googleRequireNonce: boolean
+  /** PASSKEYS, PASSKEY_RP_ID, PASSKEY_RELATED_ORIGINS (docs/passkeys.md); null: the passkey calls are not served. */
+  readonly passkeys: PasskeySettings | null
   readonly logLevel: LogLevel
 }
 
@@ -121,6 +124,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     localAccountsAllowedOrigins: [publicOrigin, ...allowedOrigins.map((origin) => origin.replace(/\/$/, ''))],
     requireVerifiedEmail: readBoolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
     googleRequireNonce: readBoolean(env, 'GOOGLE_REQUIRE_NONCE', false),
+    passkeys: readPasskeySettings(env, publicOrigin, true),
     logLevel: readLogLevel(env)
   })
 }

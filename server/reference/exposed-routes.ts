@@ -24,3 +24,4 @@ export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   { path: 'verifyEmailRequest', kind: 'json' },
   { path: 'endSessions', kind: 'read' }
 ]
+

@@ -65,6 +65,18 @@ export function browserThrottleKey (email: string, browserHash: string): string 
 }
 
 /**
+ * The lock of passkey sign-ins from one address range. A passkey names no
+ * account until it is found, so failures (an unknown credential, a bad
+ * signature, a counter gone backwards) lock the range as a whole, with the
+ * password locks' durations: a flood of made-up credential ids is not free,
+ * and only its own range is slowed.
+ */
+export function passkeyThrottleKey (clientAddress: string): string {
+  const normalised = normaliseAddress(clientAddress)
+  return `passkey from:${normalised === null ? clientAddress : addressRange(normalised)}`
+}
+
+/**
  * The lock an attempt counts against: its known browser's, or else its
  * address range's.
  */

@@ -68,6 +68,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       browserNotices: services.browserNotices,
       tokens: services.tokens,
       sso: services.sso,
+      passkeys: services.passkeys,
       pseudonyms: services.pseudonyms
     })
   }

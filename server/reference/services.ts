@@ -5,6 +5,7 @@ import { AccountsService } from './accounts-service.js'
 import { BROWSER_COOKIE, BrowserCookies } from './browser-cookie.js'
 import { BrowserNotices } from './browser-notices.js'
 import { EmailVerification } from './email-verification.js'
+import { Passkeys } from './passkeys.js'
 import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
 import { defaultHashGateOptions, HashGate } from './hash-gate.js'
@@ -35,6 +36,8 @@ export interface ReferenceServices {
   /** The bound on concurrent password hashing, shared by every call that hashes. */
   readonly hashGate: HashGate
   readonly sso: SsoServices
+  /** The passkey ceremonies; null when PASSKEYS is false. */
+  readonly passkeys: Passkeys | null
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -115,6 +118,12 @@ export async function createReferenceServices (
     flows: new SsoFlows({ store, connections: config.ssoConnections, publicUrl: config.publicUrl, now }),
     completion: new SsoCompletion({ store, accounts, claims, now })
   }
+  const passkeys = config.passkeys === null
+    ? null
+    : new Passkeys({
+      store, tokens, accounts, browserNotices, settings: config.passkeys, productName: config.productName,
+      requireVerifiedEmail: config.requireVerifiedEmail, now
+    })
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
@@ -133,6 +142,7 @@ export async function createReferenceServices (
     browserNotices,
     hashGate,
     sso,
+    passkeys,
     pseudonyms,
     signingKeys,
     async close () {

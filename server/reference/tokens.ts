@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose'
+import { createLocalJWKSet, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { SIGNING_ALGORITHM } from './signing-key.js'
 import type { SigningKeys } from './signing-keys.js'
@@ -8,8 +8,8 @@ import type { Account, AccountStore } from './store/account-store.js'
 export const AUTH_TOKEN_TTL_SECONDS = 15 * 60
 export const REFRESH_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000
 
-/** How an account proved who it is (RFC 8176 values where one exists). */
-export type AuthenticationMethod = 'pwd' | 'google' | 'sso'
+/** How an account proved who it is (RFC 8176 values where one exists: `hwk` is a passkey, a key held by an authenticator). */
+export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'hwk'
 
 /** What a login asked for, carried into every token of its refresh family. */
 export interface LoginContext {
@@ -118,6 +118,26 @@ export class TokenService {
   async revoke (refreshToken: string): Promise<void> {
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record !== null) await this.store.revokeRefreshFamily(record.familyId, Date.now())
+  }
+
+  /**
+   * The account an auth token of this service was issued to, if its
+   * signature, issuer, audience, type and expiry hold; else null.
+   */
+  async verifyAuthToken (token: string): Promise<string | null> {
+    try {
+      const keys = createLocalJWKSet(this.keySet() as JSONWebKeySet)
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: this.claims.issuer,
+        audience: this.claims.audience,
+        typ: 'at+jwt',
+        algorithms: [SIGNING_ALGORITHM],
+        currentDate: new Date(this.now())
+      })
+      return typeof payload.sub === 'string' ? payload.sub : null
+    } catch {
+      return null
+    }
   }
 
   /**

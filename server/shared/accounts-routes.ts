@@ -15,3 +15,23 @@ export interface ProxiedRoute {
 }
 
 export const SPEC_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = SPEC_ACCOUNTS_PATHS.map((path) => ({ path, kind: 'json' }))
+
+/**
+ * The passkey calls (docs/passkeys.md), proxied when PASSKEYS is true, with
+ * `token/revoke` (the page revokes the tokens of a passkey sign-in the
+ * domain check refuses), which an own backend must then answer too.
+ */
+export const PASSKEY_ROUTES: readonly ProxiedRoute[] = [
+  { path: 'passkeys/login/options', kind: 'json' },
+  { path: 'passkeys/login', kind: 'json' },
+  { path: 'passkeys/register/options', kind: 'json' },
+  { path: 'passkeys/register', kind: 'json' },
+  { path: 'token/revoke', kind: 'json' }
+]
+
+/** `routes` with the passkey calls when `passkeys` is on (each path once). */
+export function withPasskeyRoutes (routes: readonly ProxiedRoute[], passkeys: boolean): readonly ProxiedRoute[] {
+  if (!passkeys) return routes
+  const listed = new Set(routes.map((route) => route.path))
+  return [...routes, ...PASSKEY_ROUTES.filter((route) => !listed.has(route.path))]
+}

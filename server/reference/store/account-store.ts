@@ -106,6 +106,47 @@ export interface AccountClaim {
   readonly googleSubject: string | null
 }
 
+/** A passkey (WebAuthn discoverable credential) registered to an account. */
+export interface PasskeyCredential {
+  /** The credential id, base64url. */
+  readonly id: string
+  readonly accountId: string
+  /** The COSE public key, base64url. */
+  readonly publicKey: string
+  /** The signature counter last seen (0 for authenticators that keep none). */
+  readonly counter: number
+  /** The transports the browser reported at registration ('internal', 'hybrid', …). */
+  readonly transports: readonly string[]
+  readonly deviceType: 'singleDevice' | 'multiDevice'
+  readonly backedUp: boolean
+  /** A name the owner sees in the admin listing (the browser's description at registration), or null. */
+  readonly name: string | null
+  readonly createdAt: number
+  readonly lastUsedAt: number | null
+}
+
+/** What a passkey challenge was issued for: a sign-in, a registration, or the registration without user presence. */
+export type PasskeyChallengePurpose = 'login' | 'register' | 'register-conditional'
+
+export interface PasskeyChallenge {
+  /** The hash of the binding held in the browser's passkey_challenge cookie. */
+  readonly bindingHash: string
+  readonly purpose: PasskeyChallengePurpose
+  /** The account a registration is for; null for a sign-in. */
+  readonly accountId: string | null
+  /** The challenge, base64url, as sent in the options. */
+  readonly challenge: string
+  readonly expiresAt: number
+}
+
+/** What a passkey sign-in changes on its credential. */
+export interface PasskeyUse {
+  readonly counter: number
+  readonly backedUp: boolean
+  readonly deviceType: 'singleDevice' | 'multiDevice'
+  readonly now: number
+}
+
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
 export interface AccountStore {
@@ -194,7 +235,30 @@ export interface AccountStore {
   spendGoogleToken (tokenKey: string, expiresAt: number, now: number): Promise<boolean>
 
   /**
-   * Deletes expired tokens (spent Google tokens included), links,
+   * The account's WebAuthn user handle (16 random bytes, base64url), made on
+   * first use; the same for every later call, also among concurrent first
+   * calls. Null when the account does not exist. Atomic.
+   */
+  passkeyUserHandle (accountId: string): Promise<string | null>
+  /** Stores a new passkey; false (and nothing stored) when its id is registered already. */
+  insertPasskey (credential: PasskeyCredential): Promise<boolean>
+  findPasskey (id: string): Promise<PasskeyCredential | null>
+  /** The account's passkeys, oldest first. */
+  listPasskeys (accountId: string): Promise<readonly PasskeyCredential[]>
+  /**
+   * Records a sign-in with the passkey, if its stored counter is still one
+   * the new counter may follow (both 0, or the new one greater): false when
+   * the passkey is gone or another sign-in got there first. Atomic.
+   */
+  recordPasskeyUse (id: string, use: PasskeyUse): Promise<boolean>
+  /** Removes the account's passkey; false when it has none with this id. */
+  removePasskey (accountId: string, id: string): Promise<boolean>
+  insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void>
+  /** Takes the challenge out (single use) if it exists and has not expired. Atomic. */
+  takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null>
+
+  /**
+   * Deletes expired tokens (spent Google tokens and passkey challenges included), links,
    * transactions and throttles, and browsers unseen for `BROWSER_MEMORY_MS`.
    */
   purgeExpired (now: number): Promise<void>

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import pg from 'pg'
 import {
   BROWSER_MEMORY_MS,
@@ -13,6 +13,9 @@ import {
   type LoginThrottle,
   type NewAccount,
   type NoticeKind,
+  type PasskeyChallenge,
+  type PasskeyCredential,
+  type PasskeyUse,
   type RefreshTokenRecord,
   type SsoIdentity,
   type SsoTransaction
@@ -130,6 +133,29 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   `CREATE TABLE spent_google_tokens (
      token_key TEXT PRIMARY KEY,
      expires_at BIGINT NOT NULL
+   );`,
+  // Passkeys (docs/passkeys.md). The user handle is made on first use; a challenge row is keyed by the hash
+  // of its browser's cookie binding and taken out (deleted) when used.
+  `ALTER TABLE accounts ADD COLUMN passkey_user_handle TEXT CONSTRAINT accounts_passkey_user_handle_unique UNIQUE;
+   CREATE TABLE passkeys (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     public_key TEXT NOT NULL,
+     counter BIGINT NOT NULL,
+     transports TEXT NOT NULL,
+     device_type TEXT NOT NULL,
+     backed_up BOOLEAN NOT NULL,
+     name TEXT,
+     created_at BIGINT NOT NULL,
+     last_used_at BIGINT
+   );
+   CREATE INDEX passkeys_by_account ON passkeys(account_id, created_at);
+   CREATE TABLE passkey_challenges (
+     binding_hash TEXT PRIMARY KEY,
+     purpose TEXT NOT NULL,
+     account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+     challenge TEXT NOT NULL,
+     expires_at BIGINT NOT NULL
    );`
 ]
 
@@ -177,6 +203,34 @@ function toAccount (row: AccountRow | undefined): Account | null {
     googleSubject: row.google_subject,
     emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
+  }
+}
+
+interface PasskeyRow {
+  id: string
+  account_id: string
+  public_key: string
+  counter: number
+  transports: string
+  device_type: 'singleDevice' | 'multiDevice'
+  backed_up: boolean
+  name: string | null
+  created_at: number
+  last_used_at: number | null
+}
+
+function toPasskey (row: PasskeyRow): PasskeyCredential {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    publicKey: row.public_key,
+    counter: row.counter,
+    transports: JSON.parse(row.transports) as string[],
+    deviceType: row.device_type,
+    backedUp: row.backed_up,
+    name: row.name,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at
   }
 }
 
@@ -572,8 +626,64 @@ export class PostgresAccountStore implements AccountStore {
     return result.rowCount === 1
   }
 
+  async passkeyUserHandle (accountId: string): Promise<string | null> {
+    // COALESCE keeps a handle made before; one UPDATE (row-locked), so concurrent first calls agree.
+    const { rows } = await this.pool.query<{ passkey_user_handle: string }>(
+      'UPDATE accounts SET passkey_user_handle = COALESCE(passkey_user_handle, $1) WHERE id = $2 RETURNING passkey_user_handle',
+      [randomBytes(16).toString('base64url'), accountId])
+    return rows[0]?.passkey_user_handle ?? null
+  }
+
+  async insertPasskey (credential: PasskeyCredential): Promise<boolean> {
+    const result = await this.pool.query(
+      `INSERT INTO passkeys (id, account_id, public_key, counter, transports, device_type, backed_up, name, created_at, last_used_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+      [credential.id, credential.accountId, credential.publicKey, credential.counter, JSON.stringify(credential.transports),
+        credential.deviceType, credential.backedUp, credential.name, credential.createdAt, credential.lastUsedAt])
+    return result.rowCount === 1
+  }
+
+  async findPasskey (id: string): Promise<PasskeyCredential | null> {
+    const { rows } = await this.pool.query<PasskeyRow>('SELECT * FROM passkeys WHERE id = $1', [id])
+    return rows[0] === undefined ? null : toPasskey(rows[0])
+  }
+
+  async listPasskeys (accountId: string): Promise<readonly PasskeyCredential[]> {
+    const { rows } = await this.pool.query<PasskeyRow>('SELECT * FROM passkeys WHERE account_id = $1 ORDER BY created_at, id', [accountId])
+    return rows.map(toPasskey)
+  }
+
+  async recordPasskeyUse (id: string, use: PasskeyUse): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE passkeys SET counter = $1, backed_up = $2, device_type = $3, last_used_at = $4
+       WHERE id = $5 AND ((counter = 0 AND $1 = 0) OR counter < $1)`,
+      [use.counter, use.backedUp, use.deviceType, use.now, id])
+    return result.rowCount === 1
+  }
+
+  async removePasskey (accountId: string, id: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM passkeys WHERE account_id = $1 AND id = $2', [accountId, id])
+    return result.rowCount === 1
+  }
+
+  async insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO passkey_challenges (binding_hash, purpose, account_id, challenge, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      [challenge.bindingHash, challenge.purpose, challenge.accountId, challenge.challenge, challenge.expiresAt])
+  }
+
+  async takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null> {
+    const { rows } = await this.pool.query<{
+      binding_hash: string, purpose: PasskeyChallenge['purpose'], account_id: string | null, challenge: string, expires_at: number
+    }>('DELETE FROM passkey_challenges WHERE binding_hash = $1 RETURNING *', [bindingHash])
+    const row = rows[0]
+    if (row === undefined || row.expires_at <= now) return null
+    return { bindingHash: row.binding_hash, purpose: row.purpose, accountId: row.account_id, challenge: row.challenge, expiresAt: row.expires_at }
+  }
+
   async purgeExpired (now: number): Promise<void> {
     await this.inTransaction(async (client) => {
+      await client.query('DELETE FROM passkey_challenges WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM spent_google_tokens WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import {
@@ -15,6 +15,9 @@ import {
   type LoginThrottle,
   type NewAccount,
   type NoticeKind,
+  type PasskeyChallenge,
+  type PasskeyCredential,
+  type PasskeyUse,
   type RefreshTokenRecord,
   type SsoIdentity,
   type SsoTransaction
@@ -130,6 +133,30 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   `CREATE TABLE spent_google_tokens (
      token_key TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL
+   );`,
+  // Passkeys (docs/passkeys.md). The user handle is made on first use; SQLite adds no UNIQUE column, hence the index.
+  // A challenge row is keyed by the hash of its browser's cookie binding and taken out (deleted) when used.
+  `ALTER TABLE accounts ADD COLUMN passkey_user_handle TEXT;
+   CREATE UNIQUE INDEX accounts_by_passkey_user_handle ON accounts(passkey_user_handle);
+   CREATE TABLE passkeys (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     public_key TEXT NOT NULL,
+     counter INTEGER NOT NULL,
+     transports TEXT NOT NULL,
+     device_type TEXT NOT NULL,
+     backed_up INTEGER NOT NULL,
+     name TEXT,
+     created_at INTEGER NOT NULL,
+     last_used_at INTEGER
+   );
+   CREATE INDEX passkeys_by_account ON passkeys(account_id, created_at);
+   CREATE TABLE passkey_challenges (
+     binding_hash TEXT PRIMARY KEY,
+     purpose TEXT NOT NULL,
+     account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+     challenge TEXT NOT NULL,
+     expires_at INTEGER NOT NULL
    );`
 ]
 
@@ -155,6 +182,34 @@ function toAccount (row: AccountRow | undefined): Account | null {
     googleSubject: row.google_subject,
     emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
+  }
+}
+
+interface PasskeyRow {
+  id: string
+  account_id: string
+  public_key: string
+  counter: number
+  transports: string
+  device_type: 'singleDevice' | 'multiDevice'
+  backed_up: number
+  name: string | null
+  created_at: number
+  last_used_at: number | null
+}
+
+function toPasskey (row: PasskeyRow): PasskeyCredential {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    publicKey: row.public_key,
+    counter: row.counter,
+    transports: JSON.parse(row.transports) as string[],
+    deviceType: row.device_type,
+    backedUp: row.backed_up === 1,
+    name: row.name,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at
   }
 }
 
@@ -461,8 +516,57 @@ export class SqliteAccountStore implements AccountStore {
       .run(tokenKey, expiresAt, now).changes === 1
   }
 
+  async passkeyUserHandle (accountId: string): Promise<string | null> {
+    // COALESCE keeps a handle made before; one UPDATE, so concurrent first calls agree.
+    const row = this.db.prepare(`UPDATE accounts SET passkey_user_handle = COALESCE(passkey_user_handle, ?)
+                                 WHERE id = ? RETURNING passkey_user_handle`)
+      .get(randomBytes(16).toString('base64url'), accountId) as { passkey_user_handle: string } | undefined
+    return row?.passkey_user_handle ?? null
+  }
+
+  async insertPasskey (credential: PasskeyCredential): Promise<boolean> {
+    return this.db.prepare(`INSERT OR IGNORE INTO passkeys (id, account_id, public_key, counter, transports, device_type, backed_up,
+                            name, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(credential.id, credential.accountId, credential.publicKey, credential.counter, JSON.stringify(credential.transports),
+        credential.deviceType, credential.backedUp ? 1 : 0, credential.name, credential.createdAt, credential.lastUsedAt).changes === 1
+  }
+
+  async findPasskey (id: string): Promise<PasskeyCredential | null> {
+    const row = this.db.prepare('SELECT * FROM passkeys WHERE id = ?').get(id) as PasskeyRow | undefined
+    return row === undefined ? null : toPasskey(row)
+  }
+
+  async listPasskeys (accountId: string): Promise<readonly PasskeyCredential[]> {
+    const rows = this.db.prepare('SELECT * FROM passkeys WHERE account_id = ? ORDER BY created_at, id').all(accountId) as PasskeyRow[]
+    return rows.map(toPasskey)
+  }
+
+  async recordPasskeyUse (id: string, use: PasskeyUse): Promise<boolean> {
+    return this.db.prepare(`UPDATE passkeys SET counter = ?, backed_up = ?, device_type = ?, last_used_at = ?
+                            WHERE id = ? AND ((counter = 0 AND ? = 0) OR counter < ?)`)
+      .run(use.counter, use.backedUp ? 1 : 0, use.deviceType, use.now, id, use.counter, use.counter).changes === 1
+  }
+
+  async removePasskey (accountId: string, id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM passkeys WHERE account_id = ? AND id = ?').run(accountId, id).changes === 1
+  }
+
+  async insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void> {
+    this.db.prepare('INSERT INTO passkey_challenges (binding_hash, purpose, account_id, challenge, expires_at) VALUES (?, ?, ?, ?, ?)')
+      .run(challenge.bindingHash, challenge.purpose, challenge.accountId, challenge.challenge, challenge.expiresAt)
+  }
+
+  async takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null> {
+    const row = this.db.prepare('DELETE FROM passkey_challenges WHERE binding_hash = ? RETURNING *').get(bindingHash) as {
+      binding_hash: string, purpose: PasskeyChallenge['purpose'], account_id: string | null, challenge: string, expires_at: number
+    } | undefined
+    if (row === undefined || row.expires_at <= now) return null
+    return { bindingHash: row.binding_hash, purpose: row.purpose, accountId: row.account_id, challenge: row.challenge, expiresAt: row.expires_at }
+  }
+
   async purgeExpired (now: number): Promise<void> {
     this.db.transaction(() => {
+      this.db.prepare('DELETE FROM passkey_challenges WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM spent_google_tokens WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)

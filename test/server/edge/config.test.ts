@@ -172,3 +172,43 @@ t.test('a refused REDIS_URL is not repeated in the message, since it may hold a 
   t.notMatch(error.message, /hunter2|cache\.example\.com/)
   t.match(error.message, /value not shown/)
 })
+
+t.test('passkeys: on with the embedded service on a page browsers run WebAuthn on, off with ACCOUNTS_URL unless told', async (t) => {
+  t.same(loadServerConfig({}).passkeys, { rpId: 'localhost', origins: ['http://localhost:8080'] }, 'http://localhost is a secure context')
+  t.same(loadServerConfig({ PUBLIC_URL: 'https://signin.example.com' }).passkeys, { rpId: 'signin.example.com', origins: ['https://signin.example.com'] })
+  t.equal(loadServerConfig({ PUBLIC_URL: 'https://signin.example.com', PASSKEYS: 'false' }).passkeys, null)
+  t.equal(loadServerConfig({ PUBLIC_URL: 'https://signin.example.com', ACCOUNTS_URL: 'https://accounts.internal' }).passkeys, null,
+    'an own backend answers the passkey calls only once the operator says so')
+  t.same(loadServerConfig({ PUBLIC_URL: 'https://signin.example.com', ACCOUNTS_URL: 'https://accounts.internal', PASSKEYS: 'true' }).passkeys?.rpId, 'signin.example.com')
+  t.equal(loadServerConfig({ PUBLIC_URL: 'http://203.0.113.7:8080' }).passkeys, null, 'no passkeys on an IP address: off by default')
+  t.equal(loadServerConfig({ PUBLIC_URL: 'http://signin.example.com' }).passkeys, null, 'nor over plain http off localhost')
+  t.same(loadServerConfig({
+    PUBLIC_URL: 'https://signin.example.co.uk',
+    PASSKEY_RP_ID: 'Example.co.uk',
+    PASSKEY_RELATED_ORIGINS: 'https://login.example.org, https://signin.example.co.uk,https://example.net/'
+  }).passkeys, {
+    rpId: 'example.co.uk',
+    origins: ['https://signin.example.co.uk', 'https://login.example.org', 'https://example.net']
+  }, 'a registrable parent domain; the page\'s own origin first and once')
+})
+
+t.test('bad passkey variables stop the start with the variable named', async (t) => {
+  const page = { PUBLIC_URL: 'https://signin.example.co.uk' }
+  const cases: Array<[Record<string, string>, string, RegExp]> = [
+    [{ ...page, PASSKEYS: 'yes' }, 'PASSKEYS', /must be true or false/],
+    [{ PUBLIC_URL: 'http://203.0.113.7', PASSKEYS: 'true' }, 'PASSKEYS', /domain name over https/],
+    [{ ...page, PASSKEY_RP_ID: 'other.example.com' }, 'PASSKEY_RP_ID', /page's host \(signin\.example\.co\.uk\) or a parent domain/],
+    [{ ...page, PASSKEY_RP_ID: 'gn.example.co.uk' }, 'PASSKEY_RP_ID', /parent domain/],
+    [{ ...page, PASSKEY_RP_ID: 'co.uk' }, 'PASSKEY_RP_ID', /public suffix/],
+    [{ PUBLIC_URL: 'https://demo.github.io', PASSKEY_RP_ID: 'github.io' }, 'PASSKEY_RP_ID', /public suffix/],
+    [{ ...page, PASSKEY_RP_ID: 'https://example.co.uk' }, 'PASSKEY_RP_ID', /domain name, without scheme/],
+    [{ ...page, PASSKEY_RELATED_ORIGINS: 'http://login.example.org' }, 'PASSKEY_RELATED_ORIGINS', /https origins/],
+    [{ ...page, PASSKEY_RELATED_ORIGINS: 'https://login.example.org/path' }, 'PASSKEY_RELATED_ORIGINS', /https origins/]
+  ]
+  for (const [env, variable, message] of cases) {
+    const error = configErrorFor(env)
+    t.equal(error.variable, variable, JSON.stringify(env))
+    t.match(error.message, message)
+  }
+  t.equal(loadServerConfig({ ...page, PASSKEYS: 'false', PASSKEY_RP_ID: 'other.example.com' }).passkeys, null, 'unread while passkeys are off')
+})

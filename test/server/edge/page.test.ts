@@ -30,7 +30,8 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     localAccountsAllowedHosts: [],
     cookieDomain: null,
     passwordResetCompletion: true,
-    domainCheckTimeoutMs: null
+    domainCheckTimeoutMs: null,
+    passkeyRpId: 'localhost'
   })
 })
 
@@ -50,15 +51,17 @@ t.test('the embedded JSON cannot close its script element', async (t) => {
     localAccountsAllowedHosts: [],
     cookieDomain: null,
     passwordResetCompletion: false,
-    domainCheckTimeoutMs: null
+    domainCheckTimeoutMs: null,
+    passkeyRpId: null
   })
   t.notMatch(text, /[<>&\u2028]/)
   t.equal(parseRuntimeConfig(text).productName, '</script><script>alert(1)</script>', 'and still reads back the same')
 })
 
 t.test('a missing or broken runtime configuration falls back to safe defaults', async (t) => {
-  for (const text of [null, '', 'not json', '[]', '{"googleClientId": 5, "domainCheckTimeoutMs": -1}']) {
+  for (const text of [null, '', 'not json', '[]', '{"googleClientId": 5, "domainCheckTimeoutMs": -1, "passkeyRpId": 7}']) {
     const config = parseRuntimeConfig(text)
+    t.equal(config.passkeyRpId, null, 'no passkeys unless the edge says where')
     t.equal(config.productName, 'Threshold')
     t.equal(config.googleClientId, null)
     t.equal(config.domainCheckTimeoutMs, null)

@@ -103,6 +103,36 @@ t.test('show prints the account: memberships, creation, and whether it has a pas
   t.notOk(ann.stdout.includes('scrypt'), 'the password hash is not shown')
 })
 
+t.test('passkeys lists an account\'s passkeys, and remove-passkey removes one of them only', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  const store = new SqliteAccountStore(databaseFile(dataDir))
+  const ann = (await store.findAccountByEmail('ann@example.com'))!
+  const bo = (await store.findAccountByEmail('bo@example.com'))!
+  const passkey = { publicKey: 'pQECAyYgAQ', counter: 0, transports: ['internal'], deviceType: 'multiDevice' as const, backedUp: true, createdAt: VERIFIED_AT }
+  await store.insertPasskey({ ...passkey, id: 'YW5uLXBob25l', accountId: ann.id, name: 'Safari on iPhone', lastUsedAt: VERIFIED_AT + 60_000 })
+  await store.insertPasskey({ ...passkey, id: 'YW5uLWtleQ', accountId: ann.id, name: null, lastUsedAt: null, deviceType: 'singleDevice', backedUp: false, createdAt: VERIFIED_AT + 1 })
+  await store.insertPasskey({ ...passkey, id: 'Ym8tcGhvbmU', accountId: bo.id, name: null, lastUsedAt: null })
+  await store.close()
+
+  const listed = await accounts(dataDir, 'passkeys', 'ANN@example.com')
+  t.equal(listed.code, 0)
+  t.equal(listed.stdout, [
+    'Ann@Example.com has 2 passkeys:',
+    'YW5uLXBob25l', '  name: Safari on iPhone', '  created: 2026-11-02T10:00:00.000Z', '  last used: 2026-11-02T10:01:00.000Z', '  synced: yes, backed up',
+    'YW5uLWtleQ', '  name: none', '  created: 2026-11-02T10:00:00.001Z', '  last used: never', '  synced: no, bound to one device',
+    ''
+  ].join('\n'))
+  t.same(await accounts(dataDir, 'remove-passkey', 'ann@example.com', 'Ym8tcGhvbmU'),
+    { code: 1, stdout: '', stderr: 'accounts: Ann@Example.com has no passkey Ym8tcGhvbmU\n' }, 'another account\'s passkey is not Ann\'s to remove')
+  t.equal((await accounts(dataDir, 'remove-passkey', 'ann@example.com', 'not base64url!')).code, 2)
+  const removed = await accounts(dataDir, 'remove-passkey', 'ann@example.com', 'YW5uLXBob25l')
+  t.equal(removed.code, 0)
+  t.match(removed.stdout, /^removed passkey YW5uLXBob25l of Ann@Example\.com/)
+  t.match((await accounts(dataDir, 'passkeys', 'ann@example.com')).stdout, /^Ann@Example\.com has 1 passkey:\nYW5uLWtleQ\n/)
+  t.equal((await accounts(dataDir, 'passkeys', 'bo@example.com')).stdout, 'bo@example.com has 1 passkey:\nYm8tcGhvbmU\n  name: none\n  created: 2026-11-02T10:00:00.000Z\n  last used: never\n  synced: yes, backed up\n')
+  t.equal((await accounts(dataDir, 'passkeys', 'una@example.com')).stdout, 'una@example.com has no passkey\n')
+})
+
 t.test('an unknown email is an error, and nothing is created', async (t) => {
   const dataDir = await dataDirWithAccounts(t)
   for (const args of [['show', 'nobody@example.com'], ['add-member', 'nobody@example.com', 'acme'], ['remove-member', 'nobody@example.com', 'acme']]) {

@@ -41,3 +41,13 @@ for (const value of badDatabaseUrls) {
     t.notMatch(error.message, /s3cret|db\.internal\/threshold|mysql/)
   })
 }
+
+t.test('the reference service serves passkeys by default, for PUBLIC_URL\'s host and the related origins', async (t) => {
+  t.same(loadReferenceConfig({ PUBLIC_URL: 'https://signin.example.com' }, 8080).passkeys, { rpId: 'signin.example.com', origins: ['https://signin.example.com'] })
+  t.same(loadReferenceConfig({ PUBLIC_URL: 'https://signin.example.com', PASSKEY_RP_ID: 'example.com', PASSKEY_RELATED_ORIGINS: 'https://login.example.org' }, 8080).passkeys,
+    { rpId: 'example.com', origins: ['https://signin.example.com', 'https://login.example.org'] })
+  t.equal(loadReferenceConfig({ PUBLIC_URL: 'https://signin.example.com', PASSKEYS: 'false' }, 8080).passkeys, null)
+  t.same(loadReferenceConfig({}, 8080).passkeys, { rpId: 'localhost', origins: ['http://localhost:8080'] })
+  t.equal(configErrorFor({ PUBLIC_URL: 'https://signin.example.com', PASSKEY_RP_ID: 'example.org' }).variable, 'PASSKEY_RP_ID')
+  t.equal(configErrorFor({ PUBLIC_URL: 'https://signin.example.com', PASSKEY_RELATED_ORIGINS: 'login.example.org' }).variable, 'PASSKEY_RELATED_ORIGINS')
+})

@@ -1,0 +1,303 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse
+} from '@simplewebauthn/server'
+import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
+import type { PasskeySettings } from '../shared/passkey-config.js'
+import type { AccountsService } from './accounts-service.js'
+import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from './answers.js'
+import { logAuthEvent } from './audit.js'
+import { describeBrowser } from './browser-names.js'
+import type { BrowserNotices } from './browser-notices.js'
+import { loginLockDuration, passkeyThrottleKey, waitMessage } from './login-throttles.js'
+import {
+  challengeBindingHash,
+  challengeCookie,
+  clearedChallengeCookie,
+  newChallengeBinding,
+  PASSKEY_CHALLENGE_TTL_MS,
+  readChallengeBinding
+} from './passkey-challenge-cookie.js'
+import { parseAuthenticationResponse, parseConditional, parseRegistrationResponse } from './passkey-requests.js'
+import type { Account, AccountStore, PasskeyChallenge, PasskeyChallengePurpose } from './store/account-store.js'
+import type { TokenService } from './tokens.js'
+import { parseLoginContext } from './validation.js'
+
+export const UNKNOWN_CREDENTIAL_REASON = 'unknown_credential'
+const NOT_VERIFIED = 'This passkey could not be verified. Please try again, or sign in with your password.'
+const NO_CHALLENGE = 'This passkey request has expired or was started in another browser or tab. Please try again.'
+const UNKNOWN_CREDENTIAL = 'This passkey is not registered here. It may have been removed. Sign in with your password.'
+const SIGNED_OUT = 'Please sign in again to create a passkey.'
+const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
+
+export interface PasskeysOptions {
+  readonly store: AccountStore
+  readonly tokens: TokenService
+  readonly accounts: AccountsService
+  readonly browserNotices: BrowserNotices
+  readonly settings: PasskeySettings
+  /** The relying party's name the browser shows (PRODUCT_NAME). */
+  readonly productName: string
+  /** REQUIRE_VERIFIED_EMAIL, which holds for passkey sign-ins as for password ones. */
+  readonly requireVerifiedEmail: boolean
+  readonly now: () => number
+}
+
+/**
+ * Why the WebAuthn library refused a response, for the audit log only: its
+ * messages quote challenges and origins, which the log must not hold.
+ */
+function refusalReason (failure: unknown): string {
+  const name = failure instanceof Error ? failure.name : ''
+  const message = failure instanceof Error ? failure.message : ''
+  if (name === 'UnexpectedRPIDHash') return 'rp-id'
+  if (/challenge/i.test(message)) return 'challenge'
+  if (/origin/i.test(message)) return 'origin'
+  if (/user verification/i.test(message)) return 'user-verification'
+  if (/user presence|not present/i.test(message)) return 'user-presence'
+  if (/counter/i.test(message)) return 'counter'
+  if (/type/i.test(message)) return 'type'
+  return 'invalid'
+}
+
+function displayName (account: Account): string {
+  const name = [account.firstName, account.lastName].filter((part) => part !== null && part !== '').join(' ')
+  return name === '' ? account.email : name
+}
+
+/** An answer that also removes the challenge cookie (its challenge is spent, whatever the outcome). */
+function spent (answer: Answer): Answer {
+  return { ...answer, cookies: [clearedChallengeCookie(), ...answer.cookies ?? []] }
+}
+
+/**
+ * The passkey ceremonies of the reference service (docs/passkeys.md):
+ * discoverable credentials, user verification required (but for the one
+ * conditional registration), challenges single-use and bound to the browser.
+ */
+export class Passkeys {
+  constructor (private readonly options: PasskeysOptions) {}
+
+  private get store (): AccountStore { return this.options.store }
+
+  private async issueChallenge (purpose: PasskeyChallengePurpose, accountId: string | null, challenge: string): Promise<string> {
+    const binding = newChallengeBinding()
+    await this.store.insertPasskeyChallenge({
+      bindingHash: challengeBindingHash(binding),
+      purpose,
+      accountId,
+      challenge,
+      expiresAt: this.options.now() + PASSKEY_CHALLENGE_TTL_MS
+    })
+    return challengeCookie(binding)
+  }
+
+  /** Takes the browser's challenge out of the store (single use): null when it has none, or an expired one. */
+  private async takeChallenge (facts: RequestFacts): Promise<PasskeyChallenge | null> {
+    const binding = readChallengeBinding(facts.browser?.cookieHeader)
+    return binding === null ? null : await this.store.takePasskeyChallenge(challengeBindingHash(binding), this.options.now())
+  }
+
+  /** `passkeys/login/options`: a challenge for any of the visitor's passkeys (none is named: they are discoverable). */
+  async loginOptions (facts: RequestFacts): Promise<Answer> {
+    const options = await generateAuthenticationOptions({
+      rpID: this.options.settings.rpId,
+      allowCredentials: [],
+      userVerification: 'required',
+      timeout: PASSKEY_CHALLENGE_TTL_MS
+    })
+    const cookie = await this.issueChallenge('login', null, options.challenge)
+    return { status: 200, body: { options }, cookies: [cookie] }
+  }
+
+  /**
+   * `passkeys/login`: checks the assertion and signs in as every login does.
+   * Failures count against the client's address range (login-throttles.ts),
+   * so that guessing credential ids is not free.
+   */
+  async login (body: unknown, facts: RequestFacts): Promise<Answer> {
+    const throttleKey = passkeyThrottleKey(facts.clientAddress)
+    const throttle = await this.store.readLoginThrottle(throttleKey)
+    if (throttle.lockedUntil > Date.now()) {
+      logAuthEvent(facts, 'passkey.login.throttled', { clientAddress: facts.clientAddress })
+      return error(429, waitMessage(throttle.lockedUntil, Date.now()))
+    }
+    const context = parseLoginContext(body)
+    if (!context.ok) return error(400, context.error)
+    const parsed = parseAuthenticationResponse(body)
+    if (!parsed.ok) {
+      logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason: 'malformed' })
+      return error(400, parsed.error)
+    }
+    const response = parsed.value
+    // Taken before anything else is checked: a response is worth one try.
+    const challenge = await this.takeChallenge(facts)
+    if (challenge === null || challenge.purpose !== 'login') {
+      logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason: 'no-challenge' })
+      return spent(error(400, NO_CHALLENGE))
+    }
+    const failed = async (status: number, message: string, reason: string, details: Record<string, unknown> = {}): Promise<Answer> => {
+      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
+      logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason, failures: failure.failures, ...details })
+      return spent(error(status, message, status === 401 && reason === 'unknown-credential'
+        ? { reason: UNKNOWN_CREDENTIAL_REASON, credential_id: response.id }
+        : {}))
+    }
+
+    const credential = await this.store.findPasskey(response.id)
+    const account = credential === null ? null : await this.store.findAccountById(credential.accountId)
+    if (credential === null || account === null) return failed(401, UNKNOWN_CREDENTIAL, 'unknown-credential')
+    if (response.response.userHandle !== await this.store.passkeyUserHandle(account.id)) {
+      return failed(401, NOT_VERIFIED, 'user-handle', { accountId: account.id })
+    }
+    let verification
+    try {
+      verification = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: challenge.challenge,
+        expectedOrigin: [...this.options.settings.origins],
+        expectedRPID: this.options.settings.rpId,
+        credential: {
+          id: credential.id,
+          publicKey: Buffer.from(credential.publicKey, 'base64url'),
+          counter: credential.counter,
+          transports: [...credential.transports] as never
+        },
+        requireUserVerification: true
+      })
+    } catch (failure) {
+      return failed(401, NOT_VERIFIED, refusalReason(failure), { accountId: account.id })
+    }
+    if (!verification.verified) return failed(401, NOT_VERIFIED, 'signature', { accountId: account.id })
+    const info = verification.authenticationInfo
+    // Atomic with the counter's check: of two sign-ins with one counter value, one is recorded.
+    const recorded = await this.store.recordPasskeyUse(credential.id, {
+      counter: info.newCounter, backedUp: info.credentialBackedUp, deviceType: info.credentialDeviceType, now: this.options.now()
+    })
+    if (!recorded) return failed(401, NOT_VERIFIED, 'counter', { accountId: account.id })
+
+    await this.store.clearLoginFailures(throttleKey)
+    if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
+      logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
+      return spent(error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON }))
+    }
+    const answer = await this.options.accounts.completeLogin(account, context.value, 'hwk', facts)
+    if (answer.status !== 200) return spent(answer)
+    const passkeys = await this.store.listPasskeys(account.id)
+    const browserCookie = await this.options.browserNotices.signedIn(account, facts)
+    return spent({
+      status: 200,
+      body: {
+        ...answer.body,
+        email: account.email,
+        name: displayName(account),
+        user_id: await this.store.passkeyUserHandle(account.id),
+        credential_ids: passkeys.map((passkey) => passkey.id)
+      },
+      cookies: browserCookie === null ? [] : [browserCookie]
+    })
+  }
+
+  /** The account whose auth token the request bears, or null. */
+  private async bearer (authToken: string | null): Promise<Account | null> {
+    if (authToken === null) return null
+    const accountId = await this.options.tokens.verifyAuthToken(authToken)
+    return accountId === null ? null : await this.store.findAccountById(accountId)
+  }
+
+  /**
+   * `passkeys/register/options`, for a signed-in account: `conditional`
+   * asks for the registration the browser makes without a prompt right
+   * after a password sign-in, the one ceremony that may lack user presence.
+   */
+  async registerOptions (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
+    const account = await this.bearer(authToken)
+    if (account === null) {
+      logAuthEvent(facts, 'passkey.register.refused', { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
+      return error(401, SIGNED_OUT)
+    }
+    const conditional = parseConditional(body)
+    if (!conditional.ok) return error(400, conditional.error)
+    const userHandle = (await this.store.passkeyUserHandle(account.id))!
+    const existing = await this.store.listPasskeys(account.id)
+    const options = await generateRegistrationOptions({
+      rpName: this.options.productName,
+      rpID: this.options.settings.rpId,
+      userName: account.email,
+      userDisplayName: displayName(account),
+      userID: Buffer.from(userHandle, 'base64url'),
+      attestationType: 'none',
+      excludeCredentials: existing.map((passkey) => ({ id: passkey.id, transports: [...passkey.transports] as never })),
+      authenticatorSelection: {
+        residentKey: 'required',
+        requireResidentKey: true,
+        // A conditional create happens without a prompt: the browser cannot verify the user then.
+        userVerification: conditional.value ? 'preferred' : 'required'
+      },
+      timeout: PASSKEY_CHALLENGE_TTL_MS
+    })
+    const cookie = await this.issueChallenge(conditional.value ? 'register-conditional' : 'register', account.id, options.challenge)
+    return { status: 200, body: { options }, cookies: [cookie] }
+  }
+
+  /** `passkeys/register`: stores the new passkey of the signed-in account. */
+  async register (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
+    const account = await this.bearer(authToken)
+    if (account === null) {
+      logAuthEvent(facts, 'passkey.register.refused', { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
+      return error(401, SIGNED_OUT)
+    }
+    const refused = (status: number, message: string, reason: string): Answer => {
+      logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason })
+      return spent(error(status, message))
+    }
+    const parsed = parseRegistrationResponse(body)
+    if (!parsed.ok) {
+      // Before the challenge is taken: it stays, and so does its cookie.
+      logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'malformed' })
+      return error(400, parsed.error)
+    }
+    const challenge = await this.takeChallenge(facts)
+    if (challenge === null || challenge.purpose === 'login' || challenge.accountId !== account.id) {
+      return refused(400, NO_CHALLENGE, 'no-challenge')
+    }
+    // The specification's one exception: a conditional create may come without user presence or verification.
+    const conditional = challenge.purpose === 'register-conditional'
+    let verification
+    try {
+      verification = await verifyRegistrationResponse({
+        response: parsed.value,
+        expectedChallenge: challenge.challenge,
+        expectedOrigin: [...this.options.settings.origins],
+        expectedRPID: this.options.settings.rpId,
+        requireUserPresence: !conditional,
+        requireUserVerification: !conditional
+      })
+    } catch (failure) {
+      return refused(400, 'This passkey could not be created. Please try again.', refusalReason(failure))
+    }
+    if (!verification.verified) return refused(400, 'This passkey could not be created. Please try again.', 'invalid')
+    const info = verification.registrationInfo
+    if (info.credential.id !== parsed.value.id) return refused(400, 'This passkey could not be created. Please try again.', 'id-mismatch')
+    const now = this.options.now()
+    const stored = await this.store.insertPasskey({
+      id: info.credential.id,
+      accountId: account.id,
+      publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+      counter: info.credential.counter,
+      transports: parsed.value.response.transports ?? [],
+      deviceType: info.credentialDeviceType,
+      backedUp: info.credentialBackedUp,
+      name: describeBrowser(facts.browser?.userAgent),
+      createdAt: now,
+      lastUsedAt: null
+    })
+    if (!stored) return refused(409, 'This passkey is registered already.', 'exists')
+    logAuthEvent(facts, 'passkey.register.succeeded', {
+      accountId: account.id, clientAddress: facts.clientAddress, conditional, backedUp: info.credentialBackedUp
+    })
+    return spent(successAnswer('Your passkey has been created. Next time, sign in with it.'))
+  }
+}
