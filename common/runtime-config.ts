@@ -16,6 +16,8 @@ export interface RuntimeConfig {
   readonly passwordResetCompletion: boolean
   /** Time limit of the domain authorization check; null: none, as the spec says. */
   readonly domainCheckTimeoutMs: number | null
+  /** The WebAuthn relying party ID; null: the accounts service offers no passkeys. */
+  readonly passkeyRpId: string | null
 }
 
 /** Id of the element that carries the runtime configuration. */
@@ -58,6 +60,7 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     localAccountsAllowedHosts: stringList(raw.localAccountsAllowedHosts),
     cookieDomain: stringOrNull(raw.cookieDomain),
     passwordResetCompletion: raw.passwordResetCompletion === true,
-    domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null
+    domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null,
+    passkeyRpId: stringOrNull(raw.passkeyRpId),
   }
 }
