@@ -16,7 +16,10 @@ export interface RuntimeConfig {
   readonly passwordResetCompletion: boolean
   /** Time limit of the domain authorization check; null: none, as the spec says. */
   readonly domainCheckTimeoutMs: number | null
-  /** The WebAuthn relying party ID; null: the accounts service offers no passkeys. */
+  /**
+   * The relying party ID passkeys are bound to (PASSKEY_RP_ID); null: the
+   * accounts service answers no passkey calls, and the page offers none.
+   */
   readonly passkeyRpId: string | null
 }
 
@@ -61,6 +64,6 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     cookieDomain: stringOrNull(raw.cookieDomain),
     passwordResetCompletion: raw.passwordResetCompletion === true,
     domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null,
-    passkeyRpId: stringOrNull(raw.passkeyRpId),
+    passkeyRpId: stringOrNull(raw.passkeyRpId)
   }
 }
