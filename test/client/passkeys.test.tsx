@@ -1,7 +1,7 @@
 import '../fixtures/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ERROR_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY, passkeyTimings } from '../../client/passkeys/passkey-timing.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
@@ -41,7 +41,7 @@ const DEFAULT_ANSWERS: Record<string, [number, unknown]> = {
   '/v2/login': [200, { auth: 'eyJ.password', refresh: 'refresh-pw' }]
 }
 
-async function setUp (t: Parameters<Parameters<typeof t.test>[1]>[0], options: {
+async function setUp (t: Test, options: {
   answers?: Record<string, [number, unknown]>, browser?: StandInOptions, edgeAuthUpstream?: string
 } = {}) {
   const browser = installStandInBrowser(t, options.browser)
