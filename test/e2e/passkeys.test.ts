@@ -45,6 +45,18 @@ async function addAuthenticator (page: Page): Promise<VirtualAuthenticator> {
   }
 }
 
+/**
+ * The virtual authenticator answers a conditional request at once, with its
+ * only passkey, where a visitor would pick from the autofill menu; a journey
+ * about the button turns conditional mediation off in that page, so that
+ * only the button's prompt runs.
+ */
+async function withoutAutofill (page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    (PublicKeyCredential as unknown as { isConditionalMediationAvailable: () => Promise<boolean> }).isConditionalMediationAvailable = async () => false
+  })
+}
+
 async function passwordLogin (page: Page, email: string): Promise<void> {
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(GOOD_PASSWORD)
@@ -63,7 +75,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     return { ...opened, authenticator }
   }
 
-  await t.test('password sign-in → the upgrade is ended by its bound → the offer → a passkey → sign in with the button', async (t) => {
+  await t.test('password sign-in → the upgrade is ended by its bound → the offer → a passkey → sign in through autofill, and with the button', async (t) => {
     await registerAccount(base, 'ada@example.test')
     const { page, context, authenticator } = await signIn(t)
     await page.goto(target)
@@ -81,9 +93,15 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
 
     await context.clearCookies()
     await page.goto(target)
+    await page.waitForURL(`${product}/home`)
+    t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'signed in through autofill')
+
+    await context.clearCookies()
+    await withoutAutofill(page)
+    await page.goto(target)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.waitForURL(`${product}/home`)
-    t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'signed in with the passkey')
+    t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'signed in with the button')
   })
 
   await t.test('"Not now" goes on and is remembered', async (t) => {
@@ -110,6 +128,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await page.getByRole('button', { name: PASSKEY_OFFER_MESSAGES.CREATE }).click({ timeout: 10_000 })
     await page.waitForURL(`${product}/home`)
     await context.clearCookies()
+    await withoutAutofill(page)
     await page.goto(`${target}&supports_domain_auth_check=true`)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.getByRole('alert').filter({ hasText: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }).waitFor()
@@ -128,6 +147,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
         userHandle: randomBytes(16).toString('base64')
       }
     })
+    await withoutAutofill(page)
     await page.goto(target)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.getByRole('alert').filter({ hasText: /./ }).waitFor()
