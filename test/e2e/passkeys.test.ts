@@ -3,6 +3,7 @@ import type { CDPSession, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../client/passkeys/passkey-timing.js'
+import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
@@ -69,8 +70,8 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
   const { base } = server
   const target = `${base}/?redirect=${encodeURIComponent(`${product}/home`)}`
 
-  const signIn = async (t: Test) => {
-    const opened = await openPage(t)
+  const signIn = async (t: Test, size: { width: number, height: number } = { width: 1280, height: 800 }) => {
+    const opened = await openPage(t, size)
     const authenticator = await addAuthenticator(opened.page)
     return { ...opened, authenticator }
   }
@@ -157,5 +158,20 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     }
     t.ok(authenticator.events.some((event) => event.method === 'WebAuthn.credentialDeleted'), 'WebAuthn.credentialDeleted')
     t.equal((await authenticator.credentials()).length, 0, 'the authenticator forgot it')
+  })
+
+  await t.test('axe finds no WCAG 2.2 A/AA violation on the passkey button nor on the offer, at both sizes', async (t) => {
+    for (const [name, size] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 375, height: 812 }]] as const) {
+      const email = `kim-${name}@example.test`
+      await registerAccount(base, email)
+      const { page } = await signIn(t, size)
+      await withoutAutofill(page)
+      await page.goto(target)
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor()
+      t.same(await wcagViolations(page), [], `${name}: the login view with the passkey button`)
+      await passwordLogin(page, email)
+      await page.getByRole('heading', { name: PASSKEY_OFFER_MESSAGES.HEADING }).waitFor({ timeout: 10_000 })
+      t.same(await wcagViolations(page), [], `${name}: the offer`)
+    }
   })
 })
