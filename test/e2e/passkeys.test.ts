@@ -66,7 +66,8 @@ async function passwordLogin (page: Page, email: string): Promise<void> {
 
 t.test('passkeys in real Chromium with the virtual authenticator', { skip: browserSkip }, async (t) => {
   const product = await startProductApp(t)
-  const server = await startBuiltServer(t, { REDIRECT_ALLOWED_HOSTS: '127.0.0.1', UNAUTHORIZED_DOMAINS: 'blocked.test' })
+  // Every journey comes from 127.0.0.1: the per-address limit is raised so that the suite is not its own flood.
+  const server = await startBuiltServer(t, { REDIRECT_ALLOWED_HOSTS: '127.0.0.1', UNAUTHORIZED_DOMAINS: 'blocked.test', RATE_LIMIT_PER_MINUTE: '600' })
   const { base } = server
   const target = `${base}/?redirect=${encodeURIComponent(`${product}/home`)}`
 
@@ -172,6 +173,10 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
       t.same(await wcagViolations(page), [], `${name}: the login view with the passkey button`)
       await passwordLogin(page, email)
       await page.getByRole('heading', { name: PASSKEY_OFFER_MESSAGES.HEADING }).waitFor({ timeout: 10_000 })
+        .catch(async (error: unknown) => {
+          t.comment(`no offer: at ${page.url()}, notice ${JSON.stringify(await page.locator('#form-notice').textContent().catch(() => null))}`)
+          throw error
+        })
       t.same(await wcagViolations(page), [], `${name}: the offer`)
     }
   })
