@@ -100,13 +100,20 @@ export function usePasskeys (page: PageState, gate: DomainGate, config: RuntimeC
       if (!page.storeLogin(answer)) return true
       autofill.current?.abort()
       setRunning('upgrade')
-      void (async () => {
+      const upgrade = async (): Promise<PasskeyChunk | null> => {
         const loaded = chunk ?? await loadChunk()
-        if (await loaded.upgradeAfterPassword(answer.auth) !== 'offer') throw new Error('no offer')
-        setChunk(loaded)
+        return await loaded.upgradeAfterPassword(answer.auth) === 'offer' ? loaded : null
+      }
+      // Whatever else happens (a passkey created, none to offer, the chunk not loading), the sign-in goes on.
+      void upgrade().then((offering) => {
+        if (offering === null) {
+          page.leaveToRedirect()
+          return
+        }
+        setChunk(offering)
         setOfferFor(answer.auth)
         setRunning(null)
-      })().catch(page.leaveToRedirect)
+      }, page.leaveToRedirect)
       return true
     }
   }
