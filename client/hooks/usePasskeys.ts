@@ -58,7 +58,10 @@ export function usePasskeys (page: PageState, gate: DomainGate, config: RuntimeC
         latest.current.page.clearNotice()
         setRunning('sign-in')
       }
-    }).then((outcome) => finish(outcome, chunk))
+    }).then(async (outcome) => {
+      // An autofill request that ended unpicked (aborted for the button's prompt, say) set nothing, and must reset nothing.
+      if (outcome.kind !== 'cancelled') await finish(outcome, chunk)
+    })
     return () => controller.abort()
   }, [autofillWanted, chunk])
 

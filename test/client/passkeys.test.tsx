@@ -150,6 +150,17 @@ t.test('the button aborts the autofill request and starts the modal prompt; a br
   t.ok(paths(upstream).includes('/passkeys/login'))
 })
 
+t.test('while the button\'s prompt is open, the aborted autofill request starts no other and leaves the page busy', async (t) => {
+  const { browser, base } = await setUp(t)
+  const { user } = renderPage(t, base, '', PASSKEYS_ON)
+  await eventually(t, () => gets(browser).length, 1)
+  await user.click(screen.getByRole('button', { name: 'Sign in with a passkey' }))
+  await eventually(t, () => gets(browser).length, 2, 'the prompt')
+  await new Promise((resolve) => setTimeout(resolve, 150))
+  t.equal(gets(browser).length, 2, 'no new autofill request beside the prompt')
+  t.ok(screen.getByRole('button', { name: 'Login' }).hasAttribute('disabled'), 'the page stays busy')
+})
+
 t.test('the visitor\'s cancel of the prompt says nothing and leaves the page usable', async (t) => {
   const { browser, base } = await setUp(t)
   const { user } = renderPage(t, base, '', PASSKEYS_ON)
