@@ -7,6 +7,7 @@ import { layoutFor, useWindowWidth } from './lib/window-width.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
+import { PasskeyOffer } from './views/PasskeyOffer.js'
 import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
@@ -30,7 +31,7 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
   const { view } = params
   const layout = layoutFor(useWindowWidth())
   const flows = useSignInFlows(params, config)
-  const { page, google, sso } = flows
+  const { page, google, sso, passkeys } = flows
 
   const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
   const email = { value: page.email, onChange: page.setEmail }
@@ -51,12 +52,20 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
           <p className='brand__tagline'>Sign in to continue to {config.productName}.</p>
         </header>
         <main className='card'>
-          <h1 className='card__title'>{HEADINGS[view]}</h1>
-          {view === 'login' && params.banner !== null && <p className='banner'>{params.banner}</p>}
+          {passkeys.offer !== null
+            // After a password sign-in, the passkey offer takes the card (with a heading of its own) until the page leaves.
+            ? <PasskeyOffer {...passkeys.offer} />
+            : <h1 className='card__title'>{HEADINGS[view]}</h1>}
+          {view === 'login' && params.banner !== null && passkeys.offer === null && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
-          {view === 'login' && (
+          {view === 'login' && passkeys.offer === null && (
             <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} verificationLink={flows.verificationLink}
-              supportEmail={config.supportEmail} />
+              supportEmail={config.supportEmail} passkey={{
+                offered: passkeys.offered,
+                signingIn: passkeys.signingIn,
+                onStart: () => { void passkeys.startModal() },
+                onPasswordTyped: passkeys.onPasswordTyped
+              }} />
           )}
           {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} />}
           {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}

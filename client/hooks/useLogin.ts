@@ -4,6 +4,9 @@ import type { PasswordLoginAnswer } from '../api/answers.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
 
+/** What a password login through the accounts service may hand to passkeys before the page leaves (usePasskeys). */
+type AfterPasswordLogin = (answer: PasswordLoginAnswer) => boolean
+
 interface LoginRequest {
   readonly payload: LoginPayload
   /** Local-network mode's `/authenticate` URL; null for the accounts service. */
@@ -12,9 +15,10 @@ interface LoginRequest {
 
 /**
  * Email and password login, or local-network login: after the domain check
- * when the page asks for one, then as every login ends.
+ * when the page asks for one, then as every login ends (with the passkey
+ * upgrade between storing the tokens and leaving, where passkeys are offered).
  */
-export function useLogin (page: PageState, gate: DomainGate) {
+export function useLogin (page: PageState, gate: DomainGate, afterPasswordLogin: AfterPasswordLogin) {
   const { trigger, isMutating } = useSWRMutation('threshold/login', async (_key: string, { arg }: { arg: LoginRequest }): Promise<PasswordLoginAnswer> => {
     const refusal = await gate(arg.payload.email)
     if (refusal !== null) return { kind: 'error', message: refusal }
@@ -29,10 +33,14 @@ export function useLogin (page: PageState, gate: DomainGate) {
         page.fail(localAccounts.reason)
         return
       }
-      void trigger({
-        payload: { email: page.email, password, ...page.context },
-        localAuthenticateUrl: localAccounts.kind === 'allowed' ? localAccounts.authenticateUrl : null
-      }, { onSuccess: (answer) => page.finishLogin(answer) })
+      const localAuthenticateUrl = localAccounts.kind === 'allowed' ? localAccounts.authenticateUrl : null
+      void trigger({ payload: { email: page.email, password, ...page.context }, localAuthenticateUrl }, {
+        onSuccess: (answer) => {
+          // The passkey upgrade follows only a login through the accounts service, never a local-network one.
+          if (localAuthenticateUrl === null && afterPasswordLogin(answer)) return
+          page.finishLogin(answer)
+        }
+      })
     }
   }
 }

@@ -36,6 +36,10 @@ export interface PageState {
   /** Switches view, clearing what the last view said. */
   readonly changeView: (next: View) => void
   readonly leave: (url: string) => void
+  /** After a login: stores the tokens and says whether they stayed; else says why not, as finishLogin does. */
+  readonly storeLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => boolean
+  /** Goes to the redirect target (after storeLogin, once whatever comes between is done: the passkey upgrade). */
+  readonly leaveToRedirect: () => void
   /** After a login: store the tokens and go to the redirect target, else say why not (and offer a new link if that is why). */
   readonly finishLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => void
   /** After a registration-type call: back to the login view with the success text. */
@@ -98,6 +102,31 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
     window.location.assign(url)
   }
 
+  function storeLogin (answer: PasswordLoginAnswer, unreadableMessage: string = ERROR_MESSAGES.GENERIC): boolean {
+    if (answer.kind === 'email-not-verified') {
+      fail(answer.message)
+      setVerificationLinkOffered(true)
+      return false
+    }
+    if (answer.kind !== 'tokens') {
+      fail(answer.kind === 'error' ? answer.message : unreadableMessage)
+      return false
+    }
+    // A token the browser would not keep is no sign-in: say so rather than leave signed out.
+    if (!storeSessionTokens(answer, config.cookieDomain)) {
+      fail(ERROR_MESSAGES.GENERIC)
+      return false
+    }
+    return true
+  }
+
+  function leaveToRedirect (): void {
+    leave(safeRedirectTarget(params.redirect, window.location, {
+      cookieDomain: config.cookieDomain,
+      allowedHosts: config.redirectAllowedHosts
+    }))
+  }
+
   return {
     params,
     context: {
@@ -121,25 +150,10 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
       showView(next)
     },
     leave,
-    finishLogin (answer, unreadableMessage = ERROR_MESSAGES.GENERIC) {
-      if (answer.kind === 'email-not-verified') {
-        fail(answer.message)
-        setVerificationLinkOffered(true)
-        return
-      }
-      if (answer.kind !== 'tokens') {
-        fail(answer.kind === 'error' ? answer.message : unreadableMessage)
-        return
-      }
-      // A token the browser would not keep is no sign-in: say so rather than leave signed out.
-      if (!storeSessionTokens(answer, config.cookieDomain)) {
-        fail(ERROR_MESSAGES.GENERIC)
-        return
-      }
-      leave(safeRedirectTarget(params.redirect, window.location, {
-        cookieDomain: config.cookieDomain,
-        allowedHosts: config.redirectAllowedHosts
-      }))
+    storeLogin,
+    leaveToRedirect,
+    finishLogin (answer, unreadableMessage) {
+      if (storeLogin(answer, unreadableMessage)) leaveToRedirect()
     },
     finishWithSuccess (answer, defaultText, unreadableMessage = ERROR_MESSAGES.GENERIC) {
       if (answer.kind !== 'success') {

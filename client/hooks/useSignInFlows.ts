@@ -4,6 +4,7 @@ import { useDomainCheck } from './useDomainCheck.js'
 import { useGoogleSignIn } from './useGoogleSignIn.js'
 import { useLogin } from './useLogin.js'
 import { usePageState } from './usePageState.js'
+import { usePasskeys } from './usePasskeys.js'
 import { useRegister } from './useRegister.js'
 import { useResetPassword } from './useResetPassword.js'
 import { useSetPassword } from './useSetPassword.js'
@@ -19,17 +20,18 @@ import { useVerifyEmailRequest } from './useVerifyEmailRequest.js'
 export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
   const page = usePageState(params, config)
   const gate = useDomainCheck(params.domainCheck, config.domainCheckTimeoutMs)
-  const login = useLogin(page, gate)
+  const sso = useSsoStart(page, gate)
+  const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen)
+  const login = useLogin(page, gate, passkeys.afterPasswordLogin)
   const register = useRegister(page)
   const resetPassword = useResetPassword(page)
   const setPassword = useSetPassword(page)
   const google = useGoogleSignIn(page, config, gate)
-  const sso = useSsoStart(page, gate)
   const ssoCompletion = useSsoCompletion(page)
   const verifyEmail = useVerifyEmailRequest(page)
 
   const busy = page.leaving || login.isMutating || register.isMutating || resetPassword.isMutating || setPassword.isMutating ||
-    google.isMutating || sso.isMutating || ssoCompletion.isMutating || verifyEmail.isMutating
+    google.isMutating || sso.isMutating || ssoCompletion.isMutating || verifyEmail.isMutating || passkeys.running !== null
   return {
     page,
     /** Buttons are disabled while any request runs, or once the page is leaving (spec §2). */
@@ -37,11 +39,13 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
     /** The error is hidden while a request is pending (spec §2). */
     notice: busy && page.notice?.kind === 'error' ? null : page.notice,
     // Google sign-in and the return from SSO have no spinner of their own: the Login button shows theirs.
-    login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating },
+    // The upgrade after a password login keeps the Login button's spinner: the login is not over until it ends.
+    login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating || passkeys.running === 'upgrade' },
     register: { submit: register.submit, submitting: register.isMutating },
     resetPassword: { submit: resetPassword.submit, submitting: resetPassword.isMutating },
     setPassword: { submit: setPassword.submit, submitting: setPassword.isMutating },
     google,
+    passkeys,
     sso: { ...sso, submitting: sso.isMutating },
     verificationLink: { offered: verifyEmail.offered, sending: verifyEmail.isMutating, send: verifyEmail.send }
   }

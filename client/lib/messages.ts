@@ -42,7 +42,17 @@ export const BUSY_MESSAGE = 'Many people are signing in right now. Please try ag
 
 /** Labels of the buttons the page adds beside the spec's. */
 export const BUTTON_LABELS = Object.freeze({
-  SEND_VERIFICATION_LINK: 'Send a new verification link'
+  SEND_VERIFICATION_LINK: 'Send a new verification link',
+  SIGN_IN_WITH_PASSKEY: 'Sign in with a passkey'
+})
+
+/** The passkey offer after a password sign-in (client/views/PasskeyOffer.tsx). */
+export const PASSKEY_OFFER_MESSAGES = Object.freeze({
+  HEADING: 'Create a passkey',
+  EXPLANATION: 'Next time, sign in with your fingerprint, face or screen lock instead of your password.',
+  CREATE: 'Create a passkey',
+  NOT_NOW: 'Not now',
+  FAILED: 'The passkey could not be created. Continuing without it…'
 })
 
 /** Control characters, and the invisible characters that reorder or hide text. */

@@ -3,6 +3,7 @@ import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
+import { BUTTON_LABELS } from '../lib/messages.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
 import { VerificationLinkButton, type VerificationLinkOffer } from './VerificationLinkButton.js'
@@ -15,9 +16,19 @@ export interface LoginViewProps {
   readonly submission: Submission<[password: string]>
   readonly verificationLink: VerificationLinkOffer
   readonly supportEmail: string
+  readonly passkey: PasskeyChoice
 }
 
-export function LoginView ({ form, email, methods, submission, verificationLink, supportEmail }: LoginViewProps) {
+/** Passkeys on the login view (usePasskeys): the autofill hint, the button, and the password that stops autofill. */
+export interface PasskeyChoice {
+  readonly offered: boolean
+  /** A passkey sign-in runs: the button shows the spinner. */
+  readonly signingIn: boolean
+  readonly onStart: () => void
+  readonly onPasswordTyped: () => void
+}
+
+export function LoginView ({ form, email, methods, submission, verificationLink, supportEmail, passkey }: LoginViewProps) {
   const [password, setPassword] = useState('')
   const emailInput = useRef<HTMLInputElement & HTMLTextAreaElement>(null)
   function submit (event: FormEvent): void {
@@ -32,12 +43,18 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
       )}
       {methods.password && (
         <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
-          <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
+          <TextField label='Email' type='email' name='email' autoComplete={passkey.offered ? 'username webauthn' : 'username'} width='full' spellCheck={false}
             value={email.value} onChange={email.onChange} invalid={form.invalid} inputRef={emailInput} />
           <PasswordField label='Password' name='password' autoComplete='current-password' width='full'
-            value={password} onChange={setPassword} invalid={form.invalid} />
+            value={password} onChange={(value) => {
+              setPassword(value)
+              if (value !== '') passkey.onPasswordTyped()
+            }} invalid={form.invalid} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>Login</Button>
         </form>
+      )}
+      {methods.password && passkey.offered && (
+        <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{BUTTON_LABELS.SIGN_IN_WITH_PASSKEY}</Button>
       )}
       <AlternativeMethods verb='Login' busy={form.busy} methods={methods} />
       {!form.localMode && (

@@ -8,11 +8,13 @@ import { buildEdge } from '../fixtures/edge.js'
 /**
  * The size budget of the first load of the login view (issue: performance):
  * HTML, CSS and JavaScript, gzip, ≤ 95 KB in all; our own code (everything but
- * react and react-dom) ≤ 20 KB; grpc-web and google-protobuf only in the lazy
+ * react and react-dom) ≤ 22 KB (20 KB until passkeys, issue 26: their hook, button
+ * and offer, and the chunk the login view shares with the lazy passkey chunk,
+ * took 1.8 KB of the 3 KB the issue allowed them); grpc-web and google-protobuf only in the lazy
  * chunk. Sizes are deterministic, so the budget fails the build when broken.
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
-const BUDGET_OWN_CODE_BYTES = 20 * 1024
+const BUDGET_OWN_CODE_BYTES = 22 * 1024
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -88,6 +90,17 @@ t.test('grpc-web and google-protobuf are only in the lazy domain-check chunk', a
   const [chunkPath] = lazy[0]!
   t.ok(Object.keys(meta.outputs[chunkPath]!.inputs).some((input) => input.includes('node_modules/google-protobuf/')), 'google-protobuf is beside it')
   t.comment(`lazy domain-check chunk: ${kb(gzipBytes(readFileSync(`${root}${chunkPath}`)))} gzip`)
+})
+
+t.test('the passkey ceremonies are only in the lazy passkey chunk', async (t) => {
+  const first = firstLoadOutputs()
+  for (const path of first) {
+    t.notOk(Object.keys(meta.outputs[path]!.inputs).some((input) => input.startsWith('client/passkeys/')), `${path} holds none of client/passkeys/`)
+  }
+  const lazy = Object.entries(meta.outputs).filter(([path, output]) => !first.includes(path) &&
+    Object.keys(output.inputs).some((input) => input === 'client/passkeys/passkey-ceremonies.ts'))
+  t.equal(lazy.length, 1, 'one chunk holds them')
+  t.comment(`lazy passkey chunk: ${kb(gzipBytes(readFileSync(`${root}${lazy[0]![0]}`)))} gzip`)
 })
 
 t.test('the page names only assets that exist, and every first-load file is precompressed', async (t) => {

@@ -1,0 +1,40 @@
+import type { LoginContextFields } from './accounts.js'
+import { parseSuccessAnswer, type SuccessAnswer } from './answers.js'
+import { postJson } from './http.js'
+import {
+  parsePasskeyLoginAnswer, parsePasskeyOptionsAnswer, type PasskeyLoginAnswer, type PasskeyOptionsAnswer
+} from './passkey-answers.js'
+
+/*
+ * The passkey calls of docs/passkeys.md, one plain async function each, and
+ * the token revocation a refused passkey sign-in needs. Loaded with the
+ * passkey chunk only, never on the first load. The challenge cookie travels
+ * as any same-origin cookie does.
+ */
+
+/** A credential in its WebAuthn JSON form (`credential.toJSON()`). */
+export type CredentialJson = Readonly<Record<string, unknown>>
+
+/** The request options for a sign-in with a passkey (autofill or the modal prompt). */
+export async function passkeyLoginOptions (): Promise<PasskeyOptionsAnswer> {
+  return parsePasskeyOptionsAnswer(await postJson('/accounts/passkeys/login/options', {}))
+}
+
+/** Posts the assertion with the login context; the answer carries the tokens, the email and the account's passkeys. */
+export async function passkeyLogin (credential: CredentialJson, context: LoginContextFields): Promise<PasskeyLoginAnswer> {
+  return parsePasskeyLoginAnswer(await postJson('/accounts/passkeys/login', { credential, ...context }))
+}
+
+/** The creation options for the signed-in account; `conditional`: the upgrade right after a password sign-in. */
+export async function passkeyRegisterOptions (auth: string, conditional: boolean): Promise<PasskeyOptionsAnswer> {
+  return parsePasskeyOptionsAnswer(await postJson('/accounts/passkeys/register/options', { conditional }, { bearer: auth }))
+}
+
+export async function passkeyRegister (auth: string, credential: CredentialJson): Promise<SuccessAnswer> {
+  return parseSuccessAnswer(await postJson('/accounts/passkeys/register', { credential }, { bearer: auth }))
+}
+
+/** Logs out the sign-in the refresh token belongs to (`token/revoke`), so that a refused sign-in leaves no usable session. */
+export async function revokeRefresh (refresh: string): Promise<SuccessAnswer> {
+  return parseSuccessAnswer(await postJson('/accounts/token/revoke', { refresh }))
+}

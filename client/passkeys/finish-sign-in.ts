@@ -1,0 +1,29 @@
+import type { DomainGate } from '../hooks/useDomainCheck.js'
+import type { PageState } from '../hooks/usePageState.js'
+import { revokeRefresh } from '../api/passkeys.js'
+import { ERROR_MESSAGES } from '../lib/messages.js'
+import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.js'
+
+/**
+ * How a passkey sign-in ends, after the accounts service's answer. With
+ * the domain check, the account's email (known only now) is checked before
+ * anything is stored; a refused domain shows the spec's message and the
+ * refresh token is revoked, so no usable session is left. Otherwise the
+ * password manager is told the account's passkeys and details, without
+ * waiting, and the sign-in ends as every login does.
+ */
+export async function finishPasskeySignIn (outcome: PasskeySignInOutcome, page: PageState, gate: DomainGate, rpId: string): Promise<void> {
+  if (outcome.kind === 'cancelled') return
+  if (outcome.kind !== 'tokens') {
+    page.fail(outcome.kind === 'error' ? outcome.message : ERROR_MESSAGES.GENERIC)
+    return
+  }
+  const refusal = await gate(outcome.email)
+  if (refusal !== null) {
+    page.fail(refusal)
+    void revokeRefresh(outcome.refresh)
+    return
+  }
+  signalSignedIn(rpId, outcome)
+  page.finishLogin(outcome)
+}
