@@ -5,11 +5,11 @@ import t, { type Test } from 'tap'
 import { ERROR_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY, passkeyTimings } from '../../client/passkeys/passkey-timing.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
+import { withPasskeyRoutes } from '../../server/shared/accounts-routes.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../fixtures/edge-auth.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../fixtures/page.js'
 import { installStandInBrowser, standInCredential, type StandInOptions } from '../fixtures/webauthn-browser.js'
-import { PASSKEY_ROUTES } from './passkey-routes.js'
 
 const RP_ID = 'localhost'
 const PASSKEYS_ON = { passkeyRpId: RP_ID }
@@ -46,7 +46,7 @@ async function setUp (t: Test, options: {
 } = {}) {
   const browser = installStandInBrowser(t, options.browser)
   const { base, upstream } = await startBackend(t, routes({ ...DEFAULT_ANSWERS, ...options.answers }), {
-    accountsRoutes: [...REFERENCE_ACCOUNTS_ROUTES, ...PASSKEY_ROUTES],
+    accountsRoutes: withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true),
     ...(options.edgeAuthUpstream === undefined ? {} : { edgeAuthUpstream: options.edgeAuthUpstream })
   })
   localStorage.clear()

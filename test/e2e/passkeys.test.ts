@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import type { CDPSession, Page } from 'playwright-core'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../client/passkeys/passkey-timing.js'
@@ -8,6 +11,7 @@ import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
+import { addVirtualAuthenticator, base64url, type VirtualCredential } from '../fixtures/virtual-authenticator.js'
 
 /*
  * Passkeys in real Chromium against the built server with its embedded
@@ -17,34 +21,6 @@ import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
  * in test/client/passkeys.test.tsx: the virtual authenticator never
  * completes it (the page's 3 s bound ends it here).
  */
-
-interface VirtualAuthenticator {
-  readonly cdp: CDPSession
-  readonly id: string
-  credentials (): Promise<Array<{ credentialId: string, userName?: string, userDisplayName?: string }>>
-  readonly events: Array<{ method: string, params: unknown }>
-}
-
-async function addAuthenticator (page: Page): Promise<VirtualAuthenticator> {
-  const cdp = await page.context().newCDPSession(page)
-  await cdp.send('WebAuthn.enable', { enableUI: false })
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
-      isUserVerified: true, automaticPresenceSimulation: true
-    }
-  })
-  const events: VirtualAuthenticator['events'] = []
-  for (const method of ['WebAuthn.credentialDeleted', 'WebAuthn.credentialUpdated', 'WebAuthn.credentialAdded'] as const) {
-    cdp.on(method, (params: unknown) => events.push({ method, params }))
-  }
-  return {
-    cdp,
-    id: authenticatorId,
-    events,
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials
-  }
-}
 
 /**
  * The virtual authenticator answers a conditional request at once, with its
@@ -64,18 +40,27 @@ async function passwordLogin (page: Page, email: string): Promise<void> {
   await page.getByRole('button', { name: 'Login', exact: true }).click()
 }
 
+/** Waits (up to 5 s) for what the authenticator reports after the page's fire-and-forget signals. */
+async function until (done: () => boolean): Promise<void> {
+  for (let waited = 0; waited < 5000 && !done(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
 t.test('passkeys in real Chromium with the virtual authenticator', { skip: browserSkip }, async (t) => {
   const product = await startProductApp(t)
   // Every journey comes from 127.0.0.1: the per-address limit is raised so that the suite is not its own flood.
   const server = await startBuiltServer(t, { REDIRECT_ALLOWED_HOSTS: '127.0.0.1', UNAUTHORIZED_DOMAINS: 'blocked.test', RATE_LIMIT_PER_MINUTE: '600' })
   const { base } = server
+  const runAdmin = (args: string[]) => promisify(execFile)(process.execPath, [fileURLToPath(new URL('../../dist/server/accounts-admin.js', import.meta.url)), ...args], { env: { PATH: process.env.PATH, DATA_DIR: server.dataDir } })
   const target = `${base}/?redirect=${encodeURIComponent(`${product}/home`)}`
 
-  const signIn = async (t: Test, size: { width: number, height: number } = { width: 1280, height: 800 }) => {
+  const signIn = async (t: Test, size: { width: number, height: number } = { width: 1280, height: 800 }, credentials: readonly VirtualCredential[] = []) => {
     const opened = await openPage(t, size)
-    const authenticator = await addAuthenticator(opened.page)
+    const authenticator = await addVirtualAuthenticator(opened.page)
+    for (const credential of credentials) await authenticator.addCredential(credential)
     return { ...opened, authenticator }
   }
+  /** Ada's passkey, as the first journey's authenticator holds it (private key included). */
+  let adasPasskey: VirtualCredential | undefined
 
   await t.test('password sign-in → the upgrade is ended by its bound → the offer → a passkey → sign in through autofill, and with the button', async (t) => {
     await registerAccount(base, 'ada@example.test')
@@ -91,7 +76,9 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await page.keyboard.press('Tab')
     await page.keyboard.press('Enter')
     await page.waitForURL(`${product}/home`)
-    t.equal((await authenticator.credentials()).length, 1, 'a passkey on the authenticator')
+    const held = await authenticator.credentials()
+    t.equal(held.length, 1, 'a passkey on the authenticator')
+    adasPasskey = held[0]
 
     await context.clearCookies()
     await page.goto(target)
@@ -141,24 +128,40 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     const { page, authenticator } = await signIn(t)
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     const credentialId = randomBytes(16).toString('base64')
-    await authenticator.cdp.send('WebAuthn.addCredential', {
-      authenticatorId: authenticator.id,
-      credential: {
-        credentialId, isResidentCredential: true, rpId: 'localhost', signCount: 0,
-        privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-        userHandle: randomBytes(16).toString('base64')
-      }
+    await authenticator.addCredential({
+      credentialId, isResidentCredential: true, rpId: 'localhost', signCount: 0,
+      privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      userHandle: randomBytes(16).toString('base64')
     })
     await withoutAutofill(page)
     await page.goto(target)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.getByRole('alert').filter({ hasText: /./ }).waitFor()
     t.comment(`refusal shown: ${await page.getByRole('alert').textContent()}`)
-    for (let waited = 0; waited < 5000 && !authenticator.events.some((event) => event.method === 'WebAuthn.credentialDeleted'); waited += 100) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    t.ok(authenticator.events.some((event) => event.method === 'WebAuthn.credentialDeleted'), 'WebAuthn.credentialDeleted')
+    await until(() => authenticator.deleted.length > 0)
+    t.same(authenticator.deleted, [base64url(credentialId)], 'WebAuthn.credentialDeleted, for that passkey')
     t.equal((await authenticator.credentials()).length, 0, 'the authenticator forgot it')
+  })
+
+  await t.test('a name changed since the passkey was made reaches the authenticator after a passkey sign-in', async (t) => {
+    t.ok(adasPasskey, 'the first journey made a passkey')
+    const { page, authenticator } = await signIn(t, undefined, [{ ...adasPasskey!, userName: 'ada@old.example', userDisplayName: 'Ada (old name)' }])
+    await page.goto(target)
+    await page.waitForURL(`${product}/home`)
+    await until(() => authenticator.updated.length > 0)
+    t.same(authenticator.updated, [{ credentialId: base64url(adasPasskey!.credentialId), name: 'ada@example.test', displayName: 'ada@example.test' }],
+      'WebAuthn.credentialUpdated with the account\'s email and name (no name given at registration: the email)')
+  })
+
+  await t.test('a passkey removed with the admin command is refused and deleted from the authenticator by the signal', async (t) => {
+    const { page, authenticator } = await signIn(t, undefined, [adasPasskey!])
+    const id = base64url(adasPasskey!.credentialId)
+    await runAdmin(['remove-passkey', 'ada@example.test', id])
+    await page.goto(target)
+    await page.getByRole('alert').filter({ hasText: /./ }).waitFor()
+    await until(() => authenticator.deleted.length > 0)
+    t.same(authenticator.deleted, [id], 'WebAuthn.credentialDeleted, for the removed passkey')
+    t.equal(new URL(page.url()).origin, base, 'not signed in: the page stays')
   })
 
   await t.test('axe finds no WCAG 2.2 A/AA violation on the passkey button nor on the offer, at both sizes', async (t) => {

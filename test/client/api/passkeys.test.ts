@@ -2,13 +2,13 @@ import '../../fixtures/dom.js'
 import t from 'tap'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/api/passkeys.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import { jsonAnswer } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
-import { PASSKEY_ROUTES } from '../passkey-routes.js'
 
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
-const routes = { accountsRoutes: [...REFERENCE_ACCOUNTS_ROUTES, ...PASSKEY_ROUTES] }
+const routes = { accountsRoutes: withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true) }
 const requestOptions = { challenge: 'Y2hhbGxlbmdl', rpId: 'localhost', userVerification: 'required' }
 
 t.test('each passkey call posts its exact JSON body, with the bearer where the contract asks, to its path through the edge', async (t) => {
