@@ -1,30 +1,16 @@
-import { mkdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { BUTTON_LABELS, NOTICE_MESSAGES } from '../../client/lib/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
+import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
 import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/edge.js'
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-const WCAG_22_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa']
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 812 } } as const
-
-interface AxeViolation { id: string, help: string, nodes: Array<{ target: string[] }> }
-
-/** Runs axe-core in the page (evaluated through the DevTools protocol, which the page's CSP does not govern). */
-async function axeViolations (page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE)
-  const violations = await page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe
-    return (await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })).violations
-  }, WCAG_22_A_AA)
-  return violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`)
-}
 
 /** Whether the focused element shows a focus indicator (its own outline, or its field's). */
 async function focusIsVisible (page: Page): Promise<boolean> {
@@ -93,13 +79,13 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
       for (const [name, path] of views) {
         await page.goto(`${base}${path}`)
         await page.locator('.card').waitFor()
-        t.same(await axeViolations(page), [], `${name} at ${size}`)
+        t.same(await wcagViolations(page), [], `${name} at ${size}`)
         if (name !== 'error') await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}.png`, fullPage: true })
       }
       await page.goto(base)
       await page.getByRole('button', { name: 'Login with Custom SSO provider' }).click()
       await page.getByRole('dialog').waitFor()
-      t.same(await axeViolations(page), [], `the SSO modal at ${size}`)
+      t.same(await wcagViolations(page), [], `the SSO modal at ${size}`)
       await page.screenshot({ path: `${SCREENSHOTS}sso-modal-${size}.png` })
       t.same(problems, [], 'no console errors and no CSP violations')
     })
@@ -112,11 +98,11 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
       const { page, problems } = await openPage(t, { ...viewport, reducedMotion: 'reduce' })
       await page.goto(`${unverified.base}/?notice=email-verified`)
       await page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['email-verified'] }).waitFor()
-      t.same(await axeViolations(page), [], `login with the email-verified notice at ${size}`)
+      t.same(await wcagViolations(page), [], `login with the email-verified notice at ${size}`)
 
       await page.goto(`${unverified.base}/?view=setPassword&token=tok_1234567890abcdefghij&notice=sessions-ended`)
       await page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['sessions-ended'] }).waitFor()
-      t.same(await axeViolations(page), [], `setPassword with the sessions-ended notice at ${size}`)
+      t.same(await wcagViolations(page), [], `setPassword with the sessions-ended notice at ${size}`)
 
       await page.goto(`${unverified.base}/`)
       await page.getByLabel('Email', { exact: true }).fill('kim@example.test')
@@ -124,7 +110,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
       await page.getByRole('button', { name: 'Login', exact: true }).click()
       await page.getByRole('alert').filter({ hasText: UNVERIFIED_REFUSAL }).waitFor()
       await page.getByRole('button', { name: BUTTON_LABELS.SEND_VERIFICATION_LINK }).waitFor()
-      t.same(await axeViolations(page), [], `login with the offer of a new verification link at ${size}`)
+      t.same(await wcagViolations(page), [], `login with the offer of a new verification link at ${size}`)
       t.same(unexpectedProblems(problems, [403]), [], 'only the refused login')
     })
   }
