@@ -88,7 +88,12 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await context.clearCookies()
     await withoutAutofill(page)
     await page.goto(target)
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    // By keyboard alone: Tab from the Email field reaches the button, Enter starts the prompt.
+    const button = page.getByRole('button', { name: 'Sign in with a passkey' })
+    await page.getByLabel('Email', { exact: true }).focus()
+    for (let presses = 0; presses < 10 && !await button.evaluate((element) => element === document.activeElement); presses++) await page.keyboard.press('Tab')
+    t.ok(await button.evaluate((element) => element === document.activeElement), 'the button is reached by Tab')
+    await page.keyboard.press('Enter')
     await page.waitForURL(`${product}/home`)
     t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'signed in with the button')
   })
