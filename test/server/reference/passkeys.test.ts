@@ -55,7 +55,11 @@ async function passkeyLogin (setup: Setup, overrides: CeremonyOverrides = {}, ex
   return setup.browser.post('passkeys/login', { credential, ...extra })
 }
 
-const lastAudit = (setup: Setup) => setup.audit.at(-1)!
+/**
+ * The newest passkey audit line. Not simply the newest line: a sign-in's "new browser" email is sent after
+ * the answer, and its `browser.notice-sent` line may land after the passkey event the test looks at.
+ */
+const lastAudit = (setup: Setup) => setup.audit.findLast((line) => String(line.audit).startsWith('passkey.'))!
 /** The last audit line of `event` (lines of emails sent after answering may follow it). */
 const audited = (setup: Setup, event: string) => setup.audit.findLast((entry) => entry.audit === event)
 
