@@ -52,7 +52,9 @@ t.test('the embedded JSON cannot close its script element', async (t) => {
     cookieDomain: null,
     passwordResetCompletion: false,
     domainCheckTimeoutMs: null,
-    passkeyRpId: null
+    passkeyRpId: null,
+    secondFactor: false,
+    secondFactorRememberBrowser: true
   })
   t.notMatch(text, /[<>&\u2028]/)
   t.equal(parseRuntimeConfig(text).productName, '</script><script>alert(1)</script>', 'and still reads back the same')
