@@ -22,6 +22,7 @@ import {
 } from './login-throttles.js'
 import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
+import type { SecondFactorGate } from './second-factors.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
 import {
@@ -58,6 +59,8 @@ export interface AccountsServiceOptions {
   readonly claims: AccountClaims
   /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
   readonly hashGate: HashGate
+  /** Asks for a second factor after a password or Google sign-in when one is due; null: never. */
+  readonly secondFactor: SecondFactorGate | null
   readonly now: () => number
 }
 
@@ -86,8 +89,11 @@ export class AccountsService {
 
   private get store (): AccountStore { return this.options.store }
 
-  /** Email and password login (also local-network `/authenticate`). */
-  async passwordLogin (body: unknown, facts: RequestFacts): Promise<Answer> {
+  /**
+   * Email and password login (also local-network `/authenticate`, which
+   * passes `askSecondFactor` false: that listener is the operator's own).
+   */
+  async passwordLogin (body: unknown, facts: RequestFacts, { askSecondFactor = true }: { readonly askSecondFactor?: boolean } = {}): Promise<Answer> {
     const parsed = parsePasswordLogin(body)
     if (!parsed.ok) return error(400, parsed.error)
     const { email, password, context } = parsed.value
@@ -154,6 +160,14 @@ export class AccountsService {
       logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
       return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
     }
+    const secondFactor = askSecondFactor ? await this.options.secondFactor?.challengeIfDue(account, context, 'pwd', facts) ?? null : null
+    if (secondFactor !== null) {
+      // As below: a reset during this login's hashing leaves it nothing to continue.
+      const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
+      if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) return error(401, INVALID_CREDENTIALS)
+      const cookie = await this.options.browserNotices.signedIn(account, facts)
+      return cookie === null ? secondFactor : { ...secondFactor, cookies: [cookie] }
+    }
     const answer = await this.completeLogin(account, context, 'pwd', facts)
     if (answer.status !== 200) return answer
     // A claim (account-claims.ts) or a reset that ran while this login hashed has revoked every
@@ -182,8 +196,15 @@ export class AccountsService {
       }
     }
     const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
-    const event = ({ pwd: 'login.succeeded', google: 'google.login.succeeded', sso: 'sso.login.succeeded', hwk: 'passkey.login.succeeded' } as const)[method]
-    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress })
+    const event = ({
+      pwd: 'login.succeeded',
+      'pwd+otp': 'login.succeeded',
+      google: 'google.login.succeeded',
+      'google+otp': 'google.login.succeeded',
+      sso: 'sso.login.succeeded',
+      hwk: 'passkey.login.succeeded'
+    } as const)[method]
+    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, ...(method.endsWith('+otp') ? { secondFactor: true } : {}) })
     return { status: 200, body: { ...tokens } }
   }
 
@@ -283,6 +304,8 @@ export class AccountsService {
     // Another link sent earlier would otherwise still change the new password.
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
+    // The second factor stays (docs/second-factor.md), but no browser is spared its code step any more.
+    await this.store.forgetRememberedBrowsers(accountId, now)
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
@@ -315,7 +338,8 @@ export class AccountsService {
       logAuthEvent(facts, 'google.login.failed', { email, reason: 'no account' })
       return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
     }
-    return this.completeLogin(account, context.value, 'google', facts)
+    const secondFactor = await this.options.secondFactor?.challengeIfDue(account, context.value, 'google', facts) ?? null
+    return secondFactor ?? await this.completeLogin(account, context.value, 'google', facts)
   }
 
   /**
