@@ -304,8 +304,9 @@ export class AccountsService {
     // Another link sent earlier would otherwise still change the new password.
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
-    // The second factor stays (docs/second-factor.md), but no browser is spared its code step any more.
-    await this.store.forgetRememberedBrowsers(accountId, now)
+    // The second factor stays (docs/second-factor.md), but no browser is spared its code step any more
+    // (by the clock the remembered-browser cookies are issued by).
+    await this.store.forgetRememberedBrowsers(accountId, this.options.now())
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
