@@ -5,7 +5,9 @@ import { FREE_LOGIN_FAILURES } from '../../../server/reference/login-throttles.j
 import { matchingStep } from '../../../server/reference/second-factor-codes.js'
 import { hashToken, newOpaqueToken } from '../../../server/reference/tokens.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../fixtures/google-identity.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, type Reference } from '../../fixtures/reference.js'
+import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/reference.js'
+import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 
 /** A clock the service reads, moved by whole 30-second steps so that each code is a new one. */
 class Clock {
@@ -42,6 +44,12 @@ function codeFor (setup: Setup, secret: string): string {
   return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: setup.clock.value })
 }
 
+const recoveryCodesOf = new Map<string, string[]>()
+/** An unused recovery code of an account enrolled with enrolled() (each is handed out once). */
+function recoveryOf (email: string): string {
+  return recoveryCodesOf.get(email)!.pop()!
+}
+
 /** A registered account with an authenticator enrolled through the signed-in enrolment: its secret and recovery codes. */
 async function enrolled (setup: Setup, email: string): Promise<{ secret: string, recoveryCodes: string[] }> {
   await registerAccount(setup.reference.base, email)
@@ -51,6 +59,7 @@ async function enrolled (setup: Setup, email: string): Promise<{ secret: string,
   const secret = String(started.body.secret)
   const confirmed = await call(setup, 'second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
   if (confirmed.status !== 200) throw new Error(`enrolment failed: ${JSON.stringify(confirmed.body)}`)
+  recoveryCodesOf.set(email, confirmed.body.recovery_codes as string[])
   setup.clock.nextStep()
   return { secret, recoveryCodes: confirmed.body.recovery_codes as string[] }
 }
@@ -272,4 +281,29 @@ t.test('a Google sign-in asks for the second factor as a password one does', asy
   const verified = await call(setup, 'second-factor/verify', { challenge: answer.body.challenge, code: codeFor(setup, secret) })
   t.equal(verified.status, 200)
   t.same(decodeJwt(String(verified.body.auth)).amr, ['google', 'otp', 'mfa'])
+})
+
+t.test('a passkey sign-in never asks for the second factor, even where an organisation requires one', async (t) => {
+  const setup = await setUp(t)
+  await enrolled(setup, 'ada@example.com')
+  const { store } = setup.reference.services
+  const ada = (await store.findAccountByEmail('ada@example.com'))!
+  await store.addMembership(ada.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
+  // Ada signs in with a code once, then makes a passkey with the tokens she got.
+  const challenge = String((await login(setup, 'ada@example.com')).body.challenge)
+  t.ok((await store.findSecondFactor(ada.id))?.enrolledAt)
+  const browser = new PasskeyBrowser(setup.reference.base)
+  const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL, { countsSignatures: false })
+  const bearerLogin = await call(setup, 'second-factor/verify', { challenge, recovery_code: recoveryOf('ada@example.com') })
+  t.equal(bearerLogin.status, 200)
+  const auth = String(bearerLogin.body.auth)
+  const credential = authenticator.create(await browser.registerOptions(auth))
+  t.equal((await browser.post('passkeys/register', { credential }, { authorization: `Bearer ${auth}` })).status, 200)
+  const assertion = authenticator.get(await browser.loginOptions())
+  const signedIn = await browser.post('passkeys/login', { credential: assertion })
+  t.equal(signedIn.status, 200)
+  t.type(signedIn.body.auth, 'string')
+  t.notOk('second_factor' in signedIn.body)
+  t.same(decodeJwt(String(signedIn.body.auth)).amr, ['hwk'])
 })
