@@ -31,7 +31,9 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     cookieDomain: null,
     passwordResetCompletion: true,
     domainCheckTimeoutMs: null,
-    passkeyRpId: 'localhost'
+    passkeyRpId: 'localhost',
+    secondFactor: true,
+    secondFactorRememberBrowser: true
   })
 })
 
