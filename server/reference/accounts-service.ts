@@ -22,7 +22,7 @@ import {
 } from './login-throttles.js'
 import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
-import type { SecondFactorGate } from './second-factors.js'
+import type { FirstFactor, SecondFactorGate } from './second-factors.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
 import {
@@ -38,6 +38,7 @@ export const RESET_EMAILS_PER_HOUR = 3
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
 const INVALID_CREDENTIALS = 'Invalid email or password.'
+const NOT_A_MEMBER = 'Your account is not a member of an organisation allowed here.'
 const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
 const REGISTERED = 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.'
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
@@ -160,7 +161,8 @@ export class AccountsService {
       logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
       return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
     }
-    const secondFactor = askSecondFactor ? await this.options.secondFactor?.challengeIfDue(account, context, 'pwd', facts) ?? null : null
+    const secondFactor = askSecondFactor ? await this.secondFactorStep(account, context, 'pwd', facts) : null
+    if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
     if (secondFactor !== null) {
       // As below: a reset during this login's hashing leaves it nothing to continue.
       const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
@@ -184,17 +186,35 @@ export class AccountsService {
     return cookie === null ? answer : { ...answer, cookies: [cookie] }
   }
 
+  /**
+   * The requested organisations the account belongs to ([] when none was
+   * requested); null, logged, when it belongs to none of them.
+   */
+  private async allowedOrganizations (account: Account, requested: LoginContext, facts: RequestFacts): Promise<readonly string[] | null> {
+    if (requested.organizations.length === 0) return []
+    const memberships = new Set(await this.store.listMemberships(account.id))
+    const organizations = requested.organizations.filter((organization) => memberships.has(organization))
+    if (organizations.length > 0) return organizations
+    logAuthEvent(facts, 'login.refused-organization', { accountId: account.id, clientAddress: facts.clientAddress })
+    return null
+  }
+
+  /**
+   * The challenge answer when a second factor is due; a 403 first when the
+   * login names organisations the account is not in (no code is asked for a
+   * login that cannot succeed); null when tokens may be issued now.
+   */
+  private async secondFactorStep (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null> {
+    const gate = this.options.secondFactor
+    if (gate === null) return null
+    if (await this.allowedOrganizations(account, context, facts) === null) return error(403, NOT_A_MEMBER)
+    return await gate.challengeIfDue(account, context, method, facts)
+  }
+
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
   async completeLogin (account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts): Promise<Answer> {
-    let organizations: readonly string[] = []
-    if (requested.organizations.length > 0) {
-      const memberships = new Set(await this.store.listMemberships(account.id))
-      organizations = requested.organizations.filter((organization) => memberships.has(organization))
-      if (organizations.length === 0) {
-        logAuthEvent(facts, 'login.refused-organization', { accountId: account.id, clientAddress: facts.clientAddress })
-        return error(403, 'Your account is not a member of an organisation allowed here.')
-      }
-    }
+    const organizations = await this.allowedOrganizations(account, requested, facts)
+    if (organizations === null) return error(403, NOT_A_MEMBER)
     const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
     const event = ({
       pwd: 'login.succeeded',
@@ -339,7 +359,7 @@ export class AccountsService {
       logAuthEvent(facts, 'google.login.failed', { email, reason: 'no account' })
       return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
     }
-    const secondFactor = await this.options.secondFactor?.challengeIfDue(account, context.value, 'google', facts) ?? null
+    const secondFactor = await this.secondFactorStep(account, context.value, 'google', facts)
     return secondFactor ?? await this.completeLogin(account, context.value, 'google', facts)
   }
 

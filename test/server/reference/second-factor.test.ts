@@ -95,6 +95,9 @@ t.test('an organisation that requires a second factor: enrolment during sign-in,
   await store.addMembership(ada.id, 'acme')
   await store.setOrganizationRequiresSecondFactor('acme', true)
 
+  const elsewhere = await login(setup, 'ada@example.com', {}, { insecure_allowed_orgs: ['globex'] })
+  t.same([elsewhere.status, elsewhere.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }],
+    'a login that cannot succeed asks for no second factor')
   const first = await login(setup, 'ada@example.com', {}, { insecure_allowed_orgs: ['acme'] })
   t.equal(first.status, 200)
   t.same(Object.keys(first.body).sort(), ['challenge', 'expires_in', 'second_factor'], 'a challenge and never tokens')
