@@ -39,21 +39,30 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   "was this you?" email (server/reference/browser-names.ts);
  * - `Authorization` on the two Google calls, where the page sends the
  *   Google ID token as a bearer credential, and on the two passkey
- *   registration calls, where it sends the account's auth token;
+ *   registration calls and the two second-factor enrolment calls, where it
+ *   sends the account's auth token;
  * - of the cookies, only those the calls read: the SSO state cookie
  *   (`sso_state`, which ties an SSO sign-in to its browser), the known-browser
  *   cookie (`threshold_browser`), `refresh` (token refresh and revocation),
- *   and on the passkey calls alone `passkey_challenge` (which ties a
- *   challenge to its browser). The page's host shares its parent domain's
+ *   on the passkey calls alone `passkey_challenge` (which ties a
+ *   challenge to its browser), and on the two sign-in calls and the code
+ *   step alone `second_factor_browser` (a browser whose owner asked not to
+ *   be asked for codes again). The page's host shares its parent domain's
  *   cookies, and none of the others is the accounts service's business.
  * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id.
  */
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
-  onlyOn: { authorization: new Set(['v2/auth/login', 'auth/register', 'passkeys/register/options', 'passkeys/register']) },
+  onlyOn: {
+    authorization: new Set([
+      'v2/auth/login', 'auth/register', 'passkeys/register/options', 'passkeys/register',
+      'second-factor/enrol/start', 'second-factor/enrol/confirm'
+    ])
+  },
   cookies: new Set(['sso_state', 'threshold_browser', 'refresh']),
   cookiesOnlyOn: {
-    passkey_challenge: new Set(['passkeys/login/options', 'passkeys/login', 'passkeys/register/options', 'passkeys/register'])
+    passkey_challenge: new Set(['passkeys/login/options', 'passkeys/login', 'passkeys/register/options', 'passkeys/register']),
+    second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'second-factor/verify'])
   },
   forwarding: true
 }

@@ -14,6 +14,7 @@ import {
 } from '../shared/env-parsing.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
+import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
 import { canonicalHostName } from './host-header.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
@@ -68,6 +69,8 @@ export interface ServerConfig {
    * the relying party ID and the ceremonies' origins; null: no passkeys.
    */
   readonly passkeys: PasskeySettings | null
+  /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
+  readonly secondFactor: SecondFactorSettings
 }
 
 /** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
@@ -233,6 +236,7 @@ export function loadServerConfig (env: Env): ServerConfig {
       : readInteger(env, 'DOMAIN_CHECK_TIMEOUT_MS', { min: 1, max: 600_000, fallback: 0 }),
     logLevel: readLogLevel(env),
     sourceMapsPublic: readSourceMaps(env),
-    passkeys: readPasskeys(env, accountsUrl, port)
+    passkeys: readPasskeys(env, accountsUrl, port),
+    secondFactor: readSecondFactorSettings(env, accountsUrl === null)
   })
 }

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { createServer as createHttpServer } from 'node:http'
 import { join } from 'node:path'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
-import { withPasskeyRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
+import { withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
 import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
@@ -58,7 +58,9 @@ export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion:
     cookieDomain: config.cookieDomain,
     passwordResetCompletion,
     domainCheckTimeoutMs: config.domainCheckTimeoutMs,
-    passkeyRpId: config.passkeys?.rpId ?? null
+    passkeyRpId: config.passkeys?.rpId ?? null,
+    secondFactor: config.secondFactor.enabled,
+    secondFactorRememberBrowser: config.secondFactor.rememberBrowser
   }
 }
 
@@ -137,7 +139,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     config,
     redis: redis?.client ?? null,
     accountsUpstream: options.accountsUpstream,
-    accountsRoutes: withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null),
+    accountsRoutes: withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled),
     edgeAuthUpstream: options.edgeAuthUpstream,
     hotPath,
     trust,

@@ -22,6 +22,7 @@ import {
 } from './login-throttles.js'
 import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
+import type { FirstFactor, SecondFactorGate } from './second-factors.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
 import {
@@ -37,6 +38,7 @@ export const RESET_EMAILS_PER_HOUR = 3
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
 const INVALID_CREDENTIALS = 'Invalid email or password.'
+const NOT_A_MEMBER = 'Your account is not a member of an organisation allowed here.'
 const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
 const REGISTERED = 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.'
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
@@ -58,6 +60,8 @@ export interface AccountsServiceOptions {
   readonly claims: AccountClaims
   /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
   readonly hashGate: HashGate
+  /** Asks for a second factor after a password or Google sign-in when one is due; null: never. */
+  readonly secondFactor: SecondFactorGate | null
   readonly now: () => number
 }
 
@@ -86,8 +90,11 @@ export class AccountsService {
 
   private get store (): AccountStore { return this.options.store }
 
-  /** Email and password login (also local-network `/authenticate`). */
-  async passwordLogin (body: unknown, facts: RequestFacts): Promise<Answer> {
+  /**
+   * Email and password login (also local-network `/authenticate`, which
+   * passes `askSecondFactor` false: that listener is the operator's own).
+   */
+  async passwordLogin (body: unknown, facts: RequestFacts, { askSecondFactor = true }: { readonly askSecondFactor?: boolean } = {}): Promise<Answer> {
     const parsed = parsePasswordLogin(body)
     if (!parsed.ok) return error(400, parsed.error)
     const { email, password, context } = parsed.value
@@ -154,6 +161,15 @@ export class AccountsService {
       logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
       return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
     }
+    const secondFactor = askSecondFactor ? await this.secondFactorStep(account, context, 'pwd', facts) : null
+    if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
+    if (secondFactor !== null) {
+      // As below: a reset during this login's hashing leaves it nothing to continue.
+      const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
+      if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) return error(401, INVALID_CREDENTIALS)
+      const cookie = await this.options.browserNotices.signedIn(account, facts)
+      return cookie === null ? secondFactor : { ...secondFactor, cookies: [cookie] }
+    }
     const answer = await this.completeLogin(account, context, 'pwd', facts)
     if (answer.status !== 200) return answer
     // A claim (account-claims.ts) or a reset that ran while this login hashed has revoked every
@@ -170,20 +186,45 @@ export class AccountsService {
     return cookie === null ? answer : { ...answer, cookies: [cookie] }
   }
 
+  /**
+   * The requested organisations the account belongs to ([] when none was
+   * requested); null, logged, when it belongs to none of them.
+   */
+  private async allowedOrganizations (account: Account, requested: LoginContext, facts: RequestFacts): Promise<readonly string[] | null> {
+    if (requested.organizations.length === 0) return []
+    const memberships = new Set(await this.store.listMemberships(account.id))
+    const organizations = requested.organizations.filter((organization) => memberships.has(organization))
+    if (organizations.length > 0) return organizations
+    logAuthEvent(facts, 'login.refused-organization', { accountId: account.id, clientAddress: facts.clientAddress })
+    return null
+  }
+
+  /**
+   * The challenge answer when a second factor is due; a 403 first when the
+   * login names organisations the account is not in (no code is asked for a
+   * login that cannot succeed); null when tokens may be issued now.
+   */
+  private async secondFactorStep (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null> {
+    const gate = this.options.secondFactor
+    if (gate === null) return null
+    if (await this.allowedOrganizations(account, context, facts) === null) return error(403, NOT_A_MEMBER)
+    return await gate.challengeIfDue(account, context, method, facts)
+  }
+
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
   async completeLogin (account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts): Promise<Answer> {
-    let organizations: readonly string[] = []
-    if (requested.organizations.length > 0) {
-      const memberships = new Set(await this.store.listMemberships(account.id))
-      organizations = requested.organizations.filter((organization) => memberships.has(organization))
-      if (organizations.length === 0) {
-        logAuthEvent(facts, 'login.refused-organization', { accountId: account.id, clientAddress: facts.clientAddress })
-        return error(403, 'Your account is not a member of an organisation allowed here.')
-      }
-    }
+    const organizations = await this.allowedOrganizations(account, requested, facts)
+    if (organizations === null) return error(403, NOT_A_MEMBER)
     const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
-    const event = ({ pwd: 'login.succeeded', google: 'google.login.succeeded', sso: 'sso.login.succeeded', hwk: 'passkey.login.succeeded' } as const)[method]
-    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress })
+    const event = ({
+      pwd: 'login.succeeded',
+      'pwd+otp': 'login.succeeded',
+      google: 'google.login.succeeded',
+      'google+otp': 'google.login.succeeded',
+      sso: 'sso.login.succeeded',
+      hwk: 'passkey.login.succeeded'
+    } as const)[method]
+    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, ...(method.endsWith('+otp') ? { secondFactor: true } : {}) })
     return { status: 200, body: { ...tokens } }
   }
 
@@ -283,6 +324,9 @@ export class AccountsService {
     // Another link sent earlier would otherwise still change the new password.
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
+    // The second factor stays (docs/second-factor.md), but no browser is spared its code step any more
+    // (by the clock the remembered-browser cookies are issued by).
+    await this.store.forgetRememberedBrowsers(accountId, this.options.now())
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
@@ -315,7 +359,8 @@ export class AccountsService {
       logAuthEvent(facts, 'google.login.failed', { email, reason: 'no account' })
       return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
     }
-    return this.completeLogin(account, context.value, 'google', facts)
+    const secondFactor = await this.secondFactorStep(account, context.value, 'google', facts)
+    return secondFactor ?? await this.completeLogin(account, context.value, 'google', facts)
   }
 
   /**

@@ -30,6 +30,12 @@ Commands:
   passkeys <email>                      the account's passkeys: id, name, created, last used, backed up
   remove-passkey <email> <passkey-id>   remove one of the account's passkeys: it no longer signs in, and
                                         the page tells the visitor's password manager to forget it
+  require-second-factor <organisation>  members of the organisation must sign in with an authenticator
+                                        code (those without one enrol at their next sign-in)
+  allow-without-second-factor <organisation>
+                                        the organisation no longer requires a second factor
+  remove-second-factor <email>          remove the account's authenticator and recovery codes (an owner
+                                        locked out of both); remembered browsers are forgotten too
   rotate-signing-key [--force]          a new key signs auth tokens from 7 minutes on (running
                                         servers read it within a minute); the old key stays in
                                         the key set until its last token has expired
@@ -72,7 +78,15 @@ function organizationArgument (value: string): string {
   return parsed.value
 }
 
-function describe (account: Account, organizations: readonly string[]): string {
+/**
+ * The audit line of an operator's change to sign-in, on stderr as JSON (the
+ * server's audit lines are JSON too), so that a log collector keeps it.
+ */
+function auditLine (event: string, details: Record<string, unknown>): void {
+  console.error(JSON.stringify({ audit: event, by: 'operator', time: new Date().toISOString(), ...details }))
+}
+
+function describe (account: Account, organizations: readonly string[], secondFactor: string): string {
   const name = [account.firstName, account.lastName].filter((part) => part !== null).join(' ')
   const rows: Array<[string, string]> = [
     ['Email', account.email],
@@ -82,7 +96,8 @@ function describe (account: Account, organizations: readonly string[]): string {
     ['Verified', account.emailVerifiedAt === null ? 'no' : `yes, ${new Date(account.emailVerifiedAt).toISOString()}`],
     ['Password', account.passwordHash === null ? 'no' : 'yes'],
     ['Google', account.googleSubject === null ? 'no' : 'yes'],
-    ['Organisations', organizations.length === 0 ? 'none' : organizations.join(', ')]
+    ['Organisations', organizations.length === 0 ? 'none' : organizations.join(', ')],
+    ['Second factor', secondFactor]
   ]
   const width = Math.max(...rows.map(([label]) => label.length))
   return rows.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n')
@@ -178,7 +193,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     parameters: ['email'],
     async run (store, [email]) {
       const account = await accountFor(store, email!)
-      return describe(account, await store.listMemberships(account.id))
+      const factor = await store.findSecondFactor(account.id)
+      const required = await store.secondFactorRequiredFor(account.id)
+      const secondFactor = factor?.enrolledAt != null
+        ? `authenticator app since ${new Date(factor.enrolledAt).toISOString()}, ${await store.countUnusedRecoveryCodes(account.id)} recovery codes left`
+        : required ? 'none, but an organisation requires one: enrolment at the next sign-in' : 'none'
+      return describe(account, await store.listMemberships(account.id), secondFactor)
     }
   },
   passkeys: {
@@ -186,6 +206,37 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     async run (store, [email]) {
       const account = await accountFor(store, email!)
       return describePasskeys(account, await store.listPasskeys(account.id))
+    }
+  },
+  'require-second-factor': {
+    parameters: ['organisation'],
+    async run (store, [organisation]) {
+      const organization = organizationArgument(organisation!)
+      await store.setOrganizationRequiresSecondFactor(organization, true)
+      auditLine('second-factor.required', { organization })
+      return `members of ${organization} now need a second factor: those without one enrol at their next password or Google sign-in`
+    }
+  },
+  'allow-without-second-factor': {
+    parameters: ['organisation'],
+    async run (store, [organisation]) {
+      const organization = organizationArgument(organisation!)
+      await store.setOrganizationRequiresSecondFactor(organization, false)
+      auditLine('second-factor.no-longer-required', { organization })
+      return `${organization} no longer requires a second factor; members who enrolled one keep it`
+    }
+  },
+  'remove-second-factor': {
+    parameters: ['email'],
+    async run (store, [email]) {
+      const account = await accountFor(store, email!)
+      const removed = await store.removeSecondFactor(account.id)
+      await store.forgetRememberedBrowsers(account.id, Date.now())
+      if (!removed) throw new CommandError(`${account.email} has no second factor`)
+      auditLine('second-factor.removed-by-operator', { accountId: account.id })
+      const required = await store.secondFactorRequiredFor(account.id)
+      return `removed the authenticator app and recovery codes of ${account.email}; ` +
+        (required ? 'an organisation of the account requires one: it enrols again at its next sign-in' : 'it signs in with its password alone')
     }
   },
   'remove-passkey': {

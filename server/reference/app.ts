@@ -8,6 +8,7 @@ import { answerErrorsAsJson } from './error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
 import type { Passkeys } from './passkeys.js'
+import type { SecondFactors } from './second-factors.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
@@ -20,6 +21,8 @@ export interface ReferenceAppOptions {
   readonly sso: SsoServices
   /** The passkey ceremonies; null: their paths are not served (PASSKEYS=false). */
   readonly passkeys: Passkeys | null
+  /** The second factor's calls; null: their paths are not served (SECOND_FACTOR=false). */
+  readonly secondFactors: SecondFactors | null
   readonly pseudonyms: EmailPseudonyms
 }
 
@@ -60,7 +63,7 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, tokens, sso, passkeys, pseudonyms } = options
+  const { accounts, verification, browserNotices, tokens, sso, passkeys, secondFactors, pseudonyms } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   answerErrorsAsJson(app)
   await app.register(ssoRoutes, { sso, pseudonyms })
@@ -116,6 +119,15 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await passkeys.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/register', async (request, reply) =>
       sendAnswer(reply, await passkeys.register(bearerToken(request), request.body, requestFacts(request, reply))))
+  }
+
+  if (secondFactors !== null) {
+    app.post('/second-factor/verify', async (request, reply) =>
+      sendAnswer(reply, await secondFactors.verify(request.body, requestFacts(request, reply))))
+    app.post('/second-factor/enrol/start', async (request, reply) =>
+      sendAnswer(reply, await secondFactors.enrolStart(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/second-factor/enrol/confirm', async (request, reply) =>
+      sendAnswer(reply, await secondFactors.enrolConfirm(bearerToken(request), request.body, requestFacts(request, reply))))
   }
 
   app.post('/token/refresh', async (request, reply) =>

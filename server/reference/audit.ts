@@ -14,6 +14,9 @@ export type AuthEvent =
   | 'passkey.login.succeeded' | 'passkey.login.failed' | 'passkey.login.throttled'
   | 'passkey.register.succeeded' | 'passkey.register.refused'
   | 'token.refreshed' | 'token.refused' | 'token.reuse-detected' | 'token.revoked'
+  | 'second-factor.challenged' | 'second-factor.skipped' | 'second-factor.verified' | 'second-factor.failed'
+  | 'second-factor.refused' | 'second-factor.throttled' | 'second-factor.browser-remembered'
+  | 'second-factor.enrol.started' | 'second-factor.enrol.refused' | 'second-factor.enrol.failed' | 'second-factor.enrolled'
 
 export interface AuthEventDetails {
   readonly email?: string

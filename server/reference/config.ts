@@ -4,6 +4,7 @@ import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { OWASP_SCRYPT_COST } from './passwords.js'
 import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readOrigin, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
+import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 
 export const DEFAULT_DATA_DIR = './data'
@@ -50,6 +51,8 @@ export interface ReferenceConfig {
   readonly googleRequireNonce: boolean
   /** PASSKEYS, PASSKEY_RP_ID, PASSKEY_RELATED_ORIGINS (docs/passkeys.md); null: the passkey calls are not served. */
   readonly passkeys: PasskeySettings | null
+  /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
+  readonly secondFactor: SecondFactorSettings
   readonly logLevel: LogLevel
 }
 
@@ -125,6 +128,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     requireVerifiedEmail: readBoolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
     googleRequireNonce: readBoolean(env, 'GOOGLE_REQUIRE_NONCE', false),
     passkeys: readPasskeySettings(env, publicOrigin, true),
+    secondFactor: readSecondFactorSettings(env, true),
     logLevel: readLogLevel(env)
   })
 }

@@ -57,5 +57,5 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
 
   app.post('/authenticate', async (request, reply) =>
     // Called from another origin: no browser to recognise (its cookies are not sent), so no "was this you?".
-    sendAnswer(reply, await options.accounts.passwordLogin(request.body, { ...requestFacts(request, reply, options.pseudonyms), browser: null })))
+    sendAnswer(reply, await options.accounts.passwordLogin(request.body, { ...requestFacts(request, reply, options.pseudonyms), browser: null }, { askSecondFactor: false })))
 }

@@ -69,6 +69,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       tokens: services.tokens,
       sso: services.sso,
       passkeys: services.passkeys,
+      secondFactors: services.secondFactors,
       pseudonyms: services.pseudonyms
     })
   }

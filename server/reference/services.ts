@@ -6,6 +6,9 @@ import { BROWSER_COOKIE, BrowserCookies } from './browser-cookie.js'
 import { BrowserNotices } from './browser-notices.js'
 import { EmailVerification } from './email-verification.js'
 import { Passkeys } from './passkeys.js'
+import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './remembered-browser-cookie.js'
+import { RECOVERY_CODE_PURPOSE, RecoveryCodeHasher, SECOND_FACTOR_ENCRYPTION_PURPOSE, SecretBox } from './second-factor-codes.js'
+import { SecondFactors } from './second-factors.js'
 import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
 import { defaultHashGateOptions, HashGate } from './hash-gate.js'
@@ -38,6 +41,8 @@ export interface ReferenceServices {
   readonly sso: SsoServices
   /** The passkey ceremonies; null when PASSKEYS is false. */
   readonly passkeys: Passkeys | null
+  /** The second factor's calls; null when SECOND_FACTOR is false. */
+  readonly secondFactors: SecondFactors | null
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -97,7 +102,19 @@ export async function createReferenceServices (
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
   const claims = new AccountClaims(emailing)
   const hashGate = new HashGate(defaultHashGateOptions())
-  const accounts = new AccountsService({
+  const secondFactors = new SecondFactors({
+    store,
+    tokens,
+    settings: config.secondFactor,
+    secrets: new SecretBox(secrets.derive(SECOND_FACTOR_ENCRYPTION_PURPOSE)),
+    recoveryCodes: new RecoveryCodeHasher(secrets.derive(RECOVERY_CODE_PURPOSE)),
+    rememberedBrowsers: new RememberedBrowserCookies(secrets.derive(REMEMBERED_BROWSER_PURPOSE)),
+    productName: config.productName,
+    // The accounts service is made just below; a login reaches this only after.
+    completeLogin: async (account, context, method, facts) => await accounts.completeLogin(account, context, method, facts),
+    now
+  })
+  const accounts: AccountsService = new AccountsService({
     ...emailing,
     tokens,
     verifyGoogleToken: createGoogleTokenVerifier({
@@ -108,7 +125,8 @@ export async function createReferenceServices (
     verification,
     browserNotices,
     claims,
-    hashGate
+    hashGate,
+    secondFactor: config.secondFactor.enabled ? secondFactors : null
   })
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
     log.warn({ passwordHashCost: config.passwordHashCost },
@@ -143,6 +161,7 @@ export async function createReferenceServices (
     hashGate,
     sso,
     passkeys,
+    secondFactors: config.secondFactor.enabled ? secondFactors : null,
     pseudonyms,
     signingKeys,
     async close () {

@@ -9,7 +9,8 @@ export const AUTH_TOKEN_TTL_SECONDS = 15 * 60
 export const REFRESH_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000
 
 /** How an account proved who it is (RFC 8176 values where one exists: `hwk` is a passkey, a key held by an authenticator). */
-export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'hwk'
+/** How a login proved who it is; `+otp`: a second factor followed (docs/second-factor.md). */
+export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'hwk' | 'pwd+otp' | 'google+otp'
 
 /** What a login asked for, carried into every token of its refresh family. */
 export interface LoginContext {
@@ -53,7 +54,8 @@ export class TokenService {
       // OIDC's claim: whether the address was shown to belong to the holder (a Google or SSO sign-up), not only typed in.
       email_verified: account.emailVerifiedAt !== null,
       orgs: context.organizations,
-      amr: [method],
+      // RFC 8176's values: 'pwd+otp' gives ["pwd", "otp", "mfa"].
+      amr: method.endsWith('+otp') ? [...method.split('+'), 'mfa'] : [method],
       ...(context.resourceType === null ? {} : { resource_type: context.resourceType }),
       ...(context.clusterName === null ? {} : { cluster_name: context.clusterName })
     })

@@ -35,3 +35,17 @@ export function withPasskeyRoutes (routes: readonly ProxiedRoute[], passkeys: bo
   const listed = new Set(routes.map((route) => route.path))
   return [...routes, ...PASSKEY_ROUTES.filter((route) => !listed.has(route.path))]
 }
+
+/** The second-factor calls (docs/second-factor.md), proxied when SECOND_FACTOR is true. */
+export const SECOND_FACTOR_ROUTES: readonly ProxiedRoute[] = [
+  { path: 'second-factor/verify', kind: 'json' },
+  { path: 'second-factor/enrol/start', kind: 'json' },
+  { path: 'second-factor/enrol/confirm', kind: 'json' }
+]
+
+/** `routes` with the second-factor calls when `secondFactor` is on (each path once). */
+export function withSecondFactorRoutes (routes: readonly ProxiedRoute[], secondFactor: boolean): readonly ProxiedRoute[] {
+  if (!secondFactor) return routes
+  const listed = new Set(routes.map((route) => route.path))
+  return [...routes, ...SECOND_FACTOR_ROUTES.filter((route) => !listed.has(route.path))]
+}

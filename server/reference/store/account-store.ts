@@ -147,6 +147,35 @@ export interface PasskeyUse {
   readonly now: number
 }
 
+/** What a second-factor challenge lets its holder do next: give a code, or enrol first. */
+export type SecondFactorChallengeKind = 'code' | 'enrol'
+
+/** A login whose first factor was right, waiting for its second (docs/second-factor.md). */
+export interface SecondFactorChallenge {
+  /** The hash of the opaque challenge the page holds. */
+  readonly challengeHash: string
+  readonly accountId: string
+  readonly kind: SecondFactorChallengeKind
+  /** JSON of the login's context fields, carried into the tokens. */
+  readonly context: string
+  /** The first factor's authentication method ('pwd', 'google'). */
+  readonly method: string
+  readonly expiresAt: number
+}
+
+/** An account's authenticator secret: pending until its first code confirms it. */
+export interface SecondFactorRecord {
+  readonly accountId: string
+  /** The TOTP secret, encrypted (second-factor-secrets.ts). */
+  readonly encryptedSecret: string
+  /** When it was confirmed; null while pending. */
+  readonly enrolledAt: number | null
+  /** Until when a pending secret may be confirmed. */
+  readonly pendingExpiresAt: number
+  /** The last TOTP time step accepted; a code of this step or an earlier one is refused. */
+  readonly lastStep: number
+}
+
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
 export interface AccountStore {
@@ -258,7 +287,45 @@ export interface AccountStore {
   takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null>
 
   /**
-   * Deletes expired tokens (spent Google tokens and passkey challenges included), links,
+   * Keeps a new pending authenticator secret for the account, replacing a
+   * pending one; false (and nothing changed) when one is enrolled. Atomic.
+   */
+  startSecondFactorEnrolment (accountId: string, encryptedSecret: string, pendingExpiresAt: number): Promise<boolean>
+  /** The account's authenticator secret, enrolled or pending, or null. */
+  findSecondFactor (accountId: string): Promise<SecondFactorRecord | null>
+  /**
+   * Confirms the pending secret (unexpired) with the step of its first code,
+   * and replaces the account's recovery codes with `recoveryCodeHashes`:
+   * false (and nothing changed) when there is no pending secret. Atomic.
+   */
+  confirmSecondFactorEnrolment (accountId: string, step: number, recoveryCodeHashes: readonly string[], now: number): Promise<boolean>
+  /** Records an accepted TOTP step if it is later than the last one: false for a replay. Atomic. */
+  acceptSecondFactorStep (accountId: string, step: number): Promise<boolean>
+  /** Uses one of the account's recovery codes once: false when unknown or used. Atomic. */
+  useRecoveryCode (accountId: string, codeHash: string, now: number): Promise<boolean>
+  /** How many of the account's recovery codes are unused. */
+  countUnusedRecoveryCodes (accountId: string): Promise<number>
+  /** Removes the account's authenticator and recovery codes; false when it had none. */
+  removeSecondFactor (accountId: string): Promise<boolean>
+  insertSecondFactorChallenge (challenge: SecondFactorChallenge): Promise<void>
+  /** The challenge if it exists and has not expired (reads only). */
+  findSecondFactorChallenge (challengeHash: string, now: number): Promise<SecondFactorChallenge | null>
+  /** Spends the challenge (single successful use): false when gone or expired. Atomic. */
+  consumeSecondFactorChallenge (challengeHash: string, now: number): Promise<boolean>
+  /** Whether members of `organization` must have a second factor. */
+  setOrganizationRequiresSecondFactor (organization: string, required: boolean): Promise<void>
+  /** The organisations that require a second factor, in order. */
+  listOrganizationsRequiringSecondFactor (): Promise<readonly string[]>
+  /** Whether the account belongs to an organisation that requires a second factor. */
+  secondFactorRequiredFor (accountId: string): Promise<boolean>
+  /** Invalidates every remembered-browser cookie of the account issued before `now`. */
+  forgetRememberedBrowsers (accountId: string, now: number): Promise<void>
+  /** When the account's remembered browsers were last forgotten (0: never); null when no such account. */
+  rememberedBrowsersForgottenAt (accountId: string): Promise<number | null>
+
+  /**
+   * Deletes expired tokens (spent Google tokens, passkey and second-factor challenges and
+   * unconfirmed authenticator secrets included), links,
    * transactions and throttles, and browsers unseen for `BROWSER_MEMORY_MS`.
    */
   purgeExpired (now: number): Promise<void>

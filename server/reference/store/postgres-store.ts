@@ -14,6 +14,9 @@ import {
   type NewAccount,
   type NoticeKind,
   type PasskeyChallenge,
+  type SecondFactorChallenge,
+  type SecondFactorChallengeKind,
+  type SecondFactorRecord,
   type PasskeyCredential,
   type PasskeyUse,
   type RefreshTokenRecord,
@@ -156,7 +159,34 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
      account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
      challenge TEXT NOT NULL,
      expires_at BIGINT NOT NULL
-   );`
+   );`,
+  // Second factor (docs/second-factor.md). An authenticator secret is pending (enrolled_at NULL) until its first
+  // code confirms it; recovery codes and challenges are kept hashed; remembered browsers are forgotten by time.
+  `CREATE TABLE second_factors (
+     account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+     encrypted_secret TEXT NOT NULL,
+     enrolled_at BIGINT,
+     pending_expires_at BIGINT NOT NULL,
+     last_step BIGINT NOT NULL DEFAULT 0
+   );
+   CREATE TABLE recovery_codes (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     code_hash TEXT NOT NULL,
+     used_at BIGINT,
+     PRIMARY KEY (account_id, code_hash)
+   );
+   CREATE TABLE second_factor_challenges (
+     challenge_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     kind TEXT NOT NULL,
+     context TEXT NOT NULL,
+     method TEXT NOT NULL,
+     expires_at BIGINT NOT NULL
+   );
+   CREATE TABLE second_factor_organizations (
+     organization TEXT PRIMARY KEY
+   );
+   ALTER TABLE accounts ADD COLUMN remembered_browsers_forgotten_at BIGINT NOT NULL DEFAULT 0;`
 ]
 
 /**
@@ -681,8 +711,116 @@ export class PostgresAccountStore implements AccountStore {
     return { bindingHash: row.binding_hash, purpose: row.purpose, accountId: row.account_id, challenge: row.challenge, expiresAt: row.expires_at }
   }
 
+  async startSecondFactorEnrolment (accountId: string, encryptedSecret: string, pendingExpiresAt: number): Promise<boolean> {
+    const result = await this.pool.query(
+      `INSERT INTO second_factors (account_id, encrypted_secret, enrolled_at, pending_expires_at) VALUES ($1, $2, NULL, $3)
+       ON CONFLICT (account_id) DO UPDATE SET encrypted_secret = EXCLUDED.encrypted_secret,
+       pending_expires_at = EXCLUDED.pending_expires_at WHERE second_factors.enrolled_at IS NULL`,
+      [accountId, encryptedSecret, pendingExpiresAt])
+    return result.rowCount === 1
+  }
+
+  async findSecondFactor (accountId: string): Promise<SecondFactorRecord | null> {
+    const { rows } = await this.pool.query<{
+      account_id: string, encrypted_secret: string, enrolled_at: number | null, pending_expires_at: number, last_step: number
+    }>('SELECT * FROM second_factors WHERE account_id = $1', [accountId])
+    const row = rows[0]
+    return row === undefined
+      ? null
+      : { accountId: row.account_id, encryptedSecret: row.encrypted_secret, enrolledAt: row.enrolled_at, pendingExpiresAt: row.pending_expires_at, lastStep: row.last_step }
+  }
+
+  async confirmSecondFactorEnrolment (accountId: string, step: number, recoveryCodeHashes: readonly string[], now: number): Promise<boolean> {
+    return await this.inTransaction(async (client) => {
+      const confirmed = await client.query(
+        `UPDATE second_factors SET enrolled_at = $1, last_step = $2
+         WHERE account_id = $3 AND enrolled_at IS NULL AND pending_expires_at > $1`, [now, step, accountId])
+      if (confirmed.rowCount !== 1) return false
+      await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
+      for (const hash of recoveryCodeHashes) {
+        await client.query('INSERT INTO recovery_codes (account_id, code_hash) VALUES ($1, $2)', [accountId, hash])
+      }
+      return true
+    })
+  }
+
+  async acceptSecondFactorStep (accountId: string, step: number): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE second_factors SET last_step = $1 WHERE account_id = $2 AND enrolled_at IS NOT NULL AND last_step < $1', [step, accountId])
+    return result.rowCount === 1
+  }
+
+  async useRecoveryCode (accountId: string, codeHash: string, now: number): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE recovery_codes SET used_at = $1 WHERE account_id = $2 AND code_hash = $3 AND used_at IS NULL', [now, accountId, codeHash])
+    return result.rowCount === 1
+  }
+
+  async countUnusedRecoveryCodes (accountId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>('SELECT COUNT(*) AS n FROM recovery_codes WHERE account_id = $1 AND used_at IS NULL', [accountId])
+    return Number(rows[0]!.n)
+  }
+
+  async removeSecondFactor (accountId: string): Promise<boolean> {
+    return await this.inTransaction(async (client) => {
+      await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
+      const result = await client.query('DELETE FROM second_factors WHERE account_id = $1', [accountId])
+      return result.rowCount === 1
+    })
+  }
+
+  async insertSecondFactorChallenge (challenge: SecondFactorChallenge): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO second_factor_challenges (challenge_hash, account_id, kind, context, method, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [challenge.challengeHash, challenge.accountId, challenge.kind, challenge.context, challenge.method, challenge.expiresAt])
+  }
+
+  async findSecondFactorChallenge (challengeHash: string, now: number): Promise<SecondFactorChallenge | null> {
+    const { rows } = await this.pool.query<{
+      challenge_hash: string, account_id: string, kind: SecondFactorChallengeKind, context: string, method: string, expires_at: number
+    }>('SELECT * FROM second_factor_challenges WHERE challenge_hash = $1 AND expires_at > $2', [challengeHash, now])
+    const row = rows[0]
+    return row === undefined
+      ? null
+      : { challengeHash: row.challenge_hash, accountId: row.account_id, kind: row.kind, context: row.context, method: row.method, expiresAt: row.expires_at }
+  }
+
+  async consumeSecondFactorChallenge (challengeHash: string, now: number): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM second_factor_challenges WHERE challenge_hash = $1 AND expires_at > $2', [challengeHash, now])
+    return result.rowCount === 1
+  }
+
+  async setOrganizationRequiresSecondFactor (organization: string, required: boolean): Promise<void> {
+    if (required) await this.pool.query('INSERT INTO second_factor_organizations (organization) VALUES ($1) ON CONFLICT DO NOTHING', [organization])
+    else await this.pool.query('DELETE FROM second_factor_organizations WHERE organization = $1', [organization])
+  }
+
+  async listOrganizationsRequiringSecondFactor (): Promise<readonly string[]> {
+    const { rows } = await this.pool.query<{ organization: string }>('SELECT organization FROM second_factor_organizations ORDER BY organization')
+    return rows.map((row) => row.organization)
+  }
+
+  async secondFactorRequiredFor (accountId: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM memberships JOIN second_factor_organizations USING (organization)
+       WHERE memberships.account_id = $1 LIMIT 1`, [accountId])
+    return rows.length > 0
+  }
+
+  async forgetRememberedBrowsers (accountId: string, now: number): Promise<void> {
+    await this.pool.query(
+      'UPDATE accounts SET remembered_browsers_forgotten_at = GREATEST(remembered_browsers_forgotten_at, $1) WHERE id = $2', [now, accountId])
+  }
+
+  async rememberedBrowsersForgottenAt (accountId: string): Promise<number | null> {
+    const { rows } = await this.pool.query<{ at: number }>('SELECT remembered_browsers_forgotten_at AS at FROM accounts WHERE id = $1', [accountId])
+    return rows[0]?.at ?? null
+  }
+
   async purgeExpired (now: number): Promise<void> {
     await this.inTransaction(async (client) => {
+      await client.query('DELETE FROM second_factor_challenges WHERE expires_at <= $1', [now])
+      await client.query('DELETE FROM second_factors WHERE enrolled_at IS NULL AND pending_expires_at <= $1', [now])
       await client.query('DELETE FROM passkey_challenges WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM spent_google_tokens WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])

@@ -16,6 +16,9 @@ import {
   type NewAccount,
   type NoticeKind,
   type PasskeyChallenge,
+  type SecondFactorChallenge,
+  type SecondFactorChallengeKind,
+  type SecondFactorRecord,
   type PasskeyCredential,
   type PasskeyUse,
   type RefreshTokenRecord,
@@ -157,7 +160,34 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
      account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
      challenge TEXT NOT NULL,
      expires_at INTEGER NOT NULL
-   );`
+   );`,
+  // Second factor (docs/second-factor.md). An authenticator secret is pending (enrolled_at NULL) until its first
+  // code confirms it; recovery codes and challenges are kept hashed; remembered browsers are forgotten by time.
+  `CREATE TABLE second_factors (
+     account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+     encrypted_secret TEXT NOT NULL,
+     enrolled_at INTEGER,
+     pending_expires_at INTEGER NOT NULL,
+     last_step INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE TABLE recovery_codes (
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     code_hash TEXT NOT NULL,
+     used_at INTEGER,
+     PRIMARY KEY (account_id, code_hash)
+   );
+   CREATE TABLE second_factor_challenges (
+     challenge_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     kind TEXT NOT NULL,
+     context TEXT NOT NULL,
+     method TEXT NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE TABLE second_factor_organizations (
+     organization TEXT PRIMARY KEY
+   );
+   ALTER TABLE accounts ADD COLUMN remembered_browsers_forgotten_at INTEGER NOT NULL DEFAULT 0;`
 ]
 
 interface AccountRow {
@@ -564,8 +594,102 @@ export class SqliteAccountStore implements AccountStore {
     return { bindingHash: row.binding_hash, purpose: row.purpose, accountId: row.account_id, challenge: row.challenge, expiresAt: row.expires_at }
   }
 
+  async startSecondFactorEnrolment (accountId: string, encryptedSecret: string, pendingExpiresAt: number): Promise<boolean> {
+    return this.db.prepare(`INSERT INTO second_factors (account_id, encrypted_secret, enrolled_at, pending_expires_at) VALUES (?, ?, NULL, ?)
+                            ON CONFLICT (account_id) DO UPDATE SET encrypted_secret = excluded.encrypted_secret,
+                            pending_expires_at = excluded.pending_expires_at WHERE second_factors.enrolled_at IS NULL`)
+      .run(accountId, encryptedSecret, pendingExpiresAt).changes === 1
+  }
+
+  async findSecondFactor (accountId: string): Promise<SecondFactorRecord | null> {
+    const row = this.db.prepare('SELECT * FROM second_factors WHERE account_id = ?').get(accountId) as {
+      account_id: string, encrypted_secret: string, enrolled_at: number | null, pending_expires_at: number, last_step: number
+    } | undefined
+    return row === undefined
+      ? null
+      : { accountId: row.account_id, encryptedSecret: row.encrypted_secret, enrolledAt: row.enrolled_at, pendingExpiresAt: row.pending_expires_at, lastStep: row.last_step }
+  }
+
+  async confirmSecondFactorEnrolment (accountId: string, step: number, recoveryCodeHashes: readonly string[], now: number): Promise<boolean> {
+    return this.db.transaction(() => {
+      const confirmed = this.db.prepare(`UPDATE second_factors SET enrolled_at = ?, last_step = ?
+                                         WHERE account_id = ? AND enrolled_at IS NULL AND pending_expires_at > ?`)
+        .run(now, step, accountId, now).changes === 1
+      if (!confirmed) return false
+      this.db.prepare('DELETE FROM recovery_codes WHERE account_id = ?').run(accountId)
+      const insert = this.db.prepare('INSERT INTO recovery_codes (account_id, code_hash) VALUES (?, ?)')
+      for (const hash of recoveryCodeHashes) insert.run(accountId, hash)
+      return true
+    }).immediate()
+  }
+
+  async acceptSecondFactorStep (accountId: string, step: number): Promise<boolean> {
+    return this.db.prepare('UPDATE second_factors SET last_step = ? WHERE account_id = ? AND enrolled_at IS NOT NULL AND last_step < ?')
+      .run(step, accountId, step).changes === 1
+  }
+
+  async useRecoveryCode (accountId: string, codeHash: string, now: number): Promise<boolean> {
+    return this.db.prepare('UPDATE recovery_codes SET used_at = ? WHERE account_id = ? AND code_hash = ? AND used_at IS NULL')
+      .run(now, accountId, codeHash).changes === 1
+  }
+
+  async countUnusedRecoveryCodes (accountId: string): Promise<number> {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM recovery_codes WHERE account_id = ? AND used_at IS NULL').get(accountId) as { n: number }).n
+  }
+
+  async removeSecondFactor (accountId: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.db.prepare('DELETE FROM recovery_codes WHERE account_id = ?').run(accountId)
+      return this.db.prepare('DELETE FROM second_factors WHERE account_id = ?').run(accountId).changes === 1
+    })()
+  }
+
+  async insertSecondFactorChallenge (challenge: SecondFactorChallenge): Promise<void> {
+    this.db.prepare('INSERT INTO second_factor_challenges (challenge_hash, account_id, kind, context, method, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(challenge.challengeHash, challenge.accountId, challenge.kind, challenge.context, challenge.method, challenge.expiresAt)
+  }
+
+  async findSecondFactorChallenge (challengeHash: string, now: number): Promise<SecondFactorChallenge | null> {
+    const row = this.db.prepare('SELECT * FROM second_factor_challenges WHERE challenge_hash = ? AND expires_at > ?').get(challengeHash, now) as {
+      challenge_hash: string, account_id: string, kind: SecondFactorChallengeKind, context: string, method: string, expires_at: number
+    } | undefined
+    return row === undefined
+      ? null
+      : { challengeHash: row.challenge_hash, accountId: row.account_id, kind: row.kind, context: row.context, method: row.method, expiresAt: row.expires_at }
+  }
+
+  async consumeSecondFactorChallenge (challengeHash: string, now: number): Promise<boolean> {
+    return this.db.prepare('DELETE FROM second_factor_challenges WHERE challenge_hash = ? AND expires_at > ?').run(challengeHash, now).changes === 1
+  }
+
+  async setOrganizationRequiresSecondFactor (organization: string, required: boolean): Promise<void> {
+    if (required) this.db.prepare('INSERT OR IGNORE INTO second_factor_organizations (organization) VALUES (?)').run(organization)
+    else this.db.prepare('DELETE FROM second_factor_organizations WHERE organization = ?').run(organization)
+  }
+
+  async listOrganizationsRequiringSecondFactor (): Promise<readonly string[]> {
+    const rows = this.db.prepare('SELECT organization FROM second_factor_organizations ORDER BY organization').all() as Array<{ organization: string }>
+    return rows.map((row) => row.organization)
+  }
+
+  async secondFactorRequiredFor (accountId: string): Promise<boolean> {
+    return this.db.prepare(`SELECT 1 FROM memberships JOIN second_factor_organizations USING (organization)
+                            WHERE memberships.account_id = ? LIMIT 1`).get(accountId) !== undefined
+  }
+
+  async forgetRememberedBrowsers (accountId: string, now: number): Promise<void> {
+    this.db.prepare('UPDATE accounts SET remembered_browsers_forgotten_at = MAX(remembered_browsers_forgotten_at, ?) WHERE id = ?').run(now, accountId)
+  }
+
+  async rememberedBrowsersForgottenAt (accountId: string): Promise<number | null> {
+    const row = this.db.prepare('SELECT remembered_browsers_forgotten_at AS at FROM accounts WHERE id = ?').get(accountId) as { at: number } | undefined
+    return row?.at ?? null
+  }
+
   async purgeExpired (now: number): Promise<void> {
     this.db.transaction(() => {
+      this.db.prepare('DELETE FROM second_factor_challenges WHERE expires_at <= ?').run(now)
+      this.db.prepare('DELETE FROM second_factors WHERE enrolled_at IS NULL AND pending_expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM passkey_challenges WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM spent_google_tokens WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now)

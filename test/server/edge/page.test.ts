@@ -31,7 +31,9 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     cookieDomain: null,
     passwordResetCompletion: true,
     domainCheckTimeoutMs: null,
-    passkeyRpId: 'localhost'
+    passkeyRpId: 'localhost',
+    secondFactor: true,
+    secondFactorRememberBrowser: true
   })
 })
 
@@ -52,7 +54,9 @@ t.test('the embedded JSON cannot close its script element', async (t) => {
     cookieDomain: null,
     passwordResetCompletion: false,
     domainCheckTimeoutMs: null,
-    passkeyRpId: null
+    passkeyRpId: null,
+    secondFactor: false,
+    secondFactorRememberBrowser: true
   })
   t.notMatch(text, /[<>&\u2028]/)
   t.equal(parseRuntimeConfig(text).productName, '</script><script>alert(1)</script>', 'and still reads back the same')

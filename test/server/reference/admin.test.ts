@@ -96,10 +96,10 @@ t.test('show prints the account: memberships, creation, and whether it has a pas
   await accounts(dataDir, 'add-member', 'ann@example.com', 'acme')
   const ann = await accounts(dataDir, 'show', 'ANN@example.com')
   t.equal(ann.code, 0)
-  t.match(ann.stdout, /^Email: {9}Ann@Example\.com\nAccount id: {4}[0-9a-f-]{36}\nName: {10}Ann Lee\nCreated: {7}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\nVerified: {6}yes, 2026-11-02T10:00:00\.000Z\nPassword: {6}yes\nGoogle: {8}no\nOrganisations: acme, globex\n$/)
+  t.match(ann.stdout, /^Email: {9}Ann@Example\.com\nAccount id: {4}[0-9a-f-]{36}\nName: {10}Ann Lee\nCreated: {7}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\nVerified: {6}yes, 2026-11-02T10:00:00\.000Z\nPassword: {6}yes\nGoogle: {8}no\nOrganisations: acme, globex\nSecond factor: none\n$/)
   const bo = await accounts(dataDir, 'show', 'bo@example.com')
   t.match(bo.stdout, /Name: {10}none\n/)
-  t.match(bo.stdout, /Password: {6}no\nGoogle: {8}yes\nOrganisations: none\n$/)
+  t.match(bo.stdout, /Password: {6}no\nGoogle: {8}yes\nOrganisations: none\nSecond factor: none\n$/)
   t.notOk(ann.stdout.includes('scrypt'), 'the password hash is not shown')
 })
 
@@ -131,6 +131,41 @@ t.test('passkeys lists an account\'s passkeys, and remove-passkey removes one of
   t.match((await accounts(dataDir, 'passkeys', 'ann@example.com')).stdout, /^Ann@Example\.com has 1 passkey:\nYW5uLWtleQ\n/)
   t.equal((await accounts(dataDir, 'passkeys', 'bo@example.com')).stdout, 'bo@example.com has 1 passkey:\nYm8tcGhvbmU\n  name: none\n  created: 2026-11-02T10:00:00.000Z\n  last used: never\n  synced: yes, backed up\n')
   t.equal((await accounts(dataDir, 'passkeys', 'una@example.com')).stdout, 'una@example.com has no passkey\n')
+})
+
+t.test('require-second-factor and allow-without-second-factor; remove-second-factor for a locked-out owner, with its audit line', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  t.same(await accounts(dataDir, 'add-member', 'ann@example.com', 'acme'), { code: 0, stdout: 'Ann@Example.com is now a member of acme\n', stderr: '' })
+  const required = await accounts(dataDir, 'require-second-factor', 'acme')
+  t.equal(required.code, 0)
+  t.equal(required.stdout, 'members of acme now need a second factor: those without one enrol at their next password or Google sign-in\n')
+  t.match(JSON.parse(required.stderr) as Record<string, unknown>, { audit: 'second-factor.required', by: 'operator', organization: 'acme' })
+  t.match((await accounts(dataDir, 'show', 'ann@example.com')).stdout, /Second factor: none, but an organisation requires one: enrolment at the next sign-in\n$/)
+
+  const store = new SqliteAccountStore(databaseFile(dataDir))
+  const ann = (await store.findAccountByEmail('ann@example.com'))!
+  await store.startSecondFactorEnrolment(ann.id, 'sealed', Date.now() + 60_000)
+  await store.confirmSecondFactorEnrolment(ann.id, 1, ['a', 'b', 'c'], Date.now())
+  await store.useRecoveryCode(ann.id, 'a', Date.now())
+  await store.close()
+  t.match((await accounts(dataDir, 'show', 'ann@example.com')).stdout,
+    /Second factor: authenticator app since \d{4}-\d\d-\d\dT[\d:.]+Z, 2 recovery codes left\n$/)
+
+  const removed = await accounts(dataDir, 'remove-second-factor', 'ANN@example.com')
+  t.equal(removed.code, 0)
+  t.equal(removed.stdout, 'removed the authenticator app and recovery codes of Ann@Example.com; an organisation of the account requires one: it enrols again at its next sign-in\n')
+  t.match(JSON.parse(removed.stderr) as Record<string, unknown>, { audit: 'second-factor.removed-by-operator', by: 'operator', accountId: ann.id })
+  t.notMatch(removed.stderr, /ann@example/i, 'the audit line names the account by id, not address')
+  const after = new SqliteAccountStore(databaseFile(dataDir))
+  t.equal(await after.findSecondFactor(ann.id), null)
+  t.ok(await after.rememberedBrowsersForgottenAt(ann.id), 'remembered browsers are forgotten')
+  await after.close()
+  const again = await accounts(dataDir, 'remove-second-factor', 'ann@example.com')
+  t.same([again.code, again.stderr], [1, 'accounts: Ann@Example.com has no second factor\n'])
+
+  const allowed = await accounts(dataDir, 'allow-without-second-factor', 'acme')
+  t.equal(allowed.stdout, 'acme no longer requires a second factor; members who enrolled one keep it\n')
+  t.match((await accounts(dataDir, 'show', 'ann@example.com')).stdout, /Second factor: none\n$/)
 })
 
 t.test('an unknown email is an error, and nothing is created', async (t) => {
@@ -210,7 +245,7 @@ t.test('with DATABASE_URL the command works on PostgreSQL, and an unreachable on
   await store.close()
   const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl }
   t.same(await run(process.execPath, [ADMIN, 'add-member', 'PG@example.com', 'acme'], env), { code: 0, stdout: 'pg@example.com is now a member of acme\n', stderr: '' })
-  t.match((await run(process.execPath, [ADMIN, 'show', 'pg@example.com'], env)).stdout, /Google: {8}yes\nOrganisations: acme\n$/)
+  t.match((await run(process.execPath, [ADMIN, 'show', 'pg@example.com'], env)).stdout, /Google: {8}yes\nOrganisations: acme\nSecond factor: none\n$/)
   t.notOk(existsSync(databaseFile(dataDir)), 'no SQLite file is made in DATA_DIR')
 
   const unreachable = await run(process.execPath, [ADMIN, 'show', 'pg@example.com'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://threshold:s3cret-pw@127.0.0.1:9/threshold' })

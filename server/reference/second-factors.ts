@@ -1,0 +1,286 @@
+import type { SecondFactorSettings } from '../shared/second-factor-config.js'
+import { errorAnswer as error, type Answer, type RequestFacts } from './answers.js'
+import { logAuthEvent, type AuthEvent } from './audit.js'
+import { loginLockDuration, waitMessage } from './login-throttles.js'
+import type { RememberedBrowserCookies } from './remembered-browser-cookie.js'
+import {
+  matchingStep,
+  newRecoveryCodes,
+  newTotpSecret,
+  normaliseRecoveryCode,
+  totpFor,
+  type RecoveryCodeHasher,
+  type SecretBox
+} from './second-factor-codes.js'
+import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind } from './store/account-store.js'
+import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
+
+/** How long a login may wait for its second factor: the challenge's life. */
+export const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
+/** How long a secret from enrol/start may be confirmed. */
+export const PENDING_SECRET_TTL_MS = 10 * 60 * 1000
+
+const NO_CHALLENGE = 'This sign-in has expired. Please sign in again.'
+const WRONG_CODE = 'This code is not right, or was used already. Please try again.'
+const SIGNED_OUT = 'Please sign in again to set up an authenticator app.'
+const ENROLLED = 'This account already has an authenticator app.'
+const NOT_STARTED = 'The setup of the authenticator app has expired. Please start again.'
+const MALFORMED_CODE = 'Please enter the 6 digits your authenticator app shows.'
+const MALFORMED_RECOVERY_CODE = 'A recovery code is 8 letters and digits, such as abcd-1234.'
+
+/** The first factors a second may follow. */
+export type FirstFactor = 'pwd' | 'google'
+
+/** What a login does when its first factor was right: the service's part the accounts service calls. */
+export interface SecondFactorGate {
+  /** The challenge answer when a second factor is due (and the browser is not remembered), else null. */
+  challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null>
+}
+
+export interface SecondFactorsOptions {
+  readonly store: AccountStore
+  readonly tokens: Pick<TokenService, 'verifyAuthToken'>
+  readonly settings: SecondFactorSettings
+  readonly secrets: SecretBox
+  readonly recoveryCodes: RecoveryCodeHasher
+  readonly rememberedBrowsers: RememberedBrowserCookies
+  /** PRODUCT_NAME: the issuer the authenticator app shows. */
+  readonly productName: string
+  /** Issues the tokens of a login (AccountsService.completeLogin). */
+  readonly completeLogin: (account: Account, context: LoginContext, method: AuthenticationMethod, facts: RequestFacts) => Promise<Answer>
+  readonly now: () => number
+}
+
+/** The throttle of wrong codes of one account (login-throttles.ts' durations: 4 free, then doubling). */
+export function secondFactorThrottleKey (accountId: string): string {
+  return `second-factor:${accountId}`
+}
+
+type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: string }
+
+interface CodeRequest {
+  readonly challenge: string | null
+  readonly code: { readonly totp: string } | { readonly recovery: string } | null
+  readonly rememberBrowser: boolean
+}
+
+function parseRequest (body: unknown, { codeRequired, recoveryAllowed }: { codeRequired: boolean, recoveryAllowed: boolean }): Parsed<CodeRequest> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: 'A JSON object is required.' }
+  const fields = body as Record<string, unknown>
+  const challenge = fields.challenge ?? null
+  if (challenge !== null && (typeof challenge !== 'string' || challenge.length === 0 || challenge.length > 200)) {
+    return { ok: false, error: 'The challenge is not valid.' }
+  }
+  const remember = fields.remember_browser ?? false
+  if (typeof remember !== 'boolean') return { ok: false, error: 'remember_browser must be true or false.' }
+  let code: CodeRequest['code'] = null
+  if (fields.code !== undefined) {
+    if (typeof fields.code !== 'string' || !/^\d{6}$/.test(fields.code)) return { ok: false, error: MALFORMED_CODE }
+    code = { totp: fields.code }
+  }
+  if (recoveryAllowed && fields.recovery_code !== undefined) {
+    if (code !== null) return { ok: false, error: 'Send a code or a recovery code, not both.' }
+    const normalised = typeof fields.recovery_code === 'string' && fields.recovery_code.length <= 40 ? normaliseRecoveryCode(fields.recovery_code) : null
+    if (normalised === null) return { ok: false, error: MALFORMED_RECOVERY_CODE }
+    code = { recovery: normalised }
+  }
+  if (codeRequired && code === null) return { ok: false, error: MALFORMED_CODE }
+  return { ok: true, value: { challenge, code, rememberBrowser: remember } }
+}
+
+/**
+ * The reference service's second factor (docs/second-factor.md): TOTP
+ * authenticator apps with recovery codes, asked for after a password or
+ * Google sign-in when the account has one or an organisation of it
+ * requires one.
+ */
+export class SecondFactors implements SecondFactorGate {
+  constructor (private readonly options: SecondFactorsOptions) {}
+
+  private get store (): AccountStore { return this.options.store }
+
+  async challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null> {
+    if (!this.options.settings.enabled) return null
+    const factor = await this.store.findSecondFactor(account.id)
+    if (factor?.enrolledAt != null) {
+      if (await this.remembered(account.id, facts)) {
+        logAuthEvent(facts, 'second-factor.skipped', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'remembered browser' })
+        return null
+      }
+      return await this.issueChallenge(account, 'code', context, method, facts)
+    }
+    if (await this.store.secondFactorRequiredFor(account.id)) return await this.issueChallenge(account, 'enrol', context, method, facts)
+    return null
+  }
+
+  private async remembered (accountId: string, facts: RequestFacts): Promise<boolean> {
+    const cookieHeader = facts.browser?.cookieHeader
+    if (cookieHeader === undefined) return false
+    const forgottenAt = await this.store.rememberedBrowsersForgottenAt(accountId)
+    return forgottenAt !== null && this.options.rememberedBrowsers.remembers(cookieHeader, accountId, forgottenAt, this.options.now())
+  }
+
+  private async issueChallenge (
+    account: Account, kind: SecondFactorChallengeKind, context: LoginContext, method: FirstFactor, facts: RequestFacts
+  ): Promise<Answer> {
+    const challenge = newOpaqueToken()
+    await this.store.insertSecondFactorChallenge({
+      challengeHash: hashToken(challenge),
+      accountId: account.id,
+      kind,
+      context: JSON.stringify(context),
+      method,
+      expiresAt: this.options.now() + SECOND_FACTOR_CHALLENGE_TTL_MS
+    })
+    logAuthEvent(facts, 'second-factor.challenged', { accountId: account.id, clientAddress: facts.clientAddress, kind, method })
+    return { status: 200, body: { second_factor: kind, challenge, expires_in: SECOND_FACTOR_CHALLENGE_TTL_MS / 1000 } }
+  }
+
+  /** The challenge and its account, if the challenge is live and of `kind`. */
+  private async findChallenge (challenge: string, kind: SecondFactorChallengeKind): Promise<{ challenge: SecondFactorChallenge, account: Account } | null> {
+    const found = await this.store.findSecondFactorChallenge(hashToken(challenge), this.options.now())
+    if (found === null || found.kind !== kind) return null
+    const account = await this.store.findAccountById(found.accountId)
+    return account === null ? null : { challenge: found, account }
+  }
+
+  private async bearer (authToken: string | null): Promise<Account | null> {
+    if (authToken === null) return null
+    const accountId = await this.options.tokens.verifyAuthToken(authToken)
+    return accountId === null ? null : await this.store.findAccountById(accountId)
+  }
+
+  /** A 429 while the account's wrong codes lock it, else null. */
+  private async locked (account: Account, facts: RequestFacts): Promise<Answer | null> {
+    const throttle = await this.store.readLoginThrottle(secondFactorThrottleKey(account.id))
+    if (throttle.lockedUntil <= Date.now()) return null
+    logAuthEvent(facts, 'second-factor.throttled', { accountId: account.id, clientAddress: facts.clientAddress })
+    return error(429, waitMessage(throttle.lockedUntil, Date.now()))
+  }
+
+  private async wrongCode (account: Account, facts: RequestFacts, event: AuthEvent, reason: string): Promise<Answer> {
+    const failure = await this.store.recordLoginFailure(secondFactorThrottleKey(account.id), loginLockDuration, Date.now())
+    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, reason, failures: failure.failures })
+    return error(401, WRONG_CODE)
+  }
+
+  /** Ends the login the challenge held: tokens for its context, amr with 'otp', and the remembered-browser cookie when asked. */
+  private async finishLogin (account: Account, challenge: SecondFactorChallenge, rememberBrowser: boolean, facts: RequestFacts): Promise<Answer> {
+    const method = `${challenge.method as FirstFactor}+otp` as const
+    const answer = await this.options.completeLogin(account, JSON.parse(challenge.context) as LoginContext, method, facts)
+    if (answer.status !== 200 || !rememberBrowser || !this.options.settings.rememberBrowser) return answer
+    logAuthEvent(facts, 'second-factor.browser-remembered', { accountId: account.id, clientAddress: facts.clientAddress })
+    return { ...answer, cookies: [...answer.cookies ?? [], this.options.rememberedBrowsers.setCookie(account.id, this.options.now())] }
+  }
+
+  /** `second-factor/verify`: an authenticator code or a recovery code for a login's `code` challenge. */
+  async verify (body: unknown, facts: RequestFacts): Promise<Answer> {
+    const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: true })
+    if (!parsed.ok) return error(400, parsed.error)
+    const { challenge: presented, code, rememberBrowser } = parsed.value
+    if (presented === null) return error(400, 'A challenge is required.')
+    const found = await this.findChallenge(presented, 'code')
+    if (found === null) {
+      logAuthEvent(facts, 'second-factor.refused', { clientAddress: facts.clientAddress, reason: 'no-challenge' })
+      return error(401, NO_CHALLENGE)
+    }
+    const { account, challenge } = found
+    const locked = await this.locked(account, facts)
+    if (locked !== null) return locked
+    const factor = await this.store.findSecondFactor(account.id)
+    if (factor?.enrolledAt == null) {
+      // Removed by the admin command since the challenge was issued.
+      logAuthEvent(facts, 'second-factor.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'not-enrolled' })
+      return error(401, NO_CHALLENGE)
+    }
+    const now = this.options.now()
+    let via: 'totp' | 'recovery-code'
+    if ('totp' in code!) {
+      const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
+      if (step === null) return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-code')
+      if (!await this.store.acceptSecondFactorStep(account.id, step)) return await this.wrongCode(account, facts, 'second-factor.failed', 'replayed-code')
+      via = 'totp'
+    } else {
+      if (!await this.store.useRecoveryCode(account.id, this.options.recoveryCodes.hash(code!.recovery), now)) {
+        return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-recovery-code')
+      }
+      via = 'recovery-code'
+    }
+    if (!await this.store.consumeSecondFactorChallenge(challenge.challengeHash, now)) {
+      logAuthEvent(facts, 'second-factor.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'challenge-spent' })
+      return error(401, NO_CHALLENGE)
+    }
+    await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
+    const left = via === 'recovery-code' ? await this.store.countUnusedRecoveryCodes(account.id) : undefined
+    logAuthEvent(facts, 'second-factor.verified', { accountId: account.id, clientAddress: facts.clientAddress, via, recoveryCodesLeft: left })
+    return await this.finishLogin(account, challenge, rememberBrowser, facts)
+  }
+
+  /** The account an enrolment call is for: its login's `enrol` challenge, or its auth token. */
+  private async enrollee (presented: string | null, authToken: string | null, facts: RequestFacts, event: AuthEvent): Promise<
+    { account: Account, challenge: SecondFactorChallenge | null } | Answer
+  > {
+    if (presented !== null) {
+      const found = await this.findChallenge(presented, 'enrol')
+      if (found !== null) return found
+      logAuthEvent(facts, event, { clientAddress: facts.clientAddress, reason: 'no-challenge' })
+      return error(401, NO_CHALLENGE)
+    }
+    const account = await this.bearer(authToken)
+    if (account !== null) return { account, challenge: null }
+    logAuthEvent(facts, event, { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
+    return error(401, SIGNED_OUT)
+  }
+
+  /** `second-factor/enrol/start`: a new pending secret and its otpauth:// URI for the authenticator app. */
+  async enrolStart (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
+    const parsed = parseRequest(body, { codeRequired: false, recoveryAllowed: false })
+    if (!parsed.ok) return error(400, parsed.error)
+    const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused')
+    if ('status' in enrollee) return enrollee
+    const { account } = enrollee
+    const secret = newTotpSecret()
+    const started = await this.store.startSecondFactorEnrolment(
+      account.id, this.options.secrets.seal(secret, account.id), this.options.now() + PENDING_SECRET_TTL_MS)
+    if (!started) {
+      logAuthEvent(facts, 'second-factor.enrol.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'enrolled' })
+      return error(409, ENROLLED)
+    }
+    logAuthEvent(facts, 'second-factor.enrol.started', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: enrollee.challenge !== null })
+    return { status: 200, body: { secret, otpauth_uri: totpFor(secret, this.options.productName, account.email).toString() } }
+  }
+
+  /** `second-factor/enrol/confirm`: the first code stores the secret; ten recovery codes, once (and tokens during a login). */
+  async enrolConfirm (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
+    const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: false })
+    if (!parsed.ok) return error(400, parsed.error)
+    const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused')
+    if ('status' in enrollee) return enrollee
+    const { account, challenge } = enrollee
+    const locked = await this.locked(account, facts)
+    if (locked !== null) return locked
+    const factor = await this.store.findSecondFactor(account.id)
+    const now = this.options.now()
+    if (factor?.enrolledAt != null) return error(409, ENROLLED)
+    if (factor === null || factor.pendingExpiresAt <= now) return error(400, NOT_STARTED)
+    const code = parsed.value.code as { totp: string }
+    const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
+    if (step === null) return await this.wrongCode(account, facts, 'second-factor.enrol.failed', 'wrong-code')
+    const recoveryCodes = newRecoveryCodes()
+    const hashes = recoveryCodes.map((recovery) => this.options.recoveryCodes.hash(normaliseRecoveryCode(recovery)!))
+    if (!await this.store.confirmSecondFactorEnrolment(account.id, step, hashes, now)) {
+      // Another confirmation got there first, or the secret expired just now.
+      return error(409, ENROLLED)
+    }
+    await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
+    logAuthEvent(facts, 'second-factor.enrolled', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: challenge !== null })
+    if (challenge === null) return { status: 200, body: { recovery_codes: recoveryCodes } }
+    if (!await this.store.consumeSecondFactorChallenge(challenge.challengeHash, now)) {
+      // Enrolled all the same: the next sign-in asks for a code.
+      logAuthEvent(facts, 'second-factor.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'challenge-spent' })
+      return error(401, NO_CHALLENGE)
+    }
+    const answer = await this.finishLogin(account, challenge, parsed.value.rememberBrowser, facts)
+    return answer.status === 200 ? { ...answer, body: { ...answer.body, recovery_codes: recoveryCodes } } : answer
+  }
+}

@@ -1,0 +1,312 @@
+import { decodeJwt } from 'jose'
+import { Secret, TOTP } from 'otpauth'
+import t, { type Test } from 'tap'
+import { FREE_LOGIN_FAILURES } from '../../../server/reference/login-throttles.js'
+import { matchingStep } from '../../../server/reference/second-factor-codes.js'
+import { hashToken, newOpaqueToken } from '../../../server/reference/tokens.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../fixtures/google-identity.js'
+import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/reference.js'
+import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
+
+/** A clock the service reads, moved by whole 30-second steps so that each code is a new one. */
+class Clock {
+  // Near the real time (auth tokens are checked against this clock), at the start of a step.
+  value = Math.floor(Date.now() / 30_000) * 30_000 + 1000
+  now = (): number => this.value
+  nextStep (): void { this.value += 30_000 }
+}
+
+interface Setup {
+  readonly reference: Reference
+  readonly clock: Clock
+  readonly google: GoogleStandIn
+}
+
+async function setUp (t: Test, env: Record<string, string> = {}): Promise<Setup> {
+  const clock = new Clock()
+  const google = await startGoogleStandIn(t)
+  const reference = await startReference(t, {
+    now: clock.now,
+    env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl, ...env }
+  })
+  return { reference, clock, google }
+}
+
+const call = (setup: Setup, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  postJson(setup.reference.base, `/accounts/${path}`, body, headers)
+
+const login = (setup: Setup, email: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+  call(setup, 'v2/login', { email, password: GOOD_PASSWORD, ...extra }, headers)
+
+/** The code the authenticator app shows for `secret` at the service's time. */
+function codeFor (setup: Setup, secret: string): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: setup.clock.value })
+}
+
+const recoveryCodesOf = new Map<string, string[]>()
+/** An unused recovery code of an account enrolled with enrolled() (each is handed out once). */
+function recoveryOf (email: string): string {
+  return recoveryCodesOf.get(email)!.pop()!
+}
+
+/** A registered account with an authenticator enrolled through the signed-in enrolment: its secret and recovery codes. */
+async function enrolled (setup: Setup, email: string): Promise<{ secret: string, recoveryCodes: string[] }> {
+  await registerAccount(setup.reference.base, email)
+  const signedIn = await login(setup, email)
+  const bearer = { authorization: `Bearer ${String(signedIn.body.auth)}` }
+  const started = await call(setup, 'second-factor/enrol/start', {}, bearer)
+  const secret = String(started.body.secret)
+  const confirmed = await call(setup, 'second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
+  if (confirmed.status !== 200) throw new Error(`enrolment failed: ${JSON.stringify(confirmed.body)}`)
+  recoveryCodesOf.set(email, confirmed.body.recovery_codes as string[])
+  setup.clock.nextStep()
+  return { secret, recoveryCodes: confirmed.body.recovery_codes as string[] }
+}
+
+/** The second_factor_browser cookie a Set-Cookie list holds, as a Cookie header; null when none. */
+function rememberedCookie (headers: Headers): string | null {
+  const set = headers.getSetCookie().find((cookie) => cookie.startsWith('second_factor_browser='))
+  return set === undefined ? null : set.split(';')[0]!
+}
+
+t.test('TOTP follows RFC 6238: the SHA-1 test vectors (their last 6 digits) match at their times and steps', async (t) => {
+  // RFC 6238 appendix B: the ASCII secret "12345678901234567890", 8-digit codes; a 6-digit code is their last 6.
+  const secret = new Secret({ buffer: new TextEncoder().encode('12345678901234567890').buffer as ArrayBuffer }).base32
+  const vectors: Array<[number, string]> = [
+    [59, '94287082'], [1111111109, '07081804'], [1111111111, '14050471'],
+    [1234567890, '89005924'], [2000000000, '69279037'], [20000000000, '65353130']
+  ]
+  for (const [seconds, code] of vectors) {
+    t.equal(new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 8, period: 30 }).generate({ timestamp: seconds * 1000 }), code,
+      `otpauth gives the RFC's 8 digits at ${seconds}`)
+    t.equal(matchingStep(secret, code.slice(2), seconds * 1000), Math.floor(seconds / 30), `the 6-digit code at ${seconds} is its step's`)
+  }
+  t.equal(matchingStep(secret, '287082', 59_000 + 30_000), 1, 'the step before is accepted (clock drift)')
+  t.equal(matchingStep(secret, '287082', 59_000 + 60_000), null, 'two steps later it is not')
+  t.equal(matchingStep(secret, '287083', 59_000), null, 'a wrong code matches no step')
+})
+
+t.test('an organisation that requires a second factor: enrolment during sign-in, then codes, recovery codes and refusals', async (t) => {
+  const setup = await setUp(t)
+  const { store } = setup.reference.services
+  await registerAccount(setup.reference.base, 'ada@example.com')
+  const ada = (await store.findAccountByEmail('ada@example.com'))!
+  await store.addMembership(ada.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
+
+  const elsewhere = await login(setup, 'ada@example.com', {}, { insecure_allowed_orgs: ['globex'] })
+  t.same([elsewhere.status, elsewhere.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }],
+    'a login that cannot succeed asks for no second factor')
+  const first = await login(setup, 'ada@example.com', {}, { insecure_allowed_orgs: ['acme'] })
+  t.equal(first.status, 200)
+  t.same(Object.keys(first.body).sort(), ['challenge', 'expires_in', 'second_factor'], 'a challenge and never tokens')
+  t.match(first.body, { second_factor: 'enrol', challenge: /^[\w-]{43}$/, expires_in: 300 })
+  const enrolChallenge = String(first.body.challenge)
+
+  t.equal((await call(setup, 'second-factor/verify', { challenge: enrolChallenge, code: '123456' })).status, 401,
+    'an enrol challenge gives no sign-in by a code')
+  const started = await call(setup, 'second-factor/enrol/start', { challenge: enrolChallenge })
+  t.equal(started.status, 200)
+  const secret = String(started.body.secret)
+  t.match(secret, /^[A-Z2-7]{32}$/, '20 random bytes, base32')
+  t.match(String(started.body.otpauth_uri), new RegExp(`^otpauth://totp/Threshold:ada%40example\\.com\\?issuer=Threshold&secret=${secret}&algorithm=SHA1&digits=6&period=30$`))
+
+  t.same((await call(setup, 'second-factor/enrol/confirm', { challenge: enrolChallenge, code: '12a456' })).status, 400)
+  const wrong = await call(setup, 'second-factor/enrol/confirm', { challenge: enrolChallenge, code: codeFor(setup, secret) === '000000' ? '000001' : '000000' })
+  t.equal(wrong.status, 401, 'a wrong first code is refused')
+  const confirmed = await call(setup, 'second-factor/enrol/confirm', { challenge: enrolChallenge, code: codeFor(setup, secret) })
+  t.equal(confirmed.status, 200)
+  const recoveryCodes = confirmed.body.recovery_codes as string[]
+  t.equal(recoveryCodes.length, 10)
+  t.equal(new Set(recoveryCodes).size, 10)
+  for (const code of recoveryCodes) t.match(code, /^[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}$/)
+  const claims = decodeJwt(String(confirmed.body.auth))
+  t.same(claims.amr, ['pwd', 'otp', 'mfa'])
+  t.same(claims.orgs, ['acme'], 'the login\'s context reaches the tokens')
+  t.type(confirmed.body.refresh, 'string')
+  t.equal((await call(setup, 'second-factor/enrol/confirm', { challenge: enrolChallenge, code: codeFor(setup, secret) })).status, 401,
+    'the challenge is spent')
+  t.equal((await call(setup, 'second-factor/enrol/start', {}, { authorization: `Bearer ${String(confirmed.body.auth)}` })).status, 409,
+    'enrolled already')
+  const stored = await store.findSecondFactor(ada.id)
+  t.notMatch(stored!.encryptedSecret, secret, 'the secret is not stored in the clear')
+
+  setup.clock.nextStep()
+  const second = await login(setup, 'ada@example.com')
+  t.match(second.body, { second_factor: 'code', expires_in: 300 })
+  t.notOk('auth' in second.body)
+  const challenge = String(second.body.challenge)
+  for (const malformed of [{ code: '12345' }, { code: '1234567' }, { code: 'abcdef' }, { code: 123456 }, { recovery_code: 'abc' },
+    { recovery_code: 'abcd-efgh-ijkl' }, { code: '123456', recovery_code: recoveryCodes[0] }, {}]) {
+    const answer = await call(setup, 'second-factor/verify', { challenge, ...malformed })
+    t.equal(answer.status, 400, `malformed: ${JSON.stringify(malformed)}`)
+    t.type(answer.body.error, 'string')
+  }
+  t.equal((await call(setup, 'second-factor/verify', { challenge: newOpaqueToken(), code: codeFor(setup, secret) })).status, 401, 'an unknown challenge')
+  const code = codeFor(setup, secret)
+  const verified = await call(setup, 'second-factor/verify', { challenge, code })
+  t.equal(verified.status, 200)
+  t.same(Object.keys(verified.body).sort(), ['auth', 'refresh'])
+  t.same(decodeJwt(String(verified.body.auth)).amr, ['pwd', 'otp', 'mfa'])
+  t.equal(rememberedCookie(verified.headers), null, 'no remembered browser unless asked')
+  t.equal((await call(setup, 'second-factor/verify', { challenge, code })).status, 401, 'a used challenge')
+
+  const third = String((await login(setup, 'ada@example.com')).body.challenge)
+  const replayed = await call(setup, 'second-factor/verify', { challenge: third, code })
+  t.equal(replayed.status, 401, 'a code used once is refused within its step')
+  t.match(replayed.body, { error: /not right, or was used already/ })
+
+  const byRecovery = await call(setup, 'second-factor/verify', { challenge: third, recovery_code: recoveryCodes[3]!.toUpperCase().replace('-', ' ') })
+  t.equal(byRecovery.status, 200, 'a recovery code, typed in capitals with a space, signs in; the refusal before did not spend the challenge')
+  const fourth = String((await login(setup, 'ada@example.com')).body.challenge)
+  t.equal((await call(setup, 'second-factor/verify', { challenge: fourth, recovery_code: recoveryCodes[3] })).status, 401, 'a recovery code works once')
+  t.equal(await store.countUnusedRecoveryCodes(ada.id), 9)
+
+  const expiring = String((await login(setup, 'ada@example.com')).body.challenge)
+  setup.clock.value += 5 * 60_000
+  t.equal((await call(setup, 'second-factor/verify', { challenge: expiring, code: codeFor(setup, secret) })).status, 401, 'an expired challenge')
+  t.equal(await store.findSecondFactorChallenge(hashToken(expiring), setup.clock.value), null)
+})
+
+t.test('another account\'s code, or a challenge of another account, does not sign in', async (t) => {
+  const setup = await setUp(t)
+  const ada = await enrolled(setup, 'ada@example.com')
+  const bob = await enrolled(setup, 'bob@example.com')
+  const adasChallenge = String((await login(setup, 'ada@example.com')).body.challenge)
+  t.equal((await call(setup, 'second-factor/verify', { challenge: adasChallenge, code: codeFor(setup, bob.secret) })).status, 401)
+  t.equal((await call(setup, 'second-factor/verify', { challenge: adasChallenge, recovery_code: bob.recoveryCodes[0] })).status, 401)
+  const answer = await call(setup, 'second-factor/verify', { challenge: adasChallenge, code: codeFor(setup, ada.secret) })
+  t.equal(answer.status, 200)
+  t.equal(decodeJwt(String(answer.body.auth)).email, 'ada@example.com')
+})
+
+t.test('signed-in enrolment answers recovery codes only; an account with neither factor nor requirement signs in as before', async (t) => {
+  const setup = await setUp(t)
+  await registerAccount(setup.reference.base, 'cy@example.com')
+  const plain = await login(setup, 'cy@example.com')
+  t.same(Object.keys(plain.body).sort(), ['auth', 'refresh'])
+  t.same(decodeJwt(String(plain.body.auth)).amr, ['pwd'])
+  const bearer = { authorization: `Bearer ${String(plain.body.auth)}` }
+  t.equal((await call(setup, 'second-factor/enrol/start', {})).status, 401, 'neither challenge nor token')
+  t.equal((await call(setup, 'second-factor/enrol/confirm', { code: '123456' }, bearer)).status, 400, 'nothing started')
+  const secret = String((await call(setup, 'second-factor/enrol/start', {}, bearer)).body.secret)
+  const confirmed = await call(setup, 'second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
+  t.same(Object.keys(confirmed.body), ['recovery_codes'])
+  setup.clock.nextStep()
+  t.match((await login(setup, 'cy@example.com')).body, { second_factor: 'code' })
+})
+
+t.test(`wrong codes are throttled per account: ${FREE_LOGIN_FAILURES} free, then a lock (429), and the right code waits too`, async (t) => {
+  const setup = await setUp(t)
+  const { secret } = await enrolled(setup, 'ada@example.com')
+  const challenge = String((await login(setup, 'ada@example.com')).body.challenge)
+  const right = codeFor(setup, secret)
+  const wrong = right === '999999' ? '999998' : '999999'
+  const statuses: number[] = []
+  for (let attempt = 0; attempt < 6; attempt++) statuses.push((await call(setup, 'second-factor/verify', { challenge, code: wrong })).status)
+  t.same(statuses, [401, 401, 401, 401, 401, 429])
+  const locked = await call(setup, 'second-factor/verify', { challenge, code: right })
+  t.equal(locked.status, 429)
+  t.match(locked.body, { error: /Too many failed attempts/ })
+})
+
+t.test('"don\'t ask again on this browser": the cookie skips the code step for its account only, until a reset or the operator forgets it', async (t) => {
+  const setup = await setUp(t)
+  const ada = await enrolled(setup, 'ada@example.com')
+  const bob = await enrolled(setup, 'bob@example.com')
+  const verifyRemembering = async (email: string, secret: string) => {
+    const challenge = String((await login(setup, email)).body.challenge)
+    const answer = await call(setup, 'second-factor/verify', { challenge, code: codeFor(setup, secret), remember_browser: true })
+    setup.clock.nextStep()
+    return answer
+  }
+  const answer = await verifyRemembering('ada@example.com', ada.secret)
+  t.match(answer.headers.getSetCookie().find((cookie) => cookie.startsWith('second_factor_browser=')),
+    /^second_factor_browser=\d+\.[\w-]{43}; Max-Age=2592000; Path=\/accounts; HttpOnly; Secure; SameSite=Lax$/)
+  const adasCookie = rememberedCookie(answer.headers)!
+  const skipped = await login(setup, 'ada@example.com', { cookie: adasCookie })
+  t.same(Object.keys(skipped.body).sort(), ['auth', 'refresh'], 'the remembered browser signs in with the password alone')
+  t.same(decodeJwt(String(skipped.body.auth)).amr, ['pwd'])
+
+  t.match((await login(setup, 'bob@example.com', { cookie: adasCookie })).body, { second_factor: 'code' }, 'another account\'s cookie')
+  const [issued, mac] = adasCookie.slice('second_factor_browser='.length).split('.')
+  const forged = `second_factor_browser=${Number(issued) + 1}.${mac}`
+  t.match((await login(setup, 'ada@example.com', { cookie: forged })).body, { second_factor: 'code' }, 'a changed cookie')
+  t.match((await login(setup, 'ada@example.com', { cookie: `second_factor_browser=${issued}.${'A'.repeat(43)}` })).body, { second_factor: 'code' }, 'a forged signature')
+  setup.clock.value += 30 * 24 * 3600_000
+  t.match((await login(setup, 'ada@example.com', { cookie: adasCookie })).body, { second_factor: 'code' }, 'after 30 days')
+
+  // A password reset forgets every remembered browser of the account.
+  const bobsCookie = rememberedCookie((await verifyRemembering('bob@example.com', bob.secret)).headers)!
+  t.same(Object.keys((await login(setup, 'bob@example.com', { cookie: bobsCookie })).body).sort(), ['auth', 'refresh'])
+  const { store } = setup.reference.services
+  const bobAccount = (await store.findAccountByEmail('bob@example.com'))!
+  const resetToken = newOpaqueToken()
+  await store.insertResetToken(hashToken(resetToken), bobAccount.id, Date.now() + 60_000)
+  const reset = await call(setup, 'resetPassword', { token: resetToken, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+  t.equal(reset.status, 200)
+  t.match((await login(setup, 'bob@example.com', { cookie: bobsCookie })).body, { second_factor: 'code' }, 'forgotten by the reset')
+  t.ok((await store.findSecondFactor(bobAccount.id))?.enrolledAt, 'the reset leaves the factor')
+})
+
+t.test('SECOND_FACTOR_REMEMBER_BROWSER=false: no cookie is set even when asked', async (t) => {
+  const setup = await setUp(t, { SECOND_FACTOR_REMEMBER_BROWSER: 'false' })
+  const { secret } = await enrolled(setup, 'ada@example.com')
+  const challenge = String((await login(setup, 'ada@example.com')).body.challenge)
+  const answer = await call(setup, 'second-factor/verify', { challenge, code: codeFor(setup, secret), remember_browser: true })
+  t.equal(answer.status, 200)
+  t.equal(rememberedCookie(answer.headers), null)
+})
+
+t.test('SECOND_FACTOR=false: the calls are not served and no login asks', async (t) => {
+  const setup = await setUp(t, { SECOND_FACTOR: 'false' })
+  await registerAccount(setup.reference.base, 'ada@example.com')
+  const { store } = setup.reference.services
+  await store.addMembership((await store.findAccountByEmail('ada@example.com'))!.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
+  t.same(Object.keys((await login(setup, 'ada@example.com')).body).sort(), ['auth', 'refresh'])
+  const direct = await fetch(`${setup.reference.url}/second-factor/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  t.equal(direct.status, 404)
+})
+
+t.test('a Google sign-in asks for the second factor as a password one does', async (t) => {
+  const setup = await setUp(t)
+  const { secret } = await enrolled(setup, 'grace@example.com')
+  const { store } = setup.reference.services
+  const grace = (await store.findAccountByEmail('grace@example.com'))!
+  await store.claimUnverifiedAccount(grace.id, { now: Date.now(), googleSubject: 'grace-google' })
+  const token = await setup.google.credential({ email: 'grace@example.com', sub: 'grace-google' })
+  const answer = await call(setup, 'v2/auth/login', { login_method: 'GOOGLE' }, { authorization: `Bearer ${token}` })
+  t.equal(answer.status, 200)
+  t.match(answer.body, { second_factor: 'code', expires_in: 300 })
+  t.notOk('auth' in answer.body)
+  const verified = await call(setup, 'second-factor/verify', { challenge: answer.body.challenge, code: codeFor(setup, secret) })
+  t.equal(verified.status, 200)
+  t.same(decodeJwt(String(verified.body.auth)).amr, ['google', 'otp', 'mfa'])
+})
+
+t.test('a passkey sign-in never asks for the second factor, even where an organisation requires one', async (t) => {
+  const setup = await setUp(t)
+  await enrolled(setup, 'ada@example.com')
+  const { store } = setup.reference.services
+  const ada = (await store.findAccountByEmail('ada@example.com'))!
+  await store.addMembership(ada.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
+  // Ada signs in with a code once, then makes a passkey with the tokens she got.
+  const challenge = String((await login(setup, 'ada@example.com')).body.challenge)
+  t.ok((await store.findSecondFactor(ada.id))?.enrolledAt)
+  const browser = new PasskeyBrowser(setup.reference.base)
+  const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL, { countsSignatures: false })
+  const bearerLogin = await call(setup, 'second-factor/verify', { challenge, recovery_code: recoveryOf('ada@example.com') })
+  t.equal(bearerLogin.status, 200)
+  const auth = String(bearerLogin.body.auth)
+  const credential = authenticator.create(await browser.registerOptions(auth))
+  t.equal((await browser.post('passkeys/register', { credential }, { authorization: `Bearer ${auth}` })).status, 200)
+  const assertion = authenticator.get(await browser.loginOptions())
+  const signedIn = await browser.post('passkeys/login', { credential: assertion })
+  t.equal(signedIn.status, 200)
+  t.type(signedIn.body.auth, 'string')
+  t.notOk('second_factor' in signedIn.body)
+  t.same(decodeJwt(String(signedIn.body.auth)).amr, ['hwk'])
+})
