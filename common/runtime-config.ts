@@ -21,6 +21,10 @@ export interface RuntimeConfig {
    * accounts service answers no passkey calls, and the page offers none.
    */
   readonly passkeyRpId: string | null
+  /** Whether the accounts service answers the second-factor calls (docs/second-factor.md). */
+  readonly secondFactor: boolean
+  /** Whether the code step offers "Don't ask again on this browser for 30 days". */
+  readonly secondFactorRememberBrowser: boolean
 }
 
 /** Id of the element that carries the runtime configuration. */
@@ -64,6 +68,8 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     cookieDomain: stringOrNull(raw.cookieDomain),
     passwordResetCompletion: raw.passwordResetCompletion === true,
     domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null,
-    passkeyRpId: stringOrNull(raw.passkeyRpId)
+    passkeyRpId: stringOrNull(raw.passkeyRpId),
+    secondFactor: raw.secondFactor === true,
+    secondFactorRememberBrowser: raw.secondFactorRememberBrowser !== false
   }
 }
