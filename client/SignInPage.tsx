@@ -8,6 +8,7 @@ import { BackgroundVideo } from './views/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
 import { PasskeyOffer } from './views/PasskeyOffer.js'
+import { SecondFactorSteps } from './views/SecondFactorSteps.js'
 import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
@@ -31,7 +32,9 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
   const { view } = params
   const layout = layoutFor(useWindowWidth())
   const flows = useSignInFlows(params, config)
-  const { page, google, sso, passkeys } = flows
+  const { page, google, sso, passkeys, secondFactor } = flows
+  // A second-factor step or a passkey offer takes the card, with a heading of its own, until the page leaves.
+  const stepShown = secondFactor.step !== null || passkeys.offer !== null
 
   const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
   const email = { value: page.email, onChange: page.setEmail }
@@ -52,13 +55,12 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
           <p className='brand__tagline'>Sign in to continue to {config.productName}.</p>
         </header>
         <main className='card'>
-          {passkeys.offer !== null
-            // After a password sign-in, the passkey offer takes the card (with a heading of its own) until the page leaves.
-            ? <PasskeyOffer {...passkeys.offer} />
-            : <h1 className='card__title'>{HEADINGS[view]}</h1>}
-          {view === 'login' && params.banner !== null && passkeys.offer === null && <p className='banner'>{params.banner}</p>}
+          {passkeys.offer !== null && <PasskeyOffer {...passkeys.offer} />}
+          <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
+          {!stepShown && <h1 className='card__title'>{HEADINGS[view]}</h1>}
+          {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
-          {view === 'login' && passkeys.offer === null && (
+          {view === 'login' && !stepShown && (
             <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} verificationLink={flows.verificationLink}
               supportEmail={config.supportEmail} passkey={{
                 offered: passkeys.offered,
