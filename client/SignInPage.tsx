@@ -1,4 +1,6 @@
+import { lazy, Suspense } from 'react'
 import type { RuntimeConfig } from '../common/runtime-config.js'
+import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
 import { useSignInFlows } from './hooks/useSignInFlows.js'
 import { useAddressSearch } from './lib/address-bar.js'
@@ -8,11 +10,13 @@ import { BackgroundVideo } from './views/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
 import { PasskeyOffer } from './views/PasskeyOffer.js'
-import { SecondFactorSteps } from './views/SecondFactorSteps.js'
 import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 import { SsoModal } from './views/SsoModal.js'
+
+// The second factor's steps are a chunk of their own, loaded when a login first needs one (docs/page.md).
+const SecondFactorSteps = lazy(() => import('./second-factor/SecondFactorSteps.js'))
 
 const HEADINGS: Record<View, string> = {
   login: 'Log in',
@@ -56,7 +60,11 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
         </header>
         <main className='card'>
           {passkeys.offer !== null && <PasskeyOffer {...passkeys.offer} />}
-          <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
+          {secondFactor.step !== null && (
+            <Suspense fallback={<Spinner />}>
+              <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
+            </Suspense>
+          )}
           {!stepShown && <h1 className='card__title'>{HEADINGS[view]}</h1>}
           {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { PasswordLoginAnswer, SecondFactorDue } from '../api/answers.js'
-import { secondFactorNotNowRemembered } from '../second-factor/not-now.js'
+import { rememberSecondFactorNotNow, secondFactorNotNowRemembered } from '../second-factor/not-now.js'
 import type { PageState } from './usePageState.js'
 
 /** What takes the card in place of the login form; null: the form. */
@@ -29,6 +29,11 @@ export function useSecondFactor (page: PageState, config: RuntimeConfig) {
   return {
     step,
     setStep,
+    /** "Not now" on the offer: remembered for 30 days on this browser, then the redirect. Here, not in the chunk, which would split the module off the first load. */
+    declineOffer (): void {
+      rememberSecondFactorNotNow()
+      page.leaveToRedirect()
+    },
     /** A login answered with a challenge: its step takes the card. */
     begin (due: SecondFactorDue): void {
       page.clearNotice()

@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
-import { SECOND_FACTOR_MESSAGES as TEXT } from '../lib/messages.js'
+import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
 
 /** The file the Download link saves. */
 export const RECOVERY_CODES_FILE_NAME = 'recovery-codes.txt'

@@ -1,4 +1,4 @@
-import { SECOND_FACTOR_MESSAGES as TEXT } from '../lib/messages.js'
+import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
 
 /** "Don't ask again on this browser for 30 days", where the service offers it (SECOND_FACTOR_REMEMBER_BROWSER). */
 export function RememberBrowser ({ checked, onChange }: { checked: boolean, onChange: (checked: boolean) => void }) {

@@ -1,13 +1,13 @@
 import { useEffect, useRef } from 'react'
 import { Button } from '../components/Button.js'
-import { SECOND_FACTOR_MESSAGES as TEXT } from '../lib/messages.js'
+import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
 
 /**
  * The offer of a second factor after a password login that needed none, as
  * the passkey offer is shown: its heading takes the focus, "Not now" is
  * remembered for 30 days. The visitor is signed in already either way.
  */
-export function SecondFactorOffer ({ onAccept, onNotNow }: { onAccept: () => void, onNotNow: () => void }) {
+export function Offer ({ onAccept, onNotNow }: { onAccept: () => void, onNotNow: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => heading.current?.focus(), [])
   return (
