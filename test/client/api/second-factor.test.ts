@@ -1,5 +1,5 @@
 import '../../fixtures/dom.js'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { googleLogin, login } from '../../../client/api/accounts.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
 import { setPageUrl } from '../../fixtures/dom.js'
@@ -12,7 +12,7 @@ const routes = { accountsRoutes: SECOND_FACTOR_TEST_ROUTES }
 const EDGE_FORWARDS_ENROLMENT_BEARER = false
 const context = { insecure_allowed_orgs: [], resource_type: null, cluster_name: null }
 
-async function answering (t: Parameters<Parameters<typeof t.test>[1]>[0], status: number, body: unknown) {
+async function answering (t: Test, status: number, body: unknown) {
   const backend = await startBackend(t, jsonAnswer(status, body), routes)
   setPageUrl(`${backend.base}/`)
   return backend
