@@ -1,4 +1,6 @@
+import { lazy, Suspense } from 'react'
 import type { RuntimeConfig } from '../common/runtime-config.js'
+import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
 import { useSignInFlows } from './hooks/useSignInFlows.js'
 import { useAddressSearch } from './lib/address-bar.js'
@@ -12,6 +14,9 @@ import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 import { SsoModal } from './views/SsoModal.js'
+
+// The second factor's steps are a chunk of their own, loaded when a login first needs one (docs/page.md).
+const SecondFactorSteps = lazy(() => import('./second-factor/SecondFactorSteps.js'))
 
 const HEADINGS: Record<View, string> = {
   login: 'Log in',
@@ -31,7 +36,9 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
   const { view } = params
   const layout = layoutFor(useWindowWidth())
   const flows = useSignInFlows(params, config)
-  const { page, google, sso, passkeys } = flows
+  const { page, google, sso, passkeys, secondFactor } = flows
+  // A second-factor step or a passkey offer takes the card, with a heading of its own, until the page leaves.
+  const stepShown = secondFactor.step !== null || passkeys.offer !== null
 
   const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
   const email = { value: page.email, onChange: page.setEmail }
@@ -52,13 +59,16 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
           <p className='brand__tagline'>Sign in to continue to {config.productName}.</p>
         </header>
         <main className='card'>
-          {passkeys.offer !== null
-            // After a password sign-in, the passkey offer takes the card (with a heading of its own) until the page leaves.
-            ? <PasskeyOffer {...passkeys.offer} />
-            : <h1 className='card__title'>{HEADINGS[view]}</h1>}
-          {view === 'login' && params.banner !== null && passkeys.offer === null && <p className='banner'>{params.banner}</p>}
+          {passkeys.offer !== null && <PasskeyOffer {...passkeys.offer} />}
+          {secondFactor.step !== null && (
+            <Suspense fallback={<Spinner />}>
+              <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
+            </Suspense>
+          )}
+          {!stepShown && <h1 className='card__title'>{HEADINGS[view]}</h1>}
+          {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
-          {view === 'login' && passkeys.offer === null && (
+          {view === 'login' && !stepShown && (
             <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} verificationLink={flows.verificationLink}
               supportEmail={config.supportEmail} passkey={{
                 offered: passkeys.offered,

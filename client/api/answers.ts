@@ -10,8 +10,22 @@ import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
  */
 export type LoginAnswer =
   | { readonly kind: 'tokens', readonly auth: string, readonly refresh: string }
+  | SecondFactorDue
   | { readonly kind: 'error', readonly message: string }
   | { readonly kind: 'failed' }
+
+/**
+ * A login whose first factor was right and whose second is due
+ * (docs/second-factor.md): `code` asks for an authenticator or recovery code,
+ * `enrol` for an enrolment first. The challenge stands for the login (its
+ * context and method) in the calls that follow; it is no token.
+ */
+export interface SecondFactorDue {
+  readonly kind: 'second-factor'
+  readonly step: 'code' | 'enrol'
+  readonly challenge: string
+  readonly expiresIn: number
+}
 
 /**
  * The email and password login's answer: a login answer, or a refusal because
@@ -45,16 +59,32 @@ function errorText (answer: Extract<JsonAnswer, { kind: 'json' }>): string | nul
 
 const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
 
-/** A server `error` wins whatever the status; tokens count only on a 2xx answer. */
+/**
+ * The second-factor challenge of a 2xx login answer; null when the answer
+ * names none, `failed` when it is malformed: a challenge beside tokens
+ * (the contract says never both, so the page trusts neither), an unknown
+ * step, an empty challenge or no positive lifetime.
+ */
+function secondFactorDue (body: Readonly<Record<string, unknown>>): SecondFactorDue | { readonly kind: 'failed' } | null {
+  const { second_factor: step, challenge, expires_in: expiresIn } = body
+  if (step === undefined && challenge === undefined) return null
+  if (body.auth !== undefined || body.refresh !== undefined) return { kind: 'failed' }
+  if ((step === 'code' || step === 'enrol') && nonEmptyString(challenge) && typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) {
+    return { kind: 'second-factor', step, challenge, expiresIn }
+  }
+  return { kind: 'failed' }
+}
+
+/** A server `error` wins whatever the status; tokens or a second-factor challenge count only on a 2xx answer. */
 export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
   if (answer.kind === 'unreadable') return { kind: 'failed' }
   const error = errorText(answer)
   if (error !== null) return { kind: 'error', message: error }
+  if (answer.status < 200 || answer.status >= 300) return { kind: 'failed' }
+  const due = secondFactorDue(answer.body)
+  if (due !== null) return due
   const { auth, refresh } = answer.body
-  if (answer.status >= 200 && answer.status < 300 && nonEmptyString(auth) && nonEmptyString(refresh)) {
-    return { kind: 'tokens', auth, refresh }
-  }
-  return { kind: 'failed' }
+  return nonEmptyString(auth) && nonEmptyString(refresh) ? { kind: 'tokens', auth, refresh } : { kind: 'failed' }
 }
 
 /**

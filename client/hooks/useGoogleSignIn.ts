@@ -2,7 +2,7 @@ import { useRef } from 'react'
 import useSWRMutation from 'swr/mutation'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import { googleLogin, googleRegister, type LoginContextFields } from '../api/accounts.js'
-import type { LoginAnswer, SuccessAnswer } from '../api/answers.js'
+import type { LoginAnswer, SecondFactorDue, SuccessAnswer } from '../api/answers.js'
 import { emailFromGoogleCredential } from '../lib/google-credential.js'
 import { googleSignInAvailable, useGoogleIdentity } from '../lib/google-identity-services.js'
 import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
@@ -29,7 +29,7 @@ type GoogleOutcome =
  * pressed. A credential without an email is a failure (spec §5); so is any
  * unreadable answer, which shows the Google-specific message.
  */
-export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: DomainGate) {
+export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: DomainGate, onSecondFactor: (due: SecondFactorDue) => void) {
   const { trigger, isMutating } = useSWRMutation('threshold/google', async (_key: string, { arg }: { arg: GoogleRequest }): Promise<GoogleOutcome> => {
     const email = emailFromGoogleCredential(arg.credential)
     if (arg.intent === 'register') {
@@ -53,7 +53,8 @@ export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: D
     }
     void trigger({ credential, nonceSecret, intent: intent.current, context: page.context }, {
       onSuccess: (outcome) => {
-        if (outcome.intent === 'login') page.finishLogin(outcome.answer, ERROR_MESSAGES.GOOGLE_LOGIN_FAILED)
+        if (outcome.intent === 'login' && outcome.answer.kind === 'second-factor') onSecondFactor(outcome.answer)
+        else if (outcome.intent === 'login') page.finishLogin(outcome.answer, ERROR_MESSAGES.GOOGLE_LOGIN_FAILED)
         else page.finishWithSuccess(outcome.answer, SUCCESS_MESSAGES.REGISTERED, ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
       }
     })

@@ -1,6 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import { localLogin, login, type LoginPayload } from '../api/accounts.js'
-import type { PasswordLoginAnswer } from '../api/answers.js'
+import type { PasswordLoginAnswer, SecondFactorDue } from '../api/answers.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
 
@@ -18,7 +18,7 @@ interface LoginRequest {
  * when the page asks for one, then as every login ends (with the passkey
  * upgrade between storing the tokens and leaving, where passkeys are offered).
  */
-export function useLogin (page: PageState, gate: DomainGate, afterPasswordLogin: AfterPasswordLogin) {
+export function useLogin (page: PageState, gate: DomainGate, afterPasswordLogin: AfterPasswordLogin, onSecondFactor: (due: SecondFactorDue) => void) {
   const { trigger, isMutating } = useSWRMutation('threshold/login', async (_key: string, { arg }: { arg: LoginRequest }): Promise<PasswordLoginAnswer> => {
     const refusal = await gate(arg.payload.email)
     if (refusal !== null) return { kind: 'error', message: refusal }
@@ -36,7 +36,12 @@ export function useLogin (page: PageState, gate: DomainGate, afterPasswordLogin:
       const localAuthenticateUrl = localAccounts.kind === 'allowed' ? localAccounts.authenticateUrl : null
       void trigger({ payload: { email: page.email, password, ...page.context }, localAuthenticateUrl }, {
         onSuccess: (answer) => {
-          // The passkey upgrade follows only a login through the accounts service, never a local-network one.
+          // The second factor, the passkey upgrade and the offers follow only a login through the accounts
+          // service; a local-network answer with a challenge is no sign-in (finishLogin says so).
+          if (localAuthenticateUrl === null && answer.kind === 'second-factor') {
+            onSecondFactor(answer)
+            return
+          }
           if (localAuthenticateUrl === null && afterPasswordLogin(answer)) return
           page.finishLogin(answer)
         }

@@ -19,7 +19,13 @@ const loadChunk = (): Promise<PasskeyChunk> => import('../passkeys/index.js')
  * in the passkey chunk (client/passkeys/), loaded when the login view opens:
  * this hook only holds the state and starts and stops the requests.
  */
-export function usePasskeys (page: PageState, gate: DomainGate, config: RuntimeConfig, view: View, ssoModalOpen: boolean) {
+export function usePasskeys (
+  page: PageState, gate: DomainGate, config: RuntimeConfig, view: View,
+  /** The SSO modal is open, or a second-factor step has the card: no autofill request meanwhile. */
+  formCovered: boolean,
+  /** After an upgrade that showed no offer, with the tokens stored: what comes next (the second-factor offer, or the redirect). */
+  afterUpgrade: (auth: string) => void = () => page.leaveToRedirect()
+) {
   const rpId = config.passkeyRpId!
   const offered = config.passkeyRpId !== null && !page.localMode && page.params.loginMethods.has('password') && typeof PublicKeyCredential === 'function'
   const [chunk, setChunk] = useState<PasskeyChunk | null>(null)
@@ -43,7 +49,7 @@ export function usePasskeys (page: PageState, gate: DomainGate, config: RuntimeC
     setRunning(null)
   }
 
-  const autofillWanted = chunk !== null && view === 'login' && !ssoModalOpen && !passwordTyped && running === null &&
+  const autofillWanted = chunk !== null && view === 'login' && !formCovered && !passwordTyped && running === null &&
     offerFor === null && !page.leaving
   useEffect(() => {
     if (!autofillWanted) return
@@ -107,16 +113,20 @@ export function usePasskeys (page: PageState, gate: DomainGate, config: RuntimeC
         const loaded = chunk ?? await loadChunk()
         return await loaded.upgradeAfterPassword(answer.auth) === 'offer' ? loaded : null
       }
+      const goOn = (): void => {
+        setRunning(null)
+        afterUpgrade(answer.auth)
+      }
       // Whatever else happens (a passkey created, none to offer, the chunk not loading), the sign-in goes on.
       void upgrade().then((offering) => {
         if (offering === null) {
-          page.leaveToRedirect()
+          goOn()
           return
         }
         setChunk(offering)
         setOfferFor(answer.auth)
         setRunning(null)
-      }, page.leaveToRedirect)
+      }, goOn)
       return true
     }
   }

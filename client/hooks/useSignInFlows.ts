@@ -5,6 +5,7 @@ import { useGoogleSignIn } from './useGoogleSignIn.js'
 import { useLogin } from './useLogin.js'
 import { usePageState } from './usePageState.js'
 import { usePasskeys } from './usePasskeys.js'
+import { useSecondFactor } from './useSecondFactor.js'
 import { useRegister } from './useRegister.js'
 import { useResetPassword } from './useResetPassword.js'
 import { useSetPassword } from './useSetPassword.js'
@@ -21,12 +22,14 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
   const page = usePageState(params, config)
   const gate = useDomainCheck(params.domainCheck, config.domainCheckTimeoutMs)
   const sso = useSsoStart(page, gate)
-  const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen)
-  const login = useLogin(page, gate, passkeys.afterPasswordLogin)
+  const secondFactor = useSecondFactor(page, config)
+  // After a password login, at most one offer: the passkey one first; the second-factor one only where no passkey offer showed.
+  const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen || secondFactor.step !== null, secondFactor.offerOrLeave)
+  const login = useLogin(page, gate, (answer) => passkeys.afterPasswordLogin(answer) || secondFactor.afterPasswordLogin(answer), secondFactor.begin)
   const register = useRegister(page)
   const resetPassword = useResetPassword(page)
   const setPassword = useSetPassword(page)
-  const google = useGoogleSignIn(page, config, gate)
+  const google = useGoogleSignIn(page, config, gate, secondFactor.begin)
   const ssoCompletion = useSsoCompletion(page)
   const verifyEmail = useVerifyEmailRequest(page)
 
@@ -46,6 +49,7 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
     setPassword: { submit: setPassword.submit, submitting: setPassword.isMutating },
     google,
     passkeys,
+    secondFactor,
     sso: { ...sso, submitting: sso.isMutating },
     verificationLink: { offered: verifyEmail.offered, sending: verifyEmail.isMutating, send: verifyEmail.send }
   }

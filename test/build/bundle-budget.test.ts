@@ -10,11 +10,13 @@ import { buildEdge } from '../fixtures/edge.js'
  * HTML, CSS and JavaScript, gzip, ≤ 95 KB in all; our own code (everything but
  * react and react-dom) ≤ 22 KB (20 KB until passkeys, issue 26: their hook, button
  * and offer, and the chunk the login view shares with the lazy passkey chunk,
- * took 1.8 KB of the 3 KB the issue allowed them); grpc-web and google-protobuf only in the lazy
- * chunk. Sizes are deterministic, so the budget fails the build when broken.
+ * took 1.8 KB of the 3 KB the issue allowed them; 23 KB since the second factor, issue 27: its hook and
+ * answer parsing, ~0.3 KB, and ~0.9 KB of chunk split — Button, Spinner, CopyButton and Tooltip, shared
+ * with its lazy chunks, leave the main file for chunks of their own, which gzip less well); grpc-web
+ * and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
-const BUDGET_OWN_CODE_BYTES = 22 * 1024
+const BUDGET_OWN_CODE_BYTES = 23 * 1024
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -101,6 +103,29 @@ t.test('the passkey ceremonies are only in the lazy passkey chunk', async (t) =>
     Object.keys(output.inputs).some((input) => input === 'client/passkeys/passkey-ceremonies.ts'))
   t.equal(lazy.length, 1, 'one chunk holds them')
   t.comment(`lazy passkey chunk: ${kb(gzipBytes(readFileSync(`${root}${lazy[0]![0]}`)))} gzip`)
+})
+
+t.test('the second factor\'s steps are lazy, and the QR encoder is only in the enrolment chunk', async (t) => {
+  const first = firstLoadOutputs()
+  for (const path of first) {
+    const inputs = Object.keys(meta.outputs[path]!.inputs)
+    t.notOk(inputs.some((input) => input.startsWith('client/second-factor/') && !input.endsWith('not-now.ts')), `${path} holds no second-factor step`)
+    t.notOk(inputs.some((input) => input.includes('node_modules/uqr/')), `${path} holds no QR encoder`)
+  }
+  const holding = (file: string) => Object.entries(meta.outputs).filter(([, output]) => Object.keys(output.inputs).includes(file))
+  const steps = holding('client/second-factor/SecondFactorSteps.tsx')
+  const enrolment = holding('client/second-factor/Enrolment.tsx')
+  t.equal(steps.length, 1, 'one chunk holds the steps')
+  t.equal(enrolment.length, 1, 'one chunk holds the enrolment')
+  t.ok(Object.keys(enrolment[0]![1].inputs).some((input) => input.includes('node_modules/uqr/')), 'the QR encoder is beside the enrolment')
+  t.notOk(Object.keys(steps[0]![1].inputs).some((input) => input.includes('node_modules/uqr/')), 'and not beside the code step')
+  // What a code step loads: its chunk and what it imports beyond the first load; an enrolment adds its own chunk.
+  const lazyImports = (path: string): string[] => meta.outputs[path]!.imports
+    .filter((imported) => imported.kind === 'import-statement' && !first.includes(imported.path)).map((imported) => imported.path)
+  const size = (paths: string[]): number => paths.reduce((sum, path) => sum + gzipBytes(readFileSync(`${root}${path}`)), 0)
+  const codeStep = [steps[0]![0], ...lazyImports(steps[0]![0])]
+  const enrolmentOnly = [enrolment[0]![0], ...lazyImports(enrolment[0]![0])].filter((path) => !codeStep.includes(path))
+  t.comment(`lazy second-factor chunks (gzip): the code step and the offer ${kb(size(codeStep))}; the enrolment with the QR encoder ${kb(size(enrolmentOnly))} more`)
 })
 
 t.test('the page names only assets that exist, and every first-load file is precompressed', async (t) => {

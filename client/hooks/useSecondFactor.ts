@@ -1,0 +1,61 @@
+import { useState } from 'react'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { PasswordLoginAnswer, SecondFactorDue } from '../api/answers.js'
+import { rememberSecondFactorNotNow, secondFactorNotNowRemembered } from '../second-factor/not-now.js'
+import type { PageState } from './usePageState.js'
+
+/** What takes the card in place of the login form; null: the form. */
+export type SecondFactorStep =
+  | { readonly kind: 'code', readonly challenge: string }
+  | { readonly kind: 'enrol', readonly challenge: string }
+  /** The offer after a password login; `auth` is the stored login's token, for a voluntary enrolment. */
+  | { readonly kind: 'offer', readonly auth: string }
+  | { readonly kind: 'enrol-offered', readonly auth: string }
+
+type Tokens = Extract<PasswordLoginAnswer, { kind: 'tokens' }>
+
+/**
+ * The second factor on the page (docs/second-factor.md): the code step or
+ * the enrolment a login's answer asks for, before any token is stored, and
+ * the offer of one after a password login that needed none. This hook holds
+ * the step; the steps themselves are lazy chunks (client/second-factor/).
+ */
+export function useSecondFactor (page: PageState, config: RuntimeConfig) {
+  const [step, setStep] = useState<SecondFactorStep | null>(null)
+
+  /** The offer follows a password login when the service has second factors and no "Not now" holds on this browser. */
+  const offerWanted = (): boolean => config.secondFactor && !secondFactorNotNowRemembered()
+
+  return {
+    step,
+    setStep,
+    /** "Not now" on the offer: remembered for 30 days on this browser, then the redirect. Here, not in the chunk, which would split the module off the first load. */
+    declineOffer (): void {
+      rememberSecondFactorNotNow()
+      page.leaveToRedirect()
+    },
+    /** A login answered with a challenge: its step takes the card. */
+    begin (due: SecondFactorDue): void {
+      page.clearNotice()
+      setStep({ kind: due.step, challenge: due.challenge })
+    },
+    /** The login's tokens, after the second factor: stored, then the page leaves; if the browser keeps none, back to the form with the error. */
+    finish (tokens: Tokens): void {
+      if (page.storeLogin(tokens)) page.leaveToRedirect()
+      else setStep(null)
+    },
+    /** Once the tokens are stored and nothing else comes between (no passkey offer shown): the offer, else the redirect. */
+    offerOrLeave (auth: string): void {
+      if (offerWanted()) setStep({ kind: 'offer', auth })
+      else page.leaveToRedirect()
+    },
+    /** After a password login where passkeys take no part: stores the tokens and shows the offer; false where there is none to show. */
+    afterPasswordLogin (answer: PasswordLoginAnswer): boolean {
+      if (answer.kind !== 'tokens' || !offerWanted()) return false
+      if (page.storeLogin(answer)) setStep({ kind: 'offer', auth: answer.auth })
+      return true
+    }
+  }
+}
+
+export type SecondFactorFlow = ReturnType<typeof useSecondFactor>

@@ -1,0 +1,85 @@
+import { useId, useState, type FormEvent } from 'react'
+import { verifySecondFactor } from '../api/second-factor.js'
+import type { SecondFactorVerifyAnswer } from '../api/second-factor-answers.js'
+import { Button } from '../components/Button.js'
+import { ERROR_MESSAGES } from '../lib/messages.js'
+import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
+import { CodeField, isAuthenticatorCode, withoutSpaces } from './code-field.js'
+import { RememberBrowser } from './RememberBrowser.js'
+
+export interface CodeStepProps {
+  /** The login's challenge (docs/second-factor.md). */
+  readonly challenge: string
+  /** Whether to offer "Don't ask again on this browser for 30 days". */
+  readonly rememberOffered: boolean
+  /** The login's tokens: the page stores them and leaves. */
+  readonly onTokens: (tokens: Extract<SecondFactorVerifyAnswer, { kind: 'tokens' }>) => void
+  /** Back to the login form (a challenge that expired, a lost phone). */
+  readonly onBack: () => void
+}
+
+/**
+ * The code step of a login whose second factor is due, in the card in place
+ * of the login form: an authenticator code, or a recovery code instead. A
+ * refusal (a wrong code, a throttled account, an expired challenge) is shown
+ * here and the step stays; the challenge survives a refusal. The focus goes
+ * to the code field (not the heading, as in the passkey offer): the visitor
+ * came to type, and the field's label says what.
+ */
+export function CodeStep ({ challenge, rememberOffered, onTokens, onBack }: CodeStepProps) {
+  const errorId = useId()
+  const [recovery, setRecovery] = useState(false)
+  const [code, setCode] = useState('')
+  const [recoveryCode, setRecoveryCode] = useState('')
+  const [remember, setRemember] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+
+  const ready = recovery ? withoutSpaces(recoveryCode) !== '' : isAuthenticatorCode(code)
+
+  async function submit (event: FormEvent): Promise<void> {
+    event.preventDefault()
+    if (!ready || busy) return
+    setBusy(true)
+    setError(null)
+    const proof = recovery ? { recovery_code: withoutSpaces(recoveryCode) } : { code }
+    const answer = await verifySecondFactor({ challenge, ...proof, remember_browser: rememberOffered && remember })
+    if (answer.kind === 'tokens') {
+      // Busy until the page has left: the tokens are on their way to the cookies.
+      onTokens(answer)
+      return
+    }
+    setBusy(false)
+    setError(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+  }
+
+  function switchProof (): void {
+    setRecovery(!recovery)
+    setError(null)
+  }
+
+  return (
+    <section aria-labelledby='second-factor-heading'>
+      <h1 id='second-factor-heading' className='card__title'>{TEXT.CODE_HEADING}</h1>
+      <form className='form' noValidate aria-describedby={error === null ? undefined : errorId} onSubmit={(event) => { void submit(event) }}>
+        <p>{recovery ? TEXT.RECOVERY_EXPLANATION : TEXT.CODE_EXPLANATION}</p>
+        <div id={errorId} className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>
+        {recovery
+          ? (
+            <div className='field field--full'>
+              <label htmlFor={`${errorId}-recovery`}>{TEXT.RECOVERY_LABEL}</label>
+              <div className='field__control'>
+                <input id={`${errorId}-recovery`} type='text' autoComplete='off' spellCheck={false} autoCapitalize='none' autoFocus
+                  value={recoveryCode} aria-invalid={error !== null || undefined} onChange={(event) => setRecoveryCode(event.target.value)} />
+              </div>
+            </div>
+            )
+          : <CodeField label={TEXT.CODE_LABEL} value={code} onChange={setCode} invalid={error !== null} autoFocus />}
+        {rememberOffered && <RememberBrowser checked={remember} onChange={setRemember} />}
+        <Button type='submit' busy={busy} disabled={!ready}>{TEXT.VERIFY}</Button>
+        <Button variant='text' disabled={busy} onClick={switchProof}>{recovery ? TEXT.USE_CODE : TEXT.USE_RECOVERY}</Button>
+        <Button variant='text' disabled={busy} onClick={onBack}>{TEXT.BACK}</Button>
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,94 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react'
+import { confirmEnrolment, startEnrolment, type EnrolmentAuthority } from '../api/second-factor.js'
+import type { EnrolmentConfirmAnswer } from '../api/second-factor-answers.js'
+import { Button } from '../components/Button.js'
+import { CopyButton } from '../components/CopyButton.js'
+import { ERROR_MESSAGES } from '../lib/messages.js'
+import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
+import { CodeField, isAuthenticatorCode } from './code-field.js'
+import { QrCode } from './QrCode.js'
+import { RecoveryCodes } from './RecoveryCodes.js'
+import { RememberBrowser } from './RememberBrowser.js'
+
+type Confirmed = Extract<EnrolmentConfirmAnswer, { kind: 'confirmed' }>
+
+export interface EnrolmentProps {
+  /** The login's challenge (an enrolment the login requires) or the signed-in account's token (the offer). */
+  readonly authority: EnrolmentAuthority
+  /** Whether to offer "Don't ask again on this browser for 30 days" (during a login only). */
+  readonly rememberOffered: boolean
+  readonly productName: string
+  /** After the recovery codes: the login's tokens to store (null after the offer, whose are stored already). */
+  readonly onDone: (tokens: Confirmed['tokens']) => void
+  /** Leaves the enrolment: back to the login form, or on after the offer. */
+  readonly onCancel: () => void
+  readonly cancelLabel: string
+}
+
+/** The key for typing into an app, in groups of four as authenticator apps show it. */
+export const groupedKey = (secret: string): string => secret.replace(/=+$/, '').match(/.{1,4}/g)?.join(' ') ?? ''
+
+/**
+ * Enrolment of an authenticator app: the key as a QR code and as text, the
+ * first code to confirm it, then the recovery codes, shown once. Loaded as a
+ * chunk of its own (with the QR encoder), only when an enrolment starts.
+ */
+export function Enrolment ({ authority, rememberOffered, productName, onDone, onCancel, cancelLabel }: EnrolmentProps) {
+  const [secret, setSecret] = useState<{ secret: string, uri: string } | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [code, setCode] = useState('')
+  const [remember, setRemember] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [confirmed, setConfirmed] = useState<Confirmed | null>(null)
+  // One start per enrolment, also under StrictMode's second effect run: each start makes a new secret.
+  const started = useRef(false)
+
+  useEffect(() => {
+    if (started.current) return
+    started.current = true
+    void startEnrolment(authority).then((answer) => {
+      if (answer.kind === 'secret') setSecret({ secret: answer.secret, uri: answer.otpauthUri })
+      else setError(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+    })
+  }, [])
+
+  async function confirm (event: FormEvent): Promise<void> {
+    event.preventDefault()
+    if (!isAuthenticatorCode(code) || busy) return
+    setBusy(true)
+    setError(null)
+    const answer = await confirmEnrolment(authority, code, rememberOffered && remember)
+    setBusy(false)
+    if (answer.kind === 'confirmed') setConfirmed(answer)
+    else setError(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+  }
+
+  if (confirmed !== null) {
+    return <RecoveryCodes codes={confirmed.recoveryCodes} productName={productName} onContinue={() => onDone(confirmed.tokens)} />
+  }
+  return (
+    <section aria-labelledby='enrolment-heading'>
+      <h1 id='enrolment-heading' className='card__title'>{TEXT.ENROL_HEADING}</h1>
+      <form className='form' noValidate onSubmit={(event) => { void confirm(event) }}>
+        <p>{authority.kind === 'challenge' ? TEXT.ENROL_REQUIRED : TEXT.ENROL_EXPLANATION}</p>
+        <div className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>
+        {secret === null
+          ? error === null && <p role='status'>{TEXT.STARTING}</p>
+          : (
+            <>
+              <QrCode text={secret.uri} label={TEXT.QR_LABEL} />
+              <p>{TEXT.KEY_INTRO}</p>
+              <p className='enrolment-key'>
+                <code data-testid='enrolment-key'>{groupedKey(secret.secret)}</code>
+                <CopyButton text={secret.secret} label={TEXT.COPY_KEY} />
+              </p>
+              <CodeField label={TEXT.FIRST_CODE_LABEL} value={code} onChange={setCode} invalid={error !== null} />
+              {rememberOffered && <RememberBrowser checked={remember} onChange={setRemember} />}
+              <Button type='submit' busy={busy} disabled={!isAuthenticatorCode(code)}>{TEXT.CONFIRM}</Button>
+            </>
+            )}
+        <Button variant='text' disabled={busy} onClick={onCancel}>{cancelLabel}</Button>
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,11 @@
+import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
+
+/** "Don't ask again on this browser for 30 days", where the service offers it (SECOND_FACTOR_REMEMBER_BROWSER). */
+export function RememberBrowser ({ checked, onChange }: { checked: boolean, onChange: (checked: boolean) => void }) {
+  return (
+    <label className='checkbox'>
+      <input type='checkbox' checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      <span>{TEXT.REMEMBER_BROWSER}</span>
+    </label>
+  )
+}

@@ -1,0 +1,42 @@
+import { lazy, Suspense } from 'react'
+import { Spinner } from '../components/Spinner.js'
+import type { PageState } from '../hooks/usePageState.js'
+import type { SecondFactorFlow } from '../hooks/useSecondFactor.js'
+import { CodeStep } from './CodeStep.js'
+import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
+import { Offer } from './Offer.js'
+
+// A chunk of its own, loaded when an enrolment starts: the enrolment steps with the QR encoder.
+const Enrolment = lazy(() => import('./Enrolment.js').then((loaded) => ({ default: loaded.Enrolment })))
+
+/**
+ * The second-factor chunk's entry (loaded by SignInPage when a step first
+ * shows): the step that takes the card (useSecondFactor): the code
+ * step or the enrolment of a login, the offer after one, or the offered
+ * enrolment. Each ends by storing the login's tokens and leaving, or by
+ * going back to the login form.
+ */
+export default function SecondFactorSteps ({ flow, page, rememberOffered, productName }: {
+  flow: SecondFactorFlow, page: PageState, rememberOffered: boolean, productName: string
+}) {
+  const { step } = flow
+  if (step === null) return null
+  const back = (): void => flow.setStep(null)
+  return (
+    <Suspense fallback={<Spinner />}>
+      {step.kind === 'code' && <CodeStep challenge={step.challenge} rememberOffered={rememberOffered} onTokens={flow.finish} onBack={back} />}
+      {step.kind === 'enrol' && (
+        <Enrolment authority={{ kind: 'challenge', challenge: step.challenge }} rememberOffered={rememberOffered} productName={productName}
+          onDone={(tokens) => { if (tokens !== null) flow.finish(tokens) }} onCancel={back} cancelLabel={TEXT.BACK} />
+      )}
+      {step.kind === 'offer' && (
+        <Offer onAccept={() => flow.setStep({ kind: 'enrol-offered', auth: step.auth })}
+          onNotNow={flow.declineOffer} />
+      )}
+      {step.kind === 'enrol-offered' && (
+        <Enrolment authority={{ kind: 'bearer', auth: step.auth }} rememberOffered={false} productName={productName}
+          onDone={page.leaveToRedirect} onCancel={page.leaveToRedirect} cancelLabel={TEXT.NOT_NOW} />
+      )}
+    </Suspense>
+  )
+}

@@ -1,0 +1,28 @@
+import { useId } from 'react'
+
+/** A code as typed or pasted ("123 456", "123456 "): its spaces removed, so that a grouped paste still works. */
+export const withoutSpaces = (value: string): string => value.replace(/\s+/g, '')
+
+/** Six digits, as the authenticator shows them (docs/second-factor.md). */
+export const isAuthenticatorCode = (value: string): boolean => /^[0-9]{6}$/.test(value)
+
+/**
+ * The field for an authenticator code: numeric keyboard, the browser's
+ * one-time-code autofill, and spaces dropped as they come (a pasted
+ * "123 456" becomes "123456"); no maxLength, which would cut such a paste.
+ */
+export function CodeField ({ label, value, onChange, invalid, autoFocus }: {
+  label: string, value: string, onChange: (value: string) => void, invalid: boolean, autoFocus?: boolean
+}) {
+  const id = useId()
+  return (
+    <div className='field field--full'>
+      <label htmlFor={id}>{label}</label>
+      <div className='field__control'>
+        <input id={id} name='one-time-code' type='text' inputMode='numeric' pattern='[0-9]{6}' autoComplete='one-time-code'
+          spellCheck={false} autoFocus={autoFocus} value={value} aria-invalid={invalid || undefined}
+          onChange={(event) => onChange(withoutSpaces(event.target.value))} />
+      </div>
+    </div>
+  )
+}
