@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
 import t from 'tap'
 import { SECOND_FACTOR_MESSAGES as TEXT } from '../../client/second-factor/messages.js'
+import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
@@ -21,12 +25,15 @@ async function passwordLogin (page: Page, email: string): Promise<void> {
 }
 
 /** The code an app holding `key` shows `offsetSteps` 30-second steps from now (the service accepts one step of drift). */
+const PHONE = { width: 375, height: 812 }
+
 const codeFor = (key: string, offsetSteps = 0): string =>
   new TOTP({ secret: Secret.fromBase32(key.replace(/ /g, '')), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: Date.now() + offsetSteps * 30_000 })
 
 t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) => {
   const product = await startProductApp(t)
   const server = await startBuiltServer(t, { REDIRECT_ALLOWED_HOSTS: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '600', PASSKEYS: 'false' })
+  const admin = (args: string[]) => promisify(execFile)(process.execPath, [fileURLToPath(new URL('../../dist/server/accounts-admin.js', import.meta.url)), ...args], { env: { PATH: process.env.PATH, DATA_DIR: server.dataDir } })
   const target = `${server.base}/?redirect=${encodeURIComponent(`${product}/home`)}`
   await registerAccount(server.base, 'grace@example.test')
   let key = ''
@@ -36,9 +43,12 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const { page, problems } = await openPage(t)
     await page.goto(target)
     await passwordLogin(page, 'grace@example.test')
+    await page.getByRole('heading', { name: TEXT.OFFER_HEADING }).waitFor()
+    t.same(await wcagViolations(page), [], 'axe: the offer at 1280×800')
     await page.getByRole('button', { name: TEXT.OFFER_ACCEPT }).click()
     const qr = page.getByRole('img', { name: TEXT.QR_LABEL })
     await qr.waitFor()
+    t.same(await wcagViolations(page), [], 'axe: the key and QR step at 1280×800')
     key = (await page.getByTestId('enrolment-key').textContent()) ?? ''
     t.match(key, /^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/, 'the key in groups of four')
     await page.getByLabel(TEXT.FIRST_CODE_LABEL).fill(codeFor(key))
@@ -49,27 +59,45 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     t.equal(recoveryCodes.length, 10, 'ten recovery codes')
     t.equal(await page.getByRole('link', { name: TEXT.DOWNLOAD_CODES }).getAttribute('download'), 'recovery-codes.txt')
     t.ok(await page.getByRole('button', { name: TEXT.CONTINUE }).isDisabled(), 'Continue waits for the confirmation')
+    t.same(await wcagViolations(page), [], 'axe: the recovery codes at 1280×800')
     await page.getByRole('checkbox', { name: TEXT.CODES_SAVED }).check()
     await page.getByRole('button', { name: TEXT.CONTINUE }).click()
     await page.waitForURL(`${product}/home`)
     t.same(unexpectedProblems(problems, []), [])
   })
 
+  let usedCode = ''
   await t.test('next login → the code step, by keyboard alone → the redirect', async (t) => {
     const { page, context } = await openPage(t)
     await page.goto(target)
     await passwordLogin(page, 'grace@example.test')
-    const field = page.getByLabel(TEXT.CODE_LABEL)
+    const field = page.getByRole('textbox', { name: TEXT.CODE_LABEL, exact: true })
     await field.waitFor()
     t.ok(await field.evaluate((element) => element === document.activeElement), 'focus on the code field')
+    t.equal(await field.getAttribute('autocomplete'), 'one-time-code')
+    t.equal(await field.getAttribute('inputmode'), 'numeric')
+    t.same(await wcagViolations(page), [], 'axe: the code step at 1280×800')
     t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token before the second factor')
     // The next step's code: the enrolment's own may not be used twice.
-    await page.keyboard.type(codeFor(key, 1))
+    usedCode = codeFor(key, 1)
+    await page.keyboard.type(usedCode)
     await page.keyboard.press('Enter')
     await page.waitForURL(`${product}/home`)
   })
 
-  await t.test('a wrong code is refused in an alert; a recovery code works once', async (t) => {
+  await t.test('a replayed code is refused; a wrong code is refused in an alert; a recovery code works once', async (t) => {
+    const { page } = await openPage(t)
+    await page.goto(target)
+    await passwordLogin(page, 'grace@example.test')
+    const field = page.getByRole('textbox', { name: TEXT.CODE_LABEL, exact: true })
+    await field.fill(usedCode)
+    await page.getByRole('button', { name: TEXT.VERIFY }).click()
+    await page.getByRole('alert').filter({ hasText: /\S/ }).first().waitFor()
+    t.ok(page.url().startsWith(server.base), 'the replayed code is refused and the step stays')
+    await field.fill(usedCode === '000000' ? '111111' : '000000')
+    await page.getByRole('button', { name: TEXT.VERIFY }).click()
+    await page.getByRole('alert').filter({ hasText: /\S/ }).first().waitFor()
+    t.ok(page.url().startsWith(server.base), 'a wrong code is refused and the step stays')
     for (const attempt of ['first', 'second'] as const) {
       const { page } = await openPage(t)
       await page.goto(target)
@@ -85,5 +113,43 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
         t.ok(page.url().startsWith(server.base), 'used twice, it is refused and the step stays')
       }
     }
+  })
+
+  await t.test('an organisation requires a second factor: login → enrolment before any token → recovery codes → the redirect; then six wrong codes throttle (375×812)', async (t) => {
+    await registerAccount(server.base, 'ann@example.test')
+    await admin(['add-member', 'ann@example.test', 'acme', '--allow-unverified'])
+    await admin(['require-second-factor', 'acme'])
+    const { page, context } = await openPage(t, PHONE)
+    await page.goto(target)
+    await passwordLogin(page, 'ann@example.test')
+    await page.getByRole('img', { name: TEXT.QR_LABEL }).waitFor()
+    t.same(await wcagViolations(page), [], 'axe: the required enrolment at 375×812')
+    t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token before the enrolment')
+    const annsKey = (await page.getByTestId('enrolment-key').textContent()) ?? ''
+    await page.getByLabel(TEXT.FIRST_CODE_LABEL).fill(codeFor(annsKey))
+    await page.getByRole('button', { name: TEXT.CONFIRM }).click()
+    await page.getByRole('list', { name: TEXT.CODES_HEADING }).getByRole('listitem').first().waitFor()
+    t.same(await wcagViolations(page), [], 'axe: the recovery codes at 375×812')
+    t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token stored before the codes are saved')
+    await page.getByRole('checkbox', { name: TEXT.CODES_SAVED }).check()
+    await page.getByRole('button', { name: TEXT.CONTINUE }).click()
+    await page.waitForURL(`${product}/home`)
+    t.ok((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'the tokens after the enrolment')
+
+    const again = await openPage(t, PHONE)
+    await again.page.goto(target)
+    await passwordLogin(again.page, 'ann@example.test')
+    const field = again.page.getByRole('textbox', { name: TEXT.CODE_LABEL, exact: true })
+    await field.waitFor()
+    t.same(await wcagViolations(again.page), [], 'axe: the code step at 375×812')
+    const wrong = codeFor(annsKey, 10) === '000000' ? '111111' : '000000'
+    let last = ''
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      await field.fill(wrong)
+      await again.page.getByRole('button', { name: TEXT.VERIFY }).click()
+      await again.page.waitForResponse((response) => response.url().endsWith('/accounts/second-factor/verify'))
+      last = (await again.page.getByRole('alert').first().textContent()) ?? ''
+    }
+    t.match(last, /too many|wait/i, `the sixth wrong code is throttled: ${last}`)
   })
 })

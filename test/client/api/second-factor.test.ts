@@ -8,8 +8,6 @@ import { startBackend } from '../../fixtures/page.js'
 import { SECOND_FACTOR_TEST_ROUTES, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor.js'
 
 const routes = { accountsRoutes: SECOND_FACTOR_TEST_ROUTES }
-/** Flip to true at the merge with the service branch (and drop the todo below). */
-const EDGE_FORWARDS_ENROLMENT_BEARER = false
 const context = { insecure_allowed_orgs: [], resource_type: null, cluster_name: null }
 
 async function answering (t: Test, status: number, body: unknown) {
@@ -39,12 +37,8 @@ t.test('each second-factor call posts its exact JSON body, with the bearer only 
     const seen = upstream.requests.at(-1)!
     t.equal(seen.url, path, `${name}: path`)
     t.same(JSON.parse(seen.body.toString('utf8')), body, `${name}: exact body`)
-    // The edge forwards Authorization only on the paths it lists (server/edge/accounts-proxy.ts); the
-    // enrolment's two are the service branch's to add. Until the merge, their bearer is a todo here.
-    const todo = authorization !== undefined && !EDGE_FORWARDS_ENROLMENT_BEARER
-      ? 'the edge forwards the bearer of enrol/start and enrol/confirm once the service branch lists them'
-      : false
-    t.equal(seen.headers.authorization, authorization, `${name}: Authorization`, { todo })
+    // The edge forwards Authorization only on the paths it lists (server/edge/accounts-proxy.ts), the enrolment's two among them.
+    t.equal(seen.headers.authorization, authorization, `${name}: Authorization`)
   }
 })
 
