@@ -40,10 +40,11 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     return opened
   }
   const product = await startProductApp(t)
-  // Passkeys off: each password sign-in here ends at its redirect; the passkey offer that would follow it is
-  // test/e2e/passkeys.test.ts's subject.
+  // Passkeys and the second factor off: each password sign-in here ends at its redirect; the offers that would
+  // follow it are the passkey and second-factor suites' subjects.
   const server = await startBuiltServer(t, {
     PASSKEYS: 'false',
+    SECOND_FACTOR: 'false',
     REDIRECT_ALLOWED_HOSTS: '127.0.0.1',
     GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID,
     GOOGLE_JWKS_URL: google.jwksUrl,

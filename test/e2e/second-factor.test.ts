@@ -146,8 +146,10 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     let last = ''
     for (let attempt = 1; attempt <= 6; attempt++) {
       await field.fill(wrong)
+      // Listening before the click: under load the answer can come before a listener added after it.
+      const answered = again.page.waitForResponse((response) => response.url().endsWith('/accounts/second-factor/verify'))
       await again.page.getByRole('button', { name: TEXT.VERIFY }).click()
-      await again.page.waitForResponse((response) => response.url().endsWith('/accounts/second-factor/verify'))
+      await answered
       last = (await again.page.getByRole('alert').first().textContent()) ?? ''
     }
     t.match(last, /too many|wait/i, `the sixth wrong code is throttled: ${last}`)
