@@ -157,10 +157,8 @@ export class AccountsService {
       }
     }
     // Only after the right password: the refusal tells that the account exists.
-    if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
-      logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
-      return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
-    }
+    const unverified = this.refusalIfUnverified(account, facts)
+    if (unverified !== null) return unverified
     const secondFactor = askSecondFactor ? await this.secondFactorStep(account, context, 'pwd', facts) : null
     if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
     if (secondFactor !== null) {
@@ -209,6 +207,16 @@ export class AccountsService {
     if (gate === null) return null
     if (await this.allowedOrganizations(account, context, facts) === null) return error(403, NOT_A_MEMBER)
     return await gate.challengeIfDue(account, context, method, facts)
+  }
+
+  /**
+   * With REQUIRE_VERIFIED_EMAIL, the 403 (with its reason, which the page offers a new link for) that
+   * ends a login whose first factor was right, for an address not verified yet; null otherwise.
+   */
+  refusalIfUnverified (account: Account, facts: RequestFacts): Answer | null {
+    if (!this.options.requireVerifiedEmail || account.emailVerifiedAt !== null) return null
+    logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
+    return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
   }
 
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */

@@ -4,7 +4,6 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse
 } from '@simplewebauthn/server'
-import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { PasskeySettings } from '../shared/passkey-config.js'
 import type { AccountsService } from './accounts-service.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from './answers.js'
@@ -30,7 +29,6 @@ const NOT_VERIFIED = 'This passkey could not be verified. Please try again, or s
 const NO_CHALLENGE = 'This passkey request has expired or was started in another browser or tab. Please try again.'
 const UNKNOWN_CREDENTIAL = 'This passkey is not registered here. It may have been removed. Sign in with your password.'
 const SIGNED_OUT = 'Please sign in again to create a passkey.'
-const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
 
 export interface PasskeysOptions {
   readonly store: AccountStore
@@ -40,8 +38,6 @@ export interface PasskeysOptions {
   readonly settings: PasskeySettings
   /** The relying party's name the browser shows (PRODUCT_NAME). */
   readonly productName: string
-  /** REQUIRE_VERIFIED_EMAIL, which holds for passkey sign-ins as for password ones. */
-  readonly requireVerifiedEmail: boolean
   readonly now: () => number
 }
 
@@ -179,10 +175,8 @@ export class Passkeys {
     if (!recorded) return failed(401, NOT_VERIFIED, 'counter', { accountId: account.id })
 
     await this.store.clearLoginFailures(throttleKey)
-    if (this.options.requireVerifiedEmail && account.emailVerifiedAt === null) {
-      logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
-      return spent(error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON }))
-    }
+    const unverified = this.options.accounts.refusalIfUnverified(account, facts)
+    if (unverified !== null) return spent(unverified)
     const answer = await this.options.accounts.completeLogin(account, context.value, 'hwk', facts)
     if (answer.status !== 200) return spent(answer)
     const passkeys = await this.store.listPasskeys(account.id)

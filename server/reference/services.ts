@@ -139,8 +139,7 @@ export async function createReferenceServices (
   const passkeys = config.passkeys === null
     ? null
     : new Passkeys({
-      store, tokens, accounts, browserNotices, settings: config.passkeys, productName: config.productName,
-      requireVerifiedEmail: config.requireVerifiedEmail, now
+      store, tokens, accounts, browserNotices, settings: config.passkeys, productName: config.productName, now
     })
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
