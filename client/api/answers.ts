@@ -9,10 +9,22 @@ import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
  * page shows the generic message for it (or the Google one in Google flows).
  */
 export type LoginAnswer =
-  | { readonly kind: 'tokens', readonly auth: string, readonly refresh: string }
+  | SignedIn
   | SecondFactorDue
   | { readonly kind: 'error', readonly message: string }
   | { readonly kind: 'failed' }
+
+/**
+ * A login's tokens. `secondFactorEnrolled`: the service says the account has
+ * a second factor (its code was skipped on a remembered browser), so the page
+ * does not offer to set one up (docs/second-factor.md).
+ */
+export interface SignedIn {
+  readonly kind: 'tokens'
+  readonly auth: string
+  readonly refresh: string
+  readonly secondFactorEnrolled?: boolean
+}
 
 /**
  * A login whose first factor was right and whose second is due
@@ -84,7 +96,9 @@ export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
   const due = secondFactorDue(answer.body)
   if (due !== null) return due
   const { auth, refresh } = answer.body
-  return nonEmptyString(auth) && nonEmptyString(refresh) ? { kind: 'tokens', auth, refresh } : { kind: 'failed' }
+  return nonEmptyString(auth) && nonEmptyString(refresh)
+    ? { kind: 'tokens', auth, refresh, ...(answer.body.second_factor_enrolled === true ? { secondFactorEnrolled: true } : {}) }
+    : { kind: 'failed' }
 }
 
 /**

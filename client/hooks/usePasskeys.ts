@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
-import type { PasswordLoginAnswer } from '../api/answers.js'
+import type { PasswordLoginAnswer, SignedIn } from '../api/answers.js'
 import type { View } from '../lib/page-params.js'
 import type { PasskeySignInOutcome } from '../passkeys/passkey-ceremonies.js'
 import type { DomainGate } from './useDomainCheck.js'
@@ -24,7 +24,7 @@ export function usePasskeys (
   /** The SSO modal is open, or a second-factor step has the card: no autofill request meanwhile. */
   formCovered: boolean,
   /** After an upgrade that showed no offer, with the tokens stored: what comes next (the second-factor offer, or the redirect). */
-  afterUpgrade: (auth: string) => void = () => page.leaveToRedirect()
+  afterUpgrade: (login: SignedIn) => void = () => page.leaveToRedirect()
 ) {
   const rpId = config.passkeyRpId!
   const offered = config.passkeyRpId !== null && !page.localMode && page.params.loginMethods.has('password') && typeof PublicKeyCredential === 'function'
@@ -115,7 +115,7 @@ export function usePasskeys (
       }
       const goOn = (): void => {
         setRunning(null)
-        afterUpgrade(answer.auth)
+        afterUpgrade(answer)
       }
       // Whatever else happens (a passkey created, none to offer, the chunk not loading), the sign-in goes on.
       void upgrade().then((offering) => {

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
-import type { PasswordLoginAnswer, SecondFactorDue } from '../api/answers.js'
+import type { PasswordLoginAnswer, SecondFactorDue, SignedIn } from '../api/answers.js'
 import { rememberSecondFactorNotNow, secondFactorNotNowRemembered } from '../second-factor/not-now.js'
 import type { PageState } from './usePageState.js'
 
@@ -23,8 +23,8 @@ type Tokens = Extract<PasswordLoginAnswer, { kind: 'tokens' }>
 export function useSecondFactor (page: PageState, config: RuntimeConfig) {
   const [step, setStep] = useState<SecondFactorStep | null>(null)
 
-  /** The offer follows a password login when the service has second factors and no "Not now" holds on this browser. */
-  const offerWanted = (): boolean => config.secondFactor && !secondFactorNotNowRemembered()
+  /** The offer follows a password login when the service has second factors, the account none yet, and no "Not now" holds on this browser. */
+  const offerWanted = (login: SignedIn): boolean => config.secondFactor && login.secondFactorEnrolled !== true && !secondFactorNotNowRemembered()
 
   return {
     step,
@@ -45,13 +45,13 @@ export function useSecondFactor (page: PageState, config: RuntimeConfig) {
       else setStep(null)
     },
     /** Once the tokens are stored and nothing else comes between (no passkey offer shown): the offer, else the redirect. */
-    offerOrLeave (auth: string): void {
-      if (offerWanted()) setStep({ kind: 'offer', auth })
+    offerOrLeave (login: SignedIn): void {
+      if (offerWanted(login)) setStep({ kind: 'offer', auth: login.auth })
       else page.leaveToRedirect()
     },
     /** After a password login where passkeys take no part: stores the tokens and shows the offer; false where there is none to show. */
     afterPasswordLogin (answer: PasswordLoginAnswer): boolean {
-      if (answer.kind !== 'tokens' || !offerWanted()) return false
+      if (answer.kind !== 'tokens' || !offerWanted(answer)) return false
       if (page.storeLogin(answer)) setStep({ kind: 'offer', auth: answer.auth })
       return true
     }

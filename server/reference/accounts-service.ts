@@ -180,8 +180,12 @@ export class AccountsService {
       logAuthEvent(facts, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
       return error(401, INVALID_CREDENTIALS)
     }
+    // Tokens for an enrolled account mean a remembered browser skipped the code: the hint spares
+    // its owner the page's offer to set up a second factor they have (docs/second-factor.md).
+    const enrolled = askSecondFactor && await this.options.secondFactor?.isEnrolled(account.id) === true
+    const signedIn = enrolled ? { ...answer, body: { ...answer.body, second_factor_enrolled: true } } : answer
     const cookie = await this.options.browserNotices.signedIn(account, facts)
-    return cookie === null ? answer : { ...answer, cookies: [cookie] }
+    return cookie === null ? signedIn : { ...signedIn, cookies: [cookie] }
   }
 
   /**

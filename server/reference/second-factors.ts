@@ -35,6 +35,8 @@ export type FirstFactor = 'pwd' | 'google'
 export interface SecondFactorGate {
   /** The challenge answer when a second factor is due (and the browser is not remembered), else null. */
   challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null>
+  /** Whether the account has an enrolled second factor (a remembered browser skipped its code). */
+  isEnrolled (accountId: string): Promise<boolean>
 }
 
 export interface SecondFactorsOptions {
@@ -111,6 +113,10 @@ export class SecondFactors implements SecondFactorGate {
     }
     if (await this.store.secondFactorRequiredFor(account.id)) return await this.issueChallenge(account, 'enrol', context, method, facts)
     return null
+  }
+
+  async isEnrolled (accountId: string): Promise<boolean> {
+    return this.options.settings.enabled && (await this.store.findSecondFactor(accountId))?.enrolledAt != null
   }
 
   private async remembered (accountId: string, facts: RequestFacts): Promise<boolean> {

@@ -231,6 +231,14 @@ t.test('no offer while "Not now" holds, nor where the service has no second fact
     await passwordLogin(user)
     await eventually(t, () => window.location.href, `${base}/app`)
   })
+  await t.test('the account has one already (its code skipped on a remembered browser)', async (t) => {
+    const { base, upstream } = await setUp(t, { '/v2/login': [200, { ...TOKENS, second_factor_enrolled: true }] })
+    const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
+    await passwordLogin(user)
+    await eventually(t, () => window.location.href, `${base}/app`)
+    t.equal(screen.queryByRole('heading', { name: TEXT.OFFER_HEADING }), null)
+    t.notOk(paths(upstream).includes('/second-factor/enrol/start'))
+  })
 })
 
 t.test('accepting the offer enrols with the stored login\'s bearer, then leaves after the codes', async (t) => {

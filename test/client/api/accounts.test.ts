@@ -64,6 +64,8 @@ t.test('the SSO calls carry the page\'s SSO state cookie through the edge, and n
 t.test('answers become the union the page switches on', async (t) => {
   const cases: Array<[string, (request: RecordedRequest, response: ServerResponse) => void, unknown]> = [
     ['tokens', jsonAnswer(200, { auth: 'a.b.c', refresh: 'r' }), { kind: 'tokens', auth: 'a.b.c', refresh: 'r' }],
+    ['tokens with the enrolled hint', jsonAnswer(200, { auth: 'a.b.c', refresh: 'r', second_factor_enrolled: true }), { kind: 'tokens', auth: 'a.b.c', refresh: 'r', secondFactorEnrolled: true }],
+    ['a hint that is not true is no hint', jsonAnswer(200, { auth: 'a.b.c', refresh: 'r', second_factor_enrolled: 'yes' }), { kind: 'tokens', auth: 'a.b.c', refresh: 'r' }],
     ['an error with 401', jsonAnswer(401, { error: 'Invalid email or password.' }), { kind: 'error', message: 'Invalid email or password.' }],
     ['an error even with 200', jsonAnswer(200, { error: 'Nope.' }), { kind: 'error', message: 'Nope.' }],
     ['200 without tokens', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'failed' }],

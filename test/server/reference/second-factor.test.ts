@@ -226,7 +226,8 @@ t.test('"don\'t ask again on this browser": the cookie skips the code step for i
     /^second_factor_browser=\d+\.[\w-]{43}; Max-Age=2592000; Path=\/accounts; HttpOnly; Secure; SameSite=Lax$/)
   const adasCookie = rememberedCookie(answer.headers)!
   const skipped = await login(setup, 'ada@example.com', { cookie: adasCookie })
-  t.same(Object.keys(skipped.body).sort(), ['auth', 'refresh'], 'the remembered browser signs in with the password alone')
+  t.same(Object.keys(skipped.body).sort(), ['auth', 'refresh', 'second_factor_enrolled'], 'the remembered browser signs in with the password alone')
+  t.equal(skipped.body.second_factor_enrolled, true, 'with the hint that spares its owner the page\'s offer to enrol')
   t.same(decodeJwt(String(skipped.body.auth)).amr, ['pwd'])
 
   t.match((await login(setup, 'bob@example.com', { cookie: adasCookie })).body, { second_factor: 'code' }, 'another account\'s cookie')
@@ -239,7 +240,7 @@ t.test('"don\'t ask again on this browser": the cookie skips the code step for i
 
   // A password reset forgets every remembered browser of the account.
   const bobsCookie = rememberedCookie((await verifyRemembering('bob@example.com', bob.secret)).headers)!
-  t.same(Object.keys((await login(setup, 'bob@example.com', { cookie: bobsCookie })).body).sort(), ['auth', 'refresh'])
+  t.same(Object.keys((await login(setup, 'bob@example.com', { cookie: bobsCookie })).body).sort(), ['auth', 'refresh', 'second_factor_enrolled'])
   const { store } = setup.reference.services
   const bobAccount = (await store.findAccountByEmail('bob@example.com'))!
   const resetToken = newOpaqueToken()
