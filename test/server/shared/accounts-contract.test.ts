@@ -96,7 +96,7 @@ t.test('a reference outside the document is refused with a message', async (t) =
 t.test('the domain check is described by reference to the proto, whose names it uses', async (t) => {
   const operation = contract.document.paths['/edgeauth.v1.EdgeAuthMetadataService/CheckDomainAuthorization']?.post
   const proto = operation?.['x-threshold-proto'] as Record<string, string>
-  const source = readFileSync(proto.file, 'utf8')
+  const source = readFileSync(proto.file!, 'utf8')
   t.match(source, new RegExp(`package ${proto.package!.replace('.', '\\.')};`))
   t.match(source, new RegExp(`service ${proto.service} \\{`))
   t.match(source, new RegExp(`rpc ${proto.rpc}\\(${proto.request}\\) returns \\(${proto.response}\\)`))
