@@ -13,7 +13,9 @@ import { loadAccountsContract, type HttpMethod } from '../../../server/shared/ac
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
 import { GOOD_PASSWORD, resetLinkOf, startReference, TEST_PUBLIC_URL, waitForEmail } from '../../fixtures/reference.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
+import { TestBrowser } from '../../fixtures/sso-browser.js'
 import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso-certificates.js'
+import { OIDC_DOMAIN, SAML_DOMAIN as STACK_SAML_DOMAIN, startSsoStack } from '../../fixtures/sso-service.js'
 
 /*
  * The reference service checked against docs/accounts-api.openapi.yaml, so that
@@ -319,4 +321,32 @@ t.test('local-network mode\'s /authenticate answers as the document says', async
     t.ok(check !== null, `/authenticate ${status} is documented`)
     t.equal(check?.(answer.json()), null, `/authenticate ${status} fits the document`)
   }
+})
+
+t.test('single sign-on end to end: the return address carries what the document names, and the completions fit it', { skip: opensslSkip }, async (t) => {
+  const stack = await startSsoStack(t)
+  stack.oidc.users.set('ann', { email: `ann@${OIDC_DOMAIN}`, email_verified: true })
+  const fits = (path: string, answer: { status: number, body: Record<string, unknown> }, status: number, name: string) => {
+    t.equal(answer.status, status, `${name}: ${status}`)
+    const check = contract.answerCheck('post', path, answer.status)
+    t.ok(check !== null, `${name}: documented`)
+    t.equal(check?.(answer.body), null, `${name}: fits the document`)
+  }
+
+  const browser = new TestBrowser()
+  const landing = await stack.oidcRoundTrip(browser, 'ann', { redirect: null, ...NO_CONTEXT })
+  t.equal(landing.url.pathname, '/', 'the page itself')
+  t.ok(landing.params.has('oidc') && landing.params.has('login'), 'the protocol and intent flags')
+  t.equal(landing.params.get('email'), `ann@${OIDC_DOMAIN}`)
+  t.match(landing.params.get('id'), /^[\w-]{43}$/, 'the single-use id')
+  t.match(String((contract.document['x-threshold-sso-return'] as { url: string }).url), /\{protocol\}=1&email=\{address\}&id=\{single-use id\}&\{intent\}=1/)
+  fits('/v2/auth/login', await stack.completeLogin(browser, landing), 200, 'the login completion')
+  fits('/v2/auth/login', await stack.completeLogin(browser, landing), 401, 'the same id again')
+
+  const registering = new TestBrowser()
+  const registration = await stack.samlRoundTrip(registering, `bea@${STACK_SAML_DOMAIN}`, { source: 'register', redirect: null, ...NO_CONTEXT })
+  t.ok(registration.params.has('saml') && registration.params.has('register'), 'a registration returns with the saml and register flags')
+  fits('/auth/register', await stack.completeRegister(registering, registration), 200, 'the registration completion')
+  const again = new TestBrowser()
+  fits('/auth/register', await stack.completeRegister(again, await stack.samlRoundTrip(again, `bea@${STACK_SAML_DOMAIN}`, { source: 'register' })), 409, 'a second registration')
 })
