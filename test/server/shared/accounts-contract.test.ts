@@ -67,6 +67,13 @@ t.test('an answer is checked against the response for its status, then its class
   t.equal(contract.answerCheck('post', '/v2/login', 302), null, 'a 3xx has no JSON answer')
   t.equal(contract.answerCheck('post', '/no/such/path', 200), null)
   t.equal(contract.responseFor('post', '/v2/login', 302)?.response['x-threshold-outcome'], 'failure')
+  const ssoStart = contract.answerCheck('post', '/auth/login/sso', 200)!
+  for (const url of ['https://idp.example.test/sso?SAMLRequest=x', 'http://idp.example.test', 'https://idp.example.test?login_hint=a@b.test']) {
+    t.equal(ssoStart({ sso_url: url }), null, `${url} is a URL the page follows`)
+  }
+  for (const url of ['javascript:alert(1)', 'https://user:pass@idp.example.test/', '//idp.example.test/', 'data:text/html,x']) {
+    t.not(ssoStart({ sso_url: url }), null, `${url} is no URL the page follows`)
+  }
 })
 
 t.test('a request body is checked against the operation\'s request schema, with null, [] and absent as the document says', async (t) => {
