@@ -66,7 +66,7 @@ t.test('an answer is checked against the response for its status, then its class
   t.equal(contract.answerCheck('post', '/v2/login', 503)!({}), null, 'a 503 may come without error')
   t.equal(contract.answerCheck('post', '/v2/login', 302), null, 'a 3xx has no JSON answer')
   t.equal(contract.answerCheck('post', '/no/such/path', 200), null)
-  t.equal(contract.responseFor('post', '/v2/login', 302)?.response['x-threshold-outcome'], 'failure')
+  t.same(contract.responseFor('post', '/v2/login', 302)?.response['x-threshold-outcome'], ['failure', 'error'], 'a 3xx is never a success')
   const ssoStart = contract.answerCheck('post', '/auth/login/sso', 200)!
   for (const url of ['https://idp.example.test/sso?SAMLRequest=x', 'http://idp.example.test', 'https://idp.example.test?login_hint=a@b.test']) {
     t.equal(ssoStart({ sso_url: url }), null, `${url} is a URL the page follows`)
