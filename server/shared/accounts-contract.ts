@@ -4,9 +4,10 @@ import { parse } from 'yaml'
 
 /**
  * The accounts API's contract, docs/accounts-api.openapi.yaml (OpenAPI 3.1),
- * read for the code that checks answers against it: the reference service's
- * tests and the conformance check (`npm run conformance`). Nothing the edge or
- * the reference service runs in production imports this module.
+ * read for the code that checks answers and request bodies against it: the
+ * tests of the reference service, the edge and the page's calls, and the
+ * conformance check (`npm run conformance`). Nothing the edge or the
+ * reference service runs in production imports this module.
  */
 
 /** Where the document lives, from the repository's root. */
@@ -98,7 +99,9 @@ export function accountsContractFromText (text: string): AccountsContract {
     (['get', 'post'] as const).flatMap((method) => item[method] === undefined ? [] : [{ method, path, operation: item[method] }]))
 
   /** The object at `tokens` and where it is, following `$ref`s (a response or body given by reference). */
-  function resolve (tokens: readonly string[]): { readonly value: ContentHolder, readonly tokens: readonly string[] } | null {
+  function resolve (tokens: readonly string[], depth = 0): { readonly value: ContentHolder, readonly tokens: readonly string[] } | null {
+    // A reference to a reference is allowed; a cycle is a broken document, not a reason to hang.
+    if (depth > 8) throw new Error(`the accounts contract's references go round in circles at ${tokens.join('/')}`)
     let current: unknown = document
     for (const token of tokens) {
       if (current === null || typeof current !== 'object') return null
@@ -106,7 +109,7 @@ export function accountsContractFromText (text: string): AccountsContract {
     }
     if (current === null || typeof current !== 'object') return null
     const ref = (current as ContentHolder).$ref
-    return typeof ref === 'string' ? resolve(localRefTokens(ref)) : { value: current as ContentHolder, tokens }
+    return typeof ref === 'string' ? resolve(localRefTokens(ref), depth + 1) : { value: current as ContentHolder, tokens }
   }
 
   /** A compiled check of the JSON schema under the holder at `tokens`, null when it has none. */

@@ -95,9 +95,11 @@ t.test('a document that is not OpenAPI 3.1 is refused with a message', async (t)
   t.throws(() => accountsContractFromText('- just a list\n'), /not an OpenAPI 3.1 document/)
 })
 
-t.test('a reference outside the document is refused with a message', async (t) => {
+t.test('a reference outside the document, or one that goes round in circles, is refused with a message', async (t) => {
   const text = 'openapi: 3.1.0\ninfo: { title: t, version: 1.0.0 }\npaths:\n  /a:\n    post:\n      responses:\n        \'200\': { $ref: \'other.yaml#/x\' }\n'
   t.throws(() => accountsContractFromText(text).answerCheck('post', '/a', 200), /refers outside itself: other\.yaml/)
+  const cycle = 'openapi: 3.1.0\ninfo: { title: t, version: 1.0.0 }\npaths:\n  /a:\n    post:\n      responses:\n        \'200\': { $ref: \'#/components/responses/A\' }\ncomponents:\n  responses:\n    A: { $ref: \'#/components/responses/B\' }\n    B: { $ref: \'#/components/responses/A\' }\n'
+  t.throws(() => accountsContractFromText(cycle).answerCheck('post', '/a', 200), /go round in circles/)
 })
 
 t.test('the domain check is described by reference to the proto, whose names it uses', async (t) => {
