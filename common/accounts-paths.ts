@@ -12,3 +12,11 @@ export const SPEC_ACCOUNTS_PATHS = [
 ] as const
 
 export type SpecAccountsPath = typeof SPEC_ACCOUNTS_PATHS[number]
+
+/**
+ * The version of the accounts API (docs/accounts-api.openapi.yaml,
+ * `info.version`) that this page and edge speak: a backend conforming to this
+ * major version, at this minor version or later, serves them. A test keeps
+ * it equal to the document's.
+ */
+export const ACCOUNTS_API_VERSION = '1.0.0'

@@ -4,9 +4,10 @@ import { parse } from 'yaml'
 
 /**
  * The accounts API's contract, docs/accounts-api.openapi.yaml (OpenAPI 3.1),
- * read for the code that checks answers against it: the reference service's
- * tests and the conformance check (`npm run conformance`). Nothing the edge or
- * the reference service runs in production imports this module.
+ * read for the code that checks answers and request bodies against it: the
+ * tests of the reference service, the edge and the page's calls, and the
+ * conformance check (`npm run conformance`). Nothing the edge or the
+ * reference service runs in production imports this module.
  */
 
 /** Where the document lives, from the repository's root. */
@@ -22,14 +23,25 @@ export interface ContractDocument {
   readonly [key: string]: unknown
 }
 
+/** A response, or a request body, as the document gives it: inline or by `$ref` to `components`. */
+export interface ContentHolder {
+  readonly $ref?: string
+  readonly content?: Readonly<Record<string, { readonly schema?: unknown }>>
+  readonly [key: string]: unknown
+}
+
 export interface OperationObject {
   readonly operationId?: string
-  readonly responses?: Readonly<Record<string, { readonly content?: Readonly<Record<string, { readonly schema?: unknown }>> }>>
+  readonly requestBody?: ContentHolder
+  readonly responses?: Readonly<Record<string, ContentHolder>>
   readonly [key: string]: unknown
 }
 
 /** One answer checked: null when it fits the contract, else why not (Ajv's errors, made readable). */
 export type AnswerCheck = (body: unknown) => string | null
+
+/** One request body checked, as AnswerCheck does an answer. */
+export type RequestCheck = (body: unknown) => string | null
 
 export interface AccountsContract {
   readonly document: ContractDocument
@@ -44,15 +56,32 @@ export interface AccountsContract {
    * answer for it (the status itself is then outside the contract).
    */
   answerCheck: (method: HttpMethod, path: string, status: number) => AnswerCheck | null
+  /**
+   * The check for the JSON body the page sends to `method path`: the
+   * operation's `application/json` request schema. Null when the operation
+   * takes no JSON body (or the document does not describe it).
+   */
+  requestCheck: (method: HttpMethod, path: string) => RequestCheck | null
+  /**
+   * The response object the document gives for `status` (exact, class,
+   * `default`; a `$ref` followed), with the key it was found under; null when none.
+   */
+  responseFor: (method: HttpMethod, path: string, status: number) => { readonly key: string, readonly response: ContentHolder } | null
 }
 
 /** JSON Pointer escaping (RFC 6901) of one reference token. */
 const pointerToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1')
 
-function describeErrors (validate: ValidateFunction): string {
+function describeErrors (validate: ValidateFunction, what: string): string {
   return (validate.errors ?? [])
-    .map((error) => `${error.instancePath === '' ? 'the answer' : error.instancePath} ${error.message ?? 'is not valid'}`)
+    .map((error) => `${error.instancePath === '' ? what : error.instancePath} ${error.message ?? 'is not valid'}`)
     .join('; ')
+}
+
+/** The JSON Pointer tokens of a local `$ref` (`#/components/responses/Busy`). */
+function localRefTokens (ref: string): string[] {
+  if (!ref.startsWith('#/')) throw new Error(`the accounts contract refers outside itself: ${ref}`)
+  return ref.slice(2).split('/').map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
 }
 
 /** Reads and compiles the contract from its text (YAML). Throws when it is not a readable OpenAPI 3.1 document. */
@@ -69,24 +98,61 @@ export function accountsContractFromText (text: string): AccountsContract {
   const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     (['get', 'post'] as const).flatMap((method) => item[method] === undefined ? [] : [{ method, path, operation: item[method] }]))
 
+  /** The object at `tokens` and where it is, following `$ref`s (a response or body given by reference). */
+  function resolve (tokens: readonly string[], depth = 0): { readonly value: ContentHolder, readonly tokens: readonly string[] } | null {
+    // A reference to a reference is allowed; a cycle is a broken document, not a reason to hang.
+    if (depth > 8) throw new Error(`the accounts contract's references go round in circles at ${tokens.join('/')}`)
+    let current: unknown = document
+    for (const token of tokens) {
+      if (current === null || typeof current !== 'object') return null
+      current = (current as Record<string, unknown>)[token]
+    }
+    if (current === null || typeof current !== 'object') return null
+    const ref = (current as ContentHolder).$ref
+    return typeof ref === 'string' ? resolve(localRefTokens(ref), depth + 1) : { value: current as ContentHolder, tokens }
+  }
+
+  /** A compiled check of the JSON schema under the holder at `tokens`, null when it has none. */
+  function jsonCheck (tokens: readonly string[], what: string): ((body: unknown) => string | null) | null {
+    const holder = resolve(tokens)
+    if (holder === null || holder.value.content?.['application/json']?.schema === undefined) return null
+    const pointer = [...holder.tokens, 'content', 'application/json', 'schema'].map(pointerToken).join('/')
+    const validate = ajv.getSchema(`${id}#/${pointer}`)
+    if (validate === undefined) throw new Error(`the accounts contract has no schema at ${pointer}`)
+    return (body) => validate(body) ? null : describeErrors(validate, what)
+  }
+
+  function responseKey (method: HttpMethod, path: string, status: number): string | null {
+    const responses = document.paths[path]?.[method]?.responses ?? {}
+    return [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => responses[candidate] !== undefined) ?? null
+  }
+
+  function responseFor (method: HttpMethod, path: string, status: number): { key: string, response: ContentHolder } | null {
+    const key = responseKey(method, path, status)
+    const resolved = key === null ? null : resolve(['paths', path, method, 'responses', key])
+    return key === null || resolved === null ? null : { key, response: resolved.value }
+  }
+
   const cache = new Map<string, AnswerCheck | null>()
   function answerCheck (method: HttpMethod, path: string, status: number): AnswerCheck | null {
-    const key = `${method} ${path} ${status}`
-    if (cache.has(key)) return cache.get(key)!
-    const responses = document.paths[path]?.[method]?.responses ?? {}
-    const statusKey = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => responses[candidate] !== undefined)
-    let check: AnswerCheck | null = null
-    if (statusKey !== undefined && responses[statusKey]?.content?.['application/json']?.schema !== undefined) {
-      const pointer = ['paths', path, method, 'responses', statusKey, 'content', 'application/json', 'schema'].map(pointerToken).join('/')
-      const validate = ajv.getSchema(`${id}#/${pointer}`)
-      if (validate === undefined) throw new Error(`the accounts contract has no schema at ${pointer}`)
-      check = (body) => validate(body) ? null : describeErrors(validate)
-    }
-    cache.set(key, check)
+    const cacheKey = `${method} ${path} ${status}`
+    if (cache.has(cacheKey)) return cache.get(cacheKey)!
+    const key = responseKey(method, path, status)
+    const check = key === null ? null : jsonCheck(['paths', path, method, 'responses', key], 'the answer')
+    cache.set(cacheKey, check)
     return check
   }
 
-  return { document, version: document.info.version, operations, answerCheck }
+  const requestCache = new Map<string, RequestCheck | null>()
+  function requestCheck (method: HttpMethod, path: string): RequestCheck | null {
+    const cacheKey = `${method} ${path}`
+    if (requestCache.has(cacheKey)) return requestCache.get(cacheKey)!
+    const check = document.paths[path]?.[method] === undefined ? null : jsonCheck(['paths', path, method, 'requestBody'], 'the body')
+    requestCache.set(cacheKey, check)
+    return check
+  }
+
+  return { document, version: document.info.version, operations, answerCheck, requestCheck, responseFor }
 }
 
 /** Reads the contract from `path` (by default the repository's, CONTRACT_PATH from the working directory). */

@@ -1,24 +1,112 @@
+import { validate, compileErrors } from '@readme/openapi-parser'
+import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { accountsContractFromText, loadAccountsContract } from '../../../server/shared/accounts-contract.js'
+import { parse } from 'yaml'
+import { ACCOUNTS_API_VERSION } from '../../../common/accounts-paths.js'
+import { accountsContractFromText, CONTRACT_PATH, loadAccountsContract } from '../../../server/shared/accounts-contract.js'
 
-t.test('the repository\'s contract loads, with a version and its operations', async (t) => {
-  const contract = loadAccountsContract()
-  t.match(contract.version, /^\d+\.\d+\.\d+$/)
-  t.ok(contract.operations.some(({ method, path }) => method === 'post' && path === '/v2/login'))
+const contract = loadAccountsContract()
+const document = contract.document as unknown as Record<string, Record<string, unknown>>
+
+t.test('the document is a valid OpenAPI 3.1 document', async (t) => {
+  const result = await validate(parse(readFileSync(CONTRACT_PATH, 'utf8')) as Parameters<typeof validate>[0])
+  t.ok(result.valid, result.valid ? 'valid' : compileErrors(result))
+  t.equal(contract.document.openapi, '3.1.0')
 })
 
-t.test('an answer is checked against the response for its status, then its class', async (t) => {
-  const contract = loadAccountsContract()
+t.test('the page and the edge speak the version the document has, and the document says how versions change', async (t) => {
+  t.match(contract.version, /^\d+\.\d+\.\d+$/)
+  t.equal(ACCOUNTS_API_VERSION, contract.version)
+  t.match(String(document['x-threshold-versioning']), /minor/)
+  t.match(String(document['x-threshold-versioning']), /major/)
+})
+
+t.test('every operation has an id and every response says what the page does with it, in the document\'s own words', async (t) => {
+  const outcomes = new Set(Object.keys(document['x-threshold-outcomes']!))
+  const ids = new Set<string>()
+  for (const { method, path, operation } of contract.operations) {
+    t.type(operation.operationId, 'string', `${method} ${path} has an operationId`)
+    t.notOk(ids.has(operation.operationId!), `${operation.operationId} is used once`)
+    ids.add(operation.operationId!)
+    for (const key of Object.keys(operation.responses ?? {})) {
+      const status = key === 'default' ? 999 : key.endsWith('XX') ? Number(`${key[0]}99`) : Number(key)
+      const found = contract.responseFor(method, path, status)
+      t.ok(found !== null && found.key === key, `${method} ${path} ${key} resolves`)
+      const outcome = found?.response['x-threshold-outcome']
+      const named = Array.isArray(outcome) ? outcome : [outcome]
+      t.ok(named.length > 0 && named.every((name) => typeof name === 'string' && outcomes.has(name)),
+        `${method} ${path} ${key}: x-threshold-outcome ${JSON.stringify(outcome)} is one of x-threshold-outcomes`)
+    }
+  }
+})
+
+t.test('every page call (a JSON POST) describes its body, and the statuses the page tells apart', async (t) => {
+  for (const { method, path, operation } of contract.operations) {
+    if (method !== 'post' || path.startsWith('/edgeauth.') || path === '/auth/sso/saml/acs') continue
+    t.not(contract.requestCheck(method, path), null, `${path}: a JSON request schema`)
+    t.not(contract.answerCheck(method, path, 200), null, `${path}: a JSON answer for 200`)
+    t.not(contract.answerCheck(method, path, 400), null, `${path}: a JSON answer for a refusal`)
+    t.not(contract.answerCheck(method, path, 500), null, `${path}: a JSON answer for a failure`)
+    t.ok(operation.responses?.['4XX'] !== undefined && operation.responses['5XX'] !== undefined, `${path}: 4XX and 5XX described`)
+  }
+})
+
+t.test('an answer is checked against the response for its status, then its class, following references', async (t) => {
   const ok = contract.answerCheck('post', '/v2/login', 200)!
   t.equal(ok({ auth: 'a', refresh: 'r' }), null)
-  t.match(ok({ auth: '' }), /refresh/)
+  t.equal(ok({ second_factor: 'code', challenge: 'c', expires_in: 300 }), null)
+  t.not(ok({ auth: '' }), null)
+  t.not(ok({ auth: 'a', refresh: 'r', second_factor: 'code', challenge: 'c', expires_in: 300 }), null, 'tokens and a challenge at once')
+  t.not(ok({ auth: 'a', refresh: 'r', error: 'no' }), null, 'a success never carries error')
+  t.equal(contract.answerCheck('post', '/v2/login', 201)!({ auth: 'a', refresh: 'r' }), null, '201 reads as a success')
   const refused = contract.answerCheck('post', '/v2/login', 401)!
   t.equal(refused({ error: 'Wrong password.' }), null)
   t.match(refused({ error: 42 }), /\/error must be string/)
+  t.match(contract.answerCheck('post', '/v2/login', 418)!({}), /must have required property 'error'/, 'any other 4xx through 4XX')
+  t.equal(contract.answerCheck('post', '/v2/login', 503)!({}), null, 'a 503 may come without error')
+  t.equal(contract.answerCheck('post', '/v2/login', 302), null, 'a 3xx has no JSON answer')
   t.equal(contract.answerCheck('post', '/no/such/path', 200), null)
+  t.same(contract.responseFor('post', '/v2/login', 302)?.response['x-threshold-outcome'], ['failure', 'error'], 'a 3xx is never a success')
+  const ssoStart = contract.answerCheck('post', '/auth/login/sso', 200)!
+  for (const url of ['https://idp.example.test/sso?SAMLRequest=x', 'http://idp.example.test', 'https://idp.example.test?login_hint=a@b.test']) {
+    t.equal(ssoStart({ sso_url: url }), null, `${url} is a URL the page follows`)
+  }
+  for (const url of ['javascript:alert(1)', 'https://user:pass@idp.example.test/', '//idp.example.test/', 'data:text/html,x']) {
+    t.not(ssoStart({ sso_url: url }), null, `${url} is no URL the page follows`)
+  }
+})
+
+t.test('a request body is checked against the operation\'s request schema, with null, [] and absent as the document says', async (t) => {
+  const login = contract.requestCheck('post', '/v2/login')!
+  const context = { insecure_allowed_orgs: [], resource_type: null, cluster_name: null }
+  t.equal(login({ email: 'a@b.test', password: 'pw', ...context }), null)
+  t.match(login({ email: 'a@b.test', password: 'pw', ...context, resource_type: '' }), /resource_type/, 'an empty context value is sent as null')
+  t.match(login({ email: 'a@b.test', password: 'pw', insecure_allowed_orgs: [], resource_type: null }), /cluster_name/, 'a context field is never left out')
+  t.match(login({ email: 'a@b.test', password: 'pw', ...context, extra: 1 }), /unevaluated/, 'no field beyond the document')
+  const google = contract.requestCheck('post', '/v2/auth/login')!
+  t.equal(google({ email: 'a@b.test', login_method: 'GOOGLE', ...context }), null, 'the nonce secret may be absent')
+  t.not(google({ email: 'a@b.test', login_method: 'GOOGLE', google_nonce_secret: null, ...context }), null, 'but never null')
+  t.not(google({ email: 'a@b.test', login_method: 'FACEBOOK', ...context }), null)
+  t.equal(contract.requestCheck('get', '/.well-known/jwks.json'), null, 'a GET has no body')
 })
 
 t.test('a document that is not OpenAPI 3.1 is refused with a message', async (t) => {
   t.throws(() => accountsContractFromText('swagger: "2.0"\n'), /not an OpenAPI 3.1 document/)
   t.throws(() => accountsContractFromText('- just a list\n'), /not an OpenAPI 3.1 document/)
+})
+
+t.test('a reference outside the document, or one that goes round in circles, is refused with a message', async (t) => {
+  const text = 'openapi: 3.1.0\ninfo: { title: t, version: 1.0.0 }\npaths:\n  /a:\n    post:\n      responses:\n        \'200\': { $ref: \'other.yaml#/x\' }\n'
+  t.throws(() => accountsContractFromText(text).answerCheck('post', '/a', 200), /refers outside itself: other\.yaml/)
+  const cycle = 'openapi: 3.1.0\ninfo: { title: t, version: 1.0.0 }\npaths:\n  /a:\n    post:\n      responses:\n        \'200\': { $ref: \'#/components/responses/A\' }\ncomponents:\n  responses:\n    A: { $ref: \'#/components/responses/B\' }\n    B: { $ref: \'#/components/responses/A\' }\n'
+  t.throws(() => accountsContractFromText(cycle).answerCheck('post', '/a', 200), /go round in circles/)
+})
+
+t.test('the domain check is described by reference to the proto, whose names it uses', async (t) => {
+  const operation = contract.document.paths['/edgeauth.v1.EdgeAuthMetadataService/CheckDomainAuthorization']?.post
+  const proto = operation?.['x-threshold-proto'] as Record<string, string>
+  const source = readFileSync(proto.file!, 'utf8')
+  t.match(source, new RegExp(`package ${proto.package!.replace('.', '\\.')};`))
+  t.match(source, new RegExp(`service ${proto.service} \\{`))
+  t.match(source, new RegExp(`rpc ${proto.rpc}\\(${proto.request}\\) returns \\(${proto.response}\\)`))
 })

@@ -1,0 +1,352 @@
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
+import type { FastifyInstance } from 'fastify'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Secret, TOTP } from 'otpauth'
+import t, { type Test } from 'tap'
+import { SPEC_ACCOUNTS_PATHS } from '../../../common/accounts-paths.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { buildLocalAccountsServer } from '../../../server/reference/server.js'
+import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
+import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
+import { GOOD_PASSWORD, resetLinkOf, startReference, TEST_PUBLIC_URL, waitForEmail } from '../../fixtures/reference.js'
+import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
+import { TestBrowser } from '../../fixtures/sso-browser.js'
+import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso-certificates.js'
+import { OIDC_DOMAIN, SAML_DOMAIN as STACK_SAML_DOMAIN, startSsoStack } from '../../fixtures/sso-service.js'
+
+/*
+ * The reference service checked against docs/accounts-api.openapi.yaml, so that
+ * neither can drift from the other: its routes are the document's, and every
+ * answer it gives through the real edge has a documented status and fits that
+ * status's schema; every status the document lists for a call is produced here
+ * (but the edge's own and the few named below).
+ */
+
+const contract = loadAccountsContract()
+type PathItem = { readonly 'x-threshold-proxied'?: readonly string[], readonly 'x-threshold-route-kind'?: string }
+const pathItem = (path: string): PathItem => contract.document.paths[path] as PathItem
+
+/** Statuses only the edge gives (its own refusals), checked in test/server/edge/accounts-contract.test.ts. */
+const EDGE_STATUSES = new Set(['413', '415', '429', '502', '503', '504'])
+/** Documented statuses this suite does not produce, and why. */
+const NOT_PRODUCED_HERE: Readonly<Record<string, string>> = {
+  'post /passkeys/register 409': 'a credential registered twice needs a second ceremony with the same credential id, which a software authenticator does not make'
+}
+
+t.test('the routes the edge proxies and the reference service serves are exactly the document\'s paths', async (t) => {
+  const expected = new Map<string, { kind: string, proxied: Set<string> }>()
+  const add = (routes: ReadonlyArray<{ path: string, kind: string }>, proxied: string) => {
+    for (const route of routes) {
+      const entry = expected.get(`/${route.path}`) ?? { kind: route.kind, proxied: new Set<string>() }
+      entry.proxied.add(proxied)
+      expected.set(`/${route.path}`, entry)
+    }
+  }
+  add(SPEC_ACCOUNTS_ROUTES, 'always')
+  add(REFERENCE_ACCOUNTS_ROUTES.filter((route) => !(SPEC_ACCOUNTS_PATHS as readonly string[]).includes(route.path)), 'embedded')
+  add(PASSKEY_ROUTES, 'passkeys')
+  add(SECOND_FACTOR_ROUTES, 'second-factor')
+
+  const documented = Object.keys(contract.document.paths)
+    .filter((path) => pathItem(path)['x-threshold-route-kind'] !== 'grpc-web' && !pathItem(path)['x-threshold-proxied']?.includes('never'))
+  t.same(documented.sort(), [...expected.keys()].sort(), 'the proxied paths')
+  for (const [path, { kind, proxied }] of expected) {
+    t.equal(pathItem(path)?.['x-threshold-route-kind'], kind, `${path}: kind ${kind}`)
+    t.same([...pathItem(path)?.['x-threshold-proxied'] ?? []].sort(), [...proxied].sort(), `${path}: proxied ${[...proxied].join(', ')}`)
+    const method: HttpMethod = kind === 'read' ? 'get' : 'post'
+    t.ok(contract.document.paths[path]?.[method] !== undefined, `${path}: documented as ${method.toUpperCase()}`)
+  }
+
+  // The reference service's own routes, as Fastify lists them (HEAD is Fastify's own for each GET).
+  const reference = await startReference(t)
+  const served = routesOf(reference.app.printRoutes({ commonPrefix: false }))
+  const documentedOperations = contract.operations.filter(({ path }) => !pathItem(path)['x-threshold-proxied']?.includes('never'))
+    .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+  t.same(served.sort(), documentedOperations.sort(), 'every route it serves is documented, and every documented one is served')
+})
+
+/** `METHOD path` of each route in Fastify's printRoutes tree (without the HEAD Fastify adds to each GET). */
+function routesOf (tree: string): string[] {
+  const prefixes: string[] = []
+  const routes: string[] = []
+  for (const line of tree.split('\n')) {
+    const match = /^((?:│ {3}| {4})*)[├└]── (\S+) \(([^)]+)\)$/.exec(line)
+    if (match === null) continue
+    const depth = match[1]!.length / 4
+    const path = (depth === 0 ? '' : prefixes[depth - 1]!) + match[2]!
+    prefixes.length = depth
+    prefixes[depth] = path
+    for (const method of match[3]!.split(', ')) if (method !== 'HEAD' && method !== '-') routes.push(`${method} ${path}`)
+  }
+  return routes
+}
+
+interface Exchange {
+  readonly status: number
+  readonly body: Record<string, unknown>
+  readonly headers: Headers
+}
+
+/** Calls through the edge and checks each answer against the document, recording the statuses seen. */
+class ContractProbe {
+  readonly seen = new Map<string, Set<string>>()
+  private passkeyCookie: string | null = null
+
+  constructor (private readonly t: Test, private readonly base: string) {}
+
+  async call (method: HttpMethod, path: string, options: {
+    readonly json?: unknown
+    readonly form?: string
+    readonly query?: string
+    readonly headers?: Record<string, string>
+  } = {}): Promise<Exchange> {
+    const { t } = this
+    const cookies = [options.headers?.cookie, path.startsWith('/passkeys/') ? this.passkeyCookie : null].filter((value) => value != null)
+    const response = await fetch(`${this.base}/accounts${path}${options.query ?? ''}`, {
+      method: method.toUpperCase(),
+      redirect: 'manual',
+      headers: {
+        ...options.headers,
+        ...(cookies.length === 0 ? {} : { cookie: cookies.join('; ') }),
+        ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(options.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {})
+      },
+      ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
+      ...(options.form !== undefined ? { body: options.form } : {})
+    })
+    for (const line of response.headers.getSetCookie()) {
+      const match = /^passkey_challenge=([^;]*)/.exec(line)
+      if (match !== null) this.passkeyCookie = match[1] === '' ? null : `passkey_challenge=${match[1]}`
+    }
+    const text = await response.text()
+    const status = response.status
+    const name = `${method.toUpperCase()} ${path} → ${status}`
+    const documented = contract.responseFor(method, path, status)
+    t.ok(documented !== null, `${name}: the status is documented`)
+    const type = response.headers.get('content-type') ?? ''
+    let body: Record<string, unknown> = {}
+    if (type.startsWith('application/json')) {
+      body = JSON.parse(text) as Record<string, unknown>
+      const check = contract.answerCheck(method, path, status)
+      t.ok(check !== null, `${name}: a JSON answer is documented`)
+      t.equal(check?.(body) ?? null, null, `${name}: the answer fits the document`)
+    } else {
+      const content = Object.keys(documented?.response.content ?? {})
+      t.ok(text === '' ? content.length === 0 || status >= 300 : content.some((documentedType) => type.startsWith(documentedType)),
+        `${name}: ${type || 'no body'} as documented (${content.join(', ') || 'no body'})`)
+    }
+    if (status >= 300 && status < 400) t.ok(response.headers.get('location'), `${name}: a Location`)
+    const key = `${method} ${path}`
+    this.seen.set(key, (this.seen.get(key) ?? new Set()).add(String(status)))
+    return { status, body, headers: response.headers }
+  }
+
+  /** Asserts the status too: the case is the one the test means. */
+  async expect (status: number, method: HttpMethod, path: string, options: Parameters<ContractProbe['call']>[2] = {}): Promise<Exchange> {
+    const answer = await this.call(method, path, options)
+    this.t.equal(answer.status, status, `${method.toUpperCase()} ${path}: ${status} (${JSON.stringify(answer.body).slice(0, 120)})`)
+    return answer
+  }
+}
+
+const NO_CONTEXT = { insecure_allowed_orgs: [], resource_type: null, cluster_name: null }
+const SAML_DOMAIN = 'saml.example.test'
+const OTHER_SAML_DOMAIN = 'saml-two.example.test'
+const UNREACHABLE_OIDC_DOMAIN = 'oidc-down.example.test'
+
+t.test('every answer of the reference service through the edge fits the document, and every documented status is produced', { skip: opensslSkip }, async (t) => {
+  const keysDir = mkdtempSync(join(tmpdir(), 'threshold-contract-'))
+  t.teardown(() => rmSync(keysDir, { recursive: true, force: true }))
+  const idp = makeKeyAndCertificate(keysDir, 'idp')
+  const google = await startGoogleStandIn(t)
+  const saml = (domain: string) => ({ domain, type: 'saml', entry_point: `https://idp.${domain}/sso`, idp_cert: idp.certificate, sp_entity_id: `https://signin.example.test/saml/${domain}` })
+  const reference = await startReference(t, {
+    env: {
+      GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID,
+      GOOGLE_JWKS_URL: google.jwksUrl,
+      SSO_CONNECTIONS: JSON.stringify([
+        saml(SAML_DOMAIN),
+        saml(OTHER_SAML_DOMAIN),
+        { domain: UNREACHABLE_OIDC_DOMAIN, type: 'oidc', issuer: 'http://127.0.0.1:9', client_id: 'threshold', client_secret: 'secret' }
+      ])
+    }
+  })
+  const probe = new ContractProbe(t, reference.base)
+  const { store } = reference.services
+
+  // Email and password.
+  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'ann@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  await probe.expect(409, 'post', '/register', { json: { first_name: 'Ann', last_name: '', email: 'ann@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  await probe.expect(400, 'post', '/register', { json: { first_name: '', last_name: '', email: 'bob@example.test', password: 'short', confirm_password: 'short' } })
+  const signedIn = await probe.expect(200, 'post', '/v2/login', { json: { email: 'ann@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })
+  await probe.expect(401, 'post', '/v2/login', { json: { email: 'ann@example.test', password: 'not the password', ...NO_CONTEXT } })
+  await probe.expect(401, 'post', '/v2/login', { json: { email: 'nobody@example.test', password: 'not the password', ...NO_CONTEXT } })
+  await probe.expect(400, 'post', '/v2/login', { json: { email: 'not an address', password: 'x', ...NO_CONTEXT } })
+  await probe.expect(403, 'post', '/v2/login', { json: { email: 'ann@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT, insecure_allowed_orgs: ['acme'] } })
+  await probe.expect(200, 'post', '/resetPasswordRequest', { json: { email: 'ann@example.test' } })
+  await probe.expect(200, 'post', '/resetPasswordRequest', { json: { email: 'nobody@example.test' } })
+  await probe.expect(400, 'post', '/resetPasswordRequest', { json: { email: '' } })
+  const { token } = resetLinkOf(await waitForEmail(reference.dataDir, 1, 'reset'))
+  await probe.expect(400, 'post', '/resetPassword', { json: { token, password: GOOD_PASSWORD, confirm_password: 'another one entirely' } })
+  await probe.expect(200, 'post', '/resetPassword', { json: { token, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  await probe.expect(200, 'post', '/verifyEmailRequest', { json: { email: 'ann@example.test' } })
+  await probe.expect(400, 'post', '/verifyEmailRequest', { json: {} })
+  await probe.expect(303, 'get', '/verifyEmail', { query: '?token=not-a-token' })
+  await probe.expect(303, 'get', '/endSessions', { query: '?token=not-a-token' })
+
+  // Tokens.
+  const tokens = (await probe.expect(200, 'post', '/v2/login', { json: { email: 'ann@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body
+  t.not(tokens.refresh, signedIn.body.refresh)
+  const refreshed = await probe.expect(200, 'post', '/token/refresh', { json: { refresh: tokens.refresh } })
+  await probe.expect(401, 'post', '/token/refresh', { json: { refresh: tokens.refresh } })
+  await probe.expect(400, 'post', '/token/refresh', { json: {} })
+  await probe.expect(200, 'post', '/token/revoke', { json: { refresh: refreshed.body.refresh } })
+  await probe.expect(400, 'post', '/token/revoke', { json: {} })
+  await probe.expect(200, 'get', '/.well-known/jwks.json')
+
+  // Google.
+  const googleToken = (sub: string) => google.credential({ email: 'gia@example.test', sub })
+  await probe.expect(200, 'post', '/auth/register', { json: { register_method: 'GOOGLE' }, headers: { authorization: `Bearer ${await googleToken('g-1')}` } })
+  await probe.expect(409, 'post', '/auth/register', { json: { register_method: 'GOOGLE' }, headers: { authorization: `Bearer ${await googleToken('g-1')}` } })
+  await probe.expect(401, 'post', '/auth/register', { json: { register_method: 'GOOGLE' }, headers: { authorization: 'Bearer not.a.token' } })
+  await probe.expect(400, 'post', '/auth/register', { json: { register_method: 'FACEBOOK' } })
+  const googleLogin = (extra: Record<string, unknown> = {}) => ({ email: 'gia@example.test', login_method: 'GOOGLE', ...NO_CONTEXT, ...extra })
+  await probe.expect(200, 'post', '/v2/auth/login', { json: googleLogin(), headers: { authorization: `Bearer ${await googleToken('g-1')}` } })
+  await probe.expect(403, 'post', '/v2/auth/login', { json: googleLogin({ insecure_allowed_orgs: ['acme'] }), headers: { authorization: `Bearer ${await googleToken('g-1')}` } })
+  await probe.expect(404, 'post', '/v2/auth/login', { json: googleLogin(), headers: { authorization: `Bearer ${await google.credential({ email: 'new@example.test', sub: 'g-2' })}` } })
+  await probe.expect(401, 'post', '/v2/auth/login', { json: googleLogin(), headers: { authorization: 'Bearer not.a.token' } })
+  await probe.expect(400, 'post', '/v2/auth/login', { json: googleLogin({ login_method: 'FACEBOOK' }) })
+
+  // Single sign-on: the start, the identity provider's return leg, the completions.
+  const started = await probe.expect(200, 'post', '/auth/login/sso', { json: { email: `sam@${SAML_DOMAIN}`, source: 'login', redirect: null, ...NO_CONTEXT } })
+  t.ok(started.headers.getSetCookie().some((cookie) => cookie.startsWith('sso_state=')), 'the start sets sso_state')
+  await probe.expect(400, 'post', '/auth/login/sso', { json: { email: 'sam@nowhere.example.test', source: 'register', redirect: '/app', ...NO_CONTEXT } })
+  const unreachable = await probe.call('post', '/auth/login/sso', { json: { email: `olga@${UNREACHABLE_OIDC_DOMAIN}`, source: 'login', redirect: null, ...NO_CONTEXT } })
+  t.equal(unreachable.status, 502, 'an unreachable identity provider')
+  await probe.expect(303, 'get', '/auth/sso/oidc/callback', { query: '?state=not-a-state&code=x' })
+  await probe.expect(303, 'post', '/auth/sso/saml/acs', { form: 'SAMLResponse=x' })
+  await probe.expect(303, 'get', '/auth/sso/saml/continue', { query: '?code=not-a-code' })
+  await probe.expect(200, 'get', '/auth/sso/saml/metadata', { query: `?domain=${SAML_DOMAIN}` })
+  await probe.expect(400, 'get', '/auth/sso/saml/metadata')
+  await probe.expect(404, 'get', '/auth/sso/saml/metadata', { query: '?domain=unknown.example.test' })
+  const unknownId = 'a'.repeat(43)
+  await probe.expect(401, 'post', '/v2/auth/login', { json: { email: `sam@${SAML_DOMAIN}`, login_method: 'SAML', id: unknownId, ...NO_CONTEXT }, headers: { cookie: 'sso_state=not-this-browser' } })
+  await probe.expect(401, 'post', '/auth/register', { json: { register_method: 'OIDC', id: unknownId }, headers: { cookie: 'sso_state=not-this-browser' } })
+
+  // Passkeys.
+  await probe.expect(200, 'post', '/register', { json: { first_name: 'Pia', last_name: 'Key', email: 'pia@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  const pia = (await probe.expect(200, 'post', '/v2/login', { json: { email: 'pia@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body
+  const piaBearer = { authorization: `Bearer ${String(pia.auth)}` }
+  const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL)
+  await probe.expect(401, 'post', '/passkeys/register/options', { json: { conditional: false } })
+  await probe.expect(400, 'post', '/passkeys/register/options', { json: { conditional: 'yes' }, headers: piaBearer })
+  const creation = await probe.expect(200, 'post', '/passkeys/register/options', { json: { conditional: false }, headers: piaBearer })
+  const credential = authenticator.create(creation.body.options as PublicKeyCredentialCreationOptionsJSON)
+  await probe.expect(401, 'post', '/passkeys/register', { json: { credential } })
+  await probe.expect(400, 'post', '/passkeys/register', { json: { credential: {} }, headers: piaBearer })
+  await probe.expect(200, 'post', '/passkeys/register', { json: { credential }, headers: piaBearer })
+  const requestOptions = async () => (await probe.expect(200, 'post', '/passkeys/login/options', { json: {} })).body.options as PublicKeyCredentialRequestOptionsJSON
+  await probe.expect(200, 'post', '/passkeys/login', { json: { credential: authenticator.get(await requestOptions()), ...NO_CONTEXT } })
+  const unknown = await probe.expect(401, 'post', '/passkeys/login', { json: { credential: authenticator.get(await requestOptions(), { credentialId: 'bm90LWEtcmVhbC1jcmVkZW50aWFs' }), ...NO_CONTEXT } })
+  t.equal(unknown.body.reason, 'unknown_credential')
+  await probe.expect(403, 'post', '/passkeys/login', { json: { credential: authenticator.get(await requestOptions()), ...NO_CONTEXT, insecure_allowed_orgs: ['acme'] } })
+  await probe.expect(400, 'post', '/passkeys/login', { json: { credential: {}, ...NO_CONTEXT } })
+
+  // The second factor: a voluntary enrolment, then a login that asks for it.
+  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'sif@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  const sif = (await probe.expect(200, 'post', '/v2/login', { json: { email: 'sif@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body
+  const sifBearer = { authorization: `Bearer ${String(sif.auth)}` }
+  await probe.expect(401, 'post', '/second-factor/enrol/start', { json: {} })
+  await probe.expect(401, 'post', '/second-factor/enrol/start', { json: { challenge: 'not-a-challenge' } })
+  await probe.expect(400, 'post', '/second-factor/enrol/start', { json: { challenge: 5 }, headers: sifBearer })
+  await probe.expect(400, 'post', '/second-factor/enrol/confirm', { json: { code: '123456' }, headers: sifBearer })
+  const secret = String((await probe.expect(200, 'post', '/second-factor/enrol/start', { json: {}, headers: sifBearer })).body.secret)
+  const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
+  await probe.expect(401, 'post', '/second-factor/enrol/confirm', { json: { code } })
+  const confirmed = await probe.expect(200, 'post', '/second-factor/enrol/confirm', { json: { code }, headers: sifBearer })
+  await probe.expect(409, 'post', '/second-factor/enrol/start', { json: {}, headers: sifBearer })
+  await probe.expect(409, 'post', '/second-factor/enrol/confirm', { json: { code }, headers: sifBearer })
+  const due = await probe.expect(200, 'post', '/v2/login', { json: { email: 'sif@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })
+  t.equal(due.body.second_factor, 'code', 'the login asks for a code')
+  const challenge = String(due.body.challenge)
+  await probe.expect(400, 'post', '/second-factor/verify', { json: { challenge, code: '12', remember_browser: false } })
+  await probe.expect(401, 'post', '/second-factor/verify', { json: { challenge: 'not-a-challenge', code: '123456', remember_browser: false } })
+  const [recoveryCode] = confirmed.body.recovery_codes as string[]
+  await probe.expect(200, 'post', '/second-factor/verify', { json: { challenge, recovery_code: recoveryCode, remember_browser: true } })
+
+  // Every status the document lists for a reference call was produced above.
+  for (const { method, path, operation } of contract.operations) {
+    const item = pathItem(path)
+    if (item['x-threshold-route-kind'] === 'grpc-web' || item['x-threshold-proxied']?.includes('never')) continue
+    const seen = probe.seen.get(`${method} ${path}`) ?? new Set()
+    for (const key of Object.keys(operation.responses ?? {}).filter((status) => /^\d{3}$/.test(status) && !EDGE_STATUSES.has(status))) {
+      if (NOT_PRODUCED_HERE[`${method} ${path} ${key}`] !== undefined) continue
+      t.ok(seen.has(key), `${method.toUpperCase()} ${path}: the documented ${key} is produced by the reference service`)
+    }
+  }
+  t.ok(await store.findAccountByEmail('pia@example.test'), 'the accounts were made in the store the edge reaches')
+})
+
+t.test('a login refused for an address not verified yet carries the reason the document names', async (t) => {
+  const reference = await startReference(t, { env: { REQUIRE_VERIFIED_EMAIL: 'true' } })
+  const probe = new ContractProbe(t, reference.base)
+  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'una@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  const refused = await probe.expect(403, 'post', '/v2/login', { json: { email: 'una@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })
+  t.equal(refused.body.reason, 'email_not_verified')
+})
+
+t.test('local-network mode\'s /authenticate answers as the document says', async (t) => {
+  const reference = await startReference(t)
+  const local: FastifyInstance = await buildLocalAccountsServer({ services: reference.services, logger: false, perMinute: 1000 })
+  t.teardown(() => local.close())
+  await fetch(`${reference.base}/accounts/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ first_name: '', last_name: '', email: 'lou@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+  })
+  const cases: Array<[number, unknown, Record<string, string>]> = [
+    [200, { email: 'lou@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT }, { origin: TEST_PUBLIC_URL }],
+    [401, { email: 'lou@example.test', password: 'not it', ...NO_CONTEXT }, { origin: TEST_PUBLIC_URL }],
+    [400, { email: 'nope', password: 'x', ...NO_CONTEXT }, { origin: TEST_PUBLIC_URL }],
+    [403, { email: 'lou@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT }, { origin: 'https://elsewhere.example.test' }],
+    [403, { email: 'lou@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT, insecure_allowed_orgs: ['acme'] }, { origin: TEST_PUBLIC_URL }]
+  ]
+  for (const [status, body, headers] of cases) {
+    const answer = await local.inject({ method: 'POST', url: '/authenticate', headers, payload: body as Record<string, unknown> })
+    t.equal(answer.statusCode, status, `/authenticate ${status}`)
+    const check = contract.answerCheck('post', '/authenticate', status)
+    t.ok(check !== null, `/authenticate ${status} is documented`)
+    t.equal(check?.(answer.json()), null, `/authenticate ${status} fits the document`)
+  }
+})
+
+t.test('single sign-on end to end: the return address carries what the document names, and the completions fit it', { skip: opensslSkip }, async (t) => {
+  const stack = await startSsoStack(t)
+  stack.oidc.users.set('ann', { email: `ann@${OIDC_DOMAIN}`, email_verified: true })
+  const fits = (path: string, answer: { status: number, body: Record<string, unknown> }, status: number, name: string) => {
+    t.equal(answer.status, status, `${name}: ${status}`)
+    const check = contract.answerCheck('post', path, answer.status)
+    t.ok(check !== null, `${name}: documented`)
+    t.equal(check?.(answer.body), null, `${name}: fits the document`)
+  }
+
+  const browser = new TestBrowser()
+  const landing = await stack.oidcRoundTrip(browser, 'ann', { redirect: null, ...NO_CONTEXT })
+  t.equal(landing.url.pathname, '/', 'the page itself')
+  t.ok(landing.params.has('oidc') && landing.params.has('login'), 'the protocol and intent flags')
+  t.equal(landing.params.get('email'), `ann@${OIDC_DOMAIN}`)
+  t.match(landing.params.get('id'), /^[\w-]{43}$/, 'the single-use id')
+  t.match(String((contract.document['x-threshold-sso-return'] as { url: string }).url), /\{protocol\}=1&email=\{address\}&id=\{single-use id\}&\{intent\}=1/)
+  fits('/v2/auth/login', await stack.completeLogin(browser, landing), 200, 'the login completion')
+  fits('/v2/auth/login', await stack.completeLogin(browser, landing), 401, 'the same id again')
+
+  const registering = new TestBrowser()
+  const registration = await stack.samlRoundTrip(registering, `bea@${STACK_SAML_DOMAIN}`, { source: 'register', redirect: null, ...NO_CONTEXT })
+  t.ok(registration.params.has('saml') && registration.params.has('register'), 'a registration returns with the saml and register flags')
+  fits('/auth/register', await stack.completeRegister(registering, registration), 200, 'the registration completion')
+  const again = new TestBrowser()
+  fits('/auth/register', await stack.completeRegister(again, await stack.samlRoundTrip(again, `bea@${STACK_SAML_DOMAIN}`, { source: 'register' })), 409, 'a second registration')
+})
