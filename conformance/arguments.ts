@@ -33,6 +33,7 @@ with a random password) and says so. Rows needing what was not given are skipped
 Exit status: 0 no row failed, 1 a row failed, 2 bad arguments.`
 
 export class ArgumentError extends Error {
+  override readonly name = 'ArgumentError'
   readonly code = 'CONFORMANCE_BAD_ARGUMENT'
 }
 

@@ -65,6 +65,12 @@ export interface ProbeOptions {
   readonly blockedAccount: TestAccount | null
 }
 
+/**
+ * A 429 hides the answer the row is about (a refusal that passes for the
+ * wrong reason, a success never seen): the row fails and says what to do.
+ */
+export const RATE_LIMITED = 'rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE for the run (the check makes about 35 calls) or check ACCOUNTS_URL itself; else wait a minute and run again'
+
 /** Builds rows for one call. */
 export function rowsFor (call: string): {
   pass: (check: string, expected: string, got: string) => Row
@@ -92,6 +98,7 @@ export function verdict (
 ): Row {
   const rows = rowsFor(call)
   if (!answer.readable) return rows.fail(check, expected, answer.problem)
+  if (answer.status === 429) return rows.fail(check, expected, `${describe(answer)} — ${RATE_LIMITED}`)
   const problem = problemOf(answer) ?? contractProblem(contract, path, answer)
   return problem === null ? rows.pass(check, expected, describe(answer)) : rows.fail(check, expected, `${describe(answer)} — ${problem}`)
 }

@@ -91,6 +91,7 @@ function alikeRows (probe: Probe, wrongPassword: Answer | null, unknown: Answer 
   if (probe.account === null) return [rows.skip(check, expected, `${NEEDS_ACCOUNT}: ${probe.noAccountReason}`)]
   if (wrongPassword === null || unknown === null) return [rows.skip(check, expected, probe.stoppedReason())]
   if (!wrongPassword.readable || !unknown.readable) return [rows.skip(check, expected, 'one of the two answers was unreadable (its row says why)')]
+  if (wrongPassword.status === 429 || unknown.status === 429) return [rows.skip(check, expected, 'one of the two answers was rate limited (its row says why)')]
   const got = `wrong password: ${describe(wrongPassword)}; unknown address: ${describe(unknown)}`
   const alike = wrongPassword.status === unknown.status && wrongPassword.body.error === unknown.body.error
   const out = [alike ? rows.pass(check, expected, got) : rows.fail(check, expected, `${got} — the difference tells which addresses have accounts`)]

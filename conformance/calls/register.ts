@@ -1,5 +1,5 @@
 import { describe, notRefusal, notSuccess, type Answer } from '../answers.js'
-import { checkCall, rowsFor, type Probe, type Row, type TestAccount } from '../rows.js'
+import { checkCall, RATE_LIMITED, rowsFor, type Probe, type Row, type TestAccount } from '../rows.js'
 import { randomName, unknownAddress } from './login-context.js'
 
 const PATH = 'register'
@@ -60,6 +60,7 @@ async function mayAccept (probe: Probe, body: unknown, check: string, advice: st
 function takenRow (check: string, expected: string, answer: Answer | null, newAnswer: Answer | null, probe: Probe): Row {
   if (answer === null) return rows.skip(check, expected, probe.stoppedReason())
   if (!answer.readable) return rows.fail(check, expected, answer.problem)
+  if (answer.status === 429) return rows.fail(check, expected, `${describe(answer)} — ${RATE_LIMITED}`)
   if (notSuccess(answer) === null) {
     if (newAnswer !== null && newAnswer.readable && newAnswer.status === answer.status && newAnswer.body.success === answer.body.success) {
       return rows.pass(check, expected, `${describe(answer)}, as for the new address`)

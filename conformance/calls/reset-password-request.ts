@@ -27,6 +27,7 @@ export async function resetPasswordRequestRows (probe: Probe): Promise<Row[]> {
   if (probe.account === null) out.push(rows.skip(alike, expected, `needs a test account: ${probe.noAccountReason}`))
   else if (known === null || unknown.answer === null) out.push(rows.skip(alike, expected, probe.stoppedReason()))
   else if (!known.readable || !unknown.answer.readable) out.push(rows.skip(alike, expected, 'one of the two answers was unreadable (its row says why)'))
+  else if (known.status === 429 || unknown.answer.status === 429) out.push(rows.skip(alike, expected, 'one of the two answers was rate limited (its row says why)'))
   else {
     const got = `known: ${describe(known)}; unknown: ${describe(unknown.answer)}`
     const same = known.status === unknown.answer.status && known.body.success === unknown.answer.body.success && known.body.error === unknown.answer.body.error

@@ -162,10 +162,11 @@ t.test('a backend that trickles its answer is cut off by the same limit', async 
 t.test('a slow backend is stopped by the run\'s own limit, not the calls\' alone', async (t) => {
   // Each answer comes just inside the call's limit: only the run's budget bounds the whole.
   const backend = await startUpstream(t, (_request, response) => {
-    setTimeout(() => json(response, 400, { error: 'Slowly refused.' }), 150)
+    setTimeout(() => json(response, 400, { error: 'Slowly refused.' }), 200)
   })
-  const report = await runSuite({ accountsUrl: new URL(backend.url), timeoutMs: 200, account: null, contract, probe: NO_OPTIONS })
-  t.ok(report.rows.some((row) => /the run's time limit \(1200 ms, 6 × --timeout-ms\) was reached/.test(row.got)))
+  // 200 ms a call, about 35 calls: past the run's 3 s, with room for a slow machine before a call's own 500 ms.
+  const report = await runSuite({ accountsUrl: new URL(backend.url), timeoutMs: 500, account: null, contract, probe: NO_OPTIONS })
+  t.ok(report.rows.some((row) => /the run's time limit \(3000 ms, 6 × --timeout-ms\) was reached/.test(row.got)))
   t.ok(report.elapsedMs < report.budgetMs + 1000)
 })
 
@@ -179,4 +180,17 @@ t.test('behind the real edge, a gzip answer becomes the edge\'s 502, as the chec
   const report = await runSuite({ accountsUrl: new URL(`${base}/accounts`), timeoutMs: 5000, account: null, contract, probe: NO_OPTIONS })
   t.match(rowOf(report, 'POST register', 'a new address registers').got, /^502 .*status 502: a server failure|^502 /)
   t.equal(rowOf(report, 'POST register', 'a new address registers').result, 'fail')
+})
+
+t.test('an edge\'s rate limit is not taken for a refusal: the rows fail and say how to run the check', async (t) => {
+  const backend = await startUpstream(t, (_request, response) => json(response, 400, { error: 'Refused.' }))
+  const edge = await buildEdge(t, { accountsUpstream: backend.url, env: { RATE_LIMIT_PER_MINUTE: '3' } })
+  const base = await listen(edge)
+  const report = await runSuite({ accountsUrl: new URL(`${base}/accounts`), timeoutMs: 5000, account: null, contract, probe: NO_OPTIONS })
+  const limited = report.rows.filter((row) => /^429 /.test(row.got))
+  t.ok(limited.length > 10, 'most calls were rate limited')
+  for (const row of limited) {
+    t.equal(row.result, 'fail', `${row.call}: ${row.check}`)
+    t.match(row.got, /rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE/)
+  }
 })
