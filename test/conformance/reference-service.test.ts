@@ -3,7 +3,9 @@ import { runConformanceCli } from '../../conformance/cli.js'
 import { contractFor } from '../../conformance/contract-file.js'
 import { runSuite } from '../../conformance/suite.js'
 import type { ProbeOptions, Row } from '../../conformance/rows.js'
-import { registerAccount, startReference } from '../fixtures/reference.js'
+import { createHash, randomBytes } from 'node:crypto'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../fixtures/google-identity.js'
+import { postJson, registerAccount, startReference } from '../fixtures/reference.js'
 
 const NO_OPTIONS: ProbeOptions = { googleToken: null, googleEmail: null, googleNonceSecret: null, googleClientId: null, ssoEmail: null, blockedAccount: null }
 const { contract } = contractFor(null)
@@ -45,4 +47,29 @@ t.test('the command prints the table and the summary and exits 0 against the ref
   t.match(stdout, /call +\| check +\| result +\| expected +\| got/)
   t.match(stdout, /conformance PASSED: \d+ passed, 0 failed, \d+ skipped, \d+ advisory/)
   t.notMatch(stdout, /Conformance-[A-Za-z0-9_-]{24}-9!/, 'the throwaway password is never printed')
+})
+
+t.test('with Google set up, the reference service refuses the forged tokens and signs in with a real one', async (t) => {
+  const google = await startGoogleStandIn(t)
+  const reference = await startReference(t, { env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl } })
+  const googleEmail = 'google-person@example.com'
+  const nonceFor = (secret: string): string => createHash('sha256').update(secret).digest('base64url')
+  const registrationSecret = randomBytes(32).toString('base64url')
+  const registration = await postJson(reference.url, '/auth/register', { register_method: 'GOOGLE', google_nonce_secret: registrationSecret },
+    { authorization: `Bearer ${await google.credential({ email: googleEmail, sub: '2002', nonce: nonceFor(registrationSecret) })}` })
+  t.equal(registration.status, 200)
+  const loginSecret = randomBytes(32).toString('base64url')
+  const googleToken = await google.credential({ email: googleEmail, sub: '2002', nonce: nonceFor(loginSecret) })
+  const report = await runSuite({
+    accountsUrl: new URL(`${reference.base}/accounts`),
+    timeoutMs: 20_000,
+    account: null,
+    contract,
+    probe: { ...NO_OPTIONS, googleToken, googleEmail, googleNonceSecret: loginSecret, googleClientId: TEST_GOOGLE_CLIENT_ID }
+  })
+  t.same(failed(report.rows), [])
+  const resultOf = (check: string): string | undefined => report.rows.find((row) => row.check.startsWith(check))?.result
+  t.equal(resultOf('a real Google ID token signs in'), 'pass')
+  t.equal(resultOf('a Google ID token signed by a key that is not Google\'s is refused'), 'pass')
+  t.equal(resultOf('an unsigned Google ID token'), 'pass')
 })
