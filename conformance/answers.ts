@@ -46,7 +46,7 @@ export function readAnswer (exchange: Exchange): Answer {
   if (exchange.kind === 'no-answer') return { readable: false, problem: exchange.reason, timedOut: exchange.timedOut, silent: true, elapsedMs: exchange.elapsedMs }
   const { status, headers, text, encoding } = exchange
   if (status >= 300 && status < 400) {
-    const location = headers.location === undefined ? 'nowhere' : excerpt(String(headers.location), 80)
+    const location = headers.location === undefined ? 'nowhere' : excerpt(withoutQuery(String(headers.location)), 80)
     return unreadable(`${status} redirect to ${location}: the edge does not follow redirects on a JSON call and would answer 502; answer the call itself`)
   }
   if (encoding !== '' && encoding !== 'identity') {
@@ -70,6 +70,16 @@ export function readAnswer (exchange: Exchange): Answer {
   return { readable: true, status, body: body as Record<string, unknown>, elapsedMs: exchange.elapsedMs }
 }
 
+/** A URL without its query string and fragment (an identity provider's state and nonce, a SAML request): never reported whole. */
+export function withoutQuery (text: string): string {
+  try {
+    const url = new URL(text)
+    return `${url.origin}${url.pathname}${url.search === '' && url.hash === '' ? '' : '?…'}`
+  } catch {
+    return text.replace(/[?#].*$/s, '?…')
+  }
+}
+
 /** The fields that hold secrets: reported by their length only. */
 const SECRET_FIELDS = new Set(['auth', 'refresh', 'challenge', 'token', 'id_token'])
 
@@ -77,7 +87,9 @@ const SECRET_FIELDS = new Set(['auth', 'refresh', 'challenge', 'token', 'id_toke
 export function describe (answer: Answer): string {
   if (!answer.readable) return answer.problem
   const shown = Object.fromEntries(Object.entries(answer.body).map(([name, value]) =>
-    SECRET_FIELDS.has(name) && typeof value === 'string' ? [name, `<${value.length} characters>`] : [name, value]))
+    typeof value !== 'string' ? [name, value]
+      : SECRET_FIELDS.has(name) ? [name, `<${value.length} characters>`]
+        : name === 'sso_url' ? [name, withoutQuery(value)] : [name, value]))
   return `${answer.status} ${excerpt(JSON.stringify(shown), 90)}`
 }
 

@@ -5,6 +5,8 @@ import { runSuite } from '../../conformance/suite.js'
 import type { ProbeOptions, Row } from '../../conformance/rows.js'
 import { createHash, randomBytes } from 'node:crypto'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../fixtures/google-identity.js'
+import { opensslSkip } from '../fixtures/sso-certificates.js'
+import { OIDC_DOMAIN, startSsoStack } from '../fixtures/sso-service.js'
 import { postJson, registerAccount, startReference } from '../fixtures/reference.js'
 
 const NO_OPTIONS: ProbeOptions = { googleToken: null, googleEmail: null, googleNonceSecret: null, googleClientId: null, ssoEmail: null, blockedAccount: null }
@@ -72,4 +74,15 @@ t.test('with Google set up, the reference service refuses the forged tokens and 
   t.equal(resultOf('a real Google ID token signs in'), 'pass')
   t.equal(resultOf('a Google ID token signed by a key that is not Google\'s is refused'), 'pass')
   t.equal(resultOf('an unsigned Google ID token'), 'pass')
+})
+
+t.test('with single sign-on set up, a start for its domain answers an sso_url, reported without its query string', { skip: opensslSkip }, async (t) => {
+  const stack = await startSsoStack(t)
+  const report = await runSuite({
+    accountsUrl: new URL(`${stack.publicUrl}/accounts`), timeoutMs: 20_000, account: null, contract, probe: { ...NO_OPTIONS, ssoEmail: `someone@${OIDC_DOMAIN}` }
+  })
+  t.same(failed(report.rows), [])
+  const start = report.rows.find((row) => row.check.startsWith('a start for an address with single sign-on'))
+  t.equal(start?.result, 'pass')
+  t.match(start?.got, /^200 \{"sso_url":"http:\/\/127\.0\.0\.1:\d+\/[^"?]*\?…"\}$/, 'the provider\'s state and nonce are not shown')
 })
