@@ -82,6 +82,9 @@ t.test('a gullible backend fails the rows of its duties, each with a readable ex
   t.match(stdout, /conformance FAILED: \d+ passed, \d+ failed/)
 })
 
+/** 20 KiB of gzip that unpacks to 20 MiB. */
+const GZIP_BOMB = gzipSync(Buffer.alloc(20 * 1024 * 1024, ' '))
+
 /** Backends that answer something the edge cannot pass on, one per bad habit. */
 const UNREADABLE: Array<[string, (request: RecordedRequest, response: ServerResponse) => void, RegExp]> = [
   ['an HTML page', (_request, response) => {
@@ -92,6 +95,10 @@ const UNREADABLE: Array<[string, (request: RecordedRequest, response: ServerResp
     response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
     response.end(gzipSync(JSON.stringify({ error: 'compressed' })))
   }, /^200 compressed with gzip though the request asked for no compression .* the edge reads answers as they come and would answer 502; it held: \{"error":"compressed"\}$/],
+  ['a gzip bomb', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+    response.end(GZIP_BOMB)
+  }, /^200 compressed with gzip .* it held: <not decodable as gzip: /],
   ['redirects', (_request, response) => {
     response.writeHead(302, { location: 'https://accounts.example.com/login' })
     response.end()
