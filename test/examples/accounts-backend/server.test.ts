@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { contractFor } from '../../../conformance/contract-file.js'
 import type { ProbeOptions, Row } from '../../../conformance/rows.js'
 import { runSuite } from '../../../conformance/suite.js'
 import { createAccountsBackend, optionsFromEnv } from '../../../examples/accounts-backend/server.js'
+import { buildEdge, listen } from '../../fixtures/edge.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
 
 const { contract } = contractFor(null)
@@ -66,6 +67,35 @@ t.test('the example keeps its accounts in DATA_FILE across a restart', async (t)
   const login = await post(second, 'v2/login', { ...account, insecure_allowed_orgs: [], resource_type: null, cluster_name: null })
   t.equal(login.status, 200)
   t.type(login.body.auth, 'string')
+})
+
+t.test('the example passes behind the real edge too (ACCOUNTS_URL pointing at it)', async (t) => {
+  const backend = await startExample(t, {})
+  const edge = await buildEdge(t, { accountsUpstream: backend, env: { RATE_LIMIT_PER_MINUTE: '1000' } })
+  const report = await runSuite({ accountsUrl: new URL(`${await listen(edge)}/accounts`), timeoutMs: 20_000, account: null, contract, probe: {
+    googleToken: null, googleEmail: null, googleNonceSecret: null, googleClientId: null, ssoEmail: null, blockedAccount: null
+  } })
+  t.same(failed(report.rows), [])
+})
+
+t.test('a member of an organisation signs in naming it, and the token names only the organisations allowed', async (t) => {
+  const folder = mkdtempSync(join(tmpdir(), 'example-backend-'))
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }))
+  const dataFile = join(folder, 'accounts.json')
+  const account = { email: 'member@example.com', password: 'Member of acme 1' }
+  await post(await startExample(t, { DATA_FILE: dataFile }), 'register', { ...account, confirm_password: account.password })
+  // The README's way: edit the account's organisations in the data file.
+  const accounts = JSON.parse(readFileSync(dataFile, 'utf8')) as Array<{ organizations: string[] }>
+  accounts[0]!.organizations.push('acme')
+  writeFileSync(dataFile, JSON.stringify(accounts))
+  const base = await startExample(t, { DATA_FILE: dataFile })
+  const login = await post(base, 'v2/login', { ...account, insecure_allowed_orgs: ['other', 'acme'], resource_type: null, cluster_name: null })
+  t.equal(login.status, 200)
+  const claims = JSON.parse(Buffer.from(String(login.body.auth).split('.')[1]!, 'base64url').toString()) as { orgs: string[], email: string }
+  t.same(claims.orgs, ['acme'])
+  t.equal(claims.email, account.email)
+  const refused = await post(base, 'v2/login', { ...account, insecure_allowed_orgs: ['other'], resource_type: null, cluster_name: null })
+  t.same(refused, { status: 403, body: { error: 'Your account is not a member of an organisation allowed here.' } })
 })
 
 t.test('a short TOKEN_SECRET stops the start with a message naming it', async (t) => {
