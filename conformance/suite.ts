@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { AccountsContract } from '../server/shared/accounts-contract.js'
-import { notSuccess, readAnswer, type Answer } from './answers.js'
+import { describe, notSuccess, readAnswer, type Answer } from './answers.js'
 import { googleRows } from './calls/google.js'
 import { randomName } from './calls/login-context.js'
 import { passwordLoginRows } from './calls/password-login.js'
@@ -98,7 +98,7 @@ export async function runSuite (options: SuiteOptions, announce: (line: string) 
       noAccountReason = 'registering the throwaway account did not succeed (see its row); where registration is closed, name one with --email and --password'
       if (answer !== null && answer.readable && answer.status >= 400 && answer.status < 500 && typeof answer.body.error === 'string') {
         // Closed registration is a backend's choice: the row says so without failing the run.
-        registered = { ...registered, row: rowsFor('POST register').advisory(registered.row.check, registered.row.expected, `${registered.row.got.split(' — ')[0]!} — registration is refused here; the rows needing an account are skipped`) }
+        registered = { ...registered, row: rowsFor('POST register').advisory(registered.row.check, registered.row.expected, `${describe(answer)} — registration is refused here; the rows needing an account are skipped`) }
       }
     }
   }

@@ -201,3 +201,18 @@ t.test('an edge\'s rate limit is not taken for a refusal: the rows fail and say 
     t.match(row.got, /rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE/)
   }
 })
+
+t.test('closed registration is an advisory, and the rows needing an account are skipped, saying how to name one', async (t) => {
+  const backend = await startUpstream(t, (request, response) => request.url === '/register'
+    ? json(response, 403, { error: 'Registration is closed.' })
+    : json(response, 401, { error: 'Invalid email or password.' }))
+  const report = await runSuite({ accountsUrl: new URL(backend.url), timeoutMs: 5000, account: null, contract, probe: NO_OPTIONS })
+  const registration = rowOf(report, 'POST register', 'a new address registers')
+  t.equal(registration.result, 'advisory')
+  t.match(registration.got, /^403 \{"error":"Registration is closed\."\} — registration is refused here/)
+  const signIn = rowOf(report, 'POST v2/login', 'the test account signs in')
+  t.equal(signIn.result, 'skip')
+  t.match(signIn.got, /name one with --email and --password/)
+  t.equal(report.throwawayAccount, null)
+  t.equal(rowOf(report, 'POST v2/login', 'an unknown address is refused').result, 'pass', 'rows without an account still run')
+})
