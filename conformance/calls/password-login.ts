@@ -1,3 +1,4 @@
+import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import { describe, notRefusal, notTokens, type Answer } from '../answers.js'
 import { checkCall, rowsFor, type Probe, type Row, type TestAccount } from '../rows.js'
 import { NO_CONTEXT, randomName, unknownAddress } from './login-context.js'
@@ -8,6 +9,7 @@ const rows = rowsFor(CALL)
 
 const TOKENS = '2xx with non-empty "auth" and "refresh" (or a second-factor challenge)'
 const REFUSAL = '4xx with an "error" text, no tokens'
+const ORGANISATION_REFUSAL = '403 with an "error" text, no tokens'
 const NEEDS_ACCOUNT = 'needs a test account'
 
 /** A one-sample timing difference this large is worth telling the operator about (not a proof either way). */
@@ -23,16 +25,16 @@ export async function passwordLoginRows (probe: Probe): Promise<Row[]> {
   let wrongPassword: Answer | null = null
   if (account === null) {
     out.push(rows.skip('the test account signs in', TOKENS, `${NEEDS_ACCOUNT}: ${probe.noAccountReason}`))
-    out.push(rows.skip('a login naming an organisation the account is not in is refused', `403 ${REFUSAL.slice(4)}`, `${NEEDS_ACCOUNT}: ${probe.noAccountReason}`))
+    out.push(rows.skip('a login naming an organisation the account is not in is refused', ORGANISATION_REFUSAL, `${NEEDS_ACCOUNT}: ${probe.noAccountReason}`))
     out.push(rows.skip('a wrong password is refused', REFUSAL, `${NEEDS_ACCOUNT}: ${probe.noAccountReason}`))
   } else {
     const signIn = await checkCall(probe, login({ email: account.email, password: account.password, ...NO_CONTEXT }),
       'the test account signs in', TOKENS, notTokens)
-    if (signIn.answer !== null && signIn.answer.readable && signIn.answer.status === 403 && signIn.answer.body.reason === 'email_not_verified') {
+    if (signIn.answer !== null && signIn.answer.readable && signIn.answer.status === 403 && signIn.answer.body.reason === EMAIL_NOT_VERIFIED_REASON) {
       // The optional refusal of docs/accounts-api.md: the rows that need tokens cannot run with this account.
       const why = 'the backend requires a verified address (403 "email_not_verified"): name a verified account with --email and --password'
       out.push(rows.skip('the test account signs in', TOKENS, why))
-      out.push(rows.skip('a login naming an organisation the account is not in is refused', `403 ${REFUSAL.slice(4)}`, why))
+      out.push(rows.skip('a login naming an organisation the account is not in is refused', ORGANISATION_REFUSAL, why))
     } else {
       out.push(signIn.row)
       out.push(await organisationRow(probe, account))
@@ -76,7 +78,7 @@ export async function passwordLoginRows (probe: Probe): Promise<Row[]> {
 async function organisationRow (probe: Probe, account: TestAccount): Promise<Row> {
   const organisation = `conformance-org-${randomName()}`
   const { row } = await checkCall(probe, { path: PATH, body: { email: account.email, password: account.password, ...NO_CONTEXT, insecure_allowed_orgs: [organisation] } },
-    'a login naming an organisation the account is not in is refused', `403 ${REFUSAL.slice(4)}`, (answer) => {
+    'a login naming an organisation the account is not in is refused', ORGANISATION_REFUSAL, (answer) => {
       const problem = notRefusal(answer)
       if (problem !== null) return problem
       return answer.status === 403 ? null : `status ${answer.status}: docs/accounts-api.md asks for 403`

@@ -86,3 +86,13 @@ t.test('with single sign-on set up, a start for its domain answers an sso_url, r
   t.equal(start?.result, 'pass')
   t.match(start?.got, /^200 \{"sso_url":"http:\/\/127\.0\.0\.1:\d+\/[^"?]*\?…"\}$/, 'the provider\'s state and nonce are not shown')
 })
+
+t.test('a throwaway account that must verify its address first: the rows needing its tokens are skipped, saying why', async (t) => {
+  const reference = await startReference(t, { env: { REQUIRE_VERIFIED_EMAIL: 'true' } })
+  const report = await runSuite({ accountsUrl: new URL(reference.url), timeoutMs: 20_000, account: null, contract, probe: NO_OPTIONS })
+  t.same(failed(report.rows), [])
+  const signIn = report.rows.find((row) => row.check === 'the test account signs in')
+  t.equal(signIn?.result, 'skip')
+  t.match(signIn?.got, /requires a verified address .*name a verified account with --email and --password/)
+  t.equal(report.rows.find((row) => row.check.startsWith('a wrong password is refused'))?.result, 'pass', 'the refusals still run')
+})
