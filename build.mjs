@@ -27,7 +27,7 @@ const clientSourceMapsDir = join(dist, 'client-sourcemaps')
 const stampFile = join(dist, '.build-stamp')
 /** What the stamp records: the Node (V8 and architecture) the build ran on, for which it filled the compile cache. */
 const BUILDING_NODE = `${process.arch}-v8-${process.versions.v8}`
-const SOURCES = ['client', 'common', 'server', 'proto', 'build.mjs', 'package.json', 'package-lock.json']
+const SOURCES = ['client', 'common', 'server', 'proto', 'conformance', 'build.mjs', 'package.json', 'package-lock.json']
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
@@ -222,6 +222,23 @@ async function buildReference () {
 }
 
 /**
+ * The conformance check (`npm run conformance`), as one ESM file,
+ * dist/conformance/main.js. Its yaml and ajv are development packages,
+ * bundled in here: nothing the server runs needs them. It reads the OpenAPI
+ * document from docs/ when it runs (conformance/contract-file.ts).
+ */
+async function buildConformance () {
+  await build({
+    ...SERVER_COMMON,
+    plugins: [],
+    outdir: join(dist, 'conformance'),
+    entryPoints: { main: join(root, 'conformance/main.ts') },
+    format: 'esm',
+    banner: { js: "import { createRequire as __thresholdCreateRequire } from 'node:module'\nconst require = __thresholdCreateRequire(import.meta.url)" }
+  })
+}
+
+/**
  * Fills dist/compile-cache/ by loading the built edge once (server/edge/main.ts,
  * --write-compile-cache). Node keeps a cache per V8 flags, so NODE_OPTIONS is
  * passed on: build with the flags you run with.
@@ -239,7 +256,7 @@ async function main () {
   const started = performance.now()
   await rm(dist, { recursive: true, force: true })
   await mkdir(assetsDir, { recursive: true })
-  const [metafile] = await Promise.all([buildClient(), buildEdge(), buildReference()])
+  const [metafile] = await Promise.all([buildClient(), buildEdge(), buildReference(), buildConformance()])
   await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
   await Promise.all([writeIndexHtml(metafile), moveClientSourceMaps()])
   const saved = await precompress()

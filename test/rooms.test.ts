@@ -10,7 +10,7 @@ import t from 'tap'
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
 /** The rooms, most specific first: a file belongs to the first whose folder holds it. */
-const ROOMS = ['common', 'client', 'proto', 'server/shared', 'server/edge', 'server/reference'] as const
+const ROOMS = ['common', 'client', 'proto', 'server/shared', 'server/edge', 'server/reference', 'conformance', 'examples'] as const
 type Room = typeof ROOMS[number]
 
 /** The one edge module that starts the reference services (and may see them). */
@@ -23,7 +23,11 @@ const MAY_IMPORT: Record<Room, readonly Room[]> = {
   proto: ['proto'],
   'server/shared': ['server/shared', 'common'],
   'server/edge': ['server/edge', 'server/shared', 'common', 'proto'],
-  'server/reference': ['server/reference', 'server/shared', 'common', 'proto']
+  'server/reference': ['server/reference', 'server/shared', 'common', 'proto'],
+  // A black box's check: it reaches any backend, the reference service included, over HTTP only.
+  conformance: ['conformance', 'server/shared', 'common'],
+  // An adopter copies an example out of the repository: it stands alone.
+  examples: ['examples']
 }
 
 interface ImportEdge {
@@ -74,7 +78,7 @@ function importsOf (path: string): Array<{ specifier: string }> {
 
 function treeViolations (): string[] {
   const problems: string[] = []
-  for (const room of ['common', 'client', 'proto', 'server']) {
+  for (const room of ['common', 'client', 'proto', 'server', 'conformance', 'examples']) {
     for (const from of sourceFiles(room)) {
       // A file beside the rooms (server/ flat again) would be checked by no rule.
       if (roomOf(from) === null) problems.push(`${from} is in no room`)
@@ -101,7 +105,12 @@ t.test('the rules refuse the crossings the floor plan forbids', async (t) => {
     { from: 'server/shared/logger.ts', to: 'server/edge/config.ts' },
     { from: 'common/hosts.ts', to: 'client/lib/constants.ts' },
     { from: 'client/SignInPage.tsx', to: 'server/edge/config.ts' },
-    { from: 'server/edge/app.ts', to: 'bench/tools.mjs' }
+    { from: 'server/edge/app.ts', to: 'bench/tools.mjs' },
+    { from: 'conformance/suite.ts', to: 'server/reference/accounts-service.ts' },
+    { from: 'conformance/answers.ts', to: 'client/api/answers.ts' },
+    { from: 'conformance/suite.ts', to: 'server/edge/json-answers.ts' },
+    { from: 'examples/accounts-backend/server.ts', to: 'server/shared/logger.ts' },
+    { from: 'server/edge/app.ts', to: 'conformance/suite.ts' }
   ]
   for (const edge of refused) t.not(boundaryViolation(edge), null, `${edge.from} → ${edge.to}`)
   t.not(packageViolation('common/hosts.ts', 'node:net'), null, 'common/ uses no Node module')
@@ -120,7 +129,9 @@ t.test('the rules allow what the floor plan allows', async (t) => {
     { from: 'server/edge/config.ts', to: 'common/hosts.ts' },
     { from: 'server/reference/config.ts', to: 'server/shared/env-parsing.ts' },
     { from: 'client/main.tsx', to: 'common/runtime-config.ts' },
-    { from: 'client/api/check-domain.ts', to: 'proto/edgeauth/v1/edge_auth_metadata_service.ts' }
+    { from: 'client/api/check-domain.ts', to: 'proto/edgeauth/v1/edge_auth_metadata_service.ts' },
+    { from: 'conformance/answers.ts', to: 'server/shared/accounts-contract.ts' },
+    { from: 'conformance/suite.ts', to: 'common/accounts-paths.ts' }
   ]
   for (const edge of allowed) t.equal(boundaryViolation(edge), null, `${edge.from} → ${edge.to}`)
   t.equal(packageViolation('server/edge/app.ts', 'fastify'), null)
@@ -138,16 +149,17 @@ t.test('the specifier reader finds static, dynamic, re-exported and required imp
   t.same(found, ['./a.js', '../b.js', './c.js', './d.js', './e.cjs', './f.css'])
 })
 
-t.test('server and common code are type-checked without the DOM library', async (t) => {
+t.test('server, conformance and common code are type-checked without the DOM library', async (t) => {
   const libOf = (path: string): string[] => {
     // tsconfig allows comments; ours are whole lines.
     const text = readFileSync(join(ROOT, path), 'utf8').split('\n').filter((line) => !line.trim().startsWith('//')).join('\n')
     return (JSON.parse(text) as { compilerOptions: { lib: string[] } }).compilerOptions.lib
   }
-  for (const config of ['server/tsconfig.json', 'common/tsconfig.json']) {
+  for (const config of ['server/tsconfig.json', 'common/tsconfig.json', 'conformance/tsconfig.json']) {
     t.notOk(libOf(config).some((lib) => lib.toLowerCase().startsWith('dom')), `${config} has no DOM library`)
   }
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
   t.match(scripts.typecheck, /-p server\b/, 'npm run typecheck checks server/ on its own')
   t.match(scripts.typecheck, /-p common\b/, 'npm run typecheck checks common/ on its own')
+  t.match(scripts.typecheck, /-p conformance\b/, 'npm run typecheck checks conformance/ on its own')
 })
