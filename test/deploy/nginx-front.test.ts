@@ -18,9 +18,10 @@ import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso-certificates
  * ALLOWED_HOSTS): what reaches the edge and its backend through it.
  *
  * The site file is included from a minimal nginx.conf in a temporary folder,
- * with the certificate paths pointing at a fresh self-signed pair; to run it,
- * its ports 80 and 443 become free loopback ports (its IPv6 listens dropped)
- * and its upstream the edge's port. Every other line is the real file's.
+ * with the certificate paths pointing at a fresh self-signed pair, and its
+ * ports 80 and 443 made free loopback ports (its IPv6 listens dropped): nginx
+ * binds them even for `-t`, and only root may bind ports below 1024. To run
+ * it, its upstream becomes the edge's port. Every other line is the real file's.
  */
 
 const NGINX = findExecutable('nginx', '/usr/sbin/nginx')
@@ -36,8 +37,9 @@ interface Front {
   readonly conf: string
 }
 
-/** The site file with `change` applied, included from a minimal nginx.conf in a fresh folder. */
-function frontFiles (t: Test, change: (site: string) => string): Front {
+/** The site file on loopback ports, with `change` applied, included from a minimal nginx.conf in a fresh folder. */
+async function frontFiles (t: Test, change: (site: string) => string = (site) => site): Promise<Front & { https: number, http: number }> {
+  const [https, http] = [await freeLoopbackPort(), await freeLoopbackPort()]
   const dir = mkdtempSync(join(tmpdir(), 'threshold-nginx-front-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   // nginx's workers run as another user when nginx starts as root: they must reach the folder.
@@ -46,6 +48,9 @@ function frontFiles (t: Test, change: (site: string) => string): Front {
   writeFileSync(join(dir, 'fullchain.pem'), certificate)
   writeFileSync(join(dir, 'privkey.pem'), privateKey)
   const site = change(SITE)
+    .replace(/^\s*listen \[::\]:\d+.*$/gm, '')
+    .replace(/^(\s*)listen 443 /m, `$1listen 127.0.0.1:${https} `)
+    .replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${http};`)
     .replace(`/etc/letsencrypt/live/${HOST}/fullchain.pem`, join(dir, 'fullchain.pem'))
     .replace(`/etc/letsencrypt/live/${HOST}/privkey.pem`, join(dir, 'privkey.pem'))
   writeFileSync(join(dir, 'threshold.conf'), site)
@@ -68,7 +73,7 @@ http {
   include ${join(dir, 'threshold.conf')};
 }
 `)
-  return { dir, conf }
+  return { dir, conf, https, http }
 }
 
 function nginxTest (front: Front): { status: number | null, output: string } {
@@ -100,13 +105,13 @@ async function ask (port: number, options: { tls: boolean, path?: string, method
 }
 
 t.test('nginx -t accepts the site file', { skip }, async (t) => {
-  const { status, output } = nginxTest(frontFiles(t, (site) => site))
+  const { status, output } = nginxTest(await frontFiles(t))
   t.equal(status, 0, output)
   t.same(output.split('\n').filter((line) => line !== '' && !KNOWN_WARNING.test(line)), [], 'no warning')
 })
 
 t.test('nginx -t does catch a mistake in the site file (the check above can fail)', { skip }, async (t) => {
-  const { status, output } = nginxTest(frontFiles(t, (site) => site.replace('proxy_pass http://threshold;', 'proxy_pass http://threshold')))
+  const { status, output } = nginxTest(await frontFiles(t, (site) => site.replace('proxy_pass http://threshold;', 'proxy_pass http://threshold')))
   t.not(status, 0)
   t.match(output, /emerg/)
 })
@@ -115,12 +120,8 @@ t.test('through nginx, the edge serves the page over https, knows the visitor\'s
   const accounts = await startUpstream(t, jsonAnswer(200, { auth: 'eyJ.a', refresh: 'r' }))
   const edge = await buildEdge(t, { env: serviceEnvironment(), accountsUpstream: accounts.url })
   const edgePort = Number(new URL(await listen(edge)).port)
-  const [https, http] = [await freeLoopbackPort(), await freeLoopbackPort()]
-  const front = frontFiles(t, (site) => site
-    .replace(/^\s*listen \[::\]:\d+.*$/gm, '')
-    .replace(/^(\s*)listen 443 /m, `$1listen 127.0.0.1:${https} `)
-    .replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${http};`)
-    .replace('server 127.0.0.1:8080;', `server 127.0.0.1:${edgePort};`))
+  const front = await frontFiles(t, (site) => site.replace('server 127.0.0.1:8080;', `server 127.0.0.1:${edgePort};`))
+  const { https, http } = front
   const nginx = spawn(NGINX!, ['-c', front.conf, '-p', front.dir, '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'pipe'] })
   let log = ''
   nginx.stderr.on('data', (chunk: Buffer) => { log += chunk.toString() })
