@@ -5,7 +5,7 @@ import type { PasswordLoginAnswer, SuccessAnswer } from '../api/answers.js'
 import type { NoticeContent } from '../components/Notice.js'
 import { showView, updateSearchParams } from '../lib/address-bar.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
-import type { PageParams, View } from '../lib/page-params.js'
+import type { PageContext, PageParams, View } from '../lib/page-params.js'
 import { safeRedirectTarget } from '../lib/redirect-target.js'
 import { storeSessionTokens } from '../lib/session-cookies.js'
 
@@ -40,10 +40,17 @@ export interface PageState {
   readonly storeLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => boolean
   /** Goes to the redirect target (after storeLogin, once whatever comes between is done: the passkey upgrade). */
   readonly leaveToRedirect: () => void
+  /** Goes to `redirect` when the redirect-target check allows it, else to the site origin (the SSO return's kept target). */
+  readonly leaveToTarget: (redirect: string | null) => void
   /** After a login: store the tokens and go to the redirect target, else say why not (and offer a new link if that is why). */
   readonly finishLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => void
   /** After a registration-type call: back to the login view with the success text. */
   readonly finishWithSuccess: (answer: SuccessAnswer, defaultText: string, unreadableMessage?: string) => void
+}
+
+/** The context fields of a login call (spec §3), from the page's address or what SSO kept. */
+export function loginContextFields (context: PageContext): LoginContextFields {
+  return { insecure_allowed_orgs: context.allowedOrgs, resource_type: context.resourceType, cluster_name: context.clusterName }
 }
 
 /**
@@ -120,20 +127,20 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
     return true
   }
 
-  function leaveToRedirect (): void {
-    leave(safeRedirectTarget(params.redirect, window.location, {
+  function leaveToTarget (redirect: string | null): void {
+    leave(safeRedirectTarget(redirect, window.location, {
       cookieDomain: config.cookieDomain,
       allowedHosts: config.redirectAllowedHosts
     }))
   }
 
+  function leaveToRedirect (): void {
+    leaveToTarget(params.redirect)
+  }
+
   return {
     params,
-    context: {
-      insecure_allowed_orgs: params.allowedOrgs,
-      resource_type: params.resourceType,
-      cluster_name: params.clusterName
-    },
+    context: loginContextFields(params),
     localMode: localAccounts.kind !== 'off',
     email,
     setEmail,
@@ -152,6 +159,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig): PageSt
     leave,
     storeLogin,
     leaveToRedirect,
+    leaveToTarget,
     finishLogin (answer, unreadableMessage) {
       if (storeLogin(answer, unreadableMessage)) leaveToRedirect()
     },

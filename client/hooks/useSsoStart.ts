@@ -4,13 +4,15 @@ import { startSso, type SsoStartPayload } from '../api/accounts.js'
 import type { SsoStartAnswer } from '../api/answers.js'
 import type { NoticeContent } from '../components/Notice.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
+import { keepSsoStartContext } from '../lib/sso-start-context.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
 
 /**
  * The start of single sign-on, in its modal: the email picks the identity
  * provider and, after the domain check when the page asks for one, the
- * browser goes there. Failures are told in the modal, not above the form.
+ * browser goes there, the page's target and context kept in this tab for
+ * the return (useSsoCompletion). Failures are told in the modal, not above the form.
  */
 export function useSsoStart (page: PageState, gate: DomainGate) {
   const { trigger, reset, isMutating } = useSWRMutation('threshold/sso-start', async (_key: string, { arg }: { arg: SsoStartPayload }): Promise<SsoStartAnswer> => {
@@ -30,10 +32,15 @@ export function useSsoStart (page: PageState, gate: DomainGate) {
     isMutating,
     submit (email: string): void {
       setNotice(null)
-      void trigger({ email, source: params.view === 'register' ? 'register' : 'login', redirect: params.redirect, ...page.context }, {
+      const source = params.view === 'register' ? 'register' : 'login'
+      void trigger({ email, source, redirect: params.redirect, ...page.context }, {
         onSuccess: (answer) => {
-          if (answer.kind === 'redirect') page.leave(answer.url)
-          else setNotice({ kind: 'error', text: answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC })
+          if (answer.kind !== 'redirect') {
+            setNotice({ kind: 'error', text: answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC })
+            return
+          }
+          keepSsoStartContext(source, params)
+          page.leave(answer.url)
         }
       })
     },

@@ -36,6 +36,9 @@ export interface PageParams {
   readonly resetToken: string | null
 }
 
+/** Where to go after a login, and the context a login carries: what single sign-on keeps across its round trip. */
+export type PageContext = Pick<PageParams, 'redirect' | 'allowedOrgs' | 'resourceType' | 'clusterName'>
+
 /**
  * Whether each `notice` code reads as a success or an error. Its view is in
  * common/page-notices.ts, shared with the service that sends the browser

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap'
 import { startProductApp } from '../fixtures/product-app.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
+import { jsonAnswer, startUpstream } from '../fixtures/edge.js'
 import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso-certificates.js'
 import { startOidcProvider } from '../fixtures/sso-oidc-provider.js'
 import { startSamlIdp } from '../fixtures/sso-saml-idp.js'
@@ -133,4 +134,35 @@ t.test('single sign-on journeys in real Chromium against the built server', { sk
     await victim.page.getByRole('alert').filter({ hasText: /opened in another browser/ }).waitFor()
     t.notOk((await victim.context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'the victim is not signed in')
   })
+})
+
+t.test('in front of a backend whose return carries only the documented parameters, the visitor still lands on the redirect target', { skip: browserSkip }, async (t) => {
+  // The identity provider's leg, reduced to one redirect back to the page from another site (127.0.0.1).
+  let base = ''
+  const idp = await startUpstream(t, (_request, response) => {
+    response.writeHead(302, { location: `${base}/?oidc=1&email=ada%40corp.test&id=one-time-id&login=1` })
+    response.end()
+  })
+  const accounts = await startUpstream(t, (request, response) => {
+    const path = request.url.split('?')[0]
+    if (path === '/auth/login/sso') jsonAnswer(200, { sso_url: `${idp.url}/authorize` })(request, response)
+    else if (path === '/v2/auth/login') jsonAnswer(200, { auth: 'eyJ.sso', refresh: 'sso-refresh' })(request, response)
+    else jsonAnswer(404, { error: 'Not found.' })(request, response)
+  })
+  const product = await startProductApp(t)
+  const server = await startBuiltServer(t, { ACCOUNTS_URL: accounts.url, EDGE_AUTH_URL: accounts.url, REDIRECT_ALLOWED_HOSTS: '127.0.0.1' })
+  base = server.base
+  const target = `${product}/dashboard`
+
+  const { page, problems } = await openQuietPage(t)
+  await page.goto(`${base}/?redirect=${encodeURIComponent(target)}&allowed_org=acme&resource_type=cluster&cluster_name=prod-eu`)
+  await clickSso(page, 'ada@corp.test', 'login')
+  await page.waitForURL(target)
+  t.equal(await page.locator('h1').textContent(), 'Welcome to the product')
+  t.equal(idp.requests.length, 1, 'the browser went through the identity provider')
+  const completion = accounts.requests.find((request) => request.url === '/v2/auth/login')
+  t.same(JSON.parse(completion?.body.toString('utf8') ?? 'null'), {
+    email: 'ada@corp.test', login_method: 'OIDC', id: 'one-time-id', insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod-eu'
+  }, 'the completion carried the context the visitor started with')
+  t.same(problems, [])
 })

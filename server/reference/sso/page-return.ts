@@ -1,7 +1,10 @@
 /**
  * Where the browser goes at the end of the identity provider's leg: back to
  * the page, with what the page needs to finish (or an error it shows), and
- * with the context the page had when the visitor clicked the SSO button.
+ * with the context the page had when the visitor clicked the SSO button. The
+ * page keeps that context in the tab itself and prefers it; the copy here
+ * serves a tab that could not keep it (storage refused, another tab), and the
+ * error page, where the page keeps nothing (docs/accounts-api.md).
  */
 
 export type SsoProtocol = 'oidc' | 'saml'

@@ -1,0 +1,168 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy-files.js'
+import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/edge.js'
+import { findExecutable, freeLoopbackPort, skipUnlessInstalled } from '../fixtures/local-services.js'
+import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso-certificates.js'
+
+/**
+ * deploy/nginx/threshold.conf, as nginx reads it (`nginx -t`), then running
+ * in front of a real edge configured as threshold.service configures it
+ * (TRUST_PROXY, HOST) with the example environment file (PUBLIC_URL, hence
+ * ALLOWED_HOSTS): what reaches the edge and its backend through it.
+ *
+ * The site file is included from a minimal nginx.conf in a temporary folder,
+ * with the certificate paths pointing at a fresh self-signed pair, and its
+ * ports 80 and 443 made free loopback ports (its IPv6 listens dropped): nginx
+ * binds them even for `-t`, and only root may bind ports below 1024. To run
+ * it, its upstream becomes the edge's port. Every other line is the real file's.
+ */
+
+const NGINX = findExecutable('nginx', '/usr/sbin/nginx')
+const skip = skipUnlessInstalled('nginx', NGINX, 'nginx-light') || opensslSkip
+const SITE = readFileSync(DEPLOY_FILES.nginx, 'utf8')
+const HOST = 'signin.example.com'
+
+/** nginx 1.25.1 and later warn about `listen … http2`, which the file keeps for the nginx of Debian 12 (its comment says what to write instead). */
+const KNOWN_WARNING = /the "listen \.\.\. http2" directive is deprecated/
+
+interface Front {
+  readonly dir: string
+  readonly conf: string
+}
+
+/** The site file on loopback ports, with `change` applied, included from a minimal nginx.conf in a fresh folder. */
+async function frontFiles (t: Test, change: (site: string) => string = (site) => site): Promise<Front & { https: number, http: number }> {
+  const [https, http] = [await freeLoopbackPort(), await freeLoopbackPort()]
+  const dir = mkdtempSync(join(tmpdir(), 'threshold-nginx-front-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // nginx's workers run as another user when nginx starts as root: they must reach the folder.
+  chmodSync(dir, 0o755)
+  const { privateKey, certificate } = makeKeyAndCertificate(dir, HOST)
+  writeFileSync(join(dir, 'fullchain.pem'), certificate)
+  writeFileSync(join(dir, 'privkey.pem'), privateKey)
+  const site = change(SITE)
+    .replace(/^\s*listen \[::\]:\d+.*$/gm, '')
+    .replace(/^(\s*)listen 443 /m, `$1listen 127.0.0.1:${https} `)
+    .replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${http};`)
+    .replace(`/etc/letsencrypt/live/${HOST}/fullchain.pem`, join(dir, 'fullchain.pem'))
+    .replace(`/etc/letsencrypt/live/${HOST}/privkey.pem`, join(dir, 'privkey.pem'))
+  writeFileSync(join(dir, 'threshold.conf'), site)
+  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp))
+  const conf = join(dir, 'nginx.conf')
+  writeFileSync(conf, `
+${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log stderr warn;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  include ${join(dir, 'threshold.conf')};
+}
+`)
+  return { dir, conf, https, http }
+}
+
+function nginxTest (front: Front): { status: number | null, output: string } {
+  const result = spawnSync(NGINX!, ['-t', '-q', '-c', front.conf, '-p', front.dir, '-e', 'stderr'], { encoding: 'utf8' })
+  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() }
+}
+
+interface Answer {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+/** One request to nginx on loopback, as a browser at https://signin.example.com (or http) sends it. */
+async function ask (port: number, options: { tls: boolean, path?: string, method?: string, headers?: Record<string, string>, body?: string }): Promise<Answer> {
+  const request = (options.tls ? httpsRequest : httpRequest)({
+    host: '127.0.0.1',
+    port,
+    path: options.path ?? '/',
+    method: options.method ?? 'GET',
+    headers: { host: HOST, ...options.headers },
+    ...(options.tls ? { servername: HOST, rejectUnauthorized: false } : {})
+  })
+  request.end(options.body)
+  const [response] = await once(request, 'response') as [import('node:http').IncomingMessage]
+  let body = ''
+  for await (const chunk of response) body += String(chunk)
+  return { status: response.statusCode ?? 0, headers: response.headers, body }
+}
+
+t.test('nginx -t accepts the site file', { skip }, async (t) => {
+  const { status, output } = nginxTest(await frontFiles(t))
+  t.equal(status, 0, output)
+  t.same(output.split('\n').filter((line) => line !== '' && !KNOWN_WARNING.test(line)), [], 'no warning')
+})
+
+t.test('nginx -t does catch a mistake in the site file (the check above can fail)', { skip }, async (t) => {
+  const { status, output } = nginxTest(await frontFiles(t, (site) => site.replace('proxy_pass http://threshold;', 'proxy_pass http://threshold')))
+  t.not(status, 0)
+  t.match(output, /emerg/)
+})
+
+t.test('through nginx, the edge serves the page over https, knows the visitor\'s address, scheme and host, and refuses other hosts', { skip }, async (t) => {
+  const accounts = await startUpstream(t, jsonAnswer(200, { auth: 'eyJ.a', refresh: 'r' }))
+  const edge = await buildEdge(t, { env: serviceEnvironment(), accountsUpstream: accounts.url })
+  const edgePort = Number(new URL(await listen(edge)).port)
+  const front = await frontFiles(t, (site) => site.replace('server 127.0.0.1:8080;', `server 127.0.0.1:${edgePort};`))
+  const { https, http } = front
+  const nginx = spawn(NGINX!, ['-c', front.conf, '-p', front.dir, '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  nginx.stderr.on('data', (chunk: Buffer) => { log += chunk.toString() })
+  t.teardown(async () => {
+    if (nginx.exitCode !== null) return
+    nginx.kill('SIGQUIT')
+    await once(nginx, 'exit')
+  })
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ask(https, { tls: true, path: '/healthz' })
+      break
+    } catch (error) {
+      if (attempt === 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${log}`, { cause: error })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  const page = await ask(https, { tls: true, path: '/?redirect=%2Fapp' })
+  t.equal(page.status, 200)
+  t.match(page.headers['content-type'], /^text\/html/)
+  t.match(page.headers['strict-transport-security'], /max-age=\d+/, 'the edge\'s HSTS, over https')
+
+  await ask(https, {
+    tls: true,
+    path: '/accounts/v2/login',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.66', 'x-forwarded-host': 'evil.test', 'x-request-id': 'forged-id' },
+    body: JSON.stringify({ email: 'ada@example.com', password: 'x' })
+  })
+  const proxied = accounts.requests.at(-1)!
+  t.equal(proxied.headers['x-forwarded-for'], '127.0.0.1', 'the address nginx saw, not the one the visitor wrote')
+  t.equal(proxied.headers['x-forwarded-proto'], 'https')
+  t.equal(proxied.headers['x-forwarded-host'], HOST)
+  t.match(proxied.headers['x-request-id'], /^[0-9a-f]{32}$/, 'nginx\'s $request_id, the same id in both logs')
+
+  const otherHost = await ask(https, { tls: true, headers: { host: 'evil.test' } })
+  t.equal(otherHost.status, 421, 'a host other than PUBLIC_URL\'s is refused by the edge')
+
+  const plain = await ask(http, { tls: false, path: '/?redirect=%2Fapp' })
+  t.equal(plain.status, 301)
+  t.equal(plain.headers.location, `https://${HOST}/?redirect=%2Fapp`, 'plain http only sends the visitor to https')
+  t.equal(log.split('\n').filter((line) => line !== '' && !KNOWN_WARNING.test(line)).join('\n'), '', 'nginx logged no problem')
+})
