@@ -64,7 +64,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     routes: options.accountsRoutes,
     timeoutMs: config.upstreamTimeoutMs,
     rateLimit,
-    trust: options.trust
+    trust: options.trust,
+    answerLimitBytes: config.accountsAnswerLimitBytes
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,

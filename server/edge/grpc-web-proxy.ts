@@ -24,7 +24,8 @@ export const GRPC_WEB_CONTENT_TYPES = [
 const HTTP_STATUS_FOR_FAILURE: Readonly<Record<UpstreamFailure, number>> = {
   timeout: 504,
   unavailable: 503,
-  'bad-gateway': 503
+  'bad-gateway': 503,
+  unreadable: 503
 }
 
 const GRPC_RESPONSE_HEADERS = new Set([
