@@ -108,6 +108,7 @@ export async function readDecodedBody (stream: Readable, codings: readonly strin
     for await (const chunk of decoded) chunks.push(chunk as Buffer)
   } catch (error) {
     const cause = failure ?? error
+    if (cause instanceof UnreadableAnswerError) throw cause
     if (decoderErrors.has(cause)) throw new UnreadableAnswerError('undecodable content encoding')
     throw cause
   }

@@ -148,8 +148,11 @@ function errorCodes (error: unknown): string[] {
   return codes
 }
 
-/** reply-from's error for an answer whose status is not an HTTP status (999): the backend answered. */
-const UNREADABLE_CODES = new Set(['FST_REPLY_FROM_BAD_GATEWAY'])
+/**
+ * Answers from a backend that was reached: reply-from's error for a status
+ * that is not HTTP's (999), and undici's for headers past its 16 KiB limit.
+ */
+const UNREADABLE_CODES = new Set(['FST_REPLY_FROM_BAD_GATEWAY', 'UND_ERR_HEADERS_OVERFLOW'])
 
 export function classifyUpstreamError (error: unknown): UpstreamFailure {
   const codes = errorCodes(error)
