@@ -5,6 +5,7 @@ import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
 import { logFailure } from './client-gone.js'
+import { enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
 import { passOnJsonAnswers } from './json-answers.js'
 import {
   forwardRequestHeaders,
@@ -28,6 +29,8 @@ export interface AccountsProxyOptions {
   readonly trust: ProxyTrust | null
   /** ACCOUNTS_ANSWER_LIMIT_BYTES: the largest JSON answer read from the service, as sent and decoded. */
   readonly answerLimitBytes: number
+  /** DOMAIN_CHECK_ENFORCED: where the edge checks a login's domain before proxying it; null: it does not. */
+  readonly domainCheck: DomainCheckEnforcement | null
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
@@ -97,13 +100,16 @@ interface ProxyGroupOptions {
   readonly timeoutMs: number
   readonly trust: ProxyTrust | null
   readonly answerLimitBytes: number
+  readonly domainCheck: DomainCheckEnforcement | null
 }
 
-async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust, answerLimitBytes }: ProxyGroupOptions): Promise<void> {
+async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck }: ProxyGroupOptions): Promise<void> {
   if (kind === 'json') {
     app.addHook('onRequest', rejectCrossSiteRequests)
     app.addHook('onRequest', requireContentType(['application/json']))
     app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, bufferedBodyParser('json'))
+    // After the rate limit (an onRequest hook) and the body's checks: a refused call costs the domain service nothing.
+    if (domainCheck !== null) app.addHook('preHandler', enforceDomainCheck({ ...domainCheck, prefix: app.prefix }))
   } else if (kind === 'form') {
     app.addHook('onRequest', requireContentType(['application/x-www-form-urlencoded']))
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
@@ -157,7 +163,13 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
     const routes = options.routes.filter((route) => route.kind === kind)
     if (routes.length === 0) continue
     await app.register(proxyGroup, {
-      upstream: options.upstream, routes, kind, timeoutMs: options.timeoutMs, trust: options.trust, answerLimitBytes: options.answerLimitBytes
+      upstream: options.upstream,
+      routes,
+      kind,
+      timeoutMs: options.timeoutMs,
+      trust: options.trust,
+      answerLimitBytes: options.answerLimitBytes,
+      domainCheck: options.domainCheck
     })
   }
 

@@ -65,7 +65,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     timeoutMs: config.upstreamTimeoutMs,
     rateLimit,
     trust: options.trust,
-    answerLimitBytes: config.accountsAnswerLimitBytes
+    answerLimitBytes: config.accountsAnswerLimitBytes,
+    domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,
