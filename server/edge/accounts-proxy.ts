@@ -5,7 +5,7 @@ import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
 import { logFailure } from './client-gone.js'
-import { enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
+import { checkPasskeySignInAnswer, enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
 import { passOnJsonAnswers } from './json-answers.js'
 import {
   forwardRequestHeaders,
@@ -138,7 +138,12 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
         upstreamName: 'accounts',
         onFailure: sendFailure
       }),
-      ...(kind === 'json' ? { onResponse: passOnJsonAnswers({ upstreamName: 'accounts', limitBytes: answerLimitBytes, onFailure: sendFailure }) } : {})
+      ...(kind === 'json' ? { onResponse: passOnJsonAnswers({
+        upstreamName: 'accounts',
+        limitBytes: answerLimitBytes,
+        onFailure: sendFailure,
+        ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream }) })
+      }) } : {})
     }
   }
   await app.register(httpProxy, proxyOptions)

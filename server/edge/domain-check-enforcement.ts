@@ -1,16 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_MESSAGES } from '../../common/error-messages.js'
 import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
+import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { domainOfEmail, loginEmails } from './login-emails.js'
 
 /**
- * The login calls the edge checks when DOMAIN_CHECK_ENFORCED is true: the
- * password login, the Google login and the end of an SSO login (both
- * `v2/auth/login`), and the start of SSO. Registrations are not login calls
- * (the page does not check them either); a passkey sign-in names no address
- * before its answer (docs/security.md says why it is left to the page).
+ * The login calls the edge checks before proxying them when
+ * DOMAIN_CHECK_ENFORCED is true: the password login, the Google login and
+ * the end of an SSO login (both `v2/auth/login`), and the start of SSO.
+ * Registrations are not login calls (the page does not check them either).
  */
 export const ENFORCED_LOGIN_PATHS: ReadonlySet<string> = new Set(['v2/login', 'v2/auth/login', 'auth/login/sso'])
+
+/**
+ * A passkey sign-in names no address before its answer: the edge checks the
+ * answer's `email` instead ({@link checkPasskeySignInAnswer}).
+ */
+export const PASSKEY_SIGN_IN_PATH = 'passkeys/login'
 
 /** A login names one address, a Google login two (body and token); a body naming more is not the page's. */
 export const MAX_CHECKED_DOMAINS = 4
@@ -20,6 +26,38 @@ export interface DomainCheckEnforcement {
   readonly upstream: string
   readonly timeoutMs: number
 }
+
+/** What the edge answers instead of the login. */
+export interface LoginRefusal {
+  readonly status: number
+  readonly error: string
+}
+
+const CHECK_FAILED: LoginRefusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }
+
+/** The refusal the domain check gives `domains`, or null when every one may sign in. */
+async function domainRefusal (request: FastifyRequest, domains: readonly string[], options: DomainCheckEnforcement): Promise<LoginRefusal | null> {
+  for (const domain of domains) {
+    try {
+      const authorization = await callDomainCheck({ upstream: options.upstream, domain, timeoutMs: options.timeoutMs, requestId: request.id })
+      if (authorization === 'unauthorized') {
+        request.log.info({ domain }, 'login refused: domain not authorized')
+        return { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
+      }
+      if (authorization === 'unrecognised') {
+        request.log.warn({ domain, reason: 'unrecognised authorization value' }, 'login refused: domain check failed')
+        return CHECK_FAILED
+      }
+    } catch (error) {
+      const reason = error instanceof DomainCheckFailedError ? error.reason : 'unexpected error'
+      request.log.warn({ domain, reason, upstream: 'edge-auth' }, 'login refused: domain check failed')
+      return CHECK_FAILED
+    }
+  }
+  return null
+}
+
+const routeOf = (request: FastifyRequest, prefix: string): string => (request.routeOptions.url ?? '').slice(prefix.length + 1)
 
 /**
  * A `preHandler` for the accounts proxy's JSON calls (`prefix` is where they
@@ -33,8 +71,7 @@ export interface DomainCheckEnforcement {
  */
 export function enforceDomainCheck (options: DomainCheckEnforcement & { readonly prefix: string }) {
   return async function checkLoginDomains (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    const route = (request.routeOptions.url ?? '').slice(options.prefix.length + 1)
-    if (!ENFORCED_LOGIN_PATHS.has(route)) return undefined
+    if (!ENFORCED_LOGIN_PATHS.has(routeOf(request, options.prefix))) return undefined
 
     const named = loginEmails(Buffer.isBuffer(request.body) ? request.body : undefined, request.headers.authorization)
     if (named.kind === 'malformed') {
@@ -44,24 +81,55 @@ export function enforceDomainCheck (options: DomainCheckEnforcement & { readonly
     if (domains.length > MAX_CHECKED_DOMAINS) {
       return reply.code(400).send({ error: 'The request names too many email addresses.' })
     }
-    for (const domain of domains) {
-      let refusal: { status: number, error: string } | null = null
-      try {
-        const authorization = await callDomainCheck({ upstream: options.upstream, domain, timeoutMs: options.timeoutMs, requestId: request.id })
-        if (authorization === 'unauthorized') {
-          request.log.info({ domain }, 'login refused: domain not authorized')
-          refusal = { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
-        } else if (authorization === 'unrecognised') {
-          request.log.warn({ domain, reason: 'unrecognised authorization value' }, 'login refused: domain check failed')
-          refusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }
-        }
-      } catch (error) {
-        const reason = error instanceof DomainCheckFailedError ? error.reason : 'unexpected error'
-        request.log.warn({ domain, reason, upstream: 'edge-auth' }, 'login refused: domain check failed')
-        refusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }
-      }
-      if (refusal !== null) return reply.code(refusal.status).send({ error: refusal.error })
+    const refusal = await domainRefusal(request, domains, options)
+    return refusal === null ? undefined : reply.code(refusal.status).send({ error: refusal.error })
+  }
+}
+
+/**
+ * Revokes a refresh token the edge withheld. The browser never saw it, so
+ * this is defence in depth: a failure is logged and the refusal stands.
+ */
+async function revokeWithheldToken (request: FastifyRequest, accountsUpstream: string, refresh: string, timeoutMs: number): Promise<void> {
+  try {
+    const response = await fetch(`${accountsUpstream}/token/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', [REQUEST_ID_HEADER]: request.id },
+      body: JSON.stringify({ refresh }),
+      redirect: 'error',
+      signal: AbortSignal.timeout(timeoutMs)
+    })
+    await response.body?.cancel()
+    if (!response.ok) request.log.warn({ upstream: 'accounts', status: response.status }, 'withheld passkey sign-in tokens not revoked')
+  } catch (error) {
+    request.log.warn({ upstream: 'accounts', reason: (error as Error).name }, 'withheld passkey sign-in tokens not revoked')
+  }
+}
+
+/**
+ * For json-answers.ts: checks a passkey sign-in's answer before it is
+ * passed on. A 2xx answer carrying tokens is passed on only when its
+ * `email` is allowed; otherwise the tokens (and the backend's cookies)
+ * never reach the browser, the refresh token is revoked at the backend
+ * (`token/revoke`, the call the page would make) and the refusal is
+ * answered. A token answer without an `email` cannot be checked: refused.
+ */
+export function checkPasskeySignInAnswer (options: DomainCheckEnforcement & { readonly prefix: string, readonly accountsUpstream: string }) {
+  return async function passkeyAnswerRefusal (request: FastifyRequest, status: number, body: Buffer): Promise<LoginRefusal | null> {
+    if (routeOf(request, options.prefix) !== PASSKEY_SIGN_IN_PATH || status < 200 || status > 299) return null
+    const answer = JSON.parse(body.toString('utf8')) as Record<string, unknown>
+    if (typeof answer.auth !== 'string' && typeof answer.refresh !== 'string') return null
+    const domain = typeof answer.email === 'string' ? domainOfEmail(answer.email) : null
+    let refusal: LoginRefusal | null
+    if (domain === null) {
+      request.log.warn({ reason: 'no email in the answer' }, 'login refused: domain check failed')
+      refusal = CHECK_FAILED
+    } else {
+      refusal = await domainRefusal(request, [domain], options)
     }
-    return undefined
+    if (refusal !== null && typeof answer.refresh === 'string') {
+      await revokeWithheldToken(request, options.accountsUpstream, answer.refresh, options.timeoutMs)
+    }
+    return refusal
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
+import type { FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
 import { logFailure } from './client-gone.js'
 import { contentCodings, readDecodedBody, UnreadableAnswerError } from './content-codings.js'
@@ -59,6 +60,11 @@ export function passOnJsonAnswers (options: {
   readonly upstreamName: string
   readonly limitBytes: number
   readonly onFailure: (reply: ProxyReply, failure: UpstreamFailure) => void
+  /**
+   * A last look at a readable answer before it is passed on: a refusal
+   * replaces it (its cookies included). See checkPasskeySignInAnswer.
+   */
+  readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly error: string } | null>
 }): OnResponse {
   function fail (reply: ProxyReply, failure: UpstreamFailure): void {
     for (const name of BODY_HEADERS) reply.removeHeader(name)
@@ -110,7 +116,17 @@ export function passOnJsonAnswers (options: {
         refuse('unreadable', problem)
         return
       }
-      void reply.header('content-length', body.length).send(body)
+      return (options.refusalOf?.(request as FastifyRequest, status, body) ?? Promise.resolve(null)).then((refusal) => {
+        if (refusal === null) {
+          void reply.header('content-length', body.length).send(body)
+          return
+        }
+        for (const name of BODY_HEADERS) reply.removeHeader(name)
+        void reply.code(refusal.status).send({ error: refusal.error })
+      }, (error: unknown) => {
+        logFailure(reply.request, 'error', error, 'answer check failed')
+        fail(reply, 'unreadable')
+      })
     }, (error: unknown) => {
       if (error instanceof UnreadableAnswerError) {
         refuse('unreadable', error.reason)

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../common/error-messages.js'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
+import { SPEC_ACCOUNTS_ROUTES, withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../server/shared/grpc-web-frames.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest, type Upstream } from '../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
@@ -231,4 +232,64 @@ t.test('calls other than logins are not checked, even when enforced', async (t) 
   t.equal((await post(base, 'resetPasswordRequest', JSON.stringify({ email: 'alice@blocked.test' }))).status, 200)
   t.equal(service.requests.length, 0)
   t.equal(accounts.requests.length, 2)
+})
+
+/** An accounts stand-in for passkey sign-ins: `passkeys/login` answers `answer`, `token/revoke` is recorded. */
+async function passkeyEdge (t: Test, edgeAuthUpstream: string, answer: Record<string, unknown>, status = 200): Promise<Setup> {
+  const accounts = await startUpstream(t, (request, response) => {
+    if (request.url === '/token/revoke') jsonAnswer(200, { success: 'Signed out.' })(request, response)
+    else jsonAnswer(status, answer, { 'set-cookie': 'refresh=r; HttpOnly; Secure' })(request, response)
+  })
+  const { lines, logger } = captureLog()
+  const app = await buildEdge(t, {
+    accountsUpstream: accounts.url,
+    accountsRoutes: withPasskeyRoutes(SPEC_ACCOUNTS_ROUTES, true),
+    edgeAuthUpstream,
+    logger,
+    env: { DOMAIN_CHECK_ENFORCED: 'true', UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_PER_MINUTE: '100000', ALLOWED_HOSTS: '127.0.0.1' }
+  })
+  return { base: await listen(app), accounts, lines }
+}
+
+async function passkeySignIn (base: string): Promise<{ status: number, body: unknown, setCookie: string | null }> {
+  const response = await fetch(`${base}/accounts/passkeys/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"credential":{}}' })
+  return { status: response.status, body: await response.json(), setCookie: response.headers.get('set-cookie') }
+}
+
+const PASSKEY_TOKENS = { auth: 'a.b.c', refresh: 'withheld-refresh', user_id: 'u' }
+
+t.test('passkey sign-in: the answer\'s email is checked; a refused one never gives the browser its tokens, and they are revoked', async (t) => {
+  const responder = await startEdgeAuthResponder(t, { unauthorized: ['blocked.test'] })
+
+  const allowed = await passkeyEdge(t, responder, { ...PASSKEY_TOKENS, email: 'ada@ok.test' })
+  const passed = await passkeySignIn(allowed.base)
+  t.equal(passed.status, 200)
+  t.same(passed.body, { ...PASSKEY_TOKENS, email: 'ada@ok.test' }, 'an allowed domain: the answer as it was')
+  t.equal(passed.setCookie, 'refresh=r; HttpOnly; Secure')
+  t.same(allowed.accounts.requests.map((request) => request.url), ['/passkeys/login'], 'nothing revoked')
+
+  const blocked = await passkeyEdge(t, responder, { ...PASSKEY_TOKENS, email: 'mallory@blocked.test' })
+  const refused = await passkeySignIn(blocked.base)
+  t.equal(refused.status, 403)
+  t.same(refused.body, { error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }, 'the spec\'s text, and no token')
+  t.equal(refused.setCookie, null, 'none of the backend\'s cookies')
+  const revoke = blocked.accounts.requests.find((request) => request.url === '/token/revoke')
+  t.same(JSON.parse(revoke?.body.toString() ?? 'null'), { refresh: 'withheld-refresh' }, 'the refresh token is revoked at the backend')
+})
+
+t.test('passkey sign-in: an answer without an email, or a failed check, is refused and revoked too', async (t) => {
+  const responder = await startEdgeAuthResponder(t, {})
+  const anonymous = await passkeyEdge(t, responder, PASSKEY_TOKENS)
+  const unnamed = await passkeySignIn(anonymous.base)
+  t.same([unnamed.status, unnamed.body], [503, { error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }], 'no email: cannot be checked')
+  t.ok(anonymous.accounts.requests.some((request) => request.url === '/token/revoke'), 'revoked')
+
+  const down = await passkeyEdge(t, DEAD_UPSTREAM, { ...PASSKEY_TOKENS, email: 'ada@ok.test' })
+  const failed = await passkeySignIn(down.base)
+  t.same([failed.status, failed.body], [503, { error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }], 'the service is down: fail closed')
+  t.ok(down.accounts.requests.some((request) => request.url === '/token/revoke'), 'revoked')
+
+  const wrong = await passkeyEdge(t, DEAD_UPSTREAM, { error: 'That passkey is not known here.' }, 401)
+  const answered = await passkeySignIn(wrong.base)
+  t.same([answered.status, answered.body], [401, { error: 'That passkey is not known here.' }], 'an answer without tokens passes as it is, unchecked')
 })
