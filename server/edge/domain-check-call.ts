@@ -6,6 +6,7 @@ import {
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, isCompressed, TRAILER_FRAME } from '../shared/grpc-web-frames.js'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
+import { OutboundCallError, postOnce, type OutboundAnswer } from './outbound-post.js'
 
 /**
  * The domain check as the edge makes it itself (DOMAIN_CHECK_ENFORCED): the
@@ -35,23 +36,6 @@ function authorizationName (value: number): DomainAuthorization {
     case Authorization.AUTHORIZATION_UNSPECIFIED: return 'unspecified'
     default: return 'unrecognised'
   }
-}
-
-async function readAtMost (response: Response, limit: number): Promise<Buffer> {
-  const chunks: Uint8Array[] = []
-  let length = 0
-  const reader = response.body?.getReader()
-  while (reader !== undefined) {
-    const { done, value } = await reader.read()
-    if (done) break
-    length += value.length
-    if (length > limit) {
-      await reader.cancel().catch(() => {})
-      throw new DomainCheckFailedError('answer larger than the limit')
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks)
 }
 
 /** The grpc-status of a trailer frame's `name:value` lines, or null when it names none. */
@@ -97,38 +81,34 @@ export async function callDomainCheck (options: {
   readonly requestId: string
 }): Promise<DomainAuthorization> {
   const message = new CheckDomainAuthorizationRequest().setDomain(options.domain).serializeBinary()
-  let response: Response
+  let answer: OutboundAnswer
   try {
-    response = await fetch(`${options.upstream}${CHECK_DOMAIN_AUTHORIZATION_PATH}`, {
-      method: 'POST',
+    answer = await postOnce(`${options.upstream}${CHECK_DOMAIN_AUTHORIZATION_PATH}`, {
       headers: {
         'content-type': 'application/grpc-web+proto',
         accept: 'application/grpc-web+proto',
+        'accept-encoding': 'identity',
         'x-grpc-web': '1',
         'grpc-timeout': `${options.timeoutMs}m`,
         [REQUEST_ID_HEADER]: options.requestId
       },
-      body: new Uint8Array(encodeFrame(DATA_FRAME, message)),
-      redirect: 'error',
-      signal: AbortSignal.timeout(options.timeoutMs)
+      body: encodeFrame(DATA_FRAME, message),
+      timeoutMs: options.timeoutMs,
+      limitBytes: ANSWER_LIMIT_BYTES
     })
   } catch (error) {
-    throw new DomainCheckFailedError((error as Error).name === 'TimeoutError' ? 'timed out' : 'unreachable', { cause: error })
+    throw new DomainCheckFailedError(error instanceof OutboundCallError ? error.reason : 'unreachable', { cause: error })
   }
-  try {
-    if (response.status !== 200) throw new DomainCheckFailedError(`HTTP status ${response.status}`)
-    const contentType = (response.headers.get('content-type') ?? '').toLowerCase()
-    if (!contentType.startsWith('application/grpc-web') || contentType.startsWith('application/grpc-web-text')) {
-      throw new DomainCheckFailedError('not a binary gRPC-web answer')
-    }
-    const headerStatus = response.headers.get('grpc-status')
-    // A trailers-only answer: the status is in the headers, and there is no message.
-    if (headerStatus !== null && headerStatus !== '0') throw new DomainCheckFailedError(`grpc-status ${headerStatus}`)
-    return authorizationInBody(await readAtMost(response, ANSWER_LIMIT_BYTES), headerStatus)
-  } catch (error) {
-    // Unread (a refused status or type): let the connection go. A body being read is locked and cancels itself.
-    await response.body?.cancel().catch(() => {})
-    if (error instanceof DomainCheckFailedError) throw error
-    throw new DomainCheckFailedError((error as Error).name === 'TimeoutError' ? 'timed out' : 'answer cut off', { cause: error })
+  if (answer.status !== 200) throw new DomainCheckFailedError(`HTTP status ${answer.status}`)
+  const contentType = (answer.headers['content-type'] ?? '').toLowerCase()
+  if (!contentType.startsWith('application/grpc-web') || contentType.startsWith('application/grpc-web-text')) {
+    throw new DomainCheckFailedError('not a binary gRPC-web answer')
   }
+  if (answer.headers['content-encoding'] !== undefined && answer.headers['content-encoding'] !== 'identity') {
+    throw new DomainCheckFailedError('a coded answer')
+  }
+  const headerStatus = typeof answer.headers['grpc-status'] === 'string' ? answer.headers['grpc-status'] : null
+  // A trailers-only answer: the status is in the headers, and there is no message.
+  if (headerStatus !== null && headerStatus !== '0') throw new DomainCheckFailedError(`grpc-status ${headerStatus}`)
+  return authorizationInBody(answer.body, headerStatus)
 }

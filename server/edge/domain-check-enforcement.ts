@@ -3,6 +3,7 @@ import { ERROR_MESSAGES } from '../../common/error-messages.js'
 import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { domainOfEmail, loginEmails } from './login-emails.js'
+import { OutboundCallError, postOnce } from './outbound-post.js'
 
 /**
  * The login calls the edge checks before proxying them when
@@ -92,17 +93,15 @@ export function enforceDomainCheck (options: DomainCheckEnforcement & { readonly
  */
 async function revokeWithheldToken (request: FastifyRequest, accountsUpstream: string, refresh: string, timeoutMs: number): Promise<void> {
   try {
-    const response = await fetch(`${accountsUpstream}/token/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', [REQUEST_ID_HEADER]: request.id },
-      body: JSON.stringify({ refresh }),
-      redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs)
+    const answer = await postOnce(`${accountsUpstream}/token/revoke`, {
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity', [REQUEST_ID_HEADER]: request.id },
+      body: Buffer.from(JSON.stringify({ refresh })),
+      timeoutMs,
+      limitBytes: 16 * 1024
     })
-    await response.body?.cancel()
-    if (!response.ok) request.log.warn({ upstream: 'accounts', status: response.status }, 'withheld passkey sign-in tokens not revoked')
+    if (answer.status < 200 || answer.status > 299) request.log.warn({ upstream: 'accounts', status: answer.status }, 'withheld passkey sign-in tokens not revoked')
   } catch (error) {
-    request.log.warn({ upstream: 'accounts', reason: (error as Error).name }, 'withheld passkey sign-in tokens not revoked')
+    request.log.warn({ upstream: 'accounts', reason: error instanceof OutboundCallError ? error.reason : 'unexpected error' }, 'withheld passkey sign-in tokens not revoked')
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../common/error-messages.js'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
@@ -144,6 +145,16 @@ const failures: Array<[string, Handler | 'down']> = [
     const message = new CheckDomainAuthorizationResponse().setAuthorization(AUTHORIZED).serializeBinary()
     response.writeHead(200, { 'content-type': 'application/grpc-web-text+proto' })
     response.end(Buffer.concat([encodeFrame(DATA_FRAME, message), encodeTrailers(0)]).toString('base64'))
+  }],
+  ['resets the connection mid-answer', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/grpc-web+proto', 'content-length': '100' })
+    response.write(Buffer.from([0, 0, 0, 0, 2]))
+    setTimeout(() => response.socket?.destroy(), 20)
+  }],
+  ['answers gzip-coded frames', (_request, response) => {
+    const message = new CheckDomainAuthorizationResponse().setAuthorization(AUTHORIZED).serializeBinary()
+    response.writeHead(200, { 'content-type': 'application/grpc-web+proto', 'content-encoding': 'gzip' })
+    response.end(gzipSync(Buffer.concat([encodeFrame(DATA_FRAME, message), encodeTrailers(0)])))
   }],
   ['answers far more than an answer', (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/grpc-web+proto' })
