@@ -1,4 +1,11 @@
+import { execFileSync } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../common/error-messages.js'
@@ -303,4 +310,23 @@ t.test('passkey sign-in: an answer without an email, or a failed check, is refus
   const wrong = await passkeyEdge(t, DEAD_UPSTREAM, { error: 'That passkey is not known here.' }, 401)
   const answered = await passkeySignIn(wrong.base)
   t.same([answered.status, answered.body], [401, { error: 'That passkey is not known here.' }], 'an answer without tokens passes as it is, unchecked')
+})
+
+t.test('a domain service whose TLS certificate does not verify is not asked, and the login is refused', async (t) => {
+  const folder = mkdtempSync(join(tmpdir(), 'threshold-tls-'))
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }))
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem')], { stdio: 'ignore' })
+  let reached = false
+  const server = createHttpsServer({ key: readFileSync(join(folder, 'key.pem')), cert: readFileSync(join(folder, 'cert.pem')) }, (request, response) => {
+    reached = true
+    grpcWebAnswer(AUTHORIZED)({ method: 'POST', url: request.url ?? '', headers: request.headers, body: Buffer.alloc(0) }, response)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const { base, accounts } = await edgeWith(t, `https://127.0.0.1:${(server.address() as AddressInfo).port}`)
+  t.equal((await login(base, 'alice@ok.test')).status, 503)
+  t.equal(reached, false, 'the unverified server was never asked')
+  t.equal(accounts.requests.length, 0)
 })
