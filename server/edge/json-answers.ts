@@ -66,8 +66,12 @@ export function passOnJsonAnswers (options: {
    */
   readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly error: string } | null>
 }): OnResponse {
-  function fail (reply: ProxyReply, failure: UpstreamFailure): void {
+  function dropBackendBodyHeaders (reply: ProxyReply): void {
     for (const name of BODY_HEADERS) reply.removeHeader(name)
+  }
+
+  function fail (reply: ProxyReply, failure: UpstreamFailure): void {
+    dropBackendBodyHeaders(reply)
     options.onFailure(reply, failure)
   }
 
@@ -121,7 +125,7 @@ export function passOnJsonAnswers (options: {
           void reply.header('content-length', body.length).send(body)
           return
         }
-        for (const name of BODY_HEADERS) reply.removeHeader(name)
+        dropBackendBodyHeaders(reply)
         void reply.code(refusal.status).send({ error: refusal.error })
       }, (error: unknown) => {
         logFailure(reply.request, 'error', error, 'answer check failed')
