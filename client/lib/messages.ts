@@ -1,18 +1,9 @@
+import { ERROR_MESSAGES, type ErrorKey } from '../../common/error-messages.js'
 import type { PageNotice } from '../../common/page-notices.js'
 import { MAX_QUERY_ERROR_LENGTH } from './constants.js'
 
-/** The error catalogue of spec section 8: keys of the `error` parameter and their messages. */
-export const ERROR_MESSAGES = Object.freeze({
-  INACTIVITY_LOGOUT: 'You have been logged out due to inactivity.',
-  DOMAIN_NOT_AUTHORIZED: 'The requested domain is not authorized to access this instance of the product.',
-  GENERIC: 'There was a problem. Please try again.',
-  GOOGLE_LOGIN_FAILED: 'Google login failed.',
-  GOOGLE_REGISTER_FAILED: 'Google register failed.',
-  LOCAL_ACCOUNTS_NOT_SUPPORTED: 'Not supported for local network authentication flow. Please contact your customer admin.',
-  DOMAIN_AUTH_CHECK_FAILED: 'Something went wrong checking the domain authorization.'
-})
-
-export type ErrorKey = keyof typeof ERROR_MESSAGES
+/** The spec's error catalogue, kept in common/ since the edge answers with two of its texts too. */
+export { ERROR_MESSAGES, type ErrorKey }
 
 /** What the page says after a registration-type call, or a request for a new link, whose answer carries no success text of its own. */
 export const SUCCESS_MESSAGES = Object.freeze({

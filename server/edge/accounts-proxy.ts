@@ -5,6 +5,7 @@ import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, requireContentType, PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
 import { logFailure } from './client-gone.js'
+import { checkPasskeySignInAnswer, enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
 import { passOnJsonAnswers } from './json-answers.js'
 import {
   forwardRequestHeaders,
@@ -26,6 +27,10 @@ export interface AccountsProxyOptions {
   readonly rateLimit: RateLimitSettings
   /** TRUST_PROXY, for the host and scheme the edge states. */
   readonly trust: ProxyTrust | null
+  /** ACCOUNTS_ANSWER_LIMIT_BYTES: the largest JSON answer read from the service, as sent and decoded. */
+  readonly answerLimitBytes: number
+  /** DOMAIN_CHECK_ENFORCED: where the edge checks a login's domain before proxying it; null: it does not. */
+  readonly domainCheck: DomainCheckEnforcement | null
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
@@ -49,7 +54,9 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   step alone `second_factor_browser` (a browser whose owner asked not to
  *   be asked for codes again). The page's host shares its parent domain's
  *   cookies, and none of the others is the accounts service's business.
- * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id.
+ * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id, and
+ * `Accept-Encoding: identity`: it reads every answer, and a plain one costs
+ * nothing to read (json-answers.ts still decodes a coded one).
  */
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
@@ -64,7 +71,8 @@ export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
     passkey_challenge: new Set(['passkeys/login/options', 'passkeys/login', 'passkeys/register/options', 'passkeys/register']),
     second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'second-factor/verify'])
   },
-  forwarding: true
+  forwarding: true,
+  stated: { 'accept-encoding': 'identity' }
 }
 
 const JSON_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'set-cookie', 'retry-after', 'www-authenticate'])
@@ -74,7 +82,8 @@ const FORM_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location'])
 const FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
   timeout: 'The accounts service did not answer in time. Please try again.',
   unavailable: 'The accounts service is unavailable. Please try again shortly.',
-  'bad-gateway': 'The accounts service could not be reached. Please try again shortly.'
+  'bad-gateway': 'The accounts service could not be reached. Please try again shortly.',
+  unreadable: 'The accounts service answered in a way this page cannot read. Please try again shortly.'
 }
 
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -90,13 +99,17 @@ interface ProxyGroupOptions {
   readonly kind: ProxiedRoute['kind']
   readonly timeoutMs: number
   readonly trust: ProxyTrust | null
+  readonly answerLimitBytes: number
+  readonly domainCheck: DomainCheckEnforcement | null
 }
 
-async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust }: ProxyGroupOptions): Promise<void> {
+async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck }: ProxyGroupOptions): Promise<void> {
   if (kind === 'json') {
     app.addHook('onRequest', rejectCrossSiteRequests)
     app.addHook('onRequest', requireContentType(['application/json']))
     app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, bufferedBodyParser('json'))
+    // After the rate limit (an onRequest hook) and the body's checks: a refused call costs the domain service nothing.
+    if (domainCheck !== null) app.addHook('preHandler', enforceDomainCheck({ ...domainCheck, prefix: app.prefix }))
   } else if (kind === 'form') {
     app.addHook('onRequest', requireContentType(['application/x-www-form-urlencoded']))
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
@@ -125,7 +138,12 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
         upstreamName: 'accounts',
         onFailure: sendFailure
       }),
-      ...(kind === 'json' ? { onResponse: passOnJsonAnswers({ upstreamName: 'accounts', onFailure: sendFailure }) } : {})
+      ...(kind === 'json' ? { onResponse: passOnJsonAnswers({
+        upstreamName: 'accounts',
+        limitBytes: answerLimitBytes,
+        onFailure: sendFailure,
+        ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream }) })
+      }) } : {})
     }
   }
   await app.register(httpProxy, proxyOptions)
@@ -149,7 +167,15 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
   for (const kind of ['json', 'form', 'read'] as const) {
     const routes = options.routes.filter((route) => route.kind === kind)
     if (routes.length === 0) continue
-    await app.register(proxyGroup, { upstream: options.upstream, routes, kind, timeoutMs: options.timeoutMs, trust: options.trust })
+    await app.register(proxyGroup, {
+      upstream: options.upstream,
+      routes,
+      kind,
+      timeoutMs: options.timeoutMs,
+      trust: options.trust,
+      answerLimitBytes: options.answerLimitBytes,
+      domainCheck: options.domainCheck
+    })
   }
 
   for (const route of options.routes) {

@@ -64,7 +64,9 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     routes: options.accountsRoutes,
     timeoutMs: config.upstreamTimeoutMs,
     rateLimit,
-    trust: options.trust
+    trust: options.trust,
+    answerLimitBytes: config.accountsAnswerLimitBytes,
+    domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,

@@ -10,14 +10,16 @@ import type { FastifyBaseLogger } from 'fastify'
 
 /** A request as far as these functions read it (the edge's and the proxies' request types alike). */
 interface RequestOnConnection {
-  readonly raw: { readonly destroyed?: boolean, readonly socket?: { readonly destroyed?: boolean } | null }
+  readonly raw: { readonly destroyed?: boolean, readonly complete?: boolean, readonly socket?: { readonly destroyed?: boolean } | null }
   readonly log: FastifyBaseLogger
 }
 
 /** Whether the client's connection is gone: nothing the edge sends will reach it. */
 export function clientWentAway (request: Pick<RequestOnConnection, 'raw'>): boolean {
   const socket = request.raw.socket
-  return request.raw.destroyed === true || socket == null || socket.destroyed === true
+  // A request whose body was read in full is destroyed too (autoDestroy), while its client still waits.
+  const abortedMidRequest = request.raw.destroyed === true && request.raw.complete !== true
+  return abortedMidRequest || socket == null || socket.destroyed === true
 }
 
 /**

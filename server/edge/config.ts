@@ -5,6 +5,7 @@ import {
   ConfigError,
   deepFreeze,
   readHttpUrl,
+  readBoolean,
   readInteger,
   readList,
   readOrigin,
@@ -25,6 +26,13 @@ export const DEFAULT_PRODUCT_NAME = 'Threshold'
 export const DEFAULT_SUPPORT_EMAIL = 'support@example.com'
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 30
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
+/**
+ * ACCOUNTS_ANSWER_LIMIT_BYTES: the spec's answers are a few hundred bytes and
+ * passkey options a few thousand, so 64 KiB leaves room; the range keeps a
+ * typo from refusing every answer or letting one answer take a process's memory.
+ */
+export const DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES = 64 * 1024
+const ACCOUNTS_ANSWER_LIMIT_RANGE = { min: 1024, max: 16 * 1024 * 1024 } as const
 
 /** proxy-addr's named ranges, accepted beside addresses and CIDRs. */
 const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
@@ -55,6 +63,16 @@ export interface ServerConfig {
   /** Redis holding the rate-limit counts shared by every instance; null: each instance counts alone. */
   readonly redisUrl: string | null
   readonly upstreamTimeoutMs: number
+  /**
+   * The largest answer the edge reads from the accounts service on a JSON
+   * call, as sent and once decoded; a larger one is refused as unreadable.
+   */
+  readonly accountsAnswerLimitBytes: number
+  /**
+   * DOMAIN_CHECK_ENFORCED: the edge runs the domain check itself before it
+   * proxies a login call (domain-check-enforcement.ts), not only the page.
+   */
+  readonly domainCheckEnforced: boolean
   /** Time limit the page puts on the domain authorization check; null: none (the spec's default). */
   readonly domainCheckTimeoutMs: number | null
   readonly logLevel: LogLevel
@@ -231,6 +249,8 @@ export function loadServerConfig (env: Env): ServerConfig {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', { min: 1, max: 1_000_000, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),
     redisUrl: readRedisUrl(env),
     upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', { min: 1, max: 600_000, fallback: DEFAULT_UPSTREAM_TIMEOUT_MS }),
+    accountsAnswerLimitBytes: readInteger(env, 'ACCOUNTS_ANSWER_LIMIT_BYTES', { ...ACCOUNTS_ANSWER_LIMIT_RANGE, fallback: DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES }),
+    domainCheckEnforced: readBoolean(env, 'DOMAIN_CHECK_ENFORCED', false),
     domainCheckTimeoutMs: readString(env, 'DOMAIN_CHECK_TIMEOUT_MS') === undefined
       ? null
       : readInteger(env, 'DOMAIN_CHECK_TIMEOUT_MS', { min: 1, max: 600_000, fallback: 0 }),

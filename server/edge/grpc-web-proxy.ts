@@ -3,11 +3,14 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { grpcStatusForHttpStatus } from '../../common/grpc-status.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
 import { logFailure } from './client-gone.js'
+import { contentCodings, readDecodedBody, UnreadableAnswerError } from './content-codings.js'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
-import { forwardRequestHeaders, upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type RequestHeaderAllowlist, type UpstreamFailure } from './upstream.js'
+import { classifyUpstreamError, forwardRequestHeaders, upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type RequestHeaderAllowlist, type UpstreamFailure } from './upstream.js'
 
 /** gRPC-web content types: binary, and the base64 text form. */
 export const GRPC_WEB_CONTENT_TYPES = [
@@ -24,7 +27,8 @@ export const GRPC_WEB_CONTENT_TYPES = [
 const HTTP_STATUS_FOR_FAILURE: Readonly<Record<UpstreamFailure, number>> = {
   timeout: 504,
   unavailable: 503,
-  'bad-gateway': 503
+  'bad-gateway': 503,
+  unreadable: 503
 }
 
 const GRPC_RESPONSE_HEADERS = new Set([
@@ -41,8 +45,13 @@ export const GRPC_WEB_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'x-grpc-web', 'x-user-agent', 'grpc-timeout']),
   onlyOn: {},
   cookies: new Set(),
-  forwarding: false
+  forwarding: false,
+  // The answer's Content-Encoding is not passed on (the page reads frames), so it must come plain.
+  stated: { 'accept-encoding': 'identity' }
 }
+
+/** A unary answer is one small message and its trailers; a coded one is decoded within this. */
+const CODED_ANSWER_LIMIT_BYTES = 16 * 1024
 
 export interface GrpcWebProxyOptions {
   readonly upstream: string
@@ -71,6 +80,29 @@ export function sendGrpcWebError (reply: FastifyReply | ProxyReply, httpStatus: 
     .send()
 }
 
+
+/** A coded gRPC-web answer, decoded and sent with its own length; one that cannot be is UNAVAILABLE (503). */
+function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readable, codingHeader: string | string[]): void {
+  const unreadable = (reason: string): void => {
+    request.log.warn({ upstream: 'edge-auth', status: reply.statusCode, reason }, 'upstream answer unreadable')
+    sendGrpcWebError(reply, 503, 'The domain authorization service answered in a form this edge cannot read.')
+  }
+  let codings: string[]
+  try {
+    codings = contentCodings(codingHeader)
+  } catch (error) {
+    stream.destroy()
+    unreadable((error as UnreadableAnswerError).reason)
+    return
+  }
+  readDecodedBody(stream, codings, CODED_ANSWER_LIMIT_BYTES).then((body) => {
+    void reply.header('content-length', body.length).send(body)
+  }, (error: unknown) => {
+    if (error instanceof UnreadableAnswerError) unreadable(error.reason)
+    else if (classifyUpstreamError(error) === 'timeout') sendGrpcWebError(reply, 504, 'The domain authorization service is unavailable.')
+    else unreadable('cut off')
+  })
+}
 
 /**
  * The same-origin domain-check call, proxied byte for byte (frames and
@@ -110,13 +142,20 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
         // A backend (or a balancer in front of it) may fail with a plain-text or
         // HTML page; it becomes a gRPC-web failure with the same HTTP status.
         // (reply-from has already copied the backend's headers onto the reply.)
-        onResponse: (_request, reply, response) => {
-          if ((response.statusCode >= 200 && response.statusCode < 300) || isGrpcWeb(reply.getHeader('content-type'))) {
+        onResponse: (request, reply, response) => {
+          if (!(response.statusCode >= 200 && response.statusCode < 300) && !isGrpcWeb(reply.getHeader('content-type'))) {
+            response.stream.resume()
+            sendGrpcWebError(reply, response.statusCode, 'The domain authorization service failed.')
+            return
+          }
+          const codingHeader = (response as unknown as { readonly headers: IncomingHttpHeaders }).headers['content-encoding']
+          if (codingHeader === undefined) {
             void reply.send(response.stream)
             return
           }
-          response.stream.resume()
-          sendGrpcWebError(reply, response.statusCode, 'The domain authorization service failed.')
+          // Asked for identity, coded all the same: decoded here, since the
+          // page receives no Content-Encoding (and a bomb stops at the limit).
+          passDecoded(request as FastifyRequest, reply, response.stream, codingHeader)
         }
       }
     })

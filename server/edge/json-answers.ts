@@ -1,10 +1,10 @@
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
-import type { Readable } from 'node:stream'
+import type { FastifyRequest } from 'fastify'
+import type { IncomingHttpHeaders } from 'node:http'
+import { logFailure } from './client-gone.js'
+import { contentCodings, readDecodedBody, UnreadableAnswerError } from './content-codings.js'
 import { mediaType } from './request-bodies.js'
-import { noteUpstreamFailure, type ProxyReply, type UpstreamFailure } from './upstream.js'
-
-/** Largest answer the edge reads from a backend on a JSON call; the spec's answers are a few hundred bytes. */
-export const MAX_JSON_ANSWER_BYTES = 64 * 1024
+import { classifyUpstreamError, noteUpstreamFailure, type ProxyReply, type UpstreamFailure } from './upstream.js'
 
 type OnResponse = NonNullable<NonNullable<FastifyHttpProxyOptions['replyOptions']>['onResponse']>
 
@@ -16,42 +16,62 @@ const isJson = (contentType: unknown): boolean => {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))
 }
 
-/** The failure an answer that is not JSON stands for: 503 and 504 keep their meaning, anything else is a bad gateway. */
+/**
+ * What an answer that is not JSON stands for. 503 and 504 keep their meaning,
+ * and a 502 in HTML or plain text is what a gateway in front of the backend
+ * sends when it could not reach it: "could not be reached" is then the truth.
+ * Any other status came from a backend that was reached and answered in a
+ * form the page cannot read (an HTML error or login page, plain text).
+ */
 function failureForStatus (status: number): UpstreamFailure {
   if (status === 503) return 'unavailable'
   if (status === 504) return 'timeout'
-  return 'bad-gateway'
+  if (status === 502) return 'bad-gateway'
+  return 'unreadable'
 }
 
-/** The whole body, or null once it grows past `limit` (the rest is not read). */
-async function readAtMost (stream: Readable, limit: number): Promise<Buffer | null> {
-  const chunks: Buffer[] = []
-  let length = 0
-  for await (const chunk of stream) {
-    length += (chunk as Buffer).length
-    if (length > limit) {
-      stream.destroy()
-      return null
-    }
-    chunks.push(chunk as Buffer)
+/** Redirects are never followed: the page's calls have no second location, and a redirect may point anywhere. */
+const isRedirect = (status: number): boolean => status >= 300 && status < 400 && status !== 304
+
+/** Why a decoded body is not an answer the page reads, or null when it is one: a JSON object. */
+function jsonObjectProblem (body: Buffer): string | null {
+  let value: unknown
+  try {
+    value = JSON.parse(body.toString('utf8'))
+  } catch {
+    return 'malformed JSON'
   }
-  return Buffer.concat(chunks, length)
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? null : 'not a JSON object'
 }
 
 /**
  * reply-from's `onResponse` for the JSON calls. The backend's answer is read
- * whole and passed on, byte for byte, only when it is JSON, as the page
- * expects. Anything else (an HTML error page with a stack trace, a body cut
- * off or stalled, an answer far too large) becomes the edge's own JSON
- * failure: the visitor gets a message the page can show, and nothing the
- * backend did not mean to say.
+ * whole, decoded from any coding a browser would read (gzip, x-gzip, deflate,
+ * br; see content-codings.ts) within `limitBytes`, and passed on as plain
+ * JSON with its own length, only when it is a JSON object, as the page
+ * expects. Anything else becomes the edge's own JSON failure: the visitor
+ * gets a message the page can show, and nothing the backend did not mean to
+ * say. A backend that was reached but answered something the page cannot
+ * read (an HTML page, a redirect, malformed, cut-off or oversized JSON, an
+ * unknown coding) is `unreadable`, told apart from one that was not reached,
+ * with one warning naming the status, content type and reason (never the body).
  */
 export function passOnJsonAnswers (options: {
   readonly upstreamName: string
+  readonly limitBytes: number
   readonly onFailure: (reply: ProxyReply, failure: UpstreamFailure) => void
+  /**
+   * A last look at a readable answer before it is passed on: a refusal
+   * replaces it (its cookies included). See checkPasskeySignInAnswer.
+   */
+  readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly error: string } | null>
 }): OnResponse {
-  function fail (reply: ProxyReply, failure: UpstreamFailure): void {
+  function dropBackendBodyHeaders (reply: ProxyReply): void {
     for (const name of BODY_HEADERS) reply.removeHeader(name)
+  }
+
+  function fail (reply: ProxyReply, failure: UpstreamFailure): void {
+    dropBackendBodyHeaders(reply)
     options.onFailure(reply, failure)
   }
 
@@ -67,28 +87,59 @@ export function passOnJsonAnswers (options: {
       void reply.send(stream)
       return
     }
-    const contentType = reply.getHeader('content-type')
-    if (!isJson(contentType)) {
+    // The backend's own headers: the reply holds only those passed on, without Content-Encoding.
+    const headers = (response as unknown as { readonly headers: IncomingHttpHeaders }).headers
+    const contentType = headers['content-type']
+    const refuse = (failure: UpstreamFailure, reason: string, error?: unknown): void => {
+      const fields = { upstream: options.upstreamName, status, contentType, reason, failure }
+      if (error === undefined) reply.log.warn(fields, 'upstream answer unreadable')
+      else logFailure(reply.request, 'warn', error, 'upstream answer unreadable', fields)
+      fail(reply, failure)
+    }
+    if (isRedirect(status)) {
       stream.resume()
-      reply.log.warn({ upstream: options.upstreamName, status, contentType }, 'upstream answer is not JSON')
-      fail(reply, failureForStatus(status))
+      refuse('unreadable', 'a redirect')
       return
     }
-    readAtMost(stream, MAX_JSON_ANSWER_BYTES).then((body) => {
-      let reason: string | null = body === null ? 'larger than the limit' : null
-      if (body !== null) {
-        try {
-          JSON.parse(body.toString('utf8'))
-        } catch {
-          reason = 'malformed JSON'
-        }
-      }
-      if (reason !== null) {
-        reply.log.warn({ upstream: options.upstreamName, status, reason }, 'upstream answer is not JSON')
-        fail(reply, 'bad-gateway')
+    if (!isJson(contentType)) {
+      stream.resume()
+      refuse(failureForStatus(status), 'not JSON')
+      return
+    }
+    let codings: string[]
+    try {
+      codings = contentCodings(headers['content-encoding'])
+    } catch (error) {
+      stream.destroy()
+      refuse('unreadable', (error as UnreadableAnswerError).reason)
+      return
+    }
+    readDecodedBody(stream, codings, options.limitBytes).then((body) => {
+      const problem = jsonObjectProblem(body)
+      if (problem !== null) {
+        refuse('unreadable', problem)
         return
       }
-      void reply.header('content-length', body!.length).send(body)
-    }, (error: unknown) => fail(reply, noteUpstreamFailure(reply, error, options.upstreamName)))
+      return (options.refusalOf?.(request as FastifyRequest, status, body) ?? Promise.resolve(null)).then((refusal) => {
+        if (refusal === null) {
+          void reply.header('content-length', body.length).send(body)
+          return
+        }
+        dropBackendBodyHeaders(reply)
+        void reply.code(refusal.status).send({ error: refusal.error })
+      }, (error: unknown) => {
+        logFailure(reply.request, 'error', error, 'answer check failed')
+        fail(reply, 'unreadable')
+      })
+    }, (error: unknown) => {
+      if (error instanceof UnreadableAnswerError) {
+        refuse('unreadable', error.reason)
+        return
+      }
+      // The backend answered, then its connection failed mid-body: a cut-off
+      // answer, unless it stalled (a timeout); logged with the error.
+      if (classifyUpstreamError(error) === 'timeout') fail(reply, noteUpstreamFailure(reply, error, options.upstreamName))
+      else refuse('unreadable', 'cut off', error)
+    })
   }
 }

@@ -30,8 +30,8 @@ export type ProxyReply = Parameters<NonNullable<ReplyOptions['onError']>>[0]
  * dropped: override headers (`X-Original-URL`, `X-HTTP-Method-Override`),
  * claims about the client (`Forwarded`, `X-Real-IP`, `Client-IP`, `Via`),
  * credentials meant for someone else (`Proxy-Authorization`, the parent
- * domain's other cookies), `Accept-Encoding` (the edge reads the answers, so
- * they must not come compressed) and hop-by-hop headers (`Keep-Alive`,
+ * domain's other cookies), the client's `Accept-Encoding` (the edge reads the
+ * answers, and asks for them uncoded itself: see `stated`) and hop-by-hop headers (`Keep-Alive`,
  * `Upgrade`, `Expect`, `TE`…), which undici refuses to send at all.
  */
 export interface RequestHeaderAllowlist {
@@ -45,6 +45,8 @@ export interface RequestHeaderAllowlist {
   readonly cookiesOnlyOn?: Readonly<Record<string, ReadonlySet<string>>>
   /** Whether the edge states the client address, scheme and host (X-Forwarded-For, -Proto, -Host). */
   readonly forwarding: boolean
+  /** Headers the edge sends with its own value on every call, whatever the client sent, lower case. */
+  readonly stated?: Readonly<Record<string, string>>
 }
 
 /** Headers about the body, which pass only with a body the edge sends. */
@@ -97,6 +99,7 @@ export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, option
       const host = forwardedHost(request.raw as IncomingMessage, options.trust)
       if (host !== undefined) forwarded['x-forwarded-host'] = host
     }
+    Object.assign(forwarded, allowlist.stated)
     forwarded[REQUEST_ID_HEADER] = request.id
     return forwarded
   }
@@ -116,8 +119,13 @@ export function keepResponseHeaders (allowed: ReadonlySet<string>) {
   }
 }
 
-/** Why a call to a backend failed, as far as the visitor needs to know. */
-export type UpstreamFailure = 'timeout' | 'unavailable' | 'bad-gateway'
+/**
+ * Why a call to a backend failed, as far as the visitor needs to know:
+ * `unreadable` is a backend that was reached and answered, but with
+ * something the page cannot read (json-answers.ts); `bad-gateway` one that
+ * could not be reached or did not speak HTTP.
+ */
+export type UpstreamFailure = 'timeout' | 'unavailable' | 'bad-gateway' | 'unreadable'
 
 const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT',
@@ -140,17 +148,25 @@ function errorCodes (error: unknown): string[] {
   return codes
 }
 
+/**
+ * Answers from a backend that was reached: reply-from's error for a status
+ * that is not HTTP's (999), and undici's for headers past its 16 KiB limit.
+ */
+const UNREADABLE_CODES = new Set(['FST_REPLY_FROM_BAD_GATEWAY', 'UND_ERR_HEADERS_OVERFLOW'])
+
 export function classifyUpstreamError (error: unknown): UpstreamFailure {
   const codes = errorCodes(error)
   if (codes.some((code) => TIMEOUT_CODES.has(code))) return 'timeout'
   if (codes.some((code) => UNAVAILABLE_CODES.has(code))) return 'unavailable'
+  if (codes.some((code) => UNREADABLE_CODES.has(code))) return 'unreadable'
   return 'bad-gateway'
 }
 
 export const UPSTREAM_FAILURE_STATUS: Readonly<Record<UpstreamFailure, number>> = {
   timeout: 504,
   unavailable: 503,
-  'bad-gateway': 502
+  'bad-gateway': 502,
+  unreadable: 502
 }
 
 /**

@@ -1,10 +1,12 @@
 import '../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE, ERROR_MESSAGES } from '../../client/lib/messages.js'
 import { SERVICE_BUSY } from '../../server/reference/error-answers.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../fixtures/edge.js'
+import { startEdgeAuthResponder } from '../fixtures/edge-auth.js'
 import { eventually, renderPage, startBackend } from '../fixtures/page.js'
 
 /**
@@ -16,7 +18,8 @@ import { eventually, renderPage, startBackend } from '../fixtures/page.js'
 const MESSAGES = {
   timeout: 'The accounts service did not answer in time. Please try again.',
   unavailable: 'The accounts service is unavailable. Please try again shortly.',
-  badGateway: 'The accounts service could not be reached. Please try again shortly.'
+  badGateway: 'The accounts service could not be reached. Please try again shortly.',
+  unreadable: 'The accounts service answered in a way this page cannot read. Please try again shortly.'
 }
 const EDGE_ENV = { UPSTREAM_TIMEOUT_MS: '300' }
 
@@ -29,11 +32,19 @@ const faults: Array<[string, Handler | 'refuses', string]> = [
   ['answers 500 with an HTML page', (_request, response) => {
     response.writeHead(500, { 'content-type': 'text/html' })
     response.end('<h1>Internal Server Error</h1><pre>at db.connect (/srv/db.js:1)</pre>')
+  }, MESSAGES.unreadable],
+  ['answers 502 from a gateway in front of it, in HTML', (_request, response) => {
+    response.writeHead(502, { 'content-type': 'text/html' })
+    response.end('<h1>502 Bad Gateway</h1>')
   }, MESSAGES.badGateway],
   ['answers malformed JSON', (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' })
     response.end('{"auth": "a", "refr')
-  }, MESSAGES.badGateway],
+  }, MESSAGES.unreadable],
+  ['redirects to its own login page', (_request, response) => {
+    response.writeHead(302, { location: 'https://accounts.internal/login?next=/v2/login' })
+    response.end()
+  }, MESSAGES.unreadable],
   ['answers 500 with its own JSON message', jsonAnswer(500, { error: 'Sign-in is down for maintenance until 14:00 UTC.' }),
     'Sign-in is down for maintenance until 14:00 UTC.'],
   ['answers 500 with JSON but no message', jsonAnswer(500, { detail: 'x' }), ERROR_MESSAGES.GENERIC],
@@ -65,6 +76,30 @@ for (const [what, handler, message] of faults) {
     t.equal(window.location.pathname, '/', 'still on the page')
   })
 }
+
+t.test('a backend that answers gzip although asked for identity: the login goes through', async (t) => {
+  const { base } = await startBackend(t, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+    response.end(gzipSync(JSON.stringify({ auth: 'a.b.c', refresh: 'r' })))
+  })
+  const { user } = renderPage(t, base, '?redirect=%2Fapp')
+  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
+  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await eventually(t, () => window.location.pathname, '/app')
+})
+
+t.test('with DOMAIN_CHECK_ENFORCED, a page that does not ask for the check still shows the edge\'s refusal', async (t) => {
+  const responder = await startEdgeAuthResponder(t, { unauthorized: ['example.test'] })
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { auth: 'a.b.c', refresh: 'r' }), {
+    edgeAuthUpstream: responder, env: { DOMAIN_CHECK_ENFORCED: 'true' }
+  })
+  const { user } = renderPage(t, base)
+  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
+  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await eventually(t, () => screen.getByRole('alert').textContent, ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED)
+  t.equal(upstream.requests.length, 0, 'the login never reached the accounts service')
+  t.equal(window.location.pathname, '/', 'still on the page')
+})
 
 t.test('a backend that answers slowly, within the timeout: the login goes through', async (t) => {
   const { base } = await startBackend(t, (request, response) => {

@@ -2,7 +2,7 @@ import { build } from 'esbuild'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { GRPC_STATUS, grpcStatusForHttpStatus, HTTP_STATUS_TO_GRPC_STATUS } from '../../common/grpc-status.js'
-import { encodeFrame, encodeTrailers } from '../../server/reference/grpc-web-frames.js'
+import { encodeFrame, encodeTrailers } from '../../server/shared/grpc-web-frames.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startUpstream } from '../fixtures/edge.js'
 

@@ -11,6 +11,9 @@ import type { ServerResponse } from 'node:http'
 import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
 
+/** The edge's answer when the backend answered something the page cannot read (server/edge/json-answers.ts). */
+const UNREADABLE = 'The accounts service answered in a way this page cannot read. Please try again shortly.'
+
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
 
 t.test('each call posts its exact JSON body, with its headers, to its path through the edge', async (t) => {
@@ -72,8 +75,8 @@ t.test('answers become the union the page switches on', async (t) => {
     ['500 without text', jsonAnswer(500, {}), { kind: 'failed' }],
     ['503 with the service\'s text', jsonAnswer(503, { error: 'Busy, try again.' }), { kind: 'error', message: 'Busy, try again.' }],
     ['503 without text (a service shedding load)', jsonAnswer(503, {}), { kind: 'error', message: BUSY_MESSAGE }],
-    ['a JSON array', jsonAnswer(200, []), { kind: 'failed' }],
-    ['JSON that is not an object', jsonAnswer(200, null), { kind: 'failed' }],
+    ['a JSON array (the edge answers in the backend\'s place)', jsonAnswer(200, []), { kind: 'error', message: UNREADABLE }],
+    ['JSON that is not an object (the edge answers in the backend\'s place)', jsonAnswer(200, null), { kind: 'error', message: UNREADABLE }],
     ['not JSON (the edge answers in the backend\'s place)', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') },
       { kind: 'error', message: 'The accounts service could not be reached. Please try again shortly.' }],
     ['tokens on a 500', jsonAnswer(500, { auth: 'a', refresh: 'r' }), { kind: 'failed' }],
@@ -172,6 +175,23 @@ t.test('local-network login posts straight to the local accounts server, without
   t.equal(post.url, '/authenticate')
   t.same(JSON.parse(post.body.toString()), { email: 'a@b.test', password: 'pw', ...context })
   t.equal(post.headers.cookie, undefined, 'no cookie of the page travels to the local server')
+})
+
+t.test('straight from a local accounts server, with no edge in between, JSON that is not an object is an answer the page cannot use', async (t) => {
+  let body = '[]'
+  const local = await startUpstream(t, (request, response) => {
+    response.writeHead(request.method === 'OPTIONS' ? 204 : 200, {
+      'access-control-allow-origin': 'http://127.0.0.1:8080',
+      'access-control-allow-headers': 'content-type',
+      'content-type': 'application/json'
+    })
+    response.end(request.method === 'OPTIONS' ? undefined : body)
+  })
+  setPageUrl('http://127.0.0.1:8080/?local_accounts_host=127.0.0.1')
+  for (const answer of ['[]', 'null', '"text"']) {
+    body = answer
+    t.same(await localLogin(`${local.url}/authenticate`, { email: 'a@b.test', password: 'pw', ...context }), { kind: 'failed' }, answer)
+  }
 })
 
 t.test('a call sends only the page\'s origin as Referer, never its address, which can hold a reset token or an email', async (t) => {

@@ -2,7 +2,7 @@ import '../../fixtures/dom.js'
 import t from 'tap'
 import { checkDomainAuthorization } from '../../../client/domain-check/check-domain-authorization.js'
 import { GRPC_STATUS, grpcStatusForHttpStatus, HTTP_STATUS_TO_GRPC_STATUS } from '../../../common/grpc-status.js'
-import { encodeFrame, encodeTrailers } from '../../../server/reference/grpc-web-frames.js'
+import { encodeFrame, encodeTrailers } from '../../../server/shared/grpc-web-frames.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 // grpc-web's own HTTP-status path and the deadline are also held to the table
 // in real Chromium (test/e2e/domain-check-client.test.ts): happy-dom's

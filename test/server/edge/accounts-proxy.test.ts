@@ -109,7 +109,7 @@ const ATTACK_HEADERS: Array<[string, string]> = [
  * else (`Connection` is undici's own, for its pool of connections).
  */
 const ACCOUNTS_HEADERS_RECEIVED = [
-  'accept', 'connection', 'content-length', 'content-type', 'cookie', 'host', 'user-agent',
+  'accept', 'accept-encoding', 'connection', 'content-length', 'content-type', 'cookie', 'host', 'user-agent',
   'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-request-id'
 ]
 
@@ -128,6 +128,7 @@ t.test('the accounts service receives only the headers on its list: each attack 
   const seen = upstream.requests[0]!
   for (const [name, value] of ATTACK_HEADERS) {
     if (name === 'X-Request-Id') t.not(seen.headers['x-request-id'], value, 'X-Request-Id: the edge\'s own, not the client\'s')
+    else if (name === 'Accept-Encoding') t.equal(seen.headers['accept-encoding'], 'identity', 'Accept-Encoding: the edge\'s own identity, not the client\'s')
     else t.equal(seen.headers[name.toLowerCase()], undefined, `${name} is not passed on`)
   }
   t.same(Object.keys(seen.headers).sort(), ACCOUNTS_HEADERS_RECEIVED, 'nothing but the listed headers')

@@ -31,6 +31,8 @@ t.test('an empty environment gives the documented defaults', async (t) => {
   t.equal(config.upstreamTimeoutMs, 10_000)
   t.equal(config.domainCheckTimeoutMs, null)
   t.equal(config.logLevel, 'info')
+  t.equal(config.accountsAnswerLimitBytes, 65_536, 'answers up to 64 KiB')
+  t.equal(config.domainCheckEnforced, false, 'the domain check is the page\'s alone')
 })
 
 t.test('every variable is read and normalised', async (t) => {
@@ -50,6 +52,8 @@ t.test('every variable is read and normalised', async (t) => {
     RATE_LIMIT_PER_MINUTE: '100',
     UPSTREAM_TIMEOUT_MS: '2500',
     DOMAIN_CHECK_TIMEOUT_MS: '3000',
+    ACCOUNTS_ANSWER_LIMIT_BYTES: '262144',
+    DOMAIN_CHECK_ENFORCED: 'TRUE',
     LOG_LEVEL: 'warn'
   })
   t.equal(config.port, 9000)
@@ -64,6 +68,8 @@ t.test('every variable is read and normalised', async (t) => {
   t.equal(config.rateLimitPerMinute, 100)
   t.equal(config.upstreamTimeoutMs, 2500)
   t.equal(config.domainCheckTimeoutMs, 3000)
+  t.equal(config.accountsAnswerLimitBytes, 262_144)
+  t.equal(config.domainCheckEnforced, true)
   t.equal(config.logLevel, 'warn')
 })
 
@@ -121,6 +127,14 @@ const badValues: Array<[string, string, RegExp]> = [
   ['REDIRECT_ALLOWED_HOSTS', '*.github.io', /REDIRECT_ALLOWED_HOSTS must not name a public suffix/],
   ['GOOGLE_CLIENT_ID', 'has spaces in it', /GOOGLE_CLIENT_ID is not a Google OAuth client id/],
   ['DOMAIN_CHECK_TIMEOUT_MS', 'soon', /DOMAIN_CHECK_TIMEOUT_MS must be a whole number/],
+  ['ACCOUNTS_ANSWER_LIMIT_BYTES', '64k', /ACCOUNTS_ANSWER_LIMIT_BYTES must be a whole number from 1024 to 16777216 \(got "64k"\)/],
+  ['ACCOUNTS_ANSWER_LIMIT_BYTES', '0', /ACCOUNTS_ANSWER_LIMIT_BYTES must be a whole number from 1024/],
+  ['ACCOUNTS_ANSWER_LIMIT_BYTES', '1023', /ACCOUNTS_ANSWER_LIMIT_BYTES must be a whole number from 1024/],
+  ['ACCOUNTS_ANSWER_LIMIT_BYTES', '16777217', /ACCOUNTS_ANSWER_LIMIT_BYTES must be a whole number from 1024 to 16777216/],
+  ['ACCOUNTS_ANSWER_LIMIT_BYTES', '-65536', /ACCOUNTS_ANSWER_LIMIT_BYTES must be a whole number/],
+  ['ACCOUNTS_ANSWER_LIMIT_BYTES', '65536.5', /ACCOUNTS_ANSWER_LIMIT_BYTES must be a whole number/],
+  ['DOMAIN_CHECK_ENFORCED', 'yes', /DOMAIN_CHECK_ENFORCED must be true or false \(got "yes"\)/],
+  ['DOMAIN_CHECK_ENFORCED', '1', /DOMAIN_CHECK_ENFORCED must be true or false/],
   ['SOURCE_MAPS', 'yes', /SOURCE_MAPS must be public or private \(got "yes"\)/],
   ['REDIS_URL', 'redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379/],
   ['REDIS_URL', 'http://redis.internal:6379', /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],

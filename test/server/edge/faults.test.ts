@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
-import { MAX_JSON_ANSWER_BYTES } from '../../../server/edge/json-answers.js'
+import { DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../../../server/edge/config.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 import type { ServerResponse } from 'node:http'
 
@@ -22,7 +22,8 @@ const ANSWER_BOUND_MS = 3000
 const MESSAGES = {
   timeout: 'The accounts service did not answer in time. Please try again.',
   unavailable: 'The accounts service is unavailable. Please try again shortly.',
-  badGateway: 'The accounts service could not be reached. Please try again shortly.'
+  badGateway: 'The accounts service could not be reached. Please try again shortly.',
+  unreadable: 'The accounts service answered in a way this page cannot read. Please try again shortly.'
 }
 const INTERNALS = /127\.0\.0\.1|10\.0\.0\.5|:\d{4,5}\b|ECONN|EPIPE|UND_ERR|undici|socket|at [\w.]+ \(|\/srv\/|Apache|PHP|Express|nginx|stack/i
 const LEAKY_HEADERS = ['server', 'x-powered-by', 'via', 'x-backend', 'x-upstream', 'x-debug']
@@ -98,7 +99,7 @@ const failures: Array<[string, Handler | 'refuses', number, string]> = [
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' })
     response.write('{"auth":"eyJhbGciOi')
     setTimeout(() => response.socket?.destroy(), 20)
-  }, 502, MESSAGES.badGateway],
+  }, 502, MESSAGES.unreadable],
   ['sends headers, then stalls mid-body', (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' })
     response.write('{"auth":"eyJhbGciOi')
@@ -106,7 +107,7 @@ const failures: Array<[string, Handler | 'refuses', number, string]> = [
   ['answers 500 with its own HTML error page and banners', (_request, response) => {
     response.writeHead(500, { 'content-type': 'text/html', ...BACKEND_HEADERS })
     response.end(BACKEND_ERROR_PAGE)
-  }, 502, MESSAGES.badGateway],
+  }, 502, MESSAGES.unreadable],
   ['answers 502 from its own balancer, in HTML', (_request, response) => {
     response.writeHead(502, { 'content-type': 'text/html', server: 'nginx/1.22.1' })
     response.end('<html><center><h1>502 Bad Gateway</h1></center><hr><center>nginx/1.22.1</center></html>')
@@ -122,24 +123,24 @@ const failures: Array<[string, Handler | 'refuses', number, string]> = [
   ['answers malformed JSON', (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', ...BACKEND_HEADERS })
     response.end('{"auth": "a", "refresh": ')
-  }, 502, MESSAGES.badGateway],
+  }, 502, MESSAGES.unreadable],
   ['answers a stack trace labelled as JSON', (_request, response) => {
     response.writeHead(500, { 'content-type': 'application/json' })
     response.end(`Error: connect ECONNREFUSED 10.0.0.5:5432\n    at Pool.connect (/srv/accounts/db.js:41:11)`)
-  }, 502, MESSAGES.badGateway],
+  }, 502, MESSAGES.unreadable],
   ['answers 200 with an empty body', (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': '0' })
     response.end()
-  }, 502, MESSAGES.badGateway],
+  }, 502, MESSAGES.unreadable],
   ['answers 200 as plain text', (_request, response) => {
     response.writeHead(200, { 'content-type': 'text/plain' })
     response.end('OK from accounts-7f9c at 10.0.0.5')
-  }, 502, MESSAGES.badGateway],
+  }, 502, MESSAGES.unreadable],
   ['answers more JSON than any call needs', (_request, response) => {
-    const body = JSON.stringify({ error: 'x'.repeat(MAX_JSON_ANSWER_BYTES) })
+    const body = JSON.stringify({ error: 'x'.repeat(DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES) })
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
     response.end(body)
-  }, 502, MESSAGES.badGateway],
+  }, 502, MESSAGES.unreadable],
   ['answers more slowly than the timeout', (request, response) => {
     setTimeout(() => jsonAnswer(200, { auth: 'late', refresh: 'late' })(request, response), 2500)
   }, 504, MESSAGES.timeout]
@@ -161,11 +162,11 @@ t.test('a backend that speaks something other than HTTP gives 502; one that acce
   expectFailure(t, await login(await edgeFor(t, silent)), 504, MESSAGES.timeout, 'a silent listener')
 })
 
-t.test('a backend answering with a status that is not HTTP\'s gives 502', async (t) => {
+t.test('a backend answering with a status that is not HTTP\'s gives 502, as an answer the page cannot read', async (t) => {
   const upstream = await startTcp(t, (socket) => socket.once('data', () => {
     socket.end('HTTP/1.1 999 Whatever\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}')
   }))
-  expectFailure(t, await login(await edgeFor(t, upstream)), 502, MESSAGES.badGateway, 'status 999')
+  expectFailure(t, await login(await edgeFor(t, upstream)), 502, MESSAGES.unreadable, 'status 999')
 })
 
 t.test('the backend\'s own JSON answers pass through, whatever their status, and slow ones within the timeout', async (t) => {

@@ -1,6 +1,8 @@
+import type { ServerResponse } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
-import { buildEdge, DEAD_UPSTREAM, startUpstream } from '../../fixtures/edge.js'
+import { buildEdge, DEAD_UPSTREAM, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 
 const GRPC_HEADERS = { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }
 /** A request frame for domain "example.com", and an answer with a data frame and a trailer frame. */
@@ -56,8 +58,9 @@ t.test('the domain-check service receives the gRPC-web headers alone: no cookie,
   const seen = upstream.requests[0]!
   t.equal(seen.url, CHECK_DOMAIN_AUTHORIZATION_PATH, 'the query string stays at the edge')
   t.same(Object.keys(seen.headers).sort(), [
-    'accept', 'connection', 'content-length', 'content-type', 'grpc-timeout', 'host', 'x-grpc-web', 'x-request-id', 'x-user-agent'
+    'accept', 'accept-encoding', 'connection', 'content-length', 'content-type', 'grpc-timeout', 'host', 'x-grpc-web', 'x-request-id', 'x-user-agent'
   ], 'the gRPC-web headers and the request id, nothing else')
+  t.equal(seen.headers['accept-encoding'], 'identity', 'the edge\'s own Accept-Encoding, not the browser\'s')
   t.equal(seen.headers['grpc-timeout'], '5000m', 'the page\'s deadline travels on')
   t.equal(seen.headers['x-request-id'], 'lb-id-1', 'the load balancer\'s request id, from a trusted proxy')
 })
@@ -115,5 +118,33 @@ t.test('a backend failing with a page that is not gRPC-web is turned into a gRPC
     t.equal(response.headers['content-type'], 'application/grpc-web+proto')
     t.equal(response.headers['grpc-status'], grpcStatus, `HTTP ${httpStatus} → grpc-status ${grpcStatus}`)
     t.equal(response.body, '', 'the backend\'s page is not passed on')
+  }
+})
+
+t.test('an answer coded although identity was asked for reaches the page decoded; one that cannot be decoded is UNAVAILABLE', async (t) => {
+  let answer = (_request: RecordedRequest, response: ServerResponse): void => {
+    response.writeHead(200, { 'content-type': 'application/grpc-web+proto', 'content-encoding': 'gzip' })
+    response.end(gzipSync(ANSWER))
+  }
+  const upstream = await startUpstream(t, (request, response) => answer(request, response))
+  const app = await buildEdge(t, { edgeAuthUpstream: upstream.url })
+  const call = async () => app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers: GRPC_HEADERS, payload: REQUEST })
+
+  const decoded = await call()
+  t.equal(decoded.statusCode, 200)
+  t.ok(decoded.rawPayload.equals(ANSWER), 'the frames, decoded')
+  t.equal(decoded.headers['content-length'], String(ANSWER.length), 'with their own length')
+  t.equal(decoded.headers['content-encoding'], undefined)
+
+  const refusals: Array<[string, Buffer]> = [['zstd', ANSWER], ['br', Buffer.from('not brotli')], ['gzip', gzipSync(Buffer.alloc(64 * 1024 * 1024))]]
+  for (const [coding, body] of refusals) {
+    answer = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/grpc-web+proto', 'content-encoding': coding })
+      response.end(body)
+    }
+    const refused = await call()
+    t.equal(refused.statusCode, 503, `${coding}: 503`)
+    t.equal(refused.headers['grpc-status'], '14', `${coding}: UNAVAILABLE`)
+    t.equal(refused.rawPayload.length, 0, `${coding}: nothing of the answer`)
   }
 })

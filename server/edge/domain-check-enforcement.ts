@@ -1,0 +1,134 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ERROR_MESSAGES } from '../../common/error-messages.js'
+import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
+import { REQUEST_ID_HEADER } from '../shared/logger.js'
+import { domainOfEmail, loginEmails } from './login-emails.js'
+import { OutboundCallError, postOnce } from './outbound-post.js'
+
+/**
+ * The login calls the edge checks before proxying them when
+ * DOMAIN_CHECK_ENFORCED is true: the password login, the Google login and
+ * the end of an SSO login (both `v2/auth/login`), and the start of SSO.
+ * Registrations are not login calls (the page does not check them either).
+ */
+export const ENFORCED_LOGIN_PATHS: ReadonlySet<string> = new Set(['v2/login', 'v2/auth/login', 'auth/login/sso'])
+
+/**
+ * A passkey sign-in names no address before its answer: the edge checks the
+ * answer's `email` instead ({@link checkPasskeySignInAnswer}).
+ */
+export const PASSKEY_SIGN_IN_PATH = 'passkeys/login'
+
+/** A login names one address, a Google login two (body and token); a body naming more is not the page's. */
+export const MAX_CHECKED_DOMAINS = 4
+
+export interface DomainCheckEnforcement {
+  /** Base URL of the domain-check service (EDGE_AUTH_URL or the embedded responder). */
+  readonly upstream: string
+  readonly timeoutMs: number
+}
+
+/** What the edge answers instead of the login. */
+export interface LoginRefusal {
+  readonly status: number
+  readonly error: string
+}
+
+const CHECK_FAILED: LoginRefusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }
+
+/** The refusal the domain check gives `domains`, or null when every one may sign in. */
+async function domainRefusal (request: FastifyRequest, domains: readonly string[], options: DomainCheckEnforcement): Promise<LoginRefusal | null> {
+  for (const domain of domains) {
+    try {
+      const authorization = await callDomainCheck({ upstream: options.upstream, domain, timeoutMs: options.timeoutMs, requestId: request.id })
+      if (authorization === 'unauthorized') {
+        request.log.info({ domain }, 'login refused: domain not authorized')
+        return { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
+      }
+      if (authorization === 'unrecognised') {
+        request.log.warn({ domain, reason: 'unrecognised authorization value' }, 'login refused: domain check failed')
+        return CHECK_FAILED
+      }
+    } catch (error) {
+      const reason = error instanceof DomainCheckFailedError ? error.reason : 'unexpected error'
+      request.log.warn({ domain, reason, upstream: 'edge-auth' }, 'login refused: domain check failed')
+      return CHECK_FAILED
+    }
+  }
+  return null
+}
+
+const routeOf = (request: FastifyRequest, prefix: string): string => (request.routeOptions.url ?? '').slice(prefix.length + 1)
+
+/**
+ * A `preHandler` for the accounts proxy's JSON calls (`prefix` is where they
+ * are mounted): before a login call in {@link ENFORCED_LOGIN_PATHS} is
+ * proxied, the domain of every address it names is checked, as the page
+ * would. AUTHORIZED and UNSPECIFIED let it through; UNAUTHORIZED is a 403
+ * with the spec's DOMAIN_NOT_AUTHORIZED text; a check that fails, or answers
+ * a value this edge does not know, refuses the login (fail closed) with a
+ * 503 and DOMAIN_AUTH_CHECK_FAILED. A call naming no usable address goes on:
+ * the backend refuses it as usual.
+ */
+export function enforceDomainCheck (options: DomainCheckEnforcement & { readonly prefix: string }) {
+  return async function checkLoginDomains (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if (!ENFORCED_LOGIN_PATHS.has(routeOf(request, options.prefix))) return undefined
+
+    const named = loginEmails(Buffer.isBuffer(request.body) ? request.body : undefined, request.headers.authorization)
+    if (named.kind === 'malformed') {
+      return reply.code(400).send({ error: 'The email address is not valid.' })
+    }
+    const domains = [...new Set(named.emails.map(domainOfEmail).filter((domain) => domain !== null))]
+    if (domains.length > MAX_CHECKED_DOMAINS) {
+      return reply.code(400).send({ error: 'The request names too many email addresses.' })
+    }
+    const refusal = await domainRefusal(request, domains, options)
+    return refusal === null ? undefined : reply.code(refusal.status).send({ error: refusal.error })
+  }
+}
+
+/**
+ * Revokes a refresh token the edge withheld. The browser never saw it, so
+ * this is defence in depth: a failure is logged and the refusal stands.
+ */
+async function revokeWithheldToken (request: FastifyRequest, accountsUpstream: string, refresh: string, timeoutMs: number): Promise<void> {
+  try {
+    const answer = await postOnce(`${accountsUpstream}/token/revoke`, {
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity', [REQUEST_ID_HEADER]: request.id },
+      body: Buffer.from(JSON.stringify({ refresh })),
+      timeoutMs,
+      limitBytes: 16 * 1024
+    })
+    if (answer.status < 200 || answer.status > 299) request.log.warn({ upstream: 'accounts', status: answer.status }, 'withheld passkey sign-in tokens not revoked')
+  } catch (error) {
+    request.log.warn({ upstream: 'accounts', reason: error instanceof OutboundCallError ? error.reason : 'unexpected error' }, 'withheld passkey sign-in tokens not revoked')
+  }
+}
+
+/**
+ * For json-answers.ts: checks a passkey sign-in's answer before it is
+ * passed on. A 2xx answer carrying tokens is passed on only when its
+ * `email` is allowed; otherwise the tokens (and the backend's cookies)
+ * never reach the browser, the refresh token is revoked at the backend
+ * (`token/revoke`, the call the page would make) and the refusal is
+ * answered. A token answer without an `email` cannot be checked: refused.
+ */
+export function checkPasskeySignInAnswer (options: DomainCheckEnforcement & { readonly prefix: string, readonly accountsUpstream: string }) {
+  return async function passkeyAnswerRefusal (request: FastifyRequest, status: number, body: Buffer): Promise<LoginRefusal | null> {
+    if (routeOf(request, options.prefix) !== PASSKEY_SIGN_IN_PATH || status < 200 || status > 299) return null
+    const answer = JSON.parse(body.toString('utf8')) as Record<string, unknown>
+    if (typeof answer.auth !== 'string' && typeof answer.refresh !== 'string') return null
+    const domain = typeof answer.email === 'string' ? domainOfEmail(answer.email) : null
+    let refusal: LoginRefusal | null
+    if (domain === null) {
+      request.log.warn({ reason: 'no email in the answer' }, 'login refused: domain check failed')
+      refusal = CHECK_FAILED
+    } else {
+      refusal = await domainRefusal(request, [domain], options)
+    }
+    if (refusal !== null && typeof answer.refresh === 'string') {
+      await revokeWithheldToken(request, options.accountsUpstream, answer.refresh, options.timeoutMs)
+    }
+    return refusal
+  }
+}
