@@ -49,10 +49,12 @@ export function readAnswer (exchange: Exchange): Answer {
     const location = headers.location === undefined ? 'nowhere' : excerpt(withoutQuery(String(headers.location)), 80)
     return unreadable(`${status} redirect to ${location}: the edge does not follow redirects on a JSON call and would answer 502; answer the call itself`)
   }
-  if (encoding !== '' && encoding !== 'identity') {
-    return unreadable(`${status} compressed with ${encoding} though the request asked for no compression (no Accept-Encoding): the edge reads answers as they come and would answer 502; it held: ${excerpt(text)}`)
+  if (exchange.unreadable === 'larger than the limit') {
+    return unreadable(`${status} with a body over ${MAX_ANSWER_BYTES / 1024} KiB${encoding === '' ? '' : ` once decoded from ${encoding}`}: the edge would answer 502 (unless ACCOUNTS_ANSWER_LIMIT_BYTES is raised)`)
   }
-  if (exchange.tooLarge) return unreadable(`${status} with a body over ${MAX_ANSWER_BYTES / 1024} KiB: the edge would answer 502`)
+  if (exchange.unreadable !== null) {
+    return unreadable(`${status} with Content-Encoding ${excerpt(encoding, 40)}, which the edge cannot read (${exchange.unreadable}): it would answer 502; send it uncoded (the edge asks for identity) or in gzip, deflate or br`)
+  }
   const contentType = String(headers['content-type'] ?? '')
   if (!isJsonType(contentType)) {
     const what = contentType === '' ? 'no Content-Type' : `Content-Type ${excerpt(contentType, 40)}`

@@ -1,19 +1,19 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../server/shared/accounts-answer-limit.js'
+import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../server/shared/content-codings.js'
 
 /**
  * The check's one way to the backend: a JSON POST sent as the edge sends it
- * (no Accept-Encoding, never following a redirect), with a time limit on the
- * whole exchange and on the answer's size, read as an ordinary client would
- * (a gzip or brotli body is decoded, so the report can say what it held).
+ * (`Accept-Encoding: identity`, never following a redirect), with a time
+ * limit on the whole exchange, and the answer read as the edge reads it: by
+ * the edge's own decoder (server/shared/content-codings.ts), so a coding the
+ * edge decodes passes here too and one it cannot read fails here too, within
+ * the edge's default answer limit, as sent and as decoded.
  */
 
-/** The edge reads at most this much of an answer on a JSON call (server/edge/json-answers.ts). */
-export const MAX_ANSWER_BYTES = 64 * 1024
-
-/** Read past this, an answer is cut off: enough to tell "too large" without reading a hostile stream for ever. */
-const READ_LIMIT_BYTES = MAX_ANSWER_BYTES + 1
+/** The edge reads at most this much of an answer on a JSON call, unless ACCOUNTS_ANSWER_LIMIT_BYTES says otherwise. */
+export const MAX_ANSWER_BYTES = DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES
 
 export interface CallRequest {
   /** The path under the accounts URL, without a leading slash (`v2/login`). */
@@ -30,12 +30,12 @@ export type Exchange =
     readonly kind: 'answer'
     readonly status: number
     readonly headers: IncomingHttpHeaders
-    /** The body's bytes as text, decoded from gzip/br/deflate when the backend compressed it. */
+    /** The body as text, decoded as the edge decodes it; '' when it could not be read. */
     readonly text: string
     /** The Content-Encoding the backend used ('' for none). */
     readonly encoding: string
-    /** Whether the body ran past MAX_ANSWER_BYTES (then `text` holds its start only). */
-    readonly tooLarge: boolean
+    /** Why the edge could not read the body (over the limit, an unknown or broken coding); null when it could. */
+    readonly unreadable: string | null
     readonly elapsedMs: number
   }
   | {
@@ -64,20 +64,6 @@ function connectionProblem (error: NodeJS.ErrnoException, url: URL): string {
   }
 }
 
-/** A compressed answer is decoded to at most this much: 64 KiB of gzip can unpack to gigabytes. */
-const MAX_DECODED_BYTES = 1024 * 1024
-
-function decode (bytes: Buffer, encoding: string): string {
-  const limit = { maxOutputLength: MAX_DECODED_BYTES }
-  switch (encoding) {
-    case '': case 'identity': return bytes.toString('utf8')
-    case 'gzip': case 'x-gzip': return gunzipSync(bytes, limit).toString('utf8')
-    case 'br': return brotliDecompressSync(bytes, limit).toString('utf8')
-    case 'deflate': return inflateSync(bytes, limit).toString('utf8')
-    default: throw new Error(`an unknown Content-Encoding "${encoding}"`)
-  }
-}
-
 /** Posts `request.body` as JSON to `${accountsUrl}/${request.path}`; never throws, never waits past the time limit. */
 export async function postJson (accountsUrl: URL, request: CallRequest): Promise<Exchange> {
   const url = new URL(request.path, accountsUrl.href.endsWith('/') ? accountsUrl : new URL(`${accountsUrl.href}/`))
@@ -86,6 +72,7 @@ export async function postJson (accountsUrl: URL, request: CallRequest): Promise
     'content-type': 'application/json',
     'content-length': String(payload.length),
     accept: 'application/json',
+    'accept-encoding': 'identity',
     'user-agent': 'threshold-conformance'
   }
   if (request.bearer !== undefined) headers.authorization = `Bearer ${request.bearer}`
@@ -125,35 +112,24 @@ export async function postJson (accountsUrl: URL, request: CallRequest): Promise
     outgoing.end(payload)
 
     function onResponse (response: IncomingMessage): void {
-      const chunks: Buffer[] = []
-      let length = 0
-      let tooLarge = false
-      response.on('data', (chunk: Buffer) => {
-        if (tooLarge) return
-        length += chunk.length
-        chunks.push(chunk)
-        if (length >= READ_LIMIT_BYTES) {
-          tooLarge = true
-          response.destroy()
-          done()
-        }
-      })
-      response.on('end', () => done())
-      response.on('error', (error: NodeJS.ErrnoException) => {
-        if (!tooLarge) finish({ kind: 'no-answer', reason: `the answer was cut off: ${connectionProblem(error, url)}`, timedOut: false, elapsedMs: elapsed() })
-      })
-      function done (): void {
-        const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase()
-        const bytes = Buffer.concat(chunks, length)
-        let text: string
-        try {
-          text = tooLarge ? bytes.subarray(0, 200).toString('utf8') : decode(bytes, encoding)
-        } catch (error) {
-          // Only a compressed body fails to decode, and that answer fails its row anyway: the text says why.
-          text = `<not decodable as ${encoding}: ${(error as Error).message}>`
-        }
-        finish({ kind: 'answer', status: response.statusCode ?? 0, headers: response.headers, text, encoding, tooLarge, elapsedMs: elapsed() })
+      const status = response.statusCode ?? 0
+      const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase()
+      const answer = (text: string, unreadable: string | null): void =>
+        finish({ kind: 'answer', status, headers: response.headers, text, encoding, unreadable, elapsedMs: elapsed() })
+      let codings: string[]
+      try {
+        codings = contentCodings(response.headers['content-encoding'])
+      } catch (error) {
+        response.resume()
+        answer('', (error as UnreadableAnswerError).reason)
+        return
       }
+      readDecodedBody(response, codings, MAX_ANSWER_BYTES).then(
+        (body) => answer(body.toString('utf8'), null),
+        (error: NodeJS.ErrnoException) => {
+          if (error instanceof UnreadableAnswerError) answer('', error.reason)
+          else finish({ kind: 'no-answer', reason: `the answer was cut off: ${connectionProblem(error, url)}`, timedOut: false, elapsedMs: elapsed() })
+        })
     }
   })
 }

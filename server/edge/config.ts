@@ -13,6 +13,7 @@ import {
   readString,
   type Env
 } from '../shared/env-parsing.js'
+import { ACCOUNTS_ANSWER_LIMIT_RANGE, DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../shared/accounts-answer-limit.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
@@ -26,13 +27,7 @@ export const DEFAULT_PRODUCT_NAME = 'Threshold'
 export const DEFAULT_SUPPORT_EMAIL = 'support@example.com'
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 30
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
-/**
- * ACCOUNTS_ANSWER_LIMIT_BYTES: the spec's answers are a few hundred bytes and
- * passkey options a few thousand, so 64 KiB leaves room; the range keeps a
- * typo from refusing every answer or letting one answer take a process's memory.
- */
-export const DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES = 64 * 1024
-const ACCOUNTS_ANSWER_LIMIT_RANGE = { min: 1024, max: 16 * 1024 * 1024 } as const
+export { DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../shared/accounts-answer-limit.js'
 
 /** proxy-addr's named ranges, accepted beside addresses and CIDRs. */
 const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])

@@ -6,7 +6,7 @@ import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_au
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { logFailure } from './client-gone.js'
-import { contentCodings, readDecodedBody, UnreadableAnswerError } from './content-codings.js'
+import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../shared/content-codings.js'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'

@@ -2,7 +2,7 @@ import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
 import type { FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
 import { logFailure } from './client-gone.js'
-import { contentCodings, readDecodedBody, UnreadableAnswerError } from './content-codings.js'
+import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../shared/content-codings.js'
 import { mediaType } from './request-bodies.js'
 import { classifyUpstreamError, noteUpstreamFailure, type ProxyReply, type UpstreamFailure } from './upstream.js'
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { fileURLToPath } from 'node:url'
+import { ACCOUNTS_API_VERSION } from '../../common/accounts-paths.js'
 import { SPEC_ACCOUNTS_ROUTES } from '../shared/accounts-routes.js'
 import { ConfigError, loadServerConfig } from './config.js'
 import type { EmbeddedServices } from './embedded-services.js'
@@ -87,6 +88,7 @@ export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<F
 
   await server.listen({ port: config.port, host: config.host })
   // From the process's start (Node's time origin) to listening, as operators see it.
-  server.log.info({ startMs: Math.round(performance.now()), compileCache, node: process.version }, 'started')
+  // accountsApi: the version of docs/accounts-api.openapi.yaml this edge speaks, for an operator matching it to a backend.
+  server.log.info({ startMs: Math.round(performance.now()), compileCache, node: process.version, accountsApi: ACCOUNTS_API_VERSION }, 'started')
   return server
 }

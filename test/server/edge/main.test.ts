@@ -101,11 +101,12 @@ t.test('the built server starts from the compile cache the build filled, and say
   const { child, exit } = await start(t, { ACCOUNTS_URL: upstream.url, EDGE_AUTH_URL: upstream.url, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' })
   child.kill('SIGTERM')
   const { stdout, stderr } = await exit
-  const started = stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string, startMs?: number, compileCache?: string, node?: string })
+  const started = stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string, startMs?: number, compileCache?: string, node?: string, accountsApi?: string })
     .find((line) => line.msg === 'started')
   t.equal(started?.compileCache, 'ENABLED')
   t.match(stderr, /V8 code cache for CommonJS \S*\/dist\/server\/edge\.cjs was accepted/, 'V8 took the cached edge')
   t.equal(started?.node, process.version, 'the log names the Node it runs on')
+  t.match(started?.accountsApi, /^\d+\.\d+\.\d+$/, 'and the version of the accounts contract it speaks')
   t.type(started?.startMs, 'number')
   t.ok(started!.startMs! > 0 && started!.startMs! < 15_000, `started in ${started?.startMs} ms`)
 })
