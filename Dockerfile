@@ -17,6 +17,9 @@ COPY client client
 COPY common common
 COPY server server
 COPY proto proto
+COPY conformance conformance
+# The conformance check's copy of the accounts contract goes into dist/docs/ (build.mjs).
+COPY docs/accounts-api.openapi.yaml docs/accounts-api.openapi.yaml
 # The build also fills dist/compile-cache/, but for root: the runtime stage
 # fills its own, as the user the container runs as.
 RUN node build.mjs && rm -rf dist/compile-cache

@@ -79,7 +79,8 @@ const JSON_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'set-co
 const READ_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location', 'cache-control', 'etag', 'last-modified'])
 const FORM_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location'])
 
-const FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
+/** What the visitor reads when the accounts service failed, by how it failed: naming no address or port. */
+export const ACCOUNTS_FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
   timeout: 'The accounts service did not answer in time. Please try again.',
   unavailable: 'The accounts service is unavailable. Please try again shortly.',
   'bad-gateway': 'The accounts service could not be reached. Please try again shortly.',
@@ -89,7 +90,7 @@ const FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
 function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
-  void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: FAILURE_MESSAGES[failure] })
+  void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: ACCOUNTS_FAILURE_MESSAGES[failure] })
 }
 
 

@@ -29,4 +29,10 @@ t.test('the image builds from every folder the build reads', async (t) => {
   for (const folder of folders) {
     t.match(dockerfile, new RegExp(`^COPY ${folder} ${folder}$`, 'm'), `COPY ${folder}`)
   }
+  // A single file the build reads from a folder it does not copy whole (the accounts contract, for the conformance check).
+  for (const file of sources.filter((name) => name.includes('/'))) {
+    t.match(dockerfile, new RegExp(`^COPY ${file.replace(/\./g, '\\.')} ${file.replace(/\./g, '\\.')}$`, 'm'), `COPY ${file}`)
+    const ignored = read('.dockerignore').split('\n').map((line) => line.trim())
+    if (ignored.includes(file.split('/')[0]!)) t.ok(ignored.includes(`!${file}`), `.dockerignore lets ${file} into the build context`)
+  }
 })

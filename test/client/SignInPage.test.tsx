@@ -3,6 +3,7 @@ import { act, screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../server/edge/accounts-proxy.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../fixtures/page.js'
@@ -87,13 +88,14 @@ t.test('a refused login shows the server\'s text; it is hidden and every button 
   await eventually(t, () => screen.getByRole('alert').textContent, 'Invalid email or password.')
 })
 
-t.test('an unreadable answer shows the generic message', async (t) => {
-  // JSON, so that the edge passes it on (it answers for a backend that sends no JSON at all).
+t.test('an answer the page cannot read shows the edge\'s own message for it, not "could not be reached"', async (t) => {
+  // JSON, but not an object: the edge answers in the backend's place (the page's own generic message is for
+  // answers that reach it unreadable, as in local-network mode: test/client/api/accounts.test.ts).
   const { base } = await startBackend(t, jsonAnswer(200, ['not', 'an', 'object']))
   const { user } = renderPage(t, base)
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')
   await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
-  await eventually(t, () => screen.getByRole('alert').textContent, ERROR_MESSAGES.GENERIC)
+  await eventually(t, () => screen.getByRole('alert').textContent, ACCOUNTS_FAILURE_MESSAGES.unreadable)
 })
 
 t.test('registration goes back to the login view with the success text and the email kept', async (t) => {

@@ -1,6 +1,7 @@
 import '../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../server/edge/accounts-proxy.js'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE, ERROR_MESSAGES } from '../../client/lib/messages.js'
@@ -15,12 +16,7 @@ import { eventually, renderPage, startBackend } from '../fixtures/page.js'
  * again, and no trace of the backend's own error page.
  */
 
-const MESSAGES = {
-  timeout: 'The accounts service did not answer in time. Please try again.',
-  unavailable: 'The accounts service is unavailable. Please try again shortly.',
-  badGateway: 'The accounts service could not be reached. Please try again shortly.',
-  unreadable: 'The accounts service answered in a way this page cannot read. Please try again shortly.'
-}
+const MESSAGES = { ...ACCOUNTS_FAILURE_MESSAGES, badGateway: ACCOUNTS_FAILURE_MESSAGES['bad-gateway'] }
 const EDGE_ENV = { UPSTREAM_TIMEOUT_MS: '300' }
 
 type Handler = (request: RecordedRequest, response: ServerResponse) => void

@@ -5,6 +5,7 @@ import {
   verifyEmailRequest
 } from '../../../client/api/accounts.js'
 import { BUSY_MESSAGE } from '../../../client/lib/messages.js'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
@@ -12,7 +13,7 @@ import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/
 import { startBackend } from '../../fixtures/page.js'
 
 /** The edge's answer when the backend answered something the page cannot read (server/edge/json-answers.ts). */
-const UNREADABLE = 'The accounts service answered in a way this page cannot read. Please try again shortly.'
+const UNREADABLE = ACCOUNTS_FAILURE_MESSAGES.unreadable
 
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
 

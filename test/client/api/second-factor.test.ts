@@ -2,6 +2,7 @@ import '../../fixtures/dom.js'
 import t, { type Test } from 'tap'
 import { googleLogin, login } from '../../../client/api/accounts.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import { jsonAnswer } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
@@ -72,7 +73,8 @@ t.test('verify answers tokens or the refusal; a second challenge or half the tok
     ['throttled', 429, { error: 'Too many tries. Wait 8 seconds.' }, { kind: 'error', message: 'Too many tries. Wait 8 seconds.' }],
     ['another challenge', 200, { second_factor: 'code', challenge: 'ch-2', expires_in: 300 }, { kind: 'failed' }],
     ['one token', 200, { auth: 'a' }, { kind: 'failed' }],
-    ['not JSON', 200, 'tokens', { kind: 'failed' }]
+    // The edge answers in the backend's place, with its own text.
+    ['not JSON', 200, 'tokens', { kind: 'error', message: ACCOUNTS_FAILURE_MESSAGES.unreadable }]
   ]
   for (const [what, status, body, expected] of cases) {
     await answering(t, status, body)
