@@ -1,16 +1,20 @@
+import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { PasswordWorkRefused, type HashGate } from '../../../server/reference/hash-gate.js'
 import { FREE_ACCOUNT_FAILURES, FREE_LOGIN_FAILURES } from '../../../server/reference/login-throttles.js'
 import { REFERENCE_METRICS_PATH } from '../../../server/reference/metrics-route.js'
+import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
 import {
   GOOD_PASSWORD,
   outboxFiles,
   postJson,
   registerAccount,
   startReference,
+  TEST_PUBLIC_URL,
   type Reference
 } from '../../fixtures/reference.js'
+import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 
 // Issue 29: the reference service's own figures (password hashing time,
 // lockouts, emails sent or failed, sign-ins), read as the edge reads them:
@@ -97,6 +101,61 @@ t.test('a registration, a sign-in and guesses until a lock are counted, and no a
   t.notOk(text.includes(String(signedIn.body.auth)) || text.includes(String(signedIn.body.refresh)), 'no token')
   t.notOk(text.includes('203.0.113') || text.includes('198.51.100'), 'no client address')
   t.notOk(text.includes(TOKEN), 'not the metrics token either')
+})
+
+t.test('second-factor and passkey sign-ins are counted by method, and their locks by scope', async (t) => {
+  // The service's clock, moved by whole 30-second steps so that each authenticator code is a new one.
+  let clock = Math.floor(Date.now() / 30_000) * 30_000 + 1000
+  const reference = await startReference(t, { metricsToken: TOKEN, now: () => clock })
+  const call = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(reference.base, `/accounts/${path}`, body, headers)
+  const login = () => call('v2/login', { email: OWNER, password: GOOD_PASSWORD })
+
+  await registerAccount(reference.base, OWNER)
+  const bearer = { authorization: `Bearer ${String((await login()).body.auth)}` }
+  const secret = String((await call('second-factor/enrol/start', {}, bearer)).body.secret)
+  const codeNow = () => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: clock })
+  const enrolled = await call('second-factor/enrol/confirm', { code: codeNow() }, bearer)
+  t.equal(enrolled.status, 200)
+  const recoveryCodes = enrolled.body.recovery_codes as string[]
+  clock += 30_000
+
+  const byCode = await login()
+  t.match(byCode.body, { second_factor: 'code' })
+  const verified = await call('second-factor/verify', { challenge: byCode.body.challenge, code: codeNow() })
+  t.equal(verified.status, 200)
+  const byRecoveryCode = await login()
+  t.equal((await call('second-factor/verify', { challenge: byRecoveryCode.body.challenge, recovery_code: recoveryCodes[0] })).status, 200)
+  const guessed = await login()
+  const wrong = codeNow() === '999999' ? '999998' : '999999'
+  const statuses: number[] = []
+  for (let guess = 1; guess <= FREE_LOGIN_FAILURES + 1; guess++) statuses.push((await call('second-factor/verify', { challenge: guessed.body.challenge, code: wrong })).status)
+  t.same(statuses, [401, 401, 401, 401, 401], 'the fifth wrong code sets the lock')
+
+  const browser = new PasskeyBrowser(reference.base)
+  const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL, { countsSignatures: false })
+  const auth = String(verified.body.auth)
+  const creation = await browser.registerOptions(auth)
+  t.equal((await browser.post('passkeys/register', { credential: authenticator.create(creation) }, { authorization: `Bearer ${auth}` })).status, 200)
+  const passkeyLogin = async (credentialId?: string) => {
+    const options = await browser.loginOptions()
+    return await browser.post('passkeys/login', { credential: authenticator.get(options, credentialId === undefined ? {} : { credentialId }) })
+  }
+  t.equal((await passkeyLogin()).status, 200)
+  for (let attempt = 1; attempt <= FREE_LOGIN_FAILURES + 1; attempt++) t.equal((await passkeyLogin(`bWFkZS11cC0${attempt}`)).status, 401)
+  t.equal((await passkeyLogin()).status, 429, 'the range is locked')
+
+  const text = (await scrape(reference)).text
+  t.equal(signIns(text, 'password', 'success'), 1, 'the sign-in before enrolment')
+  t.equal(signIns(text, 'password', 'second_factor_required'), 3, 'each password sign-in after it asked for a code')
+  t.equal(signIns(text, 'second_factor', 'success'), 1)
+  t.equal(signIns(text, 'recovery_code', 'success'), 1)
+  t.equal(signIns(text, 'second_factor', 'refused'), FREE_LOGIN_FAILURES + 1)
+  t.equal(lockouts(text, 'second_factor'), 1)
+  t.equal(signIns(text, 'passkey', 'success'), 1)
+  t.equal(signIns(text, 'passkey', 'refused'), FREE_LOGIN_FAILURES + 2)
+  t.equal(lockouts(text, 'passkey'), 1)
+  t.equal(lockouts(text, 'address'), 0, 'no password lock')
+  t.notOk(text.includes(secret) || text.includes(recoveryCodes[0]!) || text.includes('@'), 'no secret, code or address')
 })
 
 t.test('an email SMTP cannot take is counted as failed, by kind', async (t) => {
