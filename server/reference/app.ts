@@ -6,7 +6,7 @@ import { requestFacts as factsOf, sendAnswer, sendRedirect, type Answer, type Re
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson } from './error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
-import { signInOutcome, type ReferenceMetrics, type SignInMethod } from './metrics.js'
+import type { ReferenceMetrics, SignInMethod } from './metrics.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
 import type { Passkeys } from './passkeys.js'
 import type { SecondFactors } from './second-factors.js'
@@ -27,7 +27,7 @@ export interface ReferenceAppOptions {
   readonly secondFactors: SecondFactors | null
   readonly pseudonyms: EmailPseudonyms
   /** Counts the sign-in calls' answers. */
-  readonly metrics: Pick<ReferenceMetrics, 'signIn'>
+  readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
 
 /** The bearer credential of an Authorization header, if any. */
@@ -74,18 +74,11 @@ function secondFactorMethod (body: unknown): SignInMethod {
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
   const { accounts, verification, browserNotices, tokens, sso, passkeys, secondFactors, pseudonyms, metrics } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
-  // A call that throws is answered 5xx (the hash gate's 503 among them) by the error handler: an error.
-  const countSignIn = async <T extends Answer | SsoReply> (method: SignInMethod, answering: Promise<T>): Promise<T> => {
-    try {
-      const answer = await answering
-      // An SSO completion answers JSON; a redirect would be the provider's leg, which is not a sign-in yet.
-      if (!('kind' in answer) || answer.kind === 'answer') metrics.signIn(method, signInOutcome('kind' in answer ? answer.answer : answer))
-      return answer
-    } catch (failure) {
-      metrics.signIn(method, 'error')
-      throw failure
-    }
-  }
+  const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
+    metrics.countSignIn(method, answering, (answer) => answer)
+  // An SSO completion answers JSON; a redirect would be the provider's leg, not a sign-in yet.
+  const countSsoSignIn = (answering: Promise<SsoReply>): Promise<SsoReply> =>
+    metrics.countSignIn('sso', answering, (reply) => reply.kind === 'answer' ? reply.answer : null)
   answerErrorsAsJson(app)
   await app.register(ssoRoutes, { sso, pseudonyms })
 
@@ -118,7 +111,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
         accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply))))
     }
     if (method === 'OIDC' || method === 'SAML') {
-      return sendSsoReply(reply, await countSignIn('sso', sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
+      return sendSsoReply(reply, await countSsoSignIn(sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
     }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-in method is not supported.' } })
   })

@@ -41,8 +41,11 @@ export const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', '
 export type SignInOutcome = 'success' | 'second_factor_required' | 'refused' | 'error'
 export const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['success', 'second_factor_required', 'refused', 'error']
 
+/** What a sign-in's outcome is read from. */
+export interface SignInAnswer { readonly status: number, readonly body: Readonly<Record<string, unknown>> }
+
 /** The outcome of a sign-in answer, from its status and body. */
-export function signInOutcome (answer: { readonly status: number, readonly body: Readonly<Record<string, unknown>> }): SignInOutcome {
+export function signInOutcome (answer: SignInAnswer): SignInOutcome {
   if (answer.status >= 500) return 'error'
   if (answer.status >= 400) return 'refused'
   return typeof answer.body.second_factor === 'string' ? 'second_factor_required' : 'success'
@@ -119,6 +122,24 @@ export class ReferenceMetrics {
   email (kind: EmailKind, outcome: EmailOutcome): void { this.emails.inc({ kind, outcome }) }
 
   signIn (method: SignInMethod, outcome: SignInOutcome): void { this.signIns.inc({ method, outcome }) }
+
+  /**
+   * Counts a sign-in call by the answer it gives (`answerOf` null: not a
+   * sign-in's answer, such as an SSO redirect, not counted). A call that
+   * throws is answered 5xx by the error handler (the hash gate's 503 among
+   * them): an error.
+   */
+  async countSignIn<T> (method: SignInMethod, answering: Promise<T>, answerOf: (reply: T) => SignInAnswer | null): Promise<T> {
+    try {
+      const reply = await answering
+      const answer = answerOf(reply)
+      if (answer !== null) this.signIn(method, signInOutcome(answer))
+      return reply
+    } catch (failure) {
+      this.signIn(method, 'error')
+      throw failure
+    }
+  }
 
   /** The Prometheus text exposition of every figure. */
   async text (): Promise<string> {

@@ -112,7 +112,8 @@ export async function buildLocalAccountsServer (options: {
     accounts: options.services.accounts,
     allowedOrigins: options.services.config.localAccountsAllowedOrigins,
     perMinute: options.perMinute,
-    pseudonyms: options.services.pseudonyms
+    pseudonyms: options.services.pseudonyms,
+    metrics: options.services.metrics
   })
   return local
 }

@@ -4,6 +4,8 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-rou
 import { PasswordWorkRefused, type HashGate } from '../../../server/reference/hash-gate.js'
 import { FREE_ACCOUNT_FAILURES, FREE_LOGIN_FAILURES } from '../../../server/reference/login-throttles.js'
 import { REFERENCE_METRICS_PATH } from '../../../server/reference/metrics-route.js'
+import { buildLocalAccountsServer } from '../../../server/reference/server.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
 import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
 import {
   GOOD_PASSWORD,
@@ -15,6 +17,9 @@ import {
   type Reference
 } from '../../fixtures/reference.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
+import { TestBrowser } from '../../fixtures/sso-browser.js'
+import { opensslSkip } from '../../fixtures/sso-certificates.js'
+import { OIDC_DOMAIN, startSsoStack } from '../../fixtures/sso-service.js'
 
 // Issue 29: the reference service's own figures (password hashing time,
 // lockouts, emails sent or failed, sign-ins), read as the edge reads them:
@@ -156,6 +161,51 @@ t.test('second-factor and passkey sign-ins are counted by method, and their lock
   t.equal(lockouts(text, 'passkey'), 1)
   t.equal(lockouts(text, 'address'), 0, 'no password lock')
   t.notOk(text.includes(secret) || text.includes(recoveryCodes[0]!) || text.includes('@'), 'no secret, code or address')
+})
+
+t.test('Google sign-ins are counted as google', async (t) => {
+  const google = await startGoogleStandIn(t)
+  const reference = await startReference(t, { metricsToken: TOKEN, env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl } })
+  const withToken = async (claims: { email?: string, sub?: string, audience?: string }) =>
+    ({ authorization: `Bearer ${await google.credential(claims)}` })
+  const identity = { email: OWNER, sub: 'metrics-google-subject' }
+  t.equal((await postJson(reference.base, '/accounts/auth/register', { register_method: 'GOOGLE' }, await withToken(identity))).status, 200)
+  t.equal((await postJson(reference.base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, await withToken(identity))).status, 200)
+  const foreign = await postJson(reference.base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' },
+    await withToken({ ...identity, audience: 'another-client.apps.googleusercontent.com' }))
+  t.equal(foreign.status, 401)
+  const text = (await scrape(reference)).text
+  t.equal(signIns(text, 'google', 'success'), 1, 'the registration is no sign-in; the login is')
+  t.equal(signIns(text, 'google', 'refused'), 1)
+  t.equal(signIns(text, 'password', 'success') + signIns(text, 'password', 'refused'), 0)
+})
+
+t.test('single sign-on completions are counted as sso; the provider\'s leg is not a sign-in', { skip: opensslSkip }, async (t) => {
+  const stack = await startSsoStack(t)
+  stack.oidc.users.set('ann', { email: `ann@${OIDC_DOMAIN}`, email_verified: true })
+  const browser = new TestBrowser()
+  const landing = await stack.oidcRoundTrip(browser, 'ann')
+  let text = await stack.services.metrics.text()
+  t.equal(signIns(text, 'sso', 'success') + signIns(text, 'sso', 'refused'), 0, 'nothing counted before the page completes')
+  t.equal((await stack.completeLogin(browser, landing)).status, 200)
+  t.equal((await stack.completeLogin(browser, landing)).status, 401, 'the id works once')
+  text = await stack.services.metrics.text()
+  t.equal(signIns(text, 'sso', 'success'), 1)
+  t.equal(signIns(text, 'sso', 'refused'), 1)
+  t.notOk(text.includes(OIDC_DOMAIN), 'no address')
+})
+
+t.test('local-network mode\'s /authenticate counts as a password sign-in of the same service', async (t) => {
+  const reference = await startReference(t, { metricsToken: TOKEN })
+  await registerAccount(reference.base, OWNER)
+  const local = await buildLocalAccountsServer({ services: reference.services, logger: false, perMinute: 1000 })
+  t.teardown(() => local.close())
+  const authenticate = (password: string) => local.inject({ method: 'POST', url: '/authenticate', payload: { email: OWNER, password } })
+  t.equal((await authenticate(GOOD_PASSWORD)).statusCode, 200)
+  t.equal((await authenticate('not the password')).statusCode, 401)
+  const text = (await scrape(reference)).text
+  t.equal(signIns(text, 'password', 'success'), 1)
+  t.equal(signIns(text, 'password', 'refused'), 1)
 })
 
 t.test('an email SMTP cannot take is counted as failed, by kind', async (t) => {
