@@ -1,13 +1,21 @@
 import { fork, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { Env } from '../shared/env-parsing.js'
 import { freeLoopbackPort } from '../shared/free-port.js'
 import { loadReferenceConfig } from '../reference/config.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../reference/exposed-routes.js'
 import type { ReferenceMessage } from '../reference/main.js'
+import { METRICS_TOKEN_VARIABLE, REFERENCE_METRICS_PATH } from '../reference/metrics-route.js'
 
 /** How long the reference process gets to stop after SIGTERM. */
 const STOP_GRACE_MS = 3000
+/**
+ * How long a scrape waits for the reference process's figures: well within
+ * Prometheus's own scrape timeout (10 s by default), so that a stalled
+ * service costs the scrape its figures, never the edge's.
+ */
+export const REFERENCE_METRICS_TIMEOUT_MS = 2000
 
 export interface EmbeddedServices {
   /** Base URL of the reference services on loopback. */
@@ -17,6 +25,12 @@ export interface EmbeddedServices {
   /** Resolves when the reference services accept requests. */
   readonly ready: Promise<void>
   onUnexpectedExit (listener: (code: number | null) => void): void
+  /**
+   * The reference process's figures in Prometheus text format, to serve
+   * after the edge's own; '' when it does not answer in
+   * REFERENCE_METRICS_TIMEOUT_MS or answers anything but 200.
+   */
+  metrics (): Promise<string>
   stop (): Promise<void>
 }
 
@@ -38,12 +52,15 @@ export async function startEmbeddedServices (options: {
   loadReferenceConfig(options.env, options.edgePort)
   const port = await freeLoopbackPort()
   const services = [options.accounts ? 'accounts' : null, options.edgeAuth ? 'edge-auth' : null].filter(Boolean).join(',')
+  // Made afresh at each start: only this process and the child know it (metrics-route.ts says why).
+  const metricsToken = randomBytes(32).toString('base64url')
   const child: ChildProcess = fork(options.referenceScript, [], {
     env: {
       ...options.env,
       PORT: String(options.edgePort),
       THRESHOLD_REFERENCE_PORT: String(port),
-      THRESHOLD_REFERENCE_SERVICES: services
+      THRESHOLD_REFERENCE_SERVICES: services,
+      [METRICS_TOKEN_VARIABLE]: metricsToken
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
@@ -63,11 +80,28 @@ export async function startEmbeddedServices (options: {
   })
   ready.catch(() => {})
 
+  const url = `http://127.0.0.1:${port}`
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     accountsRoutes: options.accounts ? REFERENCE_ACCOUNTS_ROUTES : [],
     ready,
     onUnexpectedExit (listener) { exitListeners.push(listener) },
+    async metrics () {
+      try {
+        const response = await fetch(`${url}${REFERENCE_METRICS_PATH}`, {
+          headers: { authorization: `Bearer ${metricsToken}` },
+          signal: AbortSignal.timeout(REFERENCE_METRICS_TIMEOUT_MS)
+        })
+        if (response.status !== 200) {
+          await response.body?.cancel()
+          return ''
+        }
+        return await response.text()
+      } catch {
+        // Not started yet, gone, or too slow: the edge's own figures still serve, and its readiness says the rest.
+        return ''
+      }
+    },
     async stop () {
       stopping = true
       if (child.exitCode !== null || child.signalCode !== null) return

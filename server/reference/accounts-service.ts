@@ -21,6 +21,7 @@ import {
   waitMessage
 } from './login-throttles.js'
 import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
+import type { ReferenceMetrics } from './metrics.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import type { FirstFactor, SecondFactorGate } from './second-factors.js'
 import type { Account, AccountStore } from './store/account-store.js'
@@ -60,6 +61,8 @@ export interface AccountsServiceOptions {
   readonly claims: AccountClaims
   /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
   readonly hashGate: HashGate
+  /** Times each hash and check, and counts the locks failures set. */
+  readonly metrics: Pick<ReferenceMetrics, 'timePasswordWork' | 'lockout'>
   /** Asks for a second factor after a password or Google sign-in when one is due; null: never. */
   readonly secondFactor: SecondFactorGate | null
   readonly now: () => number
@@ -75,17 +78,27 @@ export class AccountsService {
 
   constructor (private readonly options: AccountsServiceOptions) {
     // Through the gate, which learns from it how long a hash takes here.
-    this.decoyHash = options.hashGate.run(() => hashPassword(randomBytes(16).toString('hex'), options.passwordParameters))
+    this.decoyHash = options.hashGate.run(() => this.timedHash(randomBytes(16).toString('hex')))
+  }
+
+  /** One hash, timed for the metrics (the gate's wait is not in it). */
+  private timedHash (password: string): Promise<string> {
+    return this.options.metrics.timePasswordWork('hash', () => hashPassword(password, this.options.passwordParameters))
+  }
+
+  /** One check, timed for the metrics. */
+  private timedVerify (password: string, stored: string): Promise<boolean> {
+    return this.options.metrics.timePasswordWork('verify', () => verifyPassword(password, stored))
   }
 
   /** Hashes through the gate: refused (PasswordWorkRefused) when it is full or the client has gone. */
   private hash (password: string, signal: AbortSignal): Promise<string> {
-    return this.options.hashGate.run(() => hashPassword(password, this.options.passwordParameters), signal)
+    return this.options.hashGate.run(() => this.timedHash(password), signal)
   }
 
   /** Checks a password through the gate, as hash() does. */
   private verify (password: string, stored: string, signal: AbortSignal): Promise<boolean> {
-    return this.options.hashGate.run(() => verifyPassword(password, stored), signal)
+    return this.options.hashGate.run(() => this.timedVerify(password, stored), signal)
   }
 
   private get store (): AccountStore { return this.options.store }
@@ -130,6 +143,9 @@ export class AccountsService {
       const now = Date.now()
       const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, now)
       const accountWide = await this.store.recordLoginFailure(accountKey, () => 0, now)
+      // Counted once each: the failure that set (or doubled) the pair's lock, the one that started the slow-down.
+      if (loginLockDuration(failure.failures) > 0) this.options.metrics.lockout('address')
+      if (accountDelay(accountWide.failures) > 0 && accountDelay(accountWide.failures - 1) === 0) this.options.metrics.lockout('account_slowdown')
       logAuthEvent(facts, 'login.failed', {
         email, clientAddress: facts.clientAddress, failures: failure.failures, accountFailures: accountWide.failures
       })
@@ -164,7 +180,7 @@ export class AccountsService {
     if (secondFactor !== null) {
       // As below: a reset during this login's hashing leaves it nothing to continue.
       const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
-      if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) return error(401, INVALID_CREDENTIALS)
+      if (stored !== passwordHash && (stored === null || !await this.timedVerify(password, stored))) return error(401, INVALID_CREDENTIALS)
       const cookie = await this.options.browserNotices.signedIn(account, facts)
       return cookie === null ? secondFactor : { ...secondFactor, cookies: [cookie] }
     }
@@ -175,7 +191,7 @@ export class AccountsService {
     // concurrent rehash also changes the hash, but the password still matches it.)
     const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
     // Without the gate: rare (the hash changed during this very login), and refusing here would strand the token.
-    if (stored !== passwordHash && (stored === null || !await verifyPassword(password, stored))) {
+    if (stored !== passwordHash && (stored === null || !await this.timedVerify(password, stored))) {
       await this.options.tokens.revoke(String(answer.body.refresh))
       logAuthEvent(facts, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
       return error(401, INVALID_CREDENTIALS)

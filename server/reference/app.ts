@@ -2,14 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
 import type { BrowserNotices } from './browser-notices.js'
 import type { EmailVerification } from './email-verification.js'
-import { requestFacts as factsOf, sendAnswer, sendRedirect, type RequestFacts } from './answers.js'
+import { requestFacts as factsOf, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './answers.js'
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson } from './error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
+import type { ReferenceMetrics, SignInMethod } from './metrics.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
 import type { Passkeys } from './passkeys.js'
 import type { SecondFactors } from './second-factors.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
+import type { SsoReply } from './sso/sso-flows.js'
 import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
 
@@ -24,6 +26,8 @@ export interface ReferenceAppOptions {
   /** The second factor's calls; null: their paths are not served (SECOND_FACTOR=false). */
   readonly secondFactors: SecondFactors | null
   readonly pseudonyms: EmailPseudonyms
+  /** Counts the sign-in calls' answers. */
+  readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
 
 /** The bearer credential of an Authorization header, if any. */
@@ -57,19 +61,29 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
   return undefined
 }
 
+/** A second-factor answer names the code it checked: a recovery code, or else the authenticator's. */
+function secondFactorMethod (body: unknown): SignInMethod {
+  return field(body, 'recovery_code') === undefined ? 'second_factor' : 'recovery_code'
+}
+
 /**
  * The reference accounts service's HTTP interface: the spec's calls, reset
  * completion, token refresh and revocation, the public key set, single
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, tokens, sso, passkeys, secondFactors, pseudonyms } = options
+  const { accounts, verification, browserNotices, tokens, sso, passkeys, secondFactors, pseudonyms, metrics } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
+  const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
+    metrics.countSignIn(method, answering, (answer) => answer)
+  // An SSO completion answers JSON; a redirect would be the provider's leg, not a sign-in yet.
+  const countSsoSignIn = (answering: Promise<SsoReply>): Promise<SsoReply> =>
+    metrics.countSignIn('sso', answering, (reply) => reply.kind === 'answer' ? reply.answer : null)
   answerErrorsAsJson(app)
   await app.register(ssoRoutes, { sso, pseudonyms })
 
   app.post('/v2/login', async (request, reply) =>
-    sendAnswer(reply, await accounts.passwordLogin(request.body, requestFacts(request, reply))))
+    sendAnswer(reply, await countSignIn('password', accounts.passwordLogin(request.body, requestFacts(request, reply)))))
 
   app.post('/register', async (request, reply) =>
     sendAnswer(reply, await accounts.register(request.body, requestFacts(request, reply))))
@@ -93,10 +107,11 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   app.post('/v2/auth/login', async (request, reply) => {
     const method = field(request.body, 'login_method')
     if (method === 'GOOGLE') {
-      return sendAnswer(reply, await accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply)))
+      return sendAnswer(reply, await countSignIn('google',
+        accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply))))
     }
     if (method === 'OIDC' || method === 'SAML') {
-      return sendSsoReply(reply, await sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply)))
+      return sendSsoReply(reply, await countSsoSignIn(sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
     }
     return sendAnswer(reply, { status: 400, body: { error: 'This sign-in method is not supported.' } })
   })
@@ -114,7 +129,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     app.post('/passkeys/login/options', async (request, reply) =>
       sendAnswer(reply, await passkeys.loginOptions(requestFacts(request, reply))))
     app.post('/passkeys/login', async (request, reply) =>
-      sendAnswer(reply, await passkeys.login(request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await countSignIn('passkey', passkeys.login(request.body, requestFacts(request, reply)))))
     app.post('/passkeys/register/options', async (request, reply) =>
       sendAnswer(reply, await passkeys.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/register', async (request, reply) =>
@@ -123,7 +138,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   if (secondFactors !== null) {
     app.post('/second-factor/verify', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.verify(request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await countSignIn(secondFactorMethod(request.body), secondFactors.verify(request.body, requestFacts(request, reply)))))
     app.post('/second-factor/enrol/start', async (request, reply) =>
       sendAnswer(reply, await secondFactors.enrolStart(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/second-factor/enrol/confirm', async (request, reply) =>

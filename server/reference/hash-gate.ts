@@ -71,7 +71,8 @@ export class HashGate {
   private estimateMs = FIRST_ESTIMATE_MS
   private measured = false
 
-  constructor (readonly options: HashGateOptions) {}
+  /** `onBusy` hears of each refusal for lack of room (the metrics count load shedding); not of clients gone. */
+  constructor (readonly options: HashGateOptions, private readonly onBusy: () => void = () => {}) {}
 
   /** Hashes running and waiting now. */
   get load (): { readonly running: number, readonly queued: number } {
@@ -84,6 +85,7 @@ export class HashGate {
   }
 
   private busy (): PasswordWorkRefused {
+    this.onBusy()
     const drainMs = this.expectedWaitMs(this.queue.length + 1)
     return new PasswordWorkRefused('busy', Math.max(1, Math.ceil(drainMs / 1000)))
   }

@@ -4,6 +4,7 @@ import type { AccountsService } from './accounts-service.js'
 import { requestFacts, sendAnswer } from './answers.js'
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson, answerNotFoundAsJson } from './error-answers.js'
+import type { ReferenceMetrics } from './metrics.js'
 
 export interface LocalAccountsOptions {
   readonly accounts: AccountsService
@@ -12,6 +13,8 @@ export interface LocalAccountsOptions {
   readonly perMinute: number
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
+  /** Counts its sign-ins with the service's (a password sign-in like any other). */
+  readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
 
 /** How long browsers may cache a preflight answer. */
@@ -57,5 +60,7 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
 
   app.post('/authenticate', async (request, reply) =>
     // Called from another origin: no browser to recognise (its cookies are not sent), so no "was this you?".
-    sendAnswer(reply, await options.accounts.passwordLogin(request.body, { ...requestFacts(request, reply, options.pseudonyms), browser: null }, { askSecondFactor: false })))
+    sendAnswer(reply, await options.metrics.countSignIn('password',
+      options.accounts.passwordLogin(request.body, { ...requestFacts(request, reply, options.pseudonyms), browser: null }, { askSecondFactor: false }),
+      (answer) => answer)))
 }

@@ -3,8 +3,11 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
+import type { EmailKind, EmailOutcome } from './metrics.js'
 
 export interface OutgoingEmail {
+  /** Which of the service's emails this is, for the metrics (never sent). */
+  readonly kind: EmailKind
   readonly to: string
   readonly subject: string
   readonly text: string
@@ -28,7 +31,7 @@ export function createMailer (options: { smtpUrl: string | null, from: string, o
   if (options.smtpUrl !== null) {
     const transport = nodemailer.createTransport(options.smtpUrl)
     return {
-      async send (email) {
+      async send ({ kind: _kind, ...email }) {
         const info = await transport.sendMail({ from: options.from, ...email })
         return { smtpMessageId: String(info.messageId) }
       }
@@ -36,12 +39,31 @@ export function createMailer (options: { smtpUrl: string | null, from: string, o
   }
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   return {
-    async send (email) {
+    async send ({ kind: _kind, ...email }) {
       const info = await transport.sendMail({ from: options.from, ...email })
       await mkdir(options.outboxDir, { recursive: true, mode: 0o700 })
       const file = join(options.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`)
       await writeFile(file, info.message as Buffer, { mode: 0o600 })
       return { outboxFile: file }
+    }
+  }
+}
+
+/**
+ * The same mailer, telling `count` of each email it sent or failed to send,
+ * by kind: every email of the service goes through here, so none is missed.
+ */
+export function countingMailer (mailer: Mailer, count: (kind: EmailKind, outcome: EmailOutcome) => void): Mailer {
+  return {
+    async send (email) {
+      try {
+        const delivery = await mailer.send(email)
+        count(email.kind, 'sent')
+        return delivery
+      } catch (failure) {
+        count(email.kind, 'failed')
+        throw failure
+      }
     }
   }
 }

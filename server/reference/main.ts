@@ -10,6 +10,7 @@ import { ConfigError } from '../shared/env-parsing.js'
 import { exitAfterLogging, loggerOptions } from '../shared/logger.js'
 import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 import { loadReferenceConfig } from './config.js'
+import { METRICS_TOKEN_VARIABLE } from './metrics-route.js'
 import { buildLocalAccountsServer, buildReferenceServer, ReferenceStoreError, type ReferenceServiceName } from './server.js'
 
 /** Messages to the edge process. */
@@ -38,7 +39,9 @@ async function main (): Promise<void> {
   const logger = { ...loggerOptions(config.logLevel), base: { service: 'reference' } }
   let reference
   try {
-    reference = await buildReferenceServer({ config, logger, serve: localOnly ? new Set() : wanted })
+    reference = await buildReferenceServer({
+      config, logger, serve: localOnly ? new Set() : wanted, metricsToken: localOnly ? null : env[METRICS_TOKEN_VARIABLE] ?? null
+    })
   } catch (error) {
     if (!(error instanceof ReferenceStoreError)) throw error
     send({ type: 'failed', message: error.message })

@@ -11,6 +11,7 @@ import { logAuthEvent } from './audit.js'
 import { describeBrowser } from './browser-names.js'
 import type { BrowserNotices } from './browser-notices.js'
 import { loginLockDuration, passkeyThrottleKey, waitMessage } from './login-throttles.js'
+import type { ReferenceMetrics } from './metrics.js'
 import {
   challengeBindingHash,
   challengeCookie,
@@ -38,6 +39,8 @@ export interface PasskeysOptions {
   readonly settings: PasskeySettings
   /** The relying party's name the browser shows (PRODUCT_NAME). */
   readonly productName: string
+  /** Counts the locks failures set. */
+  readonly metrics: Pick<ReferenceMetrics, 'lockout'>
   readonly now: () => number
 }
 
@@ -136,6 +139,7 @@ export class Passkeys {
     }
     const failed = async (status: number, message: string, reason: string, details: Record<string, unknown> = {}): Promise<Answer> => {
       const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
+      if (loginLockDuration(failure.failures) > 0) this.options.metrics.lockout('passkey')
       logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason, failures: failure.failures, ...details })
       return spent(error(status, message, status === 401 && reason === 'unknown-credential'
         ? { reason: UNKNOWN_CREDENTIAL_REASON, credential_id: response.id }

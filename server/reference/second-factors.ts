@@ -2,6 +2,7 @@ import type { SecondFactorSettings } from '../shared/second-factor-config.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from './answers.js'
 import { logAuthEvent, type AuthEvent } from './audit.js'
 import { loginLockDuration, waitMessage } from './login-throttles.js'
+import type { ReferenceMetrics } from './metrics.js'
 import type { RememberedBrowserCookies } from './remembered-browser-cookie.js'
 import {
   matchingStep,
@@ -50,6 +51,8 @@ export interface SecondFactorsOptions {
   readonly productName: string
   /** Issues the tokens of a login (AccountsService.completeLogin). */
   readonly completeLogin: (account: Account, context: LoginContext, method: AuthenticationMethod, facts: RequestFacts) => Promise<Answer>
+  /** Counts the locks wrong codes set. */
+  readonly metrics: Pick<ReferenceMetrics, 'lockout'>
   readonly now: () => number
 }
 
@@ -166,6 +169,7 @@ export class SecondFactors implements SecondFactorGate {
 
   private async wrongCode (account: Account, facts: RequestFacts, event: AuthEvent, reason: string): Promise<Answer> {
     const failure = await this.store.recordLoginFailure(secondFactorThrottleKey(account.id), loginLockDuration, Date.now())
+    if (loginLockDuration(failure.failures) > 0) this.options.metrics.lockout('second_factor')
     logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, reason, failures: failure.failures })
     return error(401, WRONG_CODE)
   }

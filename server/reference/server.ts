@@ -4,6 +4,8 @@ import { referenceAccountsApp } from './app.js'
 import type { ReferenceConfig } from './config.js'
 import { edgeAuthResponder } from './edge-auth-responder.js'
 import { localAccountsApp } from './local-accounts.js'
+import { ReferenceMetrics } from './metrics.js'
+import { referenceMetricsRoute } from './metrics-route.js'
 import { createReferenceServices, type ReferenceServices, type ReferenceServicesOptions } from './services.js'
 
 /** The largest request body the reference services read: every call they answer is a small form or JSON object. */
@@ -18,6 +20,12 @@ export interface ReferenceServerOptions extends ReferenceServicesOptions {
   readonly logger: FastifyServerOptions['logger']
   /** The services to answer; both by default. */
   readonly serve?: ReadonlySet<ReferenceServiceName>
+  /**
+   * The edge's token for `GET /metrics` (metrics-route.ts): with it, the
+   * route is served and the process's own figures are collected too;
+   * without, neither.
+   */
+  readonly metricsToken?: string | null
 }
 
 export interface ReferenceServer {
@@ -52,9 +60,13 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
   })
   logCompletedRequests(app)
 
+  const metricsToken = options.metricsToken ?? null
   let services: ReferenceServices
   try {
-    services = await createReferenceServices(options.config, app.log, options.now === undefined ? {} : { now: options.now })
+    services = await createReferenceServices(options.config, app.log, {
+      ...(options.now === undefined ? {} : { now: options.now }),
+      metrics: new ReferenceMetrics({ processFigures: metricsToken !== null })
+    })
   } catch (error) {
     app.log.fatal({ err: error }, 'the reference services could not open their store')
     throw new ReferenceStoreError(app.log, error)
@@ -70,9 +82,11 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       sso: services.sso,
       passkeys: services.passkeys,
       secondFactors: services.secondFactors,
-      pseudonyms: services.pseudonyms
+      pseudonyms: services.pseudonyms,
+      metrics: services.metrics
     })
   }
+  if (metricsToken !== null) await app.register(referenceMetricsRoute, { metrics: services.metrics, token: metricsToken })
   if (serve.has('edge-auth')) {
     await app.register(edgeAuthResponder, {
       authorizedDomains: options.config.authorizedDomains,
@@ -98,7 +112,8 @@ export async function buildLocalAccountsServer (options: {
     accounts: options.services.accounts,
     allowedOrigins: options.services.config.localAccountsAllowedOrigins,
     perMinute: options.perMinute,
-    pseudonyms: options.services.pseudonyms
+    pseudonyms: options.services.pseudonyms,
+    metrics: options.services.metrics
   })
   return local
 }

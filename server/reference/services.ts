@@ -13,7 +13,8 @@ import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
 import { defaultHashGateOptions, HashGate } from './hash-gate.js'
 import { createGoogleTokenVerifier } from './google-id-token.js'
-import { createMailer } from './mailer.js'
+import { countingMailer, createMailer } from './mailer.js'
+import { ReferenceMetrics } from './metrics.js'
 import { KEY_RELOAD_INTERVAL_MS, SigningKeys } from './signing-keys.js'
 import { loadOrCreateDerivedSecrets } from './derived-secrets.js'
 import { EMAIL_PSEUDONYM_PURPOSE, EmailPseudonyms } from './email-pseudonyms.js'
@@ -47,6 +48,8 @@ export interface ReferenceServices {
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
   readonly signingKeys: SigningKeys
+  /** This process's figures (metrics.ts). */
+  readonly metrics: ReferenceMetrics
   close (): Promise<void>
 }
 
@@ -82,6 +85,8 @@ export async function openAccountStore (config: ReferenceConfig, log: FastifyBas
 export interface ReferenceServicesOptions {
   /** The clock single sign-on and emailed links read (tests move it to expire them). */
   readonly now?: () => number
+  /** Where the services count; by default figures of their own, without the process's. */
+  readonly metrics?: ReferenceMetrics
 }
 
 /** Wires the reference accounts service from its configuration (the composition root). */
@@ -96,12 +101,16 @@ export async function createReferenceServices (
   const pseudonyms = new EmailPseudonyms(secrets.derive(EMAIL_PSEUDONYM_PURPOSE))
   const now = options.now ?? Date.now
   const tokens = new TokenService(store, signingKeys, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl }, now)
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') })
+  const metrics = options.metrics ?? new ReferenceMetrics({ processFigures: false })
+  const mailer = countingMailer(
+    createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') }),
+    (kind, outcome) => metrics.email(kind, outcome)
+  )
   const emailing = { store, mailer, publicUrl: config.publicUrl, productName: config.productName, now }
   const verification = new EmailVerification(emailing)
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
   const claims = new AccountClaims(emailing)
-  const hashGate = new HashGate(defaultHashGateOptions())
+  const hashGate = new HashGate(defaultHashGateOptions(), () => metrics.gateRefused())
   const secondFactors = new SecondFactors({
     store,
     tokens,
@@ -112,6 +121,7 @@ export async function createReferenceServices (
     productName: config.productName,
     // The accounts service is made just below; a login reaches this only after.
     completeLogin: async (account, context, method, facts) => await accounts.completeLogin(account, context, method, facts),
+    metrics,
     now
   })
   const accounts: AccountsService = new AccountsService({
@@ -126,6 +136,7 @@ export async function createReferenceServices (
     browserNotices,
     claims,
     hashGate,
+    metrics,
     secondFactor: config.secondFactor.enabled ? secondFactors : null
   })
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
@@ -139,7 +150,7 @@ export async function createReferenceServices (
   const passkeys = config.passkeys === null
     ? null
     : new Passkeys({
-      store, tokens, accounts, browserNotices, settings: config.passkeys, productName: config.productName, now
+      store, tokens, accounts, browserNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
@@ -163,6 +174,7 @@ export async function createReferenceServices (
     secondFactors: config.secondFactor.enabled ? secondFactors : null,
     pseudonyms,
     signingKeys,
+    metrics,
     async close () {
       clearInterval(purge)
       clearInterval(keyReload)

@@ -9,6 +9,7 @@ import { composeEmail } from './layout.js'
 export function accountClaimedEmail (options: { to: string, productName: string, via: 'Google' | 'single sign-on', pageUrl: string }): OutgoingEmail {
   const { to, productName, via, pageUrl } = options
   return composeEmail({
+    kind: 'account_claimed',
     to,
     subject: `Your ${productName} account is now signed in with ${via}`,
     before: [

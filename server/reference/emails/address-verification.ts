@@ -5,6 +5,7 @@ import { composeEmail } from './layout.js'
 export function addressVerificationEmail (options: { to: string, link: string, productName: string, validHours: number }): OutgoingEmail {
   const { to, link, productName, validHours } = options
   return composeEmail({
+    kind: 'verify_email',
     to,
     subject: `Verify your email address for ${productName}`,
     before: [`Someone created a ${productName} account with this email address. If it was you, verify the address by opening this link:`],

@@ -1,7 +1,9 @@
 import type { OutgoingEmail } from '../mailer.js'
+import type { EmailKind } from '../metrics.js'
 
 /** What one email says: paragraphs, the link it exists for (if any), then more paragraphs. */
 export interface EmailContent {
+  readonly kind: EmailKind
   readonly to: string
   readonly subject: string
   readonly before: readonly string[]
@@ -35,5 +37,5 @@ export function composeEmail (content: EmailContent): OutgoingEmail {
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
 ${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
 </body></html>`
-  return { to: content.to, subject: content.subject, text, html }
+  return { kind: content.kind, to: content.to, subject: content.subject, text, html }
 }

@@ -15,6 +15,7 @@ export function newBrowserEmail (options: { to: string, productName: string, fac
   const { to, productName, facts, link, validDays } = options
   const when = `${facts.at.toISOString().slice(0, 16).replace('T', ' at ')} UTC`
   return composeEmail({
+    kind: 'new_browser',
     to,
     subject: `New sign-in to your ${productName} account`,
     before: [

@@ -5,6 +5,7 @@ import { composeEmail } from './layout.js'
 export function passwordResetEmail (options: { to: string, link: string, productName: string, validMinutes: number }): OutgoingEmail {
   const { to, link, productName, validMinutes } = options
   return composeEmail({
+    kind: 'password_reset',
     to,
     subject: `Reset your ${productName} password`,
     before: [`Someone asked to reset the password of your ${productName} account. To choose a new password, open this link:`],

@@ -9,6 +9,7 @@ import { composeEmail } from './layout.js'
 export function registrationAttemptEmail (options: { to: string, productName: string, pageUrl: string }): OutgoingEmail {
   const { to, productName, pageUrl } = options
   return composeEmail({
+    kind: 'registration_attempt',
     to,
     subject: `Someone tried to register with your address at ${productName}`,
     before: [

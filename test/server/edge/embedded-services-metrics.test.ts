@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { REFERENCE_METRICS_TIMEOUT_MS, startEmbeddedServices } from '../../../server/edge/embedded-services.js'
+import { REFERENCE_METRICS_PATH } from '../../../server/reference/metrics-route.js'
+import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../fixtures/reference.js'
+
+// Issue 29: the edge reads the forked reference process's figures through
+// EmbeddedServices.metrics(), to serve them after its own. The built
+// reference entry is forked, as in production (integration tier: it needs
+// dist/; forked from source through the test runner's TypeScript loader it
+// takes some 15 s to start).
+
+const REFERENCE_SCRIPT = fileURLToPath(new URL('../../../dist/server/reference.js', import.meta.url))
+
+/** The processes whose parent is this one (Linux /proc): the forked reference service. */
+function childrenOfThisProcess (): number[] {
+  const children: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) children.push(Number(entry))
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children
+}
+
+t.test('metrics() fetches the forked service\'s figures with its token; others are refused; a stalled or stopped service gives \'\' in bounded time', async (t) => {
+  const services = await startEmbeddedServices({
+    env: { DATA_DIR: temporaryDataDir(t), PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, LOG_LEVEL: 'warn' },
+    accounts: true,
+    edgeAuth: true,
+    edgePort: 8080,
+    referenceScript: REFERENCE_SCRIPT
+  })
+  t.teardown(() => services.stop())
+  await services.ready
+
+  const register = await fetch(`${services.url}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'forked@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+  })
+  t.equal(register.status, 200)
+  const text = await services.metrics()
+  t.match(text, /^threshold_reference_password_hash_duration_seconds_count\{operation="hash"\} 2$/m, 'the registration\'s hash and the decoy')
+  t.match(text, /^threshold_reference_sign_ins_total\{method="password",outcome="success"\} 0$/m)
+  t.match(text, /^threshold_reference_process_resident_memory_bytes \d+/m, 'and the process\'s own figures')
+  t.notOk(text.includes('forked@example.com'))
+
+  const stranger = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`)
+  t.equal(stranger.status, 401, 'another process on the host, without the token, is refused')
+
+  const [child] = childrenOfThisProcess()
+  t.ok(child !== undefined, 'the forked service is found')
+  process.kill(child!, 'SIGSTOP')
+  const started = performance.now()
+  const stalled = await services.metrics().finally(() => process.kill(child!, 'SIGCONT'))
+  const tookMs = performance.now() - started
+  t.equal(stalled, '', 'a stalled service gives no figures')
+  t.ok(tookMs >= REFERENCE_METRICS_TIMEOUT_MS - 50 && tookMs < REFERENCE_METRICS_TIMEOUT_MS + 1000, `within the bound (${tookMs.toFixed(0)} ms)`)
+  t.match(await services.metrics(), /threshold_reference_/, 'and its figures again once it goes on')
+
+  await services.stop()
+  t.equal(await services.metrics(), '', 'a stopped service gives no figures')
+})
