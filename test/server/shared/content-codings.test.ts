@@ -231,5 +231,5 @@ t.test('a non-JSON 502 from a gateway in front still says the service could not 
   const outcome = await login(base)
   t.equal(outcome.status, 502)
   t.same(JSON.parse(outcome.body), { error: 'The accounts service could not be reached. Please try again shortly.' })
-  t.match(warnings(lines), [{ msg: 'upstream answer unreadable', status: 502, contentType: 'text/html', reason: 'not JSON', failure: 'bad-gateway' }])
+  t.match(warnings(lines), [{ msg: 'upstream server error', kind: 'server_error', status: 502, contentType: 'text/html', reason: 'not JSON', failure: 'bad-gateway' }])
 })
