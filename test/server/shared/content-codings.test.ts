@@ -52,7 +52,9 @@ function expectUnreadable (t: Test, outcome: { status: number, body: string }, l
   t.same(JSON.parse(outcome.body), { error: UNREADABLE }, `${what}: the unreadable message`)
   const logged = warnings(lines)
   t.equal(logged.length, 1, `${what}: one warning`)
-  t.match(logged[0], { msg: 'upstream answer unreadable', upstream: 'accounts', reason, failure: 'unreadable' }, `${what}: the warning names the reason`)
+  // An answer cut off mid-body is a connection that ended: the failure's kind is reset.
+  const kind = reason === 'cut off' ? { msg: 'upstream call failed', kind: 'reset' } : { msg: 'upstream answer unreadable', kind: 'unreadable' }
+  t.match(logged[0], { ...kind, upstream: 'accounts', reason, failure: 'unreadable', elapsedMs: Number }, `${what}: the warning names the reason`)
   t.ok(typeof logged[0]?.status === 'number', `${what}: and the status`)
   t.notMatch(JSON.stringify(lines), /hunter2|secret-query|<html|stolen/, `${what}: the log holds no body and no query`)
 }
