@@ -88,8 +88,9 @@ export function probeOnce (url: string, timeoutMs: number = PROBE_TIMEOUT_MS): P
       rejectUnauthorized: true,
       headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'threshold-readiness-probe' }
     }, (response) => {
+      // HTTP's statuses end at 599; a parser takes any three digits, which would not be a bounded reason.
       const status = response.statusCode ?? 0
-      settle(status >= 500 ? `status ${status}` : status < 100 ? 'unreadable' : null)
+      settle(status < 100 || status > 599 ? 'unreadable' : status >= 500 ? `status ${status}` : null)
     })
     const timer = setTimeout(() => settle('timeout'), timeoutMs)
     request.on('error', (error) => settle(reasonOf(error)))

@@ -123,6 +123,12 @@ t.test('a backend whose certificate does not verify is down (tls), and the probe
   t.equal(untrusted.reached(), false, 'no request reached the unverified server')
 })
 
+t.test('a status HTTP does not have is unreadable, not a reason of its own', async (t) => {
+  const odd = await startUpstream(t, answering(999))
+  const result = await readyz(await edgeWithBackends(t, odd.url, odd.url))
+  t.same(result.body.upstreams, { accounts: { state: 'down', reason: 'unreadable' }, edgeAuth: { state: 'down', reason: 'unreadable' } })
+})
+
 t.test('a redirect is an answer below 500: up, and not followed', async (t) => {
   const target = await startUpstream(t, answering(500))
   const redirecting = await startUpstream(t, answering(302, { location: `${target.url}/elsewhere` }))
