@@ -163,6 +163,25 @@ t.test('the embedded service counts whatever READINESS_INCLUDES_UPSTREAMS says: 
   t.same(down.body.upstreams.accounts, { state: 'down', reason: 'reset' }, 'once it has been up, a failure is a failure')
 })
 
+t.test('an own accounts service beside the embedded domain-check responder: each counts by its own rule', async (t) => {
+  let embeddedUp = true
+  const embedded = await startUpstream(t, (request, response) => {
+    if (embeddedUp) answering(200)(request, response)
+    else response.socket?.destroy()
+  })
+  const ownAccountsDown = await buildEdge(t, { env: { ACCOUNTS_URL: DEAD_UPSTREAM }, accountsUpstream: DEAD_UPSTREAM, edgeAuthUpstream: embedded.url })
+  const lenient = await readyz(ownAccountsDown)
+  t.equal(lenient.status, 200, 'the shared accounts service down: still ready')
+  t.same(lenient.body.upstreams, { accounts: { state: 'down', reason: 'refused' }, edgeAuth: { state: 'up' } })
+  t.same(embedded.requests.map((request) => request.url), ['/healthz'], 'the embedded responder is asked on its health route')
+
+  embeddedUp = false
+  const ownAccountsUp = await startUpstream(t, answering(200))
+  const embeddedDown = await readyz(await buildEdge(t, { env: { ACCOUNTS_URL: ownAccountsUp.url }, accountsUpstream: ownAccountsUp.url, edgeAuthUpstream: embedded.url }))
+  t.equal(embeddedDown.status, 503, 'this instance\'s own responder not answering: not ready, without READINESS_INCLUDES_UPSTREAMS')
+  t.same(embeddedDown.body.upstreams, { accounts: { state: 'up' }, edgeAuth: { state: 'down', reason: 'starting' } })
+})
+
 t.test('concurrent /readyz share one probe per upstream, and the result is reused for two seconds', async (t) => {
   const accounts = await startUpstream(t, (_request, response) => { setTimeout(() => response.end('ok'), 100) })
   const edgeAuth = await startUpstream(t, answering(200))
