@@ -13,6 +13,7 @@ import type { RateLimitSettings } from './rate-limit.js'
 import { securityHeaders } from './security-headers.js'
 import type { AssetStore } from './static-files.js'
 import type { ProxyTrust } from './trusted-proxy.js'
+import type { UpstreamProbes } from './upstream-probes.js'
 import { webauthnWellKnown } from './webauthn-well-known.js'
 
 export interface AppOptions {
@@ -30,6 +31,8 @@ export interface AppOptions {
   readonly trust: ProxyTrust | null
   readonly assets: AssetStore
   readonly assetsDir: string
+  /** The backends' readiness probes (upstream-probes.ts). */
+  readonly probes: UpstreamProbes
 }
 
 /**
@@ -54,9 +57,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
   }))
 
   await fastify.register(pageRoutes, { hotPath: options.hotPath, assets: options.assets, assetsDir: options.assetsDir })
-  await fastify.register(health, {
-    upstreams: { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }
-  })
+  await fastify.register(health, { probes: options.probes, includeUpstreams: config.readinessIncludesUpstreams })
   await fastify.register(webauthnWellKnown, { passkeys: config.passkeys })
   await fastify.register(accountsProxy, {
     prefix: '/accounts',

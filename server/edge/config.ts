@@ -40,6 +40,19 @@ export interface ServerConfig {
   readonly accountsUrl: string | null
   /** Base URL of the edge auth metadata service; null: embedded reference responder. */
   readonly edgeAuthUrl: string | null
+  /**
+   * What readiness requests of the accounts service (ACCOUNTS_HEALTH_URL,
+   * else ACCOUNTS_URL); null with the embedded service, which is asked on its
+   * own health route.
+   */
+  readonly accountsHealthUrl: string | null
+  /** EDGE_AUTH_HEALTH_URL, else EDGE_AUTH_URL; null with the embedded responder. */
+  readonly edgeAuthHealthUrl: string | null
+  /**
+   * READINESS_INCLUDES_UPSTREAMS: whether /readyz fails while a configured
+   * backend is down. Off by default: docs/operations.md, "Readiness".
+   */
+  readonly readinessIncludesUpstreams: boolean
   readonly googleClientId: string | null
   readonly googleDisabledHostnames: readonly string[]
   readonly productName: string
@@ -138,6 +151,21 @@ function readBaseUrl (env: Env, name: string): string | null {
   return url === undefined ? null : url.href.replace(/\/+$/, '')
 }
 
+/**
+ * A health URL (ACCOUNTS_HEALTH_URL, EDGE_AUTH_HEALTH_URL): http(s), as the
+ * base URLs are read; the service's base URL when unset. Set without its
+ * service's URL it is refused: the embedded reference service would then be
+ * running, most likely because the service's own variable is misspelt or
+ * missing, and it is asked on its own route, never on this URL.
+ */
+function readHealthUrl (env: Env, name: string, serviceVariable: string, serviceUrl: string | null): string | null {
+  const url = readHttpUrl(env, name)
+  if (url !== undefined && serviceUrl === null) {
+    throw new ConfigError(name, `is set but ${serviceVariable} is not: the embedded reference service would be probed on its own route instead; set ${serviceVariable} too, or unset ${name}`)
+  }
+  return url?.href ?? serviceUrl
+}
+
 function readRedisUrl (env: Env): string | null {
   const url = readServiceUrl(env, 'REDIS_URL', {
     protocols: ['redis:', 'rediss:'],
@@ -225,11 +253,15 @@ export function loadServerConfig (env: Env): ServerConfig {
 
   const port = readInteger(env, 'PORT', { min: 0, max: 65535, fallback: DEFAULT_PORT })
   const accountsUrl = readBaseUrl(env, 'ACCOUNTS_URL')
+  const edgeAuthUrl = readBaseUrl(env, 'EDGE_AUTH_URL')
   return deepFreeze<ServerConfig>({
     port,
     host,
     accountsUrl,
-    edgeAuthUrl: readBaseUrl(env, 'EDGE_AUTH_URL'),
+    edgeAuthUrl,
+    accountsHealthUrl: readHealthUrl(env, 'ACCOUNTS_HEALTH_URL', 'ACCOUNTS_URL', accountsUrl),
+    edgeAuthHealthUrl: readHealthUrl(env, 'EDGE_AUTH_HEALTH_URL', 'EDGE_AUTH_URL', edgeAuthUrl),
+    readinessIncludesUpstreams: readBoolean(env, 'READINESS_INCLUDES_UPSTREAMS', false),
     googleClientId: readGoogleClientId(env),
     googleDisabledHostnames: readList(env, 'GOOGLE_DISABLED_HOSTNAMES', isHostOrAddress, 'host names')
       .map((item) => item.toLowerCase()),

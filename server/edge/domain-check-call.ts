@@ -7,6 +7,7 @@ import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_au
 import { DATA_FRAME, decodeFrames, encodeFrame, isCompressed, TRAILER_FRAME } from '../shared/grpc-web-frames.js'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { OutboundCallError, postOnce, type OutboundAnswer } from './outbound-post.js'
+import { failureKindOf, failureKindOfStatus, type UpstreamFailureKind } from './upstream-failures.js'
 
 /**
  * The domain check as the edge makes it itself (DOMAIN_CHECK_ENFORCED): the
@@ -17,12 +18,30 @@ import { OutboundCallError, postOnce, type OutboundAnswer } from './outbound-pos
 /** The answer of a call that succeeded; proto3 enums are open, so a later value is `unrecognised`. */
 export type DomainAuthorization = 'authorized' | 'unauthorized' | 'unspecified' | 'unrecognised'
 
-/** A call that did not give an answer; `reason` is for the log. */
+/**
+ * A call that did not give an answer; `reason` is for the log, `kind` and
+ * `status` (where the service answered) for the failure's log fields.
+ */
 export class DomainCheckFailedError extends Error {
   readonly code = 'THRESHOLD_DOMAIN_CHECK_FAILED'
-  constructor (readonly reason: string, options?: ErrorOptions) {
+  readonly kind: UpstreamFailureKind
+  readonly status: number | null
+  constructor (readonly reason: string, options: ErrorOptions & { readonly kind?: UpstreamFailureKind, readonly status?: number } = {}) {
     super(`domain check failed: ${reason}`, options)
     this.name = 'DomainCheckFailedError'
+    this.kind = options.kind ?? 'unreadable'
+    this.status = options.status ?? null
+  }
+}
+
+/** The kind of an outbound call that gave no answer. */
+function kindOfOutboundFailure (error: unknown): UpstreamFailureKind {
+  if (!(error instanceof OutboundCallError)) return failureKindOf(error)
+  switch (error.reason) {
+    case 'timed out': return 'timeout'
+    case 'cut off': return 'reset'
+    case 'larger than the limit': return 'unreadable'
+    case 'unreachable': return failureKindOf(error.cause)
   }
 }
 
@@ -58,7 +77,8 @@ function authorizationInBody (body: Buffer, headerStatus: string | null): Domain
   const messages = frames.filter((frame) => (frame.flag & TRAILER_FRAME) === DATA_FRAME)
   const trailers = frames.filter((frame) => (frame.flag & TRAILER_FRAME) === TRAILER_FRAME)
   const status = trailers.length === 0 ? headerStatus : trailerStatus(trailers[0]!.payload)
-  if (status !== '0') throw new DomainCheckFailedError(`grpc-status ${status ?? 'missing'}`)
+  // A gRPC error status is the service's own failure; a missing one, an answer that cannot be read.
+  if (status !== '0') throw new DomainCheckFailedError(`grpc-status ${status ?? 'missing'}`, { kind: status === null ? 'unreadable' : 'server_error' })
   if (messages.length !== 1) throw new DomainCheckFailedError(`${messages.length} messages`)
   if (isCompressed(messages[0]!)) throw new DomainCheckFailedError('compressed message')
   try {
@@ -97,9 +117,9 @@ export async function callDomainCheck (options: {
       limitBytes: ANSWER_LIMIT_BYTES
     })
   } catch (error) {
-    throw new DomainCheckFailedError(error instanceof OutboundCallError ? error.reason : 'unreachable', { cause: error })
+    throw new DomainCheckFailedError(error instanceof OutboundCallError ? error.reason : 'unreachable', { cause: error, kind: kindOfOutboundFailure(error) })
   }
-  if (answer.status !== 200) throw new DomainCheckFailedError(`HTTP status ${answer.status}`)
+  if (answer.status !== 200) throw new DomainCheckFailedError(`HTTP status ${answer.status}`, { kind: failureKindOfStatus(answer.status), status: answer.status })
   const contentType = (answer.headers['content-type'] ?? '').toLowerCase()
   if (!contentType.startsWith('application/grpc-web') || contentType.startsWith('application/grpc-web-text')) {
     throw new DomainCheckFailedError('not a binary gRPC-web answer')
@@ -109,6 +129,6 @@ export async function callDomainCheck (options: {
   }
   const headerStatus = typeof answer.headers['grpc-status'] === 'string' ? answer.headers['grpc-status'] : null
   // A trailers-only answer: the status is in the headers, and there is no message.
-  if (headerStatus !== null && headerStatus !== '0') throw new DomainCheckFailedError(`grpc-status ${headerStatus}`)
+  if (headerStatus !== null && headerStatus !== '0') throw new DomainCheckFailedError(`grpc-status ${headerStatus}`, { kind: 'server_error' })
   return authorizationInBody(answer.body, headerStatus)
 }

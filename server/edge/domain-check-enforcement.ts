@@ -4,6 +4,7 @@ import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { domainOfEmail, loginEmails } from './login-emails.js'
 import { OutboundCallError, postOnce } from './outbound-post.js'
+import { isTlsFailure } from './upstream-failures.js'
 
 /**
  * The login calls the edge checks before proxying them when
@@ -39,6 +40,7 @@ const CHECK_FAILED: LoginRefusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_A
 /** The refusal the domain check gives `domains`, or null when every one may sign in. */
 async function domainRefusal (request: FastifyRequest, domains: readonly string[], options: DomainCheckEnforcement): Promise<LoginRefusal | null> {
   for (const domain of domains) {
+    const started = performance.now()
     try {
       const authorization = await callDomainCheck({ upstream: options.upstream, domain, timeoutMs: options.timeoutMs, requestId: request.id })
       if (authorization === 'unauthorized') {
@@ -46,12 +48,20 @@ async function domainRefusal (request: FastifyRequest, domains: readonly string[
         return { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
       }
       if (authorization === 'unrecognised') {
-        request.log.warn({ domain, reason: 'unrecognised authorization value' }, 'login refused: domain check failed')
+        request.log.warn({ domain, reason: 'unrecognised authorization value', upstream: 'edge-auth', kind: 'unreadable', elapsedMs: Math.round(performance.now() - started) }, 'login refused: domain check failed')
         return CHECK_FAILED
       }
     } catch (error) {
-      const reason = error instanceof DomainCheckFailedError ? error.reason : 'unexpected error'
-      request.log.warn({ domain, reason, upstream: 'edge-auth' }, 'login refused: domain check failed')
+      const failed = error instanceof DomainCheckFailedError ? error : null
+      const tls = isTlsFailure(error)
+      request.log[tls ? 'error' : 'warn']({
+        domain,
+        reason: tls ? 'tls' : failed?.reason ?? 'unexpected error',
+        upstream: 'edge-auth',
+        kind: failed?.kind ?? 'unreadable',
+        ...(failed?.status == null ? {} : { status: failed.status }),
+        elapsedMs: Math.round(performance.now() - started)
+      }, 'login refused: domain check failed')
       return CHECK_FAILED
     }
   }

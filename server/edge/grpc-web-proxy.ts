@@ -10,6 +10,7 @@ import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../share
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
+import { failureKindOfStatus, logUpstreamFailure, upstreamElapsedMs } from './upstream-failures.js'
 import { classifyUpstreamError, forwardRequestHeaders, upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type RequestHeaderAllowlist, type UpstreamFailure } from './upstream.js'
 
 /** gRPC-web content types: binary, and the base64 text form. */
@@ -81,10 +82,17 @@ export function sendGrpcWebError (reply: FastifyReply | ProxyReply, httpStatus: 
 }
 
 
+const UPSTREAM_NAME = 'edge-auth'
+
+/** The failure log line's facts about an answer with `status`. */
+function answerFacts (reply: ProxyReply, status: number) {
+  return { upstream: UPSTREAM_NAME, kind: failureKindOfStatus(status), status, elapsedMs: upstreamElapsedMs(reply.request, reply.elapsedTime) }
+}
+
 /** A coded gRPC-web answer, decoded and sent with its own length; one that cannot be is UNAVAILABLE (503). */
 function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readable, codingHeader: string | string[]): void {
   const unreadable = (reason: string): void => {
-    request.log.warn({ upstream: 'edge-auth', status: reply.statusCode, reason }, 'upstream answer unreadable')
+    logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: reason === 'cut off' ? 'reset' : 'unreadable', reason })
     sendGrpcWebError(reply, 503, 'The domain authorization service answered in a form this edge cannot read.')
   }
   let codings: string[]
@@ -99,8 +107,10 @@ function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readab
     void reply.header('content-length', body.length).send(body)
   }, (error: unknown) => {
     if (error instanceof UnreadableAnswerError) unreadable(error.reason)
-    else if (classifyUpstreamError(error) === 'timeout') sendGrpcWebError(reply, 504, 'The domain authorization service is unavailable.')
-    else unreadable('cut off')
+    else if (classifyUpstreamError(error) === 'timeout') {
+      logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: 'timeout' }, error)
+      sendGrpcWebError(reply, 504, 'The domain authorization service is unavailable.')
+    } else unreadable('cut off')
   })
 }
 
@@ -109,7 +119,7 @@ function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readab
  * trailers untouched) to the edge auth metadata service at the same path.
  */
 export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyOptions): Promise<void> {
-  await app.register(rateLimit, rateLimitOptions(options.rateLimit, 'edge-auth'))
+  await app.register(rateLimit, rateLimitOptions(options.rateLimit, UPSTREAM_NAME))
   app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) logFailure(request, 'error', error, 'gRPC-web proxy failed')
@@ -135,17 +145,24 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
         ...upstreamReplyOptions({
           requestHeaders: forwardRequestHeaders(GRPC_WEB_REQUEST_HEADERS, { prefix: '', trust: null }),
           allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
-          upstreamName: 'edge-auth',
+          upstreamName: UPSTREAM_NAME,
           onFailure: (reply, failure) =>
             sendGrpcWebError(reply, HTTP_STATUS_FOR_FAILURE[failure], 'The domain authorization service is unavailable.')
         }),
         // A backend (or a balancer in front of it) may fail with a plain-text or
         // HTML page; it becomes a gRPC-web failure with the same HTTP status.
         // (reply-from has already copied the backend's headers onto the reply.)
+        // Either way, a 5xx is logged as the backend's failure, and an answer
+        // that is neither 2xx nor gRPC-web as one the edge cannot read.
         onResponse: (request, reply, response) => {
-          if (!(response.statusCode >= 200 && response.statusCode < 300) && !isGrpcWeb(reply.getHeader('content-type'))) {
+          const status = response.statusCode
+          const grpcWeb = isGrpcWeb(reply.getHeader('content-type'))
+          if (status >= 500 || (!grpcWeb && !(status >= 200 && status < 300))) {
+            logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), ...(grpcWeb ? { passedOn: true } : { reason: 'not gRPC-web' }) })
+          }
+          if (!(status >= 200 && status < 300) && !grpcWeb) {
             response.stream.resume()
-            sendGrpcWebError(reply, response.statusCode, 'The domain authorization service failed.')
+            sendGrpcWebError(reply, status, 'The domain authorization service failed.')
             return
           }
           const codingHeader = (response as unknown as { readonly headers: IncomingHttpHeaders }).headers['content-encoding']

@@ -2,6 +2,7 @@ import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
 import type { FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
 import { logFailure } from './client-gone.js'
+import { failureKindOfStatus, logUpstreamFailure, upstreamElapsedMs } from './upstream-failures.js'
 import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../shared/content-codings.js'
 import { mediaType } from './request-bodies.js'
 import { classifyUpstreamError, noteUpstreamFailure, type ProxyReply, type UpstreamFailure } from './upstream.js'
@@ -90,10 +91,17 @@ export function passOnJsonAnswers (options: {
     // The backend's own headers: the reply holds only those passed on, without Content-Encoding.
     const headers = (response as unknown as { readonly headers: IncomingHttpHeaders }).headers
     const contentType = headers['content-type']
+    const facts = () => ({
+      upstream: options.upstreamName,
+      kind: failureKindOfStatus(status),
+      status,
+      elapsedMs: upstreamElapsedMs(reply.request, reply.elapsedTime)
+    })
     const refuse = (failure: UpstreamFailure, reason: string, error?: unknown): void => {
-      const fields = { upstream: options.upstreamName, status, contentType, reason, failure }
-      if (error === undefined) reply.log.warn(fields, 'upstream answer unreadable')
-      else logFailure(reply.request, 'warn', error, 'upstream answer unreadable', fields)
+      // A 5xx is the backend's own failure whatever its body (server_error); an
+      // answer cut off mid-body is a connection that ended (reset), whatever its status.
+      const cutOff = reason === 'cut off' ? { kind: 'reset' as const } : {}
+      logUpstreamFailure(reply.request, { ...facts(), ...cutOff, contentType, reason, failure }, error)
       fail(reply, failure)
     }
     if (isRedirect(status)) {
@@ -122,6 +130,8 @@ export function passOnJsonAnswers (options: {
       }
       return (options.refusalOf?.(request as FastifyRequest, status, body) ?? Promise.resolve(null)).then((refusal) => {
         if (refusal === null) {
+          // The backend's own JSON error, which the page shows: passed on, and logged as the backend's failure.
+          if (status >= 500) logUpstreamFailure(reply.request, { ...facts(), passedOn: true })
           void reply.header('content-length', body.length).send(body)
           return
         }

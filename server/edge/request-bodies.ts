@@ -1,6 +1,7 @@
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
 import type { FastifyRequest } from 'fastify'
 import { HttpError } from './http-error.js'
+import { startUpstreamClock } from './upstream-failures.js'
 
 /** Largest body the edge forwards to a backend on the page's calls (16 KiB). */
 export const PROXY_BODY_LIMIT_BYTES = 16 * 1024
@@ -43,8 +44,11 @@ export function bufferedBodyParser (check: 'json' | 'raw') {
  * The proxy's handler: a body already read (and checked) is sent as one
  * buffer with its own Content-Type. reply-from would otherwise JSON-encode a
  * buffer, and a stream goes out in more, smaller writes than one buffer.
+ * The call's clock starts here, for the elapsed time of a failure's log line.
  */
-export const forwardReadBody: NonNullable<FastifyHttpProxyOptions['handler']> = (request, reply, destination, options) =>
-  reply.from(destination, Buffer.isBuffer(request.body)
+export const forwardReadBody: NonNullable<FastifyHttpProxyOptions['handler']> = (request, reply, destination, options) => {
+  startUpstreamClock(request)
+  return reply.from(destination, Buffer.isBuffer(request.body)
     ? { ...options, body: request.body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
     : options)
+}

@@ -15,6 +15,7 @@ import { createNonceSource, PageTemplate } from './page.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
 import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
+import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
 
 /**
  * Connection timeouts. Headers must arrive within 15 s and a whole request
@@ -41,6 +42,8 @@ export interface CreateServerOptions {
   readonly passwordResetCompletion: boolean
   readonly logger?: FastifyServerOptions['logger']
   readonly timeouts?: Partial<ConnectionTimeouts>
+  /** Told every readiness probe's result (for the metrics); none by default. */
+  readonly onProbe?: ProbeListener
 }
 
 /**
@@ -144,7 +147,12 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     hotPath,
     trust,
     assets,
-    assetsDir
+    assetsDir,
+    probes: createUpstreamProbes({
+      upstreams: probedUpstreams(config, { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }),
+      log: fastify.log,
+      ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe })
+    })
   })
   return fastify
 }

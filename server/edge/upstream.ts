@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { clientAddress } from './client-address.js'
-import { logFailure } from './client-gone.js'
+import { errorCodes, failureKindOf, logUpstreamFailure, TIMEOUT_CODES, UNREADABLE_CODES, upstreamElapsedMs } from './upstream-failures.js'
 import { forwardedHost } from './host-header.js'
 import type { ProxyTrust } from './trusted-proxy.js'
 
@@ -127,32 +127,9 @@ export function keepResponseHeaders (allowed: ReadonlySet<string>) {
  */
 export type UpstreamFailure = 'timeout' | 'unavailable' | 'bad-gateway' | 'unreadable'
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT',
-  'FST_REPLY_FROM_GATEWAY_TIMEOUT', 'FST_REPLY_FROM_CONNECT_TIMEOUT', 'ETIMEDOUT'
-])
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FST_REPLY_FROM_SERVICE_UNAVAILABLE'
 ])
-
-function errorCodes (error: unknown): string[] {
-  const codes: string[] = []
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string') codes.push(code)
-    const errors = (current as { errors?: unknown }).errors
-    if (Array.isArray(errors)) codes.push(...errors.flatMap(errorCodes))
-    current = (current as { cause?: unknown }).cause
-  }
-  return codes
-}
-
-/**
- * Answers from a backend that was reached: reply-from's error for a status
- * that is not HTTP's (999), and undici's for headers past its 16 KiB limit.
- */
-const UNREADABLE_CODES = new Set(['FST_REPLY_FROM_BAD_GATEWAY', 'UND_ERR_HEADERS_OVERFLOW'])
 
 export function classifyUpstreamError (error: unknown): UpstreamFailure {
   const codes = errorCodes(error)
@@ -170,12 +147,18 @@ export const UPSTREAM_FAILURE_STATUS: Readonly<Record<UpstreamFailure, number>> 
 }
 
 /**
- * Logs a backend failure in full (for operators) and returns its class; what
- * reaches the visitor is chosen by the caller and names no address or port.
+ * Logs a backend failure in full (for operators: its kind, the elapsed time
+ * and the error) and returns its class; what reaches the visitor is chosen
+ * by the caller and names no address or port.
  */
 export function noteUpstreamFailure (reply: FastifyReply | ProxyReply, error: unknown, upstreamName: string): UpstreamFailure {
   const failure = classifyUpstreamError(error)
-  logFailure(reply.request, 'warn', error, 'upstream call failed', { upstream: upstreamName, failure })
+  logUpstreamFailure(reply.request, {
+    upstream: upstreamName,
+    kind: failureKindOf(error),
+    elapsedMs: upstreamElapsedMs(reply.request, reply.elapsedTime),
+    failure
+  }, error)
   return failure
 }
 

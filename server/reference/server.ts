@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { logCompletedRequests, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
+import { REFERENCE_HEALTH_PATH } from '../shared/reference-health.js'
 import { referenceAccountsApp } from './app.js'
 import type { ReferenceConfig } from './config.js'
 import { edgeAuthResponder } from './edge-auth-responder.js'
@@ -72,6 +73,10 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
     throw new ReferenceStoreError(app.log, error)
   }
   app.addHook('onClose', async () => { await services.close() })
+
+  // The edge's readiness probe, every 2 s at most while /readyz is asked: the
+  // process answers. Not logged, or it would fill the log with probes.
+  app.get(REFERENCE_HEALTH_PATH, { logLevel: 'silent' }, async () => ({ status: 'ok' }))
 
   if (serve.has('accounts')) {
     await app.register(referenceAccountsApp, {

@@ -141,7 +141,15 @@ const badValues: Array<[string, string, RegExp]> = [
   ['REDIS_URL', 'redis://', /REDIS_URL must be/],
   ['REDIS_URL', 'redis://redis.internal:6379/cache', /REDIS_URL must be/],
   ['REDIS_URL', 'redis://redis.internal:99999', /REDIS_URL must be/],
-  ['REDIS_URL', 'redis://redis.internal#0', /REDIS_URL must be/]
+  ['REDIS_URL', 'redis://redis.internal#0', /REDIS_URL must be/],
+  ['ACCOUNTS_HEALTH_URL', 'accounts.internal/health', /ACCOUNTS_HEALTH_URL must be an absolute http or https URL \(got "accounts.internal\/health"\)/],
+  ['ACCOUNTS_HEALTH_URL', 'tcp://accounts.internal:8080', /ACCOUNTS_HEALTH_URL must use http or https/],
+  ['EDGE_AUTH_HEALTH_URL', 'https://probe:secret@edge-auth.internal/health', /EDGE_AUTH_HEALTH_URL must not contain credentials$/],
+  ['EDGE_AUTH_HEALTH_URL', 'https://edge-auth.internal/health?deep=1', /EDGE_AUTH_HEALTH_URL must not have a query string or fragment/],
+  ['ACCOUNTS_HEALTH_URL', 'https://accounts.internal/health', /ACCOUNTS_HEALTH_URL is set but ACCOUNTS_URL is not: the embedded reference service would be probed on its own route instead; set ACCOUNTS_URL too, or unset ACCOUNTS_HEALTH_URL/],
+  ['EDGE_AUTH_HEALTH_URL', 'https://edge-auth.internal/health', /EDGE_AUTH_HEALTH_URL is set but EDGE_AUTH_URL is not/],
+  ['READINESS_INCLUDES_UPSTREAMS', 'yes', /READINESS_INCLUDES_UPSTREAMS must be true or false \(got "yes"\)/],
+  ['READINESS_INCLUDES_UPSTREAMS', '1', /READINESS_INCLUDES_UPSTREAMS must be true or false/]
 ]
 
 for (const [variable, value, message] of badValues) {
@@ -152,6 +160,26 @@ for (const [variable, value, message] of badValues) {
     t.match(error.message, message)
   })
 }
+
+t.test('readiness: each service\'s base URL is probed unless its health URL is set, the embedded service on its own route; upstreams do not count by default', async (t) => {
+  const defaults = loadServerConfig({})
+  t.equal(defaults.accountsHealthUrl, null, 'the embedded service: its own health route')
+  t.equal(defaults.edgeAuthHealthUrl, null)
+  t.equal(defaults.readinessIncludesUpstreams, false)
+  const own = loadServerConfig({ ACCOUNTS_URL: 'https://accounts.internal/api/', EDGE_AUTH_URL: 'http://edge-auth:8081' })
+  t.equal(own.accountsHealthUrl, 'https://accounts.internal/api')
+  t.equal(own.edgeAuthHealthUrl, 'http://edge-auth:8081')
+  const overridden = loadServerConfig({
+    ACCOUNTS_URL: 'https://accounts.internal/api',
+    ACCOUNTS_HEALTH_URL: 'https://accounts.internal/health/ready',
+    EDGE_AUTH_URL: 'http://edge-auth:8081',
+    EDGE_AUTH_HEALTH_URL: 'http://edge-auth:8082/',
+    READINESS_INCLUDES_UPSTREAMS: 'TRUE'
+  })
+  t.equal(overridden.accountsHealthUrl, 'https://accounts.internal/health/ready')
+  t.equal(overridden.edgeAuthHealthUrl, 'http://edge-auth:8082/')
+  t.equal(overridden.readinessIncludesUpstreams, true)
+})
 
 t.test('source maps are private unless SOURCE_MAPS=public', async (t) => {
   t.equal(loadServerConfig({}).sourceMapsPublic, false)

@@ -169,6 +169,16 @@ const failures: Array<[string, Handler | 'down']> = [
   }]
 ]
 
+/** The kind each failure is logged with (the upstream failure metric's label values). */
+const FAILURE_KINDS: Readonly<Record<string, string>> = {
+  'is down': 'refused',
+  'hangs past the timeout': 'timeout',
+  'answers 500 with an HTML page': 'server_error',
+  'answers a trailers-only UNAVAILABLE': 'server_error',
+  'answers a message with trailers saying INTERNAL': 'server_error',
+  'resets the connection mid-answer': 'reset'
+}
+
 for (const [what, handler] of failures) {
   t.test(`a domain service that ${what}: the login is refused (fail closed) with 503 and never reaches the backend`, async (t) => {
     const service = handler === 'down' ? DEAD_UPSTREAM : (await startUpstream(t, handler)).url
@@ -179,6 +189,10 @@ for (const [what, handler] of failures) {
     t.ok(outcome.elapsedMs < ANSWER_BOUND_MS, `answered within ${ANSWER_BOUND_MS} ms (took ${outcome.elapsedMs} ms)`)
     t.equal(accounts.requests.length, 0, 'the backend was not called')
     t.match(lines.filter((line) => line.level === 40), [{ msg: 'login refused: domain check failed', domain: 'ok.test' }], 'one warning with the reason')
+    const kind = FAILURE_KINDS[what] ?? 'unreadable'
+    t.match(lines.find((line) => line.msg === 'login refused: domain check failed'), {
+      upstream: 'edge-auth', kind, elapsedMs: Number, ...(kind === 'server_error' && what.includes('500') ? { status: 500 } : {})
+    }, `logged as ${kind}, with the elapsed time`)
   })
 }
 

@@ -75,7 +75,7 @@ t.test('with no backend configured, npm start\'s server runs the reference servi
   const { edge, base, exit, output } = await startEmbedded(t, dataDir)
   await waitUntil(ready(base), '/readyz to answer 200')
   const readiness = await (await fetch(`${base}/readyz`)).json()
-  t.same(readiness, { status: 'ready', upstreams: { accounts: 'reachable', edgeAuth: 'reachable' } })
+  t.same(readiness, { status: 'ready', upstreams: { accounts: { state: 'up' }, edgeAuth: { state: 'up' } } })
 
   const registered = await postJson(base, '/accounts/register', { email: 'visitor@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
   t.same([registered.status, registered.body], [200, { success: 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.' }])

@@ -52,7 +52,9 @@ function expectUnreadable (t: Test, outcome: { status: number, body: string }, l
   t.same(JSON.parse(outcome.body), { error: UNREADABLE }, `${what}: the unreadable message`)
   const logged = warnings(lines)
   t.equal(logged.length, 1, `${what}: one warning`)
-  t.match(logged[0], { msg: 'upstream answer unreadable', upstream: 'accounts', reason, failure: 'unreadable' }, `${what}: the warning names the reason`)
+  // An answer cut off mid-body is a connection that ended: the failure's kind is reset.
+  const kind = reason === 'cut off' ? { msg: 'upstream call failed', kind: 'reset' } : { msg: 'upstream answer unreadable', kind: 'unreadable' }
+  t.match(logged[0], { ...kind, upstream: 'accounts', reason, failure: 'unreadable', elapsedMs: Number }, `${what}: the warning names the reason`)
   t.ok(typeof logged[0]?.status === 'number', `${what}: and the status`)
   t.notMatch(JSON.stringify(lines), /hunter2|secret-query|<html|stolen/, `${what}: the log holds no body and no query`)
 }
@@ -231,5 +233,5 @@ t.test('a non-JSON 502 from a gateway in front still says the service could not 
   const outcome = await login(base)
   t.equal(outcome.status, 502)
   t.same(JSON.parse(outcome.body), { error: 'The accounts service could not be reached. Please try again shortly.' })
-  t.match(warnings(lines), [{ msg: 'upstream answer unreadable', status: 502, contentType: 'text/html', reason: 'not JSON', failure: 'bad-gateway' }])
+  t.match(warnings(lines), [{ msg: 'upstream server error', kind: 'server_error', status: 502, contentType: 'text/html', reason: 'not JSON', failure: 'bad-gateway' }])
 })
