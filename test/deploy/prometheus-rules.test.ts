@@ -9,6 +9,7 @@ import {
   checkExpressions,
   MONITORING_FILES,
   promtool,
+  promtoolAsync,
   promtoolSkip,
   SCRAPE_JOB,
   temporaryFolder
@@ -88,13 +89,15 @@ t.test('the unit tests fail when a threshold or a guard moves (they can fail)', 
     ['the page latency guard dropped', 'job_route:threshold_http_requests:rate5m * 300 >= 30', 'job_route:threshold_http_requests:rate5m * 300 >= 0', /alertname: ThresholdPageSlow/],
     ['the calls the rate limit refused counted as forwarded', 'threshold_rate_limited_total{job="threshold", limit="accounts"}', 'threshold_rate_limited_total{job="threshold", limit="none"}', /alertname: ThresholdUpstreamFailing/]
   ]
-  for (const [what, from, to, said] of cases) {
+  const runs = await Promise.all(cases.map(async ([what, from, to]) => {
     t.ok(RULES.includes(from), `${what}: the rules say ${from}`)
     const { tests } = rulesCopy(t, (text) => text.replace(from, to))
-    const { status, output } = promtool('test', 'rules', tests)
-    t.not(status, 0, what)
-    t.match(output, said, what)
-  }
+    return await promtoolAsync('test', 'rules', tests)
+  }))
+  cases.forEach(([what, , , said], index) => {
+    t.not(runs[index]!.status, 0, what)
+    t.match(runs[index]!.output, said, what)
+  })
 })
 
 t.test('every alert issue 29 named is there, and no alert is there twice', async (t) => {
@@ -166,4 +169,17 @@ t.test('the annotations\' own queries parse', { skip }, async (t) => {
 t.test('challenge storms have their place kept until their metric exists', async (t) => {
   t.match(RULES, /# Challenge storms: .*later issue/)
   t.notOk(alerts.some((rule) => /challenge/i.test(rule.alert!)), 'no rule on a metric that does not exist yet')
+})
+
+t.test('the scrape job and rule_files of docs/operations.md are a configuration Prometheus accepts, with these rules', { skip }, async (t) => {
+  const examples = [...OPERATIONS.matchAll(/```yaml\n# prometheus\.yml\n([\s\S]*?)```/g)].map((match) => parseYaml(match[1]!) as Record<string, unknown>)
+  t.equal(examples.length, 2, 'the scrape job, then rule_files')
+  const config = Object.assign({}, ...examples) as { scrape_configs: Array<{ job_name: string }>, rule_files: string[] }
+  t.same(config.scrape_configs.map((job) => job.job_name), [SCRAPE_JOB], 'the job the rules read')
+  t.same(config.rule_files, ['/etc/prometheus/rules/threshold-alerts.yml'])
+  const file = join(temporaryFolder(t), 'prometheus.yml')
+  writeFileSync(file, JSON.stringify({ ...config, rule_files: [MONITORING_FILES.alertRules] }))
+  const { status, output } = promtool('check', 'config', file)
+  t.equal(status, 0, output)
+  t.match(output, new RegExp(`SUCCESS: ${alertRules().length} rules found`))
 })
