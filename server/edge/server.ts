@@ -8,6 +8,8 @@ import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
 import { judgeHost, statedHostName } from './host-header.js'
 import { createHotPath } from './hot-path.js'
+import { createEdgeMetrics, readPackageVersion, type EdgeMetrics } from './metrics.js'
+import { countedHotPath, countFastifyRequests } from './request-metrics.js'
 import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
 import { answerClientError, refuseExpectation } from './node-answers.js'
 import { answerFrameworkError } from './not-found.js'
@@ -41,6 +43,12 @@ export interface CreateServerOptions {
   readonly passwordResetCompletion: boolean
   readonly logger?: FastifyServerOptions['logger']
   readonly timeouts?: Partial<ConnectionTimeouts>
+  /**
+   * The metrics to record into while METRICS_PORT is set; by default a new
+   * registry with the process's own figures. Tests building several edges
+   * pass one without them.
+   */
+  readonly metrics?: EdgeMetrics
 }
 
 /**
@@ -76,13 +84,16 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       (hostname) => cookieDomainFor(hostname, config.cookieDomain))
   ])
   const trust = proxyTrust(config.trustProxy)
-  const hotPath = createHotPath({
+  // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
+  const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion() })
+  const uncountedHotPath = createHotPath({
     pages,
     assets,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     nextNonce: createNonceSource(),
     hostnameOf: (request) => statedHostName(request, trust)
   })
+  const hotPath = metrics === null ? uncountedHotPath : countedHotPath(uncountedHotPath, metrics)
 
   const allowedHosts = config.allowedHosts === null ? null : new Set(config.allowedHosts)
 
@@ -118,6 +129,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     fastify.log.warn('neither ALLOWED_HOSTS nor PUBLIC_URL is set: any Host is accepted and passed on to the backends as X-Forwarded-Host')
   }
   logCompletedRequests(fastify)
+  const accountsRoutes = withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled)
+  fastify.decorate('metrics', metrics)
+  if (metrics !== null) countFastifyRequests(fastify, metrics, new Set(accountsRoutes.map((route) => route.path)))
   fastify.addHook('preClose', async () => { closing = true })
   // A keep-alive connection whose request was in flight at the stop signal
   // would keep the server open until its idle timeout: close it after its answer.
@@ -139,7 +153,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     config,
     redis: redis?.client ?? null,
     accountsUpstream: options.accountsUpstream,
-    accountsRoutes: withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled),
+    accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,
     hotPath,
     trust,
