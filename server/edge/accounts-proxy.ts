@@ -7,6 +7,7 @@ import { rejectCrossSiteRequests } from './same-origin-guard.js'
 import { logFailure } from './client-gone.js'
 import { checkPasskeySignInAnswer, enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
 import { passOnJsonAnswers } from './json-answers.js'
+import { signInCounter } from './sign-in-metrics.js'
 import {
   forwardRequestHeaders,
   UPSTREAM_FAILURE_STATUS,
@@ -114,6 +115,9 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
     app.addHook('onRequest', requireContentType(['application/x-www-form-urlencoded']))
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
   }
+  // Sign-ins are counted from the JSON calls' answers, only while metrics are kept.
+  const signIns = kind === 'json' && app.metrics !== null ? signInCounter(app.metrics, app.prefix) : null
+  if (signIns !== null) app.addHook('onResponse', signIns.onResponse)
   const allowedResponseHeaders = kind === 'json' ? JSON_RESPONSE_HEADERS : kind === 'read' ? READ_RESPONSE_HEADERS : FORM_RESPONSE_HEADERS
 
   const proxyOptions: FastifyHttpProxyOptions = {
@@ -142,6 +146,7 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
         upstreamName: 'accounts',
         limitBytes: answerLimitBytes,
         onFailure: sendFailure,
+        ...(signIns === null ? {} : { onAnswer: signIns.noteAnswer }),
         ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream }) })
       }) } : {})
     }

@@ -38,9 +38,11 @@ const CHECK_FAILED: LoginRefusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_A
 
 /** The refusal the domain check gives `domains`, or null when every one may sign in. */
 async function domainRefusal (request: FastifyRequest, domains: readonly string[], options: DomainCheckEnforcement): Promise<LoginRefusal | null> {
+  const metrics = request.server.metrics
   for (const domain of domains) {
     try {
       const authorization = await callDomainCheck({ upstream: options.upstream, domain, timeoutMs: options.timeoutMs, requestId: request.id })
+      metrics?.domainCheck('enforced', authorization === 'unrecognised' ? 'failed' : authorization)
       if (authorization === 'unauthorized') {
         request.log.info({ domain }, 'login refused: domain not authorized')
         return { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
@@ -50,6 +52,7 @@ async function domainRefusal (request: FastifyRequest, domains: readonly string[
         return CHECK_FAILED
       }
     } catch (error) {
+      metrics?.domainCheck('enforced', 'failed')
       const reason = error instanceof DomainCheckFailedError ? error.reason : 'unexpected error'
       request.log.warn({ domain, reason, upstream: 'edge-auth' }, 'login refused: domain check failed')
       return CHECK_FAILED

@@ -6,11 +6,13 @@ import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_au
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { logFailure } from './client-gone.js'
+import { readDomainCheckAnswer, type DomainAuthorization } from './domain-check-call.js'
+import type { DomainCheckResult, EdgeMetrics } from './metrics.js'
 import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../shared/content-codings.js'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
 import { rejectCrossSiteRequests } from './same-origin-guard.js'
-import { classifyUpstreamError, forwardRequestHeaders, upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type RequestHeaderAllowlist, type UpstreamFailure } from './upstream.js'
+import { classifyUpstreamError, countUpstreamFailure, forwardRequestHeaders, upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type RequestHeaderAllowlist, type UpstreamFailure } from './upstream.js'
 
 /** gRPC-web content types: binary, and the base64 text form. */
 export const GRPC_WEB_CONTENT_TYPES = [
@@ -81,9 +83,37 @@ export function sendGrpcWebError (reply: FastifyReply | ProxyReply, httpStatus: 
 }
 
 
-/** A coded gRPC-web answer, decoded and sent with its own length; one that cannot be is UNAVAILABLE (503). */
-function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readable, codingHeader: string | string[]): void {
+/** The domain check's result as the page reads the answer: a value it does not know, or no answer, has failed. */
+function pageCheckResult (reply: ProxyReply, body: Buffer): DomainCheckResult {
+  let authorization: DomainAuthorization
+  try {
+    const contentType = reply.getHeader('content-type')
+    const grpcStatus = reply.getHeader('grpc-status')
+    authorization = readDomainCheckAnswer({
+      status: reply.statusCode,
+      headers: {
+        ...(typeof contentType === 'string' ? { 'content-type': contentType } : {}),
+        ...(typeof grpcStatus === 'string' ? { 'grpc-status': grpcStatus } : {})
+      },
+      body
+    })
+  } catch {
+    return 'failed'
+  }
+  return authorization === 'unrecognised' ? 'failed' : authorization
+}
+
+/**
+ * A gRPC-web answer read whole (it is one small message and its trailers),
+ * decoded when coded, and sent with its own length; one that cannot be is
+ * UNAVAILABLE (503). With metrics, the domain check's result is read from it.
+ */
+function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readable, codingHeader: string | string[] | undefined, metrics: EdgeMetrics | null): void {
   const unreadable = (reason: string): void => {
+    if (metrics !== null) {
+      countUpstreamFailure(metrics, 'edge-auth', 'unreadable')
+      metrics.domainCheck('page', 'failed')
+    }
     request.log.warn({ upstream: 'edge-auth', status: reply.statusCode, reason }, 'upstream answer unreadable')
     sendGrpcWebError(reply, 503, 'The domain authorization service answered in a form this edge cannot read.')
   }
@@ -96,11 +126,17 @@ function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readab
     return
   }
   readDecodedBody(stream, codings, CODED_ANSWER_LIMIT_BYTES).then((body) => {
+    metrics?.domainCheck('page', pageCheckResult(reply, body))
     void reply.header('content-length', body.length).send(body)
   }, (error: unknown) => {
     if (error instanceof UnreadableAnswerError) unreadable(error.reason)
-    else if (classifyUpstreamError(error) === 'timeout') sendGrpcWebError(reply, 504, 'The domain authorization service is unavailable.')
-    else unreadable('cut off')
+    else if (classifyUpstreamError(error) === 'timeout') {
+      if (metrics !== null) {
+        countUpstreamFailure(metrics, 'edge-auth', 'timeout')
+        metrics.domainCheck('page', 'failed')
+      }
+      sendGrpcWebError(reply, 504, 'The domain authorization service is unavailable.')
+    } else unreadable('cut off')
   })
 }
 
@@ -136,26 +172,32 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           requestHeaders: forwardRequestHeaders(GRPC_WEB_REQUEST_HEADERS, { prefix: '', trust: null }),
           allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
           upstreamName: 'edge-auth',
-          onFailure: (reply, failure) =>
+          onFailure: (reply, failure) => {
+            reply.server.metrics?.domainCheck('page', 'failed')
             sendGrpcWebError(reply, HTTP_STATUS_FOR_FAILURE[failure], 'The domain authorization service is unavailable.')
+          }
         }),
         // A backend (or a balancer in front of it) may fail with a plain-text or
         // HTML page; it becomes a gRPC-web failure with the same HTTP status.
         // (reply-from has already copied the backend's headers onto the reply.)
         onResponse: (request, reply, response) => {
+          const metrics = reply.server.metrics
+          if (metrics !== null && response.statusCode >= 500) countUpstreamFailure(metrics, 'edge-auth', 'server_error')
           if (!(response.statusCode >= 200 && response.statusCode < 300) && !isGrpcWeb(reply.getHeader('content-type'))) {
             response.stream.resume()
+            metrics?.domainCheck('page', 'failed')
             sendGrpcWebError(reply, response.statusCode, 'The domain authorization service failed.')
             return
           }
           const codingHeader = (response as unknown as { readonly headers: IncomingHttpHeaders }).headers['content-encoding']
-          if (codingHeader === undefined) {
+          if (codingHeader === undefined && metrics === null) {
             void reply.send(response.stream)
             return
           }
           // Asked for identity, coded all the same: decoded here, since the
           // page receives no Content-Encoding (and a bomb stops at the limit).
-          passDecoded(request as FastifyRequest, reply, response.stream, codingHeader)
+          // With metrics, a plain answer is read whole too, for its result.
+          passDecoded(request as FastifyRequest, reply, response.stream, codingHeader, metrics)
         }
       }
     })

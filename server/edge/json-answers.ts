@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { logFailure } from './client-gone.js'
 import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../shared/content-codings.js'
 import { mediaType } from './request-bodies.js'
-import { classifyUpstreamError, noteUpstreamFailure, type ProxyReply, type UpstreamFailure } from './upstream.js'
+import { classifyUpstreamError, countUpstreamFailure, noteUpstreamFailure, type ProxyReply, type UpstreamFailure } from './upstream.js'
 
 type OnResponse = NonNullable<NonNullable<FastifyHttpProxyOptions['replyOptions']>['onResponse']>
 
@@ -33,15 +33,17 @@ function failureForStatus (status: number): UpstreamFailure {
 /** Redirects are never followed: the page's calls have no second location, and a redirect may point anywhere. */
 const isRedirect = (status: number): boolean => status >= 300 && status < 400 && status !== 304
 
-/** Why a decoded body is not an answer the page reads, or null when it is one: a JSON object. */
-function jsonObjectProblem (body: Buffer): string | null {
+/** A decoded body as the JSON object the page reads, or why it is not one. */
+function jsonObject (body: Buffer): { readonly object: Record<string, unknown> } | { readonly problem: string } {
   let value: unknown
   try {
     value = JSON.parse(body.toString('utf8'))
   } catch {
-    return 'malformed JSON'
+    return { problem: 'malformed JSON' }
   }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? null : 'not a JSON object'
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? { object: value as Record<string, unknown> }
+    : { problem: 'not a JSON object' }
 }
 
 /**
@@ -65,6 +67,8 @@ export function passOnJsonAnswers (options: {
    * replaces it (its cookies included). See checkPasskeySignInAnswer.
    */
   readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly error: string } | null>
+  /** Given each readable answer, before it is passed on (the sign-in metrics read its shape; sign-in-metrics.ts). */
+  readonly onAnswer?: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>) => void
 }): OnResponse {
   function dropBackendBodyHeaders (reply: ProxyReply): void {
     for (const name of BODY_HEADERS) reply.removeHeader(name)
@@ -83,6 +87,9 @@ export function passOnJsonAnswers (options: {
       return
     }
     const status = reply.statusCode
+    const metrics = reply.server.metrics
+    // A 5xx answer is the backend failing, whatever its form; any other it cannot be read is `unreadable`.
+    if (metrics !== null && status >= 500) countUpstreamFailure(metrics, options.upstreamName, 'server_error')
     if (status === 204 || status === 304 || request.method === 'HEAD') {
       void reply.send(stream)
       return
@@ -92,6 +99,7 @@ export function passOnJsonAnswers (options: {
     const contentType = headers['content-type']
     const refuse = (failure: UpstreamFailure, reason: string, error?: unknown): void => {
       const fields = { upstream: options.upstreamName, status, contentType, reason, failure }
+      if (metrics !== null && status < 500) countUpstreamFailure(metrics, options.upstreamName, 'unreadable')
       if (error === undefined) reply.log.warn(fields, 'upstream answer unreadable')
       else logFailure(reply.request, 'warn', error, 'upstream answer unreadable', fields)
       fail(reply, failure)
@@ -115,11 +123,12 @@ export function passOnJsonAnswers (options: {
       return
     }
     readDecodedBody(stream, codings, options.limitBytes).then((body) => {
-      const problem = jsonObjectProblem(body)
-      if (problem !== null) {
-        refuse('unreadable', problem)
+      const read = jsonObject(body)
+      if ('problem' in read) {
+        refuse('unreadable', read.problem)
         return
       }
+      options.onAnswer?.(request as FastifyRequest, read.object)
       return (options.refusalOf?.(request as FastifyRequest, status, body) ?? Promise.resolve(null)).then((refusal) => {
         if (refusal === null) {
           void reply.header('content-length', body.length).send(body)

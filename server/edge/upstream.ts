@@ -5,6 +5,7 @@ import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { clientAddress } from './client-address.js'
 import { logFailure } from './client-gone.js'
 import { forwardedHost } from './host-header.js'
+import type { EdgeMetrics, UpstreamFailureKind, UpstreamLabel } from './metrics.js'
 import type { ProxyTrust } from './trusted-proxy.js'
 
 /** undici options for a backend: verified TLS and the three timeouts. */
@@ -162,6 +163,31 @@ export function classifyUpstreamError (error: unknown): UpstreamFailure {
   return 'bad-gateway'
 }
 
+/** A failed certificate check or TLS handshake: the backend was not reached as itself. */
+const TLS_FAILURE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME|ALTNAME/
+
+/**
+ * The metrics' kind of a failed call: `refused` (not reached: refused,
+ * unknown name, unreachable, failed TLS), `reset` (reached, then the
+ * connection closed or broke), `timeout`, `unreadable`.
+ */
+export function upstreamFailureKind (error: unknown): UpstreamFailureKind {
+  const failure = classifyUpstreamError(error)
+  if (failure === 'timeout' || failure === 'unreadable') return failure
+  if (failure === 'unavailable' || errorCodes(error).some((code) => TLS_FAILURE.test(code))) return 'refused'
+  return 'reset'
+}
+
+/** The metrics' name of a backend, from the name the logs give it. */
+export function upstreamLabel (upstreamName: string): UpstreamLabel {
+  return upstreamName === 'accounts' ? 'accounts' : 'edge_auth'
+}
+
+/** Counts a failed call to a backend, when metrics are kept. */
+export function countUpstreamFailure (metrics: EdgeMetrics | null, upstreamName: string, kind: UpstreamFailureKind): void {
+  metrics?.upstreamFailure(upstreamLabel(upstreamName), kind)
+}
+
 export const UPSTREAM_FAILURE_STATUS: Readonly<Record<UpstreamFailure, number>> = {
   timeout: 504,
   unavailable: 503,
@@ -176,6 +202,8 @@ export const UPSTREAM_FAILURE_STATUS: Readonly<Record<UpstreamFailure, number>> 
 export function noteUpstreamFailure (reply: FastifyReply | ProxyReply, error: unknown, upstreamName: string): UpstreamFailure {
   const failure = classifyUpstreamError(error)
   logFailure(reply.request, 'warn', error, 'upstream call failed', { upstream: upstreamName, failure })
+  const metrics = reply.server.metrics
+  if (metrics !== null) countUpstreamFailure(metrics, upstreamName, upstreamFailureKind(error))
   return failure
 }
 
