@@ -46,8 +46,8 @@ export function countedHotPath (hotPath: HotPathHandler, metrics: EdgeMetrics): 
 }
 
 /**
- * An onResponse hook counting every answer Fastify sends (a reply the hot
- * path took over is counted there, and Fastify skips this hook for it).
+ * An onResponse hook counting every answer Fastify sends, those of the page
+ * routes included (page-routes.ts hands requests to the uncounted hot path).
  * A 421 is a host the edge does not serve, whatever route it named.
  */
 export function countFastifyRequests (app: FastifyInstance, metrics: EdgeMetrics, accountsPaths: ReadonlySet<string>): void {

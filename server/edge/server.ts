@@ -86,14 +86,15 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const trust = proxyTrust(config.trustProxy)
   // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
   const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion() })
-  const uncountedHotPath = createHotPath({
+  const hotPath = createHotPath({
     pages,
     assets,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     nextNonce: createNonceSource(),
     hostnameOf: (request) => statedHostName(request, trust)
   })
-  const hotPath = metrics === null ? uncountedHotPath : countedHotPath(uncountedHotPath, metrics)
+  // Counted here on the listener; the page routes (inject, and requests the listener leaves to Fastify) are counted by Fastify's hook.
+  const listenerHotPath = metrics === null ? hotPath : countedHotPath(hotPath, metrics)
 
   const allowedHosts = config.allowedHosts === null ? null : new Set(config.allowedHosts)
 
@@ -121,7 +122,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       // Once closing starts, Fastify answers (503, Connection: close) so that
       // keep-alive clients move to another instance. Fastify also refuses a
       // bad Host (400) or one the edge does not serve (421), with its headers.
-      if (!closing && judgeHost(request, allowedHosts, trust) === 'served' && hotPath(request, response)) return
+      if (!closing && judgeHost(request, allowedHosts, trust) === 'served' && listenerHotPath(request, response)) return
       handler(request, response)
     }).on('checkExpectation', refuseExpectation)
   })
