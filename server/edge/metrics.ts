@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client'
 import { ACCOUNTS_API_VERSION } from '../../common/accounts-paths.js'
 
 /*
@@ -80,13 +80,82 @@ export interface EdgeMetricsOptions {
 }
 
 type Child = { inc (): void }
-type Observer = { observe (value: number): void }
+
+/** A sample as prom-client's registry formats it. */
+interface Sample {
+  readonly labels: Record<string, string | number>
+  readonly value: number
+  readonly metricName?: string
+}
+
+/** What prom-client's registry reads of a metric: its name, help, type and samples. */
+interface CollectedMetric {
+  readonly name: string
+  readonly help: string
+  readonly type: 'counter' | 'histogram'
+  readonly aggregator: 'sum'
+  get (): Promise<{ readonly name: string, readonly help: string, readonly type: string, readonly aggregator: 'sum', readonly values: Sample[] }>
+}
+
+interface RouteTimes {
+  /** Observations per bucket (not cumulative), the last for +Inf. */
+  readonly buckets: number[]
+  sum: number
+  count: number
+}
 
 /**
- * Builds the registry and the metric objects. Label children are kept in
- * maps: prom-client hashes the labels on every call otherwise, and the
- * request counter runs on every page view.
+ * The request counter and duration histogram, kept in plain numbers and
+ * handed to the registry at scrape time in prom-client's own format. They
+ * run on every page view: prom-client's label objects cost about as much
+ * again as the page's own rendering on this path (hashing and checking
+ * the labels on every call), a map lookup and two additions do not.
  */
+class RequestTally {
+  private readonly counts = new Map<string, { readonly labels: Record<string, string>, value: number }>()
+  private readonly times = new Map<string, RouteTimes>()
+
+  record (route: RouteLabel, method: MethodLabel, status: number, seconds: number): void {
+    const key = `${route} ${method} ${status}`
+    const counted = this.counts.get(key)
+    if (counted === undefined) this.counts.set(key, { labels: { route, method, status: String(status) }, value: 1 })
+    else counted.value++
+    let timed = this.times.get(route)
+    if (timed === undefined) {
+      timed = { buckets: new Array<number>(DURATION_BUCKETS_SECONDS.length + 1).fill(0), sum: 0, count: 0 }
+      this.times.set(route, timed)
+    }
+    let bucket = 0
+    while (bucket < DURATION_BUCKETS_SECONDS.length && seconds > DURATION_BUCKETS_SECONDS[bucket]!) bucket++
+    timed.buckets[bucket]!++
+    timed.sum += seconds
+    timed.count++
+  }
+
+  readonly counter: CollectedMetric = metricOf('threshold_http_requests_total', 'Requests answered by the edge, by route, method and status.', 'counter',
+    () => [...this.counts.values()].map(({ labels, value }) => ({ labels, value })))
+
+  readonly histogram: CollectedMetric = metricOf('threshold_http_request_duration_seconds',
+    'Time from a request\'s arrival to its answer, by route (the page, the accounts calls, the domain check…).', 'histogram',
+    () => [...this.times].flatMap(([route, { buckets, sum, count }]) => {
+      const name = 'threshold_http_request_duration_seconds'
+      let cumulative = 0
+      const samples: Sample[] = DURATION_BUCKETS_SECONDS.map((bound, index) => {
+        cumulative += buckets[index]!
+        return { labels: { le: bound, route }, value: cumulative, metricName: `${name}_bucket` }
+      })
+      samples.push({ labels: { le: '+Inf', route }, value: count, metricName: `${name}_bucket` })
+      samples.push({ labels: { route }, value: sum, metricName: `${name}_sum` })
+      samples.push({ labels: { route }, value: count, metricName: `${name}_count` })
+      return samples
+    }))
+}
+
+function metricOf (name: string, help: string, type: CollectedMetric['type'], values: () => Sample[]): CollectedMetric {
+  return { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) }
+}
+
+/** Builds the registry and the metric objects. */
 export function createEdgeMetrics (options: EdgeMetricsOptions): EdgeMetrics {
   const registry = new Registry()
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry })
@@ -98,19 +167,9 @@ export function createEdgeMetrics (options: EdgeMetricsOptions): EdgeMetrics {
     registers: [registry]
   }).labels(options.version, process.version, ACCOUNTS_API_VERSION).set(1)
 
-  const requests = new Counter({
-    name: 'threshold_http_requests_total',
-    help: 'Requests answered by the edge, by route, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry]
-  })
-  const durations = new Histogram({
-    name: 'threshold_http_request_duration_seconds',
-    help: 'Time from a request\'s arrival to its answer, by route (the page, the accounts calls, the domain check…).',
-    labelNames: ['route'] as const,
-    buckets: DURATION_BUCKETS_SECONDS,
-    registers: [registry]
-  })
+  const requests = new RequestTally()
+  registry.registerMetric(requests.counter as unknown as Metric)
+  registry.registerMetric(requests.histogram as unknown as Metric)
   const upstreamFailures = new Counter({
     name: 'threshold_upstream_failures_total',
     help: 'Calls to a backend that failed, by backend and kind: refused, reset, timeout, unreadable, server_error (a 5xx answer).',
@@ -154,8 +213,6 @@ export function createEdgeMetrics (options: EdgeMetricsOptions): EdgeMetrics {
     registers: [registry]
   })
 
-  const requestChildren = new Map<string, Child>()
-  const durationChildren = new Map<string, Observer>()
   const pairChildren = new Map<string, Child>()
 
   /** A counter's child for two label values, made once. */
@@ -171,21 +228,7 @@ export function createEdgeMetrics (options: EdgeMetricsOptions): EdgeMetrics {
 
   return {
     registry,
-    request (route, method, status, seconds) {
-      const key = `${route} ${method} ${status}`
-      let counted = requestChildren.get(key)
-      if (counted === undefined) {
-        counted = requests.labels(route, method, String(status))
-        requestChildren.set(key, counted)
-      }
-      counted.inc()
-      let timed = durationChildren.get(route)
-      if (timed === undefined) {
-        timed = durations.labels(route)
-        durationChildren.set(route, timed)
-      }
-      timed.observe(seconds)
-    },
+    request: (route, method, status, seconds) => requests.record(route, method, status, seconds),
     upstreamFailure: (upstream, kind) => pair('upstream_failures', upstreamFailures, upstream, kind).inc(),
     rateLimited: (limit) => rateLimited.labels(limit).inc(),
     signIn: (method, outcome) => pair('sign_ins', signIns, method, outcome).inc(),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
@@ -106,6 +107,36 @@ t.test('the listener answers GET /metrics in the text format, 404 elsewhere, 405
   t.notMatch(without, /threshold_reference_up/, 'failing extra figures are left out')
   t.match(without, /threshold_build_info/, 'and the edge\'s own are still served')
   t.equal(failures.length, 1)
+})
+
+t.test('the request histogram is cumulative, in seconds, and the whole scrape passes promtool check metrics', async (t) => {
+  const metrics = createEdgeMetrics({ version: '1.2.3', processMetrics: true })
+  for (const seconds of [0.0001, 0.0005, 0.002, 0.3, 42]) metrics.request('page', 'GET', 200, seconds)
+  metrics.request('accounts/v2/login', 'POST', 401, 0.05)
+  metrics.signIn('password', 'refused')
+  metrics.upstreamProbe('accounts', true, 0.01)
+  const text = await metrics.text()
+  const bucket = (le: string): number => sample(text, 'threshold_http_request_duration_seconds_bucket', { le, route: 'page' })
+  t.equal(bucket('0.0005'), 2, 'a time on a bound is in that bucket')
+  t.equal(bucket('0.0025'), 3)
+  t.equal(bucket('0.5'), 4)
+  t.equal(bucket('10'), 4)
+  t.equal(bucket('+Inf'), 5)
+  t.equal(sample(text, 'threshold_http_request_duration_seconds_count', { route: 'page' }), 5)
+  t.ok(Math.abs(sample(text, 'threshold_http_request_duration_seconds_sum', { route: 'page' }) - 42.3026) < 1e-9)
+  t.equal(sample(text, 'threshold_http_requests_total', { route: 'page', method: 'GET', status: '200' }), 5)
+  t.equal(sample(text, 'threshold_upstream_up', { upstream: 'accounts' }), 1)
+
+  const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' })
+  if (promtool.error !== undefined) {
+    t.skip('promtool is not installed (Debian package prometheus)')
+    return
+  }
+  // Exit 1: a line Prometheus cannot read; 3: lint findings, which prom-client's own
+  // nodejs_active_*_total gauges have, and which none of ours may have.
+  const output = `${promtool.stdout}${promtool.stderr}`
+  t.not(promtool.status, 1, `promtool reads every line: ${output}`)
+  t.notMatch(output, /threshold_/, 'no lint finding on our own metrics')
 })
 
 t.test('/metrics is not served on the public port, with or without METRICS_PORT', async (t) => {
