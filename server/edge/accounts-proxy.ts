@@ -8,7 +8,9 @@ import { logFailure } from './client-gone.js'
 import { checkPasskeySignInAnswer, enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
 import { passOnJsonAnswers } from './json-answers.js'
 import { signInCounter } from './sign-in-metrics.js'
+import type { EdgeMetrics } from './metrics.js'
 import {
+  countUpstreamFailure,
   forwardRequestHeaders,
   UPSTREAM_FAILURE_STATUS,
   upstreamDispatcherOptions,
@@ -89,6 +91,16 @@ const FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
 
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
+type PassOn = NonNullable<NonNullable<FastifyHttpProxyOptions['replyOptions']>['onResponse']>
+
+/** reply-from's own way of passing an answer on, counting a 5xx as the backend's failure. */
+function countServerErrors (metrics: EdgeMetrics): PassOn {
+  return (_request, reply, response) => {
+    if (response.statusCode >= 500) countUpstreamFailure(metrics, 'accounts', 'server_error')
+    void reply.send(response.stream)
+  }
+}
+
 function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
   void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: FAILURE_MESSAGES[failure] })
 }
@@ -148,7 +160,9 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
         onFailure: sendFailure,
         ...(signIns === null ? {} : { onAnswer: signIns.noteAnswer }),
         ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream }) })
-      }) } : {})
+      }) } : {}),
+      // The links and form posts are passed on as they are; with metrics, a 5xx among them is counted too.
+      ...(kind !== 'json' && app.metrics !== null ? { onResponse: countServerErrors(app.metrics) } : {})
     }
   }
   await app.register(httpProxy, proxyOptions)
