@@ -69,7 +69,7 @@ export function countedCall (path: string, body: unknown): CountedCall {
 }
 
 /** The outcome of a sign-in call: its final status and, for a 2xx, the shape of its answer. */
-export function signInOutcome (status: number, shape: AnswerShape | undefined): SignInOutcome | null {
+export function signInOutcome (status: number, shape: AnswerShape | undefined): SignInOutcome {
   if (status >= 500) return 'error'
   if (status >= 400) return 'refused'
   if (status < 200 || status > 299) return 'error'
@@ -99,8 +99,7 @@ export function signInCounter (metrics: EdgeMetrics, prefix: string) {
         metrics.passkeyRegistration(call.kind, status >= 200 && status <= 299 ? 'success' : status >= 400 && status <= 499 ? 'refused' : 'error')
         return
       }
-      const outcome = signInOutcome(status, shapes.get(request))
-      if (outcome !== null) metrics.signIn(call.method, outcome)
+      metrics.signIn(call.method, signInOutcome(status, shapes.get(request)))
     }
   }
 }
