@@ -290,7 +290,7 @@ ${durationSeconds} s each), the metered one scraped every second while loaded:
 With metrics the page is served at **${metricsRatio.toFixed(3)}×** the speed without (each round's:
 ${withMetrics.map((one, round) => ratio(one.requestsPerSecond, withoutMetrics[round].requestsPerSecond)).join(', ')}; target: at least 0.95×).
 A scrape took ${middle(scrapeMs).toFixed(1)} ms at the median (${scrapeMs.length} scrapes); the scrape held ${seriesBefore} series
-before the load and ${seriesAfter} after it (the page's few new series: its request count and histogram).
+before the load and ${seriesAfter} after it (the page's request count and histogram, and the garbage collector's figures once it has run).
 
 ## Proxy overhead
 
