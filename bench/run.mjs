@@ -8,7 +8,9 @@
 //   our server and from nginx (Debian's, started here on loopback, one worker
 //   like our one Node process), with wrk (Debian's) as the load generator;
 // - the latency the accounts proxy adds over calling the backend directly;
-// - server start time, from process start to listening.
+// - server start time, from process start to listening;
+// - the page with and without metrics (METRICS_PORT), in the same rounds, with
+//   the metrics edge scraped every second during its load, as a ratio.
 // Timings on a shared machine are noisy: compare the ratios, which are
 // measured minutes apart on the same machine.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -197,6 +199,39 @@ async function main () {
   const plainVsNginx = nginx === null ? null : middle(plainNodeRounds.map((plain, round) => plain.requestsPerSecond / measured.page.nginx[round].requestsPerSecond))
   const edgeVsPlain = middle(plainNodeRounds.map((plain, round) => measured.page.edge[round].requestsPerSecond / plain.requestsPerSecond))
 
+  console.error('bench: the page with and without metrics')
+  // A second edge, the same but for METRICS_PORT, taking turns with the first
+  // in each round; a scraper reads /metrics every second while it is loaded.
+  const metricsPort = await freePort()
+  const metered = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url, METRICS_PORT: String(metricsPort) })
+  const scrapeUrl = `http://127.0.0.1:${metricsPort}/metrics`
+  const seriesIn = (text) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length
+  const seriesBefore = seriesIn(await (await fetch(scrapeUrl)).text())
+  await runWrk({ url: `${metered.base}/`, durationSeconds: WARM_UP_SECONDS, connections: 64 })
+  const withoutMetrics = []
+  const withMetrics = []
+  const scrapeMs = []
+  for (let round = 0; round < rounds; round++) {
+    withoutMetrics.push(await load(`${edge.base}/`))
+    let scraping = true
+    const scraper = (async () => {
+      while (scraping) {
+        const started = performance.now()
+        await (await fetch(scrapeUrl)).text()
+        scrapeMs.push(performance.now() - started)
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+      }
+    })()
+    withMetrics.push(await load(`${metered.base}/`))
+    scraping = false
+    await scraper
+  }
+  const seriesAfter = seriesIn(await (await fetch(scrapeUrl)).text())
+  await metered.stop()
+  const metricsRatio = middle(withMetrics.map((one, round) => one.requestsPerSecond / withoutMetrics[round].requestsPerSecond))
+  const withoutSummary = summarize(withoutMetrics)
+  const withSummary = summarize(withMetrics)
+
   console.error('bench: proxy overhead')
   // The proxy's cost: one connection, sequential calls, p50 through the edge vs straight to the backend.
   const post = { method: 'POST', body: '{"email":"a@b.test","password":"x"}', headers: { 'content-type': 'application/json' } }
@@ -241,6 +276,21 @@ For scale, one Node process's ceiling on this machine: plain \`node:http\` answe
 bytes with the same headers from memory, with no routing and no per-request work, served
 **${Math.round(plainNodePage.requestsPerSecond).toLocaleString('en')} req/s** (p99 ${plainNodePage.p99Ms.toFixed(2)} ms) in the same rounds: that is
 ${plainVsNginx === null ? 'n/a' : `${plainVsNginx.toFixed(2)}×`} nginx, and the edge's page reached ${edgeVsPlain.toFixed(2)}× of it.
+
+## Metrics
+
+The page from two edges alike but for \`METRICS_PORT\`, taking turns in each of the ${rounds} rounds (64 connections,
+${durationSeconds} s each), the metered one scraped every second while loaded:
+
+| edge | req/s | p99 |
+|---|---|---|
+| without metrics | ${Math.round(withoutSummary.requestsPerSecond).toLocaleString('en')} | ${withoutSummary.p99Ms.toFixed(2)} ms |
+| with metrics, scraped | ${Math.round(withSummary.requestsPerSecond).toLocaleString('en')} | ${withSummary.p99Ms.toFixed(2)} ms |
+
+With metrics the page is served at **${metricsRatio.toFixed(3)}×** the speed without (each round's:
+${withMetrics.map((one, round) => ratio(one.requestsPerSecond, withoutMetrics[round].requestsPerSecond)).join(', ')}; target: at least 0.95×).
+A scrape took ${middle(scrapeMs).toFixed(1)} ms at the median (${scrapeMs.length} scrapes); the scrape held ${seriesBefore} series
+before the load and ${seriesAfter} after it (the page's request count and histogram, and the garbage collector's figures once it has run).
 
 ## Proxy overhead
 

@@ -20,9 +20,16 @@ export async function passkeyLoginOptions (): Promise<PasskeyOptionsAnswer> {
   return parsePasskeyOptionsAnswer(await postJson('/accounts/passkeys/login/options', {}))
 }
 
-/** Posts the assertion with the login context; the answer carries the tokens, the email and the account's passkeys. */
-export async function passkeyLogin (credential: CredentialJson, context: LoginContextFields): Promise<PasskeyLoginAnswer> {
-  return parsePasskeyLoginAnswer(await postJson('/accounts/passkeys/login', { credential, ...context }))
+/** How the visitor chose the passkey: from the Email field's autofill menu, or the prompt after the button. */
+export type PasskeyMediation = 'conditional' | 'button'
+
+/**
+ * Posts the assertion with the login context and the ceremony it came from
+ * (which the edge counts, docs/operations.md); the answer carries the
+ * tokens, the email and the account's passkeys.
+ */
+export async function passkeyLogin (credential: CredentialJson, context: LoginContextFields, mediation: PasskeyMediation): Promise<PasskeyLoginAnswer> {
+  return parsePasskeyLoginAnswer(await postJson('/accounts/passkeys/login', { credential, ...context, mediation }))
 }
 
 /** The creation options for the signed-in account; `conditional`: the upgrade right after a password sign-in. */
@@ -30,8 +37,9 @@ export async function passkeyRegisterOptions (auth: string, conditional: boolean
   return parsePasskeyOptionsAnswer(await postJson('/accounts/passkeys/register/options', { conditional }, { bearer: auth }))
 }
 
-export async function passkeyRegister (auth: string, credential: CredentialJson): Promise<SuccessAnswer> {
-  return parseSuccessAnswer(await postJson('/accounts/passkeys/register', { credential }, { bearer: auth }))
+/** Stores the new passkey; `conditional`: it came from the automatic upgrade, as its options did. */
+export async function passkeyRegister (auth: string, credential: CredentialJson, conditional: boolean): Promise<SuccessAnswer> {
+  return parseSuccessAnswer(await postJson('/accounts/passkeys/register', { credential, conditional }, { bearer: auth }))
 }
 
 /** Logs out the sign-in the refresh token belongs to (`token/revoke`), so that a refused sign-in leaves no usable session. */

@@ -48,7 +48,7 @@ export async function signInWithPasskey (request: PasskeySignInRequest): Promise
   }
   if (credential === null) return { kind: 'cancelled' }
   request.onChosen()
-  const answer = await passkeyLogin(credentialToJson(credential as PublicKeyCredential), request.context)
+  const answer = await passkeyLogin(credentialToJson(credential as PublicKeyCredential), request.context, quiet ? 'conditional' : 'button')
   if (answer.kind === 'unknown-credential') {
     signal(publicKeyCredential().signalUnknownCredential, { rpId: request.rpId, credentialId: answer.credentialId })
     return { kind: 'error', message: answer.message }
@@ -101,7 +101,7 @@ export async function upgradeAfterPassword (auth: string): Promise<UpgradeOutcom
       bound
     ])
     if (credential === TIMED_OUT || credential === null) return 'offer'
-    await passkeyRegister(auth, credentialToJson(credential as PublicKeyCredential))
+    await passkeyRegister(auth, credentialToJson(credential as PublicKeyCredential), true)
     return 'created'
   } catch (error) {
     return error instanceof DOMException && error.name === 'InvalidStateError' ? 'skip' : 'offer'
@@ -122,6 +122,6 @@ export async function createPasskey (auth: string): Promise<'created' | 'cancell
     return cancelled(error) || (error instanceof DOMException && error.name === 'InvalidStateError') ? 'cancelled' : 'failed'
   }
   if (credential === null) return 'cancelled'
-  const answer = await passkeyRegister(auth, credentialToJson(credential as PublicKeyCredential))
+  const answer = await passkeyRegister(auth, credentialToJson(credential as PublicKeyCredential), false)
   return answer.kind === 'success' ? 'created' : 'failed'
 }

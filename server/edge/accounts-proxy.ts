@@ -7,6 +7,8 @@ import { rejectCrossSiteRequests } from './same-origin-guard.js'
 import { logFailure } from './client-gone.js'
 import { checkPasskeySignInAnswer, enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
 import { passOnJsonAnswers } from './json-answers.js'
+import { signInCounter } from './sign-in-metrics.js'
+import { logUpstreamFailure, upstreamElapsedMs } from './upstream-failures.js'
 import {
   forwardRequestHeaders,
   UPSTREAM_FAILURE_STATUS,
@@ -89,6 +91,17 @@ export const ACCOUNTS_FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>
 
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
+type PassOn = NonNullable<NonNullable<FastifyHttpProxyOptions['replyOptions']>['onResponse']>
+
+/** reply-from's own way of passing an answer on, with a 5xx logged and counted as the backend's failure. */
+const passOnNotingServerErrors: PassOn = (request, reply, response) => {
+  const status = response.statusCode
+  if (status >= 500 && status <= 599) {
+    logUpstreamFailure(request as FastifyRequest, { upstream: 'accounts', kind: 'server_error', status, elapsedMs: upstreamElapsedMs(request, reply.elapsedTime), passedOn: true })
+  }
+  void reply.send(response.stream)
+}
+
 function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
   void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: ACCOUNTS_FAILURE_MESSAGES[failure] })
 }
@@ -115,6 +128,9 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
     app.addHook('onRequest', requireContentType(['application/x-www-form-urlencoded']))
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
   }
+  // Sign-ins are counted from the JSON calls' answers, only while metrics are kept.
+  const signIns = kind === 'json' && app.metrics !== null ? signInCounter(app.metrics, app.prefix) : null
+  if (signIns !== null) app.addHook('onResponse', signIns.onResponse)
   const allowedResponseHeaders = kind === 'json' ? JSON_RESPONSE_HEADERS : kind === 'read' ? READ_RESPONSE_HEADERS : FORM_RESPONSE_HEADERS
 
   const proxyOptions: FastifyHttpProxyOptions = {
@@ -143,8 +159,11 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
         upstreamName: 'accounts',
         limitBytes: answerLimitBytes,
         onFailure: sendFailure,
+        ...(signIns === null ? {} : { onAnswer: signIns.noteAnswer }),
         ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream }) })
-      }) } : {})
+      }) } : {}),
+      // The links and form posts are passed on as they are; a 5xx among them is logged and counted too.
+      ...(kind !== 'json' ? { onResponse: passOnNotingServerErrors } : {})
     }
   }
   await app.register(httpProxy, proxyOptions)

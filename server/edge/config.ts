@@ -36,6 +36,11 @@ const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 export interface ServerConfig {
   readonly port: number
   readonly host: string
+  /**
+   * METRICS_PORT: Prometheus metrics at /metrics on this port only, on HOST
+   * (metrics-listener.ts); null: no metrics are kept at all.
+   */
+  readonly metricsPort: number | null
   /** Base URL of the accounts service, without a trailing slash; null: embedded reference service. */
   readonly accountsUrl: string | null
   /** Base URL of the edge auth metadata service; null: embedded reference responder. */
@@ -244,6 +249,20 @@ function readPasskeys (env: Env, accountsUrl: string | null, port: number): Pass
 }
 
 /**
+ * METRICS_PORT: a port other than PORT (the public listener must never
+ * answer /metrics, and the two cannot share a port). 0 takes any free port,
+ * as PORT=0 does (tests); unset: off.
+ */
+function readMetricsPort (env: Env, port: number): number | null {
+  if (readString(env, 'METRICS_PORT') === undefined) return null
+  const metricsPort = readInteger(env, 'METRICS_PORT', { min: 0, max: 65535, fallback: 0 })
+  if (metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT: the metrics are never served on the public port', String(metricsPort))
+  }
+  return metricsPort
+}
+
+/**
  * Reads every variable of CONTRACT.md. Throws a {@link ConfigError} naming the
  * first bad variable; the result is deeply frozen.
  */
@@ -257,6 +276,7 @@ export function loadServerConfig (env: Env): ServerConfig {
   return deepFreeze<ServerConfig>({
     port,
     host,
+    metricsPort: readMetricsPort(env, port),
     accountsUrl,
     edgeAuthUrl,
     accountsHealthUrl: readHealthUrl(env, 'ACCOUNTS_HEALTH_URL', 'ACCOUNTS_URL', accountsUrl),

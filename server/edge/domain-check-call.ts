@@ -119,6 +119,16 @@ export async function callDomainCheck (options: {
   } catch (error) {
     throw new DomainCheckFailedError(error instanceof OutboundCallError ? error.reason : 'unreachable', { cause: error, kind: kindOfOutboundFailure(error) })
   }
+  return readDomainCheckAnswer(answer)
+}
+
+/**
+ * The authorization a whole gRPC-web answer carries, read as the edge reads
+ * its own call's answer (and the page the proxied one's): status 200, a
+ * binary gRPC-web type, no coding, grpc-status 0, one message. Throws a
+ * {@link DomainCheckFailedError} for anything else.
+ */
+export function readDomainCheckAnswer (answer: OutboundAnswer): DomainAuthorization {
   if (answer.status !== 200) throw new DomainCheckFailedError(`HTTP status ${answer.status}`, { kind: failureKindOfStatus(answer.status), status: answer.status })
   const contentType = (answer.headers['content-type'] ?? '').toLowerCase()
   if (!contentType.startsWith('application/grpc-web') || contentType.startsWith('application/grpc-web-text')) {

@@ -39,26 +39,32 @@ const CHECK_FAILED: LoginRefusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_A
 
 /** The refusal the domain check gives `domains`, or null when every one may sign in. */
 async function domainRefusal (request: FastifyRequest, domains: readonly string[], options: DomainCheckEnforcement): Promise<LoginRefusal | null> {
+  const metrics = request.server.metrics
   for (const domain of domains) {
     const started = performance.now()
     try {
       const authorization = await callDomainCheck({ upstream: options.upstream, domain, timeoutMs: options.timeoutMs, requestId: request.id })
+      metrics?.domainCheck('enforced', authorization === 'unrecognised' ? 'failed' : authorization)
       if (authorization === 'unauthorized') {
         request.log.info({ domain }, 'login refused: domain not authorized')
         return { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
       }
       if (authorization === 'unrecognised') {
+        metrics?.upstreamFailure('edge_auth', 'unreadable')
         request.log.warn({ domain, reason: 'unrecognised authorization value', upstream: 'edge-auth', kind: 'unreadable', elapsedMs: Math.round(performance.now() - started) }, 'login refused: domain check failed')
         return CHECK_FAILED
       }
     } catch (error) {
+      metrics?.domainCheck('enforced', 'failed')
       const failed = error instanceof DomainCheckFailedError ? error : null
       const tls = isTlsFailure(error)
+      const kind = failed?.kind ?? 'unreadable'
+      metrics?.upstreamFailure('edge_auth', kind)
       request.log[tls ? 'error' : 'warn']({
         domain,
         reason: tls ? 'tls' : failed?.reason ?? 'unexpected error',
         upstream: 'edge-auth',
-        kind: failed?.kind ?? 'unreadable',
+        kind,
         ...(failed?.status == null ? {} : { status: failed.status }),
         elapsedMs: Math.round(performance.now() - started)
       }, 'login refused: domain check failed')

@@ -6,6 +6,8 @@ import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_au
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { logFailure } from './client-gone.js'
+import { readDomainCheckAnswer, type DomainAuthorization } from './domain-check-call.js'
+import type { DomainCheckResult, EdgeMetrics } from './metrics.js'
 import { contentCodings, readDecodedBody, UnreadableAnswerError } from '../shared/content-codings.js'
 import { rateLimitOptions, type RateLimitSettings } from './rate-limit.js'
 import { bufferedBodyParser, forwardReadBody, PROXY_BODY_LIMIT_BYTES, requireContentType } from './request-bodies.js'
@@ -89,9 +91,35 @@ function answerFacts (reply: ProxyReply, status: number) {
   return { upstream: UPSTREAM_NAME, kind: failureKindOfStatus(status), status, elapsedMs: upstreamElapsedMs(reply.request, reply.elapsedTime) }
 }
 
-/** A coded gRPC-web answer, decoded and sent with its own length; one that cannot be is UNAVAILABLE (503). */
-function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readable, codingHeader: string | string[]): void {
+/** The domain check's result as the page reads the answer: a value it does not know, or no answer, has failed. */
+function pageCheckResult (reply: ProxyReply, body: Buffer): DomainCheckResult {
+  let authorization: DomainAuthorization
+  try {
+    const contentType = reply.getHeader('content-type')
+    const grpcStatus = reply.getHeader('grpc-status')
+    authorization = readDomainCheckAnswer({
+      status: reply.statusCode,
+      headers: {
+        ...(typeof contentType === 'string' ? { 'content-type': contentType } : {}),
+        ...(typeof grpcStatus === 'string' ? { 'grpc-status': grpcStatus } : {})
+      },
+      body
+    })
+  } catch {
+    return 'failed'
+  }
+  return authorization === 'unrecognised' ? 'failed' : authorization
+}
+
+/**
+ * A gRPC-web answer read whole (it is one small message and its trailers),
+ * decoded when coded, and sent with its own length; one that cannot be is
+ * UNAVAILABLE (503). With metrics, the domain check's result is read from it.
+ * Failures are logged and counted by logUpstreamFailure.
+ */
+function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readable, codingHeader: string | string[] | undefined, metrics: EdgeMetrics | null): void {
   const unreadable = (reason: string): void => {
+    metrics?.domainCheck('page', 'failed')
     logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: reason === 'cut off' ? 'reset' : 'unreadable', reason })
     sendGrpcWebError(reply, 503, 'The domain authorization service answered in a form this edge cannot read.')
   }
@@ -104,10 +132,12 @@ function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readab
     return
   }
   readDecodedBody(stream, codings, CODED_ANSWER_LIMIT_BYTES).then((body) => {
+    metrics?.domainCheck('page', pageCheckResult(reply, body))
     void reply.header('content-length', body.length).send(body)
   }, (error: unknown) => {
     if (error instanceof UnreadableAnswerError) unreadable(error.reason)
     else if (classifyUpstreamError(error) === 'timeout') {
+      metrics?.domainCheck('page', 'failed')
       logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: 'timeout' }, error)
       sendGrpcWebError(reply, 504, 'The domain authorization service is unavailable.')
     } else unreadable('cut off')
@@ -146,8 +176,10 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           requestHeaders: forwardRequestHeaders(GRPC_WEB_REQUEST_HEADERS, { prefix: '', trust: null }),
           allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
           upstreamName: UPSTREAM_NAME,
-          onFailure: (reply, failure) =>
+          onFailure: (reply, failure) => {
+            reply.server.metrics?.domainCheck('page', 'failed')
             sendGrpcWebError(reply, HTTP_STATUS_FOR_FAILURE[failure], 'The domain authorization service is unavailable.')
+          }
         }),
         // A backend (or a balancer in front of it) may fail with a plain-text or
         // HTML page; it becomes a gRPC-web failure with the same HTTP status.
@@ -157,22 +189,25 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
         onResponse: (request, reply, response) => {
           const status = response.statusCode
           const grpcWeb = isGrpcWeb(reply.getHeader('content-type'))
+          const metrics = reply.server.metrics
           if (status >= 500 || (!grpcWeb && !(status >= 200 && status < 300))) {
             logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), ...(grpcWeb ? { passedOn: true } : { reason: 'not gRPC-web' }) })
           }
           if (!(status >= 200 && status < 300) && !grpcWeb) {
             response.stream.resume()
+            metrics?.domainCheck('page', 'failed')
             sendGrpcWebError(reply, status, 'The domain authorization service failed.')
             return
           }
           const codingHeader = (response as unknown as { readonly headers: IncomingHttpHeaders }).headers['content-encoding']
-          if (codingHeader === undefined) {
+          if (codingHeader === undefined && metrics === null) {
             void reply.send(response.stream)
             return
           }
           // Asked for identity, coded all the same: decoded here, since the
           // page receives no Content-Encoding (and a bomb stops at the limit).
-          passDecoded(request as FastifyRequest, reply, response.stream, codingHeader)
+          // With metrics, a plain answer is read whole too, for its result.
+          passDecoded(request as FastifyRequest, reply, response.stream, codingHeader, metrics)
         }
       }
     })

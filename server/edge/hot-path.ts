@@ -14,8 +14,8 @@ export interface HotPathOptions {
   readonly hostnameOf: (request: IncomingMessage) => string
 }
 
-/** Answers a request, or returns false to leave it to Fastify. */
-export type HotPathHandler = (request: IncomingMessage, response: ServerResponse) => boolean
+/** Answers a request and says what it served (the metrics' route label), or returns false to leave it to Fastify. */
+export type HotPathHandler = (request: IncomingMessage, response: ServerResponse) => 'page' | 'assets' | false
 
 const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .filter(([name]) => name !== 'content-security-policy')
@@ -70,7 +70,7 @@ export function createHotPath (options: HotPathOptions): HotPathHandler {
 
     if (pathname === '/') {
       servePage(request, response, queryStart === -1 ? '' : url.slice(queryStart + 1))
-      return true
+      return 'page'
     }
 
     const asset = assets.get(pathname)
@@ -80,10 +80,10 @@ export function createHotPath (options: HotPathOptions): HotPathHandler {
     if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === chosen.etag)) {
       response.writeHead(304, chosen.notModifiedHeaders as string[])
       response.end()
-      return true
+      return 'assets'
     }
     response.writeHead(200, chosen.headers as string[])
     response.end(method === 'HEAD' ? undefined : chosen.body)
-    return true
+    return 'assets'
   }
 }

@@ -34,15 +34,17 @@ function failureForStatus (status: number): UpstreamFailure {
 /** Redirects are never followed: the page's calls have no second location, and a redirect may point anywhere. */
 const isRedirect = (status: number): boolean => status >= 300 && status < 400 && status !== 304
 
-/** Why a decoded body is not an answer the page reads, or null when it is one: a JSON object. */
-function jsonObjectProblem (body: Buffer): string | null {
+/** A decoded body as the JSON object the page reads, or why it is not one. */
+function jsonObject (body: Buffer): { readonly object: Record<string, unknown> } | { readonly problem: string } {
   let value: unknown
   try {
     value = JSON.parse(body.toString('utf8'))
   } catch {
-    return 'malformed JSON'
+    return { problem: 'malformed JSON' }
   }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? null : 'not a JSON object'
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? { object: value as Record<string, unknown> }
+    : { problem: 'not a JSON object' }
 }
 
 /**
@@ -66,6 +68,8 @@ export function passOnJsonAnswers (options: {
    * replaces it (its cookies included). See checkPasskeySignInAnswer.
    */
   readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly error: string } | null>
+  /** Given each readable answer, before it is passed on (the sign-in metrics read its shape; sign-in-metrics.ts). */
+  readonly onAnswer?: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>) => void
 }): OnResponse {
   function dropBackendBodyHeaders (reply: ProxyReply): void {
     for (const name of BODY_HEADERS) reply.removeHeader(name)
@@ -100,6 +104,7 @@ export function passOnJsonAnswers (options: {
     const refuse = (failure: UpstreamFailure, reason: string, error?: unknown): void => {
       // A 5xx is the backend's own failure whatever its body (server_error); an
       // answer cut off mid-body is a connection that ended (reset), whatever its status.
+      // logUpstreamFailure logs and counts it.
       const cutOff = reason === 'cut off' ? { kind: 'reset' as const } : {}
       logUpstreamFailure(reply.request, { ...facts(), ...cutOff, contentType, reason, failure }, error)
       fail(reply, failure)
@@ -123,11 +128,12 @@ export function passOnJsonAnswers (options: {
       return
     }
     readDecodedBody(stream, codings, options.limitBytes).then((body) => {
-      const problem = jsonObjectProblem(body)
-      if (problem !== null) {
-        refuse('unreadable', problem)
+      const read = jsonObject(body)
+      if ('problem' in read) {
+        refuse('unreadable', read.problem)
         return
       }
+      options.onAnswer?.(request as FastifyRequest, read.object)
       return (options.refusalOf?.(request as FastifyRequest, status, body) ?? Promise.resolve(null)).then((refusal) => {
         if (refusal === null) {
           // The backend's own JSON error, which the page shows: passed on, and logged as the backend's failure.

@@ -103,6 +103,8 @@ export function rateLimitOptions (settings: RateLimitSettings, group: string): R
     timeWindow: ONE_MINUTE_MS,
     keyGenerator: (request) => rateLimitKey(clientAddress(request)),
     nameSpace,
+    // Counted only while metrics are kept; the label is the limit's group (accounts, or the domain check's edge-auth).
+    onExceeded: (request) => request.server.metrics?.rateLimited(group === 'accounts' ? 'accounts' : 'domain_check'),
     ...(settings.shared === null ? {} : { store: sharedStore(settings.shared, nameSpace, group) }),
     errorResponseBuilder: (_request, context) => Object.assign(
       new Error(`Too many requests. Please wait ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds and try again.`),

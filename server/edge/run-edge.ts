@@ -5,6 +5,7 @@ import { SPEC_ACCOUNTS_ROUTES } from '../shared/accounts-routes.js'
 import { ConfigError, loadServerConfig } from './config.js'
 import type { EmbeddedServices } from './embedded-services.js'
 import { exitAfterLogging } from '../shared/logger.js'
+import { startMetricsListener } from './metrics-listener.js'
 import { createServer } from './server.js'
 
 /** After a stop signal, the process exits within this time even if requests hang. */
@@ -86,6 +87,22 @@ export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<F
     exitAfterLogging(server.log, 1)
   })
 
+  // Before the public port: a taken METRICS_PORT stops the start before any page is served.
+  if (config.metricsPort !== null && server.metrics !== null) {
+    const metricsListener = await startMetricsListener({
+      metrics: server.metrics,
+      port: config.metricsPort,
+      host: config.host,
+      // The embedded reference service's own figures (threshold_reference_*), fetched from its process at each scrape.
+      ...(embedded === null ? {} : { extraMetrics: async () => await embedded!.metrics() }),
+      onExtraFailure: (error) => server.log.warn({ err: error }, 'extra metrics left out of a scrape')
+    }).catch(async (error: unknown) => {
+      await embedded?.stop()
+      return stopWithConfigError(error)
+    })
+    server.addHook('onClose', async () => metricsListener.close())
+    server.log.info({ metricsPort: metricsListener.port }, 'metrics listening')
+  }
   await server.listen({ port: config.port, host: config.host })
   // From the process's start (Node's time origin) to listening, as operators see it.
   // accountsApi: the version of docs/accounts-api.openapi.yaml this edge speaks, for an operator matching it to a backend.

@@ -8,6 +8,8 @@ import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
 import { judgeHost, statedHostName } from './host-header.js'
 import { createHotPath } from './hot-path.js'
+import { createEdgeMetrics, readPackageVersion, type EdgeMetrics } from './metrics.js'
+import { countedHotPath, countFastifyRequests } from './request-metrics.js'
 import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
 import { answerClientError, refuseExpectation } from './node-answers.js'
 import { answerFrameworkError } from './not-found.js'
@@ -42,8 +44,14 @@ export interface CreateServerOptions {
   readonly passwordResetCompletion: boolean
   readonly logger?: FastifyServerOptions['logger']
   readonly timeouts?: Partial<ConnectionTimeouts>
-  /** Told every readiness probe's result (for the metrics); none by default. */
+  /** Told every readiness probe's result, beside the metrics' probe gauges; none by default. */
   readonly onProbe?: ProbeListener
+  /**
+   * The metrics to record into while METRICS_PORT is set; by default a new
+   * registry with the process's own figures. Tests building several edges
+   * pass one without them.
+   */
+  readonly metrics?: EdgeMetrics
 }
 
 /**
@@ -79,6 +87,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       (hostname) => cookieDomainFor(hostname, config.cookieDomain))
   ])
   const trust = proxyTrust(config.trustProxy)
+  // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
+  const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion() })
   const hotPath = createHotPath({
     pages,
     assets,
@@ -86,6 +96,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     nextNonce: createNonceSource(),
     hostnameOf: (request) => statedHostName(request, trust)
   })
+  // Counted here on the listener; the page routes (inject, and requests the listener leaves to Fastify) are counted by Fastify's hook.
+  const listenerHotPath = metrics === null ? hotPath : countedHotPath(hotPath, metrics)
 
   const allowedHosts = config.allowedHosts === null ? null : new Set(config.allowedHosts)
 
@@ -113,7 +125,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       // Once closing starts, Fastify answers (503, Connection: close) so that
       // keep-alive clients move to another instance. Fastify also refuses a
       // bad Host (400) or one the edge does not serve (421), with its headers.
-      if (!closing && judgeHost(request, allowedHosts, trust) === 'served' && hotPath(request, response)) return
+      if (!closing && judgeHost(request, allowedHosts, trust) === 'served' && listenerHotPath(request, response)) return
       handler(request, response)
     }).on('checkExpectation', refuseExpectation)
   })
@@ -121,6 +133,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     fastify.log.warn('neither ALLOWED_HOSTS nor PUBLIC_URL is set: any Host is accepted and passed on to the backends as X-Forwarded-Host')
   }
   logCompletedRequests(fastify)
+  const accountsRoutes = withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled)
+  fastify.decorate('metrics', metrics)
+  if (metrics !== null) countFastifyRequests(fastify, metrics, new Set(accountsRoutes.map((route) => route.path)))
   fastify.addHook('preClose', async () => { closing = true })
   // A keep-alive connection whose request was in flight at the stop signal
   // would keep the server open until its idle timeout: close it after its answer.
@@ -138,21 +153,26 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     await redis.connect()
   }
 
+  const probes = createUpstreamProbes({
+    upstreams: probedUpstreams(config, { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }),
+    log: fastify.log,
+    onProbe (upstream, result) {
+      metrics?.upstreamProbe(upstream === 'accounts' ? 'accounts' : 'edge_auth', result.up, result.durationMs / 1000)
+      options.onProbe?.(upstream, result)
+    }
+  })
+  metrics?.beforeScrape(async () => await probes.check())
   await fastify.register(app, {
     config,
     redis: redis?.client ?? null,
     accountsUpstream: options.accountsUpstream,
-    accountsRoutes: withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled),
+    accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,
     hotPath,
     trust,
     assets,
     assetsDir,
-    probes: createUpstreamProbes({
-      upstreams: probedUpstreams(config, { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }),
-      log: fastify.log,
-      ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe })
-    })
+    probes
   })
   return fastify
 }

@@ -1,4 +1,5 @@
-import { logFailure } from './client-gone.js'
+import { clientWentAway, logFailure } from './client-gone.js'
+import type { EdgeMetrics } from './metrics.js'
 
 /**
  * How a call to a backend failed, for operators: the `kind` field of the
@@ -76,8 +77,8 @@ export const UPSTREAM_FAILURE_MESSAGES: Readonly<Record<UpstreamFailureKind, str
   server_error: 'upstream server error'
 }
 
-/** A request as the failure log reads it (the edge's and the proxies' request types alike). */
-type LoggedRequest = Parameters<typeof logFailure>[0] & { readonly raw: object }
+/** A request as the failure log reads it (the edge's and the proxies' request types alike), with the edge's metrics. */
+type LoggedRequest = Parameters<typeof logFailure>[0] & { readonly raw: object, readonly server: { readonly metrics: EdgeMetrics | null } }
 
 const callStarts = new WeakMap<object, number>()
 
@@ -109,9 +110,13 @@ export interface UpstreamFailureFacts {
  * and the elapsed time. `warn`: a backend's trouble, which an operator
  * watches as a rate; `error` for TLS failures, which fail every call until
  * the configuration (or the certificate) is fixed. With the client gone, an
- * info line (client-gone.ts).
+ * info line (client-gone.ts). Counted too, as threshold_upstream_failures_total
+ * by upstream and kind, unless the client's leaving is what ended the call.
  */
 export function logUpstreamFailure (request: LoggedRequest, facts: UpstreamFailureFacts, error?: unknown): void {
+  if (error === undefined || !clientWentAway(request)) {
+    request.server.metrics?.upstreamFailure(facts.upstream === 'accounts' ? 'accounts' : 'edge_auth', facts.kind)
+  }
   const message = UPSTREAM_FAILURE_MESSAGES[facts.kind]
   const tls = error !== undefined && isTlsFailure(error)
   const fields = tls ? { ...facts, reason: 'tls' } : facts

@@ -128,7 +128,7 @@ t.test('a passkey picked from the autofill menu signs in: the tokens are stored,
   browser.answerGet = (call) => call.options.mediation === 'conditional' ? { credential: standInCredential(assertion) } : 'never'
   renderPage(t, base, '?redirect=%2Fapp&allowed_org=acme&resource_type=cluster&cluster_name=prod', PASSKEYS_ON)
   await eventually(t, () => window.location.href, `${base}/app`)
-  t.same(lastBody(upstream, '/passkeys/login'), { credential: assertion, insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' })
+  t.same(lastBody(upstream, '/passkeys/login'), { credential: assertion, insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod', mediation: 'conditional' })
   t.match(document.cookie, /auth=eyJ\.passkey/)
   t.same(browser.signals, [
     { method: 'signalAllAcceptedCredentials', options: { rpId: RP_ID, userId: 'dXNlcg', allAcceptedCredentialIds: ['cred-1', 'cred-3'] } },
@@ -147,7 +147,7 @@ t.test('the button aborts the autofill request and starts the modal prompt; a br
   await eventually(t, () => window.location.href, `${base}/app`)
   const modal = gets(browser)[1]!
   t.equal(modal.options.mediation, undefined, 'the modal prompt')
-  t.ok(paths(upstream).includes('/passkeys/login'))
+  t.equal((lastBody(upstream, '/passkeys/login') as { mediation?: unknown }).mediation, 'button', 'the edge counts it as the button')
 })
 
 t.test('while the button\'s prompt is open, the aborted autofill request starts no other and leaves the page busy', async (t) => {
@@ -215,7 +215,7 @@ t.test('after a password sign-in, a browser that creates passkeys without a prom
   t.equal(create.options.mediation, 'conditional')
   t.same(lastBody(upstream, '/passkeys/register/options'), { conditional: true })
   t.equal(upstream.requests.find((request) => request.url === '/passkeys/register/options')!.headers.authorization, 'Bearer eyJ.password')
-  t.same(lastBody(upstream, '/passkeys/register'), { credential: attestation })
+  t.same(lastBody(upstream, '/passkeys/register'), { credential: attestation, conditional: true }, 'the edge counts it as the automatic upgrade')
   t.match(document.cookie, /auth=eyJ\.password/, 'the password sign-in\'s tokens were stored')
 })
 
@@ -277,7 +277,7 @@ t.test('"Create a passkey" creates one with the browser\'s prompt, then leaves',
   await eventually(t, () => window.location.href, `${base}/app`)
   t.equal(creates(browser)[0]!.options.mediation, undefined, 'the modal prompt')
   t.same(lastBody(upstream, '/passkeys/register/options'), { conditional: false })
-  t.same(lastBody(upstream, '/passkeys/register'), { credential: attestation })
+  t.same(lastBody(upstream, '/passkeys/register'), { credential: attestation, conditional: false }, 'the edge counts it as the offer')
   t.equal(localStorage.getItem(PASSKEY_OFFER_DECLINED_KEY), null)
 })
 

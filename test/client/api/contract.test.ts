@@ -46,7 +46,8 @@ function documentedPageCalls (): string[] {
 
 t.test('every body the page sends fits the document\'s request schema, with null, [] and absent as it says', async (t) => {
   const routes = withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
-  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: routes })
+  // More calls than the edge's default rate limit of 30 a minute.
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: routes, env: { RATE_LIMIT_PER_MINUTE: '1000' } })
   setPageUrl(`${base}/`)
   const calls: Array<[string, () => Promise<unknown>]> = [
     ['login without context', () => login({ email: 'a@b.test', password: 'pw', ...NO_CONTEXT })],
@@ -67,10 +68,12 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['set password', () => setPassword({ token: 'reset-token', password: 'pw', confirm_password: 'pw' })],
     ['new verification link', () => verifyEmailRequest({ email: 'a@b.test' })],
     ['passkey login options', () => passkeyLoginOptions()],
-    ['passkey login', () => passkeyLogin(credential, NO_CONTEXT)],
+    ['passkey login from autofill', () => passkeyLogin(credential, NO_CONTEXT, 'conditional')],
+    ['passkey login after the button', () => passkeyLogin(credential, CONTEXT, 'button')],
     ['passkey register options, conditional', () => passkeyRegisterOptions('auth.jwt', true)],
     ['passkey register options, modal', () => passkeyRegisterOptions('auth.jwt', false)],
-    ['passkey register', () => passkeyRegister('auth.jwt', credential)],
+    ['passkey register, the upgrade', () => passkeyRegister('auth.jwt', credential, true)],
+    ['passkey register, the offer', () => passkeyRegister('auth.jwt', credential, false)],
     ['revoke', () => revokeRefresh('refresh-token')],
     ['second factor code', () => verifySecondFactor({ challenge: 'c', code: '123456', remember_browser: false })],
     ['second factor recovery code', () => verifySecondFactor({ challenge: 'c', recovery_code: 'abcd-efgh', remember_browser: true })],

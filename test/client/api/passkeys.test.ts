@@ -17,10 +17,12 @@ t.test('each passkey call posts its exact JSON body, with the bearer where the c
   const credential = { id: 'cred-1', rawId: 'cred-1', type: 'public-key', response: { clientDataJSON: 'e30' } }
   const calls: Array<[string, () => Promise<unknown>, string, unknown, string | undefined]> = [
     ['login options', () => passkeyLoginOptions(), '/passkeys/login/options', {}, undefined],
-    ['login', () => passkeyLogin(credential, context), '/passkeys/login', { credential, ...context }, undefined],
+    ['login from autofill', () => passkeyLogin(credential, context, 'conditional'), '/passkeys/login', { credential, ...context, mediation: 'conditional' }, undefined],
+    ['login after the button', () => passkeyLogin(credential, context, 'button'), '/passkeys/login', { credential, ...context, mediation: 'button' }, undefined],
     ['register options, conditional', () => passkeyRegisterOptions('eyJ.auth', true), '/passkeys/register/options', { conditional: true }, 'Bearer eyJ.auth'],
     ['register options, modal', () => passkeyRegisterOptions('eyJ.auth', false), '/passkeys/register/options', { conditional: false }, 'Bearer eyJ.auth'],
-    ['register', () => passkeyRegister('eyJ.auth', credential), '/passkeys/register', { credential }, 'Bearer eyJ.auth'],
+    ['register, the upgrade', () => passkeyRegister('eyJ.auth', credential, true), '/passkeys/register', { credential, conditional: true }, 'Bearer eyJ.auth'],
+    ['register, the offer', () => passkeyRegister('eyJ.auth', credential, false), '/passkeys/register', { credential, conditional: false }, 'Bearer eyJ.auth'],
     ['revoke', () => revokeRefresh('refresh-1'), '/token/revoke', { refresh: 'refresh-1' }, undefined]
   ]
   for (const [name, call, path, body, authorization] of calls) {
@@ -73,25 +75,25 @@ t.test('a passkey login answers with the tokens and what the Signal API needs, o
   for (const [what, status, body, expected] of cases) {
     const { base } = await startBackend(t, jsonAnswer(status, body), routes)
     setPageUrl(`${base}/`)
-    t.same(await passkeyLogin({ id: 'cred-1' }, context), expected, what)
+    t.same(await passkeyLogin({ id: 'cred-1' }, context, 'button'), expected, what)
   }
 })
 
 t.test('registration and revocation answer as every registration-type call', async (t) => {
   const { base } = await startBackend(t, jsonAnswer(400, { error: 'The passkey could not be verified.' }), routes)
   setPageUrl(`${base}/`)
-  t.same(await passkeyRegister('eyJ.auth', { id: 'cred-1' }), { kind: 'error', message: 'The passkey could not be verified.' })
+  t.same(await passkeyRegister('eyJ.auth', { id: 'cred-1' }, false), { kind: 'error', message: 'The passkey could not be verified.' })
   const ok = await startBackend(t, jsonAnswer(200, { success: 'Passkey saved.' }), routes)
   setPageUrl(`${ok.base}/`)
-  t.same(await passkeyRegister('eyJ.auth', { id: 'cred-1' }), { kind: 'success', message: 'Passkey saved.' })
+  t.same(await passkeyRegister('eyJ.auth', { id: 'cred-1' }, false), { kind: 'success', message: 'Passkey saved.' })
   t.same(await revokeRefresh('refresh-1'), { kind: 'success', message: 'Passkey saved.' })
 })
 
 t.test('a network failure or an answer that is not JSON is a failed call, not an exception', async (t) => {
   setPageUrl('http://127.0.0.1:9/')
   t.same(await passkeyLoginOptions(), { kind: 'failed' })
-  t.same(await passkeyLogin({ id: 'cred-1' }, context), { kind: 'failed' })
-  t.same(await passkeyRegister('eyJ.auth', { id: 'cred-1' }), { kind: 'failed' })
+  t.same(await passkeyLogin({ id: 'cred-1' }, context, 'button'), { kind: 'failed' })
+  t.same(await passkeyRegister('eyJ.auth', { id: 'cred-1' }, false), { kind: 'failed' })
   // The edge answers in a backend's place when the backend's answer is no JSON: with its own error, or none the page can read.
   const { base } = await startBackend(t, (_request, response) => { response.writeHead(200, { 'content-type': 'text/plain' }); response.end('ok') }, routes)
   setPageUrl(`${base}/`)

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { request } from 'node:http'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { jsonAnswer, startUpstream } from '../../fixtures/edge.js'
@@ -47,6 +50,8 @@ const badConfigurations: Array<[Record<string, string>, RegExp]> = [
   [{ PUBLIC_URL: 'localhost:8080' }, /^threshold: invalid configuration: PUBLIC_URL must use http or https/],
   [{ ALLOWED_HOSTS: 'signin.example.com:443' }, /^threshold: invalid configuration: ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses, without a port \(got "signin.example.com:443"\)$/],
   [{ REDIS_URL: 'http://:s3cret@cache.internal' }, /^threshold: invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379 \(value not shown: it may hold a password\)$/],
+  [{ METRICS_PORT: 'nine' }, /^threshold: invalid configuration: METRICS_PORT must be a whole number from 0 to 65535 \(got "nine"\)$/],
+  [{ METRICS_PORT: '9123', PORT: '9123' }, /^threshold: invalid configuration: METRICS_PORT must differ from PORT: the metrics are never served on the public port \(got "9123"\)$/],
   [{ DATABASE_URL: 'mysql://app:s3cret@db.internal/app' }, /^threshold: invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/threshold:secret@db.internal:5432\/threshold \(value not shown: it may hold a password\)$/]
 ]
 
@@ -61,6 +66,37 @@ for (const [env, message] of badConfigurations) {
     t.equal(stdout, '', 'nothing starts')
   })
 }
+
+t.test('a METRICS_PORT another process holds stops the start with one line naming it, and exit code 1', async (t) => {
+  const holder = createServer().listen(0, '127.0.0.1')
+  await once(holder, 'listening')
+  t.teardown(() => holder.close())
+  const port = (holder.address() as AddressInfo).port
+  const backend = await startUpstream(t, jsonAnswer(200, {}))
+  const { code, stdout, stderr } = await run({
+    HOST: '127.0.0.1', PORT: '0', METRICS_PORT: String(port), ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url, PUBLIC_URL: 'https://signin.example.test'
+  }).exit
+  t.equal(code, 1)
+  t.same(stderr.trim().split('\n'), [`threshold: invalid configuration: METRICS_PORT is taken on 127.0.0.1: another process listens on port ${port}`])
+  t.notMatch(stdout, /Server listening/, 'the page is never served')
+})
+
+t.test('with METRICS_PORT the built server serves /metrics there, with its build, and not on the public port', async (t) => {
+  const holder = createServer().listen(0, '127.0.0.1')
+  await once(holder, 'listening')
+  const metricsPort = (holder.address() as AddressInfo).port
+  await new Promise((resolve) => holder.close(resolve))
+  const backend = await startUpstream(t, jsonAnswer(200, {}))
+  const { child, base } = await start(t, { METRICS_PORT: String(metricsPort), ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url, ALLOWED_HOSTS: '127.0.0.1' })
+  t.equal((await fetch(`${base}/`)).status, 200)
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+  const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  t.match(text, new RegExp(`^threshold_build_info\\{version="${version.replace(/\./g, '\\.')}",node="${process.version}",accounts_api="[\\d.]+"\\} 1$`, 'm'))
+  t.match(text, /^threshold_http_requests_total\{route="page",method="GET",status="200"\} 1$/m, 'the page, counted on the hot path')
+  t.match(text, /^process_resident_memory_bytes \d+/m)
+  t.equal((await fetch(`${base}/metrics`)).status, 404, 'not on the public port')
+  child.kill('SIGTERM')
+})
 
 t.test('SIGTERM lets requests in flight finish, refuses new connections and exits 0', async (t) => {
   const upstream = await startUpstream(t, (recorded, response) => {
