@@ -9,7 +9,7 @@ import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.j
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
-import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
+import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
 
 /** The edge's answer when the backend answered something the page cannot read (server/edge/json-answers.ts). */
@@ -159,15 +159,7 @@ t.test('sso_url is followed only when it is an http(s) URL', async (t) => {
 })
 
 t.test('local-network login posts straight to the local accounts server, without cookies', async (t) => {
-  const local = await startUpstream(t, (request, response) => {
-    response.writeHead(request.method === 'OPTIONS' ? 204 : 200, {
-      'access-control-allow-origin': 'http://127.0.0.1:8080',
-      'access-control-allow-headers': 'content-type',
-      'access-control-allow-methods': 'POST',
-      'content-type': 'application/json'
-    })
-    response.end(request.method === 'OPTIONS' ? undefined : JSON.stringify({ auth: 'local.jwt', refresh: 'local-refresh' }))
-  })
+  const local = await startUpstream(t, localAccountsAnswer(() => JSON.stringify({ auth: 'local.jwt', refresh: 'local-refresh' })))
   setPageUrl('http://127.0.0.1:8080/?local_accounts_host=127.0.0.1')
   document.cookie = 'secret=page-cookie; path=/'
   const answer = await localLogin(`${local.url}/authenticate`, { email: 'a@b.test', password: 'pw', ...context })
@@ -180,14 +172,7 @@ t.test('local-network login posts straight to the local accounts server, without
 
 t.test('straight from a local accounts server, with no edge in between, JSON that is not an object is an answer the page cannot use', async (t) => {
   let body = '[]'
-  const local = await startUpstream(t, (request, response) => {
-    response.writeHead(request.method === 'OPTIONS' ? 204 : 200, {
-      'access-control-allow-origin': 'http://127.0.0.1:8080',
-      'access-control-allow-headers': 'content-type',
-      'content-type': 'application/json'
-    })
-    response.end(request.method === 'OPTIONS' ? undefined : body)
-  })
+  const local = await startUpstream(t, localAccountsAnswer(() => body))
   setPageUrl('http://127.0.0.1:8080/?local_accounts_host=127.0.0.1')
   for (const answer of ['[]', 'null', '"text"']) {
     body = answer
@@ -198,14 +183,7 @@ t.test('straight from a local accounts server, with no edge in between, JSON tha
 t.test('a call sends only the page\'s origin as Referer, never its address, which can hold a reset token or an email', async (t) => {
   // Straight to a server (local-network mode) where no edge drops the header; on the
   // page's own origin, where a browser's default policy would send the whole address.
-  const local = await startUpstream(t, (request, response) => {
-    response.writeHead(request.method === 'OPTIONS' ? 204 : 200, {
-      'access-control-allow-origin': 'http://127.0.0.1:8080',
-      'access-control-allow-headers': 'content-type',
-      'content-type': 'application/json'
-    })
-    response.end(request.method === 'OPTIONS' ? undefined : JSON.stringify({ auth: 'a', refresh: 'r' }))
-  })
+  const local = await startUpstream(t, localAccountsAnswer(() => JSON.stringify({ auth: 'a', refresh: 'r' })))
   setPageUrl(`${local.url}/?view=setPassword&token=tok_secret_1234567890&email=ada%40example.test&local_accounts_host=127.0.0.1`)
   await localLogin(`${local.url}/authenticate`, { email: 'a@b.test', password: 'pw', ...context })
   const post = local.requests.find((request) => request.method === 'POST')!

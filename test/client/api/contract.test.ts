@@ -10,7 +10,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-rou
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../server/shared/accounts-contract.js'
 import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
+import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
 
 /*
@@ -98,15 +98,7 @@ t.test('every body the page sends fits the document\'s request schema, with null
     else t.not(rule, 'none', `${name}: a bearer, where the document names one`)
   }
 
-  const local = await startUpstream(t, (request, response) => {
-    response.writeHead(request.method === 'OPTIONS' ? 204 : 200, {
-      'access-control-allow-origin': 'http://127.0.0.1:8080',
-      'access-control-allow-headers': 'content-type',
-      'access-control-allow-methods': 'POST',
-      'content-type': 'application/json'
-    })
-    response.end(request.method === 'OPTIONS' ? undefined : JSON.stringify({ auth: 'a', refresh: 'r' }))
-  })
+  const local = await startUpstream(t, localAccountsAnswer(() => JSON.stringify({ auth: 'a', refresh: 'r' })))
   setPageUrl('http://127.0.0.1:8080/?local_accounts_host=127.0.0.1')
   await localLogin(`${local.url}/authenticate`, { email: 'a@b.test', password: 'pw', ...NO_CONTEXT })
   const post = local.requests.find((request) => request.method === 'POST')!

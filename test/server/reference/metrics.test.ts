@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
-import { PasswordWorkRefused, type HashGate } from '../../../server/reference/hash-gate.js'
+import { occupyHashGate } from '../../fixtures/hash-gate.js'
 import { FREE_ACCOUNT_FAILURES, FREE_LOGIN_FAILURES } from '../../../server/reference/login-throttles.js'
 import { REFERENCE_METRICS_PATH } from '../../../server/reference/metrics-route.js'
 import { buildLocalAccountsServer } from '../../../server/reference/server.js'
@@ -220,21 +220,11 @@ t.test('an email SMTP cannot take is counted as failed, by kind', async (t) => {
   t.equal(emails(text, 'verify_email', 'sent'), 0)
 })
 
-/** Takes up to `count` of the gate's places until released, as a burst does (load-shedding.test.ts). */
-function occupy (gate: HashGate, count: number): { release: () => Promise<void> } {
-  let release!: () => void
-  const held = new Promise<void>((resolve) => { release = resolve })
-  const runs = Array.from({ length: count }, () => gate.run(() => held).catch((error: unknown) => {
-    if (!(error instanceof PasswordWorkRefused && error.reason === 'busy')) throw error
-  }))
-  return { release: async () => { release(); await Promise.all(runs) } }
-}
-
 t.test('a login the full hash gate refuses counts as a gate refusal and a sign-in error', async (t) => {
   const reference = await startReference(t, { metricsToken: TOKEN })
   await registerAccount(reference.base, OWNER)
   const { concurrency, maxQueue } = reference.services.hashGate.options
-  const burst = occupy(reference.services.hashGate, concurrency + maxQueue)
+  const burst = occupyHashGate(reference.services.hashGate, concurrency + maxQueue)
   const before = (await scrape(reference)).text
   const answer = await postJson(reference.base, '/accounts/v2/login', { email: OWNER, password: GOOD_PASSWORD })
   t.equal(answer.status, 503)

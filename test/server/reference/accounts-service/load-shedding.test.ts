@@ -1,6 +1,6 @@
 import t from 'tap'
 import { SERVICE_BUSY } from '../../../../server/reference/error-answers.js'
-import { PasswordWorkRefused, type HashGate } from '../../../../server/reference/hash-gate.js'
+import { occupyHashGate } from '../../../fixtures/hash-gate.js'
 import { accountThrottleKey } from '../../../../server/reference/login-throttles.js'
 import { auditEvents, GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
 
@@ -17,24 +17,11 @@ async function until (condition: () => boolean): Promise<void> {
   }
 }
 
-/**
- * Takes up to `count` of the gate's places (running first, then queued) until
- * released; what the gate refuses (once it will not queue more) is left out.
- */
-function occupy (gate: HashGate, count: number): { release: () => Promise<void> } {
-  let release!: () => void
-  const held = new Promise<void>((resolve) => { release = resolve })
-  const runs = Array.from({ length: count }, () => gate.run(() => held).catch((error: unknown) => {
-    if (!(error instanceof PasswordWorkRefused && error.reason === 'busy')) throw error
-  }))
-  return { release: async () => { release(); await Promise.all(runs) } }
-}
-
 t.test('with the gate full, a login is answered at once: 503, Retry-After and a text the page shows, through the edge', async (t) => {
   const { base, services } = await startReference(t)
   await registerAccount(base, 'owner@example.com')
   const { concurrency, maxQueue } = services.hashGate.options
-  const burst = occupy(services.hashGate, concurrency + maxQueue)
+  const burst = occupyHashGate(services.hashGate, concurrency + maxQueue)
   t.equal(services.hashGate.load.running, concurrency)
   t.ok(services.hashGate.load.queued > 0, `and ${services.hashGate.load.queued} wait, as many as the gate will queue`)
   const started = performance.now()
@@ -58,7 +45,7 @@ t.test('a login the edge gave up on is dropped before its password is checked', 
   const logs = logCollector()
   const { base, services } = await startReference(t, { logStream: logs.stream, edgeEnv: { UPSTREAM_TIMEOUT_MS: '300' } })
   await registerAccount(base, 'owner@example.com')
-  const burst = occupy(services.hashGate, services.hashGate.options.concurrency)
+  const burst = occupyHashGate(services.hashGate, services.hashGate.options.concurrency)
   const answer = await postJson(base, '/accounts/v2/login', { email: 'owner@example.com', password: 'a guess' })
   t.equal(answer.status, 504, 'the edge stopped waiting after its UPSTREAM_TIMEOUT_MS')
   const dropped = await logs.waitFor((line) => line.msg === 'password check refused by the hash gate')
@@ -75,7 +62,7 @@ t.test('a login whose visitor went away is dropped before its password is checke
   const { url, services } = await startReference(t, { logStream: logs.stream })
   // The service hashes its decoy as it starts: the gate must hold only what this test puts in it.
   await until(() => services.hashGate.load.running === 0)
-  const burst = occupy(services.hashGate, services.hashGate.options.concurrency)
+  const burst = occupyHashGate(services.hashGate, services.hashGate.options.concurrency)
   const visitor = new AbortController()
   const login = fetch(`${url}/v2/login`, {
     method: 'POST',
