@@ -58,7 +58,9 @@ export function readAnswer (exchange: Exchange): Answer {
   const contentType = String(headers['content-type'] ?? '')
   if (!isJsonType(contentType)) {
     const what = contentType === '' ? 'no Content-Type' : `Content-Type ${excerpt(contentType, 40)}`
-    return unreadable(`${status} with ${what}, not JSON (${text === '' ? 'empty body' : excerpt(text, 50)}): the edge would answer 502 instead`)
+    // As server/edge/json-answers.ts does: a non-JSON 503 or 504 keeps its meaning, anything else is its 502.
+    const edgeStatus = status === 503 || status === 504 ? status : 502
+    return unreadable(`${status} with ${what}, not JSON (${text === '' ? 'empty body' : excerpt(text, 50)}): the edge would answer ${edgeStatus} instead`)
   }
   let body: unknown
   try {

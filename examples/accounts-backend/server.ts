@@ -164,7 +164,7 @@ export function createAccountsBackend (options: BackendOptions): Server {
   async function passwordLogin (body: Body): Promise<Answer> {
     const email = parseEmail(body.email)
     if (email === null) return refuse(400, 'Enter a valid email address.')
-    if (!text(body.password) || body.password === '' || body.password.length > PASSWORD_MAX) return refuse(400, 'Enter your password.')
+    if (!text(body.password) || body.password === '' || [...body.password].length > PASSWORD_MAX) return refuse(400, 'Enter your password.')
     const context = parseContext(body)
     if (context === null) return refuse(400, 'The login context is not valid.')
     if (options.blockedDomains.has(domainOf(email))) return refuse(403, 'Addresses of this domain may not sign in here.')

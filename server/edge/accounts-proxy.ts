@@ -8,7 +8,7 @@ import { logFailure } from './client-gone.js'
 import { checkPasskeySignInAnswer, enforceDomainCheck, type DomainCheckEnforcement } from './domain-check-enforcement.js'
 import { passOnJsonAnswers } from './json-answers.js'
 import { signInCounter } from './sign-in-metrics.js'
-import { logUpstreamFailure, upstreamElapsedMs } from './upstream-failures.js'
+import { failureKindOf, logUpstreamFailure, upstreamElapsedMs } from './upstream-failures.js'
 import {
   forwardRequestHeaders,
   UPSTREAM_FAILURE_STATUS,
@@ -93,12 +93,17 @@ const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
 type PassOn = NonNullable<NonNullable<FastifyHttpProxyOptions['replyOptions']>['onResponse']>
 
-/** reply-from's own way of passing an answer on, with a 5xx logged and counted as the backend's failure. */
+/**
+ * reply-from's own way of passing an answer on, with a 5xx logged and
+ * counted as the backend's failure, and an answer whose stream then fails
+ * (a reset mid-body) as a failure of its kind.
+ */
 const passOnNotingServerErrors: PassOn = (request, reply, response) => {
   const status = response.statusCode
-  if (status >= 500 && status <= 599) {
-    logUpstreamFailure(request as FastifyRequest, { upstream: 'accounts', kind: 'server_error', status, elapsedMs: upstreamElapsedMs(request, reply.elapsedTime), passedOn: true })
-  }
+  const facts = () => ({ upstream: 'accounts', status, elapsedMs: upstreamElapsedMs(request, reply.elapsedTime) })
+  // Once each: a 5xx is the backend's failure already, whatever becomes of its body.
+  if (status >= 500 && status <= 599) logUpstreamFailure(request as FastifyRequest, { ...facts(), kind: 'server_error', passedOn: true })
+  else response.stream.once('error', (error) => logUpstreamFailure(request as FastifyRequest, { ...facts(), kind: failureKindOf(error) }, error))
   void reply.send(response.stream)
 }
 

@@ -4,7 +4,7 @@ import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { domainOfEmail, loginEmails } from './login-emails.js'
 import { OutboundCallError, postOnce } from './outbound-post.js'
-import { isTlsFailure } from './upstream-failures.js'
+import { logUpstreamFailure } from './upstream-failures.js'
 
 /**
  * The login calls the edge checks before proxying them when
@@ -36,6 +36,8 @@ export interface LoginRefusal {
 }
 
 const CHECK_FAILED: LoginRefusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }
+/** The log line of a login refused because the check failed (docs/operations.md lists it). */
+const CHECK_FAILED_LOG_MESSAGE = 'login refused: domain check failed'
 
 /** The refusal the domain check gives `domains`, or null when every one may sign in. */
 async function domainRefusal (request: FastifyRequest, domains: readonly string[], options: DomainCheckEnforcement): Promise<LoginRefusal | null> {
@@ -50,24 +52,22 @@ async function domainRefusal (request: FastifyRequest, domains: readonly string[
         return { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
       }
       if (authorization === 'unrecognised') {
-        metrics?.upstreamFailure('edge_auth', 'unreadable')
-        request.log.warn({ domain, reason: 'unrecognised authorization value', upstream: 'edge-auth', kind: 'unreadable', elapsedMs: Math.round(performance.now() - started) }, 'login refused: domain check failed')
+        const facts = { upstream: 'edge-auth', kind: 'unreadable' as const, domain, reason: 'unrecognised authorization value', elapsedMs: Math.round(performance.now() - started) }
+        logUpstreamFailure(request, facts, undefined, CHECK_FAILED_LOG_MESSAGE)
         return CHECK_FAILED
       }
     } catch (error) {
       metrics?.domainCheck('enforced', 'failed')
       const failed = error instanceof DomainCheckFailedError ? error : null
-      const tls = isTlsFailure(error)
-      const kind = failed?.kind ?? 'unreadable'
-      metrics?.upstreamFailure('edge_auth', kind)
-      request.log[tls ? 'error' : 'warn']({
-        domain,
-        reason: tls ? 'tls' : failed?.reason ?? 'unexpected error',
+      // logUpstreamFailure logs it (error for TLS, with reason "tls") and counts it, as every failed backend call.
+      logUpstreamFailure(request, {
         upstream: 'edge-auth',
-        kind,
+        kind: failed?.kind ?? 'unreadable',
+        domain,
+        reason: failed?.reason ?? 'unexpected error',
         ...(failed?.status == null ? {} : { status: failed.status }),
         elapsedMs: Math.round(performance.now() - started)
-      }, 'login refused: domain check failed')
+      }, error, CHECK_FAILED_LOG_MESSAGE)
       return CHECK_FAILED
     }
   }

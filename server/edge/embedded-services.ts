@@ -28,7 +28,8 @@ export interface EmbeddedServices {
   /**
    * The reference process's figures in Prometheus text format, to serve
    * after the edge's own; '' when it does not answer in
-   * REFERENCE_METRICS_TIMEOUT_MS or answers anything but 200.
+   * REFERENCE_METRICS_TIMEOUT_MS or answers anything but 200, and always
+   * without `metrics` (the child then keeps none).
    */
   metrics (): Promise<string>
   stop (): Promise<void>
@@ -47,20 +48,22 @@ export async function startEmbeddedServices (options: {
   edgePort: number
   /** The built reference services' entry (dist/server/reference.js). */
   referenceScript: string
+  /** Whether the edge keeps metrics (METRICS_PORT): only then does the reference process keep and serve its own. */
+  metrics: boolean
 }): Promise<EmbeddedServices> {
   // Validate here too, so a bad value stops the edge with one line before anything starts.
   loadReferenceConfig(options.env, options.edgePort)
   const port = await freeLoopbackPort()
   const services = [options.accounts ? 'accounts' : null, options.edgeAuth ? 'edge-auth' : null].filter(Boolean).join(',')
   // Made afresh at each start: only this process and the child know it (metrics-route.ts says why).
-  const metricsToken = randomBytes(32).toString('base64url')
+  const metricsToken = options.metrics ? randomBytes(32).toString('base64url') : null
   const child: ChildProcess = fork(options.referenceScript, [], {
     env: {
       ...options.env,
       PORT: String(options.edgePort),
       THRESHOLD_REFERENCE_PORT: String(port),
       THRESHOLD_REFERENCE_SERVICES: services,
-      [METRICS_TOKEN_VARIABLE]: metricsToken
+      ...(metricsToken === null ? {} : { [METRICS_TOKEN_VARIABLE]: metricsToken })
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
@@ -87,6 +90,7 @@ export async function startEmbeddedServices (options: {
     ready,
     onUnexpectedExit (listener) { exitListeners.push(listener) },
     async metrics () {
+      if (metricsToken === null) return ''
       try {
         const response = await fetch(`${url}${REFERENCE_METRICS_PATH}`, {
           headers: { authorization: `Bearer ${metricsToken}` },

@@ -112,15 +112,32 @@ function pageCheckResult (reply: ProxyReply, body: Buffer): DomainCheckResult {
 }
 
 /**
+ * gRPC statuses by which the service says it failed itself (UNKNOWN,
+ * DEADLINE_EXCEEDED, UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS), as a
+ * trailers-only answer with HTTP 200 carries them: counted as its
+ * server_error. Not those a caller could provoke (INVALID_ARGUMENT…), so
+ * that a hostile client cannot raise the backend's failure count.
+ */
+const SERVER_SIDE_GRPC_STATUSES = new Set(['2', '4', '12', '13', '14', '15'])
+
+/** Whether a whole answer passed on is the service's own failure: a 5xx, or a server-side gRPC status in its headers. */
+function passedOnFailure (reply: ProxyReply): { readonly grpcStatus?: string } | null {
+  const grpcStatus = reply.getHeader('grpc-status')
+  if (reply.statusCode >= 500) return {}
+  return typeof grpcStatus === 'string' && SERVER_SIDE_GRPC_STATUSES.has(grpcStatus) ? { grpcStatus } : null
+}
+
+/**
  * A gRPC-web answer read whole (it is one small message and its trailers),
  * decoded when coded, and sent with its own length; one that cannot be is
  * UNAVAILABLE (503). With metrics, the domain check's result is read from it.
- * Failures are logged and counted by logUpstreamFailure.
+ * Failures are logged and counted by logUpstreamFailure, once: a failure
+ * passed on is noted only once its body has been read whole.
  */
 function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readable, codingHeader: string | string[] | undefined, metrics: EdgeMetrics | null): void {
-  const unreadable = (reason: string): void => {
+  const unreadable = (reason: string, error?: unknown): void => {
     metrics?.domainCheck('page', 'failed')
-    logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: reason === 'cut off' ? 'reset' : 'unreadable', reason })
+    logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: reason === 'cut off' ? 'reset' : 'unreadable', reason }, error)
     sendGrpcWebError(reply, 503, 'The domain authorization service answered in a form this edge cannot read.')
   }
   let codings: string[]
@@ -133,6 +150,8 @@ function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readab
   }
   readDecodedBody(stream, codings, CODED_ANSWER_LIMIT_BYTES).then((body) => {
     metrics?.domainCheck('page', pageCheckResult(reply, body))
+    const failure = passedOnFailure(reply)
+    if (failure !== null) logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: 'server_error', ...failure, passedOn: true })
     void reply.header('content-length', body.length).send(body)
   }, (error: unknown) => {
     if (error instanceof UnreadableAnswerError) unreadable(error.reason)
@@ -140,7 +159,7 @@ function passDecoded (request: FastifyRequest, reply: ProxyReply, stream: Readab
       metrics?.domainCheck('page', 'failed')
       logUpstreamFailure(request, { ...answerFacts(reply, reply.statusCode), kind: 'timeout' }, error)
       sendGrpcWebError(reply, 504, 'The domain authorization service is unavailable.')
-    } else unreadable('cut off')
+    } else unreadable('cut off', error)
   })
 }
 
@@ -190,10 +209,8 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           const status = response.statusCode
           const grpcWeb = isGrpcWeb(reply.getHeader('content-type'))
           const metrics = reply.server.metrics
-          if (status >= 500 || (!grpcWeb && !(status >= 200 && status < 300))) {
-            logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), ...(grpcWeb ? { passedOn: true } : { reason: 'not gRPC-web' }) })
-          }
           if (!(status >= 200 && status < 300) && !grpcWeb) {
+            logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), reason: 'not gRPC-web' })
             response.stream.resume()
             metrics?.domainCheck('page', 'failed')
             sendGrpcWebError(reply, status, 'The domain authorization service failed.')
@@ -201,6 +218,9 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           }
           const codingHeader = (response as unknown as { readonly headers: IncomingHttpHeaders }).headers['content-encoding']
           if (codingHeader === undefined && metrics === null) {
+            // Streamed on as it comes (nothing is counted without metrics): a failure is logged as it starts.
+            const failure = passedOnFailure(reply)
+            if (failure !== null) logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), kind: 'server_error', ...failure, passedOn: true })
             void reply.send(response.stream)
             return
           }

@@ -48,6 +48,7 @@ export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<F
         accounts: config.accountsUrl === null,
         edgeAuth: config.edgeAuthUrl === null,
         edgePort: config.port,
+        metrics: config.metricsPort !== null,
         // Beside this file in dist/server; the bundle may put the module starting it in a chunk folder.
         referenceScript: fileURLToPath(new URL('./reference.js', import.meta.url))
       })

@@ -30,7 +30,8 @@ export const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT',
   'FST_REPLY_FROM_GATEWAY_TIMEOUT', 'FST_REPLY_FROM_CONNECT_TIMEOUT', 'ETIMEDOUT'
 ])
-const REFUSED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FST_REPLY_FROM_SERVICE_UNAVAILABLE'])
+/** No connection was made: refused, unknown host, unreachable (reply-from's 503 for the same). */
+export const REFUSED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FST_REPLY_FROM_SERVICE_UNAVAILABLE'])
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ERR_STREAM_PREMATURE_CLOSE'])
 /** reply-from's error for a status that is not HTTP's (999), undici's for headers past its 16 KiB limit. */
 export const UNREADABLE_CODES = new Set(['FST_REPLY_FROM_BAD_GATEWAY', 'UND_ERR_HEADERS_OVERFLOW'])
@@ -113,11 +114,10 @@ export interface UpstreamFailureFacts {
  * info line (client-gone.ts). Counted too, as threshold_upstream_failures_total
  * by upstream and kind, unless the client's leaving is what ended the call.
  */
-export function logUpstreamFailure (request: LoggedRequest, facts: UpstreamFailureFacts, error?: unknown): void {
+export function logUpstreamFailure (request: LoggedRequest, facts: UpstreamFailureFacts, error?: unknown, message: string = UPSTREAM_FAILURE_MESSAGES[facts.kind]): void {
   if (error === undefined || !clientWentAway(request)) {
     request.server.metrics?.upstreamFailure(facts.upstream === 'accounts' ? 'accounts' : 'edge_auth', facts.kind)
   }
-  const message = UPSTREAM_FAILURE_MESSAGES[facts.kind]
   const tls = error !== undefined && isTlsFailure(error)
   const fields = tls ? { ...facts, reason: 'tls' } : facts
   if (error !== undefined) {

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { clientAddress } from './client-address.js'
-import { errorCodes, failureKindOf, logUpstreamFailure, TIMEOUT_CODES, UNREADABLE_CODES, upstreamElapsedMs } from './upstream-failures.js'
+import { errorCodes, failureKindOf, logUpstreamFailure, REFUSED_CODES, TIMEOUT_CODES, UNREADABLE_CODES, upstreamElapsedMs } from './upstream-failures.js'
 import { forwardedHost } from './host-header.js'
 import type { ProxyTrust } from './trusted-proxy.js'
 
@@ -127,14 +127,10 @@ export function keepResponseHeaders (allowed: ReadonlySet<string>) {
  */
 export type UpstreamFailure = 'timeout' | 'unavailable' | 'bad-gateway' | 'unreadable'
 
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FST_REPLY_FROM_SERVICE_UNAVAILABLE'
-])
-
 export function classifyUpstreamError (error: unknown): UpstreamFailure {
   const codes = errorCodes(error)
   if (codes.some((code) => TIMEOUT_CODES.has(code))) return 'timeout'
-  if (codes.some((code) => UNAVAILABLE_CODES.has(code))) return 'unavailable'
+  if (codes.some((code) => REFUSED_CODES.has(code))) return 'unavailable'
   if (codes.some((code) => UNREADABLE_CODES.has(code))) return 'unreadable'
   return 'bad-gateway'
 }

@@ -32,7 +32,8 @@ function createDeflateDecoder (): Transform {
       if (inner === null) {
         // A zlib header's first byte names the method, 8 (deflate), in its low nibble.
         inner = (chunk[0]! & 0x0f) === 0x08 ? createInflate() : createInflateRaw()
-        inner.on('data', (decoded: Buffer) => this.push(decoded))
+        // Paused while the reader is full, so that a bomb inflates no faster than it is read (and refused).
+        inner.on('data', (decoded: Buffer) => { if (!this.push(decoded)) inner!.pause() })
         inner.on('error', (error) => this.destroy(error))
       }
       if (inner.write(chunk)) done()
@@ -45,6 +46,15 @@ function createDeflateDecoder (): Transform {
       }
       inner.once('end', () => done())
       inner.end()
+    },
+    read (size: number) {
+      inner?.resume()
+      Transform.prototype._read.call(this, size)
+    },
+    // An answer refused at the limit stops the inner decoder too, instead of letting it inflate what it was given.
+    destroy (error: Error | null, done: (error: Error | null) => void) {
+      inner?.destroy()
+      done(error)
     }
   })
 }
@@ -102,7 +112,9 @@ export async function readDecodedBody (stream: Readable, codings: readonly strin
 
   let failure: unknown = null
   const decoded = new ByteLimit(limit)
-  pipeline([stream, new ByteLimit(limit), ...decoders, decoded], (error) => { failure ??= error })
+  // Uncoded (what the edge asks for), the bytes read are the bytes decoded: one limit counts them.
+  const stages = decoders.length === 0 ? [stream, decoded] : [stream, new ByteLimit(limit), ...decoders, decoded]
+  pipeline(stages, (error) => { failure ??= error })
   const chunks: Buffer[] = []
   try {
     for await (const chunk of decoded) chunks.push(chunk as Buffer)

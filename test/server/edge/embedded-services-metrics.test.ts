@@ -34,7 +34,8 @@ t.test('metrics() fetches the forked service\'s figures with its token; others a
     accounts: true,
     edgeAuth: true,
     edgePort: 8080,
-    referenceScript: REFERENCE_SCRIPT
+    referenceScript: REFERENCE_SCRIPT,
+    metrics: true
   })
   t.teardown(() => services.stop())
   await services.ready
@@ -66,4 +67,20 @@ t.test('metrics() fetches the forked service\'s figures with its token; others a
 
   await services.stop()
   t.equal(await services.metrics(), '', 'a stopped service gives no figures')
+})
+
+t.test('without METRICS_PORT the forked service keeps no metrics: no route, and metrics() gives \'\' without asking', async (t) => {
+  const services = await startEmbeddedServices({
+    env: { DATA_DIR: temporaryDataDir(t), PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, LOG_LEVEL: 'warn' },
+    accounts: true,
+    edgeAuth: true,
+    edgePort: 8080,
+    referenceScript: REFERENCE_SCRIPT,
+    metrics: false
+  })
+  t.teardown(() => services.stop())
+  await services.ready
+  t.equal(await services.metrics(), '')
+  const asked = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`)
+  t.equal(asked.status, 404, 'the route does not exist')
 })

@@ -353,3 +353,45 @@ t.test('a hostile run of random paths, methods and hosts does not grow the numbe
   // Loosely: two more rounds of new paths hold no memory per path (a leak would keep megabytes).
   t.ok(process.memoryUsage().heapUsed - heapBefore < 64 * 1024 * 1024, 'memory does not grow without bound')
 })
+
+t.test('each failed backend call is counted once: a gRPC-web 5xx cut off mid-body, a trailers-only UNAVAILABLE, an emailed link reset mid-body', async (t) => {
+  // A 503 gRPC-web answer whose body is cut off: one failure (the cut), not a server_error and a reset.
+  const cutOff = await startUpstream(t, (_request, response) => {
+    response.writeHead(503, { 'content-type': 'application/grpc-web+proto', 'content-length': '100' })
+    response.write(Buffer.from([0x00, 0x00, 0x00]))
+    setTimeout(() => response.socket?.destroy(), 20)
+  })
+  const grpc = await edgeWithMetrics(t, { edgeAuthUpstream: cutOff.url })
+  const domainCheck = async (app: FastifyInstance): Promise<void> => {
+    await app.inject({
+      method: 'POST',
+      url: CHECK_DOMAIN_AUTHORIZATION_PATH,
+      headers: { 'content-type': 'application/grpc-web+proto', host: 'signin.example.test' },
+      payload: encodeFrame(DATA_FRAME, Buffer.from([0x0a, 0x04, 0x61, 0x2e, 0x62, 0x63]))
+    })
+  }
+  await domainCheck(grpc.app)
+  t.equal(sample(await grpc.metrics.text(), 'threshold_upstream_failures_total', { upstream: 'edge_auth' }), 1, 'one failure for one call')
+
+  // HTTP 200 with grpc-status 14 in the headers (trailers-only): the service says it failed.
+  const unavailable = await startUpstream(t, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/grpc-web+proto', 'grpc-status': '14', 'grpc-message': 'down' })
+    response.end()
+  })
+  const trailersOnly = await edgeWithMetrics(t, { edgeAuthUpstream: unavailable.url })
+  await domainCheck(trailersOnly.app)
+  const text = await trailersOnly.metrics.text()
+  t.equal(sample(text, 'threshold_upstream_failures_total', { upstream: 'edge_auth', kind: 'server_error' }), 1, 'counted as the service\'s failure')
+  t.equal(sample(text, 'threshold_domain_checks_total', { source: 'page', result: 'failed' }), 1)
+
+  // An emailed link (a GET passed on as it is) whose answer is reset mid-body.
+  const resetLink = await startUpstream(t, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html', 'content-length': '1000' })
+    response.write('<html>')
+    setTimeout(() => response.socket?.destroy(), 20)
+  })
+  const link = await edgeWithMetrics(t, { accountsUpstream: resetLink.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+  await link.app.inject({ url: '/accounts/verifyEmail?token=x', headers: { host: 'signin.example.test' } }).catch(() => undefined)
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.equal(sample(await link.metrics.text(), 'threshold_upstream_failures_total', { upstream: 'accounts', kind: 'reset' }), 1, 'the reset is counted')
+})
