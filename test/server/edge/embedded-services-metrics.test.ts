@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
-import { REFERENCE_METRICS_TIMEOUT_MS, startEmbeddedServices } from '../../../server/edge/embedded-services.js'
+import t, { type Test } from 'tap'
+import { REFERENCE_METRICS_TIMEOUT_MS, startEmbeddedServices, type EmbeddedServices } from '../../../server/edge/embedded-services.js'
 import { REFERENCE_METRICS_PATH } from '../../../server/reference/metrics-route.js'
 import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../fixtures/reference.js'
 
@@ -28,17 +28,23 @@ function childrenOfThisProcess (): number[] {
   return children
 }
 
-t.test('metrics() fetches the forked service\'s figures with its token; others are refused; a stalled or stopped service gives \'\' in bounded time', async (t) => {
+/** The built reference services forked as the edge forks them, with metrics kept or not, once they are up. */
+async function startForkedServices (t: Test, options: { readonly metrics: boolean }): Promise<EmbeddedServices> {
   const services = await startEmbeddedServices({
     env: { DATA_DIR: temporaryDataDir(t), PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, LOG_LEVEL: 'warn' },
     accounts: true,
     edgeAuth: true,
     edgePort: 8080,
     referenceScript: REFERENCE_SCRIPT,
-    metrics: true
+    metrics: options.metrics
   })
   t.teardown(() => services.stop())
   await services.ready
+  return services
+}
+
+t.test('metrics() fetches the forked service\'s figures with its token; others are refused; a stalled or stopped service gives \'\' in bounded time', async (t) => {
+  const services = await startForkedServices(t, { metrics: true })
 
   const register = await fetch(`${services.url}/register`, {
     method: 'POST',
@@ -70,16 +76,7 @@ t.test('metrics() fetches the forked service\'s figures with its token; others a
 })
 
 t.test('without METRICS_PORT the forked service keeps no metrics: no route, and metrics() gives \'\' without asking', async (t) => {
-  const services = await startEmbeddedServices({
-    env: { DATA_DIR: temporaryDataDir(t), PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, LOG_LEVEL: 'warn' },
-    accounts: true,
-    edgeAuth: true,
-    edgePort: 8080,
-    referenceScript: REFERENCE_SCRIPT,
-    metrics: false
-  })
-  t.teardown(() => services.stop())
-  await services.ready
+  const services = await startForkedServices(t, { metrics: false })
   t.equal(await services.metrics(), '')
   const asked = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`)
   t.equal(asked.status, 404, 'the route does not exist')
