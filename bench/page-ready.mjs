@@ -1,17 +1,39 @@
-// npm run bench:page: how long until the login form is usable (the Login
-// button enabled and focusable), in headless Chromium with 4× CPU throttling
-// and a fast-3G-like network (150 ms round trip, 1.6 Mbit/s down, 750 kbit/s
-// up, as Lighthouse simulates it). Prints the median of 10 cold loads (empty
-// cache) and of 10 repeat visits (assets cached, as they are for a year).
+// npm run bench:page: when the login form is visible, usable and hydrated
+// (bench/page-milestones.mjs defines the three), in headless Chromium with 4×
+// CPU throttling and a fast-3G-like network (150 ms round trip, 1.6 Mbit/s
+// down, 750 kbit/s up, as Lighthouse simulates it). Each run is a first visit
+// (empty cache, fresh browser context) and then a repeat visit in the same
+// context (assets cached, as they are for a year); prints the medians of 10
+// runs and the runs themselves, and the size of the view's HTML.
+//
+//   npm run bench:page                  the login view
+//   npm run bench:page -- --views       login, register and resetPassword
+//   npm run bench:page -- --runs 3      fewer runs (a quick look; the aim is judged on 10)
 import { execFileSync } from 'node:child_process'
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
 import { chromium } from 'playwright-core'
+import { watchPageMilestones } from './page-milestones.mjs'
+import { pageView } from './page-views.mjs'
 import { commandExists, median, startEdge } from './tools.mjs'
 
-const RUNS = 10
+const DEFAULT_RUNS = 10
+const AIM_FIRST_VISIT_USABLE_MS = 600
+const MILESTONES = ['visible', 'usable', 'hydrated']
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const NETWORK = { offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8 }
+// setPassword is left out: the edge shows it only with the embedded accounts service, and this bench's backend is a stand-in.
+const VIEWS_FLAG_VIEWS = ['login', 'register', 'resetPassword']
+
+const { values: options } = parseArgs({ options: { views: { type: 'boolean', default: false }, runs: { type: 'string', default: String(DEFAULT_RUNS) } } })
+const runs = Number(options.runs)
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`bench:page: --runs must be a whole number of at least 1, not ${JSON.stringify(options.runs)}`)
+  process.exit(1)
+}
+const views = (options.views ? VIEWS_FLAG_VIEWS : ['login']).map(pageView)
 
 execFileSync(process.execPath, [fileURLToPath(new URL('../build.mjs', import.meta.url)), '--if-stale'], { stdio: 'inherit' })
 if (!commandExists(CHROMIUM)) {
@@ -19,6 +41,7 @@ if (!commandExists(CHROMIUM)) {
   process.exit(1)
 }
 
+// The page calls no backend before its form is usable; a stand-in answers anything it might.
 const backend = createServer((_request, response) => response.end('{}')).listen(0, '127.0.0.1')
 await new Promise((resolve) => backend.once('listening', resolve))
 const backendUrl = `http://127.0.0.1:${backend.address().port}`
@@ -28,47 +51,72 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
 })
 
-/** Records, in the page, when the Login button is first enabled and can take focus. */
-function watchForUsableForm () {
-  const check = () => {
-    const button = [...document.querySelectorAll('button[type="submit"]')].find((candidate) => candidate.textContent === 'Login')
-    if (button === undefined || button.disabled) return false
-    button.focus()
-    if (document.activeElement !== button) return false
-    window.__loginUsableAt = performance.now()
-    return true
-  }
-  new MutationObserver((_records, observer) => { if (check()) observer.disconnect() })
-    .observe(document, { subtree: true, childList: true, attributes: true })
+/** The view's HTML as the edge sends it, and its size gzipped (the edge sends the page uncompressed; a front proxy may gzip it). */
+async function htmlSize (view) {
+  const response = await fetch(edge.base + '/' + view.query, { headers: { 'accept-encoding': 'identity' } })
+  const body = Buffer.from(await response.arrayBuffer())
+  if (!response.ok) throw new Error(`GET /${view.query} answered ${response.status}`)
+  return { raw: body.length, gzip: gzipSync(body).length, encoding: response.headers.get('content-encoding') ?? 'none' }
 }
 
-async function measure (context) {
+async function visit (context, view) {
   const page = await context.newPage()
   const cdp = await context.newCDPSession(page)
   await cdp.send('Network.enable')
   await cdp.send('Network.emulateNetworkConditions', NETWORK)
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 })
-  await page.addInitScript(watchForUsableForm)
-  await page.goto(edge.base, { waitUntil: 'commit' })
-  await page.waitForFunction(() => window.__loginUsableAt !== undefined, undefined, { timeout: 30_000 })
-  const usableAt = await page.evaluate(() => window.__loginUsableAt)
+  await page.addInitScript(watchPageMilestones, view.submitText)
+  await page.goto(edge.base + '/' + view.query, { waitUntil: 'commit' })
+  await page.waitForFunction(
+    (names) => names.every((name) => window.__pageMilestones?.[name] !== undefined), MILESTONES, { timeout: 30_000 })
+  const milestones = await page.evaluate(() => window.__pageMilestones)
   await page.close()
-  return Math.round(usableAt)
+  return Object.fromEntries(MILESTONES.map((name) => [name, Math.round(milestones[name])]))
 }
 
-const cold = []
-const warm = []
-for (let run = 0; run < RUNS; run++) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  cold.push(await measure(context))
-  warm.push(await measure(context))
-  await context.close()
+async function measureView (view) {
+  const first = []
+  const repeat = []
+  for (let run = 0; run < runs; run++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    first.push(await visit(context, view))
+    repeat.push(await visit(context, view))
+    await context.close()
+  }
+  return { first, repeat }
 }
-await browser.close()
-await edge.stop()
-backend.close()
 
-console.log(`login form usable (Login button enabled and focusable), 4× CPU throttling, fast 3G (150 ms RTT, 1.6 Mbit/s):
-  first visit:  median ${median(cold)} ms (${cold.join(', ')})
-  repeat visit: median ${median(warm)} ms (${warm.join(', ')})
-  target: under 1000 ms`)
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`
+const medianOf = (visits, name) => median(visits.map((one) => one[name]))
+
+function report (view, size, { first, repeat }) {
+  const lines = [
+    `${view.name} view (submit button "${view.submitText}"), HTML ${size.raw} B = ${kb(size.raw)} raw, ${size.gzip} B = ${kb(size.gzip)} gzipped (the edge sends it with content-encoding ${size.encoding})`,
+    `  median of ${runs}, ms     ${MILESTONES.map((name) => name.padStart(8)).join(' ')}`
+  ]
+  for (const [label, visits] of [['first visit ', first], ['repeat visit', repeat]]) {
+    lines.push(`  ${label}          ${MILESTONES.map((name) => String(medianOf(visits, name)).padStart(8)).join(' ')}`)
+  }
+  for (const [label, visits] of [['first', first], ['repeat', repeat]]) {
+    for (const name of MILESTONES) lines.push(`    ${label} ${name} runs: ${visits.map((one) => one[name]).join(', ')}`)
+  }
+  const firstUsable = medianOf(first, 'usable')
+  const repeatUsable = medianOf(repeat, 'usable')
+  lines.push(`  aim: usable ≤ ${AIM_FIRST_VISIT_USABLE_MS} ms on a first visit: ${firstUsable} ms, ${firstUsable <= AIM_FIRST_VISIT_USABLE_MS ? 'met' : 'not met'}; ` +
+    `repeat visit faster than the first: ${repeatUsable} ms, ${repeatUsable < firstUsable ? 'met' : 'not met'}`)
+  return lines.join('\n')
+}
+
+try {
+  console.log(`bench:page: 4× CPU throttling, fast 3G (150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up), 1280×800; ms since navigation start
+  visible: the first frame with the submit button laid out and every stylesheet loaded; usable: visible, enabled, and hydrated or
+  in a form that posts without scripts; hydrated: React's fiber on the button (polled once a frame). bench/page-milestones.mjs says more.`)
+  for (const view of views) {
+    const size = await htmlSize(view)
+    console.log(report(view, size, await measureView(view)))
+  }
+} finally {
+  await browser.close()
+  await edge.stop()
+  backend.close()
+}

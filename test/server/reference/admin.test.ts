@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
@@ -17,9 +18,14 @@ const ADMIN = join(ROOT, 'dist/server/accounts-admin.js')
 
 interface Run { readonly code: number, readonly stdout: string, readonly stderr: string }
 
+// This file runs the built command some fifty times: Node's compile cache, shared by those runs, spares each
+// one compiling the bundle again (about a third of a run's start). It changes nothing the command does or prints.
+const COMPILE_CACHE = mkdtempSync(join(tmpdir(), 'threshold-admin-compile-cache-'))
+t.teardown(() => rmSync(COMPILE_CACHE, { recursive: true, force: true }))
+
 function run (file: string, args: readonly string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd: ROOT, env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: COMPILE_CACHE, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr })
     })
   })
