@@ -1,5 +1,5 @@
 import '../fixtures/dom.js'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { act, StrictMode } from 'react'
 import { hydrateRoot, type Root } from 'react-dom/client'
 import type { PageFormState } from '../../common/page-render.js'
@@ -16,7 +16,7 @@ import type { RuntimeConfig } from '../../common/runtime-config.js'
  * form post's state), hydrated as client/main.tsx hydrates it. Any hydration
  * warning (React's console.error or a recoverable error) fails the test.
  */
-async function hydrate (t: Tap.Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG) {
+async function hydrate (t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG) {
   const origin = 'http://localhost'
   setPageUrl(`${origin}/${query}`)
   const { html } = createPageRenderer(config).render({ search: query.replace(/^\?/, ''), hostname: 'localhost', state })
