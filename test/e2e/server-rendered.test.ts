@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { wcagViolations } from '../fixtures/axe.js'
-import { browserSkip, launchBrowser, openPage } from '../fixtures/browser.js'
+import { browserSkip, launchBrowser, openPage, waitForHydration } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 
 /**
@@ -56,14 +56,6 @@ async function noScriptViolations (t: Test, browser: Browser, url: string, size:
   return wcagViolations(page)
 }
 
-/** React has hydrated the root once its fiber is on the page's element. */
-async function hydrated (page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const element = document.querySelector('.page')
-    return element !== null && Object.keys(element).some((key) => key.startsWith('__reactFiber'))
-  })
-}
-
 t.test('the server-rendered page in real Chromium', { skip: browserSkip }, async (t) => {
   const { base } = await startBuiltServer(t)
 
@@ -73,7 +65,7 @@ t.test('the server-rendered page in real Chromium', { skip: browserSkip }, async
         const { page, problems } = await openPage(t, { ...size, reducedMotion: 'reduce' })
         await watchLayoutShifts(page)
         await page.goto(`${base}${path}`)
-        await hydrated(page)
+        await waitForHydration(page)
         await page.waitForLoadState('networkidle')
         t.equal(await page.getByRole('heading', { level: 1 }).textContent(), heading)
         const shift = await page.evaluate(() => (window as unknown as { layoutShifts: { sum: number } }).layoutShifts.sum)
