@@ -13,6 +13,7 @@ export interface NoScriptContent {
   readonly loginLink: (label: string) => ReactNode
 }
 
+/** Provided by the server renderer only (client/views/no-script-content.tsx). */
 export const NoScriptContext = createContext<NoScriptContent | null>(null)
 
 /**

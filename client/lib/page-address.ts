@@ -13,6 +13,7 @@ export interface PageAddress {
   readonly hostname: string
 }
 
+/** The server's address; nothing provides it in the browser. */
 export const PageAddressContext = createContext<PageAddress | null>(null)
 
 /** The address the server rendered, or null in the browser. */

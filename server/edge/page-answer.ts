@@ -45,6 +45,7 @@ const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
 /** What a failed render leaves in the page: nothing, and the scripts render the view as before (client/main.tsx). */
 const UNRENDERED: RenderedPage = { html: '', heading: 'Sign in' }
 
+/** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf } = options
 
