@@ -11,6 +11,8 @@ import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 import type { runEdge } from './run-edge.js'
 
 const EDGE_BUNDLE = fileURLToPath(new URL('./edge.cjs', import.meta.url))
+/** The page renderer (client/server-render.tsx), which the edge loads at start (server/edge/page-renderer.ts): cached alike. */
+const RENDERER_BUNDLE = fileURLToPath(new URL('./page-renderer.cjs', import.meta.url))
 const CACHE_DIR = fileURLToPath(new URL('../compile-cache/', import.meta.url))
 
 /**
@@ -38,7 +40,8 @@ const compileCache = enableCompileCache()
 const { runEdge: start } = createRequire(import.meta.url)(EDGE_BUNDLE) as { runEdge: typeof runEdge }
 
 if (process.argv.includes('--write-compile-cache')) {
-  // Node caches a module as it compiles it: loading the bundle was the work.
+  // Node caches a module as it compiles it: loading the bundles was the work.
+  createRequire(import.meta.url)(RENDERER_BUNDLE)
   if (compileCache !== 'ENABLED' && compileCache !== 'ALREADY_ENABLED') {
     console.error(`threshold: the compile cache could not be written to ${CACHE_DIR} (${compileCache})`)
     process.exit(1)
