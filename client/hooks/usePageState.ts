@@ -6,7 +6,7 @@ import type { NoticeContent } from '../components/Notice.js'
 import { showView, updateSearchParams } from '../lib/address-bar.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 import type { PageContext, PageParams, View } from '../lib/page-params.js'
-import { safeRedirectTarget } from '../lib/redirect-target.js'
+import { safeRedirectTarget } from '../../common/redirect-target.js'
 import { storeSessionTokens } from '../lib/session-cookies.js'
 
 /** What every flow reads from the page, and the ways each flow can end. */
