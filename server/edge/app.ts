@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import { accountsProxy } from './accounts-proxy.js'
+import { formPosts } from './form-posts/form-posts-route.js'
+import type { FormPageAnswer } from './form-posts/page-answer.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './grpc-web-proxy.js'
@@ -33,6 +35,10 @@ export interface AppOptions {
   readonly assetsDir: string
   /** The backends' readiness probes (upstream-probes.ts). */
   readonly probes: UpstreamProbes
+  /** Whether the accounts service behind the edge completes password resets. */
+  readonly passwordResetCompletion: boolean
+  /** The page for a form post's state (form-posts/page-answer.ts); null: no `POST /`, the forms need scripts. */
+  readonly formPageAnswer: FormPageAnswer | null
 }
 
 /**
@@ -69,6 +75,14 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     answerLimitBytes: config.accountsAnswerLimitBytes,
     domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null
   })
+  if (options.formPageAnswer !== null) {
+    await fastify.register(formPosts, {
+      config,
+      passwordResetCompletion: options.passwordResetCompletion,
+      trust: options.trust,
+      answerPage: options.formPageAnswer
+    })
+  }
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,
     timeoutMs: config.upstreamTimeoutMs,

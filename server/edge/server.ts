@@ -17,6 +17,7 @@ import { createNonceSource, PageTemplate } from './page.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
 import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
+import type { FormPageAnswer } from './form-posts/page-answer.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
 
 /**
@@ -52,6 +53,11 @@ export interface CreateServerOptions {
    * pass one without them.
    */
   readonly metrics?: EdgeMetrics
+  /**
+   * The page for a form post's state, which answers the forms posted without
+   * scripts (`POST /`, form-posts/); without it there is no `POST /`.
+   */
+  readonly formPageAnswer?: FormPageAnswer
 }
 
 /**
@@ -172,7 +178,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     trust,
     assets,
     assetsDir,
-    probes
+    probes,
+    passwordResetCompletion: options.passwordResetCompletion,
+    formPageAnswer: options.formPageAnswer ?? null
   })
   return fastify
 }
