@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
@@ -15,7 +15,7 @@ function post (app: FastifyInstance, fields: Record<string, string>, query = '',
 
 const bodyOf = (request: RecordedRequest | undefined): unknown => JSON.parse(request?.body.toString('utf8') ?? 'null')
 
-async function edgeAnswering (t: Parameters<Parameters<typeof t.test>[1]>[0], answer: Parameters<typeof startUpstream>[1]) {
+async function edgeAnswering (t: Test, answer: Parameters<typeof startUpstream>[1]) {
   const upstream = await startUpstream(t, answer)
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES, passwordResetCompletion: true, formPageAnswer: statePage })
   return { upstream, app }
