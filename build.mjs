@@ -9,7 +9,9 @@
 // dist/client-sourcemaps/, outside what the edge serves, and the scripts name none:
 // the edge serves them only with SOURCE_MAPS=public (docs/development.md).
 // The edge is one CommonJS file that Node's compile cache holds; the build fills
-// the cache by loading it once (server/edge/main.ts says why and where).
+// the cache by loading it once (server/edge/main.ts says why and where). The page
+// renderer (client/server-render.tsx, React bundled in) is dist/server/page-renderer.cjs,
+// which the edge loads by path at start to put the view in the HTML (docs/page.md).
 import { build } from 'esbuild'
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -76,10 +78,45 @@ async function buildClient () {
     entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
-    loader: { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.webp': 'file', '.png': 'file', '.svg': 'file' },
+    loader: MEDIA_LOADERS,
     logLevel: 'warning'
   })
   return result.metafile
+}
+
+/** The client's media as the client bundle names them: the renderer's markup must point at the same files. */
+const MEDIA_LOADERS = { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.webp': 'file', '.png': 'file', '.svg': 'file' }
+
+/**
+ * The page renderer: the client's components for Node, React in production
+ * mode, one CommonJS file. Its media imports resolve to the client bundle's
+ * hashed URLs (same loader, names and public path; esbuild's hash is of the
+ * content); nothing but the script is written, the media being the client's.
+ */
+async function buildPageRenderer () {
+  const result = await build({
+    entryPoints: { 'page-renderer': join(root, 'client/server-render.tsx') },
+    outdir: join(dist, 'server'),
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'node',
+    target: 'node22.14',
+    format: 'cjs',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    publicPath: '/assets',
+    assetNames: '[name]-[hash]',
+    loader: MEDIA_LOADERS,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'warning'
+  })
+  const script = result.outputFiles.find((file) => file.path.endsWith('page-renderer.cjs'))
+  if (script === undefined) throw new Error('build: the page renderer produced no script')
+  await mkdir(dirname(script.path), { recursive: true })
+  await writeFile(script.path, script.contents)
 }
 
 /** Moves the client's source maps out of dist/public/, where nothing serves them unless asked. */
@@ -261,7 +298,7 @@ async function main () {
   const started = performance.now()
   await rm(dist, { recursive: true, force: true })
   await mkdir(assetsDir, { recursive: true })
-  const [metafile] = await Promise.all([buildClient(), buildEdge(), buildReference(), buildConformance()])
+  const [metafile] = await Promise.all([buildClient(), buildEdge(), buildReference(), buildConformance(), buildPageRenderer()])
   await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
   await Promise.all([writeIndexHtml(metafile), moveClientSourceMaps()])
   const saved = await precompress()

@@ -1,11 +1,12 @@
-import { lazy, Suspense } from 'react'
+import { createContext, lazy, Suspense, useContext, type ComponentType } from 'react'
+import type { PageFormState } from '../common/page-render.js'
 import type { RuntimeConfig } from '../common/runtime-config.js'
 import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
 import { useSignInFlows } from './hooks/useSignInFlows.js'
 import { useAddressSearch } from './lib/address-bar.js'
 import { parsePageParams, type View } from './lib/page-params.js'
-import { layoutFor, useWindowWidth } from './lib/window-width.js'
+import { usePageHostname } from './lib/page-address.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
@@ -15,10 +16,19 @@ import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 import { SsoModal } from './views/SsoModal.js'
 
-// The second factor's steps are a chunk of their own, loaded when a login first needs one (docs/page.md).
-const SecondFactorSteps = lazy(() => import('./second-factor/SecondFactorSteps.js'))
+type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 
-const HEADINGS: Record<View, string> = {
+/**
+ * The second factor's steps: in the browser a chunk of their own, loaded when
+ * a login first needs one (docs/page.md). The server renderer provides them
+ * imported, so that a form post's code step is in the HTML; the browser then
+ * hydrates it once the chunk has loaded.
+ */
+export const SecondFactorStepsContext = createContext<ComponentType<Parameters<SecondFactorStepsComponent>[0]>>(
+  lazy(() => import('./second-factor/SecondFactorSteps.js')))
+
+/** Each view's heading (the server renderer's `<title>` follows it). */
+export const HEADINGS: Readonly<Record<View, string>> = {
   login: 'Log in',
   register: 'Create your account',
   resetPassword: 'Reset your password',
@@ -31,11 +41,11 @@ const HEADINGS: Record<View, string> = {
  * of view; the state and the flows live in hooks (useSignInFlows and the
  * hooks it names), and the views only render.
  */
-export function SignInPage ({ config }: { config: RuntimeConfig }) {
-  const params = parsePageParams(useAddressSearch(), window.location.hostname, config)
+export function SignInPage ({ config, formState = null }: { config: RuntimeConfig, formState?: PageFormState | null }) {
+  const params = parsePageParams(useAddressSearch(), usePageHostname(), config)
   const { view } = params
-  const layout = layoutFor(useWindowWidth())
-  const flows = useSignInFlows(params, config)
+  const SecondFactorSteps = useContext(SecondFactorStepsContext)
+  const flows = useSignInFlows(params, config, formState)
   const { page, google, sso, passkeys, secondFactor } = flows
   // A second-factor step or a passkey offer takes the card, with a heading of its own, until the page leaves.
   const stepShown = secondFactor.step !== null || passkeys.offer !== null
@@ -52,7 +62,7 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
   })
 
   return (
-    <div className='page' data-layout={layout}>
+    <div className='page'>
       <div className='page__columns'>
         <header className='brand'>
           <p className='brand__name'>{config.productName}</p>
@@ -84,7 +94,7 @@ export function SignInPage ({ config }: { config: RuntimeConfig }) {
         </main>
       </div>
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
-      <BackgroundVideo mobile={layout === 'narrow'} />
+      <BackgroundVideo />
       {sso.modalOpen && (
         <SsoModal initialEmail={page.email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={flows.busy} sso={sso} />
       )}

@@ -55,3 +55,102 @@ export interface RenderedPage {
 export interface PageRenderer {
   render (request: PageRenderRequest): RenderedPage
 }
+
+/**
+ * A PageFormState as the JSON the page embeds in PAGE_STATE_ELEMENT_ID:
+ * `<`, `>`, `&` and the JavaScript line separators escaped, as
+ * serializeRuntimeConfig does, so that no value can close the script element.
+ */
+export function serializePageFormState (state: PageFormState): string {
+  return JSON.stringify(state).replace(/[<>&\u2028\u2029]/g, (character) =>
+    `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+const RENDERED_VIEWS: ReadonlySet<string> = new Set(['login', 'register', 'resetPassword', 'setPassword'])
+
+function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function noticeFrom (value: unknown): RenderedNotice | null {
+  if (!isRecord(value) || (value.kind !== 'error' && value.kind !== 'success') || typeof value.text !== 'string') return null
+  return { kind: value.kind, text: value.text }
+}
+
+/**
+ * The embedded PageFormState, or null when there is none or it is not one
+ * (the page then starts from its address, as without a form post).
+ */
+export function parsePageFormState (text: string | null | undefined): PageFormState | null {
+  if (text === null || text === undefined || text.trim() === '') return null
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (!isRecord(raw) || typeof raw.view !== 'string' || !RENDERED_VIEWS.has(raw.view) || typeof raw.email !== 'string') return null
+  const challenge = raw.secondFactorChallenge
+  return {
+    view: raw.view as RenderedView,
+    email: raw.email,
+    notice: noticeFrom(raw.notice),
+    invalid: raw.invalid === true,
+    verificationLinkOffered: raw.verificationLinkOffered === true,
+    secondFactorChallenge: typeof challenge === 'string' && challenge !== '' ? challenge : null
+  }
+}
+
+/**
+ * The query parameters the rendered markup reads (client/lib/page-params.ts:
+ * the view, the texts shown, the methods offered, local-network mode, the SSO
+ * return's email). Every other parameter (`redirect`, the login context,
+ * `token`…) varies per visitor and reaches the markup only as the tail of the
+ * links to the other views, so the edge keeps one rendering per set of these
+ * and fills the tail in per request (server/edge/page-markup.ts).
+ */
+export const MARKUP_PARAMETERS: ReadonlySet<string> = new Set([
+  'view', 'home_page_banner', 'error', 'notice', 'login_method', 'local_accounts_host', 'local_accounts_port',
+  'saml', 'oidc', 'email', 'id', 'login', 'register'
+])
+
+function parameterName (segment: string): string {
+  const equals = segment.indexOf('=')
+  const raw = (equals === -1 ? segment : segment.slice(0, equals)).replace(/\+/g, ' ')
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
+}
+
+/** A query's `name=value` segments, as written (not re-encoded), split into those the markup reads and the rest. */
+export interface QuerySegments {
+  readonly markup: readonly string[]
+  readonly rest: readonly string[]
+}
+
+/** Splits a query (with or without its `?`) into MARKUP_PARAMETERS' segments and the rest, each in the query's order. */
+export function splitQuery (search: string): QuerySegments {
+  const markup: string[] = []
+  const rest: string[] = []
+  for (const segment of (search.startsWith('?') ? search.slice(1) : search).split('&')) {
+    if (segment === '') continue
+    if (MARKUP_PARAMETERS.has(parameterName(segment))) markup.push(segment)
+    else rest.push(segment)
+  }
+  return { markup, rest }
+}
+
+/**
+ * The address of a view's link: `/`, the view, the markup's other parameters,
+ * then the rest, every segment as written. The order is fixed (not the
+ * query's) so that the server can render the links once for every query with
+ * the same markup and add the rest per request.
+ */
+export function viewLinkHref (search: string, view: RenderedView): string {
+  const { markup, rest } = splitQuery(search)
+  const kept = markup.filter((segment) => parameterName(segment) !== 'view')
+  const query = [...(view === 'login' ? [] : [`view=${view}`]), ...kept, ...rest].join('&')
+  return query === '' ? '/' : `/?${query}`
+}

@@ -1,5 +1,4 @@
 import type { ButtonHTMLAttributes, ReactNode, Ref } from 'react'
-import { BUTTON_SPINNER_SIZE_PX } from '../lib/constants.js'
 import { Spinner } from './Spinner.js'
 
 export interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'className'> {
@@ -15,7 +14,7 @@ export interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement
 export function Button ({ variant = 'primary', busy = false, disabled = false, type = 'button', children, ...rest }: ButtonProps) {
   return (
     <button {...rest} type={type} className={`button button--${variant}`} disabled={disabled || busy} aria-busy={busy || undefined}>
-      {busy && <Spinner size={BUTTON_SPINNER_SIZE_PX} />}
+      {busy && <Spinner small />}
       <span>{children}</span>
     </button>
   )

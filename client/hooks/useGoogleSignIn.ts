@@ -5,6 +5,7 @@ import { googleLogin, googleRegister, type LoginContextFields } from '../api/acc
 import type { LoginAnswer, SecondFactorDue, SuccessAnswer } from '../api/answers.js'
 import { emailFromGoogleCredential } from '../lib/google-credential.js'
 import { googleSignInAvailable, useGoogleIdentity } from '../lib/google-identity-services.js'
+import { usePageHostname } from '../lib/page-address.js'
 import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
@@ -44,8 +45,9 @@ export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: D
 
   // A ref, not state: Google calls back outside React, after the button that set it was pressed.
   const intent = useRef<Intent>('login')
+  const hostname = usePageHostname()
   const offered = !page.localMode && page.params.loginMethods.has('google') &&
-    googleSignInAvailable(config.googleClientId, config.googleDisabledHostnames, window.location.hostname)
+    googleSignInAvailable(config.googleClientId, config.googleDisabledHostnames, hostname)
   const identity = useGoogleIdentity(offered ? config.googleClientId : null, (credential, nonceSecret) => {
     if (credential === null) {
       page.fail(intent.current === 'login' ? ERROR_MESSAGES.GOOGLE_LOGIN_FAILED : ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import type { PageFormState } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { LoginContextFields } from '../api/accounts.js'
 import type { PasswordLoginAnswer, SuccessAnswer } from '../api/answers.js'
@@ -64,18 +65,21 @@ export function loginContextFields (context: PageContext): LoginContextFields {
  * error while a request runs; a stale success, such as "You can now log in"
  * above a login that is being refused, would mislead as much.
  */
-export function usePageState (params: PageParams, config: RuntimeConfig): PageState {
+export function usePageState (params: PageParams, config: RuntimeConfig, formState: PageFormState | null = null): PageState {
   const { localAccounts } = params
-  const [email, setEmail] = useState(() => params.ssoReturn?.email ?? '')
+  // A form post's state (PageFormState), when the page answers one, is where the page starts: it is what the server rendered.
+  const [email, setEmail] = useState(() => formState?.email ?? params.ssoReturn?.email ?? '')
   const [notice, setNotice] = useState<NoticeContent | null>(() => {
+    // At the code step, the step shows the post's refusal itself (useSecondFactor).
+    if (formState !== null) return formState.secondFactorChallenge === null ? formState.notice : null
     if (params.errorMessage !== null) return { kind: 'error', text: params.errorMessage }
     if (localAccounts.kind === 'refused') return { kind: 'error', text: localAccounts.reason }
     return params.notice
   })
-  const [verificationLinkOffered, setVerificationLinkOffered] = useState(false)
+  const [verificationLinkOffered, setVerificationLinkOffered] = useState(formState?.verificationLinkOffered ?? false)
   // Not derived from the notice: an error from the address (?error=) leaves the fields unmarked,
   // and starting Google clears the notice but not the marks.
-  const [invalid, setInvalid] = useState(false)
+  const [invalid, setInvalid] = useState(formState?.invalid ?? false)
   const [leaving, setLeaving] = useState(false)
 
   function fail (text: string): void {

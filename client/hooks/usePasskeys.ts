@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { PasswordLoginAnswer, SignedIn } from '../api/answers.js'
 import type { View } from '../lib/page-params.js'
@@ -7,6 +7,11 @@ import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
 
 type PasskeyChunk = typeof import('../passkeys/index.js')
+
+const unchanging = (): (() => void) => () => undefined
+const browserHasWebAuthn = (): boolean => typeof PublicKeyCredential === 'function'
+// Every browser the page supports has WebAuthn: the server renders the button, and the rare browser without one drops it after hydration.
+const assumeWebAuthn = (): boolean => true
 
 const loadChunk = (): Promise<PasskeyChunk> => import('../passkeys/index.js')
 
@@ -27,7 +32,8 @@ export function usePasskeys (
   afterUpgrade: (login: SignedIn) => void = () => page.leaveToRedirect()
 ) {
   const rpId = config.passkeyRpId!
-  const offered = config.passkeyRpId !== null && !page.localMode && page.params.loginMethods.has('password') && typeof PublicKeyCredential === 'function'
+  const webAuthn = useSyncExternalStore(unchanging, browserHasWebAuthn, assumeWebAuthn)
+  const offered = config.passkeyRpId !== null && !page.localMode && page.params.loginMethods.has('password') && webAuthn
   const [chunk, setChunk] = useState<PasskeyChunk | null>(null)
   /** A passkey sign-in (the prompt is open, or the choice is being posted) or the upgrade runs: the page is busy. */
   const [running, setRunning] = useState<'sign-in' | 'upgrade' | null>(null)

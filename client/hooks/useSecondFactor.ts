@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import type { PageFormState } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { PasswordLoginAnswer, SecondFactorDue, SignedIn } from '../api/answers.js'
 import { rememberSecondFactorNotNow, secondFactorNotNowRemembered } from '../second-factor/not-now.js'
@@ -6,7 +7,8 @@ import type { PageState } from './usePageState.js'
 
 /** What takes the card in place of the login form; null: the form. */
 export type SecondFactorStep =
-  | { readonly kind: 'code', readonly challenge: string }
+  /** `refusal`: a form post's refused code (PageFormState), shown in the step as its own would be. */
+  | { readonly kind: 'code', readonly challenge: string, readonly refusal?: string }
   | { readonly kind: 'enrol', readonly challenge: string }
   /** The offer after a password login; `auth` is the stored login's token, for a voluntary enrolment. */
   | { readonly kind: 'offer', readonly auth: string }
@@ -20,8 +22,13 @@ type Tokens = Extract<PasswordLoginAnswer, { kind: 'tokens' }>
  * the offer of one after a password login that needed none. This hook holds
  * the step; the steps themselves are lazy chunks (client/second-factor/).
  */
-export function useSecondFactor (page: PageState, config: RuntimeConfig) {
-  const [step, setStep] = useState<SecondFactorStep | null>(null)
+export function useSecondFactor (page: PageState, config: RuntimeConfig, formState: PageFormState | null = null) {
+  // A form post's login that asked for a code (PageFormState) starts at the code step, with the post's refusal if any.
+  const [step, setStep] = useState<SecondFactorStep | null>(() => {
+    const challenge = formState?.secondFactorChallenge ?? null
+    if (challenge === null) return null
+    return formState?.notice?.kind === 'error' ? { kind: 'code', challenge, refusal: formState.notice.text } : { kind: 'code', challenge }
+  })
 
   /** The offer follows a password login when the service has second factors, the account none yet, and no "Not now" holds on this browser. */
   const offerWanted = (login: SignedIn): boolean => config.secondFactor && login.secondFactorEnrolled !== true && !secondFactorNotNowRemembered()

@@ -1,3 +1,4 @@
+import type { PageFormState } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { PageParams } from '../lib/page-params.js'
 import { useDomainCheck } from './useDomainCheck.js'
@@ -18,11 +19,11 @@ import { useVerifyEmailRequest } from './useVerifyEmailRequest.js'
  * domain check; and what the flows decide together: whether the page is busy,
  * and which notice shows. Each flow is a hook of its own file.
  */
-export function useSignInFlows (params: PageParams, config: RuntimeConfig) {
-  const page = usePageState(params, config)
+export function useSignInFlows (params: PageParams, config: RuntimeConfig, formState: PageFormState | null = null) {
+  const page = usePageState(params, config, formState)
   const gate = useDomainCheck(params.domainCheck, config.domainCheckTimeoutMs)
   const sso = useSsoStart(page, gate)
-  const secondFactor = useSecondFactor(page, config)
+  const secondFactor = useSecondFactor(page, config, formState)
   // After a password login, at most one offer: the passkey one first; the second-factor one only where no passkey offer showed.
   const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen || secondFactor.step !== null, secondFactor.offerOrLeave)
   const login = useLogin(page, gate, (answer) => passkeys.afterPasswordLogin(answer) || secondFactor.afterPasswordLogin(answer), secondFactor.begin)

@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react'
+import { useServerAddress } from './page-address.js'
 
 /**
  * The address bar as the source of truth for the view and the parameters:
@@ -19,9 +20,22 @@ function subscribe (listener: () => void): () => void {
 
 const currentSearch = (): string => window.location.search
 
-/** The current query string; re-renders when it changes (navigation or back/forward). */
+/**
+ * The current query string; re-renders when it changes (navigation or
+ * back/forward). On the server, and while the browser hydrates, the server's.
+ */
 export function useAddressSearch (): string {
-  return useSyncExternalStore(subscribe, currentSearch, currentSearch)
+  const server = useServerAddress()
+  return useSyncExternalStore(subscribe, currentSearch, server === null ? currentSearch : () => server.search)
+}
+
+/** A query (with or without `?`) with `view` set to another view, every other parameter kept: `?…`, or '' when empty. */
+export function searchForView (search: string, view: string): string {
+  const params = new URLSearchParams(search)
+  if (view === 'login') params.delete('view')
+  else params.set('view', view)
+  const query = params.toString()
+  return query === '' ? '' : `?${query}`
 }
 
 /**
@@ -38,9 +52,9 @@ export function updateSearchParams (change: (params: URLSearchParams) => void, o
 }
 
 /** Switches the view, keeping every other parameter. */
-export function showView (view: string): void {
+export function showView (view: string, options: { replace?: boolean } = {}): void {
   updateSearchParams((params) => {
     if (view === 'login') params.delete('view')
     else params.set('view', view)
-  })
+  }, options)
 }

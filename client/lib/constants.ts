@@ -31,21 +31,23 @@ export { TOKEN_COOKIE_LIFETIME_DAYS } from '../../common/session-cookies.js'
 
 export { MAX_QUERY_ERROR_LENGTH } from '../../common/page-texts.js'
 
-/** Sets the sizes above as CSS custom properties on the root element. */
-export function applyDesignTokens (root: HTMLElement): void {
-  const tokens: Record<string, string> = {
-    '--card-width': `${FORM_CARD_WIDTH_PX}px`,
-    '--modal-medium': `${MODAL_WIDTHS_PX.medium}px`,
-    '--modal-large': `${MODAL_WIDTHS_PX.large}px`,
-    '--modal-xlarge': `${MODAL_WIDTHS_PX.xlarge}px`,
-    '--field-width': `${TEXT_FIELD_WIDTH_PX}px`,
-    '--field-long-width': `${TEXT_FIELD_LONG_WIDTH_PX}px`,
-    '--tooltip-max-width': `${TOOLTIP_MAX_WIDTH_PX}px`,
-    '--spinner-size': `${SPINNER_SIZE_PX}px`,
-    '--button-spinner-size': `${BUTTON_SPINNER_SIZE_PX}px`,
-    '--spinner-turn': `${SPINNER_TURN_MS}ms`,
-    '--overlay-layer': String(OVERLAY_LAYER),
-    '--tooltip-layer': String(TOOLTIP_LAYER)
-  }
-  for (const [name, value] of Object.entries(tokens)) root.style.setProperty(name, value)
-}
+/**
+ * The sizes above as the CSS custom properties the stylesheet reads. They are
+ * written out in client/styles.css's `:root` (test/client/lib/design-tokens.test.ts
+ * holds the two equal): the page is rendered on the server and must be laid
+ * out before any script runs.
+ */
+export const DESIGN_TOKENS: Readonly<Record<string, string>> = Object.freeze({
+  '--card-width': `${FORM_CARD_WIDTH_PX}px`,
+  '--modal-medium': `${MODAL_WIDTHS_PX.medium}px`,
+  '--modal-large': `${MODAL_WIDTHS_PX.large}px`,
+  '--modal-xlarge': `${MODAL_WIDTHS_PX.xlarge}px`,
+  '--field-width': `${TEXT_FIELD_WIDTH_PX}px`,
+  '--field-long-width': `${TEXT_FIELD_LONG_WIDTH_PX}px`,
+  '--tooltip-max-width': `${TOOLTIP_MAX_WIDTH_PX}px`,
+  '--spinner-size': `${SPINNER_SIZE_PX}px`,
+  '--button-spinner-size': `${BUTTON_SPINNER_SIZE_PX}px`,
+  '--spinner-turn': `${SPINNER_TURN_MS}ms`,
+  '--overlay-layer': String(OVERLAY_LAYER),
+  '--tooltip-layer': String(TOOLTIP_LAYER)
+})

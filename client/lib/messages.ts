@@ -38,3 +38,11 @@ export const PASSKEY_OFFER_MESSAGES = Object.freeze({
 export function messageForErrorParameter (value: string): string {
   return Object.hasOwn(ERROR_MESSAGES, value) ? ERROR_MESSAGES[value as ErrorKey] : plainText(value)
 }
+
+/** What shows in place of what needs scripts when they are off (client/components/NeedsScript.tsx, docs/page.md). */
+export const SCRIPT_NOTES = Object.freeze({
+  GOOGLE: 'Signing in with Google needs JavaScript.',
+  PASSKEY: 'Signing in with a passkey needs JavaScript.',
+  LOCAL_NETWORK: 'Signing in on the local network needs JavaScript. Please turn it on and reload the page.',
+  SSO_CONTINUE: 'Continue'
+})

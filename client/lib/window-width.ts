@@ -1,5 +1,4 @@
 import { useSyncExternalStore } from 'react'
-import { MOBILE_BREAKPOINT_PX, STACKED_BREAKPOINT_PX } from './constants.js'
 
 function subscribe (listener: () => void): () => void {
   window.addEventListener('resize', listener)
@@ -7,17 +6,16 @@ function subscribe (listener: () => void): () => void {
 }
 
 const width = (): number => window.innerWidth
+// The server knows no window: null, on the server and while the browser hydrates.
+const noWidth = (): null => null
 
-/** The window's width, following resizes. */
-export function useWindowWidth (): number {
-  return useSyncExternalStore(subscribe, width, width)
-}
-
-/** The layout for a window width: narrow below 512 px, stacked below 1024 px, else wide (spec §2). */
-export type LayoutWidth = 'narrow' | 'stacked' | 'wide'
-
-export function layoutFor (windowWidth: number): LayoutWidth {
-  if (windowWidth < MOBILE_BREAKPOINT_PX) return 'narrow'
-  if (windowWidth < STACKED_BREAKPOINT_PX) return 'stacked'
-  return 'wide'
+/**
+ * The window's width, following resizes; null on the server and in the
+ * first render of a hydration. The layout itself is the stylesheet's (media
+ * queries at the same breakpoints), so that the server's markup is right at
+ * every width; only what must choose in script (the background video's
+ * variant) reads this.
+ */
+export function useWindowWidth (): number | null {
+  return useSyncExternalStore(subscribe, width, noWidth)
 }

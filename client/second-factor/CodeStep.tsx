@@ -2,6 +2,10 @@ import { useId, useState, type FormEvent } from 'react'
 import { verifySecondFactor } from '../api/second-factor.js'
 import type { SecondFactorVerifyAnswer } from '../api/second-factor-answers.js'
 import { Button } from '../components/Button.js'
+import { FormName } from '../components/FormName.js'
+import { NeedsScript } from '../components/NeedsScript.js'
+import { viewLinkHref } from '../../common/page-render.js'
+import { useAddressSearch } from '../lib/address-bar.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
 import { CodeField, isAuthenticatorCode, withoutSpaces } from './code-field.js'
@@ -10,6 +14,8 @@ import { RememberBrowser } from './RememberBrowser.js'
 export interface CodeStepProps {
   /** The login's challenge (docs/second-factor.md). */
   readonly challenge: string
+  /** A refusal to show at once: the form post's, when the page answers one (PageFormState). */
+  readonly refusal?: string | null
   /** Whether to offer "Don't ask again on this browser for 30 days". */
   readonly rememberOffered: boolean
   /** The login's tokens: the page stores them and leaves. */
@@ -26,20 +32,27 @@ export interface CodeStepProps {
  * to the code field (not the heading, as in the passkey offer): the visitor
  * came to type, and the field's label says what.
  */
-export function CodeStep ({ challenge, rememberOffered, onTokens, onBack }: CodeStepProps) {
+export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens, onBack }: CodeStepProps) {
   const errorId = useId()
   const [recovery, setRecovery] = useState(false)
   const [code, setCode] = useState('')
   const [recoveryCode, setRecoveryCode] = useState('')
   const [remember, setRemember] = useState(false)
   const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(refusal)
 
+  // The login view's address keeps the address's other parameters (redirect and the context).
+  const loginHref = viewLinkHref(useAddressSearch(), 'login')
   const ready = recovery ? withoutSpaces(recoveryCode) !== '' : isAuthenticatorCode(code)
 
   async function submit (event: FormEvent): Promise<void> {
     event.preventDefault()
-    if (!ready || busy) return
+    if (busy) return
+    // Enabled before the code is complete: without scripts the button must post, so the server's markup has it enabled.
+    if (!ready) {
+      if (!recovery) setError(TEXT.CODE_INCOMPLETE)
+      return
+    }
     setBusy(true)
     setError(null)
     const proof = recovery ? { recovery_code: withoutSpaces(recoveryCode) } : { code }
@@ -61,7 +74,9 @@ export function CodeStep ({ challenge, rememberOffered, onTokens, onBack }: Code
   return (
     <section aria-labelledby='second-factor-heading'>
       <h1 id='second-factor-heading' className='card__title'>{TEXT.CODE_HEADING}</h1>
-      <form className='form' noValidate aria-describedby={error === null ? undefined : errorId} onSubmit={(event) => { void submit(event) }}>
+      <form className='form' method='post' noValidate aria-describedby={error === null ? undefined : errorId} onSubmit={(event) => { void submit(event) }}>
+        <FormName name='secondFactor' />
+        <input type='hidden' name='challenge' value={challenge} />
         <p>{recovery ? TEXT.RECOVERY_EXPLANATION : TEXT.CODE_EXPLANATION}</p>
         <div id={errorId} className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>
         {recovery
@@ -69,16 +84,21 @@ export function CodeStep ({ challenge, rememberOffered, onTokens, onBack }: Code
             <div className='field field--full'>
               <label htmlFor={`${errorId}-recovery`}>{TEXT.RECOVERY_LABEL}</label>
               <div className='field__control'>
-                <input id={`${errorId}-recovery`} type='text' autoComplete='off' spellCheck={false} autoCapitalize='none' autoFocus
+                <input id={`${errorId}-recovery`} name='code' type='text' autoComplete='off' spellCheck={false} autoCapitalize='none' autoFocus
                   value={recoveryCode} aria-invalid={error !== null || undefined} onChange={(event) => setRecoveryCode(event.target.value)} />
               </div>
             </div>
             )
           : <CodeField label={TEXT.CODE_LABEL} value={code} onChange={setCode} invalid={error !== null} autoFocus />}
         {rememberOffered && <RememberBrowser checked={remember} onChange={setRemember} />}
-        <Button type='submit' busy={busy} disabled={!ready}>{TEXT.VERIFY}</Button>
-        <Button variant='text' disabled={busy} onClick={switchProof}>{recovery ? TEXT.USE_CODE : TEXT.USE_RECOVERY}</Button>
-        <Button variant='text' disabled={busy} onClick={onBack}>{TEXT.BACK}</Button>
+        <Button type='submit' busy={busy}>{TEXT.VERIFY}</Button>
+        {/* Without scripts the code field takes a recovery code as well (the service tells them apart), and the login link leads back. */}
+        <NeedsScript>
+          <Button variant='text' disabled={busy} onClick={switchProof}>{recovery ? TEXT.USE_CODE : TEXT.USE_RECOVERY}</Button>
+        </NeedsScript>
+        <NeedsScript fallback={<p className='links'><a href={loginHref}>{TEXT.BACK}</a></p>}>
+          <Button variant='text' disabled={busy} onClick={onBack}>{TEXT.BACK}</Button>
+        </NeedsScript>
       </form>
     </section>
   )

@@ -4,7 +4,7 @@ import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
 export function RememberBrowser ({ checked, onChange }: { checked: boolean, onChange: (checked: boolean) => void }) {
   return (
     <label className='checkbox'>
-      <input type='checkbox' checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      <input type='checkbox' name='remember' checked={checked} onChange={(event) => onChange(event.target.checked)} />
       <span>{TEXT.REMEMBER_BROWSER}</span>
     </label>
   )

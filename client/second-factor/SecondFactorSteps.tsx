@@ -24,7 +24,7 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
   const back = (): void => flow.setStep(null)
   return (
     <Suspense fallback={<Spinner />}>
-      {step.kind === 'code' && <CodeStep challenge={step.challenge} rememberOffered={rememberOffered} onTokens={flow.finish} onBack={back} />}
+      {step.kind === 'code' && <CodeStep challenge={step.challenge} refusal={step.refusal ?? null} rememberOffered={rememberOffered} onTokens={flow.finish} onBack={back} />}
       {step.kind === 'enrol' && (
         <Enrolment authority={{ kind: 'challenge', challenge: step.challenge }} rememberOffered={rememberOffered} productName={productName}
           onDone={(tokens) => { if (tokens !== null) flow.finish(tokens) }} onCancel={back} cancelLabel={TEXT.BACK} />

@@ -17,7 +17,7 @@ export function CodeField ({ label, value, onChange, invalid, autoFocus }: {
     <div className='field field--full'>
       <label htmlFor={id}>{label}</label>
       <div className='field__control'>
-        <input id={id} name='one-time-code' type='text' inputMode='numeric' pattern='[0-9]{6}' autoComplete='one-time-code'
+        <input id={id} name='code' type='text' inputMode='numeric' pattern='[0-9]{6}' autoComplete='one-time-code'
           spellCheck={false} autoFocus={autoFocus} value={value} aria-invalid={invalid || undefined}
           onChange={(event) => onChange(withoutSpaces(event.target.value))} />
       </div>

@@ -15,6 +15,7 @@ export const SECOND_FACTOR_MESSAGES = Object.freeze({
   USE_RECOVERY: 'Use a recovery code instead',
   USE_CODE: 'Use an authenticator code instead',
   VERIFY: 'Verify',
+  CODE_INCOMPLETE: 'Enter the 6-digit code your authenticator app shows.',
   REMEMBER_BROWSER: "Don't ask again on this browser for 30 days",
   BACK: 'Back to login',
   ENROL_HEADING: 'Set up an authenticator app',

@@ -1,22 +1,33 @@
 import { Button } from '../components/Button.js'
+import { NeedsScript } from '../components/NeedsScript.js'
+import { SCRIPT_NOTES } from '../lib/messages.js'
 import type { SignInMethods } from './form-view-props.js'
+import { SsoFallback } from './SsoFallback.js'
 
-/** The 'or' divider, the Google button and the custom SSO button, as login_method allows. */
-export function AlternativeMethods ({ verb, busy, methods }: { verb: 'Login' | 'Sign up', busy: boolean, methods: SignInMethods }) {
+/**
+ * The 'or' divider, the Google button and the custom SSO button, as
+ * login_method allows. Without scripts, a note stands for Google and a small
+ * form for SSO (SsoFallback).
+ */
+export function AlternativeMethods ({ verb, busy, methods, email }: { verb: 'Login' | 'Sign up', busy: boolean, methods: SignInMethods, email: string }) {
   if (!methods.google && !methods.sso) return null
   return (
     <>
       {methods.password && <div className='divider' role='separator'><span>or</span></div>}
       <div className='methods'>
         {methods.google && (
-          <Button variant='secondary' disabled={busy || !methods.googleReady} onClick={methods.onGoogle}>
-            {verb} with Google
-          </Button>
+          <NeedsScript note={SCRIPT_NOTES.GOOGLE}>
+            <Button variant='secondary' disabled={busy || !methods.googleReady} onClick={methods.onGoogle}>
+              {verb} with Google
+            </Button>
+          </NeedsScript>
         )}
         {methods.sso && (
-          <Button variant='secondary' disabled={busy} onClick={methods.onSso}>
-            {verb} with Custom SSO provider
-          </Button>
+          <NeedsScript fallback={<SsoFallback verb={verb} email={email} />}>
+            <Button variant='secondary' disabled={busy} onClick={methods.onSso}>
+              {verb} with Custom SSO provider
+            </Button>
+          </NeedsScript>
         )}
       </div>
     </>

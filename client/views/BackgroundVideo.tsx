@@ -5,7 +5,9 @@ import desktopWebm from '../media/background-desktop.webm'
 import mobilePoster from '../media/background-mobile-poster.jpg'
 import mobileMp4 from '../media/background-mobile.mp4'
 import mobileWebm from '../media/background-mobile.webm'
+import { MOBILE_BREAKPOINT_PX } from '../lib/constants.js'
 import { prefersStillBackground } from '../lib/motion-preferences.js'
+import { useWindowWidth } from '../lib/window-width.js'
 
 const VARIANTS = {
   desktop: { poster: desktopPoster, webm: desktopWebm, mp4: desktopMp4 },
@@ -28,15 +30,18 @@ function afterPageSettles (run: () => void): () => void {
 /**
  * The decorative background: the poster at once, the video (WebM, else MP4)
  * only after the page is interactive, and never under reduced motion or
- * Save-Data. The mobile variant plays below 512 px. A visible control pauses
+ * Save-Data. The mobile variant shows below 512 px: the poster chooses by a
+ * media query (the server's markup is the same at every width), the video by
+ * the window's width once it loads, after hydration. A visible control pauses
  * it (WCAG 2.2.2: moving content must be stoppable).
  */
-export function BackgroundVideo ({ mobile }: { mobile: boolean }) {
-  const [still] = useState(prefersStillBackground)
+export function BackgroundVideo () {
   const [loadVideo, setLoadVideo] = useState(false)
   const [paused, setPaused] = useState(false)
-  const variant = VARIANTS[mobile ? 'mobile' : 'desktop']
-  useEffect(() => (still ? undefined : afterPageSettles(() => setLoadVideo(true))), [still])
+  const width = useWindowWidth()
+  const variant = VARIANTS[width !== null && width < MOBILE_BREAKPOINT_PX ? 'mobile' : 'desktop']
+  // Read in an effect: the server cannot know the visitor's preferences.
+  useEffect(() => (prefersStillBackground() ? undefined : afterPageSettles(() => setLoadVideo(true))), [])
 
   return (
     <>
@@ -49,7 +54,12 @@ export function BackgroundVideo ({ mobile }: { mobile: boolean }) {
               <source src={variant.mp4} type='video/mp4' />
             </video>
             )
-          : <img className='background__media' src={variant.poster} alt='' />}
+          : (
+            <picture>
+              <source media={`(max-width: ${MOBILE_BREAKPOINT_PX - 1}px)`} srcSet={VARIANTS.mobile.poster} />
+              <img className='background__media' src={VARIANTS.desktop.poster} alt='' />
+            </picture>
+            )}
       </div>
       {loadVideo && (
         <button type='button' className='background__control' aria-pressed={paused} onClick={() => setPaused(!paused)}>

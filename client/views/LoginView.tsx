@@ -1,9 +1,11 @@
-import { useRef, useState, type FormEvent } from 'react'
+import { useRef, useState, type FormEvent, type ReactNode } from 'react'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
+import { FormName } from '../components/FormName.js'
+import { NeedsScript } from '../components/NeedsScript.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
-import { BUTTON_LABELS } from '../lib/messages.js'
+import { BUTTON_LABELS, SCRIPT_NOTES } from '../lib/messages.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
 import { VerificationLinkButton, type VerificationLinkOffer } from './VerificationLinkButton.js'
@@ -39,10 +41,12 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
     <>
       {verificationLink.offered && (
         // Once the link is sent the button goes; focus moves on to the first field rather than to the document.
-        <VerificationLinkButton offer={verificationLink} busy={form.busy} onSent={() => emailInput.current?.focus()} />
+        <VerificationLinkButton offer={verificationLink} email={email.value} busy={form.busy} onSent={() => emailInput.current?.focus()} />
       )}
       {methods.password && (
-        <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+        <LocalModeNote localMode={form.localMode}>
+        <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+          <FormName name='login' />
           <TextField label='Email' type='email' name='email' autoComplete={passkey.offered ? 'username webauthn' : 'username'} width='full' spellCheck={false}
             value={email.value} onChange={email.onChange} invalid={form.invalid} inputRef={emailInput} />
           <PasswordField label='Password' name='password' autoComplete='current-password' width='full'
@@ -52,21 +56,30 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
             }} invalid={form.invalid} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>Login</Button>
         </form>
+        </LocalModeNote>
       )}
       {methods.password && passkey.offered && (
-        <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{BUTTON_LABELS.SIGN_IN_WITH_PASSKEY}</Button>
+        <NeedsScript note={SCRIPT_NOTES.PASSKEY}>
+          <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{BUTTON_LABELS.SIGN_IN_WITH_PASSKEY}</Button>
+        </NeedsScript>
       )}
-      <AlternativeMethods verb='Login' busy={form.busy} methods={methods} />
+      <AlternativeMethods verb='Login' busy={form.busy} methods={methods} email={email.value} />
       {!form.localMode && (
         <nav className='links' aria-label='Other actions'>
           <ViewLink view='register' onShow={form.onShowView}>Sign Up</ViewLink>
           <ViewLink view='resetPassword' onShow={form.onShowView}>Forgot Password</ViewLink>
           <span className='support'>
             <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
-            <CopyButton text={supportEmail} label='Copy the support address' />
+            {/* Without scripts the address stays, to select and copy by hand: no note needed. */}
+            <NeedsScript><CopyButton text={supportEmail} label='Copy the support address' /></NeedsScript>
           </span>
         </nav>
       )}
     </>
   )
+}
+
+/** Local-network mode logs in from the browser to the local service: the edge cannot take the form's post, so without scripts a note stands in. */
+function LocalModeNote ({ localMode, children }: { localMode: boolean, children: ReactNode }) {
+  return localMode ? <NeedsScript note={SCRIPT_NOTES.LOCAL_NETWORK}>{children}</NeedsScript> : children
 }

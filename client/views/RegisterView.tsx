@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
+import { FormName } from '../components/FormName.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import type { RegisterPayload } from '../api/accounts.js'
@@ -27,7 +28,8 @@ export function RegisterView ({ form, email, methods, submission }: RegisterView
   return (
     <>
       {methods.password && (
-        <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+        <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+          <FormName name='register' />
           <div className='form__row'>
             <TextField label='First Name (optional)' name='first_name' autoComplete='given-name' width='full' value={firstName} onChange={setFirstName} />
             <TextField label='Last Name (optional)' name='last_name' autoComplete='family-name' width='full' value={lastName} onChange={setLastName} />
@@ -41,7 +43,7 @@ export function RegisterView ({ form, email, methods, submission }: RegisterView
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>Sign Up</Button>
         </form>
       )}
-      <AlternativeMethods verb='Sign up' busy={form.busy} methods={methods} />
+      <AlternativeMethods verb='Sign up' busy={form.busy} methods={methods} email={email.value} />
       {!form.localMode && (
         <p className='links'>Already have an account? <ViewLink view='login' onShow={form.onShowView}>Login</ViewLink></p>
       )}

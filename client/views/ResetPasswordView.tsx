@@ -1,5 +1,6 @@
 import type { FormEvent } from 'react'
 import { Button } from '../components/Button.js'
+import { FormName } from '../components/FormName.js'
 import { TextField } from '../components/TextField.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
@@ -17,7 +18,8 @@ export function ResetPasswordView ({ form, email, submission }: ResetPasswordVie
   }
   return (
     <>
-      <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+      <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+        <FormName name='resetPassword' />
         <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
           value={email.value} onChange={email.onChange} invalid={form.invalid} />
         <Button type='submit' busy={submission.submitting} disabled={form.busy}>Send a Password Reset Email</Button>

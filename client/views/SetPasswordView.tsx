@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
+import { FormName } from '../components/FormName.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { FORM_NOTICE_ID, type FormState, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
@@ -20,7 +21,8 @@ export function SetPasswordView ({ form, submission }: SetPasswordViewProps) {
   }
   return (
     <>
-      <form className='form' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+      <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
+        <FormName name='setPassword' />
         <PasswordField label='New Password' name='password' autoComplete='new-password' width='full'
           value={password} onChange={setPassword} invalid={form.invalid} hint='At least 8 characters.' autoFocus />
         <PasswordField label='Confirm Password' name='confirm_password' autoComplete='new-password' width='full'

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
+import { FormName } from '../components/FormName.js'
 import { Modal } from '../components/Modal.js'
 import { Notice, type NoticeContent } from '../components/Notice.js'
 import { TextField } from '../components/TextField.js'
@@ -30,8 +31,9 @@ export function SsoModal ({ initialEmail, verb, busy, sso }: SsoModalProps) {
   return (
     <Modal title='SSO Login' onClose={sso.cancel}>
       <Notice id={noticeId} notice={sso.submitting ? null : sso.notice} />
-      <form className='form' noValidate onSubmit={submit} aria-describedby={noticeId}>
-        <TextField label='Email' type='email' name='sso_email' autoComplete='username' width='full' spellCheck={false}
+      <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={noticeId}>
+        <FormName name='sso' />
+        <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
           value={email} onChange={setEmail} invalid={sso.notice?.kind === 'error'} />
         <div className='modal__actions'>
           <Button variant='secondary' disabled={busy} onClick={sso.cancel}>Cancel</Button>

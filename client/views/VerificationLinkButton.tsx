@@ -1,5 +1,6 @@
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
+import { FormName } from '../components/FormName.js'
 import { BUTTON_LABELS } from '../lib/messages.js'
 import { FORM_NOTICE_ID } from './form-view-props.js'
 
@@ -14,6 +15,8 @@ export interface VerificationLinkOffer {
 
 export interface VerificationLinkButtonProps {
   readonly offer: VerificationLinkOffer
+  /** The email field's value: what the form posts without scripts (with them, the offer sends the page's email). */
+  readonly email: string
   /** A request runs or the page is leaving: the button is disabled, as every other. */
   readonly busy: boolean
   /** Where focus goes when the link is sent and the button with it. */
@@ -29,7 +32,7 @@ export interface VerificationLinkButtonProps {
  * it takes focus back if nothing else has it; once the link is sent, it goes
  * and `onSent` moves focus on.
  */
-export function VerificationLinkButton ({ offer, busy, onSent }: VerificationLinkButtonProps) {
+export function VerificationLinkButton ({ offer, email, busy, onSent }: VerificationLinkButtonProps) {
   const button = useRef<HTMLButtonElement>(null)
   const focusedOnce = useRef(false)
   // An effect: the button can take focus only once it is enabled, which is when React has
@@ -41,7 +44,8 @@ export function VerificationLinkButton ({ offer, busy, onSent }: VerificationLin
     focusedOnce.current = true
   }, [busy])
 
-  function send (): void {
+  function send (event: FormEvent): void {
+    event.preventDefault()
     offer.send(() => {
       const focused = document.activeElement
       if (focused === null || focused === document.body || focused === button.current) onSent()
@@ -49,10 +53,12 @@ export function VerificationLinkButton ({ offer, busy, onSent }: VerificationLin
   }
 
   return (
-    <div className='verification-link'>
-      <Button ref={button} variant='secondary' busy={offer.sending} disabled={busy} onClick={send} aria-describedby={FORM_NOTICE_ID}>
+    <form className='verification-link' method='post' onSubmit={send}>
+      <FormName name='verificationLink' />
+      <input type='hidden' name='email' value={email} />
+      <Button ref={button} type='submit' variant='secondary' busy={offer.sending} disabled={busy} aria-describedby={FORM_NOTICE_ID}>
         {BUTTON_LABELS.SEND_VERIFICATION_LINK}
       </Button>
-    </div>
+    </form>
   )
 }

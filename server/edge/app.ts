@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import { accountsProxy } from './accounts-proxy.js'
 import { formPosts } from './form-posts/form-posts-route.js'
-import type { FormPageAnswer } from './form-posts/page-answer.js'
+import { formPageAnswerFrom } from './form-posts/page-answer.js'
+import type { PageAnswer } from './page-answer.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './grpc-web-proxy.js'
@@ -37,8 +38,8 @@ export interface AppOptions {
   readonly probes: UpstreamProbes
   /** Whether the accounts service behind the edge completes password resets. */
   readonly passwordResetCompletion: boolean
-  /** The page for a form post's state (form-posts/page-answer.ts); null: no `POST /`, the forms need scripts. */
-  readonly formPageAnswer: FormPageAnswer | null
+  /** The sign-in page, which also answers a form post (form-posts/). */
+  readonly pageAnswer: PageAnswer
 }
 
 /**
@@ -75,14 +76,12 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     answerLimitBytes: config.accountsAnswerLimitBytes,
     domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null
   })
-  if (options.formPageAnswer !== null) {
-    await fastify.register(formPosts, {
-      config,
-      passwordResetCompletion: options.passwordResetCompletion,
-      trust: options.trust,
-      answerPage: options.formPageAnswer
-    })
-  }
+  await fastify.register(formPosts, {
+    config,
+    passwordResetCompletion: options.passwordResetCompletion,
+    trust: options.trust,
+    answerPage: formPageAnswerFrom(options.pageAnswer)
+  })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,
     timeoutMs: config.upstreamTimeoutMs,

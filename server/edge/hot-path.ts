@@ -1,26 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { resolveLocalAccounts } from '../../common/local-accounts.js'
-import type { PageTemplate } from './page.js'
-import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS } from './security-headers.js'
+import type { PageAnswer } from './page-answer.js'
 import { negotiateEncoding, type AssetStore } from './static-files.js'
 
 export interface HotPathOptions {
-  /** The page, prepared per host (its cookie domain follows the host). */
-  readonly pages: PageTemplate
+  /** The page with its view rendered (page-answer.ts). */
+  readonly pages: PageAnswer
   readonly assets: AssetStore
-  readonly localAccountsAllowedHosts: readonly string[]
-  readonly nextNonce: () => string
-  /** The host name the request is for, as the edge states it (host-header.ts statedHostName). */
-  readonly hostnameOf: (request: IncomingMessage) => string
 }
 
 /** Answers a request and says what it served (the metrics' route label), or returns false to leave it to Fastify. */
 export type HotPathHandler = (request: IncomingMessage, response: ServerResponse) => 'page' | 'assets' | false
-
-const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
-  .filter(([name]) => name !== 'content-security-policy')
-  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE]])
-  .flat()
 
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
 
@@ -41,25 +30,11 @@ export function originForm (target: string): string {
  * The two requests that make up nearly all traffic, the page and its hashed
  * assets, answered straight from memory before Fastify's router and hooks run.
  * Everything else, and anything unusual about these two, goes to Fastify.
- * The headers are helmet's, recorded once (security-headers.ts).
+ * The headers are helmet's, recorded once (security-headers.ts); the page
+ * comes with its view rendered (page-answer.ts).
  */
 export function createHotPath (options: HotPathOptions): HotPathHandler {
-  const { pages, assets, localAccountsAllowedHosts, nextNonce, hostnameOf } = options
-
-  function servePage (request: IncomingMessage, response: ServerResponse, query: string): void {
-    const hostname = hostnameOf(request)
-    let localAccountsOrigin: string | null = null
-    if (query.includes('local_accounts_host')) {
-      const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
-      if (target.kind === 'allowed') localAccountsOrigin = target.origin
-    }
-    const page = pages.forHost(hostname)
-    const nonce = nextNonce()
-    const headers = PAGE_HEADERS.slice()
-    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin), 'content-length', String(page.byteLength(nonce)))
-    response.writeHead(200, headers)
-    response.end(request.method === 'HEAD' ? undefined : page.render(nonce))
-  }
+  const { pages, assets } = options
 
   return function hotPath (request, response) {
     const method = request.method
@@ -69,7 +44,7 @@ export function createHotPath (options: HotPathOptions): HotPathHandler {
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart)
 
     if (pathname === '/') {
-      servePage(request, response, queryStart === -1 ? '' : url.slice(queryStart + 1))
+      pages.page(request, response, queryStart === -1 ? '' : url.slice(queryStart + 1))
       return 'page'
     }
 

@@ -1,13 +1,20 @@
 import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../common/page-render.js'
 import { serializeRuntimeConfig, type RuntimeConfig } from '../../common/runtime-config.js'
 
 /** Slots that build.mjs and client/index.html leave in the page template. */
 const NONCE_SLOT = '__THRESHOLD_NONCE__'
 const TITLE_SLOT = '__THRESHOLD_TITLE__'
 const CONFIG_SLOT = '__THRESHOLD_RUNTIME_CONFIG__'
+/** Inside `<div id="root">`: the rendered view. */
+const ROOT_SLOT = '__THRESHOLD_ROOT__'
+/** After the configuration's script: a form post's state, when the page answers one. */
+const STATE_SLOT = '__THRESHOLD_STATE__'
+const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__)/
 
-function escapeHtml (text: string): string {
+/** Escapes text for an HTML text node or a quoted attribute value. */
+export function escapeHtml (text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
 }
 
@@ -20,22 +27,38 @@ function escapeHtml (text: string): string {
  */
 export const MAX_CACHED_PAGE_HOSTS = 100
 
-/** The page for one host: everything but the per-response CSP nonce is filled in. */
+/** What each response fills in: its CSP nonce, and the view rendered for it. */
+export interface PageFill {
+  readonly nonce: string
+  readonly rendered: RenderedPage
+  /** A form post's state, embedded for the page to hydrate into (PAGE_STATE_ELEMENT_ID); null for a plain GET. */
+  readonly state: PageFormState | null
+}
+
+/** The page for one host: everything but the per-response parts (nonce, title, rendered view, state) is filled in. */
 export class PreparedPage {
-  /** Bytes of the page without its nonces; every nonce is base64, so one byte per character. */
-  private readonly fixedBytes: number
+  /** The template cut at its per-response slots: odd indexes are slot names. */
+  private readonly pieces: readonly string[]
 
-  constructor (private readonly pieces: readonly string[]) {
-    this.fixedBytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0)
+  constructor (html: string, private readonly productName: string) {
+    this.pieces = html.split(PER_RESPONSE_SLOTS)
   }
 
-  render (nonce: string): string {
-    return this.pieces.join(nonce)
-  }
-
-  /** The byte length of `render(nonce)`, without encoding it. */
-  byteLength (nonce: string): number {
-    return this.fixedBytes + nonce.length * (this.pieces.length - 1)
+  render (fill: PageFill): string {
+    const title = escapeHtml(`${fill.rendered.heading} · ${this.productName}`)
+    const state = fill.state === null
+      ? ''
+      : `\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`
+    let html = ''
+    for (let index = 0; index < this.pieces.length; index++) {
+      const piece = this.pieces[index]!
+      if (index % 2 === 0) html += piece
+      else if (piece === NONCE_SLOT) html += fill.nonce
+      else if (piece === TITLE_SLOT) html += title
+      else if (piece === ROOT_SLOT) html += fill.rendered.html
+      else html += state
+    }
+    return html
   }
 }
 
@@ -43,8 +66,8 @@ export class PreparedPage {
  * The page template, read once at start. The runtime configuration is the
  * same for every host but for the cookie domain, which follows the host the
  * browser asked for (server/edge/cookie-domain.ts); the page for a host is
- * prepared on its first request and kept, so that a page view costs a nonce
- * and a string join.
+ * prepared on its first request and kept, so that a page view costs a nonce,
+ * the rendered view (server/edge/page-markup.ts keeps those) and a string join.
  */
 export class PageTemplate {
   private readonly byHost = new Map<string, PreparedPage>()
@@ -65,10 +88,10 @@ export class PageTemplate {
     cookieDomainOf: (hostname: string) => string | null
   ): Promise<PageTemplate> {
     const template = await readFile(indexHtmlPath, 'utf8')
-    if (!template.includes(CONFIG_SLOT) || !template.includes(NONCE_SLOT)) {
-      throw new Error(`${indexHtmlPath} is not a Threshold page template; run the build again`)
+    if (![CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT].every((slot) => template.includes(slot))) {
+      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the server-rendered view); run the build again`)
     }
-    return new PageTemplate(template.replaceAll(TITLE_SLOT, escapeHtml(`Sign in · ${runtimeConfig.productName}`)), runtimeConfig, cookieDomainOf)
+    return new PageTemplate(template, runtimeConfig, cookieDomainOf)
   }
 
   /** The page for a host name (as the edge states it: see host-header.ts statedHostName). */
@@ -76,7 +99,7 @@ export class PageTemplate {
     const cached = this.byHost.get(hostname)
     if (cached !== undefined) return cached
     const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
-    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, serializeRuntimeConfig(config)).split(NONCE_SLOT))
+    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, serializeRuntimeConfig(config)), this.runtimeConfig.productName)
     if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
     return page
   }

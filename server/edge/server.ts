@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { createServer as createHttpServer } from 'node:http'
 import { join } from 'node:path'
+import type { PageRenderer } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import { withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
@@ -14,10 +15,12 @@ import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } 
 import { answerClientError, refuseExpectation } from './node-answers.js'
 import { answerFrameworkError } from './not-found.js'
 import { createNonceSource, PageTemplate } from './page.js'
+import { createPageAnswer, type PageAnswer } from './page-answer.js'
+import { PageMarkup } from './page-markup.js'
+import { loadPageRenderer } from './page-renderer.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { AssetStore } from './static-files.js'
 import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
-import type { FormPageAnswer } from './form-posts/page-answer.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
 
 /**
@@ -54,10 +57,18 @@ export interface CreateServerOptions {
    */
   readonly metrics?: EdgeMetrics
   /**
-   * The page for a form post's state, which answers the forms posted without
-   * scripts (`POST /`, form-posts/); without it there is no `POST /`.
+   * Builds the page renderer for the page's runtime configuration; by default
+   * the build's dist/server/page-renderer.cjs, beside the public folder. Tests
+   * without a build pass client/server-render.tsx's createPageRenderer.
    */
-  readonly formPageAnswer?: FormPageAnswer
+  readonly pageRenderer?: (config: RuntimeConfig) => PageRenderer
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The sign-in page, for routes that answer with it (a form post's state: page-answer.ts). */
+    pageAnswer: PageAnswer
+  }
 }
 
 /**
@@ -86,22 +97,29 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const { config } = options
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
   const assetsDir = join(options.publicDir, 'assets')
+  const runtimeConfig = runtimeConfigFor(config, options.passwordResetCompletion)
+  // Loaded at start, as the template is read: a missing build fails here, with a message, not at the first page view.
+  const renderer = options.pageRenderer === undefined
+    ? loadPageRenderer(join(options.publicDir, '..', 'server', 'page-renderer.cjs'), runtimeConfig)
+    : options.pageRenderer(runtimeConfig)
   const [assets, pages] = await Promise.all([
     // build.mjs writes the client's source maps beside dist/public, where nothing else serves them.
     AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null),
-    PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfigFor(config, options.passwordResetCompletion),
+    PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfig,
       (hostname) => cookieDomainFor(hostname, config.cookieDomain))
   ])
   const trust = proxyTrust(config.trustProxy)
   // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
   const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion() })
-  const hotPath = createHotPath({
+  const pageAnswer = createPageAnswer({
     pages,
-    assets,
+    markup: new PageMarkup(renderer),
+    renderer,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     nextNonce: createNonceSource(),
     hostnameOf: (request) => statedHostName(request, trust)
   })
+  const hotPath = createHotPath({ pages: pageAnswer, assets })
   // Counted here on the listener; the page routes (inject, and requests the listener leaves to Fastify) are counted by Fastify's hook.
   const listenerHotPath = metrics === null ? hotPath : countedHotPath(hotPath, metrics)
 
@@ -141,6 +159,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   logCompletedRequests(fastify)
   const accountsRoutes = withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled)
   fastify.decorate('metrics', metrics)
+  fastify.decorate('pageAnswer', pageAnswer)
   if (metrics !== null) countFastifyRequests(fastify, metrics, new Set(accountsRoutes.map((route) => route.path)))
   fastify.addHook('preClose', async () => { closing = true })
   // A keep-alive connection whose request was in flight at the stop signal
@@ -180,7 +199,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     assetsDir,
     probes,
     passwordResetCompletion: options.passwordResetCompletion,
-    formPageAnswer: options.formPageAnswer ?? null
+    pageAnswer
   })
   return fastify
 }

@@ -9,7 +9,7 @@ import { Modal } from '../../../client/components/Modal.js'
 import { Spinner } from '../../../client/components/Spinner.js'
 import { TextField } from '../../../client/components/TextField.js'
 import { Tooltip } from '../../../client/components/Tooltip.js'
-import { applyDesignTokens, MODAL_WIDTHS_PX, SPINNER_TURN_MS } from '../../../client/lib/constants.js'
+import { DESIGN_TOKENS, MODAL_WIDTHS_PX, SPINNER_TURN_MS } from '../../../client/lib/constants.js'
 
 t.afterEach(() => cleanup())
 const sleep = (ms: number) => act(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
@@ -53,9 +53,8 @@ t.test('Enter submits a single-line field, Ctrl/Cmd+Enter a multi-line one, Esca
 })
 
 t.test('the text field is 200 px wide by default and 500 px in its long variant', async (t) => {
-  applyDesignTokens(document.documentElement)
-  t.equal(document.documentElement.style.getPropertyValue('--field-width'), '200px')
-  t.equal(document.documentElement.style.getPropertyValue('--field-long-width'), '500px')
+  t.equal(DESIGN_TOKENS['--field-width'], '200px')
+  t.equal(DESIGN_TOKENS['--field-long-width'], '500px')
   const { container } = render(<><Field /><Field width='long' /></>)
   const fields = container.querySelectorAll('.field')
   t.ok(fields[0]!.classList.contains('field--default'))
@@ -68,24 +67,26 @@ t.test('a busy button is disabled and shows a 14 px spinner; a disabled one has 
   t.ok(save.hasAttribute('disabled'))
   t.equal(save.getAttribute('aria-busy'), 'true')
   const spinner = save.querySelector('.spinner') as HTMLElement
-  t.equal(spinner.style.width, '14px')
+  t.ok(spinner.classList.contains('spinner--small'), 'the 14 px spinner (--button-spinner-size)')
+  t.equal(DESIGN_TOKENS['--button-spinner-size'], '14px')
   t.ok(screen.getByRole('button', { name: 'Later' }).hasAttribute('disabled'))
   t.notOk(screen.getByRole('button', { name: 'Now' }).hasAttribute('disabled'))
   t.equal(screen.getByRole('button', { name: 'Now' }).querySelector('.spinner'), null)
 })
 
 t.test('the spinner is 24 px by default and turns once a second', async (t) => {
-  applyDesignTokens(document.documentElement)
   const { container } = render(<Spinner />)
-  t.equal((container.querySelector('.spinner') as HTMLElement).style.width, '24px')
+  const spinner = container.querySelector('.spinner') as HTMLElement
+  t.notOk(spinner.classList.contains('spinner--small'))
+  t.equal(spinner.getAttribute('style'), null, 'sized by the stylesheet: no style attribute, which the CSP would refuse')
+  t.equal(DESIGN_TOKENS['--spinner-size'], '24px')
   t.equal(SPINNER_TURN_MS, 1000)
-  t.equal(document.documentElement.style.getPropertyValue('--spinner-turn'), '1000ms')
+  t.equal(DESIGN_TOKENS['--spinner-turn'], '1000ms')
 })
 
 t.test('the modal comes in the spec\'s sizes over a layer-999 overlay', async (t) => {
-  applyDesignTokens(document.documentElement)
   t.same(MODAL_WIDTHS_PX, { medium: 450, large: 850, xlarge: 1000 })
-  t.equal(document.documentElement.style.getPropertyValue('--overlay-layer'), '999')
+  t.equal(DESIGN_TOKENS['--overlay-layer'], '999')
   for (const size of ['medium', 'large', 'xlarge', 'fit-content'] as const) {
     render(<Modal title={size} onClose={() => {}} size={size}><p>body</p></Modal>)
     t.ok(screen.getByRole('dialog', { name: size }).classList.contains(`modal--${size}`), size)
@@ -94,9 +95,8 @@ t.test('the modal comes in the spec\'s sizes over a layer-999 overlay', async (t
 })
 
 t.test('an interactive tooltip stays 400 ms after the pointer leaves; Escape dismisses it', async (t) => {
-  applyDesignTokens(document.documentElement)
-  t.equal(document.documentElement.style.getPropertyValue('--tooltip-max-width'), '300px')
-  t.equal(document.documentElement.style.getPropertyValue('--tooltip-layer'), '1001')
+  t.equal(DESIGN_TOKENS['--tooltip-max-width'], '300px')
+  t.equal(DESIGN_TOKENS['--tooltip-layer'], '1001')
   const user = userEvent.setup()
   render(<Tooltip content='More about this' interactive><button type='button'>Info</button></Tooltip>)
   const trigger = screen.getByRole('button', { name: 'Info' })

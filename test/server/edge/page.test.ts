@@ -13,12 +13,15 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     env: { PRODUCT_NAME: 'Acme Cloud', SUPPORT_EMAIL: 'help@acme.test', GOOGLE_CLIENT_ID: 'abc.apps.googleusercontent.com', REDIRECT_ALLOWED_HOSTS: '*.acme.test' },
     passwordResetCompletion: true
   })
+  const headings: Record<string, string> = { '/?view=register': 'Create your account', '/?view=resetPassword&redirect=https%3A%2F%2Fapp.acme.test%2F': 'Reset your password' }
   for (const url of ['/', '/?view=register', '/?view=resetPassword&redirect=https%3A%2F%2Fapp.acme.test%2F', '/?%%%=&&==', `/?x=${'y'.repeat(4000)}`]) {
     const response = await app.inject({ url })
+    const heading = headings[url] ?? 'Log in'
     t.equal(response.statusCode, 200, url.slice(0, 60))
     t.match(response.headers['content-type'], /^text\/html; charset=utf-8/)
-    t.match(response.body, /<title>Sign in · Acme Cloud<\/title>/)
-    t.match(response.body, /<div id="root"><\/div>/)
+    t.match(response.body, `<title>${heading} · Acme Cloud</title>`, 'the title follows the view')
+    t.match(response.body, `<div id="root"><div class="page">`, 'the view is rendered into the root')
+    t.match(response.body, `<h1 class="card__title">${heading}</h1>`)
   }
   const config = embeddedConfig((await app.inject({ url: '/' })).body)
   t.same(config, {
@@ -40,7 +43,8 @@ t.test('GET / answers the page for any query string, with the runtime configurat
 t.test('the page is not rendered from the query string: markup in it goes nowhere', async (t) => {
   const app = await buildEdge(t)
   const response = await app.inject({ url: '/?view=%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E&error=%3Cimg%20src%3Dx%3E' })
-  t.notMatch(response.body, /alert\(1\)|<img/)
+  t.notMatch(response.body, /<script>alert|<img src=x/)
+  t.match(response.body, '<h1 class="card__title">Log in</h1>', 'an unknown view is the login view')
 })
 
 t.test('the embedded JSON cannot close its script element', async (t) => {
@@ -96,7 +100,7 @@ t.test('the page\'s Content-Length counts bytes, with a product name outside ASC
   const response = await fetch(`${base}/`)
   const body = Buffer.from(await response.arrayBuffer())
   t.equal(Number(response.headers.get('content-length')), body.length)
-  t.match(body.toString('utf8'), /<title>Sign in · Zürich Wolke<\/title>/)
+  t.match(body.toString('utf8'), /<title>Log in · Zürich Wolke<\/title>/)
   t.match(body.toString('utf8'), /<\/html>\s*$/, 'the whole page arrived')
 })
 

@@ -5,7 +5,7 @@ import { NO_SCRIPT_MESSAGES } from '../../../../common/page-texts.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/accounts-proxy.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
-import { formBody, PAGE_POST_HEADERS, statePage, stateIn } from '../../../fixtures/form-page.js'
+import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 
 const ENV = { TRUST_PROXY: 'loopback' }
 const PASSWORD = 'a password never shown'
@@ -17,7 +17,7 @@ function post (app: FastifyInstance, payload: string | Buffer, options: { query?
 
 t.test('a form posted from another site is refused as the page\'s JSON calls are, and nothing is called', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   // The attack: a page on evil.test auto-submits a login form (or a register, a reset) to the sign-in page.
   const attacks: Array<Record<string, string>> = [
     { 'sec-fetch-site': 'cross-site', origin: 'https://evil.test' },
@@ -38,7 +38,7 @@ t.test('a form posted from another site is refused as the page\'s JSON calls are
 t.test('bodies that are not a small URL-encoded form of the page are refused with a page that says why', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
   const { lines, logger } = captureLog()
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage, logger })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, logger })
   const cases: Array<[string, string | Buffer, Record<string, string>, number, string]> = [
     ['JSON', JSON.stringify(LOGIN), { 'content-type': 'application/json' }, 415, NO_SCRIPT_MESSAGES.FORM_TYPE],
     ['multipart', 'x', { 'content-type': 'multipart/form-data; boundary=x' }, 415, NO_SCRIPT_MESSAGES.FORM_TYPE],
@@ -65,7 +65,7 @@ t.test('bodies that are not a small URL-encoded form of the page are refused wit
 
 t.test('a form post counts against the visitor\'s rate limit of the JSON call it makes, and the limit\'s text is shown', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
-  const app = await buildEdge(t, { env: { ...ENV, RATE_LIMIT_PER_MINUTE: '3' }, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: { ...ENV, RATE_LIMIT_PER_MINUTE: '3' }, accountsUpstream: upstream.url })
   // One JSON call from the page and two form posts use up the visitor's three.
   const json = await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...PAGE_POST_HEADERS, 'content-type': 'application/json' }, payload: JSON.stringify({ email: 'ada@example.com', password: 'x' }) })
   t.equal(json.statusCode, 401)
@@ -91,7 +91,7 @@ t.test('an accounts service down, slow or answering garbage: the failure text re
     ['garbage', garbage.url, 502, ACCOUNTS_FAILURE_MESSAGES.unreadable]
   ]
   for (const [name, upstream, status, text] of cases) {
-    const app = await buildEdge(t, { env: { ...ENV, UPSTREAM_TIMEOUT_MS: '300' }, accountsUpstream: upstream, formPageAnswer: statePage })
+    const app = await buildEdge(t, { env: { ...ENV, UPSTREAM_TIMEOUT_MS: '300' }, accountsUpstream: upstream })
     for (const form of [LOGIN, { form: 'register', email: 'ada@example.com', password: PASSWORD, confirm_password: PASSWORD }]) {
       const response = await post(app, formBody(form), { query: form.form === 'register' ? 'view=register' : '' })
       t.equal(response.statusCode, status, `${name}: ${form.form}`)
@@ -104,7 +104,7 @@ t.test('an accounts service down, slow or answering garbage: the failure text re
 t.test('the domain check runs first when the address asks for it, and refuses as the page does', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r', sso_url: 'https://idp.example.com/sso' }))
   const edgeAuth = await startEdgeAuthResponder(t, { authorized: ['example.com'], unauthorized: ['blocked.test'] })
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, edgeAuthUpstream: edgeAuth, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, edgeAuthUpstream: edgeAuth })
   const query = 'supports_domain_auth_check=true'
 
   const blocked = await post(app, formBody({ ...LOGIN, email: 'eve@blocked.test' }), { query })
@@ -120,7 +120,7 @@ t.test('the domain check runs first when the address asks for it, and refuses as
   const unchecked = await post(app, formBody({ ...LOGIN, email: 'eve@blocked.test' }))
   t.equal(unchecked.statusCode, 303, 'without the parameter, no check (as on the page)')
 
-  const down = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, edgeAuthUpstream: DEAD_UPSTREAM, formPageAnswer: statePage })
+  const down = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, edgeAuthUpstream: DEAD_UPSTREAM })
   const failed = await post(down, formBody(LOGIN), { query })
   t.equal(failed.statusCode, 503)
   t.match(stateIn(failed.body), { notice: { text: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED } })
@@ -129,7 +129,7 @@ t.test('the domain check runs first when the address asks for it, and refuses as
 t.test('the domain check gives up at DOMAIN_CHECK_TIMEOUT_MS, as the page does', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
   const slowCheck = await startUpstream(t, () => { /* never answers */ })
-  const app = await buildEdge(t, { env: { ...ENV, DOMAIN_CHECK_TIMEOUT_MS: '200', UPSTREAM_TIMEOUT_MS: '5000' }, accountsUpstream: upstream.url, edgeAuthUpstream: slowCheck.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: { ...ENV, DOMAIN_CHECK_TIMEOUT_MS: '200', UPSTREAM_TIMEOUT_MS: '5000' }, accountsUpstream: upstream.url, edgeAuthUpstream: slowCheck.url })
   const started = Date.now()
   const response = await post(app, formBody(LOGIN), { query: 'supports_domain_auth_check=true' })
   t.ok(Date.now() - started < 2000, 'answered well before the upstream timeout')
@@ -138,8 +138,3 @@ t.test('the domain check gives up at DOMAIN_CHECK_TIMEOUT_MS, as the page does',
   t.equal(upstream.requests.length, 0)
 })
 
-t.test('without the page for a state, the edge has no POST /', async (t) => {
-  const app = await buildEdge(t, { env: ENV })
-  const response = await post(app, formBody(LOGIN))
-  t.equal(response.statusCode, 404)
-})

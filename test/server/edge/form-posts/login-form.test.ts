@@ -2,7 +2,7 @@ import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { NO_SCRIPT_MESSAGES } from '../../../../common/page-texts.js'
 import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { formBody, PAGE_POST_HEADERS, statePage, stateIn } from '../../../fixtures/form-page.js'
+import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor.js'
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
@@ -25,7 +25,7 @@ function setCookies (response: { headers: Record<string, unknown> }): string[] {
 
 t.test('a login posted without scripts sends upstream the payload the page sends, sets the token cookies as the page does and goes to the redirect target', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const before = Date.now()
   const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD },
     'redirect=https%3A%2F%2Fapp.example.com%2Fhome&allowed_org=one,two&allowed_org=three&resource_type=cluster&cluster_name=east')
@@ -66,7 +66,7 @@ t.test('a login posted without scripts sends upstream the payload the page sends
 
 t.test('a hostile redirect sends the signed-in visitor to the site origin, as the page would', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const hostile = ['https://evil.test/phish', '//evil.test/', 'javascript:alert(1)', 'http://app.example.com/', 'https://user:pw@app.example.com/', 'https://evil.test\\@app.example.com/']
   for (const target of hostile) {
     const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, `redirect=${encodeURIComponent(target)}`)
@@ -80,7 +80,7 @@ t.test('a hostile redirect sends the signed-in visitor to the site origin, as th
 
 t.test('a wrong password re-renders the login view with the service\'s message and its status, the email kept and the password nowhere', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 401)
   t.same(setCookies(response).filter((line) => /^(auth|refresh)=/.test(line)), [])
@@ -93,7 +93,7 @@ t.test('a wrong password re-renders the login view with the service\'s message a
 
 t.test('an unverified address is refused with the offer of a new link', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(403, { error: 'Please verify your email first.', reason: 'email_not_verified' }))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 403)
   t.match(stateIn(response.body), { email: 'ada@example.com', verificationLinkOffered: true, notice: { text: 'Please verify your email first.' } })
@@ -105,7 +105,7 @@ t.test('a login whose code is due shows the code step, and the code step\'s post
     '/second-factor/verify': jsonAnswer(200, TOKENS, { 'set-cookie': 'second_factor_browser=remembered; Path=/; HttpOnly; Secure; SameSite=Lax' })
   }
   const upstream = await startUpstream(t, (request, response) => answers[request.url]!(request, response))
-  const app = await buildEdge(t, { env: { ...ENV, SECOND_FACTOR: 'true' }, accountsUpstream: upstream.url, accountsRoutes: SECOND_FACTOR_TEST_ROUTES, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: { ...ENV, SECOND_FACTOR: 'true' }, accountsUpstream: upstream.url, accountsRoutes: SECOND_FACTOR_TEST_ROUTES })
 
   const login = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fapp')
   t.equal(login.statusCode, 200)
@@ -127,7 +127,7 @@ t.test('a login whose code is due shows the code step, and the code step\'s post
 
 t.test('the code step sends a recovery code as one, and a refused code shows the step again with its challenge', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(401, { error: 'That code is not right.' }))
-  const app = await buildEdge(t, { env: { ...ENV, SECOND_FACTOR: 'true', SECOND_FACTOR_REMEMBER_BROWSER: 'false' }, accountsUpstream: upstream.url, accountsRoutes: SECOND_FACTOR_TEST_ROUTES, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: { ...ENV, SECOND_FACTOR: 'true', SECOND_FACTOR_REMEMBER_BROWSER: 'false' }, accountsUpstream: upstream.url, accountsRoutes: SECOND_FACTOR_TEST_ROUTES })
   const response = await post(app, { form: 'secondFactor', challenge: 'challenge-2', code: 'rc1a-b1cd', remember: 'on' })
   t.same(bodyOf(upstream.requests[0]), { challenge: 'challenge-2', recovery_code: 'rc1a-b1cd', remember_browser: false }, 'no remembering where the edge does not offer it')
   t.equal(response.statusCode, 401)
@@ -136,7 +136,7 @@ t.test('the code step sends a recovery code as one, and a refused code shows the
 
 t.test('a login that requires an enrolment first says it needs scripts', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { second_factor: 'enrol', challenge: 'challenge-3', expires_in: 300 }))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 409)
   t.match(stateIn(response.body), { email: 'ada@example.com', secondFactorChallenge: null, notice: { text: NO_SCRIPT_MESSAGES.SECOND_FACTOR_ENROLMENT } })
@@ -144,7 +144,7 @@ t.test('a login that requires an enrolment first says it needs scripts', async (
 
 t.test('local-network mode makes no call: it needs scripts, or its host is refused as the page refuses it', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const allowed = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=127.0.0.1')
   t.equal(allowed.statusCode, 409)
   t.match(stateIn(allowed.body), { notice: { text: NO_SCRIPT_MESSAGES.LOCAL_NETWORK } })
@@ -158,7 +158,7 @@ t.test('local-network mode makes no call: it needs scripts, or its host is refus
 
 t.test('an answer with tokens that are not both there is no sign-in', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'only-auth' }))
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 502)
   t.same(setCookies(response), [])

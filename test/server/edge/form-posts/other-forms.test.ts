@@ -4,7 +4,7 @@ import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
 import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { formBody, PAGE_POST_HEADERS, statePage, stateIn } from '../../../fixtures/form-page.js'
+import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 
 const ENV = { TRUST_PROXY: 'loopback' }
 const PASSWORD = 'a new password, long enough'
@@ -17,7 +17,7 @@ const bodyOf = (request: RecordedRequest | undefined): unknown => JSON.parse(req
 
 async function edgeAnswering (t: Test, answer: Parameters<typeof startUpstream>[1]) {
   const upstream = await startUpstream(t, answer)
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES, passwordResetCompletion: true, formPageAnswer: statePage })
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES, passwordResetCompletion: true })
   return { upstream, app }
 }
 

@@ -2,7 +2,7 @@ import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
 import { startMetricsListener } from '../../../../server/edge/metrics-listener.js'
-import { formBody, statePage, stateIn } from '../../../fixtures/form-page.js'
+import { formBody, stateIn } from '../../../fixtures/form-page.js'
 import { GOOD_PASSWORD, loginTokens, postJson, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
 
 /*
@@ -33,7 +33,7 @@ function sample (text: string, name: string, labels: Record<string, string>): nu
 }
 
 t.test('register, login, wrong password, reset and a new password, and the code step, posted without scripts to the reference service', async (t) => {
-  const { base, dataDir, edge } = await startReference(t, { formPageAnswer: statePage, edgeEnv: { METRICS_PORT: '0' } })
+  const { base, dataDir, edge } = await startReference(t, { edgeEnv: { METRICS_PORT: '0' } })
   const listener = await startMetricsListener({ metrics: edge.metrics!, port: 0, host: '127.0.0.1' })
   t.teardown(() => listener.close())
 

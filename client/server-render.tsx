@@ -1,0 +1,50 @@
+import { StrictMode } from 'react'
+import { renderToString } from 'react-dom/server'
+import type { PageFormState, PageRenderer, PageRenderRequest, RenderedPage } from '../common/page-render.js'
+import type { RuntimeConfig } from '../common/runtime-config.js'
+import { searchForView } from './lib/address-bar.js'
+import { PageAddressContext } from './lib/page-address.js'
+import { parsePageParams } from './lib/page-params.js'
+import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
+import { SECOND_FACTOR_MESSAGES } from './second-factor/messages.js'
+import { HEADINGS, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+
+/**
+ * The address the page hydrates at: the request's, or, when a form post's
+ * state shows another view (a registration ends on the login view), the
+ * request's with that view, as client/main.tsx puts the address bar right
+ * before it hydrates.
+ */
+function shownSearch (search: string, hostname: string, state: PageFormState | null, config: RuntimeConfig): string {
+  const query = search === '' ? '' : `?${search}`
+  if (state === null || parsePageParams(query, hostname, config).view === state.view) return query
+  return searchForView(query, state.view)
+}
+
+/**
+ * The sign-in page rendered on the server (docs/page.md, "Before its
+ * JavaScript"): the same components the browser runs, given the address
+ * (there is no `window` here) and the second factor's steps imported rather
+ * than lazy, so that a code step is in the HTML. Bundled by build.mjs into
+ * dist/server/page-renderer.cjs, which the edge loads at start.
+ */
+export function createPageRenderer (config: RuntimeConfig): PageRenderer {
+  return {
+    render ({ search, hostname, state }: PageRenderRequest): RenderedPage {
+      const address = { search: shownSearch(search, hostname, state, config), hostname }
+      const html = renderToString(
+        <StrictMode>
+          <PageAddressContext.Provider value={address}>
+            <SecondFactorStepsContext.Provider value={SecondFactorSteps}>
+              <SignInPage config={config} formState={state} />
+            </SecondFactorStepsContext.Provider>
+          </PageAddressContext.Provider>
+        </StrictMode>
+      )
+      const heading = state?.secondFactorChallenge != null
+        ? SECOND_FACTOR_MESSAGES.CODE_HEADING
+        : HEADINGS[parsePageParams(address.search, hostname, config).view]
+      return { html, heading }
+    }
+  }
+}

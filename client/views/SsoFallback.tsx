@@ -1,0 +1,27 @@
+import { FormName } from '../components/FormName.js'
+import { SCRIPT_NOTES } from '../lib/messages.js'
+
+/**
+ * The SSO start without scripts, in a `<noscript>` in place of the button
+ * that opens the modal: a disclosure (details/summary, keyboard-operable
+ * without scripts) holding a form that posts `form=sso` with the email whose
+ * domain picks the identity provider. Plain markup with fixed ids: React
+ * renders it on the server only.
+ */
+export function SsoFallback ({ verb, email }: { verb: 'Login' | 'Sign up', email: string }) {
+  return (
+    <details className='sso-fallback'>
+      <summary className='button button--secondary'>{verb} with Custom SSO provider</summary>
+      <form className='form' method='post'>
+        <FormName name='sso' />
+        <div className='field field--full'>
+          <label htmlFor='sso-fallback-email'>Email</label>
+          <div className='field__control'>
+            <input id='sso-fallback-email' type='email' name='email' autoComplete='username' spellCheck={false} defaultValue={email} />
+          </div>
+        </div>
+        <button type='submit' className='button button--primary'><span>{SCRIPT_NOTES.SSO_CONTINUE}</span></button>
+      </form>
+    </details>
+  )
+}

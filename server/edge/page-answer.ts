@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { resolveLocalAccounts } from '../../common/local-accounts.js'
+import type { PageFormState, PageRenderer, RenderedPage } from '../../common/page-render.js'
+import type { PageMarkup } from './page-markup.js'
+import type { PageTemplate } from './page.js'
+import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS } from './security-headers.js'
+
+export interface PageAnswerOptions {
+  /** The page, prepared per host (its cookie domain follows the host). */
+  readonly pages: PageTemplate
+  /** The rendered view for a GET, kept per host and markup parameters. */
+  readonly markup: PageMarkup
+  /** The renderer itself, for a form post's state (never kept: it carries the visitor's email). */
+  readonly renderer: PageRenderer
+  readonly localAccountsAllowedHosts: readonly string[]
+  readonly nextNonce: () => string
+  /** The host name the request is for, as the edge states it (host-header.ts statedHostName). */
+  readonly hostnameOf: (request: IncomingMessage) => string
+}
+
+/**
+ * Answers with the sign-in page: a GET or HEAD of `/`, or a form post
+ * answered with the page in a state (server/edge form posts: the email kept,
+ * the notice, the code step). The response is written in full on the raw
+ * Node response; a Fastify route calls `reply.hijack()` first.
+ */
+export interface PageAnswer {
+  /** The page for `/?{query}` (the query without `?`): the view rendered, a fresh nonce, the page's CSP, no-store. */
+  page (request: IncomingMessage, response: ServerResponse, query: string): void
+  /**
+   * The page after a form post: the view of `state` rendered with it and the
+   * state embedded for the scripts to hydrate into, with `status` (200 for a
+   * refusal shown as a notice, 4xx/5xx where the post itself failed) and the
+   * same headers as the page. `query` is the address the form posted to (its
+   * query without `?`), which the page's links and the next post keep.
+   */
+  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState, status?: number): void
+}
+
+const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
+  .filter(([name]) => name !== 'content-security-policy')
+  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE]])
+  .flat()
+
+/** What a failed render leaves in the page: nothing, and the scripts render the view as before (client/main.tsx). */
+const UNRENDERED: RenderedPage = { html: '', heading: 'Sign in' }
+
+export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
+  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf } = options
+
+  function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
+    hostname: string, rendered: RenderedPage, state: PageFormState | null): void {
+    let localAccountsOrigin: string | null = null
+    if (query.includes('local_accounts_host')) {
+      const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
+      if (target.kind === 'allowed') localAccountsOrigin = target.origin
+    }
+    const nonce = nextNonce()
+    const body = pages.forHost(hostname).render({ nonce, rendered, state })
+    const headers = PAGE_HEADERS.slice()
+    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin), 'content-length', String(Buffer.byteLength(body)))
+    response.writeHead(status, headers)
+    response.end(request.method === 'HEAD' ? undefined : body)
+  }
+
+  // A render that throws (a bug, not a visitor's doing: hostile values are text) must not take the page down.
+  function safely (render: () => RenderedPage): RenderedPage {
+    try {
+      return render()
+    } catch {
+      return UNRENDERED
+    }
+  }
+
+  return {
+    page (request, response, query) {
+      const hostname = hostnameOf(request)
+      write(request, response, query, 200, hostname, safely(() => markup.forQuery(query, hostname)), null)
+    },
+    pageWithState (request, response, query, state, status = 200) {
+      const hostname = hostnameOf(request)
+      write(request, response, query, status, hostname, safely(() => renderer.render({ search: query, hostname, state })), state)
+    }
+  }
+}

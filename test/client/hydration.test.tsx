@@ -1,0 +1,99 @@
+import '../fixtures/dom.js'
+import t, { type Test } from 'tap'
+import { act, StrictMode } from 'react'
+import { hydrateRoot, type Root } from 'react-dom/client'
+import type { PageFormState } from '../../common/page-render.js'
+import { createPageRenderer } from '../../client/server-render.js'
+import { SignInPage } from '../../client/SignInPage.js'
+import { searchForView } from '../../client/lib/address-bar.js'
+import { parsePageParams } from '../../client/lib/page-params.js'
+import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
+import { TEST_CONFIG } from '../fixtures/page.js'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+
+/**
+ * The page as the browser gets it: the server's markup for an address (and a
+ * form post's state), hydrated as client/main.tsx hydrates it. Any hydration
+ * warning (React's console.error or a recoverable error) fails the test.
+ */
+async function hydrate (t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG) {
+  const origin = 'http://localhost'
+  setPageUrl(`${origin}/${query}`)
+  const { html } = createPageRenderer(config).render({ search: query.replace(/^\?/, ''), hostname: 'localhost', state })
+  // As main.tsx does: the address takes the state's view before hydration.
+  if (state !== null && parsePageParams(location.search, location.hostname, config).view !== state.view) {
+    history.replaceState(null, '', `/${searchForView(location.search, state.view)}`)
+  }
+  document.body.innerHTML = `<div id="root">${html}</div>`
+  const container = document.getElementById('root')!
+  const complaints: string[] = []
+  const originalError = console.error
+  console.error = (...args: unknown[]) => { complaints.push(args.map(String).join(' ')) }
+  let root: Root | undefined
+  try {
+    await act(async () => {
+      root = hydrateRoot(container, <StrictMode><SignInPage config={config} formState={state} /></StrictMode>, {
+        onRecoverableError: (error) => { complaints.push(`recoverable: ${String(error)}`) }
+      })
+    })
+    await act(async () => { await new Promise((resolve) => setTimeout(resolve, 20)) })
+  } finally {
+    console.error = originalError
+  }
+  t.teardown(() => { act(() => root?.unmount()); document.body.innerHTML = '' })
+  return { container, complaints, serverHtml: html }
+}
+
+const STATES: Record<string, PageFormState> = {
+  'a refused login': { view: 'login', email: 'ada@example.com', notice: { kind: 'error', text: 'Invalid email or password.' }, invalid: true, verificationLinkOffered: false, secondFactorChallenge: null },
+  'an unverified address': { view: 'login', email: 'ada@example.com', notice: { kind: 'error', text: 'Please verify your email.' }, invalid: false, verificationLinkOffered: true, secondFactorChallenge: null },
+  'a registration ending on login': { view: 'login', email: 'ada@example.com', notice: { kind: 'success', text: 'Check your email.' }, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null }
+}
+
+for (const width of [1280, 375]) {
+  for (const query of ['', '?view=register', '?view=resetPassword', '?view=setPassword&token=abc', '?home_page_banner=Hello&error=Nope&redirect=https%3A%2F%2Fapp.example.com%2F']) {
+    t.test(`the ${query === '' ? 'login' : query} view at ${width} px hydrates without a warning`, async (t) => {
+      setViewportWidth(width)
+      const { complaints } = await hydrate(t, query)
+      t.same(complaints, [])
+    })
+  }
+}
+
+for (const [name, state] of Object.entries(STATES)) {
+  t.test(`the page after ${name} hydrates into the state without a warning`, async (t) => {
+    const { container, complaints } = await hydrate(t, '?view=register&redirect=%2Fhome', state)
+    t.same(complaints, [])
+    t.equal((container.querySelector('input[name="email"]') as HTMLInputElement).value, 'ada@example.com', 'the email kept')
+    t.equal(container.querySelector('#form-notice')?.textContent, state.notice!.text)
+  })
+}
+
+t.test('the code step of a form post hydrates without a warning', async (t) => {
+  const state: PageFormState = { view: 'login', email: 'ada@example.com', notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: 'challenge-1' }
+  const { container, complaints } = await hydrate(t, '', state, { ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
+  t.same(complaints, [])
+  t.equal((container.querySelector('input[name="challenge"]') as HTMLInputElement).value, 'challenge-1')
+})
+
+t.test('the check itself catches a mismatch: markup for another product name is reported', async (t) => {
+  const { complaints } = await hydrate(t, '', null, TEST_CONFIG)
+  t.same(complaints, [], 'the control hydrates cleanly')
+  setPageUrl('http://localhost/')
+  document.body.innerHTML = `<div id="root">${createPageRenderer({ ...TEST_CONFIG, productName: 'Other' }).render({ search: '', hostname: 'localhost', state: null }).html}</div>`
+  const seen: string[] = []
+  const originalError = console.error
+  console.error = (...args: unknown[]) => { seen.push(args.map(String).join(' ')) }
+  let root: Root | undefined
+  try {
+    await act(async () => {
+      root = hydrateRoot(document.getElementById('root')!, <StrictMode><SignInPage config={TEST_CONFIG} /></StrictMode>, {
+        onRecoverableError: (error) => { seen.push(String(error)) }
+      })
+    })
+  } finally {
+    console.error = originalError
+  }
+  act(() => root?.unmount())
+  t.ok(seen.length > 0, 'a hydration mismatch is seen')
+})
