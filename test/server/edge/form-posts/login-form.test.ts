@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { NO_SCRIPT_MESSAGES } from '../../../../common/page-texts.js'
-import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor.js'
 import type { ServerResponse } from 'node:http'
@@ -163,4 +163,23 @@ t.test('an answer with tokens that are not both there is no sign-in', async (t) 
   t.equal(response.statusCode, 502)
   t.same(setCookies(response), [])
   t.match(stateIn(response.body), { email: 'ada@example.com', notice: { text: ERROR_MESSAGES.GENERIC } })
+})
+
+t.test('a form post is logged as the page\'s call is: one line for the post and one for its call, with no password, email, token or query', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
+  const { lines, logger } = captureLog()
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, logger })
+  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fapp&token=reset-secret')
+  t.equal(response.statusCode, 303)
+  const completed = lines.filter((line) => line.msg === 'request completed').map((line) => [(line.req as { method: string, url: string }).method, (line.req as { url: string }).url, (line.res as { statusCode: number }).statusCode])
+  t.same(completed, [['POST', '/accounts/v2/login', 200], ['POST', '/', 303]])
+  const text = JSON.stringify(lines)
+  for (const secret of [PASSWORD, 'ada@example.com', TOKENS.auth, TOKENS.refresh, 'reset-secret']) t.notOk(text.includes(secret), 'nothing a visitor sent or received is logged')
+
+  // A refusal re-rendered (the page written on the raw response) is logged with its own status.
+  const refusing = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
+  const refusedLog = captureLog()
+  const refusingApp = await buildEdge(t, { env: ENV, accountsUpstream: refusing.url, logger: refusedLog.logger })
+  t.equal((await post(refusingApp, { form: 'login', email: 'ada@example.com', password: PASSWORD })).statusCode, 401)
+  t.same(refusedLog.lines.filter((line) => line.msg === 'request completed').map((line) => (line.res as { statusCode: number }).statusCode), [401, 401])
 })
