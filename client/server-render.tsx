@@ -3,11 +3,13 @@ import { renderToString } from 'react-dom/server'
 import type { PageFormState, PageRenderer, PageRenderRequest, RenderedPage } from '../common/page-render.js'
 import type { RuntimeConfig } from '../common/runtime-config.js'
 import { searchForView } from './lib/address-bar.js'
+import { NoScriptContext } from './components/NeedsScript.js'
 import { PageAddressContext } from './lib/page-address.js'
 import { parsePageParams } from './lib/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import { SECOND_FACTOR_MESSAGES } from './second-factor/messages.js'
 import { HEADINGS, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { NO_SCRIPT_CONTENT } from './views/no-script-content.js'
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's
@@ -25,7 +27,8 @@ function shownSearch (search: string, hostname: string, state: PageFormState | n
  * The sign-in page rendered on the server (docs/page.md, "Before its
  * JavaScript"): the same components the browser runs, given the address
  * (there is no `window` here) and the second factor's steps imported rather
- * than lazy, so that a code step is in the HTML. Bundled by build.mjs into
+ * than lazy, so that a code step is in the HTML, and what stands in for the
+ * scripted parts when scripts are off (NoScriptContext). Bundled by build.mjs into
  * dist/server/page-renderer.cjs, which the edge loads at start.
  */
 export function createPageRenderer (config: RuntimeConfig): PageRenderer {
@@ -36,7 +39,9 @@ export function createPageRenderer (config: RuntimeConfig): PageRenderer {
         <StrictMode>
           <PageAddressContext.Provider value={address}>
             <SecondFactorStepsContext.Provider value={SecondFactorSteps}>
-              <SignInPage config={config} formState={state} />
+              <NoScriptContext.Provider value={NO_SCRIPT_CONTENT}>
+                <SignInPage config={config} formState={state} />
+              </NoScriptContext.Provider>
             </SecondFactorStepsContext.Provider>
           </PageAddressContext.Provider>
         </StrictMode>

@@ -66,35 +66,26 @@ export function serializePageFormState (state: PageFormState): string {
     `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-const RENDERED_VIEWS: ReadonlySet<string> = new Set(['login', 'register', 'resetPassword', 'setPassword'])
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function noticeFrom (value: unknown): RenderedNotice | null {
-  if (!isRecord(value) || (value.kind !== 'error' && value.kind !== 'success') || typeof value.text !== 'string') return null
-  return { kind: value.kind, text: value.text }
-}
+const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'resetPassword', 'setPassword'])
 
 /**
  * The embedded PageFormState, or null when there is none or it is not one
  * (the page then starts from its address, as without a form post).
  */
 export function parsePageFormState (text: string | null | undefined): PageFormState | null {
-  if (text === null || text === undefined || text.trim() === '') return null
-  let raw: unknown
+  let raw: Record<string, unknown> | null
   try {
-    raw = JSON.parse(text)
+    raw = JSON.parse(text ?? '')
   } catch {
     return null
   }
-  if (!isRecord(raw) || typeof raw.view !== 'string' || !RENDERED_VIEWS.has(raw.view) || typeof raw.email !== 'string') return null
+  if (!RENDERED_VIEWS.has(raw?.view) || typeof raw?.email !== 'string') return null
+  const notice = raw.notice as Partial<RenderedNotice> | null
   const challenge = raw.secondFactorChallenge
   return {
     view: raw.view as RenderedView,
     email: raw.email,
-    notice: noticeFrom(raw.notice),
+    notice: (notice?.kind === 'error' || notice?.kind === 'success') && typeof notice.text === 'string' ? { kind: notice.kind, text: notice.text } : null,
     invalid: raw.invalid === true,
     verificationLinkOffered: raw.verificationLinkOffered === true,
     secondFactorChallenge: typeof challenge === 'string' && challenge !== '' ? challenge : null

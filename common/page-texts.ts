@@ -39,7 +39,8 @@ export function plainText (raw: string, maxLength = MAX_QUERY_ERROR_LENGTH): str
 /**
  * What the edge says when a form posted without scripts asks for something
  * only the page's scripts can do, or cannot be read (docs/no-script.md); the
- * page's note in place of local-network login says the same (SCRIPT_NOTES).
+ * page's note in place of local-network login says the same
+ * (client/views/no-script-content.tsx).
  */
 export const NO_SCRIPT_MESSAGES = Object.freeze({
   LOCAL_NETWORK: 'Signing in on the local network needs JavaScript. Please turn it on and reload the page.',

@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react'
 import { createPortal } from 'react-dom'
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select:not([disabled]), [tabindex]:not([tabindex="-1"])'
+// Not a form's hidden fields (FormName): they take no focus.
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), textarea:not([disabled]), select:not([disabled]), [tabindex]:not([tabindex="-1"])'
 
 export interface ModalProps {
   readonly title: string
@@ -22,7 +23,7 @@ export function Modal ({ title, onClose, size = 'medium', children }: ModalProps
 
   useEffect(() => {
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
-    const first = dialogRef.current?.querySelector<HTMLElement>('[autofocus], input, ' + FOCUSABLE)
+    const first = dialogRef.current?.querySelector<HTMLElement>('[autofocus], input:not([type="hidden"]), ' + FOCUSABLE)
     ;(first ?? dialogRef.current)?.focus()
     return () => opener?.focus()
   }, [])

@@ -1,20 +1,34 @@
-import type { ReactNode } from 'react'
+import { createContext, useContext, type ReactNode } from 'react'
+
+/**
+ * What stands in, without scripts, for what needs them: notes and the SSO
+ * form (client/views/no-script-content.tsx). Only the server renderer
+ * provides it: the browser never shows a `<noscript>`'s content while its
+ * scripts run, so the page's bundle does not carry it.
+ */
+export interface NoScriptContent {
+  readonly note: (what: 'google' | 'passkey' | 'localNetwork') => ReactNode
+  readonly ssoForm: (verb: 'Login' | 'Sign up', email: string) => ReactNode
+  /** A link to the login view, keeping the address's other parameters. */
+  readonly loginLink: (label: string) => ReactNode
+}
+
+export const NoScriptContext = createContext<NoScriptContent | null>(null)
 
 /**
  * What works only with the page's scripts (Google, passkeys, local-network
- * mode): shown as it is while the scripts load and once they run, so nothing
- * moves at hydration; where scripting is off, hidden by the stylesheet
- * (`@media (scripting: none)`) with `note`, or `fallback`, in its place.
- * React renders a `<noscript>`'s content on the server only: in the browser,
- * with scripts on, it stays inert text.
+ * mode, the copy button): shown as it is while the scripts load and once
+ * they run, so nothing moves at hydration; where scripting is off, hidden by
+ * the stylesheet (`@media (scripting: none)`) with `fallback` (a note, a
+ * form) in its place, in a `<noscript>`. React leaves a `<noscript>`'s
+ * content alone when it hydrates, so the browser renders it empty.
  */
-export function NeedsScript ({ note, fallback, children }: { note?: string, fallback?: ReactNode, children: ReactNode }) {
+export function NeedsScript ({ fallback, children }: { fallback?: (content: NoScriptContent) => ReactNode, children: ReactNode }) {
+  const content = useContext(NoScriptContext)
   return (
     <>
       <div className='needs-script'>{children}</div>
-      {(note !== undefined || fallback !== undefined) && (
-        <noscript>{fallback ?? <p className='script-note'>{note}</p>}</noscript>
-      )}
+      {fallback !== undefined && <noscript>{content === null ? null : fallback(content)}</noscript>}
     </>
   )
 }

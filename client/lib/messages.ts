@@ -1,6 +1,6 @@
 import { ERROR_MESSAGES, type ErrorKey } from '../../common/error-messages.js'
 import type { PageNotice } from '../../common/page-notices.js'
-import { BUSY_MESSAGE, NO_SCRIPT_MESSAGES, plainText, SUCCESS_MESSAGES } from '../../common/page-texts.js'
+import { BUSY_MESSAGE, plainText, SUCCESS_MESSAGES } from '../../common/page-texts.js'
 
 /** The spec's error catalogue, kept in common/ since the edge answers with two of its texts too. */
 export { ERROR_MESSAGES, type ErrorKey }
@@ -38,11 +38,3 @@ export const PASSKEY_OFFER_MESSAGES = Object.freeze({
 export function messageForErrorParameter (value: string): string {
   return Object.hasOwn(ERROR_MESSAGES, value) ? ERROR_MESSAGES[value as ErrorKey] : plainText(value)
 }
-
-/** What shows in place of what needs scripts when they are off (client/components/NeedsScript.tsx, docs/page.md). */
-export const SCRIPT_NOTES = Object.freeze({
-  GOOGLE: 'Signing in with Google needs JavaScript.',
-  PASSKEY: 'Signing in with a passkey needs JavaScript.',
-  LOCAL_NETWORK: NO_SCRIPT_MESSAGES.LOCAL_NETWORK,
-  SSO_CONTINUE: 'Continue'
-})

@@ -4,8 +4,6 @@ import type { SecondFactorVerifyAnswer } from '../api/second-factor-answers.js'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../components/NeedsScript.js'
-import { viewLinkHref } from '../../common/page-render.js'
-import { useAddressSearch } from '../lib/address-bar.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
 import { CodeField, isAuthenticatorCode, withoutSpaces } from './code-field.js'
@@ -41,8 +39,6 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(refusal)
 
-  // The login view's address keeps the address's other parameters (redirect and the context).
-  const loginHref = viewLinkHref(useAddressSearch(), 'login')
   const ready = recovery ? withoutSpaces(recoveryCode) !== '' : isAuthenticatorCode(code)
 
   async function submit (event: FormEvent): Promise<void> {
@@ -96,7 +92,7 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
         <NeedsScript>
           <Button variant='text' disabled={busy} onClick={switchProof}>{recovery ? TEXT.USE_CODE : TEXT.USE_RECOVERY}</Button>
         </NeedsScript>
-        <NeedsScript fallback={<p className='links'><a href={loginHref}>{TEXT.BACK}</a></p>}>
+        <NeedsScript fallback={(content) => content.loginLink(TEXT.BACK)}>
           <Button variant='text' disabled={busy} onClick={onBack}>{TEXT.BACK}</Button>
         </NeedsScript>
       </form>

@@ -1,8 +1,6 @@
 import { Button } from '../components/Button.js'
 import { NeedsScript } from '../components/NeedsScript.js'
-import { SCRIPT_NOTES } from '../lib/messages.js'
 import type { SignInMethods } from './form-view-props.js'
-import { SsoFallback } from './SsoFallback.js'
 
 /**
  * The 'or' divider, the Google button and the custom SSO button, as
@@ -16,14 +14,14 @@ export function AlternativeMethods ({ verb, busy, methods, email }: { verb: 'Log
       {methods.password && <div className='divider' role='separator'><span>or</span></div>}
       <div className='methods'>
         {methods.google && (
-          <NeedsScript note={SCRIPT_NOTES.GOOGLE}>
+          <NeedsScript fallback={(content) => content.note('google')}>
             <Button variant='secondary' disabled={busy || !methods.googleReady} onClick={methods.onGoogle}>
               {verb} with Google
             </Button>
           </NeedsScript>
         )}
         {methods.sso && (
-          <NeedsScript fallback={<SsoFallback verb={verb} email={email} />}>
+          <NeedsScript fallback={(content) => content.ssoForm(verb, email)}>
             <Button variant='secondary' disabled={busy} onClick={methods.onSso}>
               {verb} with Custom SSO provider
             </Button>

@@ -5,7 +5,7 @@ import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../components/NeedsScript.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
-import { BUTTON_LABELS, SCRIPT_NOTES } from '../lib/messages.js'
+import { BUTTON_LABELS } from '../lib/messages.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
 import { VerificationLinkButton, type VerificationLinkOffer } from './VerificationLinkButton.js'
@@ -59,7 +59,7 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
         </LocalModeNote>
       )}
       {methods.password && passkey.offered && (
-        <NeedsScript note={SCRIPT_NOTES.PASSKEY}>
+        <NeedsScript fallback={(content) => content.note('passkey')}>
           <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{BUTTON_LABELS.SIGN_IN_WITH_PASSKEY}</Button>
         </NeedsScript>
       )}
@@ -81,5 +81,5 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
 
 /** Local-network mode logs in from the browser to the local service: the edge cannot take the form's post, so without scripts a note stands in. */
 function LocalModeNote ({ localMode, children }: { localMode: boolean, children: ReactNode }) {
-  return localMode ? <NeedsScript note={SCRIPT_NOTES.LOCAL_NETWORK}>{children}</NeedsScript> : children
+  return localMode ? <NeedsScript fallback={(content) => content.note('localNetwork')}>{children}</NeedsScript> : children
 }

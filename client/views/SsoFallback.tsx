@@ -1,5 +1,4 @@
 import { FormName } from '../components/FormName.js'
-import { SCRIPT_NOTES } from '../lib/messages.js'
 
 /**
  * The SSO start without scripts, in a `<noscript>` in place of the button
@@ -20,7 +19,7 @@ export function SsoFallback ({ verb, email }: { verb: 'Login' | 'Sign up', email
             <input id='sso-fallback-email' type='email' name='email' autoComplete='username' spellCheck={false} defaultValue={email} />
           </div>
         </div>
-        <button type='submit' className='button button--primary'><span>{SCRIPT_NOTES.SSO_CONTINUE}</span></button>
+        <button type='submit' className='button button--primary'><span>Continue</span></button>
       </form>
     </details>
   )

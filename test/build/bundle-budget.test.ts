@@ -12,11 +12,14 @@ import { buildEdge } from '../fixtures/edge.js'
  * and offer, and the chunk the login view shares with the lazy passkey chunk,
  * took 1.8 KB of the 3 KB the issue allowed them; 23 KB since the second factor, issue 27: its hook and
  * answer parsing, ~0.3 KB, and ~0.9 KB of chunk split — Button, Spinner, CopyButton and Tooltip, shared
- * with its lazy chunks, leave the main file for chunks of their own, which gzip less well); grpc-web
- * and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
+ * with its lazy chunks, leave the main file for chunks of their own, which gzip less well); 23.9 KB since
+ * the view is rendered on the server, issue 30: hydration from a form post's state (its parsing, the
+ * address put right), the address the server gives the components, the view links' fixed order (viewLinkHref),
+ * the hidden form names and the no-script wrappers (their notes and SSO form stay server-only), ~0.8 KB;
+ * the HTML now carries the view (1.6 KB of the total). grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
-const BUDGET_OWN_CODE_BYTES = 23 * 1024
+const BUDGET_OWN_CODE_BYTES = 23.9 * 1024
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 

@@ -61,7 +61,10 @@ t.test('code step: a right code stores the tokens and leaves to the redirect, wi
   t.equal(field.getAttribute('pattern'), '[0-9]{6}')
   t.notMatch(document.cookie, /auth=/, 'no token before the second factor')
   t.match(lastBody(upstream, '/v2/login'), { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' })
-  t.ok(screen.getByRole('button', { name: TEXT.VERIFY }).hasAttribute('disabled'), 'Verify waits for six digits')
+  // Enabled (without scripts it must post); with them, an incomplete code is refused on the spot.
+  await user.click(screen.getByRole('button', { name: TEXT.VERIFY }))
+  t.ok(screen.getAllByRole('alert').some((alert) => alert.textContent === TEXT.CODE_INCOMPLETE), 'Verify asks for six digits')
+  t.notOk(upstream.requests.some((request) => request.url.startsWith('/second-factor/verify')), 'nothing sent')
   await user.type(field, '123456')
   await user.click(screen.getByRole('button', { name: TEXT.VERIFY }))
   await eventually(t, () => window.location.href, `${base}/app`)

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { BUTTON_LABELS, NOTICE_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { wcagViolations } from '../fixtures/axe.js'
-import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
+import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
 import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/edge.js'
 
@@ -80,7 +80,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
       const { page, problems } = await openPage(t, { ...viewport, reducedMotion: 'reduce' })
       for (const [name, path] of views) {
         await page.goto(`${base}${path}`)
-        await page.locator('.card').waitFor()
+        await waitForHydration(page)
         t.same(await wcagViolations(page), [], `${name} at ${size}`)
         if (name !== 'error') await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}.png`, fullPage: true })
       }
@@ -120,7 +120,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
   await t.test('login with the keyboard alone, with visible focus throughout', async (t) => {
     const { page, problems } = await openPage(t)
     await page.goto(`${base}/?redirect=%2Fdone`)
-    await page.locator('.card').waitFor()
+    await waitForHydration(page)
     await page.keyboard.press('Tab')
     t.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'email', 'the first stop is the email field')
     t.ok(await focusIsVisible(page), 'focus is visible on the email field')
@@ -149,7 +149,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
   await t.test('register and reset with the keyboard alone; every stop shows its focus', async (t) => {
     const { page, problems } = await openPage(t)
     await page.goto(`${base}/?view=register`)
-    await page.locator('.card').waitFor()
+    await waitForHydration(page)
     for (const value of ['Lee', 'Park', 'lee@example.test', 'another good passphrase', 'another good passphrase']) {
       await page.keyboard.press('Tab')
       t.ok(await focusIsVisible(page), `focus visible on ${await page.evaluate(() => document.activeElement?.getAttribute('name'))}`)
@@ -167,7 +167,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
     await page.getByRole('status').filter({ hasText: 'created' }).waitFor()
 
     await page.goto(`${base}/?view=resetPassword`)
-    await page.locator('.card').waitFor()
+    await waitForHydration(page)
     await page.keyboard.press('Tab')
     await page.keyboard.type('lee@example.test')
     await page.keyboard.press('Tab')
@@ -183,7 +183,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
     const { page, problems } = await openPage(t)
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('name') ?? document.activeElement?.textContent ?? null)
     await page.goto(`${service.base}/`)
-    await page.locator('.card').waitFor()
+    await waitForHydration(page)
     await page.keyboard.press('Tab')
     await page.keyboard.type('kim@example.test')
     await page.keyboard.press('Tab')
@@ -218,12 +218,13 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
   await t.test('the SSO modal with the keyboard alone', async (t) => {
     const { page, problems } = await openPage(t)
     await page.goto(base)
-    await page.locator('.card').waitFor()
+    await waitForHydration(page)
     const sso = page.getByRole('button', { name: 'Login with Custom SSO provider' })
     await sso.focus()
     await page.keyboard.press('Enter')
     await page.getByRole('dialog').waitFor()
-    t.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'sso_email')
+    t.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'email')
+    t.ok(await page.evaluate(() => document.querySelector('[role="dialog"]')?.contains(document.activeElement)), 'the dialog\'s email field')
     await page.keyboard.type('kim@corp.test')
     for (let stop = 0; stop < 6; stop++) {
       await page.keyboard.press('Tab')
