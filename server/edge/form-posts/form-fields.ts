@@ -1,4 +1,4 @@
-import { NO_SCRIPT_MESSAGES } from '../../../common/page-texts.js'
+import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
 import { HttpError } from '../http-error.js'
 
 /**

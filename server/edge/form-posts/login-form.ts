@@ -1,6 +1,6 @@
 import { parsePasswordLoginAnswer } from '../../../common/accounts-answers.js'
 import { ERROR_MESSAGES } from '../../../common/error-messages.js'
-import { NO_SCRIPT_MESSAGES } from '../../../common/page-texts.js'
+import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
 import { failureStatus } from './answer-status.js'
 import { codeStep, refused } from './form-outcome.js'
 import { loginContextFields, type FormHandler } from './form-post.js'

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
-import { NO_SCRIPT_MESSAGES } from '../../../../common/page-texts.js'
+import { NO_SCRIPT_MESSAGES } from '../../../../server/edge/form-posts/no-script-messages.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/accounts-proxy.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'

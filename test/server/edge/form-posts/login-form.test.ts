@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
-import { NO_SCRIPT_MESSAGES } from '../../../../common/page-texts.js'
+import { NO_SCRIPT_MESSAGES } from '../../../../server/edge/form-posts/no-script-messages.js'
 import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor.js'
