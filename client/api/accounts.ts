@@ -2,7 +2,7 @@ import type { SpecAccountsPath } from '../../common/accounts-paths.js'
 import {
   parseLoginAnswer, parsePasswordLoginAnswer, parseSsoStartAnswer, parseSuccessAnswer,
   type LoginAnswer, type PasswordLoginAnswer, type SsoStartAnswer, type SuccessAnswer
-} from './answers.js'
+} from '../../common/accounts-answers.js'
 import { postJson } from './http.js'
 
 /*

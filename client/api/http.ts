@@ -1,11 +1,7 @@
-/**
- * One JSON POST, as every accounts call is (spec §7). Network failures and
- * answers that are not JSON objects come back as `unreadable`; the caller
- * decides what the visitor is told.
- */
-export type JsonAnswer =
-  | { readonly kind: 'json', readonly status: number, readonly body: Readonly<Record<string, unknown>> }
-  | { readonly kind: 'unreadable' }
+import type { JsonAnswer } from '../../common/accounts-answers.js'
+
+/** One JSON POST, as every accounts call is (spec §7); the answer's type is shared with the edge. */
+export type { JsonAnswer }
 
 export interface PostOptions {
   /** A bearer credential for the Authorization header (the Google ID token). */

@@ -1,5 +1,5 @@
 import type { JsonAnswer } from './http.js'
-import { parseLoginAnswer, parseSuccessAnswer } from './answers.js'
+import { parseLoginAnswer, parseSuccessAnswer } from '../../common/accounts-answers.js'
 
 /**
  * The answers of the passkey calls (docs/passkeys.md), parsed at the boundary

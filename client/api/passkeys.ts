@@ -1,5 +1,5 @@
 import type { LoginContextFields } from './accounts.js'
-import { parseSuccessAnswer, type SuccessAnswer } from './answers.js'
+import { parseSuccessAnswer, type SuccessAnswer } from '../../common/accounts-answers.js'
 import { postJson } from './http.js'
 import {
   parsePasskeyLoginAnswer, parsePasskeyOptionsAnswer, type PasskeyLoginAnswer, type PasskeyOptionsAnswer

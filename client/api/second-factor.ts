@@ -2,7 +2,7 @@ import { postJson } from './http.js'
 import {
   parseEnrolmentConfirmAnswer, parseEnrolmentStartAnswer, parseVerifyAnswer,
   type EnrolmentConfirmAnswer, type EnrolmentStartAnswer, type SecondFactorVerifyAnswer
-} from './second-factor-answers.js'
+} from '../../common/second-factor-answers.js'
 
 /*
  * The second-factor calls of docs/second-factor.md, one plain async function

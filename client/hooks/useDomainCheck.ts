@@ -1,6 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import { checkDomain, type DomainCheckOutcome } from '../api/check-domain.js'
-import { emailDomain } from '../lib/email-domain.js'
+import { emailDomain } from '../../common/email-domain.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 
 /** Refuses a login with a message, or lets it go on (null). */

@@ -1,6 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import { localLogin, login, type LoginPayload } from '../api/accounts.js'
-import type { PasswordLoginAnswer, SecondFactorDue } from '../api/answers.js'
+import type { PasswordLoginAnswer, SecondFactorDue } from '../../common/accounts-answers.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
 

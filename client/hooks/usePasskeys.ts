@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
-import type { PasswordLoginAnswer, SignedIn } from '../api/answers.js'
+import type { PasswordLoginAnswer, SignedIn } from '../../common/accounts-answers.js'
 import type { View } from '../lib/page-params.js'
 import type { PasskeySignInOutcome } from '../passkeys/passkey-ceremonies.js'
 import type { DomainGate } from './useDomainCheck.js'

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react'
 import useSWRMutation from 'swr/mutation'
 import { completeSsoLogin, completeSsoRegister, type LoginContextFields } from '../api/accounts.js'
-import type { LoginAnswer, SuccessAnswer } from '../api/answers.js'
+import type { LoginAnswer, SuccessAnswer } from '../../common/accounts-answers.js'
 import { updateSearchParams } from '../lib/address-bar.js'
 import { SUCCESS_MESSAGES } from '../lib/messages.js'
 import type { PageContext, SsoReturn } from '../lib/page-params.js'

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import useSWRMutation from 'swr/mutation'
 import { startSso, type SsoStartPayload } from '../api/accounts.js'
-import type { SsoStartAnswer } from '../api/answers.js'
+import type { SsoStartAnswer } from '../../common/accounts-answers.js'
 import type { NoticeContent } from '../components/Notice.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 import { keepSsoStartContext } from '../lib/sso-start-context.js'

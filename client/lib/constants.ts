@@ -27,11 +27,9 @@ export const SPINNER_TURN_MS = 1000
 export const OVERLAY_LAYER = 999
 export const TOOLTIP_LAYER = 1001
 
-/** Lifetime of the auth and refresh cookies, in days (CONTRACT.md). */
-export const TOKEN_COOKIE_LIFETIME_DAYS = 14
+export { TOKEN_COOKIE_LIFETIME_DAYS } from '../../common/session-cookies.js'
 
-/** Longest error text taken from the address bar; longer ones are cut. */
-export const MAX_QUERY_ERROR_LENGTH = 300
+export { MAX_QUERY_ERROR_LENGTH } from '../../common/page-texts.js'
 
 /**
  * The sizes above as the CSS custom properties the stylesheet reads. They are

@@ -1,10 +1,11 @@
 import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
+import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page-query.js'
 import { PAGE_NOTICE_VIEWS, type PageNotice } from '../../common/page-notices.js'
 import { messageForErrorParameter, NOTICE_MESSAGES, plainText } from './messages.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { NoticeContent } from '../components/Notice.js'
 
-export type View = 'login' | 'register' | 'resetPassword' | 'setPassword'
+export type View = PageView
 
 /** The sign-in methods: local email and password, Google, and custom SSO (SAML or OIDC). */
 export type LoginMethod = 'password' | 'google' | 'sso'
@@ -54,15 +55,6 @@ const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {
 const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])
 const MAX_BANNER_LENGTH = 200
 
-/** Values of a parameter that may repeat or be a comma-separated list. */
-function listParameter (params: URLSearchParams, name: string): string[] {
-  return params.getAll(name).flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '')
-}
-
-function nonEmpty (value: string | null): string | null {
-  return value === null || value.trim() === '' ? null : value
-}
-
 /** Text to show, or null when nothing is left once control and invisible characters are gone. */
 function shownText (value: string | null, toText: (value: string) => string): string | null {
   return nonEmpty(value === null ? null : toText(value))
@@ -103,29 +95,20 @@ function noticeFrom (code: string | null, view: View): NoticeContent | null {
   return PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], text: NOTICE_MESSAGES[notice] } : null
 }
 
-function viewFrom (value: string | null, config: RuntimeConfig): View {
-  if (value === 'register' || value === 'resetPassword') return value
-  if (value === 'setPassword' && config.passwordResetCompletion) return value
-  return 'login'
-}
-
 export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {
   const params = new URLSearchParams(search)
   const localAccounts = resolveLocalAccounts(params, pageHostname, config.localAccountsAllowedHosts)
-  const view = viewFrom(params.get('view'), config)
+  const view = viewFrom(params.get('view'), config.passwordResetCompletion)
   return {
     view,
-    redirect: nonEmpty(params.get('redirect')),
-    allowedOrgs: listParameter(params, 'allowed_org'),
-    resourceType: nonEmpty(params.get('resource_type')),
-    clusterName: nonEmpty(params.get('cluster_name')),
+    ...pageQueryContext(params),
     loginMethods: localAccounts.kind === 'off' ? loginMethodsFrom(params, config.productName) : new Set(['password']),
     ssoReturn: ssoReturnFrom(params),
     banner: shownText(params.get('home_page_banner'), (value) => plainText(value, MAX_BANNER_LENGTH)),
     localAccounts,
     errorMessage: shownText(params.get('error'), messageForErrorParameter),
     notice: noticeFrom(params.get('notice'), view),
-    domainCheck: params.get('supports_domain_auth_check') === 'true',
-    resetToken: nonEmpty(params.get('token'))
+    domainCheck: domainCheckRequested(params),
+    resetToken: resetTokenFrom(params)
   }
 }

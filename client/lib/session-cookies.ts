@@ -1,30 +1,10 @@
 import Cookies from 'js-cookie'
-import { TOKEN_COOKIE_LIFETIME_DAYS } from './constants.js'
+import {
+  AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes, type SessionCookieAttributes
+} from '../../common/session-cookies.js'
 
-export const AUTH_COOKIE = 'auth'
-export const REFRESH_COOKIE = 'refresh'
-
-export interface SessionCookieAttributes {
-  readonly expires: number
-  readonly secure: true
-  readonly sameSite: 'Lax'
-  readonly path: '/'
-  readonly domain?: string
-}
-
-/**
- * The attributes CONTRACT.md fixes for the token cookies, on the domain the
- * edge decided for this host (null: host-only).
- */
-export function sessionCookieAttributes (cookieDomain: string | null): SessionCookieAttributes {
-  return {
-    expires: TOKEN_COOKIE_LIFETIME_DAYS,
-    secure: true,
-    sameSite: 'Lax',
-    path: '/',
-    ...(cookieDomain === null ? {} : { domain: cookieDomain })
-  }
-}
+/** Kept in common/ since the edge sets the same cookies after a login posted without scripts. */
+export { AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes, type SessionCookieAttributes }
 
 function write (tokens: { auth: string, refresh: string }, attributes: SessionCookieAttributes): boolean {
   Cookies.set(AUTH_COOKIE, tokens.auth, attributes)

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react'
 import { verifySecondFactor } from '../api/second-factor.js'
-import type { SecondFactorVerifyAnswer } from '../api/second-factor-answers.js'
+import type { SecondFactorVerifyAnswer } from '../../common/second-factor-answers.js'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../components/NeedsScript.js'

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { confirmEnrolment, startEnrolment, type EnrolmentAuthority } from '../api/second-factor.js'
-import type { EnrolmentConfirmAnswer } from '../api/second-factor-answers.js'
+import type { EnrolmentConfirmAnswer } from '../../common/second-factor-answers.js'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'

@@ -1,10 +1,8 @@
 import { useId } from 'react'
+import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
 
-/** A code as typed or pasted ("123 456", "123456 "): its spaces removed, so that a grouped paste still works. */
-export const withoutSpaces = (value: string): string => value.replace(/\s+/g, '')
-
-/** Six digits, as the authenticator shows them (docs/second-factor.md). */
-export const isAuthenticatorCode = (value: string): boolean => /^[0-9]{6}$/.test(value)
+/** Kept in common/ since the edge reads a code posted without scripts alike. */
+export { isAuthenticatorCode, withoutSpaces }
 
 /**
  * The field for an authenticator code: numeric keyboard, the browser's

@@ -8,6 +8,12 @@
 interface URL {
   readonly hostname: string
   readonly origin: string
+  hash: string
+  readonly href: string
+  readonly protocol: string
+  readonly username: string
+  readonly password: string
+  readonly searchParams: URLSearchParams
 }
 declare var URL: {
   prototype: URL
@@ -16,4 +22,10 @@ declare var URL: {
 
 interface URLSearchParams {
   get (name: string): string | null
+  getAll (name: string): string[]
+  has (name: string): boolean
+}
+declare var URLSearchParams: {
+  prototype: URLSearchParams
+  new (init?: string): URLSearchParams
 }

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import { accountsProxy } from './accounts-proxy.js'
+import { formPosts } from './form-posts/form-posts-route.js'
+import { formPageAnswerFrom } from './form-posts/page-answer.js'
+import type { PageAnswer } from './page-answer.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './grpc-web-proxy.js'
@@ -33,6 +36,10 @@ export interface AppOptions {
   readonly assetsDir: string
   /** The backends' readiness probes (upstream-probes.ts). */
   readonly probes: UpstreamProbes
+  /** Whether the accounts service behind the edge completes password resets. */
+  readonly passwordResetCompletion: boolean
+  /** The sign-in page, which also answers a form post (form-posts/). */
+  readonly pageAnswer: PageAnswer
 }
 
 /**
@@ -68,6 +75,12 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     trust: options.trust,
     answerLimitBytes: config.accountsAnswerLimitBytes,
     domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null
+  })
+  await fastify.register(formPosts, {
+    config,
+    passwordResetCompletion: options.passwordResetCompletion,
+    trust: options.trust,
+    answerPage: formPageAnswerFrom(options.pageAnswer)
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,

@@ -9,6 +9,17 @@ const GOOGLE_CLIENT_SCRIPT = 'https://accounts.google.com/gsi/client'
 const GOOGLE_GSI = 'https://accounts.google.com/gsi/'
 const GOOGLE_STYLE = 'https://accounts.google.com/gsi/style'
 
+/**
+ * Where a form post may lead. Browsers hold the redirects after a form's
+ * submission to `form-action` too, and a form posted without scripts ends in
+ * a 303 to the redirect target (this origin, the cookie domain, a
+ * REDIRECT_ALLOWED_HOSTS host: https, or http on loopback) or to an identity
+ * provider's `sso_url` (any https address the accounts service names), as
+ * the page's scripts would navigate (docs/no-script.md). The page's own
+ * forms have no `action`: they post to `'self'`.
+ */
+const FORM_ACTION = ["'self'", 'https:', 'http://localhost:*', 'http://127.0.0.1:*']
+
 export const HSTS_MAX_AGE_SECONDS = 2 * 365 * 24 * 60 * 60
 export const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'
 export const NO_STORE = 'no-store'
@@ -27,7 +38,7 @@ function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc:
     'media-src': ["'self'"],
     'connect-src': ["'self'", GOOGLE_GSI, ...(extraConnectSrc === null ? [] : [extraConnectSrc])],
     'frame-src': [GOOGLE_GSI],
-    'form-action': ["'self'"],
+    'form-action': FORM_ACTION,
     'base-uri': ["'none'"],
     'object-src': ["'none'"],
     'frame-ancestors': ["'none'"]

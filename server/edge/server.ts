@@ -197,7 +197,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     trust,
     assets,
     assetsDir,
-    probes
+    probes,
+    passwordResetCompletion: options.passwordResetCompletion,
+    pageAnswer
   })
   return fastify
 }

@@ -109,10 +109,13 @@ t.test('methods other than POST on the proxied paths are refused without calling
   t.ok(connect.closedByServer, 'CONNECT: the connection is closed')
   t.notMatch(connect.received, /^HTTP\/1\.1 200/, 'CONNECT: no tunnel')
 
-  for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+  for (const method of ['PUT', 'DELETE', 'PATCH']) {
     const response = only(t, await rawExchange(base, rawRequest(method, '/', JSON_POST, '{}')), `${method} /`)
     t.equal(response.status, 404, `${method} on the page: 404, not the page`)
   }
+  // POST / takes the page's forms posted without scripts (docs/no-script.md), and nothing else.
+  const json = only(t, await rawExchange(base, rawRequest('POST', '/', JSON_POST, '{}')), 'POST / with JSON')
+  t.equal(json.status, 415, 'POST / with JSON: refused as no form')
   t.equal(upstream.requests.length, 0, 'the backend was never called')
 })
 

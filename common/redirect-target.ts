@@ -1,4 +1,4 @@
-import { hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from '../../common/hosts.js'
+import { hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from './hosts.js'
 
 export interface PageLocation {
   readonly origin: string

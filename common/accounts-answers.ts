@@ -1,6 +1,16 @@
-import { BUSY_MESSAGE, plainText } from '../lib/messages.js'
-import type { JsonAnswer } from './http.js'
-import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
+import { BUSY_MESSAGE, plainText } from './page-texts.js'
+import { EMAIL_NOT_VERIFIED_REASON } from './page-notices.js'
+
+/**
+ * One JSON POST's answer, as every accounts call's is (spec §7). Network
+ * failures and answers that are not JSON objects come back as `unreadable`;
+ * the caller decides what the visitor is told. The page reads it from
+ * fetch (client/api/http.ts), the edge from its own call when it answers a
+ * form posted without scripts (server/edge/form-posts/).
+ */
+export type JsonAnswer =
+  | { readonly kind: 'json', readonly status: number, readonly body: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'unreadable' }
 
 /**
  * The answers of the accounts calls, parsed at the boundary into unions the

@@ -1,5 +1,4 @@
-import { parseLoginAnswer, parseSuccessAnswer, type LoginAnswer } from './answers.js'
-import type { JsonAnswer } from './http.js'
+import { parseLoginAnswer, parseSuccessAnswer, type JsonAnswer, type LoginAnswer } from './accounts-answers.js'
 
 /**
  * The answers of the second-factor calls (docs/second-factor.md), parsed at

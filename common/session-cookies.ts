@@ -1,0 +1,34 @@
+/**
+ * The token cookies as CONTRACT.md fixes them: their names, lifetime and
+ * attributes. The page sets them with js-cookie (client/lib/session-cookies.ts);
+ * the edge sets the same ones in Set-Cookie after a login posted without
+ * scripts (server/edge/form-posts/session-cookies.ts).
+ */
+
+export const AUTH_COOKIE = 'auth'
+export const REFRESH_COOKIE = 'refresh'
+
+/** Lifetime of the auth and refresh cookies, in days (CONTRACT.md). */
+export const TOKEN_COOKIE_LIFETIME_DAYS = 14
+
+export interface SessionCookieAttributes {
+  readonly expires: number
+  readonly secure: true
+  readonly sameSite: 'Lax'
+  readonly path: '/'
+  readonly domain?: string
+}
+
+/**
+ * The attributes CONTRACT.md fixes for the token cookies, on the domain the
+ * edge decided for this host (null: host-only).
+ */
+export function sessionCookieAttributes (cookieDomain: string | null): SessionCookieAttributes {
+  return {
+    expires: TOKEN_COOKIE_LIFETIME_DAYS,
+    secure: true,
+    sameSite: 'Lax',
+    path: '/',
+    ...(cookieDomain === null ? {} : { domain: cookieDomain })
+  }
+}

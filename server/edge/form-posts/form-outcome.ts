@@ -1,0 +1,27 @@
+import type { PageFormState, RenderedView } from '../../../common/page-render.js'
+
+/**
+ * How a form post ends: the page rendered for a state, with a status that
+ * says how it went (docs/no-script.md, "Statuses"), or a 303 to where the
+ * visitor goes next, with the cookies to set on the way.
+ */
+export type FormOutcome =
+  | { readonly kind: 'page', readonly status: number, readonly state: PageFormState }
+  | { readonly kind: 'redirect', readonly location: string, readonly cookies: readonly string[] }
+
+const NOTHING_SAID = { notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null } as const
+
+/** An error above the form, the fields marked, the email kept: as the page's `fail`. */
+export function refused (status: number, view: RenderedView, email: string, text: string, more: Partial<PageFormState> = {}): FormOutcome {
+  return { kind: 'page', status, state: { ...NOTHING_SAID, view, email, notice: { kind: 'error', text }, invalid: true, ...more } }
+}
+
+/** A success text on `view`, nothing marked: as the page's `succeed`. */
+export function succeeded (view: RenderedView, email: string, text: string): FormOutcome {
+  return { kind: 'page', status: 200, state: { ...NOTHING_SAID, view, email, notice: { kind: 'success', text } } }
+}
+
+/** The code step of a login whose second factor is due, in place of the login form. */
+export function codeStep (email: string, challenge: string): FormOutcome {
+  return { kind: 'page', status: 200, state: { ...NOTHING_SAID, view: 'login', email, secondFactorChallenge: challenge } }
+}

@@ -1,0 +1,122 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { SignedIn } from '../../../common/accounts-answers.js'
+import { resolveLocalAccounts } from '../../../common/local-accounts.js'
+import type { RenderedView } from '../../../common/page-render.js'
+import { domainCheckRequested, pageQueryContext, resetTokenFrom, viewFrom } from '../../../common/page-query.js'
+import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
+import { safeRedirectTarget } from '../../../common/redirect-target.js'
+import { logFailure } from '../client-gone.js'
+import type { ServerConfig } from '../config.js'
+import { cookieDomainFor } from '../cookie-domain.js'
+import { statedHostName } from '../host-header.js'
+import { HttpError } from '../http-error.js'
+import { requireContentType } from '../request-bodies.js'
+import { rejectCrossSiteRequests } from '../same-origin-guard.js'
+import type { ProxyTrust } from '../trusted-proxy.js'
+import { accountsCaller } from './accounts-call.js'
+import { domainGate } from './domain-gate.js'
+import { FormFieldsError, readFormFields } from './form-fields.js'
+import type { FormOutcome } from './form-outcome.js'
+import type { FormHandler, FormPost } from './form-post.js'
+import { loginForm } from './login-form.js'
+import type { FormPageAnswer } from './page-answer.js'
+import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
+import { secondFactorForm } from './second-factor-form.js'
+import { sessionCookies } from './session-cookies.js'
+import { ssoStartForm } from './sso-start-form.js'
+
+/** The largest form body read: the register form, typed in full, is a few hundred bytes. */
+export const FORM_POST_BODY_LIMIT_BYTES = 16 * 1024
+
+const FORM_TYPE = 'application/x-www-form-urlencoded'
+
+/** The forms by their `form` field (docs/no-script.md). */
+const FORMS: Readonly<Record<string, FormHandler>> = {
+  login: loginForm,
+  register: registerForm,
+  resetPassword: resetPasswordForm,
+  setPassword: setPasswordForm,
+  sso: ssoStartForm,
+  verificationLink: verificationLinkForm,
+  secondFactor: secondFactorForm
+}
+
+export interface FormPostsOptions {
+  readonly config: ServerConfig
+  /** Whether the accounts service completes password resets (`view=setPassword`). */
+  readonly passwordResetCompletion: boolean
+  readonly trust: ProxyTrust | null
+  /** Answers with the page rendered for a state (page-answer.ts). */
+  readonly answerPage: FormPageAnswer
+}
+
+/** The text a refusal of the post itself shows: its body's size, its type, or what the guard said. */
+function refusalText (error: FastifyError | HttpError): string {
+  if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') return NO_SCRIPT_MESSAGES.FORM_TOO_LARGE
+  if (error.statusCode === 415) return NO_SCRIPT_MESSAGES.FORM_TYPE
+  return error.message
+}
+
+/**
+ * `POST /`: the page's forms posted without scripts, or before they load
+ * (docs/no-script.md). Each is answered as the page's scripts would answer
+ * it, through the same edge routes the scripts call (inner-call.ts): a page
+ * re-rendered with what the scripts would show, or a 303 onward. The post
+ * is refused as the page's JSON calls are when it is not from the page's
+ * own origin (403), and when its body is not a small URL-encoded form
+ * (415, 413, 400); each refusal is a page too.
+ */
+export async function formPosts (app: FastifyInstance, options: FormPostsOptions): Promise<void> {
+  const { config, trust, answerPage } = options
+
+  app.addHook('onRequest', rejectCrossSiteRequests)
+  app.addHook('onRequest', requireContentType([FORM_TYPE]))
+  app.addContentTypeParser(FORM_TYPE, { parseAs: 'buffer', bodyLimit: FORM_POST_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body))
+
+  const addressOf = (request: FastifyRequest): URLSearchParams => {
+    const queryStart = request.url.indexOf('?')
+    return new URLSearchParams(queryStart === -1 ? '' : request.url.slice(queryStart + 1))
+  }
+  const addressView = (request: FastifyRequest): RenderedView => viewFrom(addressOf(request).get('view'), options.passwordResetCompletion)
+
+  app.setErrorHandler(async (error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    if (status === 500) logFailure(request, 'error', error, 'form post failed')
+    else if (error instanceof FormFieldsError) request.log.info({ reason: error.reason }, 'form post refused: form unreadable')
+    const text = status === 500 ? 'Something went wrong. Please try again.' : refusalText(error)
+    return answerPage(request, reply, {
+      status,
+      state: { view: addressView(request), email: '', notice: { kind: 'error', text }, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null }
+    })
+  })
+
+  app.post('/', async (request, reply) => {
+    const fields = readFormFields(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0))
+    const handler = Object.hasOwn(FORMS, fields.one('form')) ? FORMS[fields.one('form')]! : null
+    if (handler === null) throw new FormFieldsError('unknown form')
+    const query = addressOf(request)
+    const hostname = statedHostName(request.raw, trust)
+    const cookieDomain = cookieDomainFor(hostname, config.cookieDomain)
+    const origin = new URL(`${request.protocol}://${request.host}`).origin
+    const post: FormPost = {
+      fields,
+      view: viewFrom(query.get('view'), options.passwordResetCompletion),
+      context: pageQueryContext(query),
+      localAccounts: resolveLocalAccounts(query, hostname, config.localAccountsAllowedHosts),
+      resetToken: resetTokenFrom(query),
+      rememberBrowserOffered: config.secondFactor.rememberBrowser,
+      callAccounts: accountsCaller(request, reply),
+      domainGate: domainGate(request, reply, { enabled: domainCheckRequested(query), timeoutMs: config.domainCheckTimeoutMs }),
+      signIn: (tokens: SignedIn): FormOutcome => ({
+        kind: 'redirect',
+        // The hash of the page's address never reaches the server: the target is followed without it.
+        location: safeRedirectTarget(pageQueryContext(query).redirect, { origin, hash: '' }, { cookieDomain, allowedHosts: config.redirectAllowedHosts }),
+        cookies: sessionCookies(tokens, cookieDomain)
+      })
+    }
+    const outcome = await handler(post)
+    if (outcome.kind === 'page') return answerPage(request, reply, outcome)
+    for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie)
+    return reply.code(303).header('location', outcome.location).header('cache-control', 'no-store').send()
+  })
+}

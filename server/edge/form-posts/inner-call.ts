@@ -1,0 +1,62 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { IncomingHttpHeaders } from 'node:http'
+import { REQUEST_ID_HEADER } from '../../shared/logger.js'
+
+/**
+ * The visitor's request headers an inner call keeps: those the edge reads to
+ * state the client (its address, scheme and host behind a trusted proxy), the
+ * browser's name and its cookies. The routes called filter them further, as
+ * they filter the page's own calls (accounts-proxy.ts ACCOUNTS_REQUEST_HEADERS).
+ */
+const KEPT_HEADERS = ['host', 'user-agent', 'cookie', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded'] as const
+
+/** Headers of an answer that are the visitor's too: the backend's cookies (SSO state, a remembered browser) and Retry-After. */
+const PASSED_BACK_HEADERS = ['set-cookie', 'retry-after'] as const
+
+export interface InnerAnswer {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: Buffer
+}
+
+/**
+ * Makes, for a form post, the call the page's scripts would make to the
+ * edge: through the edge's own route (injected, never over the network), so
+ * that it meets the same origin check, rate limit (counted for the visitor's
+ * address), domain-check enforcement, header allowlist, upstream timeout,
+ * answer checks, failure messages, logs and metrics as the page's call. The
+ * call is the page's own (`Sec-Fetch-Site: same-origin`): the form post it
+ * stands for has passed the same check. The backend's cookies and
+ * Retry-After are added to `reply`, as the browser would have received them.
+ */
+export async function callEdgeRoute (request: FastifyRequest, reply: FastifyReply, call: {
+  readonly url: string
+  readonly contentType: string
+  readonly headers?: Readonly<Record<string, string>>
+  readonly body: Buffer | string
+}): Promise<InnerAnswer> {
+  const headers: Record<string, string | string[]> = {}
+  for (const name of KEPT_HEADERS) {
+    const value = request.headers[name]
+    if (value !== undefined) headers[name] = value
+  }
+  const response = await request.server.inject({
+    method: 'POST',
+    url: call.url,
+    // The socket's address: with the headers above, the inner call's client address is the visitor's.
+    ...(request.raw.socket?.remoteAddress === undefined ? {} : { remoteAddress: request.raw.socket.remoteAddress }),
+    headers: {
+      ...headers,
+      ...call.headers,
+      'content-type': call.contentType,
+      'sec-fetch-site': 'same-origin',
+      [REQUEST_ID_HEADER]: request.id
+    },
+    payload: call.body
+  })
+  for (const name of PASSED_BACK_HEADERS) {
+    const value = response.headers[name]
+    if (value !== undefined) void reply.header(name, value)
+  }
+  return { status: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.rawPayload }
+}

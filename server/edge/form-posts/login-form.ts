@@ -1,0 +1,41 @@
+import { parsePasswordLoginAnswer } from '../../../common/accounts-answers.js'
+import { ERROR_MESSAGES } from '../../../common/error-messages.js'
+import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
+import { failureStatus } from './answer-status.js'
+import { codeStep, refused } from './form-outcome.js'
+import { loginContextFields, type FormHandler } from './form-post.js'
+
+/** A login the visitor cannot finish here: what it needs is the page's scripts (docs/no-script.md). */
+const NEEDS_SCRIPTS_STATUS = 409
+
+/**
+ * `form=login`: email and password, as client/hooks/useLogin.ts: the domain
+ * check first when the address asks for it, then `v2/login` with the login
+ * context. Tokens sign in; a code due shows the code step; an enrolment
+ * due, or local-network mode, says it needs scripts; an unverified address
+ * offers a new link; any other refusal is shown with the email kept.
+ */
+export const loginForm: FormHandler = async (post) => {
+  const email = post.fields.one('email')
+  const password = post.fields.one('password')
+  if (post.localAccounts.kind === 'refused') return refused(400, 'login', email, post.localAccounts.reason)
+  if (post.localAccounts.kind === 'allowed') return refused(NEEDS_SCRIPTS_STATUS, 'login', email, NO_SCRIPT_MESSAGES.LOCAL_NETWORK)
+  const refusal = await post.domainGate(email)
+  if (refusal !== null) return refused(refusal.status, 'login', email, refusal.text)
+  const raw = await post.callAccounts('v2/login', { email, password, ...loginContextFields(post.context) })
+  const answer = parsePasswordLoginAnswer(raw)
+  switch (answer.kind) {
+    case 'tokens':
+      return post.signIn(answer)
+    case 'second-factor':
+      return answer.step === 'code'
+        ? codeStep(email, answer.challenge)
+        : refused(NEEDS_SCRIPTS_STATUS, 'login', email, NO_SCRIPT_MESSAGES.SECOND_FACTOR_ENROLMENT)
+    case 'email-not-verified':
+      return refused(failureStatus(raw), 'login', email, answer.message, { verificationLinkOffered: true })
+    case 'error':
+      return refused(failureStatus(raw), 'login', email, answer.message)
+    case 'failed':
+      return refused(failureStatus(raw), 'login', email, ERROR_MESSAGES.GENERIC)
+  }
+}

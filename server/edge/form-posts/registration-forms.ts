@@ -1,0 +1,81 @@
+import { parseSuccessAnswer, type JsonAnswer } from '../../../common/accounts-answers.js'
+import { ERROR_MESSAGES } from '../../../common/error-messages.js'
+import type { RenderedView } from '../../../common/page-render.js'
+import { SUCCESS_MESSAGES } from '../../../common/page-texts.js'
+import { failureStatus } from './answer-status.js'
+import { refused, succeeded, type FormOutcome } from './form-outcome.js'
+import type { FormHandler } from './form-post.js'
+
+/*
+ * The forms that end, as the page's "registration-type" calls do
+ * (usePageState's finishWithSuccess), on the login view with a success text,
+ * or on their own view with the refusal: registration, the reset request and
+ * setting a new password; and the request for a new verification link,
+ * which stays on the login view either way.
+ */
+
+/**
+ * The page's finishWithSuccess: the answer's own success text, else
+ * `defaultText`, on the login view with `emailAfter`; a refusal on `view`
+ * with the email kept.
+ */
+function finish (raw: JsonAnswer, view: RenderedView, email: string, emailAfter: string, defaultText: string): FormOutcome {
+  const answer = parseSuccessAnswer(raw)
+  if (answer.kind === 'success') return succeeded('login', emailAfter, answer.message === '' ? defaultText : answer.message)
+  return refused(failureStatus(raw), view, email, answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+}
+
+/**
+ * `form=register`, as client/hooks/useRegister.ts: the register view's
+ * fields (first and last name optional, as their inputs are) to `register`;
+ * the registered email stays for the login that follows. Not in local-network mode.
+ */
+export const registerForm: FormHandler = async (post) => {
+  const email = post.fields.one('email')
+  if (post.localAccounts.kind !== 'off') return refused(400, 'register', email, ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
+  const payload = {
+    first_name: post.fields.optional('first_name', ''),
+    last_name: post.fields.optional('last_name', ''),
+    email,
+    password: post.fields.one('password'),
+    confirm_password: post.fields.optional('confirm_password', '')
+  }
+  return finish(await post.callAccounts('register', payload), 'register', email, email, SUCCESS_MESSAGES.REGISTERED)
+}
+
+/**
+ * `form=resetPassword`, as client/hooks/useResetPassword.ts; the email stays
+ * for the login view that follows, as the page's email survives the change of view.
+ */
+export const resetPasswordForm: FormHandler = async (post) => {
+  const email = post.fields.one('email')
+  if (post.localAccounts.kind !== 'off') return refused(400, 'resetPassword', email, ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
+  return finish(await post.callAccounts('resetPasswordRequest', { email }), 'resetPassword', email, email, SUCCESS_MESSAGES.RESET_REQUESTED)
+}
+
+/**
+ * `form=setPassword`, as client/hooks/useSetPassword.ts: the new password
+ * (and its confirmation, when the form posts one) with the address's reset
+ * token to `resetPassword`.
+ */
+export const setPasswordForm: FormHandler = async (post) => {
+  const payload = {
+    token: post.resetToken ?? '',
+    password: post.fields.one('password'),
+    confirm_password: post.fields.optional('confirm_password', '')
+  }
+  return finish(await post.callAccounts('resetPassword', payload), 'setPassword', '', '', SUCCESS_MESSAGES.PASSWORD_SET)
+}
+
+/**
+ * `form=verificationLink`, as client/hooks/useVerifyEmailRequest.ts: a new
+ * link for the email; once sent the offer ends, a refusal keeps it so the
+ * visitor can try again.
+ */
+export const verificationLinkForm: FormHandler = async (post) => {
+  const email = post.fields.one('email')
+  const raw = await post.callAccounts('verifyEmailRequest', { email })
+  const answer = parseSuccessAnswer(raw)
+  if (answer.kind === 'success') return succeeded('login', email, answer.message === '' ? SUCCESS_MESSAGES.VERIFICATION_LINK_SENT : answer.message)
+  return refused(failureStatus(raw), 'login', email, answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC, { verificationLinkOffered: true })
+}

@@ -1,0 +1,191 @@
+import { Secret, TOTP } from 'otpauth'
+import type { BrowserContext, Locator, Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { SUCCESS_MESSAGES } from '../../common/page-texts.js'
+import { browserSkip, launchBrowser } from '../fixtures/browser.js'
+import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
+import { startProductApp } from '../fixtures/product-app.js'
+import { GOOD_PASSWORD, loginTokens, postJson, registerAccount } from '../fixtures/reference.js'
+import { startOidcProvider } from '../fixtures/sso-oidc-provider.js'
+
+/*
+ * The forms of the server-rendered page in real Chromium with JavaScript
+ * off, against the built server and its embedded reference service: every
+ * flow that works without scripts ends as it does with them (docs/no-script.md).
+ * And a submit before the scripts have loaded ends the same way.
+ */
+
+const FOURTEEN_DAYS_S = 14 * 24 * 60 * 60
+
+/** A browser context with JavaScript off (or on, for the submit during hydration), with nothing reaching the internet. */
+async function openPage (t: Test, javaScriptEnabled = false): Promise<{ context: BrowserContext, page: Page }> {
+  const browser = await launchBrowser(t)
+  const context = await browser.newContext({ javaScriptEnabled, viewport: { width: 1280, height: 800 } })
+  t.teardown(() => context.close())
+  await context.route('https://accounts.google.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: '' }))
+  await context.route('https://fonts.googleapis.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/css', body: '' }))
+  return { context, page: await context.newPage() }
+}
+
+/** The form the page posts as `name` (its hidden `form` field): the SSO form has an Email field too. */
+function form (page: Page, name: string): Locator {
+  return page.locator('form').filter({ has: page.locator(`input[name="form"][value="${name}"]`) })
+}
+
+async function fill (page: Page, label: string, value: string, formName = 'login'): Promise<void> {
+  await form(page, formName).getByLabel(label, { exact: true }).fill(value)
+}
+
+/** The token cookies as the browser kept them, checked against the page's attributes. */
+async function checkTokenCookies (t: Test, context: BrowserContext, base: string): Promise<void> {
+  const cookies = await context.cookies(base)
+  for (const name of ['auth', 'refresh']) {
+    const cookie = cookies.find((candidate) => candidate.name === name)
+    t.ok(cookie, `the ${name} cookie is set`)
+    if (cookie === undefined) continue
+    t.equal(cookie.secure, true, `${name}: Secure`)
+    t.equal(cookie.sameSite, 'Lax', `${name}: SameSite=Lax`)
+    t.equal(cookie.httpOnly, false, `${name}: readable by the product's pages, as the page's cookie is`)
+    t.equal(cookie.path, '/')
+    const lifetime = cookie.expires - Date.now() / 1000
+    t.ok(lifetime > FOURTEEN_DAYS_S - 120 && lifetime <= FOURTEEN_DAYS_S + 5, `${name}: 14 days`)
+  }
+}
+
+t.test('the forms without scripts in real Chromium against the built server', { skip: browserSkip }, async (t) => {
+  const product = await startProductApp(t)
+  let base = ''
+  const oidc = await startOidcProvider(t, { redirectUri: () => `${base}/accounts/auth/sso/oidc/callback` })
+  const server = await startBuiltServer(t, {
+    PASSKEYS: 'false',
+    SECOND_FACTOR: 'true',
+    REDIRECT_ALLOWED_HOSTS: '127.0.0.1',
+    SSO_CONNECTIONS: JSON.stringify([
+      { domain: 'oidc.example.com', type: 'oidc', issuer: oidc.issuer, client_id: oidc.clientId, client_secret: oidc.clientSecret }
+    ])
+  })
+  base = server.base
+  const target = `${product}/dashboard`
+
+  await t.test('register, then log in: the token cookies set and the redirect target reached', async (t) => {
+    const { page, context } = await openPage(t)
+    await page.goto(`${base}/?view=register&redirect=${encodeURIComponent(target)}`)
+    await fill(page, 'First Name (optional)', 'Ada', 'register')
+    await fill(page, 'Company Email', 'ada.noscript@example.test', 'register')
+    await fill(page, 'Password', GOOD_PASSWORD, 'register')
+    await fill(page, 'Confirm Password', GOOD_PASSWORD, 'register')
+    await page.getByRole('button', { name: 'Sign Up' }).click()
+    await page.getByRole('status').filter({ hasText: /account has been created|You can now log in/ }).waitFor()
+    t.equal(await form(page, 'login').getByLabel('Email', { exact: true }).inputValue(), 'ada.noscript@example.test', 'the registered email is kept for the login')
+
+    await fill(page, 'Password', GOOD_PASSWORD)
+    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await page.waitForURL(target)
+    t.equal(await page.locator('h1').textContent(), 'Welcome to the product')
+    await checkTokenCookies(t, context, base)
+  })
+
+  await t.test('a wrong password: the message shown, the email kept, the password field empty', async (t) => {
+    await registerAccount(base, 'wrong.noscript@example.test')
+    const { page, context } = await openPage(t)
+    await page.goto(`${base}/`)
+    await fill(page, 'Email', 'wrong.noscript@example.test')
+    await fill(page, 'Password', 'not the password 9')
+    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await page.getByRole('alert').filter({ hasText: 'Invalid email or password.' }).waitFor()
+    t.equal(await form(page, 'login').getByLabel('Email', { exact: true }).inputValue(), 'wrong.noscript@example.test')
+    t.equal(await form(page, 'login').getByLabel('Password', { exact: true }).inputValue(), '')
+    t.notOk((await page.content()).includes('not the password 9'), 'the password is not in the page')
+    t.notOk((await context.cookies(base)).some((cookie) => cookie.name === 'auth'))
+  })
+
+  await t.test('a reset request, then a new password from the emailed link, then a login with it', async (t) => {
+    await registerAccount(base, 'reset.noscript@example.test')
+    const { page } = await openPage(t)
+    await page.goto(`${base}/?view=resetPassword`)
+    await fill(page, 'Email', 'reset.noscript@example.test', 'resetPassword')
+    await page.getByRole('button', { name: 'Send a Password Reset Email' }).click()
+    await page.getByRole('status').waitFor()
+    t.match(await page.getByRole('status').textContent(), /\S/, 'a success text')
+
+    await page.goto(await newestResetLink(server.dataDir))
+    const newPassword = 'a brand new password 42'
+    await fill(page, 'New Password', newPassword, 'setPassword')
+    await fill(page, 'Confirm Password', newPassword, 'setPassword')
+    await page.getByRole('button', { name: 'Set New Password' }).click()
+    await page.getByRole('status').filter({ hasText: SUCCESS_MESSAGES.PASSWORD_SET }).or(page.getByRole('status').filter({ hasText: /password/i })).waitFor()
+
+    await page.goto(`${base}/?redirect=${encodeURIComponent(target)}`)
+    await fill(page, 'Email', 'reset.noscript@example.test')
+    await fill(page, 'Password', newPassword)
+    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await page.waitForURL(target)
+  })
+
+  await t.test('the code step of a login whose second factor is due', async (t) => {
+    await registerAccount(base, 'code.noscript@example.test')
+    const tokens = await loginTokens(base, 'code.noscript@example.test')
+    const bearer = { authorization: `Bearer ${tokens.auth}` }
+    const secret = String((await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)).body.secret)
+    const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 })
+    t.equal((await postJson(base, '/accounts/second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
+
+    const { page, context } = await openPage(t)
+    await page.goto(`${base}/?redirect=${encodeURIComponent(target)}`)
+    await fill(page, 'Email', 'code.noscript@example.test')
+    await fill(page, 'Password', GOOD_PASSWORD)
+    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await page.getByRole('textbox', { name: 'Authenticator code' }).waitFor()
+    t.notOk((await context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'no token before the code')
+    // The next window's code: the one the enrolment used is spent.
+    await page.getByRole('textbox', { name: 'Authenticator code' }).fill(totp.generate({ timestamp: Date.now() + 30_000 }))
+    await page.getByRole('button', { name: 'Verify' }).click()
+    await page.waitForURL(target)
+    await checkTokenCookies(t, context, base)
+  })
+
+  await t.test('the SSO start reaches the identity provider', async (t) => {
+    const { page } = await openPage(t)
+    await page.goto(`${base}/?redirect=${encodeURIComponent(target)}`)
+    await page.locator('summary', { hasText: 'Login with Custom SSO provider' }).click()
+    await page.locator('#sso-fallback-email').fill('alice@oidc.example.com')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.waitForURL(`${oidc.issuer}/**`)
+    t.ok(page.url().startsWith(oidc.issuer), `at the identity provider: ${new URL(page.url()).pathname}`)
+  })
+
+  await t.test('the view links lead to each view', async (t) => {
+    const { page } = await openPage(t)
+    await page.goto(`${base}/?redirect=%2Fapp`)
+    await page.getByRole('link', { name: 'Sign Up' }).click()
+    await page.waitForURL(/view=register/)
+    t.ok(await page.getByLabel('Company Email', { exact: true }).isVisible())
+    t.match(page.url(), /redirect=%2Fapp/, 'the address\'s other parameters kept')
+    await page.getByRole('link', { name: 'Login' }).click()
+    await page.getByRole('link', { name: 'Forgot Password' }).click()
+    await page.waitForURL(/view=resetPassword/)
+    t.ok(await page.getByRole('button', { name: 'Send a Password Reset Email' }).isVisible())
+  })
+
+  await t.test('a login submitted while the scripts are still loading ends as with them: cookies and the redirect target', async (t) => {
+    await registerAccount(base, 'early.noscript@example.test')
+    const { page, context } = await openPage(t, true)
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let scriptsHeld = 0
+    await page.route('**/assets/*.js', async (route) => {
+      scriptsHeld++
+      await held
+      await route.continue().catch(() => {})
+    })
+    t.teardown(() => release())
+    await page.goto(`${base}/?redirect=${encodeURIComponent(target)}`, { waitUntil: 'commit' })
+    await fill(page, 'Email', 'early.noscript@example.test')
+    await fill(page, 'Password', GOOD_PASSWORD)
+    t.ok(scriptsHeld > 0, 'the page\'s script is still on its way')
+    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await page.waitForURL(target)
+    release()
+    await checkTokenCookies(t, context, base)
+  })
+})

@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
+import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
+import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+
+const ENV = { TRUST_PROXY: 'loopback' }
+const PASSWORD = 'a new password, long enough'
+
+function post (app: FastifyInstance, fields: Record<string, string>, query = '', headers: Record<string, string> = {}) {
+  return app.inject({ method: 'POST', url: `/${query === '' ? '' : `?${query}`}`, headers: { ...PAGE_POST_HEADERS, ...headers }, payload: formBody(fields) })
+}
+
+const bodyOf = (request: RecordedRequest | undefined): unknown => JSON.parse(request?.body.toString('utf8') ?? 'null')
+
+async function edgeAnswering (t: Test, answer: Parameters<typeof startUpstream>[1]) {
+  const upstream = await startUpstream(t, answer)
+  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES, passwordResetCompletion: true })
+  return { upstream, app }
+}
+
+t.test('a registration sends the register view\'s fields and ends on the login view with the success text and the email kept', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, {}))
+  const response = await post(app, { form: 'register', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', password: PASSWORD, confirm_password: PASSWORD }, 'view=register')
+  t.equal(upstream.requests[0]!.url, '/register')
+  t.same(bodyOf(upstream.requests[0]), { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', password: PASSWORD, confirm_password: PASSWORD }, 'as useRegister sends it')
+  t.equal(response.statusCode, 200)
+  t.same(stateIn(response.body), {
+    view: 'login', email: 'ada@example.com', notice: { kind: 'success', text: SUCCESS_MESSAGES.REGISTERED },
+    invalid: false, verificationLinkOffered: false, secondFactorChallenge: null
+  })
+  t.notOk(response.body.includes(PASSWORD))
+})
+
+t.test('a registration without the optional names sends them empty, as the page does; a refusal stays on the register view', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(409, { error: 'This email is already registered.' }))
+  const response = await post(app, { form: 'register', email: 'ada@example.com', password: PASSWORD }, 'view=register')
+  t.same(bodyOf(upstream.requests[0]), { first_name: '', last_name: '', email: 'ada@example.com', password: PASSWORD, confirm_password: '' })
+  t.equal(response.statusCode, 409)
+  t.match(stateIn(response.body), { view: 'register', email: 'ada@example.com', invalid: true, notice: { kind: 'error', text: 'This email is already registered.' } })
+})
+
+t.test('a reset request ends on the login view with the service\'s own success text, or the page\'s', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { success: 'Check your inbox.' }))
+  const response = await post(app, { form: 'resetPassword', email: 'ada@example.com' }, 'view=resetPassword')
+  t.equal(upstream.requests[0]!.url, '/resetPasswordRequest')
+  t.same(bodyOf(upstream.requests[0]), { email: 'ada@example.com' })
+  t.match(stateIn(response.body), { view: 'login', email: 'ada@example.com', notice: { kind: 'success', text: 'Check your inbox.' } })
+
+  const quiet = await edgeAnswering(t, jsonAnswer(200, {}))
+  const defaulted = await post(quiet.app, { form: 'resetPassword', email: 'ada@example.com' }, 'view=resetPassword')
+  t.match(stateIn(defaulted.body), { notice: { text: SUCCESS_MESSAGES.RESET_REQUESTED } })
+})
+
+t.test('setting a password sends the address\'s token with the new password', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, {}))
+  const response = await post(app, { form: 'setPassword', password: PASSWORD, confirm_password: PASSWORD }, 'view=setPassword&token=reset-token-1')
+  t.equal(upstream.requests[0]!.url, '/resetPassword')
+  t.same(bodyOf(upstream.requests[0]), { token: 'reset-token-1', password: PASSWORD, confirm_password: PASSWORD }, 'as useSetPassword sends it')
+  t.equal(response.statusCode, 200)
+  t.match(stateIn(response.body), { view: 'login', notice: { kind: 'success', text: SUCCESS_MESSAGES.PASSWORD_SET } })
+
+  const refused = await edgeAnswering(t, jsonAnswer(400, { error: 'This link has expired.' }))
+  const expired = await post(refused.app, { form: 'setPassword', password: PASSWORD, confirm_password: PASSWORD }, 'view=setPassword&token=old')
+  t.equal(expired.statusCode, 400)
+  t.match(stateIn(expired.body), { view: 'setPassword', notice: { kind: 'error', text: 'This link has expired.' } })
+})
+
+t.test('a new verification link: sent ends the offer, refused keeps it', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, {}))
+  const sent = await post(app, { form: 'verificationLink', email: 'ada@example.com' })
+  t.equal(upstream.requests[0]!.url, '/verifyEmailRequest')
+  t.same(bodyOf(upstream.requests[0]), { email: 'ada@example.com' })
+  t.match(stateIn(sent.body), { view: 'login', email: 'ada@example.com', verificationLinkOffered: false, notice: { kind: 'success', text: SUCCESS_MESSAGES.VERIFICATION_LINK_SENT } })
+
+  const limited = await edgeAnswering(t, jsonAnswer(429, { error: 'Please wait before asking again.' }))
+  const refused = await post(limited.app, { form: 'verificationLink', email: 'ada@example.com' })
+  t.equal(refused.statusCode, 429)
+  t.match(stateIn(refused.body), { verificationLinkOffered: true, notice: { kind: 'error', text: 'Please wait before asking again.' } })
+})
+
+t.test('an SSO start sends the page\'s payload and goes to the identity provider with the service\'s state cookie', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: 'https://idp.example.com/sso?request=1' }, { 'set-cookie': 'sso_state=state-1; Path=/accounts; HttpOnly; Secure; SameSite=Lax' }))
+  const response = await post(app, { form: 'sso', email: 'ada@corp.example' },
+    'view=register&redirect=%2Fapp&allowed_org=acme&resource_type=cluster&cluster_name=east', { cookie: 'sso_state=old; unrelated=1' })
+  t.equal(upstream.requests[0]!.url, '/auth/login/sso')
+  t.same(bodyOf(upstream.requests[0]), {
+    email: 'ada@corp.example', source: 'register', redirect: '/app',
+    insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'east'
+  }, 'as useSsoStart sends it')
+  t.equal(upstream.requests[0]!.headers.cookie, 'sso_state=old')
+  t.equal(response.statusCode, 303)
+  t.equal(response.headers.location, 'https://idp.example.com/sso?request=1')
+  t.match(response.headers['set-cookie'], /^sso_state=state-1; /)
+})
+
+t.test('an SSO start whose answer is no safe http(s) address, or a refusal, stays on the view with the message', async (t) => {
+  for (const ssoUrl of ['javascript:alert(1)', 'data:text/html,x', 'https://user:pw@idp.example.com/', '/relative']) {
+    const { app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: ssoUrl }))
+    const response = await post(app, { form: 'sso', email: 'ada@corp.example' })
+    t.equal(response.statusCode, 502, ssoUrl)
+    t.equal(response.headers.location, undefined)
+    t.match(stateIn(response.body), { view: 'login', email: 'ada@corp.example', notice: { text: ERROR_MESSAGES.GENERIC } })
+  }
+  const { app } = await edgeAnswering(t, jsonAnswer(404, { error: 'No identity provider for this email.' }))
+  const unknown = await post(app, { form: 'sso', email: 'ada@nowhere.example' })
+  t.equal(unknown.statusCode, 404)
+  t.match(stateIn(unknown.body), { notice: { text: 'No identity provider for this email.' } })
+})
