@@ -8,7 +8,8 @@ import { SignInPage } from '../../client/SignInPage.js'
 import { searchForView } from '../../client/lib/address-bar.js'
 import { parsePageParams } from '../../client/lib/page-params.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
-import { TEST_CONFIG } from '../fixtures/page.js'
+import { eventually, eventuallyOk, lastBody, startBackend, TEST_CONFIG } from '../fixtures/page.js'
+import { jsonAnswer } from '../fixtures/edge.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 
 /**
@@ -16,8 +17,10 @@ import type { RuntimeConfig } from '../../common/runtime-config.js'
  * form post's state), hydrated as client/main.tsx hydrates it. Any hydration
  * warning (React's console.error or a recoverable error) fails the test.
  */
-async function hydrate (t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG) {
-  const origin = 'http://localhost'
+async function hydrate (
+  t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG,
+  { origin = 'http://localhost', beforeHydration = () => {} }: { origin?: string, beforeHydration?: (container: HTMLElement) => void } = {}
+) {
   setPageUrl(`${origin}/${query}`)
   const { html } = createPageRenderer(config).render({ search: query.replace(/^\?/, ''), hostname: 'localhost', state })
   // As main.tsx does: the address takes the state's view before hydration.
@@ -26,6 +29,7 @@ async function hydrate (t: Test, query: string, state: PageFormState | null = nu
   }
   document.body.innerHTML = `<div id="root">${html}</div>`
   const container = document.getElementById('root')!
+  beforeHydration(container)
   const complaints: string[] = []
   const originalError = console.error
   console.error = (...args: unknown[]) => { complaints.push(args.map(String).join(' ')) }
@@ -74,6 +78,46 @@ t.test('the code step of a form post hydrates without a warning', async (t) => {
   const { container, complaints } = await hydrate(t, '', state, { ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
   t.same(complaints, [])
   t.equal((container.querySelector('input[name="challenge"]') as HTMLInputElement).value, 'challenge-1')
+})
+
+/** Types into a server-rendered field as a visitor does before the scripts run: the DOM's value, and an input event nobody listens to yet. */
+function typeBeforeHydration (container: HTMLElement, name: string, text: string): void {
+  const field = container.querySelector(`input[name="${name}"]`) as HTMLInputElement
+  field.value = text
+  field.dispatchEvent(new Event('input', { bubbles: true }))
+}
+
+t.test('a login typed before hydration is the one submitted after it (no lost input)', async (t) => {
+  const { base, upstream } = await startBackend(t, (request, response) => jsonAnswer(200, { auth: 'eyJ.auth', refresh: 'refresh-1' })(request, response))
+  const { container, complaints } = await hydrate(t, '?redirect=%2Fapp', null, TEST_CONFIG, {
+    origin: base,
+    beforeHydration: (container) => {
+      typeBeforeHydration(container, 'email', 'ada@example.test')
+      typeBeforeHydration(container, 'password', 'correct horse')
+    }
+  })
+  t.same(complaints, [])
+  t.equal((container.querySelector('input[name="email"]') as HTMLInputElement).value, 'ada@example.test', 'the typed text stays')
+  await act(async () => { (container.querySelector('button[type="submit"]') as HTMLButtonElement).click() })
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.match(lastBody(upstream, '/v2/login'), { email: 'ada@example.test', password: 'correct horse' })
+})
+
+t.test('a registration typed before hydration is the one submitted after it', async (t) => {
+  const { base, upstream } = await startBackend(t, (request, response) => jsonAnswer(200, {})(request, response))
+  const { container } = await hydrate(t, '?view=register', null, TEST_CONFIG, {
+    origin: base,
+    beforeHydration: (container) => {
+      typeBeforeHydration(container, 'first_name', 'Ada')
+      typeBeforeHydration(container, 'last_name', 'Lovelace')
+      typeBeforeHydration(container, 'email', 'ada@example.test')
+      typeBeforeHydration(container, 'password', 'correct horse battery')
+      typeBeforeHydration(container, 'confirm_password', 'correct horse battery')
+    }
+  })
+  await act(async () => { (container.querySelector('button[type="submit"]') as HTMLButtonElement).click() })
+  await eventuallyOk(t, () => upstream.requests.some((request) => request.url.startsWith('/register')), 'the registration is sent')
+  t.same(lastBody(upstream, '/register'), { confirm_password: 'correct horse battery', email: 'ada@example.test', password: 'correct horse battery', first_name: 'Ada', last_name: 'Lovelace' })
 })
 
 t.test('the check itself catches a mismatch: markup for another product name is reported', async (t) => {
