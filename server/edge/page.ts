@@ -45,7 +45,9 @@ export class PreparedPage {
   }
 
   render (fill: PageFill): string {
-    const title = escapeHtml(`${fill.rendered.heading} · ${this.productName}`)
+    // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (client/views).
+    const error = fill.state?.notice?.kind === 'error' ? 'Error: ' : ''
+    const title = escapeHtml(`${error}${fill.rendered.heading} · ${this.productName}`)
     const state = fill.state === null
       ? ''
       : `\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`

@@ -73,6 +73,16 @@ for (const [name, state] of Object.entries(STATES)) {
   })
 }
 
+t.test('a refused post renders autofocus on its first invalid field (the browser focuses it as it parses the HTML) and hydrates without a warning', async (t) => {
+  for (const [email, focused] of [['ada@example.com', 'password'], ['', 'email']] as const) {
+    const state: PageFormState = { ...STATES['a refused login']!, email }
+    const { complaints, serverHtml } = await hydrate(t, '', state)
+    t.same(complaints, [])
+    t.match(serverHtml.match(new RegExp(`<input[^>]*name="${focused}"[^>]*>`))?.[0], 'autofocus', `${focused}: autofocus in the HTML`)
+    t.equal((serverHtml.match(/autofocus/gi) ?? []).length, 1, 'on one field only')
+  }
+})
+
 t.test('the code step of a form post hydrates without a warning', async (t) => {
   const state: PageFormState = { view: 'login', email: 'ada@example.com', notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: 'challenge-1' }
   const { container, complaints } = await hydrate(t, '', state, { ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
