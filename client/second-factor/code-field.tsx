@@ -1,9 +1,6 @@
 import { useId } from 'react'
-import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
+import { withoutSpaces } from '../../common/second-factor-codes.js'
 import { useValueTypedBeforeHydration } from '../hooks/useValueTypedBeforeHydration.js'
-
-/** Kept in common/ since the edge reads a code posted without scripts alike. */
-export { isAuthenticatorCode, withoutSpaces }
 
 /**
  * The field for an authenticator code: numeric keyboard, the browser's
