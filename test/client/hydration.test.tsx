@@ -2,49 +2,53 @@ import '../fixtures/dom.js'
 import t, { type Test } from 'tap'
 import { act, StrictMode } from 'react'
 import { hydrateRoot, type Root } from 'react-dom/client'
-import type { PageFormState } from '../../common/page-render.js'
+import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState } from '../../common/page-render.js'
+import { RUNTIME_CONFIG_ELEMENT_ID, serializeRuntimeConfig } from '../../common/runtime-config.js'
+import { PageMarkup } from '../../server/edge/page-markup.js'
+import { startPage } from '../../client/start-page.js'
 import { createPageRenderer } from '../../client/server-render.js'
 import { SignInPage } from '../../client/SignInPage.js'
-import { searchForView } from '../../client/lib/address-bar.js'
-import { parsePageParams } from '../../client/lib/page-params.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
 import { eventually, eventuallyOk, lastBody, startBackend, TEST_CONFIG } from '../fixtures/page.js'
 import { jsonAnswer } from '../fixtures/edge.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 
 /**
- * The page as the browser gets it: the server's markup for an address (and a
- * form post's state), hydrated as client/main.tsx hydrates it. Any hydration
- * warning (React's console.error or a recoverable error) fails the test.
+ * The page as the browser gets it: the edge's markup for an address (a GET's
+ * kept rendering from PageMarkup, or a form post's state rendered), with the
+ * configuration and state embedded as the edge embeds them, started by
+ * client/start-page.tsx as client/main.tsx starts it. Any hydration warning
+ * (React's console.error or a recoverable error) fails the test.
  */
 async function hydrate (
   t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG,
   { origin = 'http://localhost', beforeHydration = () => {} }: { origin?: string, beforeHydration?: (container: HTMLElement) => void } = {}
 ) {
   setPageUrl(`${origin}/${query}`)
-  const { html } = createPageRenderer(config).render({ search: query.replace(/^\?/, ''), hostname: 'localhost', state })
-  // As main.tsx does: the address takes the state's view before hydration.
-  if (state !== null && parsePageParams(location.search, location.hostname, config).view !== state.view) {
-    history.replaceState(null, '', `/${searchForView(location.search, state.view)}`)
-  }
-  document.body.innerHTML = `<div id="root">${html}</div>`
+  const renderer = createPageRenderer(config)
+  // What the browser sends: the address as it parsed it (a raw `"` or `<` percent-encoded).
+  const search = location.search.replace(/^\?/, '')
+  const { html } = state === null
+    ? new PageMarkup(renderer).forQuery(search, 'localhost')
+    : renderer.render({ search, hostname: 'localhost', state })
+  document.body.innerHTML = `<script type="application/json" id="${RUNTIME_CONFIG_ELEMENT_ID}">${serializeRuntimeConfig(config)}</script>` +
+    (state === null ? '' : `<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(state)}</script>`) +
+    `<div id="root">${html}</div>`
   const container = document.getElementById('root')!
   beforeHydration(container)
   const complaints: string[] = []
   const originalError = console.error
   console.error = (...args: unknown[]) => { complaints.push(args.map(String).join(' ')) }
-  let root: Root | undefined
+  let root: Root | null = null
   try {
     await act(async () => {
-      root = hydrateRoot(container, <StrictMode><SignInPage config={config} formState={state} /></StrictMode>, {
-        onRecoverableError: (error) => { complaints.push(`recoverable: ${String(error)}`) }
-      })
+      root = startPage({ onRecoverableError: (error) => { complaints.push(`recoverable: ${String(error)}`) } })
     })
     await act(async () => { await new Promise((resolve) => setTimeout(resolve, 20)) })
   } finally {
     console.error = originalError
   }
-  t.teardown(() => { act(() => root?.unmount()); document.body.innerHTML = '' })
+  t.teardown(() => { act(() => (root as Root | null)?.unmount()); document.body.innerHTML = '' })
   return { container, complaints, serverHtml: html }
 }
 
@@ -55,7 +59,7 @@ const STATES: Record<string, PageFormState> = {
 }
 
 for (const width of [1280, 375]) {
-  for (const query of ['', '?view=register', '?view=resetPassword', '?view=setPassword&token=abc', '?home_page_banner=Hello&error=Nope&redirect=https%3A%2F%2Fapp.example.com%2F']) {
+  for (const query of ['', '?view=register', '?view=resetPassword', '?view=setPassword&token=abc', '?home_page_banner=Hello&error=Nope&redirect=https%3A%2F%2Fapp.example.com%2F', '?view=register&redirect=%2Fa%3Fb%3D1%26c&x=%26%27%22%3C%3E&y=\'"<>', '?home_page_banner=%3Fthreshold%2Drest%2Dslot&view=%&note=ANY+TEXT']) {
     t.test(`the ${query === '' ? 'login' : query} view at ${width} px hydrates without a warning`, async (t) => {
       setViewportWidth(width)
       const { complaints } = await hydrate(t, query)
