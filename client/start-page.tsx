@@ -20,14 +20,13 @@ export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}
 
   // The state's view can differ from the address's (a registration ends on the login view): the address
   // is put right first, as the server rendered it (client/server-render.tsx), so the hydrated view is the rendered one.
-  if (formState !== null && parsePageParams(location.search, location.hostname, config).view !== formState.view) {
+  const params = parsePageParams(location.search, location.hostname, config)
+  if (formState !== null && params.view !== formState.view) {
     history.replaceState(history.state, '', `${location.pathname}${searchForView(location.search, formState.view)}${location.hash}`)
   }
 
   // The gRPC-web chunk is fetched now, while React renders, so the check adds no delay at login.
-  if (new URLSearchParams(location.search).get('supports_domain_auth_check') === 'true') {
-    preloadDomainCheck().catch(() => {})
-  }
+  if (params.domainCheck) preloadDomainCheck().catch(() => {})
   // A code step in the HTML hydrates once its chunk is here: fetch it at once.
   if (formState?.secondFactorChallenge != null) void import('./second-factor/SecondFactorSteps.js')
 

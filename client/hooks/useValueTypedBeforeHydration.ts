@@ -8,8 +8,8 @@ import { useLayoutEffect } from 'react'
  */
 export function useValueTypedBeforeHydration (id: string, value: string, onChange: (value: string) => void): void {
   useLayoutEffect(() => {
-    const typed = (document.getElementById(id) as HTMLInputElement | null)?.value
-    if (typed !== undefined && typed !== value) onChange(typed)
+    const typed = (document.getElementById(id) as HTMLInputElement | null)?.value ?? value
+    if (typed !== value) onChange(typed)
     // Only the value found at mount matters: later changes come through onChange.
   }, [])
 }
