@@ -1,34 +1,4 @@
-import { StrictMode } from 'react'
-import { createRoot, hydrateRoot } from 'react-dom/client'
-import { preloadDomainCheck } from './api/check-domain.js'
-import { searchForView } from './lib/address-bar.js'
-import { parsePageParams } from './lib/page-params.js'
-import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page-render.js'
-import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/runtime-config.js'
-import { SignInPage } from './SignInPage.js'
+import { startPage } from './start-page.js'
 import './styles.css'
 
-const config = parseRuntimeConfig(document.getElementById(RUNTIME_CONFIG_ELEMENT_ID)?.textContent)
-// A form post's answer carries the state the server rendered; the page starts from it.
-const formState = parsePageFormState(document.getElementById(PAGE_STATE_ELEMENT_ID)?.textContent)
-
-// The state's view can differ from the address's (a registration ends on the login view): the address
-// is put right first, as the server rendered it (client/server-render.tsx), so the hydrated view is the rendered one.
-if (formState !== null && parsePageParams(location.search, location.hostname, config).view !== formState.view) {
-  history.replaceState(history.state, '', `${location.pathname}${searchForView(location.search, formState.view)}${location.hash}`)
-}
-
-// The gRPC-web chunk is fetched now, while React renders, so the check adds no delay at login.
-if (new URLSearchParams(window.location.search).get('supports_domain_auth_check') === 'true') {
-  preloadDomainCheck().catch(() => {})
-}
-// A code step in the HTML hydrates once its chunk is here: fetch it at once.
-if (formState?.secondFactorChallenge != null) void import('./second-factor/SecondFactorSteps.js')
-
-const root = document.getElementById('root')
-const page = <StrictMode><SignInPage config={config} formState={formState} /></StrictMode>
-if (root !== null) {
-  // The edge renders the view into the page (docs/page.md); an empty root (a render that failed) is rendered here.
-  if (root.firstElementChild === null) createRoot(root).render(page)
-  else hydrateRoot(root, page)
-}
+startPage()

@@ -1,7 +1,6 @@
 import type { JsonAnswer } from '../../common/accounts-answers.js'
 
 /** One JSON POST, as every accounts call is (spec §7); the answer's type is shared with the edge. */
-export type { JsonAnswer }
 
 export interface PostOptions {
   /** A bearer credential for the Authorization header (the Google ID token). */

@@ -1,4 +1,4 @@
-import type { JsonAnswer } from './http.js'
+import type { JsonAnswer } from '../../common/accounts-answers.js'
 import { parseLoginAnswer, parseSuccessAnswer } from '../../common/accounts-answers.js'
 
 /**

@@ -8,7 +8,8 @@ import { createContext, useContext, type ReactNode } from 'react'
  */
 export interface NoScriptContent {
   readonly note: (what: 'google' | 'passkey' | 'localNetwork') => ReactNode
-  readonly ssoForm: (verb: 'Login' | 'Sign up', email: string) => ReactNode
+  /** The SSO start as a form, behind a disclosure labelled as the button it stands for. */
+  readonly ssoForm: (label: string, email: string) => ReactNode
   /** A link to the login view, keeping the address's other parameters. */
   readonly loginLink: (label: string) => ReactNode
 }

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode, type Ref } from 'react'
 import { TEXT_FIELD_FINISHED_TYPING_MS } from '../lib/constants.js'
+import { useValueTypedBeforeHydration } from '../hooks/useValueTypedBeforeHydration.js'
 
 export interface TextFieldProps {
   readonly label: string
@@ -45,6 +46,7 @@ export function TextField (props: TextFieldProps) {
       timer.current = setTimeout(() => finished(value), TEXT_FIELD_FINISHED_TYPING_MS)
     }
   }
+  useValueTypedBeforeHydration(id, props.value, change)
 
   function keyDown (event: KeyboardEvent<HTMLInputElement | HTMLTextAreaElement>): void {
     props.onKeyEvent?.(event)

@@ -1,11 +1,13 @@
 /**
  * The specification's constants (section 9), each defined once. Sizes reach
- * the stylesheet as CSS custom properties (see applyDesignTokens), so no
- * number is written twice.
+ * the stylesheet where they can (client/styles.css names the constant beside
+ * each value it repeats).
  */
 
 /** Below this window width the form narrows and the mobile video plays. */
 export const MOBILE_BREAKPOINT_PX = 512
+/** The media query for below MOBILE_BREAKPOINT_PX, as client/styles.css writes it (511.98px: no gap at fractional widths). */
+export const MOBILE_MEDIA_QUERY = `(max-width: ${MOBILE_BREAKPOINT_PX - 0.02}px)`
 /** Below this window width the two-column layout stacks. */
 export const STACKED_BREAKPOINT_PX = 1024
 export const FORM_CARD_WIDTH_PX = 400
@@ -26,10 +28,6 @@ export const SPINNER_TURN_MS = 1000
 
 export const OVERLAY_LAYER = 999
 export const TOOLTIP_LAYER = 1001
-
-export { TOKEN_COOKIE_LIFETIME_DAYS } from '../../common/session-cookies.js'
-
-export { MAX_QUERY_ERROR_LENGTH } from '../../common/page-texts.js'
 
 /**
  * The sizes above as the CSS custom properties the stylesheet reads. They are

@@ -1,10 +1,8 @@
 import Cookies from 'js-cookie'
+// Kept in common/ since the edge sets the same cookies after a login posted without scripts.
 import {
   AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes, type SessionCookieAttributes
 } from '../../common/session-cookies.js'
-
-/** Kept in common/ since the edge sets the same cookies after a login posted without scripts. */
-export { AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes, type SessionCookieAttributes }
 
 function write (tokens: { auth: string, refresh: string }, attributes: SessionCookieAttributes): boolean {
   Cookies.set(AUTH_COOKIE, tokens.auth, attributes)

@@ -6,7 +6,8 @@ import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../components/NeedsScript.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
 import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
-import { CodeField, isAuthenticatorCode, withoutSpaces } from './code-field.js'
+import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
+import { CodeField } from './code-field.js'
 import { RememberBrowser } from './RememberBrowser.js'
 
 export interface CodeStepProps {

@@ -1,8 +1,6 @@
 import { useId } from 'react'
-import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
-
-/** Kept in common/ since the edge reads a code posted without scripts alike. */
-export { isAuthenticatorCode, withoutSpaces }
+import { withoutSpaces } from '../../common/second-factor-codes.js'
+import { useValueTypedBeforeHydration } from '../hooks/useValueTypedBeforeHydration.js'
 
 /**
  * The field for an authenticator code: numeric keyboard, the browser's
@@ -13,13 +11,15 @@ export function CodeField ({ label, value, onChange, invalid, autoFocus }: {
   label: string, value: string, onChange: (value: string) => void, invalid: boolean, autoFocus?: boolean
 }) {
   const id = useId()
+  const change = (typed: string) => onChange(withoutSpaces(typed))
+  useValueTypedBeforeHydration(id, value, change)
   return (
     <div className='field field--full'>
       <label htmlFor={id}>{label}</label>
       <div className='field__control'>
         <input id={id} name='code' type='text' inputMode='numeric' pattern='[0-9]{6}' autoComplete='one-time-code'
           spellCheck={false} autoFocus={autoFocus} value={value} aria-invalid={invalid || undefined}
-          onChange={(event) => onChange(withoutSpaces(event.target.value))} />
+          onChange={(event) => change(event.target.value)} />
       </div>
     </div>
   )

@@ -9,6 +9,7 @@ import type { SignInMethods } from './form-view-props.js'
  */
 export function AlternativeMethods ({ verb, busy, methods, email }: { verb: 'Login' | 'Sign up', busy: boolean, methods: SignInMethods, email: string }) {
   if (!methods.google && !methods.sso) return null
+  const ssoLabel = `${verb} with Custom SSO provider`
   return (
     <>
       {methods.password && <div className='divider' role='separator'><span>or</span></div>}
@@ -21,10 +22,8 @@ export function AlternativeMethods ({ verb, busy, methods, email }: { verb: 'Log
           </NeedsScript>
         )}
         {methods.sso && (
-          <NeedsScript fallback={(content) => content.ssoForm(verb, email)}>
-            <Button variant='secondary' disabled={busy} onClick={methods.onSso}>
-              {verb} with Custom SSO provider
-            </Button>
+          <NeedsScript fallback={(content) => content.ssoForm(ssoLabel, email)}>
+            <Button variant='secondary' disabled={busy} onClick={methods.onSso}>{ssoLabel}</Button>
           </NeedsScript>
         )}
       </div>

@@ -5,7 +5,7 @@ import desktopWebm from '../media/background-desktop.webm'
 import mobilePoster from '../media/background-mobile-poster.jpg'
 import mobileMp4 from '../media/background-mobile.mp4'
 import mobileWebm from '../media/background-mobile.webm'
-import { MOBILE_BREAKPOINT_PX } from '../lib/constants.js'
+import { MOBILE_BREAKPOINT_PX, MOBILE_MEDIA_QUERY } from '../lib/constants.js'
 import { prefersStillBackground } from '../lib/motion-preferences.js'
 import { useWindowWidth } from '../lib/window-width.js'
 
@@ -56,7 +56,7 @@ export function BackgroundVideo () {
             )
           : (
             <picture>
-              <source media={`(max-width: ${MOBILE_BREAKPOINT_PX - 1}px)`} srcSet={VARIANTS.mobile.poster} />
+              <source media={MOBILE_MEDIA_QUERY} srcSet={VARIANTS.mobile.poster} />
               <img className='background__media' src={VARIANTS.desktop.poster} alt='' />
             </picture>
             )}

@@ -48,12 +48,12 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
         <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
           <FormName name='login' />
           <TextField label='Email' type='email' name='email' autoComplete={passkey.offered ? 'username webauthn' : 'username'} width='full' spellCheck={false}
-            value={email.value} onChange={email.onChange} invalid={form.invalid} inputRef={emailInput} />
+            value={email.value} onChange={email.onChange} invalid={form.invalid} inputRef={emailInput} autoFocus={form.invalid && !email.value} />
           <PasswordField label='Password' name='password' autoComplete='current-password' width='full'
             value={password} onChange={(value) => {
               setPassword(value)
               if (value !== '') passkey.onPasswordTyped()
-            }} invalid={form.invalid} />
+            }} invalid={form.invalid} autoFocus={form.invalid && !!email.value} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>Login</Button>
         </form>
         </LocalModeNote>

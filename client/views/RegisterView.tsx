@@ -35,9 +35,9 @@ export function RegisterView ({ form, email, methods, submission }: RegisterView
             <TextField label='Last Name (optional)' name='last_name' autoComplete='family-name' width='full' value={lastName} onChange={setLastName} />
           </div>
           <TextField label='Company Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
-            value={email.value} onChange={email.onChange} invalid={form.invalid} />
+            value={email.value} onChange={email.onChange} invalid={form.invalid} autoFocus={form.invalid && !email.value} />
           <PasswordField label='Password' name='password' autoComplete='new-password' width='full'
-            value={password} onChange={setPassword} invalid={form.invalid} hint='At least 8 characters.' />
+            value={password} onChange={setPassword} invalid={form.invalid} autoFocus={form.invalid && !!email.value} hint='At least 8 characters.' />
           <PasswordField label='Confirm Password' name='confirm_password' autoComplete='new-password' width='full'
             value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>Sign Up</Button>

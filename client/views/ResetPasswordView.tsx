@@ -21,7 +21,7 @@ export function ResetPasswordView ({ form, email, submission }: ResetPasswordVie
       <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
         <FormName name='resetPassword' />
         <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
-          value={email.value} onChange={email.onChange} invalid={form.invalid} />
+          value={email.value} onChange={email.onChange} invalid={form.invalid} autoFocus={form.invalid} />
         <Button type='submit' busy={submission.submitting} disabled={form.busy}>Send a Password Reset Email</Button>
       </form>
       {!form.localMode && (

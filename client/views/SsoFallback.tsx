@@ -7,10 +7,10 @@ import { FormName } from '../components/FormName.js'
  * domain picks the identity provider. Plain markup with fixed ids: React
  * renders it on the server only.
  */
-export function SsoFallback ({ verb, email }: { verb: 'Login' | 'Sign up', email: string }) {
+export function SsoFallback ({ label, email }: { label: string, email: string }) {
   return (
     <details className='sso-fallback'>
-      <summary className='button button--secondary'>{verb} with Custom SSO provider</summary>
+      <summary className='button button--secondary'>{label}</summary>
       <form className='form' method='post'>
         <FormName name='sso' />
         <div className='field field--full'>

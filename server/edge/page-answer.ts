@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { resolveLocalAccounts } from '../../common/local-accounts.js'
 import type { PageFormState, PageRenderer, RenderedPage } from '../../common/page-render.js'
-import type { PageMarkup } from './page-markup.js'
+import { UNRENDERED, type PageMarkup } from './page-markup.js'
 import type { PageTemplate } from './page.js'
 import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS } from './security-headers.js'
 
@@ -41,9 +41,6 @@ const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .filter(([name]) => name !== 'content-security-policy')
   .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE]])
   .flat()
-
-/** What a failed render leaves in the page: nothing, and the scripts render the view as before (client/main.tsx). */
-const UNRENDERED: RenderedPage = { html: '', heading: 'Sign in' }
 
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {

@@ -14,7 +14,7 @@ const STATE_SLOT = '__THRESHOLD_STATE__'
 const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__)/
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
-export function escapeHtml (text: string): string {
+function escapeHtml (text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
 }
 
@@ -45,7 +45,9 @@ export class PreparedPage {
   }
 
   render (fill: PageFill): string {
-    const title = escapeHtml(`${fill.rendered.heading} · ${this.productName}`)
+    // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (client/views).
+    const error = fill.state?.notice?.kind === 'error' ? 'Error: ' : ''
+    const title = escapeHtml(`${error}${fill.rendered.heading} · ${this.productName}`)
     const state = fill.state === null
       ? ''
       : `\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`
@@ -99,7 +101,8 @@ export class PageTemplate {
     const cached = this.byHost.get(hostname)
     if (cached !== undefined) return cached
     const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
-    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, serializeRuntimeConfig(config)), this.runtimeConfig.productName)
+    // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
+    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, () => serializeRuntimeConfig(config)), this.runtimeConfig.productName)
     if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
     return page
   }

@@ -16,10 +16,12 @@ import { buildEdge } from '../fixtures/edge.js'
  * the view is rendered on the server, issue 30: hydration from a form post's state (its parsing, the
  * address put right), the address the server gives the components, the view links' fixed order (viewLinkHref),
  * the hidden form names and the no-script wrappers (their notes and SSO form stay server-only), ~0.8 KB;
- * the HTML now carries the view (1.6 KB of the total). grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
+ * the HTML now carries the view (1.6 KB of the total); 24.0 KB since the review of issue 30: input typed before
+ * hydration taken into the state (useValueTypedBeforeHydration) and a refused post's first invalid field focused, ~0.1 KB
+ * after the savings found (the start-up parses the address once). grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
-const BUDGET_OWN_CODE_BYTES = 23.9 * 1024
+const BUDGET_OWN_CODE_BYTES = 24 * 1024
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 

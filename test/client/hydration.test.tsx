@@ -2,45 +2,53 @@ import '../fixtures/dom.js'
 import t, { type Test } from 'tap'
 import { act, StrictMode } from 'react'
 import { hydrateRoot, type Root } from 'react-dom/client'
-import type { PageFormState } from '../../common/page-render.js'
+import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState } from '../../common/page-render.js'
+import { RUNTIME_CONFIG_ELEMENT_ID, serializeRuntimeConfig } from '../../common/runtime-config.js'
+import { PageMarkup } from '../../server/edge/page-markup.js'
+import { startPage } from '../../client/start-page.js'
 import { createPageRenderer } from '../../client/server-render.js'
 import { SignInPage } from '../../client/SignInPage.js'
-import { searchForView } from '../../client/lib/address-bar.js'
-import { parsePageParams } from '../../client/lib/page-params.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
-import { TEST_CONFIG } from '../fixtures/page.js'
+import { eventually, eventuallyOk, lastBody, startBackend, TEST_CONFIG } from '../fixtures/page.js'
+import { jsonAnswer } from '../fixtures/edge.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 
 /**
- * The page as the browser gets it: the server's markup for an address (and a
- * form post's state), hydrated as client/main.tsx hydrates it. Any hydration
- * warning (React's console.error or a recoverable error) fails the test.
+ * The page as the browser gets it: the edge's markup for an address (a GET's
+ * kept rendering from PageMarkup, or a form post's state rendered), with the
+ * configuration and state embedded as the edge embeds them, started by
+ * client/start-page.tsx as client/main.tsx starts it. Any hydration warning
+ * (React's console.error or a recoverable error) fails the test.
  */
-async function hydrate (t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG) {
-  const origin = 'http://localhost'
+async function hydrate (
+  t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG,
+  { origin = 'http://localhost', beforeHydration = () => {} }: { origin?: string, beforeHydration?: (container: HTMLElement) => void } = {}
+) {
   setPageUrl(`${origin}/${query}`)
-  const { html } = createPageRenderer(config).render({ search: query.replace(/^\?/, ''), hostname: 'localhost', state })
-  // As main.tsx does: the address takes the state's view before hydration.
-  if (state !== null && parsePageParams(location.search, location.hostname, config).view !== state.view) {
-    history.replaceState(null, '', `/${searchForView(location.search, state.view)}`)
-  }
-  document.body.innerHTML = `<div id="root">${html}</div>`
+  const renderer = createPageRenderer(config)
+  // What the browser sends: the address as it parsed it (a raw `"` or `<` percent-encoded).
+  const search = location.search.replace(/^\?/, '')
+  const { html } = state === null
+    ? new PageMarkup(renderer).forQuery(search, 'localhost')
+    : renderer.render({ search, hostname: 'localhost', state })
+  document.body.innerHTML = `<script type="application/json" id="${RUNTIME_CONFIG_ELEMENT_ID}">${serializeRuntimeConfig(config)}</script>` +
+    (state === null ? '' : `<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(state)}</script>`) +
+    `<div id="root">${html}</div>`
   const container = document.getElementById('root')!
+  beforeHydration(container)
   const complaints: string[] = []
   const originalError = console.error
   console.error = (...args: unknown[]) => { complaints.push(args.map(String).join(' ')) }
-  let root: Root | undefined
+  let root: Root | null = null
   try {
     await act(async () => {
-      root = hydrateRoot(container, <StrictMode><SignInPage config={config} formState={state} /></StrictMode>, {
-        onRecoverableError: (error) => { complaints.push(`recoverable: ${String(error)}`) }
-      })
+      root = startPage({ onRecoverableError: (error) => { complaints.push(`recoverable: ${String(error)}`) } })
     })
     await act(async () => { await new Promise((resolve) => setTimeout(resolve, 20)) })
   } finally {
     console.error = originalError
   }
-  t.teardown(() => { act(() => root?.unmount()); document.body.innerHTML = '' })
+  t.teardown(() => { act(() => (root as Root | null)?.unmount()); document.body.innerHTML = '' })
   return { container, complaints, serverHtml: html }
 }
 
@@ -51,7 +59,7 @@ const STATES: Record<string, PageFormState> = {
 }
 
 for (const width of [1280, 375]) {
-  for (const query of ['', '?view=register', '?view=resetPassword', '?view=setPassword&token=abc', '?home_page_banner=Hello&error=Nope&redirect=https%3A%2F%2Fapp.example.com%2F']) {
+  for (const query of ['', '?view=register', '?view=resetPassword', '?view=setPassword&token=abc', '?home_page_banner=Hello&error=Nope&redirect=https%3A%2F%2Fapp.example.com%2F', '?view=register&redirect=%2Fa%3Fb%3D1%26c&x=%26%27%22%3C%3E&y=\'"<>', '?home_page_banner=%3Fthreshold%2Drest%2Dslot&view=%&note=ANY+TEXT']) {
     t.test(`the ${query === '' ? 'login' : query} view at ${width} px hydrates without a warning`, async (t) => {
       setViewportWidth(width)
       const { complaints } = await hydrate(t, query)
@@ -69,11 +77,61 @@ for (const [name, state] of Object.entries(STATES)) {
   })
 }
 
+t.test('a refused post renders autofocus on its first invalid field (the browser focuses it as it parses the HTML) and hydrates without a warning', async (t) => {
+  for (const [email, focused] of [['ada@example.com', 'password'], ['', 'email']] as const) {
+    const state: PageFormState = { ...STATES['a refused login']!, email }
+    const { complaints, serverHtml } = await hydrate(t, '', state)
+    t.same(complaints, [])
+    t.match(serverHtml.match(new RegExp(`<input[^>]*name="${focused}"[^>]*>`))?.[0], 'autofocus', `${focused}: autofocus in the HTML`)
+    t.equal((serverHtml.match(/autofocus/gi) ?? []).length, 1, 'on one field only')
+  }
+})
+
 t.test('the code step of a form post hydrates without a warning', async (t) => {
   const state: PageFormState = { view: 'login', email: 'ada@example.com', notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: 'challenge-1' }
   const { container, complaints } = await hydrate(t, '', state, { ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
   t.same(complaints, [])
   t.equal((container.querySelector('input[name="challenge"]') as HTMLInputElement).value, 'challenge-1')
+})
+
+/** Types into a server-rendered field as a visitor does before the scripts run: the DOM's value, and an input event nobody listens to yet. */
+function typeBeforeHydration (container: HTMLElement, name: string, text: string): void {
+  const field = container.querySelector(`input[name="${name}"]`) as HTMLInputElement
+  field.value = text
+  field.dispatchEvent(new Event('input', { bubbles: true }))
+}
+
+t.test('a login typed before hydration is the one submitted after it (no lost input)', async (t) => {
+  const { base, upstream } = await startBackend(t, (request, response) => jsonAnswer(200, { auth: 'eyJ.auth', refresh: 'refresh-1' })(request, response))
+  const { container, complaints } = await hydrate(t, '?redirect=%2Fapp', null, TEST_CONFIG, {
+    origin: base,
+    beforeHydration: (container) => {
+      typeBeforeHydration(container, 'email', 'ada@example.test')
+      typeBeforeHydration(container, 'password', 'correct horse')
+    }
+  })
+  t.same(complaints, [])
+  t.equal((container.querySelector('input[name="email"]') as HTMLInputElement).value, 'ada@example.test', 'the typed text stays')
+  await act(async () => { (container.querySelector('button[type="submit"]') as HTMLButtonElement).click() })
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.match(lastBody(upstream, '/v2/login'), { email: 'ada@example.test', password: 'correct horse' })
+})
+
+t.test('a registration typed before hydration is the one submitted after it', async (t) => {
+  const { base, upstream } = await startBackend(t, (request, response) => jsonAnswer(200, {})(request, response))
+  const { container } = await hydrate(t, '?view=register', null, TEST_CONFIG, {
+    origin: base,
+    beforeHydration: (container) => {
+      typeBeforeHydration(container, 'first_name', 'Ada')
+      typeBeforeHydration(container, 'last_name', 'Lovelace')
+      typeBeforeHydration(container, 'email', 'ada@example.test')
+      typeBeforeHydration(container, 'password', 'correct horse battery')
+      typeBeforeHydration(container, 'confirm_password', 'correct horse battery')
+    }
+  })
+  await act(async () => { (container.querySelector('button[type="submit"]') as HTMLButtonElement).click() })
+  await eventuallyOk(t, () => upstream.requests.some((request) => request.url.startsWith('/register')), 'the registration is sent')
+  t.same(lastBody(upstream, '/register'), { confirm_password: 'correct horse battery', email: 'ada@example.test', password: 'correct horse battery', first_name: 'Ada', last_name: 'Lovelace' })
 })
 
 t.test('the check itself catches a mismatch: markup for another product name is reported', async (t) => {

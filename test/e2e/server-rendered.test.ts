@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { wcagViolations } from '../fixtures/axe.js'
@@ -31,10 +32,23 @@ async function watchLayoutShifts (page: Page): Promise<void> {
 }
 
 /**
+ * The stylesheet's own rules for a page without scripts, unwrapped from their
+ * `@media (scripting: none)`: Playwright's emulateMedia does not take that
+ * feature and axe needs scripts on, so the stylesheet's rules are applied as
+ * written there rather than copied into the test.
+ */
+const NO_SCRIPT_RULES = (() => {
+  const stylesheet = readFileSync(new URL('../../client/styles.css', import.meta.url), 'utf8')
+  const rules = [...stylesheet.matchAll(/@media \(scripting: none\) \{(.*)\}\s*$/gm)].map((match) => match[1]!.trim())
+  if (rules.length === 0) throw new Error('client/styles.css has no @media (scripting: none) rule on one line')
+  return rules.join('\n')
+})()
+
+/**
  * axe on the page as a browser without scripts builds it. axe is a script, and
  * Chromium runs none in such a page: the DOM it parsed (noscript content as
  * elements) is shown again, its noscript tags and module script taken out and
- * `@media (scripting: none)`'s one rule applied, in a page where axe can run.
+ * `@media (scripting: none)`'s rules applied (NO_SCRIPT_RULES), in a page where axe can run.
  */
 async function noScriptViolations (t: Test, browser: Browser, url: string, size: { width: number, height: number }): Promise<string[]> {
   const off = await browser.newContext({ viewport: size, javaScriptEnabled: false })
@@ -50,7 +64,7 @@ async function noScriptViolations (t: Test, browser: Browser, url: string, size:
   await page.route(asParsed, (route) => route.fulfill({
     contentType: 'text/html',
     body: parsed.replace(/<\/?noscript>/g, '').replace(/<script type="module"[^>]*><\/script>/g, '')
-      .replace('</head>', '<style>.needs-script { display: none; }</style></head>')
+      .replace('</head>', `<style>${NO_SCRIPT_RULES}</style></head>`)
   }))
   await page.goto(asParsed)
   return wcagViolations(page)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { DESIGN_TOKENS, MOBILE_BREAKPOINT_PX, STACKED_BREAKPOINT_PX } from '../../../client/lib/constants.js'
+import { DESIGN_TOKENS, MOBILE_MEDIA_QUERY, STACKED_BREAKPOINT_PX } from '../../../client/lib/constants.js'
 
 const stylesheet = readFileSync(new URL('../../../client/styles.css', import.meta.url), 'utf8')
 const rootRule = /:root\s*\{([^}]*)\}/.exec(stylesheet)?.[1] ?? ''
@@ -14,6 +14,6 @@ t.test('the stylesheet declares every design token with constants.ts\'s value, a
 
 t.test('the layout\'s media queries sit at constants.ts\'s breakpoints', async (t) => {
   t.match(stylesheet, `@media (max-width: ${STACKED_BREAKPOINT_PX - 1}.98px)`)
-  t.match(stylesheet, `@media (max-width: ${MOBILE_BREAKPOINT_PX - 1}.98px)`)
+  t.match(stylesheet, `@media ${MOBILE_MEDIA_QUERY} {`, 'the one the background\'s poster uses too')
   t.notMatch(stylesheet, /data-layout/, 'no layout switched by script')
 })

@@ -1,6 +1,7 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
-import { sessionCookieAttributes, storeSessionTokens } from '../../../client/lib/session-cookies.js'
+import { storeSessionTokens } from '../../../client/lib/session-cookies.js'
+import { sessionCookieAttributes } from '../../../common/session-cookies.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 
 function pageCookies (): Record<string, string> {

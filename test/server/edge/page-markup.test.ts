@@ -4,7 +4,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createPageRenderer } from '../../../client/server-render.js'
 import { PAGE_STATE_ELEMENT_ID, parsePageFormState, type PageFormState } from '../../../common/page-render.js'
-import { MAX_CACHED_MARKUPS, PageMarkup } from '../../../server/edge/page-markup.js'
+import { MAX_CACHED_MARKUPS, PageMarkup, UNCACHED_RENDERS_PER_SECOND } from '../../../server/edge/page-markup.js'
 import { buildEdge } from '../../fixtures/edge.js'
 import { parseRuntimeConfig } from '../../../common/runtime-config.js'
 
@@ -38,12 +38,84 @@ t.test('one rendering per markup, the rest of the query filled in per request; d
   t.equal(markup.size, 1, 'redirect and the login context share one rendering')
   const hostile = markup.forQuery('redirect=%22%3E%3Cscript%3E&x="><script>alert(1)</script>', 'signin.example.com')
   t.notMatch(hostile.html, /"><script|<script>/, 'the rest is escaped as it is filled in')
-  for (let index = 0; index < MAX_CACHED_MARKUPS * 2; index++) {
-    t.match(markup.forQuery(`home_page_banner=Banner%20${index}`, 'signin.example.com').html, `Banner ${index}`)
-  }
-  t.equal(markup.size, MAX_CACHED_MARKUPS, 'bounded: beyond the cap each is rendered, not kept')
   const slot = markup.forQuery('home_page_banner=threshold-rest-slot&redirect=%2Fz', 'signin.example.com')
   t.match(slot.html, '<p class="banner">threshold-rest-slot</p>', 'a banner that spells the slot stays as written')
+})
+
+t.test('L3, the attack: a malformed segment does not let a banner that spells the slot take the rest of the query', async (t) => {
+  const markup = new PageMarkup(createPageRenderer(TEST_CONFIG))
+  for (const search of [
+    'home_page_banner=%3Fthreshold%2Drest%2Dslot&view=%&note=ANY+TEXT',
+    'view=%&notice=%3Fthreshold%2Drest%2Dslot&note=ANY+TEXT'
+  ]) {
+    const { html } = markup.forQuery(search, 'signin.example.com')
+    t.notMatch(/<p class="banner">([^<]*)<\/p>/.exec(html)?.[1] ?? '', 'note=', `${search}: the rest is not in the banner`)
+    t.notMatch(html.replace(/href="[^"]*"/g, ''), 'ANY', 'nor anywhere outside the links')
+  }
+})
+
+/** The real renderer, counted. */
+function countingRenderer () {
+  const renderer = createPageRenderer(TEST_CONFIG)
+  const counted = { renders: 0, render: (request: Parameters<typeof renderer.render>[0]) => { counted.renders++; return renderer.render(request) } }
+  return counted
+}
+
+t.test('the attack: 1,000 GETs with distinct banners are rendered each, never kept, and push no kept view out', async (t) => {
+  let clock = 0
+  const renderer = countingRenderer()
+  const markup = new PageMarkup(renderer, { now: () => clock })
+  markup.forQuery('view=register', 'signin.example.com')
+  t.equal(renderer.renders, 1)
+  let shown = 0
+  for (let index = 0; index < 1000; index++) {
+    clock += 5 // 200 a second: within the budget, every banner is rendered
+    if (markup.forQuery(`home_page_banner=Banner%20${index}&redirect=%2Fa`, 'signin.example.com').html.includes(`Banner ${index}`)) shown++
+  }
+  t.equal(shown, 1000, 'each banner shown')
+  t.equal(renderer.renders, 1001, 'each banner rendered for its request')
+  t.equal(markup.size, 1, 'no free text kept')
+  t.match(markup.forQuery('view=register', 'signin.example.com').html, 'Create your account')
+  t.equal(renderer.renders, 1001, 'the plain register view is still a kept render')
+  for (const freeText of ['error=Nope', 'oidc&email=ada%40example.com&id=one-time&login']) {
+    markup.forQuery(freeText, 'signin.example.com')
+    t.equal(markup.size, 1, `${freeText}: not kept`)
+  }
+})
+
+t.test('over the render budget the page goes out with an empty root; kept renderings still answer; the budget refills', async (t) => {
+  let clock = 0
+  const renderer = countingRenderer()
+  const markup = new PageMarkup(renderer, { now: () => clock, rendersPerSecond: 10 })
+  t.match(markup.forQuery('', 'signin.example.com').html, 'class="page"')
+  const answers = Array.from({ length: 50 }, (_, index) => markup.forQuery(`home_page_banner=B${index}`, 'signin.example.com'))
+  t.equal(renderer.renders, 10, 'renders bounded by the budget within the second')
+  t.equal(answers.filter((answer) => answer.html === '').length, 41, 'the rest: an empty root, for the scripts to render')
+  t.equal(markup.forQuery('view=register', 'signin.example.com').html, '', 'a new view over the budget too')
+  t.match(markup.forQuery('redirect=%2Fz', 'signin.example.com').html, 'href="/?view=register&amp;redirect=%2Fz"', 'a kept rendering is no render')
+  clock += 1000
+  t.match(markup.forQuery('view=register', 'signin.example.com').html, 'Create your account', 'a second later the budget is back')
+  t.equal(MAX_CACHED_MARKUPS > 0 && UNCACHED_RENDERS_PER_SECOND, 200)
+})
+
+t.test('the kept renderings are least recently used: a stream of new views pushes out the old, which is rendered and kept again', async (t) => {
+  let clock = 0
+  const renderer = countingRenderer()
+  const markup = new PageMarkup(renderer, { now: () => clock })
+  markup.forQuery('view=register', 'signin.example.com')
+  for (let index = 0; index < MAX_CACHED_MARKUPS; index++) {
+    clock += 10
+    markup.forQuery('view=register', 'signin.example.com') // in use: never the least recent
+    markup.forQuery('view=login', `host-${index}.example.com`)
+  }
+  t.equal(markup.size, MAX_CACHED_MARKUPS)
+  const before = renderer.renders
+  markup.forQuery('view=register', 'signin.example.com')
+  t.equal(renderer.renders, before, 'the view in use stayed')
+  markup.forQuery('view=login', 'host-0.example.com')
+  t.equal(renderer.renders, before + 1, 'the oldest was pushed out, and is rendered again')
+  markup.forQuery('view=login', 'host-0.example.com')
+  t.equal(renderer.renders, before + 1, 'and kept again')
 })
 
 t.test('pageAnswer.pageWithState answers a post with the full page: the state rendered and embedded, a nonce, the CSP', async (t) => {

@@ -8,6 +8,15 @@ function embeddedConfig (html: string): unknown {
   return JSON.parse(json ?? 'null')
 }
 
+t.test('a configured text with replacement patterns ($\' $& $`) is embedded as written, and the page stays whole', async (t) => {
+  const supportEmail = "help$'$&$`$$@acme.test" // PRODUCT_NAME allows no `$`; SUPPORT_EMAIL does
+  const app = await buildEdge(t, { env: { SUPPORT_EMAIL: supportEmail } })
+  const response = await app.inject({ url: '/' })
+  t.same((embeddedConfig(response.body) as { supportEmail: string }).supportEmail, supportEmail)
+  t.equal(response.body.match(/<html/g)?.length, 1, 'no second copy of the template')
+  t.match(response.body, '<div id="root"><div class="page">')
+})
+
 t.test('GET / answers the page for any query string, with the runtime configuration embedded', async (t) => {
   const app = await buildEdge(t, {
     env: { PRODUCT_NAME: 'Acme Cloud', SUPPORT_EMAIL: 'help@acme.test', GOOGLE_CLIENT_ID: 'abc.apps.googleusercontent.com', REDIRECT_ALLOWED_HOSTS: '*.acme.test' },

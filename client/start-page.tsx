@@ -1,0 +1,43 @@
+import { StrictMode } from 'react'
+import { createRoot, hydrateRoot, type RootOptions, type Root } from 'react-dom/client'
+import { preloadDomainCheck } from './api/check-domain.js'
+import { searchForView } from './lib/address-bar.js'
+import { parsePageParams } from './lib/page-params.js'
+import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page-render.js'
+import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/runtime-config.js'
+import { SignInPage } from './SignInPage.js'
+
+/**
+ * Starts the page from the document the edge sent (client/main.tsx; the
+ * hydration tests call it on the edge's own output): reads the embedded
+ * configuration and form post state, puts the address right, and hydrates the
+ * rendered view, or renders into an empty root. The root, or null without one.
+ */
+export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}): Root | null {
+  const config = parseRuntimeConfig(document.getElementById(RUNTIME_CONFIG_ELEMENT_ID)?.textContent)
+  // A form post's answer carries the state the server rendered; the page starts from it.
+  const formState = parsePageFormState(document.getElementById(PAGE_STATE_ELEMENT_ID)?.textContent)
+
+  // The state's view can differ from the address's (a registration ends on the login view): the address
+  // is put right first, as the server rendered it (client/server-render.tsx), so the hydrated view is the rendered one.
+  const params = parsePageParams(location.search, location.hostname, config)
+  if (formState !== null && params.view !== formState.view) {
+    history.replaceState(history.state, '', `${location.pathname}${searchForView(location.search, formState.view)}${location.hash}`)
+  }
+
+  // The gRPC-web chunk is fetched now, while React renders, so the check adds no delay at login.
+  if (params.domainCheck) preloadDomainCheck().catch(() => {})
+  // A code step in the HTML hydrates once its chunk is here: fetch it at once.
+  if (formState?.secondFactorChallenge != null) void import('./second-factor/SecondFactorSteps.js')
+
+  const root = document.getElementById('root')
+  if (root === null) return null
+  const page = <StrictMode><SignInPage config={config} formState={formState} /></StrictMode>
+  // The edge renders the view into the page (docs/page.md); an empty root (a render over budget or one that failed) is rendered here.
+  if (root.firstElementChild === null) {
+    const created = createRoot(root, options)
+    created.render(page)
+    return created
+  }
+  return hydrateRoot(root, page, options)
+}
