@@ -8,6 +8,7 @@ import app from './app.js'
 import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
 import { judgeHost, statedHostName } from './host-header.js'
+import { createFormFlash, flashedPageFrom } from './form-posts/form-flash.js'
 import { createHotPath } from './hot-path.js'
 import { createEdgeMetrics, readPackageVersion, type EdgeMetrics } from './metrics.js'
 import { countedHotPath, countFastifyRequests } from './request-metrics.js'
@@ -119,7 +120,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     nextNonce: createNonceSource(),
     hostnameOf: (request) => statedHostName(request, trust)
   })
-  const hotPath = createHotPath({ pages: pageAnswer, assets })
+  const formFlash = createFormFlash()
+  const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash) })
   // Counted here on the listener; the page routes (inject, and requests the listener leaves to Fastify) are counted by Fastify's hook.
   const listenerHotPath = metrics === null ? hotPath : countedHotPath(hotPath, metrics)
 
@@ -194,6 +196,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,
     hotPath,
+    formFlash,
     trust,
     assets,
     assetsDir,

@@ -15,6 +15,7 @@ import { rejectCrossSiteRequests } from '../same-origin-guard.js'
 import type { ProxyTrust } from '../trusted-proxy.js'
 import { accountsCaller } from './accounts-call.js'
 import { domainGate } from './domain-gate.js'
+import type { FormFlash } from './form-flash.js'
 import { FormFieldsError, readFormFields } from './form-fields.js'
 import type { FormOutcome } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
@@ -48,7 +49,17 @@ export interface FormPostsOptions {
   readonly trust: ProxyTrust | null
   /** Answers with the page rendered for a state (page-answer.ts). */
   readonly answerPage: FormPageAnswer
+  /** Carries the page of a form that holds a password to the GET after a 303 (form-flash.ts). */
+  readonly flash: FormFlash
 }
+
+/**
+ * The forms whose every page is shown after a 303 (post/redirect/get): they
+ * carry a password, and a page that answers the POST itself stays in the
+ * browser's history as that POST, which Back and "Confirm form resubmission"
+ * send again, password and all.
+ */
+const FLASHED_FORMS: ReadonlySet<string> = new Set(['login'])
 
 /** The text a refusal of the post itself shows: its body's size, its type, or what the guard said. */
 function refusalText (error: FastifyError | HttpError): string {
@@ -67,7 +78,7 @@ function refusalText (error: FastifyError | HttpError): string {
  * (415, 413, 400); each refusal is a page too.
  */
 export async function formPosts (app: FastifyInstance, options: FormPostsOptions): Promise<void> {
-  const { config, trust, answerPage } = options
+  const { config, trust, answerPage, flash } = options
 
   app.addHook('onRequest', rejectCrossSiteRequests)
   app.addHook('onRequest', requireContentType([FORM_TYPE]))
@@ -115,6 +126,14 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
       })
     }
     const outcome = await handler(post)
+    if (outcome.kind === 'page' && FLASHED_FORMS.has(fields.one('form'))) {
+      const queryStart = request.url.indexOf('?')
+      return reply.code(303)
+        .header('set-cookie', flash.cookieFor(outcome))
+        .header('location', queryStart === -1 ? '/' : `/${request.url.slice(queryStart)}`)
+        .header('cache-control', 'no-store')
+        .send()
+    }
     if (outcome.kind === 'page') return answerPage(request, reply, outcome)
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie)
     return reply.code(303).header('location', outcome.location).header('cache-control', 'no-store').send()
