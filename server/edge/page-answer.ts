@@ -16,6 +16,8 @@ export interface PageAnswerOptions {
   readonly nextNonce: () => string
   /** The host name the request is for, as the edge states it (host-header.ts statedHostName). */
   readonly hostnameOf: (request: IncomingMessage) => string
+  /** The page's `form-action` sources for a host (security-headers.ts formActionSources). */
+  readonly formActionFor: (hostname: string) => string
 }
 
 /**
@@ -47,7 +49,7 @@ const UNRENDERED: RenderedPage = { html: '', heading: 'Sign in' }
 
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
-  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf } = options
+  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor } = options
 
   function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
     hostname: string, rendered: RenderedPage, state: PageFormState | null): void {
@@ -59,7 +61,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     const nonce = nextNonce()
     const body = pages.forHost(hostname).render({ nonce, rendered, state })
     const headers = PAGE_HEADERS.slice()
-    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin), 'content-length', String(Buffer.byteLength(body)))
+    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname)), 'content-length', String(Buffer.byteLength(body)))
     response.writeHead(status, headers)
     response.end(request.method === 'HEAD' ? undefined : body)
   }

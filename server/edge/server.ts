@@ -20,6 +20,7 @@ import { createPageAnswer, type PageAnswer } from './page-answer.js'
 import { PageMarkup } from './page-markup.js'
 import { loadPageRenderer } from './page-renderer.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
+import { formActionByHost } from './security-headers.js'
 import { AssetStore } from './static-files.js'
 import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
@@ -118,7 +119,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     renderer,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     nextNonce: createNonceSource(),
-    hostnameOf: (request) => statedHostName(request, trust)
+    hostnameOf: (request) => statedHostName(request, trust),
+    formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts)
   })
   const formFlash = createFormFlash()
   const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash) })

@@ -19,6 +19,7 @@ import type { FormFlash } from './form-flash.js'
 import { FormFieldsError, readFormFields } from './form-fields.js'
 import type { FormOutcome } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
+import { identityProviderPage } from './identity-provider-page.js'
 import { loginForm } from './login-form.js'
 import type { FormPageAnswer } from './page-answer.js'
 import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
@@ -135,6 +136,9 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
         .send()
     }
     if (outcome.kind === 'page') return answerPage(request, reply, outcome)
+    if (outcome.kind === 'identity-provider') {
+      return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(identityProviderPage(outcome.location))
+    }
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie)
     return reply.code(303).header('location', outcome.location).header('cache-control', 'no-store').send()
   })

@@ -81,8 +81,8 @@ t.test('a new verification link: sent ends the offer, refused keeps it', async (
   t.match(stateIn(refused.body), { verificationLinkOffered: true, notice: { kind: 'error', text: 'Please wait before asking again.' } })
 })
 
-t.test('an SSO start sends the page\'s payload and goes to the identity provider with the service\'s state cookie', async (t) => {
-  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: 'https://idp.example.com/sso?request=1' }, { 'set-cookie': 'sso_state=state-1; Path=/accounts; HttpOnly; Secure; SameSite=Lax' }))
+t.test('an SSO start sends the page\'s payload and goes on to the identity provider by a page (meta refresh and link), with the service\'s state cookie', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: 'https://idp.example.com/sso?request=1&next="><script>x</script>' }, { 'set-cookie': 'sso_state=state-1; Path=/accounts; HttpOnly; Secure; SameSite=Lax' }))
   const response = await post(app, { form: 'sso', email: 'ada@corp.example' },
     'view=register&redirect=%2Fapp&allowed_org=acme&resource_type=cluster&cluster_name=east', { cookie: 'sso_state=old; unrelated=1' })
   t.equal(upstream.requests[0]!.url, '/auth/login/sso')
@@ -91,9 +91,31 @@ t.test('an SSO start sends the page\'s payload and goes to the identity provider
     insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'east'
   }, 'as useSsoStart sends it')
   t.equal(upstream.requests[0]!.headers.cookie, 'sso_state=old')
-  t.equal(response.statusCode, 303)
-  t.equal(response.headers.location, 'https://idp.example.com/sso?request=1')
+  t.equal(response.statusCode, 200, 'not a 303: form-action names only where a login may lead')
+  t.equal(response.headers.location, undefined)
+  t.equal(response.headers['cache-control'], 'no-store')
+  t.match(response.headers['content-type'], /^text\/html/)
+  const target = 'https://idp.example.com/sso?request=1&#38;next=%22%3E%3Cscript%3Ex%3C/script%3E'
+  t.ok(response.body.includes(`<meta http-equiv="refresh" content="0;url=${target}">`), 'the meta refresh, escaped')
+  t.ok(response.body.includes(`<a href="${target}">Continue to your identity provider</a>`), 'the link, escaped')
+  t.notOk(response.body.includes('<script'), 'nothing the answer said runs')
+  t.match(response.headers['content-security-policy'], /form-action 'self'(;|$)/)
   t.match(response.headers['set-cookie'], /^sso_state=state-1; /)
+})
+
+t.test('an SSO start to a provider over http is refused, but for loopback', async (t) => {
+  for (const ssoUrl of ['http://idp.example.com/sso', 'http://10.0.0.5/sso']) {
+    const { app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: ssoUrl }))
+    const response = await post(app, { form: 'sso', email: 'ada@corp.example' })
+    t.equal(response.statusCode, 502, ssoUrl)
+    t.match(stateIn(response.body), { notice: { text: ERROR_MESSAGES.GENERIC } })
+  }
+  for (const ssoUrl of ['http://localhost:9000/sso', 'http://127.0.0.1:9000/sso', 'http://[::1]:9000/sso']) {
+    const { app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: ssoUrl }))
+    const response = await post(app, { form: 'sso', email: 'ada@corp.example' })
+    t.equal(response.statusCode, 200, ssoUrl)
+    t.ok(response.body.includes(`url=${ssoUrl}"`), `${ssoUrl}: followed`)
+  }
 })
 
 t.test('an SSO start whose answer is no safe http(s) address, or a refusal, stays on the view with the message', async (t) => {
