@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SignedIn } from '../../../common/accounts-answers.js'
 import { resolveLocalAccounts } from '../../../common/local-accounts.js'
@@ -23,6 +24,7 @@ import { identityProviderPage } from './identity-provider-page.js'
 import { loginForm } from './login-form.js'
 import type { FormPageAnswer } from './page-answer.js'
 import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
+import { RepeatedPosts } from './repeated-posts.js'
 import { secondFactorForm } from './second-factor-form.js'
 import { sessionCookies } from './session-cookies.js'
 import { ssoStartForm } from './sso-start-form.js'
@@ -31,6 +33,9 @@ import { ssoStartForm } from './sso-start-form.js'
 export const FORM_POST_BODY_LIMIT_BYTES = 16 * 1024
 
 const FORM_TYPE = 'application/x-www-form-urlencoded'
+
+/** The headers a post's calls put on its reply (inner-call.ts) that a repeat of the post is answered with too. */
+const CARRIED_HEADERS = ['set-cookie', 'retry-after'] as const
 
 /** The forms by their `form` field (docs/no-script.md). */
 const FORMS: Readonly<Record<string, FormHandler>> = {
@@ -80,6 +85,7 @@ function refusalText (error: FastifyError | HttpError): string {
  */
 export async function formPosts (app: FastifyInstance, options: FormPostsOptions): Promise<void> {
   const { config, trust, answerPage, flash } = options
+  const repeats = new RepeatedPosts<{ readonly outcome: FormOutcome, readonly carried: ReadonlyArray<readonly [string, ReturnType<FastifyReply['getHeader']>]> }>()
 
   app.addHook('onRequest', rejectCrossSiteRequests)
   app.addHook('onRequest', requireContentType([FORM_TYPE]))
@@ -103,7 +109,8 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
   })
 
   app.post('/', async (request, reply) => {
-    const fields = readFormFields(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0))
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    const fields = readFormFields(body)
     const handler = Object.hasOwn(FORMS, fields.one('form')) ? FORMS[fields.one('form')]! : null
     if (handler === null) throw new FormFieldsError('unknown form')
     const query = addressOf(request)
@@ -126,7 +133,16 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
         cookies: sessionCookies(tokens, cookieDomain)
       })
     }
-    const outcome = await handler(post)
+    // The key holds a digest, never the body: it holds passwords.
+    const digest = createHash('sha256').update(request.url).update('\0').update(body).digest('base64url')
+    const { answer: { outcome, carried }, repeated } = await repeats.once(`${request.ip} ${digest}`, async () => {
+      const outcome = await handler(post)
+      return { outcome, carried: CARRIED_HEADERS.map((name) => [name, reply.getHeader(name)] as const) }
+    })
+    if (repeated) {
+      request.log.info('form post repeated: the first one\'s answer given again')
+      for (const [name, value] of carried) if (value !== undefined) void reply.header(name, value)
+    }
     if (outcome.kind === 'page' && FLASHED_FORMS.has(fields.one('form'))) {
       const queryStart = request.url.indexOf('?')
       return reply.code(303)

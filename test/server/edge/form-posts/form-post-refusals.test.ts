@@ -74,7 +74,8 @@ t.test('a form post counts against the visitor\'s rate limit of the JSON call it
   // One JSON call from the page and two form posts use up the visitor's three.
   const json = await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...PAGE_POST_HEADERS, 'content-type': 'application/json' }, payload: JSON.stringify({ email: 'ada@example.com', password: 'x' }) })
   t.equal(json.statusCode, 401)
-  for (let attempt = 0; attempt < 2; attempt++) t.equal((await postLogin(app, formBody(LOGIN))).statusCode, 401)
+  // Each post its own (another password): the same post again within 10 s is answered as the first, without a call (repeated-posts.ts).
+  for (let attempt = 0; attempt < 2; attempt++) t.equal((await postLogin(app, formBody({ ...LOGIN, password: `${PASSWORD} ${attempt}` }))).statusCode, 401)
   const limitedPost = await post(app, formBody(LOGIN))
   t.ok(limitedPost.headers['retry-after'], 'Retry-After passed on')
   const limited = await followFlash(app, limitedPost)

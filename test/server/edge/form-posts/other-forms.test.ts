@@ -81,6 +81,24 @@ t.test('a new verification link: sent ends the offer, refused keeps it', async (
   t.match(stateIn(refused.body), { verificationLinkOffered: true, notice: { kind: 'error', text: 'Please wait before asking again.' } })
 })
 
+t.test('a double click: two identical register posts at once make one call, and both are answered with its success', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, (request, response) => { setTimeout(() => jsonAnswer(200, {}, { 'set-cookie': 'seen=1; Path=/; Secure' })(request, response), 200) })
+  const fields = { form: 'register', email: 'ada@example.com', password: PASSWORD, confirm_password: PASSWORD }
+  const [first, second] = await Promise.all([post(app, fields, 'view=register'), post(app, fields, 'view=register')])
+  t.equal(upstream.requests.length, 1, 'one registration reached the service')
+  for (const response of [first!, second!]) {
+    t.equal(response.statusCode, 200)
+    t.match(stateIn(response.body), { view: 'login', email: 'ada@example.com', notice: { kind: 'success', text: SUCCESS_MESSAGES.REGISTERED } })
+    t.match(response.headers['set-cookie'], /^seen=1/, 'the service\'s cookie on both answers')
+  }
+  const later = await post(app, fields, 'view=register')
+  t.equal(later.statusCode, 200)
+  t.equal(upstream.requests.length, 1, 'a repeat just after is answered the same, without a call')
+  await post(app, fields, 'view=register', { 'x-forwarded-for': '198.51.100.20' })
+  await post(app, { ...fields, email: 'bob@example.com' }, 'view=register')
+  t.equal(upstream.requests.length, 3, 'another visitor, or another body, is a post of its own')
+})
+
 t.test('an SSO start sends the page\'s payload and goes on to the identity provider by a page (meta refresh and link), with the service\'s state cookie', async (t) => {
   const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: 'https://idp.example.com/sso?request=1&next="><script>x</script>' }, { 'set-cookie': 'sso_state=state-1; Path=/accounts; HttpOnly; Secure; SameSite=Lax' }))
   const response = await post(app, { form: 'sso', email: 'ada@corp.example' },
