@@ -3,7 +3,8 @@ import { ERROR_MESSAGES } from '../../../common/error-messages.js'
 import { isLoopbackHost } from '../../../common/hosts.js'
 import { failureStatus } from './answer-status.js'
 import { refused } from './form-outcome.js'
-import { loginContextFields, type FormHandler } from './form-post.js'
+import { loginContextFields } from '../../../common/page-query.js'
+import type { FormHandler } from './form-post.js'
 
 /** An `sso_url` this edge will not send a visitor to is an answer it cannot use, as the status table says (docs/no-script.md). */
 const UNSAFE_PROVIDER_STATUS = 502
