@@ -11,6 +11,7 @@ import type { ServerConfig } from '../config.js'
 import { cookieDomainFor } from '../cookie-domain.js'
 import { statedHostName } from '../host-header.js'
 import { HttpError } from '../http-error.js'
+import { SERVER_FAILURE_TEXT } from '../not-found.js'
 import { requireContentType } from '../request-bodies.js'
 import { rejectCrossSiteRequests } from '../same-origin-guard.js'
 import type { ProxyTrust } from '../trusted-proxy.js'
@@ -22,11 +23,11 @@ import type { FormOutcome } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
 import { identityProviderPage } from './identity-provider-page.js'
 import { loginForm } from './login-form.js'
-import type { FormPageAnswer } from './page-answer.js'
+import type { FormPageAnswer } from './form-page-answer.js'
 import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
 import { RepeatedPosts } from './repeated-posts.js'
 import { secondFactorForm } from './second-factor-form.js'
-import { sessionCookies } from './session-cookies.js'
+import { sessionCookies } from './set-cookie-headers.js'
 import { ssoStartForm } from './sso-start-form.js'
 
 /** The largest form body read: the register form, typed in full, is a few hundred bytes. */
@@ -53,7 +54,7 @@ export interface FormPostsOptions {
   /** Whether the accounts service completes password resets (`view=setPassword`). */
   readonly passwordResetCompletion: boolean
   readonly trust: ProxyTrust | null
-  /** Answers with the page rendered for a state (page-answer.ts). */
+  /** Answers with the page rendered for a state (form-page-answer.ts). */
   readonly answerPage: FormPageAnswer
   /** Carries the page of a form that holds a password to the GET after a 303 (form-flash.ts). */
   readonly flash: FormFlash
@@ -101,7 +102,7 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) logFailure(request, 'error', error, 'form post failed')
     else if (error instanceof FormFieldsError) request.log.info({ reason: error.reason }, 'form post refused: form unreadable')
-    const text = status === 500 ? 'Something went wrong. Please try again.' : refusalText(error)
+    const text = status === 500 ? SERVER_FAILURE_TEXT : refusalText(error)
     return answerPage(request, reply, {
       status,
       state: { view: addressView(request), email: '', notice: { kind: 'error', text }, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null }
