@@ -110,6 +110,8 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
   })
 
   app.post('/', async (request, reply) => {
+    // HTTP/1.0 may omit it; the page's address, its cookie domain and the redirect's fallback all read it.
+    if (request.headers.host === undefined || request.headers.host === '') throw new HttpError(400, NO_SCRIPT_MESSAGES.NO_HOST)
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
     const fields = readFormFields(body)
     const handler = Object.hasOwn(FORMS, fields.one('form')) ? FORMS[fields.one('form')]! : null
@@ -117,7 +119,8 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     const query = addressOf(request)
     const hostname = statedHostName(request.raw, trust)
     const cookieDomain = cookieDomainFor(hostname, config.cookieDomain)
-    const origin = new URL(`${request.protocol}://${request.host}`).origin
+    // The site origin a refused redirect target falls back to: PUBLIC_URL's when set, else the request's own.
+    const origin = config.publicOrigin ?? new URL(`${request.protocol}://${request.host}`).origin
     const post: FormPost = {
       fields,
       view: viewFrom(query.get('view'), options.passwordResetCompletion),

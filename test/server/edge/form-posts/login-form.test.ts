@@ -193,3 +193,11 @@ t.test('a form post is logged as the page\'s call is: one line for the post and 
   t.same(refusedLog.lines.filter((line) => line.msg === 'request completed').map((line) => [(line.req as { method: string }).method, (line.res as { statusCode: number }).statusCode]),
     [['POST', 401], ['POST', 303], ['GET', 401]])
 })
+
+t.test('the fallback of a refused redirect target is PUBLIC_URL\'s origin when set', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
+  const app = await buildEdge(t, { env: { ...ENV, PUBLIC_URL: 'https://signin.example.com:8443' }, accountsUpstream: upstream.url })
+  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, `redirect=${encodeURIComponent('https://evil.test/')}`,
+    { 'x-forwarded-proto': 'http' })
+  t.equal(response.headers.location, 'https://signin.example.com:8443/', 'PUBLIC_URL\'s origin, not the scheme and Host the request states')
+})
