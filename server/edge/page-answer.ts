@@ -36,7 +36,12 @@ export interface PageAnswer {
    * same headers as the page. `query` is the address the form posted to (its
    * query without `?`), which the page's links and the next post keep.
    */
-  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState, status?: number): void
+  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState, status?: number): RenderFailure | null
+}
+
+/** A render that threw: the page went out without its view (the scripts render it), and the caller logs it. */
+export interface RenderFailure {
+  readonly error: unknown
 }
 
 const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
@@ -82,7 +87,17 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     },
     pageWithState (request, response, query, state, status = 200) {
       const hostname = hostnameOf(request)
-      write(request, response, query, status, hostname, safely(() => renderer.render({ search: query, hostname, state })), state)
+      let failure: RenderFailure | null = null
+      const rendered = safely(() => {
+        try {
+          return renderer.render({ search: query, hostname, state })
+        } catch (error) {
+          failure = { error }
+          throw error
+        }
+      })
+      write(request, response, query, status, hostname, rendered, state)
+      return failure
     }
   }
 }

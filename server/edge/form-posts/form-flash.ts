@@ -99,6 +99,7 @@ export function flashedPageFrom (pageAnswer: PageAnswer, flash: FormFlash): (req
     const page = flash.read(request.headers.cookie)
     response.setHeader('set-cookie', flash.clearing)
     if (page === null) return false
+    // The GET after the 303 has no Fastify request to log with; the form post's own render is logged (form-page-answer.ts).
     pageAnswer.pageWithState(request, response, query, page.state, page.status)
     return true
   }

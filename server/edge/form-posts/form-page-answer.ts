@@ -27,7 +27,9 @@ export function formPageAnswerFrom (pageAnswer: PageAnswer): FormPageAnswer {
     }
     const queryStart = request.url.indexOf('?')
     reply.hijack()
-    pageAnswer.pageWithState(request.raw, reply.raw, queryStart === -1 ? '' : request.url.slice(queryStart + 1), state, status)
+    const failure = pageAnswer.pageWithState(request.raw, reply.raw, queryStart === -1 ? '' : request.url.slice(queryStart + 1), state, status)
+    // A bug, not the visitor's doing: the page went out for the scripts to render. Said once, with the request id, never the query.
+    if (failure !== null) request.log.warn({ err: failure.error, view: state.view }, 'form post page render failed')
     return reply
   }
 }

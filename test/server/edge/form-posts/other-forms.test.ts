@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
-import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 
 const ENV = { TRUST_PROXY: 'loopback' }
@@ -148,4 +148,21 @@ t.test('an SSO start whose answer is no safe http(s) address, or a refusal, stay
   const unknown = await post(app, { form: 'sso', email: 'ada@nowhere.example' })
   t.equal(unknown.statusCode, 404)
   t.match(stateIn(unknown.body), { notice: { text: 'No identity provider for this email.' } })
+})
+
+t.test('a render that throws answering a form post is logged as a warning with the request id, never the query; the page still goes out', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const { lines, logger } = captureLog()
+  const app = await buildEdge(t, {
+    env: ENV, accountsUpstream: upstream.url, logger,
+    pageRenderer: () => ({ render () { throw new Error('renderer bug') } })
+  })
+  const response = await post(app, { form: 'resetPassword', email: 'ada@example.com' }, 'view=resetPassword&token=query-secret')
+  t.equal(response.statusCode, 200)
+  t.match(stateIn(response.body), { notice: { kind: 'success' } }, 'the state is embedded for the scripts to render')
+  const warnings = lines.filter((line) => line.msg === 'form post page render failed')
+  t.equal(warnings.length, 1)
+  t.equal(warnings[0]!.level, 40)
+  t.type(warnings[0]!.reqId, 'string')
+  t.notOk(JSON.stringify(lines).includes('query-secret'), 'no query in the log')
 })
