@@ -32,6 +32,15 @@ export interface PageQueryContext {
   readonly clusterName: string | null
 }
 
+/** The context fields every login call carries (spec §3): the page's calls and a form post's send the same (client/hooks/usePageState.ts, server/edge/form-posts/). */
+export function loginContextFields (context: Pick<PageQueryContext, 'allowedOrgs' | 'resourceType' | 'clusterName'>): {
+  readonly insecure_allowed_orgs: readonly string[]
+  readonly resource_type: string | null
+  readonly cluster_name: string | null
+} {
+  return { insecure_allowed_orgs: context.allowedOrgs, resource_type: context.resourceType, cluster_name: context.clusterName }
+}
+
 export function pageQueryContext (params: URLSearchParams): PageQueryContext {
   return {
     redirect: nonEmpty(params.get('redirect')),

@@ -6,7 +6,8 @@ import type { PasswordLoginAnswer, SuccessAnswer } from '../../common/accounts-a
 import type { NoticeContent } from '../components/Notice.js'
 import { showView, updateSearchParams } from '../lib/address-bar.js'
 import { ERROR_MESSAGES } from '../lib/messages.js'
-import type { PageContext, PageParams, View } from '../lib/page-params.js'
+import type { PageParams, View } from '../lib/page-params.js'
+import { loginContextFields } from '../../common/page-query.js'
 import { safeRedirectTarget } from '../../common/redirect-target.js'
 import { storeSessionTokens } from '../lib/session-cookies.js'
 
@@ -47,11 +48,6 @@ export interface PageState {
   readonly finishLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => void
   /** After a registration-type call: back to the login view with the success text. */
   readonly finishWithSuccess: (answer: SuccessAnswer, defaultText: string, unreadableMessage?: string) => void
-}
-
-/** The context fields of a login call (spec §3), from the page's address or what SSO kept. */
-export function loginContextFields (context: PageContext): LoginContextFields {
-  return { insecure_allowed_orgs: context.allowedOrgs, resource_type: context.resourceType, cluster_name: context.clusterName }
 }
 
 /**

@@ -6,7 +6,8 @@ import { updateSearchParams } from '../lib/address-bar.js'
 import { SUCCESS_MESSAGES } from '../lib/messages.js'
 import type { PageContext, SsoReturn } from '../lib/page-params.js'
 import { takeSsoStartContext } from '../lib/sso-start-context.js'
-import { loginContextFields, type PageState } from './usePageState.js'
+import { loginContextFields } from '../../common/page-query.js'
+import type { PageState } from './usePageState.js'
 
 type SsoCompletion =
   | { readonly intent: 'login', readonly answer: LoginAnswer }

@@ -19,6 +19,7 @@ import {
   type UpstreamFailure
 } from './upstream.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
+import { SERVER_FAILURE_TEXT } from './not-found.js'
 import type { ProxyTrust } from './trusted-proxy.js'
 
 export interface AccountsProxyOptions {
@@ -186,7 +187,7 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
   app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) logFailure(request, 'error', error, 'accounts proxy failed')
-    return reply.code(status).send({ error: status === 500 ? 'Something went wrong. Please try again.' : error.message })
+    return reply.code(status).send({ error: status === 500 ? SERVER_FAILURE_TEXT : error.message })
   })
 
   for (const kind of ['json', 'form', 'read'] as const) {

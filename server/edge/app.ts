@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import { accountsProxy } from './accounts-proxy.js'
+import type { FormFlash } from './form-posts/form-flash.js'
 import { formPosts } from './form-posts/form-posts-route.js'
-import { formPageAnswerFrom } from './form-posts/page-answer.js'
+import { formPageAnswerFrom } from './form-posts/form-page-answer.js'
 import type { PageAnswer } from './page-answer.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { ServerConfig } from './config.js'
@@ -30,6 +31,8 @@ export interface AppOptions {
   /** Base URL of the edge auth metadata service in use (configured or embedded). */
   readonly edgeAuthUpstream: string
   readonly hotPath: HotPathHandler
+  /** The flash cookie that carries a form post's page to the GET after its 303. */
+  readonly formFlash: FormFlash
   /** TRUST_PROXY as the edge applies it (trusted-proxy.ts). */
   readonly trust: ProxyTrust | null
   readonly assets: AssetStore
@@ -80,7 +83,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     config,
     passwordResetCompletion: options.passwordResetCompletion,
     trust: options.trust,
-    answerPage: formPageAnswerFrom(options.pageAnswer)
+    answerPage: formPageAnswerFrom(options.pageAnswer),
+    flash: options.formFlash
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,

@@ -65,6 +65,8 @@ export interface ServerConfig {
   readonly redirectAllowedHosts: readonly string[]
   readonly localAccountsAllowedHosts: readonly string[]
   readonly cookieDomain: string | null
+  /** PUBLIC_URL's origin, the page's own address where the edge needs it (a form post's fallback redirect); null: the request's scheme and Host. */
+  readonly publicOrigin: string | null
   /**
    * The host names the edge answers for, in canonical form (ALLOWED_HOSTS,
    * else PUBLIC_URL's host); null: any host, with a warning at start.
@@ -291,6 +293,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     localAccountsAllowedHosts: readList(env, 'LOCAL_ACCOUNTS_ALLOWED_HOSTS', isHostOrAddress, 'host names or IP addresses')
       .map((item) => item.toLowerCase()),
     cookieDomain: readCookieDomain(env),
+    publicOrigin: readOrigin(env, 'PUBLIC_URL')?.origin ?? null,
     allowedHosts: readAllowedHosts(env),
     trustProxy: readTrustProxy(env),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', { min: 1, max: 1_000_000, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { FORM_FLASH_COOKIE } from './form-posts/form-flash.js'
 import type { PageAnswer } from './page-answer.js'
 import { negotiateEncoding, type AssetStore } from './static-files.js'
 
@@ -6,6 +7,11 @@ export interface HotPathOptions {
   /** The page with its view rendered (page-answer.ts). */
   readonly pages: PageAnswer
   readonly assets: AssetStore
+  /**
+   * The page after a form post's 303, for a GET that carries the flash
+   * cookie (form-posts/form-flash.ts); false when the flash is not valid.
+   */
+  readonly flashedPage?: (request: IncomingMessage, response: ServerResponse, query: string) => boolean
 }
 
 /** Answers a request and says what it served (the metrics' route label), or returns false to leave it to Fastify. */
@@ -34,7 +40,7 @@ export function originForm (target: string): string {
  * comes with its view rendered (page-answer.ts).
  */
 export function createHotPath (options: HotPathOptions): HotPathHandler {
-  const { pages, assets } = options
+  const { pages, assets, flashedPage } = options
 
   return function hotPath (request, response) {
     const method = request.method
@@ -44,7 +50,11 @@ export function createHotPath (options: HotPathOptions): HotPathHandler {
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart)
 
     if (pathname === '/') {
-      pages.page(request, response, queryStart === -1 ? '' : url.slice(queryStart + 1))
+      const query = queryStart === -1 ? '' : url.slice(queryStart + 1)
+      // The cheapest check first: only the GET after a form post carries the flash.
+      const cookie = request.headers.cookie
+      if (flashedPage !== undefined && cookie !== undefined && cookie.includes(FORM_FLASH_COOKIE) && flashedPage(request, response, query)) return 'page'
+      pages.page(request, response, query)
       return 'page'
     }
 

@@ -34,11 +34,14 @@ export function answerFrameworkError (error: FastifyError, request: FastifyReque
   void answerError(error, request, reply, status, 'The address is not valid.', 'request failed before routing')
 }
 
+/** What the edge says of a failure of its own (a 500): nothing of the failure itself, which is logged. */
+export const SERVER_FAILURE_TEXT = 'Something went wrong. Please try again.'
+
 /** A JSON error with the security headers: a 4xx says `clientMessage`; a 5xx says nothing of itself and is logged. */
 function answerError (error: FastifyError, request: FastifyRequest, reply: FastifyReply, status: number, clientMessage: string, logMessage: string): FastifyReply {
   if (status >= 500) logFailure(request, 'error', error, logMessage)
   return withSecurityHeaders(reply).code(status)
-    .send({ error: status >= 500 ? 'Something went wrong. Please try again.' : clientMessage })
+    .send({ error: status >= 500 ? SERVER_FAILURE_TEXT : clientMessage })
 }
 
 /**

@@ -16,6 +16,8 @@ export interface PageAnswerOptions {
   readonly nextNonce: () => string
   /** The host name the request is for, as the edge states it (host-header.ts statedHostName). */
   readonly hostnameOf: (request: IncomingMessage) => string
+  /** The page's `form-action` sources for a host (security-headers.ts formActionSources). */
+  readonly formActionFor: (hostname: string) => string
 }
 
 /**
@@ -34,7 +36,12 @@ export interface PageAnswer {
    * same headers as the page. `query` is the address the form posted to (its
    * query without `?`), which the page's links and the next post keep.
    */
-  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState, status?: number): void
+  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState, status?: number): RenderFailure | null
+}
+
+/** A render that threw: the page went out without its view (the scripts render it), and the caller logs it. */
+export interface RenderFailure {
+  readonly error: unknown
 }
 
 const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
@@ -44,7 +51,7 @@ const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
 
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
-  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf } = options
+  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor } = options
 
   function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
     hostname: string, rendered: RenderedPage, state: PageFormState | null): void {
@@ -56,7 +63,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     const nonce = nextNonce()
     const body = pages.forHost(hostname).render({ nonce, rendered, state })
     const headers = PAGE_HEADERS.slice()
-    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin), 'content-length', String(Buffer.byteLength(body)))
+    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname)), 'content-length', String(Buffer.byteLength(body)))
     response.writeHead(status, headers)
     response.end(request.method === 'HEAD' ? undefined : body)
   }
@@ -77,7 +84,17 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     },
     pageWithState (request, response, query, state, status = 200) {
       const hostname = hostnameOf(request)
-      write(request, response, query, status, hostname, safely(() => renderer.render({ search: query, hostname, state })), state)
+      let failure: RenderFailure | null = null
+      const rendered = safely(() => {
+        try {
+          return renderer.render({ search: query, hostname, state })
+        } catch (error) {
+          failure = { error }
+          throw error
+        }
+      })
+      write(request, response, query, status, hostname, rendered, state)
+      return failure
     }
   }
 }

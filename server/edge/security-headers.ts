@@ -10,15 +10,56 @@ const GOOGLE_GSI = 'https://accounts.google.com/gsi/'
 const GOOGLE_STYLE = 'https://accounts.google.com/gsi/style'
 
 /**
- * Where a form post may lead. Browsers hold the redirects after a form's
- * submission to `form-action` too, and a form posted without scripts ends in
- * a 303 to the redirect target (this origin, the cookie domain, a
- * REDIRECT_ALLOWED_HOSTS host: https, or http on loopback) or to an identity
- * provider's `sso_url` (any https address the accounts service names), as
- * the page's scripts would navigate (docs/no-script.md). The page's own
- * forms have no `action`: they post to `'self'`.
+ * Where a form may lead from a response that is not the page: its own
+ * origin only (no such response has a form; the page's own list is
+ * {@link formActionSources}).
  */
-const FORM_ACTION = ["'self'", 'https:', 'http://localhost:*', 'http://127.0.0.1:*']
+const STATIC_FORM_ACTION = ["'self'"]
+
+/**
+ * Loopback over http, as the redirect check allows it (common/hosts.ts
+ * isLoopbackHost). `http://[::1]` cannot be named: CSP source expressions
+ * have no IPv6 literal, so a redirect to it is held by form-action.
+ */
+const LOOPBACK_FORM_ACTION = ['http://localhost:*', 'http://127.0.0.1:*']
+
+/**
+ * The page's `form-action` for a host: exactly where a form post may lead.
+ * Browsers hold the redirects after a form's submission to `form-action`
+ * too, and a login posted without scripts ends in a 303 to the redirect
+ * target, which the redirect check (common/redirect-target.ts) allows on
+ * this origin, the cookie domain and its subdomains, and the
+ * REDIRECT_ALLOWED_HOSTS hosts, over https (any port), or http on loopback.
+ * The SSO start, whose identity provider may be anywhere, leaves by a page
+ * with a meta refresh instead (docs/no-script.md), which form-action does
+ * not govern.
+ */
+export function formActionSources (cookieDomain: string | null, redirectAllowedHosts: readonly string[]): string {
+  const sources = ["'self'"]
+  if (cookieDomain !== null) sources.push(`https://${cookieDomain}:*`, `https://*.${cookieDomain}:*`)
+  for (const host of redirectAllowedHosts) sources.push(`https://${host}:*`)
+  return [...new Set(sources.concat(LOOPBACK_FORM_ACTION))].join(' ')
+}
+
+/** Hosts whose form-action is kept; past this the cache starts over (any Host is served without ALLOWED_HOSTS). */
+const FORM_ACTION_CACHE_HOSTS = 256
+
+/**
+ * {@link formActionSources} per host, kept: the cookie domain is a Public
+ * Suffix List lookup, and the page asks on every view.
+ */
+export function formActionByHost (cookieDomainOf: (hostname: string) => string | null, redirectAllowedHosts: readonly string[]): (hostname: string) => string {
+  const kept = new Map<string, string>()
+  return (hostname) => {
+    let sources = kept.get(hostname)
+    if (sources === undefined) {
+      if (kept.size >= FORM_ACTION_CACHE_HOSTS) kept.clear()
+      sources = formActionSources(cookieDomainOf(hostname), redirectAllowedHosts)
+      kept.set(hostname, sources)
+    }
+    return sources
+  }
+}
 
 export const HSTS_MAX_AGE_SECONDS = 2 * 365 * 24 * 60 * 60
 export const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'
@@ -26,10 +67,11 @@ export const NO_STORE = 'no-store'
 
 const NONCE_SLOT = 'NONCE-SLOT'
 const CONNECT_SLOT = 'https://connect-slot.invalid'
+const FORM_ACTION_SLOT = 'https://form-action-slot.invalid'
 
 type Directives = Record<string, string[]>
 
-function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc: string | null): Directives {
+function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc: string | null, formAction: readonly string[]): Directives {
   return {
     'default-src': ["'none'"],
     'script-src': ["'self'", ...(scriptNonce === null ? [] : [`'nonce-${scriptNonce}'`]), GOOGLE_CLIENT_SCRIPT],
@@ -38,7 +80,7 @@ function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc:
     'media-src': ["'self'"],
     'connect-src': ["'self'", GOOGLE_GSI, ...(extraConnectSrc === null ? [] : [extraConnectSrc])],
     'frame-src': [GOOGLE_GSI],
-    'form-action': FORM_ACTION,
+    'form-action': [...formAction],
     'base-uri': ["'none'"],
     'object-src': ["'none'"],
     'frame-ancestors': ["'none'"]
@@ -93,23 +135,25 @@ function recordHelmetHeaders (options: FastifyHelmetOptions): Record<string, str
  * allows no inline script at all, plus the Permissions-Policy.
  */
 export const STATIC_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
-  recordHelmetHeaders(helmetOptions(contentSecurityDirectives(null, null)))
+  recordHelmetHeaders(helmetOptions(contentSecurityDirectives(null, null, STATIC_FORM_ACTION)))
 )
 
 const pageCspTemplate = recordHelmetHeaders(
-  helmetOptions(contentSecurityDirectives(NONCE_SLOT, CONNECT_SLOT))
+  helmetOptions(contentSecurityDirectives(NONCE_SLOT, CONNECT_SLOT, [FORM_ACTION_SLOT]))
 )['content-security-policy'] ?? ''
 const [beforeNonce = '', afterNonce = ''] = pageCspTemplate.split(NONCE_SLOT)
 const [betweenNonceAndConnect = '', afterConnect = ''] = afterNonce.split(` ${CONNECT_SLOT}`)
+const [betweenConnectAndFormAction = '', afterFormAction = ''] = afterConnect.split(FORM_ACTION_SLOT)
 
 /**
  * The page's CSP: the static policy plus this response's script nonce and, in
- * local-network mode, the one local accounts origin the page may post to.
+ * local-network mode, the one local accounts origin the page may post to,
+ * and the host's `form-action` sources ({@link formActionSources}).
  * Built by string assembly because it runs on every page view.
  */
-export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: string | null): string {
+export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: string | null, formAction: string): string {
   return beforeNonce + nonce + betweenNonceAndConnect +
-    (localAccountsOrigin === null ? '' : ` ${localAccountsOrigin}`) + afterConnect
+    (localAccountsOrigin === null ? '' : ` ${localAccountsOrigin}`) + betweenConnectAndFormAction + formAction + afterFormAction
 }
 
 /**
@@ -118,7 +162,7 @@ export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: s
  * Cache-Control: a route that may be cached says so itself.
  */
 export const securityHeaders = fp(async function securityHeaders (app: FastifyInstance) {
-  await app.register(helmetPlugin, helmetOptions(contentSecurityDirectives(null, null)))
+  await app.register(helmetPlugin, helmetOptions(contentSecurityDirectives(null, null, STATIC_FORM_ACTION)))
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('permissions-policy', PERMISSIONS_POLICY)
   })

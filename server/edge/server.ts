@@ -8,6 +8,7 @@ import app from './app.js'
 import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
 import { judgeHost, statedHostName } from './host-header.js'
+import { createFormFlash, flashedPageFrom } from './form-posts/form-flash.js'
 import { createHotPath } from './hot-path.js'
 import { createEdgeMetrics, readPackageVersion, type EdgeMetrics } from './metrics.js'
 import { countedHotPath, countFastifyRequests } from './request-metrics.js'
@@ -19,6 +20,7 @@ import { createPageAnswer, type PageAnswer } from './page-answer.js'
 import { PageMarkup } from './page-markup.js'
 import { loadPageRenderer } from './page-renderer.js'
 import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
+import { formActionByHost } from './security-headers.js'
 import { AssetStore } from './static-files.js'
 import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
@@ -117,9 +119,11 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     renderer,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     nextNonce: createNonceSource(),
-    hostnameOf: (request) => statedHostName(request, trust)
+    hostnameOf: (request) => statedHostName(request, trust),
+    formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts)
   })
-  const hotPath = createHotPath({ pages: pageAnswer, assets })
+  const formFlash = createFormFlash()
+  const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash) })
   // Counted here on the listener; the page routes (inject, and requests the listener leaves to Fastify) are counted by Fastify's hook.
   const listenerHotPath = metrics === null ? hotPath : countedHotPath(hotPath, metrics)
 
@@ -194,6 +198,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,
     hotPath,
+    formFlash,
     trust,
     assets,
     assetsDir,

@@ -2,12 +2,14 @@ import type { PageFormState, RenderedView } from '../../../common/page-render.js
 
 /**
  * How a form post ends: the page rendered for a state, with a status that
- * says how it went (docs/no-script.md, "Statuses"), or a 303 to where the
- * visitor goes next, with the cookies to set on the way.
+ * says how it went (docs/no-script.md, "Statuses"), a 303 to where the
+ * visitor goes next, with the cookies to set on the way, or a page that
+ * sends the visitor on to an identity provider (identity-provider-page.ts).
  */
 export type FormOutcome =
   | { readonly kind: 'page', readonly status: number, readonly state: PageFormState }
   | { readonly kind: 'redirect', readonly location: string, readonly cookies: readonly string[] }
+  | { readonly kind: 'identity-provider', readonly location: string }
 
 const NOTHING_SAID = { notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null } as const
 

@@ -27,7 +27,3 @@ export interface FormPost {
 /** One form's handler: the `form` field names it. */
 export type FormHandler = (post: FormPost) => Promise<FormOutcome>
 
-/** The context fields every login call carries (spec §3), as the page sends them (client/hooks/usePageState.ts). */
-export function loginContextFields (context: PageQueryContext) {
-  return { insecure_allowed_orgs: context.allowedOrgs, resource_type: context.resourceType, cluster_name: context.clusterName }
-}

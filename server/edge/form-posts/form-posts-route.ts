@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SignedIn } from '../../../common/accounts-answers.js'
 import { resolveLocalAccounts } from '../../../common/local-accounts.js'
@@ -10,25 +11,32 @@ import type { ServerConfig } from '../config.js'
 import { cookieDomainFor } from '../cookie-domain.js'
 import { statedHostName } from '../host-header.js'
 import { HttpError } from '../http-error.js'
+import { SERVER_FAILURE_TEXT } from '../not-found.js'
 import { requireContentType } from '../request-bodies.js'
 import { rejectCrossSiteRequests } from '../same-origin-guard.js'
 import type { ProxyTrust } from '../trusted-proxy.js'
 import { accountsCaller } from './accounts-call.js'
 import { domainGate } from './domain-gate.js'
+import type { FormFlash } from './form-flash.js'
 import { FormFieldsError, readFormFields } from './form-fields.js'
 import type { FormOutcome } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
+import { identityProviderPage } from './identity-provider-page.js'
 import { loginForm } from './login-form.js'
-import type { FormPageAnswer } from './page-answer.js'
+import type { FormPageAnswer } from './form-page-answer.js'
 import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
+import { RepeatedPosts } from './repeated-posts.js'
 import { secondFactorForm } from './second-factor-form.js'
-import { sessionCookies } from './session-cookies.js'
+import { sessionCookies } from './set-cookie-headers.js'
 import { ssoStartForm } from './sso-start-form.js'
 
 /** The largest form body read: the register form, typed in full, is a few hundred bytes. */
 export const FORM_POST_BODY_LIMIT_BYTES = 16 * 1024
 
 const FORM_TYPE = 'application/x-www-form-urlencoded'
+
+/** The headers a post's calls put on its reply (inner-call.ts) that a repeat of the post is answered with too. */
+const CARRIED_HEADERS = ['set-cookie', 'retry-after'] as const
 
 /** The forms by their `form` field (docs/no-script.md). */
 const FORMS: Readonly<Record<string, FormHandler>> = {
@@ -46,9 +54,19 @@ export interface FormPostsOptions {
   /** Whether the accounts service completes password resets (`view=setPassword`). */
   readonly passwordResetCompletion: boolean
   readonly trust: ProxyTrust | null
-  /** Answers with the page rendered for a state (page-answer.ts). */
+  /** Answers with the page rendered for a state (form-page-answer.ts). */
   readonly answerPage: FormPageAnswer
+  /** Carries the page of a form that holds a password to the GET after a 303 (form-flash.ts). */
+  readonly flash: FormFlash
 }
+
+/**
+ * The forms whose every page is shown after a 303 (post/redirect/get): they
+ * carry a password, and a page that answers the POST itself stays in the
+ * browser's history as that POST, which Back and "Confirm form resubmission"
+ * send again, password and all.
+ */
+const FLASHED_FORMS: ReadonlySet<string> = new Set(['login'])
 
 /** The text a refusal of the post itself shows: its body's size, its type, or what the guard said. */
 function refusalText (error: FastifyError | HttpError): string {
@@ -67,7 +85,8 @@ function refusalText (error: FastifyError | HttpError): string {
  * (415, 413, 400); each refusal is a page too.
  */
 export async function formPosts (app: FastifyInstance, options: FormPostsOptions): Promise<void> {
-  const { config, trust, answerPage } = options
+  const { config, trust, answerPage, flash } = options
+  const repeats = new RepeatedPosts<{ readonly outcome: FormOutcome, readonly carried: ReadonlyArray<readonly [string, ReturnType<FastifyReply['getHeader']>]> }>()
 
   app.addHook('onRequest', rejectCrossSiteRequests)
   app.addHook('onRequest', requireContentType([FORM_TYPE]))
@@ -83,7 +102,7 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) logFailure(request, 'error', error, 'form post failed')
     else if (error instanceof FormFieldsError) request.log.info({ reason: error.reason }, 'form post refused: form unreadable')
-    const text = status === 500 ? 'Something went wrong. Please try again.' : refusalText(error)
+    const text = status === 500 ? SERVER_FAILURE_TEXT : refusalText(error)
     return answerPage(request, reply, {
       status,
       state: { view: addressView(request), email: '', notice: { kind: 'error', text }, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null }
@@ -91,13 +110,17 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
   })
 
   app.post('/', async (request, reply) => {
-    const fields = readFormFields(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0))
+    // HTTP/1.0 may omit it; the page's address, its cookie domain and the redirect's fallback all read it.
+    if (request.headers.host === undefined || request.headers.host === '') throw new HttpError(400, NO_SCRIPT_MESSAGES.NO_HOST)
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    const fields = readFormFields(body)
     const handler = Object.hasOwn(FORMS, fields.one('form')) ? FORMS[fields.one('form')]! : null
     if (handler === null) throw new FormFieldsError('unknown form')
     const query = addressOf(request)
     const hostname = statedHostName(request.raw, trust)
     const cookieDomain = cookieDomainFor(hostname, config.cookieDomain)
-    const origin = new URL(`${request.protocol}://${request.host}`).origin
+    // The site origin a refused redirect target falls back to: PUBLIC_URL's when set, else the request's own.
+    const origin = config.publicOrigin ?? new URL(`${request.protocol}://${request.host}`).origin
     const post: FormPost = {
       fields,
       view: viewFrom(query.get('view'), options.passwordResetCompletion),
@@ -114,8 +137,28 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
         cookies: sessionCookies(tokens, cookieDomain)
       })
     }
-    const outcome = await handler(post)
+    // The key holds a digest, never the body: it holds passwords.
+    const digest = createHash('sha256').update(request.url).update('\0').update(body).digest('base64url')
+    const { answer: { outcome, carried }, repeated } = await repeats.once(`${request.ip} ${digest}`, async () => {
+      const outcome = await handler(post)
+      return { outcome, carried: CARRIED_HEADERS.map((name) => [name, reply.getHeader(name)] as const) }
+    })
+    if (repeated) {
+      request.log.info('form post repeated: the first one\'s answer given again')
+      for (const [name, value] of carried) if (value !== undefined) void reply.header(name, value)
+    }
+    if (outcome.kind === 'page' && FLASHED_FORMS.has(fields.one('form'))) {
+      const queryStart = request.url.indexOf('?')
+      return reply.code(303)
+        .header('set-cookie', flash.cookieFor(outcome))
+        .header('location', queryStart === -1 ? '/' : `/${request.url.slice(queryStart)}`)
+        .header('cache-control', 'no-store')
+        .send()
+    }
     if (outcome.kind === 'page') return answerPage(request, reply, outcome)
+    if (outcome.kind === 'identity-provider') {
+      return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(identityProviderPage(outcome.location))
+    }
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie)
     return reply.code(303).header('location', outcome.location).header('cache-control', 'no-store').send()
   })

@@ -3,7 +3,8 @@ import { ERROR_MESSAGES } from '../../../common/error-messages.js'
 import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
 import { failureStatus } from './answer-status.js'
 import { codeStep, refused } from './form-outcome.js'
-import { loginContextFields, type FormHandler } from './form-post.js'
+import { loginContextFields } from '../../../common/page-query.js'
+import type { FormHandler } from './form-post.js'
 
 /** A login the visitor cannot finish here: what it needs is the page's scripts (docs/no-script.md). */
 const NEEDS_SCRIPTS_STATUS = 409

@@ -10,5 +10,6 @@ export const NO_SCRIPT_MESSAGES = Object.freeze({
   SECOND_FACTOR_ENROLMENT: 'Your account needs a second factor set up before you can sign in, and that needs JavaScript. Please turn it on and log in again.',
   FORM_UNREADABLE: 'The form could not be read. Please try again.',
   FORM_TOO_LARGE: 'The form is too large to send. Please shorten what you typed and try again.',
-  FORM_TYPE: 'The form must be sent as application/x-www-form-urlencoded.'
+  FORM_TYPE: 'The form must be sent as application/x-www-form-urlencoded.',
+  NO_HOST: 'The form was sent without the site\'s address (no Host header). Please try again.'
 })

@@ -1,17 +1,30 @@
 import { parseSsoStartAnswer } from '../../../common/accounts-answers.js'
 import { ERROR_MESSAGES } from '../../../common/error-messages.js'
+import { isLoopbackHost } from '../../../common/hosts.js'
 import { failureStatus } from './answer-status.js'
 import { refused } from './form-outcome.js'
-import { loginContextFields, type FormHandler } from './form-post.js'
+import { loginContextFields } from '../../../common/page-query.js'
+import type { FormHandler } from './form-post.js'
+
+/** An `sso_url` this edge will not send a visitor to is an answer it cannot use, as the status table says (docs/no-script.md). */
+const UNSAFE_PROVIDER_STATUS = 502
+
+/** Whether the visitor may be sent to `url`: https, or http to a loopback host only. */
+function isSafeProviderUrl (url: string): boolean {
+  const parsed = new URL(url)
+  return parsed.protocol === 'https:' || (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname))
+}
 
 /**
  * `form=sso`, the start of single sign-on, as client/hooks/useSsoStart.ts:
  * the domain check first when the address asks for it, then `auth/login/sso`
  * with the view as its source, the address's `redirect` and the login
- * context; a 303 to the answer's `sso_url` (an absolute http(s) URL without
- * credentials, or it is a failure), with the service's state cookie set on
- * the way. A failure shows above the view's form (the page shows it in its
- * modal). Local-network mode offers no SSO.
+ * context; then a page that sends the visitor on to the answer's `sso_url`
+ * (identity-provider-page.ts), with the service's state cookie set on the
+ * way. The `sso_url` must be an absolute https URL without credentials, or
+ * http on a loopback host (a provider on the developer's machine), or it is
+ * a failure. A failure shows above the view's form (the page shows it in
+ * its modal). Local-network mode offers no SSO.
  */
 export const ssoStartForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
@@ -21,6 +34,9 @@ export const ssoStartForm: FormHandler = async (post) => {
   if (refusal !== null) return refused(refusal.status, view, email, refusal.text)
   const raw = await post.callAccounts('auth/login/sso', { email, source: view, redirect: post.context.redirect, ...loginContextFields(post.context) })
   const answer = parseSsoStartAnswer(raw)
-  if (answer.kind === 'redirect') return { kind: 'redirect', location: answer.url, cookies: [] }
+  if (answer.kind === 'redirect') {
+    if (isSafeProviderUrl(answer.url)) return { kind: 'identity-provider', location: answer.url }
+    return refused(UNSAFE_PROVIDER_STATUS, view, email, ERROR_MESSAGES.GENERIC)
+  }
   return refused(failureStatus(raw), view, email, answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
 }

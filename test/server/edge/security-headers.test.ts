@@ -11,8 +11,8 @@ function expectStrictHeaders (t: Test, headers: Headers, what: string): void {
   t.match(csp, /base-uri 'none'/, `${what}: base-uri`)
   t.match(csp, /object-src 'none'/, `${what}: object-src`)
   t.match(csp, /frame-ancestors 'none'/, `${what}: frame-ancestors`)
-  // A form post's 303 leads to the redirect target or an identity provider (docs/no-script.md).
-  t.match(csp, /form-action 'self' https: http:\/\/localhost:\* http:\/\/127\.0\.0\.1:\*(;|$)/, `${what}: form-action`)
+  t.match(csp, /form-action 'self'[^;]*/, `${what}: form-action`)
+  t.notMatch(csp, /form-action[^;]* (https?:|\*)( |;|$)/, `${what}: form-action names no bare scheme or wildcard`)
   t.match(csp, /script-src 'self'( 'nonce-[A-Za-z0-9+/=]+')? https:\/\/accounts\.google\.com\/gsi\/client/, `${what}: script-src`)
   t.match(csp, /style-src 'self' https:\/\/accounts\.google\.com\/gsi\/style/, `${what}: style-src`)
   t.match(csp, /connect-src 'self' https:\/\/accounts\.google\.com\/gsi\//, `${what}: connect-src`)
@@ -118,4 +118,16 @@ t.test('each page view gets a fresh nonce, the same in the CSP and on the script
     nonces.add(cspNonce!)
   }
   t.equal(nonces.size, 5)
+})
+
+t.test('the page\'s form-action is exactly where a login may lead: itself, the cookie domain, REDIRECT_ALLOWED_HOSTS over https, loopback over http', async (t) => {
+  const app = await buildEdge(t, { env: { TRUST_PROXY: 'loopback', REDIRECT_ALLOWED_HOSTS: 'partner.test,*.apps.example.net' } })
+  const page = await app.inject({ method: 'GET', url: '/', headers: { host: 'signin.example.com', 'x-forwarded-proto': 'https' } })
+  const formAction = /form-action ([^;]*)/.exec(String(page.headers['content-security-policy']))?.[1]
+  t.equal(formAction, "'self' https://example.com:* https://*.example.com:* https://partner.test:* https://*.apps.example.net:* http://localhost:* http://127.0.0.1:*")
+  const local = await app.inject({ method: 'GET', url: '/', headers: { host: 'localhost:3000' } })
+  t.equal(/form-action ([^;]*)/.exec(String(local.headers['content-security-policy']))?.[1],
+    "'self' https://partner.test:* https://*.apps.example.net:* http://localhost:* http://127.0.0.1:*", 'no cookie domain on localhost')
+  const api = await app.inject({ method: 'GET', url: '/healthz', headers: { host: 'signin.example.com' } })
+  t.match(String(api.headers['content-security-policy']), /form-action 'self'(;|$)/, 'no form outside the page leads anywhere else')
 })

@@ -2,7 +2,7 @@ import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { NO_SCRIPT_MESSAGES } from '../../../../server/edge/form-posts/no-script-messages.js'
 import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor.js'
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
@@ -13,6 +13,11 @@ const PASSWORD = 'correct horse battery staple'
 
 function post (app: FastifyInstance, fields: Record<string, string>, query = '', headers: Record<string, string> = {}) {
   return app.inject({ method: 'POST', url: `/${query === '' ? '' : `?${query}`}`, headers: { ...PAGE_POST_HEADERS, ...headers }, payload: formBody(fields) })
+}
+
+/** A login post whose page is shown after its 303 (post/redirect/get): the page the browser then shows. */
+async function postAndFollow (app: FastifyInstance, fields: Record<string, string>, query = '') {
+  return await followFlash(app, await post(app, fields, query))
 }
 
 const bodyOf = (request: RecordedRequest | undefined): unknown => JSON.parse(request?.body.toString('utf8') ?? 'null')
@@ -81,7 +86,7 @@ t.test('a hostile redirect sends the signed-in visitor to the site origin, as th
 t.test('a wrong password re-renders the login view with the service\'s message and its status, the email kept and the password nowhere', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 401)
   t.same(setCookies(response).filter((line) => /^(auth|refresh)=/.test(line)), [])
   t.same(stateIn(response.body), {
@@ -94,7 +99,7 @@ t.test('a wrong password re-renders the login view with the service\'s message a
 t.test('an unverified address is refused with the offer of a new link', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(403, { error: 'Please verify your email first.', reason: 'email_not_verified' }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 403)
   t.match(stateIn(response.body), { email: 'ada@example.com', verificationLinkOffered: true, notice: { text: 'Please verify your email first.' } })
 })
@@ -107,10 +112,14 @@ t.test('a login whose code is due shows the code step, and the code step\'s post
   const upstream = await startUpstream(t, (request, response) => answers[request.url]!(request, response))
   const app = await buildEdge(t, { env: { ...ENV, SECOND_FACTOR: 'true' }, accountsUpstream: upstream.url, accountsRoutes: SECOND_FACTOR_TEST_ROUTES })
 
-  const login = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fapp')
+  const posted = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fapp')
+  t.equal(posted.statusCode, 303, 'the code step is shown after a redirect: the POST that carried the password leaves no page in history')
+  t.equal(posted.headers.location, '/?redirect=%2Fapp', 'to the page\'s own address')
+  t.notOk(setCookies(posted).some((line) => /^(auth|refresh)=/.test(line)), 'no token before the code')
+  const login = await followFlash(app, posted)
   t.equal(login.statusCode, 200)
   t.same(stateIn(login.body), { view: 'login', email: 'ada@example.com', notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: 'challenge-1' })
-  t.same(setCookies(login), [], 'no token before the code')
+  t.same(setCookies(login), ['__Host-threshold-form=; Max-Age=0; Path=/; Secure; HttpOnly; SameSite=Strict'], 'the flash is cleared once shown')
 
   const code = await post(app, { form: 'secondFactor', challenge: 'challenge-1', code: '123 456', remember: 'on' }, 'redirect=%2Fapp', { cookie: 'second_factor_browser=old; other=secret' })
   t.equal(code.statusCode, 303)
@@ -137,7 +146,7 @@ t.test('the code step sends a recovery code as one, and a refused code shows the
 t.test('a login that requires an enrolment first says it needs scripts', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { second_factor: 'enrol', challenge: 'challenge-3', expires_in: 300 }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 409)
   t.match(stateIn(response.body), { email: 'ada@example.com', secondFactorChallenge: null, notice: { text: NO_SCRIPT_MESSAGES.SECOND_FACTOR_ENROLMENT } })
 })
@@ -145,10 +154,10 @@ t.test('a login that requires an enrolment first says it needs scripts', async (
 t.test('local-network mode makes no call: it needs scripts, or its host is refused as the page refuses it', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const allowed = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=127.0.0.1')
+  const allowed = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=127.0.0.1')
   t.equal(allowed.statusCode, 409)
   t.match(stateIn(allowed.body), { notice: { text: NO_SCRIPT_MESSAGES.LOCAL_NETWORK } })
-  const foreign = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=evil.test')
+  const foreign = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=evil.test')
   t.equal(foreign.statusCode, 400)
   t.match(stateIn(foreign.body), { notice: { text: 'This local accounts host is not allowed for this page.' } })
   const register = await post(app, { form: 'register', email: 'ada@example.com', password: PASSWORD }, 'view=register&local_accounts_host=127.0.0.1')
@@ -159,9 +168,9 @@ t.test('local-network mode makes no call: it needs scripts, or its host is refus
 t.test('an answer with tokens that are not both there is no sign-in', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'only-auth' }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 502)
-  t.same(setCookies(response), [])
+  t.same(setCookies(response).filter((line) => /^(auth|refresh)=/.test(line)), [])
   t.match(stateIn(response.body), { email: 'ada@example.com', notice: { text: ERROR_MESSAGES.GENERIC } })
 })
 
@@ -180,6 +189,15 @@ t.test('a form post is logged as the page\'s call is: one line for the post and 
   const refusing = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
   const refusedLog = captureLog()
   const refusingApp = await buildEdge(t, { env: ENV, accountsUpstream: refusing.url, logger: refusedLog.logger })
-  t.equal((await post(refusingApp, { form: 'login', email: 'ada@example.com', password: PASSWORD })).statusCode, 401)
-  t.same(refusedLog.lines.filter((line) => line.msg === 'request completed').map((line) => (line.res as { statusCode: number }).statusCode), [401, 401])
+  t.equal((await postAndFollow(refusingApp, { form: 'login', email: 'ada@example.com', password: PASSWORD })).statusCode, 401)
+  t.same(refusedLog.lines.filter((line) => line.msg === 'request completed').map((line) => [(line.req as { method: string }).method, (line.res as { statusCode: number }).statusCode]),
+    [['POST', 401], ['POST', 303], ['GET', 401]])
+})
+
+t.test('the fallback of a refused redirect target is PUBLIC_URL\'s origin when set', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
+  const app = await buildEdge(t, { env: { ...ENV, PUBLIC_URL: 'https://signin.example.com:8443' }, accountsUpstream: upstream.url })
+  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, `redirect=${encodeURIComponent('https://evil.test/')}`,
+    { 'x-forwarded-proto': 'http' })
+  t.equal(response.headers.location, 'https://signin.example.com:8443/', 'PUBLIC_URL\'s origin, not the scheme and Host the request states')
 })

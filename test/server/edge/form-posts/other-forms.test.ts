@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
-import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 
 const ENV = { TRUST_PROXY: 'loopback' }
@@ -81,8 +81,26 @@ t.test('a new verification link: sent ends the offer, refused keeps it', async (
   t.match(stateIn(refused.body), { verificationLinkOffered: true, notice: { kind: 'error', text: 'Please wait before asking again.' } })
 })
 
-t.test('an SSO start sends the page\'s payload and goes to the identity provider with the service\'s state cookie', async (t) => {
-  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: 'https://idp.example.com/sso?request=1' }, { 'set-cookie': 'sso_state=state-1; Path=/accounts; HttpOnly; Secure; SameSite=Lax' }))
+t.test('a double click: two identical register posts at once make one call, and both are answered with its success', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, (request, response) => { setTimeout(() => jsonAnswer(200, {}, { 'set-cookie': 'seen=1; Path=/; Secure' })(request, response), 200) })
+  const fields = { form: 'register', email: 'ada@example.com', password: PASSWORD, confirm_password: PASSWORD }
+  const [first, second] = await Promise.all([post(app, fields, 'view=register'), post(app, fields, 'view=register')])
+  t.equal(upstream.requests.length, 1, 'one registration reached the service')
+  for (const response of [first!, second!]) {
+    t.equal(response.statusCode, 200)
+    t.match(stateIn(response.body), { view: 'login', email: 'ada@example.com', notice: { kind: 'success', text: SUCCESS_MESSAGES.REGISTERED } })
+    t.match(response.headers['set-cookie'], /^seen=1/, 'the service\'s cookie on both answers')
+  }
+  const later = await post(app, fields, 'view=register')
+  t.equal(later.statusCode, 200)
+  t.equal(upstream.requests.length, 1, 'a repeat just after is answered the same, without a call')
+  await post(app, fields, 'view=register', { 'x-forwarded-for': '198.51.100.20' })
+  await post(app, { ...fields, email: 'bob@example.com' }, 'view=register')
+  t.equal(upstream.requests.length, 3, 'another visitor, or another body, is a post of its own')
+})
+
+t.test('an SSO start sends the page\'s payload and goes on to the identity provider by a page (meta refresh and link), with the service\'s state cookie', async (t) => {
+  const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: 'https://idp.example.com/sso?request=1&next="><script>x</script>' }, { 'set-cookie': 'sso_state=state-1; Path=/accounts; HttpOnly; Secure; SameSite=Lax' }))
   const response = await post(app, { form: 'sso', email: 'ada@corp.example' },
     'view=register&redirect=%2Fapp&allowed_org=acme&resource_type=cluster&cluster_name=east', { cookie: 'sso_state=old; unrelated=1' })
   t.equal(upstream.requests[0]!.url, '/auth/login/sso')
@@ -91,9 +109,31 @@ t.test('an SSO start sends the page\'s payload and goes to the identity provider
     insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'east'
   }, 'as useSsoStart sends it')
   t.equal(upstream.requests[0]!.headers.cookie, 'sso_state=old')
-  t.equal(response.statusCode, 303)
-  t.equal(response.headers.location, 'https://idp.example.com/sso?request=1')
+  t.equal(response.statusCode, 200, 'not a 303: form-action names only where a login may lead')
+  t.equal(response.headers.location, undefined)
+  t.equal(response.headers['cache-control'], 'no-store')
+  t.match(response.headers['content-type'], /^text\/html/)
+  const target = 'https://idp.example.com/sso?request=1&#38;next=%22%3E%3Cscript%3Ex%3C/script%3E'
+  t.ok(response.body.includes(`<meta http-equiv="refresh" content="0;url=${target}">`), 'the meta refresh, escaped')
+  t.ok(response.body.includes(`<a href="${target}">Continue to your identity provider</a>`), 'the link, escaped')
+  t.notOk(response.body.includes('<script'), 'nothing the answer said runs')
+  t.match(response.headers['content-security-policy'], /form-action 'self'(;|$)/)
   t.match(response.headers['set-cookie'], /^sso_state=state-1; /)
+})
+
+t.test('an SSO start to a provider over http is refused, but for loopback', async (t) => {
+  for (const ssoUrl of ['http://idp.example.com/sso', 'http://10.0.0.5/sso']) {
+    const { app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: ssoUrl }))
+    const response = await post(app, { form: 'sso', email: 'ada@corp.example' })
+    t.equal(response.statusCode, 502, ssoUrl)
+    t.match(stateIn(response.body), { notice: { text: ERROR_MESSAGES.GENERIC } })
+  }
+  for (const ssoUrl of ['http://localhost:9000/sso', 'http://127.0.0.1:9000/sso', 'http://[::1]:9000/sso']) {
+    const { app } = await edgeAnswering(t, jsonAnswer(200, { sso_url: ssoUrl }))
+    const response = await post(app, { form: 'sso', email: 'ada@corp.example' })
+    t.equal(response.statusCode, 200, ssoUrl)
+    t.ok(response.body.includes(`url=${ssoUrl}"`), `${ssoUrl}: followed`)
+  }
 })
 
 t.test('an SSO start whose answer is no safe http(s) address, or a refusal, stays on the view with the message', async (t) => {
@@ -108,4 +148,21 @@ t.test('an SSO start whose answer is no safe http(s) address, or a refusal, stay
   const unknown = await post(app, { form: 'sso', email: 'ada@nowhere.example' })
   t.equal(unknown.statusCode, 404)
   t.match(stateIn(unknown.body), { notice: { text: 'No identity provider for this email.' } })
+})
+
+t.test('a render that throws answering a form post is logged as a warning with the request id, never the query; the page still goes out', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const { lines, logger } = captureLog()
+  const app = await buildEdge(t, {
+    env: ENV, accountsUpstream: upstream.url, logger,
+    pageRenderer: () => ({ render () { throw new Error('renderer bug') } })
+  })
+  const response = await post(app, { form: 'resetPassword', email: 'ada@example.com' }, 'view=resetPassword&token=query-secret')
+  t.equal(response.statusCode, 200)
+  t.match(stateIn(response.body), { notice: { kind: 'success' } }, 'the state is embedded for the scripts to render')
+  const warnings = lines.filter((line) => line.msg === 'form post page render failed')
+  t.equal(warnings.length, 1)
+  t.equal(warnings[0]!.level, 40)
+  t.type(warnings[0]!.reqId, 'string')
+  t.notOk(JSON.stringify(lines).includes('query-secret'), 'no query in the log')
 })

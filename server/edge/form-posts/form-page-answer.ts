@@ -14,7 +14,7 @@ const CARRIED_HEADERS = ['set-cookie', 'retry-after'] as const
 
 /**
  * The page for a form post's state, as the edge answers its GETs
- * (page-answer.ts: the view rendered with the state, the state embedded
+ * (../page-answer.ts: the view rendered with the state, the state embedded
  * for the scripts, a fresh nonce, the page's CSP, no-store), for the
  * address the form posted to. The page is written on the raw response, so
  * the headers already on the reply are moved there first.
@@ -27,7 +27,9 @@ export function formPageAnswerFrom (pageAnswer: PageAnswer): FormPageAnswer {
     }
     const queryStart = request.url.indexOf('?')
     reply.hijack()
-    pageAnswer.pageWithState(request.raw, reply.raw, queryStart === -1 ? '' : request.url.slice(queryStart + 1), state, status)
+    const failure = pageAnswer.pageWithState(request.raw, reply.raw, queryStart === -1 ? '' : request.url.slice(queryStart + 1), state, status)
+    // A bug, not the visitor's doing: the page went out for the scripts to render. Said once, with the request id, never the query.
+    if (failure !== null) request.log.warn({ err: failure.error, view: state.view }, 'form post page render failed')
     return reply
   }
 }
