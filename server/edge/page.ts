@@ -14,7 +14,6 @@ const STATE_SLOT = '__THRESHOLD_STATE__'
 const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__)/
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
-/** Escapes text for HTML content and attribute values. */
 export function escapeHtml (text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
 }

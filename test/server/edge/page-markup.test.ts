@@ -132,7 +132,7 @@ t.test('pageAnswer.pageWithState answers a post with the full page: the state re
   t.equal(response.headers.get('cache-control'), 'no-store')
   const nonce = /'nonce-([^']+)'/.exec(response.headers.get('content-security-policy') ?? '')?.[1]
   t.ok(nonce !== undefined && html.includes(`nonce="${nonce}"`), 'the script\'s nonce is the CSP\'s')
-  t.match(html, '<title>Log in · Threshold</title>', 'the state\'s view')
+  t.match(html, '<title>Error: Log in · Threshold</title>', 'the state\'s view, its refusal announced in the title')
   t.match(html, 'value="ada@example.com"')
   t.match(html, 'Invalid email or password.')
   const embedded = new RegExp(`<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">([^<]*)</script>`).exec(html)?.[1]
