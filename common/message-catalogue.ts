@@ -1,0 +1,98 @@
+/**
+ * The page's languages (docs/languages.md): the message catalogues, one JSON
+ * file per language in common/messages/, English's keys the reference for
+ * every other; the locales they are written for, each with its direction;
+ * and how a text's `{name}` placeholders are filled.
+ *
+ * Only the chosen language's catalogue reaches the browser: the edge embeds
+ * it in the page (MESSAGES_ELEMENT_ID), the page never bundles one. Keys that
+ * start with SERVER_ONLY_PREFIX are texts only the edge says (its own answers
+ * to the accounts calls, a form it cannot read) and are left out of the page.
+ */
+import type englishCatalogue from './messages/en.json'
+
+/** Every key of the catalogues, as English has them. */
+export type MessageKey = keyof typeof englishCatalogue
+
+/** One language's texts: a text for every key. */
+export type Catalogue = Readonly<Record<MessageKey, string>>
+
+/** The languages Threshold ships, English first (the reference every other is checked against). */
+export const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
+
+export type Locale = (typeof LOCALES)[number]
+
+/** The languages written right to left: the page's `dir` follows. */
+const RIGHT_TO_LEFT: ReadonlySet<Locale> = new Set<Locale>(['ar'])
+
+/** Whether a string is one of the shipped locales. */
+export function isLocale (value: unknown): value is Locale {
+  return typeof value === 'string' && (LOCALES as readonly string[]).includes(value)
+}
+
+/** The direction a language is written in, for `<html dir>`. */
+export function textDirection (locale: Locale): 'ltr' | 'rtl' {
+  return RIGHT_TO_LEFT.has(locale) ? 'rtl' : 'ltr'
+}
+
+/** Keys of texts only the edge says; never embedded in the page. */
+export const SERVER_ONLY_PREFIX = 'server.'
+
+/** Id of the `<script type="application/json">` element that carries the page's PageMessages. */
+export const MESSAGES_ELEMENT_ID = 'threshold-messages'
+
+/** What the page is given: its language and that language's catalogue (without the server-only keys). */
+export interface PageMessages {
+  readonly locale: Locale
+  readonly catalogue: Catalogue
+}
+
+/** Values for a text's placeholders, by name. */
+export type MessageParams = Readonly<Record<string, string | number>>
+
+/** `{name}`: a placeholder, filled from MessageParams. */
+const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9]*)\}/g
+
+/** The placeholder names a text uses, sorted and each once (a catalogue's test compares them with English's). */
+export function placeholdersOf (text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(PLACEHOLDER), (match) => match[1]!))].sort()
+}
+
+/**
+ * A text with its placeholders filled. A placeholder without a value stays as
+ * written, so that a missing value shows rather than vanishes; values are
+ * inserted as they are (React escapes them when it renders).
+ */
+export function formatMessage (text: string, params: MessageParams = {}): string {
+  return text.replace(PLACEHOLDER, (whole, name: string) =>
+    Object.hasOwn(params, name) ? String(params[name]) : whole)
+}
+
+/** Looks texts up in one catalogue: what components and the edge call to say something. */
+export interface Messages {
+  readonly locale: Locale
+  readonly dir: 'ltr' | 'rtl'
+  text (key: MessageKey, params?: MessageParams): string
+}
+
+/** Messages over a catalogue; a key the catalogue lacks shows as the key itself (a test keeps every catalogue whole). */
+export function createMessages ({ locale, catalogue }: PageMessages): Messages {
+  return {
+    locale,
+    dir: textDirection(locale),
+    text (key, params) {
+      const text = Object.hasOwn(catalogue, key) ? catalogue[key] : key
+      return params === undefined ? text : formatMessage(text, params)
+    }
+  }
+}
+
+/**
+ * Serialises PageMessages for the page's `<script type="application/json">`
+ * element: `<`, `>`, `&` and the two JavaScript line terminators escaped, as
+ * serializeRuntimeConfig does, so no text can close the element.
+ */
+export function serializePageMessages (messages: PageMessages): string {
+  return JSON.stringify(messages).replace(/[<>&\u2028\u2029]/g, (character) =>
+    `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
