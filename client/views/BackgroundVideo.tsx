@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import type { PageBackground } from '../../common/runtime-config.js'
 import desktopPoster from '../media/background-desktop-poster.jpg'
 import desktopMp4 from '../media/background-desktop.mp4'
 import desktopWebm from '../media/background-desktop.webm'
@@ -9,9 +10,17 @@ import { MOBILE_BREAKPOINT_PX, MOBILE_MEDIA_QUERY } from '../lib/constants.js'
 import { prefersStillBackground } from '../lib/motion-preferences.js'
 import { useWindowWidth } from '../lib/window-width.js'
 
+interface VideoSource { readonly src: string, readonly type: string }
+interface Variant { readonly poster: string, readonly sources: readonly VideoSource[] }
+
 const VARIANTS = {
-  desktop: { poster: desktopPoster, webm: desktopWebm, mp4: desktopMp4 },
-  mobile: { poster: mobilePoster, webm: mobileWebm, mp4: mobileMp4 }
+  desktop: { poster: desktopPoster, sources: [{ src: desktopWebm, type: 'video/webm' }, { src: desktopMp4, type: 'video/mp4' }] },
+  mobile: { poster: mobilePoster, sources: [{ src: mobileWebm, type: 'video/webm' }, { src: mobileMp4, type: 'video/mp4' }] }
+} satisfies Record<string, Variant>
+
+/** The operator's background is one poster and at most one video, shown at every width (object-fit covers). */
+function operatorVariant (background: Extract<PageBackground, { kind: 'operator' }>): Variant {
+  return { poster: background.poster, sources: background.video === null ? [] : [background.video] }
 }
 
 /** Resolves once the page is interactive and the browser is idle. */
@@ -33,31 +42,36 @@ function afterPageSettles (run: () => void): () => void {
  * Save-Data. The mobile variant shows below 512 px: the poster chooses by a
  * media query (the server's markup is the same at every width), the video by
  * the window's width once it loads, after hydration. A visible control pauses
- * it (WCAG 2.2.2: moving content must be stoppable).
+ * it (WCAG 2.2.2: moving content must be stoppable). The operator may set
+ * their own poster and video, or none (BACKGROUND=none: the page's plain
+ * colour, no media at all; docs/branding.md).
  */
-export function BackgroundVideo () {
+export function BackgroundVideo ({ background }: { background: PageBackground }) {
   const [loadVideo, setLoadVideo] = useState(false)
   const [paused, setPaused] = useState(false)
   const width = useWindowWidth()
-  const variant = VARIANTS[width !== null && width < MOBILE_BREAKPOINT_PX ? 'mobile' : 'desktop']
+  const operator = background.kind === 'operator' ? operatorVariant(background) : null
+  const variant = operator ?? VARIANTS[width !== null && width < MOBILE_BREAKPOINT_PX ? 'mobile' : 'desktop']
+  const hasVideo = variant.sources.length > 0 && background.kind !== 'none'
   // Read in an effect: the server cannot know the visitor's preferences.
-  useEffect(() => (prefersStillBackground() ? undefined : afterPageSettles(() => setLoadVideo(true))), [])
+  useEffect(() => (!hasVideo || prefersStillBackground() ? undefined : afterPageSettles(() => setLoadVideo(true))), [hasVideo])
+
+  if (background.kind === 'none') return null
 
   return (
     <>
       <div className='background'>
         {loadVideo
           ? (
-            <video key={variant.mp4} className='background__media' aria-hidden='true' poster={variant.poster} muted loop playsInline autoPlay={!paused}
+            <video key={variant.sources[0]?.src} className='background__media' aria-hidden='true' poster={variant.poster} muted loop playsInline autoPlay={!paused}
               ref={(video) => { if (video !== null) { video.muted = true; if (paused) video.pause(); else void video.play().catch(() => {}) } }}>
-              <source src={variant.webm} type='video/webm' />
-              <source src={variant.mp4} type='video/mp4' />
+              {variant.sources.map((source) => <source key={source.src} src={source.src} type={source.type} />)}
             </video>
             )
           : (
             <picture>
-              <source media={MOBILE_MEDIA_QUERY} srcSet={VARIANTS.mobile.poster} />
-              <img className='background__media' src={VARIANTS.desktop.poster} alt='' />
+              {operator === null && <source media={MOBILE_MEDIA_QUERY} srcSet={VARIANTS.mobile.poster} />}
+              <img className='background__media' src={operator?.poster ?? VARIANTS.desktop.poster} alt='' />
             </picture>
             )}
       </div>
