@@ -68,32 +68,16 @@ function stringOrNull (value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null
 }
 
-function record (value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' ? value as Record<string, unknown> : {}
-}
-
-function positiveInteger (value: unknown): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null
-}
-
+// The two below are the edge's own values (server/edge/brand/brand-page.ts): their shape is checked, not each field's content.
 function parseLogo (value: unknown): PageLogo | null {
-  const raw = record(value)
-  const src = stringOrNull(raw.src)
-  const width = positiveInteger(raw.width)
-  const height = positiveInteger(raw.height)
-  if (src === null || width === null || height === null) return null
-  return { src, alt: typeof raw.alt === 'string' ? raw.alt : '', width, height }
+  const logo = value as Partial<PageLogo> | null | undefined
+  return typeof logo?.src === 'string' && typeof logo.alt === 'string' && typeof logo.width === 'number' && typeof logo.height === 'number' ? logo as PageLogo : null
 }
 
 function parseBackground (value: unknown): PageBackground {
-  const raw = record(value)
-  if (raw.kind === 'none') return { kind: 'none' }
-  const poster = stringOrNull(raw.poster)
-  if (raw.kind !== 'operator' || poster === null) return { kind: 'builtin' }
-  const video = record(raw.video)
-  const src = stringOrNull(video.src)
-  const type = stringOrNull(video.type)
-  return { kind: 'operator', poster, video: src === null || type === null ? null : { src, type } }
+  const background = value as { kind?: unknown, poster?: unknown } | null | undefined
+  if (background?.kind === 'none') return { kind: 'none' }
+  return background?.kind === 'operator' && typeof background.poster === 'string' ? background as PageBackground : { kind: 'builtin' }
 }
 
 /** Parses the embedded configuration; anything missing or malformed takes a safe default. */

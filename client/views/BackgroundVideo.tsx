@@ -10,17 +10,9 @@ import { MOBILE_BREAKPOINT_PX, MOBILE_MEDIA_QUERY } from '../lib/constants.js'
 import { prefersStillBackground } from '../lib/motion-preferences.js'
 import { useWindowWidth } from '../lib/window-width.js'
 
-interface VideoSource { readonly src: string, readonly type: string }
-interface Variant { readonly poster: string, readonly sources: readonly VideoSource[] }
-
 const VARIANTS = {
-  desktop: { poster: desktopPoster, sources: [{ src: desktopWebm, type: 'video/webm' }, { src: desktopMp4, type: 'video/mp4' }] },
-  mobile: { poster: mobilePoster, sources: [{ src: mobileWebm, type: 'video/webm' }, { src: mobileMp4, type: 'video/mp4' }] }
-} satisfies Record<string, Variant>
-
-/** The operator's background is one poster and at most one video, shown at every width (object-fit covers). */
-function operatorVariant (background: Extract<PageBackground, { kind: 'operator' }>): Variant {
-  return { poster: background.poster, sources: background.video === null ? [] : [background.video] }
+  desktop: { poster: desktopPoster, webm: desktopWebm, mp4: desktopMp4 },
+  mobile: { poster: mobilePoster, webm: mobileWebm, mp4: mobileMp4 }
 }
 
 /** Resolves once the page is interactive and the browser is idle. */
@@ -50,9 +42,10 @@ export function BackgroundVideo ({ background }: { background: PageBackground })
   const [loadVideo, setLoadVideo] = useState(false)
   const [paused, setPaused] = useState(false)
   const width = useWindowWidth()
-  const operator = background.kind === 'operator' ? operatorVariant(background) : null
-  const variant = operator ?? VARIANTS[width !== null && width < MOBILE_BREAKPOINT_PX ? 'mobile' : 'desktop']
-  const hasVideo = variant.sources.length > 0 && background.kind !== 'none'
+  const variant = VARIANTS[width !== null && width < MOBILE_BREAKPOINT_PX ? 'mobile' : 'desktop']
+  // The operator's background is one poster and at most one video, at every width (object-fit covers).
+  const operator = background.kind === 'operator' ? background : null
+  const hasVideo = background.kind === 'builtin' || operator?.video != null
   // Read in an effect: the server cannot know the visitor's preferences.
   useEffect(() => (!hasVideo || prefersStillBackground() ? undefined : afterPageSettles(() => setLoadVideo(true))), [hasVideo])
 
@@ -63,9 +56,11 @@ export function BackgroundVideo ({ background }: { background: PageBackground })
       <div className='background'>
         {loadVideo
           ? (
-            <video key={variant.sources[0]?.src} className='background__media' aria-hidden='true' poster={variant.poster} muted loop playsInline autoPlay={!paused}
+            <video key={operator?.video?.src ?? variant.mp4} className='background__media' aria-hidden='true' poster={operator?.poster ?? variant.poster} muted loop playsInline autoPlay={!paused}
               ref={(video) => { if (video !== null) { video.muted = true; if (paused) video.pause(); else void video.play().catch(() => {}) } }}>
-              {variant.sources.map((source) => <source key={source.src} src={source.src} type={source.type} />)}
+              {operator?.video != null
+                ? <source src={operator.video.src} type={operator.video.type} />
+                : <><source src={variant.webm} type='video/webm' /><source src={variant.mp4} type='video/mp4' /></>}
             </video>
             )
           : (

@@ -16,9 +16,8 @@ const systemDark = properties(/@media \(prefers-color-scheme: dark\) \{\s*:root\
 const TEXT_PAIRS: ReadonlyArray<readonly [string, string, string]> = [
   ['--ink', '--paper', 'text on the card'],
   ['--ink-soft', '--paper', 'hints, the divider, the copy button'],
-  ['--ink', '--paper-soft', 'the banner'],
+  ['--ink', '--paper-soft', 'the banner, a secondary button hovered'],
   ['--ink-soft', '--paper-soft', 'a hint in the banner'],
-  ['--ink', '--paper-hover', 'a secondary button hovered'],
   ['--ink', '--field-paper', 'typed text, a secondary button'],
   ['--accent', '--paper', 'links'],
   ['--accent', '--paper-soft', 'a link in the banner'],
