@@ -114,6 +114,7 @@ t.test('without BRAND_COLOR_DARK, the dark scheme gets BRAND_COLOR lightened unt
   t.equal(accent.light?.onAccent, '#ffffff')
   const dark = accent.dark!.accent
   t.equal(dark, derivedDarkColour('#1d5fa8'))
+  t.equal(dark, '#618fc2', 'as docs/branding.md says')
   t.not(dark, '#1d5fa8')
   t.ok(contrastRatio(dark, SCHEME_COLOURS.dark.card) >= 4.5, `${dark} on the dark card`)
   t.ok(contrastRatio(dark, SCHEME_COLOURS.dark.buttonText) >= 4.5, `${dark} under the dark button text`)
