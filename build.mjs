@@ -152,6 +152,8 @@ async function writeIndexHtml (metafile) {
       ...preloads,
       `<script type="module" nonce="__THRESHOLD_NONCE__" src="${toUrl(entryPath)}"></script>`
     ].filter(Boolean).join('\n    '))
+    // The template's comments are for its readers, not for every page view; the edge's slots (<!--THRESHOLD:…-->) stay.
+    .replace(/\n\s*<!--(?!THRESHOLD:)[\s\S]*?-->/g, '')
   await writeFile(join(publicDir, 'index.html'), html)
 }
 

@@ -69,6 +69,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           <p className='brand__tagline'>Sign in to continue to {config.productName}.</p>
         </header>
         <main className='card'>
+          {config.logo !== null && (
+            <img className='card__logo' src={config.logo.src} alt={config.logo.alt} width={config.logo.width} height={config.logo.height} />
+          )}
           {passkeys.offer !== null && <PasskeyOffer {...passkeys.offer} />}
           {secondFactor.step !== null && (
             <Suspense fallback={<Spinner />}>
@@ -94,7 +97,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
         </main>
       </div>
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
-      <BackgroundVideo />
+      <BackgroundVideo background={config.background} />
       {sso.modalOpen && (
         <SsoModal initialEmail={page.email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={flows.busy} sso={sso} />
       )}

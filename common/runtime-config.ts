@@ -1,3 +1,20 @@
+/** The operator's logo (BRAND_LOGO), with the size it is shown at: width and height reserve its place before it loads. */
+export interface PageLogo {
+  readonly src: string
+  readonly alt: string
+  readonly width: number
+  readonly height: number
+}
+
+/**
+ * The page's background: the built-in video, none (a plain colour), or the
+ * operator's poster with their video or without one (docs/branding.md).
+ */
+export type PageBackground =
+  | { readonly kind: 'builtin' }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'operator', readonly poster: string, readonly video: { readonly src: string, readonly type: string } | null }
+
 /**
  * The configuration the edge server embeds in the page, as JSON in a
  * non-executing `<script type="application/json">` element. The server builds
@@ -25,6 +42,9 @@ export interface RuntimeConfig {
   readonly secondFactor: boolean
   /** Whether the code step offers "Don't ask again on this browser for 30 days". */
   readonly secondFactorRememberBrowser: boolean
+  /** The logo in the card's header; null: none. */
+  readonly logo: PageLogo | null
+  readonly background: PageBackground
 }
 
 /** Id of the element that carries the runtime configuration. */
@@ -46,6 +66,18 @@ function stringList (value: unknown): readonly string[] {
 
 function stringOrNull (value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null
+}
+
+// The two below are the edge's own values (server/edge/brand/brand-page.ts): their shape is checked, not each field's content.
+function parseLogo (value: unknown): PageLogo | null {
+  const logo = value as Partial<PageLogo> | null | undefined
+  return typeof logo?.src === 'string' && typeof logo.alt === 'string' && typeof logo.width === 'number' && typeof logo.height === 'number' ? logo as PageLogo : null
+}
+
+function parseBackground (value: unknown): PageBackground {
+  const background = value as { kind?: unknown, poster?: unknown } | null | undefined
+  if (background?.kind === 'none') return { kind: 'none' }
+  return background?.kind === 'operator' && typeof background.poster === 'string' ? background as PageBackground : { kind: 'builtin' }
 }
 
 /** Parses the embedded configuration; anything missing or malformed takes a safe default. */
@@ -70,6 +102,8 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null,
     passkeyRpId: stringOrNull(raw.passkeyRpId),
     secondFactor: raw.secondFactor === true,
-    secondFactorRememberBrowser: raw.secondFactorRememberBrowser !== false
+    secondFactorRememberBrowser: raw.secondFactorRememberBrowser !== false,
+    logo: parseLogo(raw.logo),
+    background: parseBackground(raw.background)
   }
 }

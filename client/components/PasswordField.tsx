@@ -14,6 +14,7 @@ export function PasswordField (props: Omit<TextFieldProps, 'type' | 'trailing' |
       {...props}
       type={visible ? 'text' : 'password'}
       spellCheck={false}
+      dir='ltr'
       hint={hint === '' ? undefined : <span aria-live='polite'>{hint}</span>}
       onKeyEvent={(event: KeyboardEvent<HTMLElement>) => setCapsLock(event.getModifierState('CapsLock'))}
       trailing={

@@ -26,6 +26,11 @@ export interface TextFieldProps {
   readonly onKeyEvent?: (event: KeyboardEvent<HTMLElement>) => void
   readonly autoFocus?: boolean
   readonly spellCheck?: boolean
+  /**
+   * Writing direction of the value: `ltr` keeps an address, a password or a
+   * code left to right on a right-to-left page. Email fields are `ltr` unless told.
+   */
+  readonly dir?: 'ltr' | 'auto'
 }
 
 /**
@@ -75,6 +80,7 @@ export function TextField (props: TextFieldProps) {
     autoComplete: props.autoComplete,
     autoFocus: props.autoFocus,
     spellCheck: props.spellCheck,
+    dir: props.dir ?? (props.type === 'email' ? 'ltr' : undefined),
     'aria-invalid': props.invalid === true ? true : undefined,
     'aria-describedby': describedBy,
     onKeyDown: keyDown,

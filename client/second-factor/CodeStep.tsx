@@ -81,7 +81,7 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
             <div className='field field--full'>
               <label htmlFor={`${errorId}-recovery`}>{TEXT.RECOVERY_LABEL}</label>
               <div className='field__control'>
-                <input id={`${errorId}-recovery`} name='code' type='text' autoComplete='off' spellCheck={false} autoCapitalize='none' autoFocus
+                <input id={`${errorId}-recovery`} name='code' type='text' dir='ltr' autoComplete='off' spellCheck={false} autoCapitalize='none' autoFocus
                   value={recoveryCode} aria-invalid={error !== null || undefined} onChange={(event) => setRecoveryCode(event.target.value)} />
               </div>
             </div>

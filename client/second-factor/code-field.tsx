@@ -18,7 +18,7 @@ export function CodeField ({ label, value, onChange, invalid, autoFocus }: {
       <label htmlFor={id}>{label}</label>
       <div className='field__control'>
         <input id={id} name='code' type='text' inputMode='numeric' pattern='[0-9]{6}' autoComplete='one-time-code'
-          spellCheck={false} autoFocus={autoFocus} value={value} aria-invalid={invalid || undefined}
+          spellCheck={false} dir='ltr' autoFocus={autoFocus} value={value} aria-invalid={invalid || undefined}
           onChange={(event) => change(event.target.value)} />
       </div>
     </div>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import type { PageBackground } from '../../common/runtime-config.js'
 import desktopPoster from '../media/background-desktop-poster.jpg'
 import desktopMp4 from '../media/background-desktop.mp4'
 import desktopWebm from '../media/background-desktop.webm'
@@ -33,31 +34,39 @@ function afterPageSettles (run: () => void): () => void {
  * Save-Data. The mobile variant shows below 512 px: the poster chooses by a
  * media query (the server's markup is the same at every width), the video by
  * the window's width once it loads, after hydration. A visible control pauses
- * it (WCAG 2.2.2: moving content must be stoppable).
+ * it (WCAG 2.2.2: moving content must be stoppable). The operator may set
+ * their own poster and video, or none (BACKGROUND=none: the page's plain
+ * colour, no media at all; docs/branding.md).
  */
-export function BackgroundVideo () {
+export function BackgroundVideo ({ background }: { background: PageBackground }) {
   const [loadVideo, setLoadVideo] = useState(false)
   const [paused, setPaused] = useState(false)
   const width = useWindowWidth()
   const variant = VARIANTS[width !== null && width < MOBILE_BREAKPOINT_PX ? 'mobile' : 'desktop']
+  // The operator's background is one poster and at most one video, at every width (object-fit covers).
+  const operator = background.kind === 'operator' ? background : null
+  const hasVideo = background.kind === 'builtin' || operator?.video != null
   // Read in an effect: the server cannot know the visitor's preferences.
-  useEffect(() => (prefersStillBackground() ? undefined : afterPageSettles(() => setLoadVideo(true))), [])
+  useEffect(() => (!hasVideo || prefersStillBackground() ? undefined : afterPageSettles(() => setLoadVideo(true))), [hasVideo])
+
+  if (background.kind === 'none') return null
 
   return (
     <>
       <div className='background'>
         {loadVideo
           ? (
-            <video key={variant.mp4} className='background__media' aria-hidden='true' poster={variant.poster} muted loop playsInline autoPlay={!paused}
+            <video key={operator?.video?.src ?? variant.mp4} className='background__media' aria-hidden='true' poster={operator?.poster ?? variant.poster} muted loop playsInline autoPlay={!paused}
               ref={(video) => { if (video !== null) { video.muted = true; if (paused) video.pause(); else void video.play().catch(() => {}) } }}>
-              <source src={variant.webm} type='video/webm' />
-              <source src={variant.mp4} type='video/mp4' />
+              {operator?.video != null
+                ? <source src={operator.video.src} type={operator.video.type} />
+                : <><source src={variant.webm} type='video/webm' /><source src={variant.mp4} type='video/mp4' /></>}
             </video>
             )
           : (
             <picture>
-              <source media={MOBILE_MEDIA_QUERY} srcSet={VARIANTS.mobile.poster} />
-              <img className='background__media' src={VARIANTS.desktop.poster} alt='' />
+              {operator === null && <source media={MOBILE_MEDIA_QUERY} srcSet={VARIANTS.mobile.poster} />}
+              <img className='background__media' src={operator?.poster ?? VARIANTS.desktop.poster} alt='' />
             </picture>
             )}
       </div>

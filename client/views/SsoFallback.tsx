@@ -16,7 +16,7 @@ export function SsoFallback ({ label, email }: { label: string, email: string })
         <div className='field field--full'>
           <label htmlFor='sso-fallback-email'>Email</label>
           <div className='field__control'>
-            <input id='sso-fallback-email' type='email' name='email' autoComplete='username' spellCheck={false} defaultValue={email} />
+            <input id='sso-fallback-email' type='email' name='email' dir='ltr' autoComplete='username' spellCheck={false} defaultValue={email} />
           </div>
         </div>
         <button type='submit' className='button button--primary'><span>Continue</span></button>

@@ -17,6 +17,7 @@ import { ACCOUNTS_ANSWER_LIMIT_RANGE, DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
+import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
 import { canonicalHostName } from './host-header.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
@@ -104,6 +105,8 @@ export interface ServerConfig {
   readonly passkeys: PasskeySettings | null
   /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
   readonly secondFactor: SecondFactorSettings
+  /** THEME, the logo, brand colours, background and favicon, each file read and checked (docs/branding.md). */
+  readonly brand: BrandSettings
 }
 
 /** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
@@ -275,6 +278,7 @@ export function loadServerConfig (env: Env): ServerConfig {
   const port = readInteger(env, 'PORT', { min: 0, max: 65535, fallback: DEFAULT_PORT })
   const accountsUrl = readBaseUrl(env, 'ACCOUNTS_URL')
   const edgeAuthUrl = readBaseUrl(env, 'EDGE_AUTH_URL')
+  const productName = readProductName(env)
   return deepFreeze<ServerConfig>({
     port,
     host,
@@ -287,7 +291,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     googleClientId: readGoogleClientId(env),
     googleDisabledHostnames: readList(env, 'GOOGLE_DISABLED_HOSTNAMES', isHostOrAddress, 'host names')
       .map((item) => item.toLowerCase()),
-    productName: readProductName(env),
+    productName,
     supportEmail: readEmail(env, 'SUPPORT_EMAIL', DEFAULT_SUPPORT_EMAIL),
     redirectAllowedHosts: readRedirectAllowedHosts(env),
     localAccountsAllowedHosts: readList(env, 'LOCAL_ACCOUNTS_ALLOWED_HOSTS', isHostOrAddress, 'host names or IP addresses')
@@ -307,6 +311,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     logLevel: readLogLevel(env),
     sourceMapsPublic: readSourceMaps(env),
     passkeys: readPasskeys(env, accountsUrl, port),
-    secondFactor: readSecondFactorSettings(env, accountsUrl === null)
+    secondFactor: readSecondFactorSettings(env, accountsUrl === null),
+    brand: readBrandSettings(env, productName)
   })
 }

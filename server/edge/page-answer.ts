@@ -63,7 +63,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     const nonce = nextNonce()
     const body = pages.forHost(hostname).render({ nonce, rendered, state })
     const headers = PAGE_HEADERS.slice()
-    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname)), 'content-length', String(Buffer.byteLength(body)))
+    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources), 'content-length', String(Buffer.byteLength(body)))
     response.writeHead(status, headers)
     response.end(request.method === 'HEAD' ? undefined : body)
   }

@@ -10,7 +10,8 @@ export interface PageRoutesOptions {
   readonly assetsDir: string
 }
 
-const ASSET_NAME = /^[\w][\w.-]*$/
+/** The build's names, and the operator's under brand/ (server/edge/brand/brand-assets.ts). */
+const ASSET_NAME = /^(brand\/)?\w[\w.-]*$/
 
 /**
  * The page and its assets as Fastify routes. In production the hot path
@@ -34,10 +35,10 @@ export async function pageRoutes (app: FastifyInstance, options: PageRoutesOptio
       reply.hijack()
       return reply
     }
-    const folder = ASSET_NAME.test(name) ? options.assets.streamedFiles.get(name) : undefined
-    if (folder === undefined) return reply.callNotFound()
+    const streamed = ASSET_NAME.test(name) ? options.assets.streamedFiles.get(name) : undefined
+    if (streamed === undefined) return reply.callNotFound()
     return reply
-      .headers(STATIC_SECURITY_HEADERS)
-      .sendFile(name, folder, { cacheControl: true, maxAge: '365d', immutable: true, acceptRanges: true, etag: true })
+      .headers({ ...STATIC_SECURITY_HEADERS, ...streamed.headers })
+      .sendFile(streamed.file, streamed.folder, { cacheControl: true, maxAge: '365d', immutable: true, acceptRanges: true, etag: true })
   })
 }

@@ -2,6 +2,8 @@ import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../common/page-render.js'
 import { serializeRuntimeConfig, type RuntimeConfig } from '../../common/runtime-config.js'
+import type { Theme } from './brand/brand-config.js'
+import { styleHashSource } from './brand/brand-style.js'
 
 /** Slots that build.mjs and client/index.html leave in the page template. */
 const NONCE_SLOT = '__THRESHOLD_NONCE__'
@@ -12,6 +14,45 @@ const ROOT_SLOT = '__THRESHOLD_ROOT__'
 /** After the configuration's script: a form post's state, when the page answers one. */
 const STATE_SLOT = '__THRESHOLD_STATE__'
 const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__)/
+/** Per instance, filled once at load ({@link PageLook}): `<html data-theme>`, the color-scheme meta, the brand's `<style>`. */
+const THEME_SLOT = '__THRESHOLD_THEME__'
+const COLOR_SCHEME_SLOT = '__THRESHOLD_COLOR_SCHEME__'
+const BRAND_STYLE_SLOT = '<!--THRESHOLD:BRAND-STYLE-->'
+/** The build's own icon link (build.mjs), which FAVICON replaces. */
+const BUILD_FAVICON = /<link rel="icon" [^>]*>/
+
+/** What the operator's brand sets in the page, the same for every host and response. */
+export interface PageLook {
+  readonly theme: Theme
+  /** FAVICON's URL and Content-Type; null: the build's icon. */
+  readonly favicon: { readonly href: string, readonly type: string } | null
+  /** The brand colours' CSS (server/edge/brand/brand-style.ts); null: none. */
+  readonly brandStyle: string | null
+}
+
+const COLOR_SCHEMES: Readonly<Record<Theme, string>> = { light: 'light', dark: 'dark', system: 'light dark' }
+
+/**
+ * The template with the look filled in. The values are the configuration's,
+ * checked at start (a theme name, hashed asset paths, `#rrggbb` colours),
+ * never a request's. The style goes in as it is, byte for byte, because the
+ * CSP allows it by its hash; it can hold no `<` to close its element.
+ */
+function withLook (template: string, look: PageLook): string {
+  if (look.brandStyle?.includes('<') === true) throw new Error('the brand style must not contain "<"')
+  let html = template
+    .replace(THEME_SLOT, look.theme)
+    .replace(COLOR_SCHEME_SLOT, COLOR_SCHEMES[look.theme])
+    .replace(BRAND_STYLE_SLOT, () => look.brandStyle === null ? '' : `<style>${look.brandStyle}</style>`)
+  if (look.favicon !== null) {
+    const link = `<link rel="icon" href="${escapeHtml(look.favicon.href)}" type="${escapeHtml(look.favicon.type)}">`
+    html = BUILD_FAVICON.test(html) ? html.replace(BUILD_FAVICON, () => link) : html.replace('</head>', () => `  ${link}\n  </head>`)
+  }
+  return html
+}
+
+/** The default look: the system's scheme, the build's icon, no brand colours. */
+export const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, brandStyle: null })
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml (text: string): string {
@@ -77,23 +118,28 @@ export class PageTemplate {
   private constructor (
     private readonly template: string,
     private readonly runtimeConfig: RuntimeConfig,
-    private readonly cookieDomainOf: (hostname: string) => string | null
+    private readonly cookieDomainOf: (hostname: string) => string | null,
+    /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
+    readonly styleSources: string
   ) {}
 
   /**
    * Reads the template. `cookieDomainOf` gives the cookie domain for a host
    * name as the edge states it (canonical: lower case, without the port).
+   * `look` (theme, favicon, brand colours) is filled in here, once.
    */
   static async load (
     indexHtmlPath: string,
     runtimeConfig: RuntimeConfig,
-    cookieDomainOf: (hostname: string) => string | null
+    cookieDomainOf: (hostname: string) => string | null,
+    look: PageLook = PLAIN_LOOK
   ): Promise<PageTemplate> {
     const template = await readFile(indexHtmlPath, 'utf8')
-    if (![CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT].every((slot) => template.includes(slot))) {
-      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the server-rendered view); run the build again`)
+    if (![CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT].every((slot) => template.includes(slot))) {
+      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the server-rendered view or the brand settings); run the build again`)
     }
-    return new PageTemplate(template, runtimeConfig, cookieDomainOf)
+    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf,
+      look.brandStyle === null ? '' : styleHashSource(look.brandStyle))
   }
 
   /** The page for a host name (as the edge states it: see host-header.ts statedHostName). */

@@ -68,14 +68,15 @@ export const NO_STORE = 'no-store'
 const NONCE_SLOT = 'NONCE-SLOT'
 const CONNECT_SLOT = 'https://connect-slot.invalid'
 const FORM_ACTION_SLOT = 'https://form-action-slot.invalid'
+const STYLE_SLOT = 'https://style-slot.invalid'
 
 type Directives = Record<string, string[]>
 
-function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc: string | null, formAction: readonly string[]): Directives {
+function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc: string | null, formAction: readonly string[], styleSlot = false): Directives {
   return {
     'default-src': ["'none'"],
     'script-src': ["'self'", ...(scriptNonce === null ? [] : [`'nonce-${scriptNonce}'`]), GOOGLE_CLIENT_SCRIPT],
-    'style-src': ["'self'", GOOGLE_STYLE],
+    'style-src': ["'self'", GOOGLE_STYLE, ...(styleSlot ? [STYLE_SLOT] : [])],
     'img-src': ["'self'", 'data:'],
     'media-src': ["'self'"],
     'connect-src': ["'self'", GOOGLE_GSI, ...(extraConnectSrc === null ? [] : [extraConnectSrc])],
@@ -139,20 +140,24 @@ export const STATIC_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.
 )
 
 const pageCspTemplate = recordHelmetHeaders(
-  helmetOptions(contentSecurityDirectives(NONCE_SLOT, CONNECT_SLOT, [FORM_ACTION_SLOT]))
+  helmetOptions(contentSecurityDirectives(NONCE_SLOT, CONNECT_SLOT, [FORM_ACTION_SLOT], true))
 )['content-security-policy'] ?? ''
+// In the order helmet writes the directives: script-src, style-src, connect-src, form-action.
 const [beforeNonce = '', afterNonce = ''] = pageCspTemplate.split(NONCE_SLOT)
-const [betweenNonceAndConnect = '', afterConnect = ''] = afterNonce.split(` ${CONNECT_SLOT}`)
+const [betweenNonceAndStyle = '', afterStyle = ''] = afterNonce.split(` ${STYLE_SLOT}`)
+const [betweenStyleAndConnect = '', afterConnect = ''] = afterStyle.split(` ${CONNECT_SLOT}`)
 const [betweenConnectAndFormAction = '', afterFormAction = ''] = afterConnect.split(FORM_ACTION_SLOT)
 
 /**
  * The page's CSP: the static policy plus this response's script nonce and, in
  * local-network mode, the one local accounts origin the page may post to,
  * and the host's `form-action` sources ({@link formActionSources}).
- * Built by string assembly because it runs on every page view.
+ * `styleSources` (`'sha256-…'`, space-separated) allow the page's inline
+ * brand style (server/edge/brand/brand-style.ts); the policy keeps no
+ * 'unsafe-inline'. Built by string assembly because it runs on every page view.
  */
-export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: string | null, formAction: string): string {
-  return beforeNonce + nonce + betweenNonceAndConnect +
+export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: string | null, formAction: string, styleSources = ''): string {
+  return beforeNonce + nonce + betweenNonceAndStyle + (styleSources === '' ? '' : ` ${styleSources}`) + betweenStyleAndConnect +
     (localAccountsOrigin === null ? '' : ` ${localAccountsOrigin}`) + betweenConnectAndFormAction + formAction + afterFormAction
 }
 

@@ -5,6 +5,8 @@ import type { PageRenderer } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import { withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
+import { loadBrandAssets } from './brand/brand-assets.js'
+import { pageBackground, pageLogo, pageLook } from './brand/brand-page.js'
 import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
 import { judgeHost, statedHostName } from './host-header.js'
@@ -90,7 +92,9 @@ export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion:
     domainCheckTimeoutMs: config.domainCheckTimeoutMs,
     passkeyRpId: config.passkeys?.rpId ?? null,
     secondFactor: config.secondFactor.enabled,
-    secondFactorRememberBrowser: config.secondFactor.rememberBrowser
+    secondFactorRememberBrowser: config.secondFactor.rememberBrowser,
+    logo: pageLogo(config.brand),
+    background: pageBackground(config.brand)
   }
 }
 
@@ -106,9 +110,10 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     : options.pageRenderer(runtimeConfig)
   const [assets, pages] = await Promise.all([
     // build.mjs writes the client's source maps beside dist/public, where nothing else serves them.
-    AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null),
+    AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null,
+      await loadBrandAssets(config.brand)),
     PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfig,
-      (hostname) => cookieDomainFor(hostname, config.cookieDomain))
+      (hostname) => cookieDomainFor(hostname, config.cookieDomain), pageLook(config.brand))
   ])
   const trust = proxyTrust(config.trustProxy)
   // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.

@@ -23,6 +23,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.png': 'image/png',
   '.jpg': 'image/jpeg',
   '.webp': 'image/webp',
+  '.gif': 'image/gif',
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.mp4': 'video/mp4',
@@ -54,6 +55,25 @@ export interface AssetVariant {
   readonly notModifiedHeaders: readonly string[]
 }
 
+/** A file streamed from disk under /assets/: `file` in `folder`, with headers of its own beside the static set. */
+export interface StreamedFile {
+  readonly folder: string
+  readonly file: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * A file served under /assets/ that is not the build's (the operator's brand
+ * files): held in memory (`body`) or streamed from disk, with headers that
+ * replace the static ones (an SVG's own CSP).
+ */
+export interface ExtraAsset {
+  /** The name under /assets/, such as `brand/logo-ABC.png`; its extension gives the Content-Type. */
+  readonly name: string
+  readonly source: { readonly body: Buffer } | StreamedFile
+  readonly headers: Readonly<Record<string, string>>
+}
+
 export interface Asset {
   readonly variants: Readonly<Partial<Record<Encoding, AssetVariant>>> & { readonly identity: AssetVariant }
 }
@@ -62,10 +82,12 @@ function flatHeaders (headers: Record<string, string>): string[] {
   return Object.entries(headers).flat()
 }
 
-function variant (name: string, body: Buffer, hash: string, encoding: Encoding, hasVariants: boolean, sourceMap: string | null): AssetVariant {
+function variant (name: string, body: Buffer, hash: string, encoding: Encoding, hasVariants: boolean, sourceMap: string | null,
+  overrides: Readonly<Record<string, string>> = {}): AssetVariant {
   const etag = `"${hash}${encoding === 'identity' ? '' : `-${encoding}`}"`
   const headers: Record<string, string> = {
     ...STATIC_SECURITY_HEADERS,
+    ...overrides,
     'content-type': contentTypeFor(name),
     'content-length': String(body.length),
     'cache-control': IMMUTABLE_CACHE_CONTROL,
@@ -111,21 +133,22 @@ async function readdirIfPresent (folder: string): Promise<string[]> {
 export class AssetStore {
   private constructor (
     private readonly assets: ReadonlyMap<string, Asset>,
-    /** Names under /assets/ that are streamed from disk instead, each with the folder holding it. */
-    readonly streamedFiles: ReadonlyMap<string, string>
+    /** Names under /assets/ that are streamed from disk instead, each with where it is. */
+    readonly streamedFiles: ReadonlyMap<string, StreamedFile>
   ) {}
 
   /**
    * Reads the build's assets. With `publicSourceMapsDir` (SOURCE_MAPS=public),
    * the source maps in that folder are served under /assets/ too, and each
-   * script or stylesheet names its own in a `SourceMap` header.
+   * script or stylesheet names its own in a `SourceMap` header. `extra` are
+   * served beside the build's files (server/edge/brand/brand-assets.ts).
    */
-  static async load (assetsDir: string, publicSourceMapsDir: string | null = null): Promise<AssetStore> {
+  static async load (assetsDir: string, publicSourceMapsDir: string | null = null, extra: readonly ExtraAsset[] = []): Promise<AssetStore> {
     const names = await readdir(assetsDir)
     const assets = new Map<string, Asset>()
-    const streamed = new Map<string, string>()
+    const streamed = new Map<string, StreamedFile>()
     const maps = publicSourceMapsDir === null ? [] : (await readdirIfPresent(publicSourceMapsDir)).filter((name) => name.endsWith('.map'))
-    for (const map of maps) streamed.set(map, publicSourceMapsDir!)
+    for (const map of maps) streamed.set(map, { folder: publicSourceMapsDir!, file: map })
     const mapSet = new Set(maps)
     const nameSet = new Set(names)
     const readIfPresent = (path: string, name: string): Promise<Buffer | undefined> =>
@@ -136,7 +159,7 @@ export class AssetStore {
       if (!info.isFile()) return
       if (isStreamed(name, info.size)) {
         // A map left in the served folder (a build from before they moved out) is never served from there.
-        if (!name.endsWith('.map')) streamed.set(name, assetsDir)
+        if (!name.endsWith('.map')) streamed.set(name, { folder: assetsDir, file: name })
         return
       }
       const [identity, brotli, gzip] = await Promise.all([
@@ -153,6 +176,14 @@ export class AssetStore {
         }
       })
     }))
+    for (const { name, source, headers } of extra) {
+      if ('body' in source) {
+        const hash = createHash('sha256').update(source.body).digest('base64url').slice(0, 22)
+        assets.set(`/assets/${name}`, { variants: { identity: variant(name, source.body, hash, 'identity', false, null, headers) } })
+      } else {
+        streamed.set(name, { ...source, headers })
+      }
+    }
     return new AssetStore(assets, streamed)
   }
 

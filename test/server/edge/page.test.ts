@@ -45,7 +45,9 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     domainCheckTimeoutMs: null,
     passkeyRpId: 'localhost',
     secondFactor: true,
-    secondFactorRememberBrowser: true
+    secondFactorRememberBrowser: true,
+    logo: null,
+    background: { kind: 'builtin' }
   })
 })
 
@@ -69,7 +71,9 @@ t.test('the embedded JSON cannot close its script element', async (t) => {
     domainCheckTimeoutMs: null,
     passkeyRpId: null,
     secondFactor: false,
-    secondFactorRememberBrowser: true
+    secondFactorRememberBrowser: true,
+    logo: { src: '/assets/brand/logo-X.png', alt: '</script>', width: 10, height: 10 },
+    background: { kind: 'builtin' }
   })
   t.notMatch(text, /[<>&\u2028]/)
   t.equal(parseRuntimeConfig(text).productName, '</script><script>alert(1)</script>', 'and still reads back the same')
