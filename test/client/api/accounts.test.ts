@@ -4,7 +4,7 @@ import {
   completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso,
   verifyEmailRequest
 } from '../../../client/api/accounts.js'
-import { BUSY_MESSAGE } from '../../../client/lib/messages.js'
+import { BUSY_MESSAGE } from '../../../common/page-texts.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
