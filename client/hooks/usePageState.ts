@@ -7,7 +7,7 @@ import type { NoticeContent } from '../components/Notice.js'
 import { showView, updateSearchParams } from '../lib/address-bar.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
 import type { Messages } from '../../common/message-catalogue.js'
-import { messageForErrorParameter, useMessages } from '../lib/messages.js'
+import { messageForErrorParameter, refusalText, useMessages } from '../lib/messages.js'
 import type { PageParams, View } from '../lib/page-params.js'
 import { loginContextFields } from '../../common/page-query.js'
 import { safeRedirectTarget } from '../../common/redirect-target.js'
@@ -122,7 +122,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
       return false
     }
     if (answer.kind !== 'tokens') {
-      fail(answer.kind === 'error' ? answer.message : unreadableMessage)
+      fail(answer.kind === 'error' ? refusalText(answer, messages) : unreadableMessage)
       return false
     }
     // A token the browser would not keep is no sign-in: say so rather than leave signed out.
@@ -172,7 +172,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
     },
     finishWithSuccess (answer, defaultText, unreadableMessage = genericError) {
       if (answer.kind !== 'success') {
-        fail(answer.kind === 'error' ? answer.message : unreadableMessage)
+        fail(answer.kind === 'error' ? refusalText(answer, messages) : unreadableMessage)
         return
       }
       succeed(answer.message === '' ? defaultText : answer.message)

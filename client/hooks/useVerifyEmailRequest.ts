@@ -2,6 +2,7 @@ import useSWRMutation from 'swr/mutation'
 import { verifyEmailRequest } from '../api/accounts.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
+import { refusalText } from '../lib/messages.js'
 import type { PageState } from './usePageState.js'
 
 /**
@@ -20,7 +21,7 @@ export function useVerifyEmailRequest (page: PageState) {
       void trigger({ email: page.email }, {
         onSuccess: (answer) => {
           if (answer.kind !== 'success') {
-            page.fail(answer.kind === 'error' ? answer.message : page.messages.text(ERROR_MESSAGE_KEYS.GENERIC))
+            page.fail(answer.kind === 'error' ? refusalText(answer, page.messages) : page.messages.text(ERROR_MESSAGE_KEYS.GENERIC))
             return
           }
           page.succeed(answer.message === '' ? page.messages.text(SUCCESS_MESSAGE_KEYS.VERIFICATION_LINK_SENT) : answer.message)

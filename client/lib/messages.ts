@@ -1,8 +1,9 @@
 import { createContext, useContext } from 'react'
+import type { Refusal } from '../../common/accounts-answers.js'
 import { createMessages, type Catalogue, type MessageKey, type Messages } from '../../common/message-catalogue.js'
 import { ERROR_MESSAGE_KEYS, isErrorKey } from '../../common/error-messages.js'
 import type { PageNotice } from '../../common/page-notices.js'
-import { plainText } from '../../common/page-texts.js'
+import { BUSY_MESSAGE_KEY, plainText } from '../../common/page-texts.js'
 
 /** Kept in common/ since the edge makes outside text fit to show too. */
 export { plainText }
@@ -35,4 +36,9 @@ export const NOTICE_MESSAGE_KEYS: Readonly<Record<PageNotice, MessageKey>> = Obj
 /** The message for the `error` parameter: a catalogue entry in the page's language, or the value itself as plain text. */
 export function messageForErrorParameter (value: string, messages: Messages): string {
   return isErrorKey(value) ? messages.text(ERROR_MESSAGE_KEYS[value]) : plainText(value)
+}
+
+/** What a refusal says in the page's language: the service's own text as it came, or the page's busy text for a busy service that sent none. */
+export function refusalText (refusal: Refusal, messages: Messages): string {
+  return refusal.busy === true ? messages.text(BUSY_MESSAGE_KEY) : refusal.message
 }

@@ -5,7 +5,7 @@ import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../components/NeedsScript.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import { useMessages } from '../lib/messages.js'
+import { refusalText, useMessages } from '../lib/messages.js'
 import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
 import { CodeField } from './code-field.js'
 import { RememberBrowser } from './RememberBrowser.js'
@@ -32,7 +32,8 @@ export interface CodeStepProps {
  * came to type, and the field's label says what.
  */
 export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens, onBack }: CodeStepProps) {
-  const { text } = useMessages()
+  const messages = useMessages()
+  const { text } = messages
   const errorId = useId()
   const [recovery, setRecovery] = useState(false)
   const [code, setCode] = useState('')
@@ -61,7 +62,7 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
       return
     }
     setBusy(false)
-    setError(answer.kind === 'error' ? answer.message : text(ERROR_MESSAGE_KEYS.GENERIC))
+    setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
   }
 
   function switchProof (): void {

@@ -4,7 +4,7 @@ import type { EnrolmentConfirmAnswer } from '../../common/second-factor-answers.
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import { useMessages } from '../lib/messages.js'
+import { refusalText, useMessages } from '../lib/messages.js'
 import { isAuthenticatorCode } from '../../common/second-factor-codes.js'
 import { CodeField } from './code-field.js'
 import { QrCode } from './QrCode.js'
@@ -35,7 +35,8 @@ export const groupedKey = (secret: string): string => secret.replace(/=+$/, '').
  * chunk of its own (with the QR encoder), only when an enrolment starts.
  */
 export function Enrolment ({ authority, rememberOffered, productName, onDone, onCancel, cancelLabel }: EnrolmentProps) {
-  const { text } = useMessages()
+  const messages = useMessages()
+  const { text } = messages
   const [secret, setSecret] = useState<{ secret: string, uri: string } | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [code, setCode] = useState('')
@@ -50,7 +51,7 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
     started.current = true
     void startEnrolment(authority).then((answer) => {
       if (answer.kind === 'secret') setSecret({ secret: answer.secret, uri: answer.otpauthUri })
-      else setError(answer.kind === 'error' ? answer.message : text(ERROR_MESSAGE_KEYS.GENERIC))
+      else setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
     })
   }, [])
 
@@ -62,7 +63,7 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
     const answer = await confirmEnrolment(authority, code, rememberOffered && remember)
     setBusy(false)
     if (answer.kind === 'confirmed') setConfirmed(answer)
-    else setError(answer.kind === 'error' ? answer.message : text(ERROR_MESSAGE_KEYS.GENERIC))
+    else setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
   }
 
   if (confirmed !== null) {

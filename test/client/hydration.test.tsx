@@ -9,7 +9,7 @@ import { startPage } from '../../client/start-page.js'
 import { createPageRenderer } from '../../client/server-render.js'
 import { SignInPage } from '../../client/SignInPage.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
-import { englishMessages, InEnglish, markedGermanMessages } from '../fixtures/messages.js'
+import { englishMessages, InLanguage, markedGermanMessages } from '../fixtures/messages.js'
 import { eventually, eventuallyOk, lastBody, startBackend, TEST_CONFIG } from '../fixtures/page.js'
 import { jsonAnswer } from '../fixtures/edge.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
@@ -175,7 +175,7 @@ t.test('the check itself catches a mismatch: markup for another product name is 
   let root: Root | undefined
   try {
     await act(async () => {
-      root = hydrateRoot(document.getElementById('root')!, <StrictMode><InEnglish><SignInPage config={TEST_CONFIG} /></InEnglish></StrictMode>, {
+      root = hydrateRoot(document.getElementById('root')!, <StrictMode><InLanguage><SignInPage config={TEST_CONFIG} /></InLanguage></StrictMode>, {
         onRecoverableError: (error) => { seen.push(String(error)) }
       })
     })

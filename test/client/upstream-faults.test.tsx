@@ -5,7 +5,7 @@ import { ACCOUNTS_FAILURE_MESSAGES } from '../../server/edge/accounts-proxy.js'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE } from '../../common/page-texts.js'
-import { english } from '../fixtures/messages.js'
+import { english, markedGermanMessages } from '../fixtures/messages.js'
 import { SERVICE_BUSY } from '../../server/reference/error-answers.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../fixtures/edge-auth.js'
@@ -73,6 +73,21 @@ for (const [what, handler, message] of faults) {
     t.equal(window.location.pathname, '/', 'still on the page')
   })
 }
+
+t.test('a busy backend without a text of its own: the page says so in its language; a busy backend\'s own text is shown as it came', async (t) => {
+  const german = markedGermanMessages()
+  for (const [body, shown] of [['{}', `[de] ${english('failure.busy')}`], [JSON.stringify({ error: 'Zu viele Anmeldungen.' }), 'Zu viele Anmeldungen.']]) {
+    const base = await pageFor(t, (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
+      response.end(body)
+    })
+    const { user, unmount } = renderPage(t, base, '', {}, german)
+    await user.type(screen.getByLabelText('[de] Email'), 'ada@example.test')
+    await user.type(screen.getByLabelText('[de] Password'), 'pw{Enter}')
+    await eventually(t, () => screen.getByRole('alert').textContent, shown)
+    unmount()
+  }
+})
 
 t.test('a backend that answers gzip although asked for identity: the login goes through', async (t) => {
   const { base } = await startBackend(t, (_request, response) => {
