@@ -8,6 +8,8 @@
  * by path, typed by this interface, as it loads the page template.
  */
 
+import type { PageMessages } from './message-catalogue.js'
+
 /** The views the page shows (the client's `View`). */
 export type RenderedView = 'login' | 'register' | 'resetPassword' | 'setPassword'
 
@@ -43,6 +45,8 @@ export interface PageRenderRequest {
   readonly search: string
   readonly hostname: string
   readonly state: PageFormState | null
+  /** The chosen language and its catalogue (common/message-catalogue.ts). */
+  readonly messages: PageMessages
 }
 
 /** What goes into the page: the markup inside `<div id="root">`, and the view's heading for `<title>`. */

@@ -18,6 +18,8 @@ import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
 import { canonicalHostName } from './host-header.js'
+import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './messages-dir.js'
+import type { Locale } from '../../common/message-catalogue.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
 
@@ -104,6 +106,10 @@ export interface ServerConfig {
   readonly passkeys: PasskeySettings | null
   /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
   readonly secondFactor: SecondFactorSettings
+  /** DEFAULT_LOCALE: the language when neither ui_locales nor Accept-Language names a shipped one (docs/languages.md). */
+  readonly defaultLocale: Locale
+  /** MESSAGES_DIR's texts, checked against English's keys and placeholders; empty when unset. */
+  readonly messageOverrides: MessageOverrides
 }
 
 /** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
@@ -307,6 +313,8 @@ export function loadServerConfig (env: Env): ServerConfig {
     logLevel: readLogLevel(env),
     sourceMapsPublic: readSourceMaps(env),
     passkeys: readPasskeys(env, accountsUrl, port),
-    secondFactor: readSecondFactorSettings(env, accountsUrl === null)
+    secondFactor: readSecondFactorSettings(env, accountsUrl === null),
+    defaultLocale: readDefaultLocale(env),
+    messageOverrides: readMessagesDir(env)
   })
 }

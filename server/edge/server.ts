@@ -15,6 +15,7 @@ import { countedHotPath, countFastifyRequests } from './request-metrics.js'
 import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
 import { answerClientError, refuseExpectation } from './node-answers.js'
 import { answerFrameworkError } from './not-found.js'
+import { loadMessageCatalogues } from './message-catalogues.js'
 import { createNonceSource, PageTemplate } from './page.js'
 import { createPageAnswer, type PageAnswer } from './page-answer.js'
 import { PageMarkup } from './page-markup.js'
@@ -104,11 +105,12 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const renderer = options.pageRenderer === undefined
     ? loadPageRenderer(join(options.publicDir, '..', 'server', 'page-renderer.cjs'), runtimeConfig)
     : options.pageRenderer(runtimeConfig)
+  const catalogues = await loadMessageCatalogues(config.messageOverrides)
   const [assets, pages] = await Promise.all([
     // build.mjs writes the client's source maps beside dist/public, where nothing else serves them.
     AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null),
     PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfig,
-      (hostname) => cookieDomainFor(hostname, config.cookieDomain))
+      (hostname) => cookieDomainFor(hostname, config.cookieDomain), catalogues)
   ])
   const trust = proxyTrust(config.trustProxy)
   // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
@@ -120,7 +122,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     nextNonce: createNonceSource(),
     hostnameOf: (request) => statedHostName(request, trust),
-    formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts)
+    formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts),
+    catalogues,
+    defaultLocale: config.defaultLocale
   })
   const formFlash = createFormFlash()
   const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash) })

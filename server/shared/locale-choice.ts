@@ -87,3 +87,12 @@ export function chooseLocale ({ uiLocales, acceptLanguage, defaultLocale }: Loca
   }
   return defaultLocale
 }
+
+/**
+ * The `ui_locales` parameter of a query (without `?`), decoded; null when
+ * there is none. Most queries have none, and are not parsed at all.
+ */
+export function uiLocalesOf (query: string): string | null {
+  if (!query.includes('ui_locales')) return null
+  return new URLSearchParams(query).get('ui_locales')
+}

@@ -1,5 +1,6 @@
 import '../fixtures/dom.js'
 import t, { type Test } from 'tap'
+import { ENGLISH_PAGE_MESSAGES } from '../fixtures/page-messages.js'
 import { act, StrictMode } from 'react'
 import { hydrateRoot, type Root } from 'react-dom/client'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState } from '../../common/page-render.js'
@@ -29,8 +30,8 @@ async function hydrate (
   // What the browser sends: the address as it parsed it (a raw `"` or `<` percent-encoded).
   const search = location.search.replace(/^\?/, '')
   const { html } = state === null
-    ? new PageMarkup(renderer).forQuery(search, 'localhost')
-    : renderer.render({ search, hostname: 'localhost', state })
+    ? new PageMarkup(renderer).forQuery(search, 'localhost', ENGLISH_PAGE_MESSAGES)
+    : renderer.render({ search, hostname: 'localhost', state, messages: ENGLISH_PAGE_MESSAGES })
   document.body.innerHTML = `<script type="application/json" id="${RUNTIME_CONFIG_ELEMENT_ID}">${serializeRuntimeConfig(config)}</script>` +
     (state === null ? '' : `<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(state)}</script>`) +
     `<div id="root">${html}</div>`
@@ -138,7 +139,7 @@ t.test('the check itself catches a mismatch: markup for another product name is 
   const { complaints } = await hydrate(t, '', null, TEST_CONFIG)
   t.same(complaints, [], 'the control hydrates cleanly')
   setPageUrl('http://localhost/')
-  document.body.innerHTML = `<div id="root">${createPageRenderer({ ...TEST_CONFIG, productName: 'Other' }).render({ search: '', hostname: 'localhost', state: null }).html}</div>`
+  document.body.innerHTML = `<div id="root">${createPageRenderer({ ...TEST_CONFIG, productName: 'Other' }).render({ search: '', hostname: 'localhost', state: null, messages: ENGLISH_PAGE_MESSAGES }).html}</div>`
   const seen: string[] = []
   const originalError = console.error
   console.error = (...args: unknown[]) => { seen.push(args.map(String).join(' ')) }

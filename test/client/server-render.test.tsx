@@ -1,10 +1,11 @@
 import t from 'tap'
+import { ENGLISH_PAGE_MESSAGES } from '../fixtures/page-messages.js'
 import { parsePageFormState, serializePageFormState, viewLinkHref, type PageFormState } from '../../common/page-render.js'
 import { createPageRenderer } from '../../client/server-render.js'
 import { TEST_CONFIG } from '../fixtures/page.js'
 
 const renderer = createPageRenderer({ ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
-const render = (search: string, state: PageFormState | null = null) => renderer.render({ search, hostname: 'signin.example.com', state })
+const render = (search: string, state: PageFormState | null = null) => renderer.render({ search, hostname: 'signin.example.com', state, messages: ENGLISH_PAGE_MESSAGES })
 const STATE: PageFormState = { view: 'login', email: 'ada@example.com', notice: { kind: 'error', text: 'Invalid email or password.' }, invalid: true, verificationLinkOffered: false, secondFactorChallenge: null }
 
 const forms = (html: string) => [...html.matchAll(/<form([^>]*)>/g)].map((match) => match[1]!)
@@ -60,7 +61,7 @@ t.test('a state with a challenge renders the code step, the challenge a hidden f
 
 t.test('what needs scripts is wrapped, with a note or a form in <noscript>', async (t) => {
   const { html } = createPageRenderer({ ...TEST_CONFIG, googleClientId: 'abc.apps.googleusercontent.com', passkeyRpId: 'signin.example.com' })
-    .render({ search: '', hostname: 'signin.example.com', state: null })
+    .render({ search: '', hostname: 'signin.example.com', state: null, messages: ENGLISH_PAGE_MESSAGES })
   t.match(html, /<div class="needs-script"><button[^>]*><span>Login(<!-- -->)? with Google/)
   t.match(html, '<noscript><p class="script-note">Signing in with Google needs JavaScript.</p></noscript>')
   t.match(html, '<noscript><p class="script-note">Signing in with a passkey needs JavaScript.</p></noscript>')
