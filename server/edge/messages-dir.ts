@@ -23,10 +23,17 @@ function placeholderList (names: readonly string[]): string {
 /** One `<locale>.json`: an object of non-empty strings, each for a key English has, with English's placeholders. */
 function readCatalogueFile (dir: string, file: string): Partial<Catalogue> {
   const path = join(dir, file)
-  if (statSync(path).size > MAX_CATALOGUE_FILE_BYTES) refuse(path, `is larger than ${MAX_CATALOGUE_FILE_BYTES} bytes`)
+  let content: string
+  try {
+    if (statSync(path).size > MAX_CATALOGUE_FILE_BYTES) refuse(path, `is larger than ${MAX_CATALOGUE_FILE_BYTES} bytes`)
+    content = readFileSync(path, 'utf8')
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    refuse(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+  }
   let parsed: unknown
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'))
+    parsed = JSON.parse(content)
   } catch (error) {
     refuse(path, `is not JSON (${(error as Error).message})`)
   }
