@@ -17,6 +17,7 @@ import { answerClientError, refuseExpectation } from './node-answers.js'
 import { answerFrameworkError } from './not-found.js'
 import { loadMessageCatalogues } from './message-catalogues.js'
 import { createNonceSource, PageTemplate } from './page.js'
+import { messagesForRequests } from './request-messages.js'
 import { createPageAnswer, type PageAnswer } from './page-answer.js'
 import { PageMarkup } from './page-markup.js'
 import { loadPageRenderer } from './page-renderer.js'
@@ -168,6 +169,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const accountsRoutes = withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled)
   fastify.decorate('metrics', metrics)
   fastify.decorate('pageAnswer', pageAnswer)
+  fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))
   if (metrics !== null) countFastifyRequests(fastify, metrics, new Set(accountsRoutes.map((route) => route.path)))
   fastify.addHook('preClose', async () => { closing = true })
   // A keep-alive connection whose request was in flight at the stop signal
