@@ -13,10 +13,10 @@ t.test('the page\'s accounts calls say the page\'s language in Accept-Language, 
   const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }))
   setPageUrl(`${base}/?ui_locales=de`)
   document.documentElement.lang = 'de'
-  await login({ email: 'a@b.test', password: 'pw' })
+  await login({ email: 'a@b.test', password: 'pw', insecure_allowed_orgs: [], resource_type: null, cluster_name: null })
   t.equal(upstream.requests.at(-1)!.headers['accept-language'], 'de')
   document.documentElement.lang = 'ar'
-  await login({ email: 'a@b.test', password: 'pw' })
+  await login({ email: 'a@b.test', password: 'pw', insecure_allowed_orgs: [], resource_type: null, cluster_name: null })
   t.equal(upstream.requests.at(-1)!.headers['accept-language'], 'ar')
 })
 
