@@ -67,8 +67,8 @@ export interface PageMarkupOptions {
 }
 
 /**
- * The rendered view for a GET of the page, kept per host and per the
- * parameters that shape the markup (common/page-render.ts MARKUP_PARAMETERS
+ * The rendered view for a GET of the page, kept per language, per host and
+ * per the parameters that shape the markup (common/page-render.ts MARKUP_PARAMETERS
  * but the free text), not per raw query: `redirect` and the login context
  * vary per visitor and only end the view links, which are filled in per
  * request. Free text is rendered per request, within the render budget.
