@@ -1,10 +1,12 @@
 import { createContext, lazy, Suspense, useContext, type ComponentType } from 'react'
+import type { MessageKey } from '../common/message-catalogue.js'
 import type { PageFormState } from '../common/page-render.js'
 import type { RuntimeConfig } from '../common/runtime-config.js'
 import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
 import { useSignInFlows } from './hooks/useSignInFlows.js'
 import { useAddressSearch } from './lib/address-bar.js'
+import { useMessages } from './lib/messages.js'
 import { parsePageParams, type View } from './lib/page-params.js'
 import { usePageHostname } from './lib/page-address.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
@@ -27,12 +29,12 @@ type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSte
 export const SecondFactorStepsContext = createContext<ComponentType<Parameters<SecondFactorStepsComponent>[0]>>(
   lazy(() => import('./second-factor/SecondFactorSteps.js')))
 
-/** Each view's heading (the server renderer's `<title>` follows it). */
-export const HEADINGS: Readonly<Record<View, string>> = {
-  login: 'Log in',
-  register: 'Create your account',
-  resetPassword: 'Reset your password',
-  setPassword: 'Choose a new password'
+/** Each view's heading's key (the server renderer's `<title>` follows it). */
+export const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
+  login: 'heading.login',
+  register: 'heading.register',
+  resetPassword: 'heading.resetPassword',
+  setPassword: 'heading.setPassword'
 }
 
 /**
@@ -42,6 +44,7 @@ export const HEADINGS: Readonly<Record<View, string>> = {
  * hooks it names), and the views only render.
  */
 export function SignInPage ({ config, formState = null }: { config: RuntimeConfig, formState?: PageFormState | null }) {
+  const { text } = useMessages()
   const params = parsePageParams(useAddressSearch(), usePageHostname(), config)
   const { view } = params
   const SecondFactorSteps = useContext(SecondFactorStepsContext)
@@ -66,7 +69,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
       <div className='page__columns'>
         <header className='brand'>
           <p className='brand__name'>{config.productName}</p>
-          <p className='brand__tagline'>Sign in to continue to {config.productName}.</p>
+          <p className='brand__tagline'>{text('page.tagline', { product: config.productName })}</p>
         </header>
         <main className='card'>
           {passkeys.offer !== null && <PasskeyOffer {...passkeys.offer} />}
@@ -75,7 +78,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
             </Suspense>
           )}
-          {!stepShown && <h1 className='card__title'>{HEADINGS[view]}</h1>}
+          {!stepShown && <h1 className='card__title'>{text(HEADING_KEYS[view])}</h1>}
           {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
           {view === 'login' && !stepShown && (
@@ -96,7 +99,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
       <BackgroundVideo />
       {sso.modalOpen && (
-        <SsoModal initialEmail={page.email} verb={view === 'register' ? 'Sign up' : 'Login'} busy={flows.busy} sso={sso} />
+        <SsoModal initialEmail={page.email} intent={view === 'register' ? 'register' : 'login'} busy={flows.busy} sso={sso} />
       )}
     </div>
   )

@@ -1,14 +1,15 @@
 import { StrictMode } from 'react'
 import { renderToString } from 'react-dom/server'
+import { createMessages } from '../common/message-catalogue.js'
 import type { PageFormState, PageRenderer, PageRenderRequest, RenderedPage } from '../common/page-render.js'
 import type { RuntimeConfig } from '../common/runtime-config.js'
 import { searchForView } from './lib/address-bar.js'
 import { NoScriptContext } from './components/NeedsScript.js'
+import { MessagesContext } from './lib/messages.js'
 import { PageAddressContext } from './lib/page-address.js'
 import { parsePageParams } from './lib/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
-import { SECOND_FACTOR_MESSAGES } from './second-factor/messages.js'
-import { HEADINGS, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { HEADING_KEYS, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 import { NO_SCRIPT_CONTENT } from './views/no-script-content.js'
 
 /**
@@ -27,28 +28,33 @@ function shownSearch (search: string, hostname: string, state: PageFormState | n
  * The sign-in page rendered on the server (docs/page.md, "Before its
  * JavaScript"): the same components the browser runs, given the address
  * (there is no `window` here) and the second factor's steps imported rather
- * than lazy, so that a code step is in the HTML, and what stands in for the
- * scripted parts when scripts are off (NoScriptContext). Bundled by build.mjs into
+ * than lazy, so that a code step is in the HTML, what stands in for the
+ * scripted parts when scripts are off (NoScriptContext), and the request's
+ * language (MessagesContext): the markup depends on the request alone, so
+ * the edge can keep it per address and language. Bundled by build.mjs into
  * dist/server/page-renderer.cjs, which the edge loads at start.
  */
 export function createPageRenderer (config: RuntimeConfig): PageRenderer {
   return {
-    render ({ search, hostname, state }: PageRenderRequest): RenderedPage {
+    render ({ search, hostname, state, messages: pageMessages }: PageRenderRequest): RenderedPage {
       const address = { search: shownSearch(search, hostname, state, config), hostname }
+      const messages = createMessages(pageMessages)
       const html = renderToString(
         <StrictMode>
-          <PageAddressContext.Provider value={address}>
-            <SecondFactorStepsContext.Provider value={SecondFactorSteps}>
-              <NoScriptContext.Provider value={NO_SCRIPT_CONTENT}>
-                <SignInPage config={config} formState={state} />
-              </NoScriptContext.Provider>
-            </SecondFactorStepsContext.Provider>
-          </PageAddressContext.Provider>
+          <MessagesContext.Provider value={messages}>
+            <PageAddressContext.Provider value={address}>
+              <SecondFactorStepsContext.Provider value={SecondFactorSteps}>
+                <NoScriptContext.Provider value={NO_SCRIPT_CONTENT}>
+                  <SignInPage config={config} formState={state} />
+                </NoScriptContext.Provider>
+              </SecondFactorStepsContext.Provider>
+            </PageAddressContext.Provider>
+          </MessagesContext.Provider>
         </StrictMode>
       )
-      const heading = state?.secondFactorChallenge != null
-        ? SECOND_FACTOR_MESSAGES.CODE_HEADING
-        : HEADINGS[parsePageParams(address.search, hostname, config).view]
+      const heading = messages.text(state?.secondFactorChallenge != null
+        ? 'secondFactor.codeHeading'
+        : HEADING_KEYS[parsePageParams(address.search, hostname, config).view])
       return { html, heading }
     }
   }

@@ -1,7 +1,10 @@
 import { StrictMode } from 'react'
 import { createRoot, hydrateRoot, type RootOptions, type Root } from 'react-dom/client'
 import { preloadDomainCheck } from './api/check-domain.js'
+import { createMessages, MESSAGES_ELEMENT_ID } from '../common/message-catalogue.js'
 import { searchForView } from './lib/address-bar.js'
+import { parseEmbeddedMessages } from './lib/embedded-messages.js'
+import { MessagesContext } from './lib/messages.js'
 import { parsePageParams } from './lib/page-params.js'
 import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page-render.js'
 import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/runtime-config.js'
@@ -10,13 +13,15 @@ import { SignInPage } from './SignInPage.js'
 /**
  * Starts the page from the document the edge sent (client/main.tsx; the
  * hydration tests call it on the edge's own output): reads the embedded
- * configuration and form post state, puts the address right, and hydrates the
+ * configuration, language and form post state, puts the address right, and hydrates the
  * rendered view, or renders into an empty root. The root, or null without one.
  */
 export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}): Root | null {
   const config = parseRuntimeConfig(document.getElementById(RUNTIME_CONFIG_ELEMENT_ID)?.textContent)
   // A form post's answer carries the state the server rendered; the page starts from it.
   const formState = parsePageFormState(document.getElementById(PAGE_STATE_ELEMENT_ID)?.textContent)
+  // The texts the server rendered with, so that hydration finds the same markup; missing or malformed, keys show.
+  const messages = createMessages(parseEmbeddedMessages(document.getElementById(MESSAGES_ELEMENT_ID)?.textContent))
 
   // The state's view can differ from the address's (a registration ends on the login view): the address
   // is put right first, as the server rendered it (client/server-render.tsx), so the hydrated view is the rendered one.
@@ -32,7 +37,13 @@ export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}
 
   const root = document.getElementById('root')
   if (root === null) return null
-  const page = <StrictMode><SignInPage config={config} formState={formState} /></StrictMode>
+  const page = (
+    <StrictMode>
+      <MessagesContext.Provider value={messages}>
+        <SignInPage config={config} formState={formState} />
+      </MessagesContext.Provider>
+    </StrictMode>
+  )
   // The edge renders the view into the page (docs/page.md); an empty root (a render over budget or one that failed) is rendered here.
   if (root.firstElementChild === null) {
     const created = createRoot(root, options)

@@ -21,8 +21,20 @@ export type JsonAnswer =
 export type LoginAnswer =
   | SignedIn
   | SecondFactorDue
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
+
+/**
+ * A refusal with something to say: the service's own text, shown as it
+ * came; or, for a busy service that sent none (503), `busy`, which the page
+ * says in its language (BUSY_MESSAGE_KEY). `message` then holds English's
+ * text, for the edge until server/ speaks the catalogue too.
+ */
+export interface Refusal {
+  readonly kind: 'error'
+  readonly message: string
+  readonly busy?: true
+}
 
 /**
  * A login's tokens. `secondFactorEnrolled`: the service says the account has
@@ -61,22 +73,22 @@ export type PasswordLoginAnswer =
 
 export type SuccessAnswer =
   | { readonly kind: 'success', readonly message: string }
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
 
 export type SsoStartAnswer =
   | { readonly kind: 'redirect', readonly url: string }
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
 
 const MAX_SERVER_MESSAGE_LENGTH = 500
 
 /** The answer's `error` made plain; for a 503 without one (a service shedding load), the page's own "try again shortly". */
-function errorText (answer: Extract<JsonAnswer, { kind: 'json' }>): string | null {
+function refusalOf (answer: Extract<JsonAnswer, { kind: 'json' }>): Refusal | null {
   const error = answer.body.error
   const text = typeof error === 'string' ? plainText(error, MAX_SERVER_MESSAGE_LENGTH) : ''
-  if (text !== '') return text
-  return answer.status === 503 ? BUSY_MESSAGE : null
+  if (text !== '') return { kind: 'error', message: text }
+  return answer.status === 503 ? { kind: 'error', message: BUSY_MESSAGE, busy: true } : null
 }
 
 const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
@@ -100,8 +112,8 @@ function secondFactorDue (body: Readonly<Record<string, unknown>>): SecondFactor
 /** A server `error` wins whatever the status; tokens or a second-factor challenge count only on a 2xx answer. */
 export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
   if (answer.kind === 'unreadable') return { kind: 'failed' }
-  const error = errorText(answer)
-  if (error !== null) return { kind: 'error', message: error }
+  const refusal = refusalOf(answer)
+  if (refusal !== null) return refusal
   if (answer.status < 200 || answer.status >= 300) return { kind: 'failed' }
   const due = secondFactorDue(answer.body)
   if (due !== null) return due
@@ -125,8 +137,8 @@ export function parsePasswordLoginAnswer (answer: JsonAnswer): PasswordLoginAnsw
 
 export function parseSuccessAnswer (answer: JsonAnswer): SuccessAnswer {
   if (answer.kind === 'unreadable') return { kind: 'failed' }
-  const error = errorText(answer)
-  if (error !== null) return { kind: 'error', message: error }
+  const refusal = refusalOf(answer)
+  if (refusal !== null) return refusal
   if (answer.status >= 200 && answer.status < 300) {
     const success = answer.body.success
     return { kind: 'success', message: typeof success === 'string' ? plainText(success, MAX_SERVER_MESSAGE_LENGTH) : '' }
@@ -137,8 +149,8 @@ export function parseSuccessAnswer (answer: JsonAnswer): SuccessAnswer {
 /** `sso_url` is followed only if it is an absolute http(s) URL: never `javascript:` or `data:`. */
 export function parseSsoStartAnswer (answer: JsonAnswer): SsoStartAnswer {
   if (answer.kind === 'unreadable') return { kind: 'failed' }
-  const error = errorText(answer)
-  if (error !== null) return { kind: 'error', message: error }
+  const refusal = refusalOf(answer)
+  if (refusal !== null) return refusal
   const ssoUrl = answer.body.sso_url
   if (answer.status < 200 || answer.status >= 300 || typeof ssoUrl !== 'string') return { kind: 'failed' }
   try {

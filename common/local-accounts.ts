@@ -1,13 +1,14 @@
 import { hostMatchesPattern, isHostname, isIPv6, isIpAddress, isLoopbackHost } from './hosts.js'
+import type { MessageKey } from './message-catalogue.js'
 
 /** Port of the local accounts service when `local_accounts_port` is absent (spec §9). */
 export const DEFAULT_LOCAL_ACCOUNTS_PORT = 10064
 
-/** Where local-network mode sends the login payload, or why it may not. */
+/** Where local-network mode sends the login payload, or why it may not (the reason's text, by its key in the message catalogues). */
 export type LocalAccountsTarget =
   | { readonly kind: 'off' }
   | { readonly kind: 'allowed', readonly origin: string, readonly authenticateUrl: string }
-  | { readonly kind: 'refused', readonly reason: string }
+  | { readonly kind: 'refused', readonly reason: MessageKey }
 
 /**
  * Reads `local_accounts_host` and `local_accounts_port` from the page's query.
@@ -28,14 +29,14 @@ export function resolveLocalAccounts (
   const host = rawHost.trim().toLowerCase()
   const bareHost = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
   if (!isHostname(bareHost) && !isIpAddress(bareHost)) {
-    return { kind: 'refused', reason: 'The local accounts host is not a valid host name.' }
+    return { kind: 'refused', reason: 'localAccounts.hostInvalid' }
   }
 
   const rawPort = (params.get('local_accounts_port') ?? '').trim()
   // Digits only: Number() would also read 0x50, 1e3, 80.0 and +80 as ports.
   const port = rawPort === '' ? DEFAULT_LOCAL_ACCOUNTS_PORT : /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    return { kind: 'refused', reason: 'The local accounts port is not a valid port number.' }
+    return { kind: 'refused', reason: 'localAccounts.portInvalid' }
   }
 
   const allowed =
@@ -43,7 +44,7 @@ export function resolveLocalAccounts (
     isLoopbackHost(bareHost) ||
     allowedHosts.some((pattern) => hostMatchesPattern(bareHost, pattern))
   if (!allowed) {
-    return { kind: 'refused', reason: 'This local accounts host is not allowed for this page.' }
+    return { kind: 'refused', reason: 'localAccounts.hostNotAllowed' }
   }
 
   const scheme = isLoopbackHost(bareHost) ? 'http' : 'https'

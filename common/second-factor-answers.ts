@@ -1,4 +1,4 @@
-import { parseLoginAnswer, parseSuccessAnswer, type JsonAnswer, type LoginAnswer } from './accounts-answers.js'
+import { parseLoginAnswer, parseSuccessAnswer, type JsonAnswer, type LoginAnswer, type Refusal } from './accounts-answers.js'
 
 /**
  * The answers of the second-factor calls (docs/second-factor.md), parsed at
@@ -11,7 +11,7 @@ export type SecondFactorVerifyAnswer = Exclude<LoginAnswer, { kind: 'second-fact
 
 export type EnrolmentStartAnswer =
   | { readonly kind: 'secret', readonly secret: string, readonly otpauthUri: string }
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
 
 export type EnrolmentConfirmAnswer =
@@ -21,7 +21,7 @@ export type EnrolmentConfirmAnswer =
       /** The login's tokens, when the enrolment was part of a login; null after a voluntary one. */
       readonly tokens: { readonly kind: 'tokens', readonly auth: string, readonly refresh: string } | null
     }
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
 
 const BASE32 = /^[A-Z2-7]+=*$/

@@ -1,4 +1,4 @@
-import type { JsonAnswer } from '../../common/accounts-answers.js'
+import type { JsonAnswer, Refusal } from '../../common/accounts-answers.js'
 import { parseLoginAnswer, parseSuccessAnswer } from '../../common/accounts-answers.js'
 
 /**
@@ -12,7 +12,7 @@ export type WebAuthnOptionsJson = Readonly<Record<string, unknown>>
 
 export type PasskeyOptionsAnswer =
   | { readonly kind: 'options', readonly options: WebAuthnOptionsJson }
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
 
 /** A passkey sign-in: the tokens and what the Signal API needs to keep the visitor's password manager in step. */
@@ -31,7 +31,7 @@ export interface PasskeyTokens {
 export type PasskeyLoginAnswer =
   | PasskeyTokens
   | { readonly kind: 'unknown-credential', readonly message: string, readonly credentialId: string }
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
 
 const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''

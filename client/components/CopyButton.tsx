@@ -1,19 +1,21 @@
 import { useEffect, useRef, useState } from 'react'
 import { COPY_FEEDBACK_MS } from '../lib/constants.js'
+import { useMessages } from '../lib/messages.js'
 import { Tooltip } from './Tooltip.js'
 
 /** Copies `text` to the clipboard and says so in a tooltip for one second. */
 export function CopyButton ({ text, label }: { text: string, label: string }) {
+  const messages = useMessages()
   const [feedback, setFeedback] = useState<string | null>(null)
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
   useEffect(() => () => clearTimeout(timer.current), [])
 
   async function copy (): Promise<void> {
-    let message = 'Copied'
+    let message = messages.text('copy.copied')
     try {
       await navigator.clipboard.writeText(text)
     } catch {
-      message = 'Copy failed'
+      message = messages.text('copy.failed')
     }
     setFeedback(message)
     clearTimeout(timer.current)

@@ -1,14 +1,25 @@
 import { useState, type KeyboardEvent } from 'react'
+import { useMessages } from '../lib/messages.js'
 import { TextField, type TextFieldProps } from './TextField.js'
+
+export interface PasswordFieldProps extends Omit<TextFieldProps, 'type' | 'trailing' | 'onKeyEvent' | 'hint'> {
+  readonly hint?: string
+  /**
+   * The toggle's accessible names, naming the field ("Show new password"):
+   * whole texts from the catalogue, since no language builds them alike.
+   */
+  readonly revealLabels: { readonly show: string, readonly hide: string }
+}
 
 /**
  * A password field with a show/hide toggle and a Caps Lock warning, the two
  * things that save most mistyped passwords.
  */
-export function PasswordField (props: Omit<TextFieldProps, 'type' | 'trailing' | 'onKeyEvent' | 'hint'> & { readonly hint?: string }) {
+export function PasswordField ({ revealLabels, ...props }: PasswordFieldProps) {
+  const { text } = useMessages()
   const [visible, setVisible] = useState(false)
   const [capsLock, setCapsLock] = useState(false)
-  const hint = [capsLock ? 'Caps Lock is on.' : null, props.hint ?? null].filter(Boolean).join(' ')
+  const hint = [capsLock ? text('field.capsLockOn') : null, props.hint ?? null].filter(Boolean).join(' ')
   return (
     <TextField
       {...props}
@@ -21,10 +32,10 @@ export function PasswordField (props: Omit<TextFieldProps, 'type' | 'trailing' |
           type='button'
           className='field__toggle'
           aria-pressed={visible}
-          aria-label={visible ? `Hide ${props.label.toLowerCase()}` : `Show ${props.label.toLowerCase()}`}
+          aria-label={visible ? revealLabels.hide : revealLabels.show}
           onClick={() => setVisible(!visible)}
         >
-          {visible ? 'Hide' : 'Show'}
+          {text(visible ? 'field.hide' : 'field.show')}
         </button>
       }
     />

@@ -6,7 +6,8 @@ import type { LoginAnswer, SecondFactorDue, SuccessAnswer } from '../../common/a
 import { emailFromGoogleCredential } from '../lib/google-credential.js'
 import { googleSignInAvailable, useGoogleIdentity } from '../lib/google-identity-services.js'
 import { usePageHostname } from '../lib/page-address.js'
-import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
 
@@ -31,13 +32,16 @@ type GoogleOutcome =
  * unreadable answer, which shows the Google-specific message.
  */
 export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: DomainGate, onSecondFactor: (due: SecondFactorDue) => void) {
+  const { text } = page.messages
+  const loginFailed = text(ERROR_MESSAGE_KEYS.GOOGLE_LOGIN_FAILED)
+  const registerFailed = text(ERROR_MESSAGE_KEYS.GOOGLE_REGISTER_FAILED)
   const { trigger, isMutating } = useSWRMutation('threshold/google', async (_key: string, { arg }: { arg: GoogleRequest }): Promise<GoogleOutcome> => {
     const email = emailFromGoogleCredential(arg.credential)
     if (arg.intent === 'register') {
-      if (email === null) return { intent: 'register', answer: { kind: 'error', message: ERROR_MESSAGES.GOOGLE_REGISTER_FAILED } }
+      if (email === null) return { intent: 'register', answer: { kind: 'error', message: registerFailed } }
       return { intent: 'register', answer: await googleRegister(arg.credential, arg.nonceSecret) }
     }
-    if (email === null) return { intent: 'login', answer: { kind: 'error', message: ERROR_MESSAGES.GOOGLE_LOGIN_FAILED } }
+    if (email === null) return { intent: 'login', answer: { kind: 'error', message: loginFailed } }
     const refusal = await gate(email)
     if (refusal !== null) return { intent: 'login', answer: { kind: 'error', message: refusal } }
     return { intent: 'login', answer: await googleLogin(arg.credential, arg.nonceSecret, { email, login_method: 'GOOGLE', ...arg.context }) }
@@ -50,14 +54,14 @@ export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: D
     googleSignInAvailable(config.googleClientId, config.googleDisabledHostnames, hostname)
   const identity = useGoogleIdentity(offered ? config.googleClientId : null, (credential, nonceSecret) => {
     if (credential === null) {
-      page.fail(intent.current === 'login' ? ERROR_MESSAGES.GOOGLE_LOGIN_FAILED : ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
+      page.fail(intent.current === 'login' ? loginFailed : registerFailed)
       return
     }
     void trigger({ credential, nonceSecret, intent: intent.current, context: page.context }, {
       onSuccess: (outcome) => {
         if (outcome.intent === 'login' && outcome.answer.kind === 'second-factor') onSecondFactor(outcome.answer)
-        else if (outcome.intent === 'login') page.finishLogin(outcome.answer, ERROR_MESSAGES.GOOGLE_LOGIN_FAILED)
-        else page.finishWithSuccess(outcome.answer, SUCCESS_MESSAGES.REGISTERED, ERROR_MESSAGES.GOOGLE_REGISTER_FAILED)
+        else if (outcome.intent === 'login') page.finishLogin(outcome.answer, loginFailed)
+        else page.finishWithSuccess(outcome.answer, text(SUCCESS_MESSAGE_KEYS.REGISTERED), registerFailed)
       }
     })
   })

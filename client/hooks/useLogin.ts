@@ -30,7 +30,7 @@ export function useLogin (page: PageState, gate: DomainGate, afterPasswordLogin:
     submit (password: string): void {
       page.clearNotice()
       if (localAccounts.kind === 'refused') {
-        page.fail(localAccounts.reason)
+        page.fail(page.messages.text(localAccounts.reason))
         return
       }
       const localAuthenticateUrl = localAccounts.kind === 'allowed' ? localAccounts.authenticateUrl : null

@@ -5,7 +5,9 @@ import type { LoginContextFields } from '../api/accounts.js'
 import type { PasswordLoginAnswer, SuccessAnswer } from '../../common/accounts-answers.js'
 import type { NoticeContent } from '../components/Notice.js'
 import { showView, updateSearchParams } from '../lib/address-bar.js'
-import { ERROR_MESSAGES } from '../lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import type { Messages } from '../../common/message-catalogue.js'
+import { messageForErrorParameter, refusalText, useMessages } from '../lib/messages.js'
 import type { PageParams, View } from '../lib/page-params.js'
 import { loginContextFields } from '../../common/page-query.js'
 import { safeRedirectTarget } from '../../common/redirect-target.js'
@@ -14,6 +16,8 @@ import { storeSessionTokens } from '../lib/session-cookies.js'
 /** What every flow reads from the page, and the ways each flow can end. */
 export interface PageState {
   readonly params: PageParams
+  /** The page's texts in its language, for what the flows say. */
+  readonly messages: Messages
   /** The context fields every login call carries (spec §3). */
   readonly context: LoginContextFields
   /** Local-network mode: only the local login; no view switching (spec §4, §6). */
@@ -63,14 +67,16 @@ export interface PageState {
  */
 export function usePageState (params: PageParams, config: RuntimeConfig, formState: PageFormState | null = null): PageState {
   const { localAccounts } = params
+  const messages = useMessages()
+  const genericError = messages.text(ERROR_MESSAGE_KEYS.GENERIC)
   // A form post's state (PageFormState), when the page answers one, is where the page starts: it is what the server rendered.
   const [email, setEmail] = useState(() => formState?.email ?? params.ssoReturn?.email ?? '')
   const [notice, setNotice] = useState<NoticeContent | null>(() => {
     // At the code step, the step shows the post's refusal itself (useSecondFactor).
     if (formState !== null) return formState.secondFactorChallenge === null ? formState.notice : null
-    if (params.errorMessage !== null) return { kind: 'error', text: params.errorMessage }
-    if (localAccounts.kind === 'refused') return { kind: 'error', text: localAccounts.reason }
-    return params.notice
+    if (params.errorParameter !== null) return { kind: 'error', text: messageForErrorParameter(params.errorParameter, messages) }
+    if (localAccounts.kind === 'refused') return { kind: 'error', text: messages.text(localAccounts.reason) }
+    return params.notice === null ? null : { kind: params.notice.kind, text: messages.text(params.notice.key) }
   })
   const [verificationLinkOffered, setVerificationLinkOffered] = useState(formState?.verificationLinkOffered ?? false)
   // Not derived from the notice: an error from the address (?error=) leaves the fields unmarked,
@@ -109,19 +115,19 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
     window.location.assign(url)
   }
 
-  function storeLogin (answer: PasswordLoginAnswer, unreadableMessage: string = ERROR_MESSAGES.GENERIC): boolean {
+  function storeLogin (answer: PasswordLoginAnswer, unreadableMessage: string = genericError): boolean {
     if (answer.kind === 'email-not-verified') {
       fail(answer.message)
       setVerificationLinkOffered(true)
       return false
     }
     if (answer.kind !== 'tokens') {
-      fail(answer.kind === 'error' ? answer.message : unreadableMessage)
+      fail(answer.kind === 'error' ? refusalText(answer, messages) : unreadableMessage)
       return false
     }
     // A token the browser would not keep is no sign-in: say so rather than leave signed out.
     if (!storeSessionTokens(answer, config.cookieDomain)) {
-      fail(ERROR_MESSAGES.GENERIC)
+      fail(genericError)
       return false
     }
     return true
@@ -140,6 +146,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
 
   return {
     params,
+    messages,
     context: loginContextFields(params),
     localMode: localAccounts.kind !== 'off',
     email,
@@ -163,9 +170,9 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
     finishLogin (answer, unreadableMessage) {
       if (storeLogin(answer, unreadableMessage)) leaveToRedirect()
     },
-    finishWithSuccess (answer, defaultText, unreadableMessage = ERROR_MESSAGES.GENERIC) {
+    finishWithSuccess (answer, defaultText, unreadableMessage = genericError) {
       if (answer.kind !== 'success') {
-        fail(answer.kind === 'error' ? answer.message : unreadableMessage)
+        fail(answer.kind === 'error' ? refusalText(answer, messages) : unreadableMessage)
         return
       }
       succeed(answer.message === '' ? defaultText : answer.message)

@@ -1,6 +1,7 @@
 import useSWRMutation from 'swr/mutation'
 import { register, type RegisterPayload } from '../api/accounts.js'
-import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from './usePageState.js'
 
 /** Registration with email and password; the registered email stays for the login that follows (spec §4). */
@@ -11,12 +12,12 @@ export function useRegister (page: PageState) {
     submit (payload: RegisterPayload): void {
       page.clearNotice()
       if (page.localMode) {
-        page.fail(ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
+        page.fail(page.messages.text(ERROR_MESSAGE_KEYS.LOCAL_ACCOUNTS_NOT_SUPPORTED))
         return
       }
       void trigger(payload, {
         onSuccess: (answer) => {
-          page.finishWithSuccess(answer, SUCCESS_MESSAGES.REGISTERED)
+          page.finishWithSuccess(answer, page.messages.text(SUCCESS_MESSAGE_KEYS.REGISTERED))
           if (answer.kind === 'success') page.setEmail(payload.email)
         }
       })

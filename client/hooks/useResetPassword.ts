@@ -1,6 +1,7 @@
 import useSWRMutation from 'swr/mutation'
 import { resetPasswordRequest } from '../api/accounts.js'
-import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from './usePageState.js'
 
 /** The password reset request, for the email on the page. */
@@ -11,10 +12,10 @@ export function useResetPassword (page: PageState) {
     submit (): void {
       page.clearNotice()
       if (page.localMode) {
-        page.fail(ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
+        page.fail(page.messages.text(ERROR_MESSAGE_KEYS.LOCAL_ACCOUNTS_NOT_SUPPORTED))
         return
       }
-      void trigger({ email: page.email }, { onSuccess: (answer) => page.finishWithSuccess(answer, SUCCESS_MESSAGES.RESET_REQUESTED) })
+      void trigger({ email: page.email }, { onSuccess: (answer) => page.finishWithSuccess(answer, page.messages.text(SUCCESS_MESSAGE_KEYS.RESET_REQUESTED)) })
     }
   }
 }

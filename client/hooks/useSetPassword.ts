@@ -1,7 +1,7 @@
 import useSWRMutation from 'swr/mutation'
 import { setPassword, type SetPasswordPayload } from '../api/accounts.js'
 import { updateSearchParams } from '../lib/address-bar.js'
-import { SUCCESS_MESSAGES } from '../lib/messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from './usePageState.js'
 
 /** The end of a password reset: the new password, with the token from the emailed link. */
@@ -13,7 +13,7 @@ export function useSetPassword (page: PageState) {
       page.clearNotice()
       void trigger({ token: page.params.resetToken ?? '', password, confirm_password: confirmation }, {
         onSuccess: (answer) => {
-          page.finishWithSuccess(answer, SUCCESS_MESSAGES.PASSWORD_SET)
+          page.finishWithSuccess(answer, page.messages.text(SUCCESS_MESSAGE_KEYS.PASSWORD_SET))
           // The token is spent: it has no business in the address any more.
           if (answer.kind === 'success') updateSearchParams((query) => query.delete('token'), { replace: true })
         }

@@ -3,7 +3,7 @@ import useSWRMutation from 'swr/mutation'
 import { completeSsoLogin, completeSsoRegister, type LoginContextFields } from '../api/accounts.js'
 import type { LoginAnswer, SuccessAnswer } from '../../common/accounts-answers.js'
 import { updateSearchParams } from '../lib/address-bar.js'
-import { SUCCESS_MESSAGES } from '../lib/messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageContext, SsoReturn } from '../lib/page-params.js'
 import { takeSsoStartContext } from '../lib/sso-start-context.js'
 import { loginContextFields } from '../../common/page-query.js'
@@ -61,7 +61,7 @@ export function useSsoCompletion (page: PageState) {
     void trigger({ ssoReturn, context: loginContextFields(context) }, {
       onSuccess: (completion) => {
         // The kept target, not this render's: the address bar changed above, after `page` was made.
-        if (completion.intent === 'register') page.finishWithSuccess(completion.answer, SUCCESS_MESSAGES.REGISTERED)
+        if (completion.intent === 'register') page.finishWithSuccess(completion.answer, page.messages.text(SUCCESS_MESSAGE_KEYS.REGISTERED))
         else if (page.storeLogin(completion.answer)) page.leaveToTarget(context.redirect)
       }
     })

@@ -3,7 +3,8 @@ import useSWRMutation from 'swr/mutation'
 import { startSso, type SsoStartPayload } from '../api/accounts.js'
 import type { SsoStartAnswer } from '../../common/accounts-answers.js'
 import type { NoticeContent } from '../components/Notice.js'
-import { ERROR_MESSAGES } from '../lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { refusalText } from '../lib/messages.js'
 import { keepSsoStartContext } from '../lib/sso-start-context.js'
 import type { DomainGate } from './useDomainCheck.js'
 import type { PageState } from './usePageState.js'
@@ -36,7 +37,7 @@ export function useSsoStart (page: PageState, gate: DomainGate) {
       void trigger({ email, source, redirect: params.redirect, ...page.context }, {
         onSuccess: (answer) => {
           if (answer.kind !== 'redirect') {
-            setNotice({ kind: 'error', text: answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC })
+            setNotice({ kind: 'error', text: answer.kind === 'error' ? refusalText(answer, page.messages) : page.messages.text(ERROR_MESSAGE_KEYS.GENERIC) })
             return
           }
           keepSsoStartContext(source, params)

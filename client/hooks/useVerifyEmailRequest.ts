@@ -1,6 +1,8 @@
 import useSWRMutation from 'swr/mutation'
 import { verifyEmailRequest } from '../api/accounts.js'
-import { ERROR_MESSAGES, SUCCESS_MESSAGES } from '../lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
+import { refusalText } from '../lib/messages.js'
 import type { PageState } from './usePageState.js'
 
 /**
@@ -19,10 +21,10 @@ export function useVerifyEmailRequest (page: PageState) {
       void trigger({ email: page.email }, {
         onSuccess: (answer) => {
           if (answer.kind !== 'success') {
-            page.fail(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+            page.fail(answer.kind === 'error' ? refusalText(answer, page.messages) : page.messages.text(ERROR_MESSAGE_KEYS.GENERIC))
             return
           }
-          page.succeed(answer.message === '' ? SUCCESS_MESSAGES.VERIFICATION_LINK_SENT : answer.message)
+          page.succeed(answer.message === '' ? page.messages.text(SUCCESS_MESSAGE_KEYS.VERIFICATION_LINK_SENT) : answer.message)
           onSent()
         }
       })

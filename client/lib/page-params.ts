@@ -1,7 +1,8 @@
 import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
 import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page-query.js'
 import { PAGE_NOTICE_VIEWS, type PageNotice } from '../../common/page-notices.js'
-import { messageForErrorParameter, NOTICE_MESSAGES, plainText } from './messages.js'
+import type { MessageKey } from '../../common/message-catalogue.js'
+import { NOTICE_MESSAGE_KEYS, plainText } from './messages.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { NoticeContent } from '../components/Notice.js'
 
@@ -29,12 +30,18 @@ export interface PageParams {
   readonly ssoReturn: SsoReturn | null
   readonly banner: string | null
   readonly localAccounts: LocalAccountsTarget
-  /** The message for the `error` parameter, if any. */
-  readonly errorMessage: string | null
+  /** The `error` parameter made plain, if anything is left of it: a catalogue key or a text to show as it came (messageForErrorParameter). */
+  readonly errorParameter: string | null
   /** What the `notice` parameter says, when its code is known and belongs to this view (shown like the form's own notices). */
-  readonly notice: NoticeContent | null
+  readonly notice: AddressNotice | null
   readonly domainCheck: boolean
   readonly resetToken: string | null
+}
+
+/** A notice from the address: whether it reads as a success or an error, and its text's key (the page says it in its language). */
+export interface AddressNotice {
+  readonly kind: NoticeContent['kind']
+  readonly key: MessageKey
 }
 
 /** Where to go after a login, and the context a login carries: what single sign-on keeps across its round trip. */
@@ -89,10 +96,10 @@ function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
  * never shown itself: anyone can write a link, so only the catalogue's texts
  * appear.
  */
-function noticeFrom (code: string | null, view: View): NoticeContent | null {
+function noticeFrom (code: string | null, view: View): AddressNotice | null {
   if (code === null || !Object.hasOwn(PAGE_NOTICE_VIEWS, code)) return null
   const notice = code as PageNotice
-  return PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], text: NOTICE_MESSAGES[notice] } : null
+  return PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], key: NOTICE_MESSAGE_KEYS[notice] } : null
 }
 
 export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {
@@ -106,7 +113,7 @@ export function parsePageParams (search: string, pageHostname: string, config: R
     ssoReturn: ssoReturnFrom(params),
     banner: shownText(params.get('home_page_banner'), (value) => plainText(value, MAX_BANNER_LENGTH)),
     localAccounts,
-    errorMessage: shownText(params.get('error'), messageForErrorParameter),
+    errorParameter: shownText(params.get('error'), plainText),
     notice: noticeFrom(params.get('notice'), view),
     domainCheck: domainCheckRequested(params),
     resetToken: resetTokenFrom(params)

@@ -1,7 +1,8 @@
 import type { DomainGate } from '../hooks/useDomainCheck.js'
 import type { PageState } from '../hooks/usePageState.js'
 import { revokeRefresh } from '../api/passkeys.js'
-import { ERROR_MESSAGES } from '../lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { refusalText } from '../lib/messages.js'
 import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.js'
 
 /**
@@ -15,7 +16,7 @@ import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.
 export async function finishPasskeySignIn (outcome: PasskeySignInOutcome, page: PageState, gate: DomainGate, rpId: string): Promise<void> {
   if (outcome.kind === 'cancelled') return
   if (outcome.kind !== 'tokens') {
-    page.fail(outcome.kind === 'error' ? outcome.message : ERROR_MESSAGES.GENERIC)
+    page.fail(outcome.kind === 'error' ? refusalText(outcome, page.messages) : page.messages.text(ERROR_MESSAGE_KEYS.GENERIC))
     return
   }
   const refusal = await gate(outcome.email)

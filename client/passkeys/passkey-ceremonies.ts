@@ -1,3 +1,4 @@
+import type { Refusal } from '../../common/accounts-answers.js'
 import type { LoginContextFields } from '../api/accounts.js'
 import type { PasskeyTokens } from '../api/passkey-answers.js'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions } from '../api/passkeys.js'
@@ -9,7 +10,7 @@ import { credentialToJson, creationOptionsFromJson, requestOptionsFromJson } fro
 /** How a passkey sign-in ended; `cancelled` says nothing to the visitor (they, or the page, stopped it). */
 export type PasskeySignInOutcome =
   | PasskeyTokens
-  | { readonly kind: 'error', readonly message: string }
+  | Refusal
   | { readonly kind: 'failed' }
   | { readonly kind: 'cancelled' }
 

@@ -4,8 +4,8 @@ import type { SecondFactorVerifyAnswer } from '../../common/second-factor-answer
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../components/NeedsScript.js'
-import { ERROR_MESSAGES } from '../lib/messages.js'
-import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { refusalText, useMessages } from '../lib/messages.js'
 import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
 import { CodeField } from './code-field.js'
 import { RememberBrowser } from './RememberBrowser.js'
@@ -32,6 +32,8 @@ export interface CodeStepProps {
  * came to type, and the field's label says what.
  */
 export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens, onBack }: CodeStepProps) {
+  const messages = useMessages()
+  const { text } = messages
   const errorId = useId()
   const [recovery, setRecovery] = useState(false)
   const [code, setCode] = useState('')
@@ -47,7 +49,7 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
     if (busy) return
     // Enabled before the code is complete: without scripts the button must post, so the server's markup has it enabled.
     if (!ready) {
-      if (!recovery) setError(TEXT.CODE_INCOMPLETE)
+      if (!recovery) setError(text('secondFactor.codeIncomplete'))
       return
     }
     setBusy(true)
@@ -60,7 +62,7 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
       return
     }
     setBusy(false)
-    setError(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+    setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
   }
 
   function switchProof (): void {
@@ -70,31 +72,31 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
 
   return (
     <section aria-labelledby='second-factor-heading'>
-      <h1 id='second-factor-heading' className='card__title'>{TEXT.CODE_HEADING}</h1>
+      <h1 id='second-factor-heading' className='card__title'>{text('secondFactor.codeHeading')}</h1>
       <form className='form' method='post' noValidate aria-describedby={error === null ? undefined : errorId} onSubmit={(event) => { void submit(event) }}>
         <FormName name='secondFactor' />
         <input type='hidden' name='challenge' value={challenge} />
-        <p>{recovery ? TEXT.RECOVERY_EXPLANATION : TEXT.CODE_EXPLANATION}</p>
+        <p>{recovery ? text('secondFactor.recoveryExplanation') : text('secondFactor.codeExplanation')}</p>
         <div id={errorId} className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>
         {recovery
           ? (
             <div className='field field--full'>
-              <label htmlFor={`${errorId}-recovery`}>{TEXT.RECOVERY_LABEL}</label>
+              <label htmlFor={`${errorId}-recovery`}>{text('secondFactor.recoveryLabel')}</label>
               <div className='field__control'>
                 <input id={`${errorId}-recovery`} name='code' type='text' autoComplete='off' spellCheck={false} autoCapitalize='none' autoFocus
                   value={recoveryCode} aria-invalid={error !== null || undefined} onChange={(event) => setRecoveryCode(event.target.value)} />
               </div>
             </div>
             )
-          : <CodeField label={TEXT.CODE_LABEL} value={code} onChange={setCode} invalid={error !== null} autoFocus />}
+          : <CodeField label={text('secondFactor.codeLabel')} value={code} onChange={setCode} invalid={error !== null} autoFocus />}
         {rememberOffered && <RememberBrowser checked={remember} onChange={setRemember} />}
-        <Button type='submit' busy={busy}>{TEXT.VERIFY}</Button>
+        <Button type='submit' busy={busy}>{text('secondFactor.verify')}</Button>
         {/* Without scripts the code field takes a recovery code as well (the service tells them apart), and the login link leads back. */}
         <NeedsScript>
-          <Button variant='text' disabled={busy} onClick={switchProof}>{recovery ? TEXT.USE_CODE : TEXT.USE_RECOVERY}</Button>
+          <Button variant='text' disabled={busy} onClick={switchProof}>{recovery ? text('secondFactor.useCode') : text('secondFactor.useRecovery')}</Button>
         </NeedsScript>
-        <NeedsScript fallback={(content) => content.loginLink(TEXT.BACK)}>
-          <Button variant='text' disabled={busy} onClick={onBack}>{TEXT.BACK}</Button>
+        <NeedsScript fallback={(content) => content.loginLink(text('secondFactor.backToLogin'))}>
+          <Button variant='text' disabled={busy} onClick={onBack}>{text('secondFactor.backToLogin')}</Button>
         </NeedsScript>
       </form>
     </section>

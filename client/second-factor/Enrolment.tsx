@@ -3,8 +3,8 @@ import { confirmEnrolment, startEnrolment, type EnrolmentAuthority } from '../ap
 import type { EnrolmentConfirmAnswer } from '../../common/second-factor-answers.js'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
-import { ERROR_MESSAGES } from '../lib/messages.js'
-import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { refusalText, useMessages } from '../lib/messages.js'
 import { isAuthenticatorCode } from '../../common/second-factor-codes.js'
 import { CodeField } from './code-field.js'
 import { QrCode } from './QrCode.js'
@@ -35,6 +35,8 @@ export const groupedKey = (secret: string): string => secret.replace(/=+$/, '').
  * chunk of its own (with the QR encoder), only when an enrolment starts.
  */
 export function Enrolment ({ authority, rememberOffered, productName, onDone, onCancel, cancelLabel }: EnrolmentProps) {
+  const messages = useMessages()
+  const { text } = messages
   const [secret, setSecret] = useState<{ secret: string, uri: string } | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [code, setCode] = useState('')
@@ -49,7 +51,7 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
     started.current = true
     void startEnrolment(authority).then((answer) => {
       if (answer.kind === 'secret') setSecret({ secret: answer.secret, uri: answer.otpauthUri })
-      else setError(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+      else setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
     })
   }, [])
 
@@ -61,7 +63,7 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
     const answer = await confirmEnrolment(authority, code, rememberOffered && remember)
     setBusy(false)
     if (answer.kind === 'confirmed') setConfirmed(answer)
-    else setError(answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+    else setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
   }
 
   if (confirmed !== null) {
@@ -69,23 +71,23 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
   }
   return (
     <section aria-labelledby='enrolment-heading'>
-      <h1 id='enrolment-heading' className='card__title'>{TEXT.ENROL_HEADING}</h1>
+      <h1 id='enrolment-heading' className='card__title'>{text('secondFactor.enrolHeading')}</h1>
       <form className='form' noValidate onSubmit={(event) => { void confirm(event) }}>
-        <p>{authority.kind === 'challenge' ? TEXT.ENROL_REQUIRED : TEXT.ENROL_EXPLANATION}</p>
+        <p>{authority.kind === 'challenge' ? text('secondFactor.enrolRequired') : text('secondFactor.enrolExplanation')}</p>
         <div className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>
         {secret === null
-          ? error === null && <p role='status'>{TEXT.STARTING}</p>
+          ? error === null && <p role='status'>{text('secondFactor.starting')}</p>
           : (
             <>
-              <QrCode text={secret.uri} label={TEXT.QR_LABEL} />
-              <p>{TEXT.KEY_INTRO}</p>
+              <QrCode text={secret.uri} label={text('secondFactor.qrLabel')} />
+              <p>{text('secondFactor.keyIntro')}</p>
               <p className='enrolment-key'>
                 <code data-testid='enrolment-key'>{groupedKey(secret.secret)}</code>
-                <CopyButton text={secret.secret} label={TEXT.COPY_KEY} />
+                <CopyButton text={secret.secret} label={text('secondFactor.copyKey')} />
               </p>
-              <CodeField label={TEXT.FIRST_CODE_LABEL} value={code} onChange={setCode} invalid={error !== null} />
+              <CodeField label={text('secondFactor.firstCodeLabel')} value={code} onChange={setCode} invalid={error !== null} />
               {rememberOffered && <RememberBrowser checked={remember} onChange={setRemember} />}
-              <Button type='submit' busy={busy} disabled={!isAuthenticatorCode(code)}>{TEXT.CONFIRM}</Button>
+              <Button type='submit' busy={busy} disabled={!isAuthenticatorCode(code)}>{text('secondFactor.confirm')}</Button>
             </>
             )}
         <Button variant='text' disabled={busy} onClick={onCancel}>{cancelLabel}</Button>

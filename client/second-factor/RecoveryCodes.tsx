@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
-import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
+import { useMessages } from '../lib/messages.js'
 
 /** The file the Download link saves. */
 export const RECOVERY_CODES_FILE_NAME = 'recovery-codes.txt'
@@ -12,32 +12,33 @@ export const RECOVERY_CODES_FILE_NAME = 'recovery-codes.txt'
  * the one chance to keep them.
  */
 export function RecoveryCodes ({ codes, productName, onContinue }: { codes: readonly string[], productName: string, onContinue: () => void }) {
+  const { text } = useMessages()
   const heading = useRef<HTMLHeadingElement>(null)
   const checkboxId = useId()
   const [saved, setSaved] = useState(false)
   const [continuing, setContinuing] = useState(false)
-  const text = `${productName} recovery codes\n\n${codes.join('\n')}\n`
+  const file = `${text('secondFactor.codesFileTitle', { product: productName })}\n\n${codes.join('\n')}\n`
   // A Blob URL for the link, revoked when the step goes.
-  const downloadUrl = useMemo(() => URL.createObjectURL(new Blob([text], { type: 'text/plain' })), [text])
+  const downloadUrl = useMemo(() => URL.createObjectURL(new Blob([file], { type: 'text/plain' })), [file])
   useEffect(() => () => URL.revokeObjectURL(downloadUrl), [downloadUrl])
   useEffect(() => heading.current?.focus(), [])
 
   return (
     <section className='form' aria-labelledby='recovery-codes-heading'>
-      <h1 id='recovery-codes-heading' className='card__title' tabIndex={-1} ref={heading}>{TEXT.CODES_HEADING}</h1>
-      <p>{TEXT.CODES_EXPLANATION}</p>
+      <h1 id='recovery-codes-heading' className='card__title' tabIndex={-1} ref={heading}>{text('secondFactor.codesHeading')}</h1>
+      <p>{text('secondFactor.codesExplanation')}</p>
       <ol className='recovery-codes' aria-labelledby='recovery-codes-heading'>
         {codes.map((code) => <li key={code}><code>{code}</code></li>)}
       </ol>
       <div className='form__row'>
-        <CopyButton text={codes.join('\n')} label={TEXT.COPY_CODES} />
-        <a className='button button--secondary' href={downloadUrl} download={RECOVERY_CODES_FILE_NAME}>{TEXT.DOWNLOAD_CODES}</a>
+        <CopyButton text={codes.join('\n')} label={text('secondFactor.copyCodes')} />
+        <a className='button button--secondary' href={downloadUrl} download={RECOVERY_CODES_FILE_NAME}>{text('secondFactor.downloadCodes')}</a>
       </div>
       <label className='checkbox' htmlFor={checkboxId}>
         <input id={checkboxId} type='checkbox' checked={saved} onChange={(event) => setSaved(event.target.checked)} />
-        <span>{TEXT.CODES_SAVED}</span>
+        <span>{text('secondFactor.codesSaved')}</span>
       </label>
-      <Button disabled={!saved} busy={continuing} onClick={() => { setContinuing(true); onContinue() }}>{TEXT.CONTINUE}</Button>
+      <Button disabled={!saved} busy={continuing} onClick={() => { setContinuing(true); onContinue() }}>{text('secondFactor.continue')}</Button>
     </section>
   )
 }

@@ -2,8 +2,8 @@ import { lazy, Suspense } from 'react'
 import { Spinner } from '../components/Spinner.js'
 import type { PageState } from '../hooks/usePageState.js'
 import type { SecondFactorFlow } from '../hooks/useSecondFactor.js'
+import { useMessages } from '../lib/messages.js'
 import { CodeStep } from './CodeStep.js'
-import { SECOND_FACTOR_MESSAGES as TEXT } from './messages.js'
 import { Offer } from './Offer.js'
 
 // A chunk of its own, loaded when an enrolment starts: the enrolment steps with the QR encoder.
@@ -19,6 +19,7 @@ const Enrolment = lazy(() => import('./Enrolment.js').then((loaded) => ({ defaul
 export default function SecondFactorSteps ({ flow, page, rememberOffered, productName }: {
   flow: SecondFactorFlow, page: PageState, rememberOffered: boolean, productName: string
 }) {
+  const { text } = useMessages()
   const { step } = flow
   if (step === null) return null
   const back = (): void => flow.setStep(null)
@@ -27,7 +28,7 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
       {step.kind === 'code' && <CodeStep challenge={step.challenge} refusal={step.refusal ?? null} rememberOffered={rememberOffered} onTokens={flow.finish} onBack={back} />}
       {step.kind === 'enrol' && (
         <Enrolment authority={{ kind: 'challenge', challenge: step.challenge }} rememberOffered={rememberOffered} productName={productName}
-          onDone={(tokens) => { if (tokens !== null) flow.finish(tokens) }} onCancel={back} cancelLabel={TEXT.BACK} />
+          onDone={(tokens) => { if (tokens !== null) flow.finish(tokens) }} onCancel={back} cancelLabel={text('secondFactor.backToLogin')} />
       )}
       {step.kind === 'offer' && (
         <Offer onAccept={() => flow.setStep({ kind: 'enrol-offered', auth: step.auth })}
@@ -35,7 +36,7 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
       )}
       {step.kind === 'enrol-offered' && (
         <Enrolment authority={{ kind: 'bearer', auth: step.auth }} rememberOffered={false} productName={productName}
-          onDone={page.leaveToRedirect} onCancel={page.leaveToRedirect} cancelLabel={TEXT.NOT_NOW} />
+          onDone={page.leaveToRedirect} onCancel={page.leaveToRedirect} cancelLabel={text('secondFactor.notNow')} />
       )}
     </Suspense>
   )

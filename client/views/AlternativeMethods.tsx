@@ -1,23 +1,32 @@
 import { Button } from '../components/Button.js'
 import { NeedsScript } from '../components/NeedsScript.js'
+import type { MessageKey } from '../../common/message-catalogue.js'
+import { useMessages } from '../lib/messages.js'
 import type { SignInMethods } from './form-view-props.js'
+
+/** Each button's label per view: whole sentences, since word order differs by language. */
+const LABELS: Readonly<Record<'login' | 'register', { readonly google: MessageKey, readonly sso: MessageKey }>> = {
+  login: { google: 'methods.loginWithGoogle', sso: 'methods.loginWithSso' },
+  register: { google: 'methods.signUpWithGoogle', sso: 'methods.signUpWithSso' }
+}
 
 /**
  * The 'or' divider, the Google button and the custom SSO button, as
  * login_method allows. Without scripts, a note stands for Google and a small
  * form for SSO (SsoFallback).
  */
-export function AlternativeMethods ({ verb, busy, methods, email }: { verb: 'Login' | 'Sign up', busy: boolean, methods: SignInMethods, email: string }) {
+export function AlternativeMethods ({ intent, busy, methods, email }: { intent: 'login' | 'register', busy: boolean, methods: SignInMethods, email: string }) {
+  const { text } = useMessages()
   if (!methods.google && !methods.sso) return null
-  const ssoLabel = `${verb} with Custom SSO provider`
+  const ssoLabel = text(LABELS[intent].sso)
   return (
     <>
-      {methods.password && <div className='divider' role='separator'><span>or</span></div>}
+      {methods.password && <div className='divider' role='separator'><span>{text('methods.or')}</span></div>}
       <div className='methods'>
         {methods.google && (
           <NeedsScript fallback={(content) => content.note('google')}>
             <Button variant='secondary' disabled={busy || !methods.googleReady} onClick={methods.onGoogle}>
-              {verb} with Google
+              {text(LABELS[intent].google)}
             </Button>
           </NeedsScript>
         )}

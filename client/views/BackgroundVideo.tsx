@@ -8,6 +8,7 @@ import mobileWebm from '../media/background-mobile.webm'
 import { MOBILE_BREAKPOINT_PX, MOBILE_MEDIA_QUERY } from '../lib/constants.js'
 import { prefersStillBackground } from '../lib/motion-preferences.js'
 import { useWindowWidth } from '../lib/window-width.js'
+import { useMessages } from '../lib/messages.js'
 
 const VARIANTS = {
   desktop: { poster: desktopPoster, webm: desktopWebm, mp4: desktopMp4 },
@@ -36,6 +37,7 @@ function afterPageSettles (run: () => void): () => void {
  * it (WCAG 2.2.2: moving content must be stoppable).
  */
 export function BackgroundVideo () {
+  const { text } = useMessages()
   const [loadVideo, setLoadVideo] = useState(false)
   const [paused, setPaused] = useState(false)
   const width = useWindowWidth()
@@ -63,7 +65,7 @@ export function BackgroundVideo () {
       </div>
       {loadVideo && (
         <button type='button' className='background__control' aria-pressed={paused} onClick={() => setPaused(!paused)}>
-          {paused ? 'Play background' : 'Pause background'}
+          {text(paused ? 'background.play' : 'background.pause')}
         </button>
       )}
     </>

@@ -5,7 +5,7 @@ import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../components/NeedsScript.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
-import { BUTTON_LABELS } from '../lib/messages.js'
+import { useMessages } from '../lib/messages.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
 import { VerificationLinkButton, type VerificationLinkOffer } from './VerificationLinkButton.js'
@@ -31,6 +31,7 @@ export interface PasskeyChoice {
 }
 
 export function LoginView ({ form, email, methods, submission, verificationLink, supportEmail, passkey }: LoginViewProps) {
+  const { text } = useMessages()
   const [password, setPassword] = useState('')
   const emailInput = useRef<HTMLInputElement & HTMLTextAreaElement>(null)
   function submit (event: FormEvent): void {
@@ -47,31 +48,32 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
         <LocalModeNote localMode={form.localMode}>
         <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
           <FormName name='login' />
-          <TextField label='Email' type='email' name='email' autoComplete={passkey.offered ? 'username webauthn' : 'username'} width='full' spellCheck={false}
+          <TextField label={text('field.email')} type='email' name='email' autoComplete={passkey.offered ? 'username webauthn' : 'username'} width='full' spellCheck={false}
             value={email.value} onChange={email.onChange} invalid={form.invalid} inputRef={emailInput} autoFocus={form.invalid && !email.value} />
-          <PasswordField label='Password' name='password' autoComplete='current-password' width='full'
+          <PasswordField label={text('field.password')} revealLabels={{ show: text('field.showPassword'), hide: text('field.hidePassword') }}
+            name='password' autoComplete='current-password' width='full'
             value={password} onChange={(value) => {
               setPassword(value)
               if (value !== '') passkey.onPasswordTyped()
             }} invalid={form.invalid} autoFocus={form.invalid && !!email.value} />
-          <Button type='submit' busy={submission.submitting} disabled={form.busy}>Login</Button>
+          <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('login.submit')}</Button>
         </form>
         </LocalModeNote>
       )}
       {methods.password && passkey.offered && (
         <NeedsScript fallback={(content) => content.note('passkey')}>
-          <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{BUTTON_LABELS.SIGN_IN_WITH_PASSKEY}</Button>
+          <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{text('login.withPasskey')}</Button>
         </NeedsScript>
       )}
-      <AlternativeMethods verb='Login' busy={form.busy} methods={methods} email={email.value} />
+      <AlternativeMethods intent='login' busy={form.busy} methods={methods} email={email.value} />
       {!form.localMode && (
-        <nav className='links' aria-label='Other actions'>
-          <ViewLink view='register' onShow={form.onShowView}>Sign Up</ViewLink>
-          <ViewLink view='resetPassword' onShow={form.onShowView}>Forgot Password</ViewLink>
+        <nav className='links' aria-label={text('login.otherActions')}>
+          <ViewLink view='register' onShow={form.onShowView}>{text('login.signUpLink')}</ViewLink>
+          <ViewLink view='resetPassword' onShow={form.onShowView}>{text('login.forgotPasswordLink')}</ViewLink>
           <span className='support'>
             <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
             {/* Without scripts the address stays, to select and copy by hand: no note needed. */}
-            <NeedsScript><CopyButton text={supportEmail} label='Copy the support address' /></NeedsScript>
+            <NeedsScript><CopyButton text={supportEmail} label={text('login.copySupportAddress')} /></NeedsScript>
           </span>
         </nav>
       )}

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { Button } from '../components/Button.js'
-import { PASSKEY_OFFER_MESSAGES as TEXT } from '../lib/messages.js'
+import { useMessages } from '../lib/messages.js'
 
 export interface PasskeyOfferProps {
   /** Creates a passkey with the browser's prompt; `failed` is reported, every ending goes on. */
@@ -20,6 +20,7 @@ export interface PasskeyOfferProps {
  * failure is said first, for a moment.
  */
 export function PasskeyOffer ({ onCreate, onNotNow, onDone, failurePauseMs }: PasskeyOfferProps) {
+  const { text } = useMessages()
   const heading = useRef<HTMLHeadingElement>(null)
   const [creating, setCreating] = useState(false)
   const [failed, setFailed] = useState(false)
@@ -36,11 +37,11 @@ export function PasskeyOffer ({ onCreate, onNotNow, onDone, failurePauseMs }: Pa
 
   return (
     <section className='form' aria-labelledby='passkey-offer-heading'>
-      <h1 id='passkey-offer-heading' className='card__title' tabIndex={-1} ref={heading}>{TEXT.HEADING}</h1>
-      <p>{TEXT.EXPLANATION}</p>
-      {failed && <p className='notice notice--error' role='alert'>{TEXT.FAILED}</p>}
-      <Button busy={creating} disabled={failed} onClick={() => { void create() }}>{TEXT.CREATE}</Button>
-      <Button variant='text' disabled={creating || failed} onClick={() => { onNotNow(); onDone() }}>{TEXT.NOT_NOW}</Button>
+      <h1 id='passkey-offer-heading' className='card__title' tabIndex={-1} ref={heading}>{text('passkey.offerHeading')}</h1>
+      <p>{text('passkey.offerExplanation')}</p>
+      {failed && <p className='notice notice--error' role='alert'>{text('passkey.createFailed')}</p>}
+      <Button busy={creating} disabled={failed} onClick={() => { void create() }}>{text('passkey.create')}</Button>
+      <Button variant='text' disabled={creating || failed} onClick={() => { onNotNow(); onDone() }}>{text('passkey.notNow')}</Button>
     </section>
   )
 }

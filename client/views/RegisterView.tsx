@@ -4,6 +4,7 @@ import { FormName } from '../components/FormName.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import type { RegisterPayload } from '../api/accounts.js'
+import { useMessages } from '../lib/messages.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
@@ -16,6 +17,7 @@ export interface RegisterViewProps {
 }
 
 export function RegisterView ({ form, email, methods, submission }: RegisterViewProps) {
+  const { text } = useMessages()
   const [firstName, setFirstName] = useState('')
   const [lastName, setLastName] = useState('')
   const [password, setPassword] = useState('')
@@ -31,21 +33,21 @@ export function RegisterView ({ form, email, methods, submission }: RegisterView
         <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
           <FormName name='register' />
           <div className='form__row'>
-            <TextField label='First Name (optional)' name='first_name' autoComplete='given-name' width='full' value={firstName} onChange={setFirstName} />
-            <TextField label='Last Name (optional)' name='last_name' autoComplete='family-name' width='full' value={lastName} onChange={setLastName} />
+            <TextField label={text('field.firstName')} name='first_name' autoComplete='given-name' width='full' value={firstName} onChange={setFirstName} />
+            <TextField label={text('field.lastName')} name='last_name' autoComplete='family-name' width='full' value={lastName} onChange={setLastName} />
           </div>
-          <TextField label='Company Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
+          <TextField label={text('field.companyEmail')} type='email' name='email' autoComplete='username' width='full' spellCheck={false}
             value={email.value} onChange={email.onChange} invalid={form.invalid} autoFocus={form.invalid && !email.value} />
-          <PasswordField label='Password' name='password' autoComplete='new-password' width='full'
-            value={password} onChange={setPassword} invalid={form.invalid} autoFocus={form.invalid && !!email.value} hint='At least 8 characters.' />
-          <PasswordField label='Confirm Password' name='confirm_password' autoComplete='new-password' width='full'
+          <PasswordField label={text('field.password')} revealLabels={{ show: text('field.showPassword'), hide: text('field.hidePassword') }} name='password' autoComplete='new-password' width='full'
+            value={password} onChange={setPassword} invalid={form.invalid} autoFocus={form.invalid && !!email.value} hint={text('field.passwordHint')} />
+          <PasswordField label={text('field.confirmPassword')} revealLabels={{ show: text('field.showConfirmPassword'), hide: text('field.hideConfirmPassword') }} name='confirm_password' autoComplete='new-password' width='full'
             value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
-          <Button type='submit' busy={submission.submitting} disabled={form.busy}>Sign Up</Button>
+          <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('register.submit')}</Button>
         </form>
       )}
-      <AlternativeMethods verb='Sign up' busy={form.busy} methods={methods} email={email.value} />
+      <AlternativeMethods intent='register' busy={form.busy} methods={methods} email={email.value} />
       {!form.localMode && (
-        <p className='links'>Already have an account? <ViewLink view='login' onShow={form.onShowView}>Login</ViewLink></p>
+        <p className='links'>{text('register.haveAccount')} <ViewLink view='login' onShow={form.onShowView}>{text('register.loginLink')}</ViewLink></p>
       )}
     </>
   )

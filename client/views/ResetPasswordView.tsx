@@ -2,6 +2,7 @@ import type { FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { TextField } from '../components/TextField.js'
+import { useMessages } from '../lib/messages.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
@@ -12,6 +13,7 @@ export interface ResetPasswordViewProps {
 }
 
 export function ResetPasswordView ({ form, email, submission }: ResetPasswordViewProps) {
+  const { text } = useMessages()
   function submit (event: FormEvent): void {
     event.preventDefault()
     if (!form.busy) submission.submit()
@@ -20,12 +22,12 @@ export function ResetPasswordView ({ form, email, submission }: ResetPasswordVie
     <>
       <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
         <FormName name='resetPassword' />
-        <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
+        <TextField label={text('field.email')} type='email' name='email' autoComplete='username' width='full' spellCheck={false}
           value={email.value} onChange={email.onChange} invalid={form.invalid} autoFocus={form.invalid} />
-        <Button type='submit' busy={submission.submitting} disabled={form.busy}>Send a Password Reset Email</Button>
+        <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('resetPassword.submit')}</Button>
       </form>
       {!form.localMode && (
-        <p className='links'><ViewLink view='login' onShow={form.onShowView}>Back to Login</ViewLink></p>
+        <p className='links'><ViewLink view='login' onShow={form.onShowView}>{text('links.backToLogin')}</ViewLink></p>
       )}
     </>
   )

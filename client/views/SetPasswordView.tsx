@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { PasswordField } from '../components/PasswordField.js'
+import { useMessages } from '../lib/messages.js'
 import { FORM_NOTICE_ID, type FormState, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
 
@@ -13,6 +14,7 @@ export interface SetPasswordViewProps {
 
 /** The end of a password reset: the view the emailed link opens. */
 export function SetPasswordView ({ form, submission }: SetPasswordViewProps) {
+  const { text } = useMessages()
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
   function submit (event: FormEvent): void {
@@ -23,13 +25,13 @@ export function SetPasswordView ({ form, submission }: SetPasswordViewProps) {
     <>
       <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
         <FormName name='setPassword' />
-        <PasswordField label='New Password' name='password' autoComplete='new-password' width='full'
-          value={password} onChange={setPassword} invalid={form.invalid} hint='At least 8 characters.' autoFocus />
-        <PasswordField label='Confirm Password' name='confirm_password' autoComplete='new-password' width='full'
+        <PasswordField label={text('field.newPassword')} revealLabels={{ show: text('field.showNewPassword'), hide: text('field.hideNewPassword') }} name='password' autoComplete='new-password' width='full'
+          value={password} onChange={setPassword} invalid={form.invalid} hint={text('field.passwordHint')} autoFocus />
+        <PasswordField label={text('field.confirmPassword')} revealLabels={{ show: text('field.showConfirmPassword'), hide: text('field.hideConfirmPassword') }} name='confirm_password' autoComplete='new-password' width='full'
           value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
-        <Button type='submit' busy={submission.submitting} disabled={form.busy}>Set New Password</Button>
+        <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('setPassword.submit')}</Button>
       </form>
-      <p className='links'><ViewLink view='login' onShow={form.onShowView}>Back to Login</ViewLink></p>
+      <p className='links'><ViewLink view='login' onShow={form.onShowView}>{text('links.backToLogin')}</ViewLink></p>
     </>
   )
 }

@@ -1,4 +1,5 @@
 import { FormName } from '../components/FormName.js'
+import { useMessages } from '../lib/messages.js'
 
 /**
  * The SSO start without scripts, in a `<noscript>` in place of the button
@@ -8,18 +9,19 @@ import { FormName } from '../components/FormName.js'
  * renders it on the server only.
  */
 export function SsoFallback ({ label, email }: { label: string, email: string }) {
+  const { text } = useMessages()
   return (
     <details className='sso-fallback'>
       <summary className='button button--secondary'>{label}</summary>
       <form className='form' method='post'>
         <FormName name='sso' />
         <div className='field field--full'>
-          <label htmlFor='sso-fallback-email'>Email</label>
+          <label htmlFor='sso-fallback-email'>{text('field.email')}</label>
           <div className='field__control'>
             <input id='sso-fallback-email' type='email' name='email' autoComplete='username' spellCheck={false} defaultValue={email} />
           </div>
         </div>
-        <button type='submit' className='button button--primary'><span>Continue</span></button>
+        <button type='submit' className='button button--primary'><span>{text('sso.continue')}</span></button>
       </form>
     </details>
   )

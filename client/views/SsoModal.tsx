@@ -4,6 +4,7 @@ import { FormName } from '../components/FormName.js'
 import { Modal } from '../components/Modal.js'
 import { Notice, type NoticeContent } from '../components/Notice.js'
 import { TextField } from '../components/TextField.js'
+import { useMessages } from '../lib/messages.js'
 import type { Submission } from './form-view-props.js'
 
 /** The SSO start as the modal shows it: its request, and its own notice, apart from the form's. */
@@ -15,13 +16,15 @@ export interface SsoStart extends Submission<[email: string]> {
 export interface SsoModalProps {
   /** Prefills the Email field: the email already entered on the view. */
   readonly initialEmail: string
-  readonly verb: 'Login' | 'Sign up'
+  /** Which view opened it: its submit button says so. */
+  readonly intent: 'login' | 'register'
   readonly busy: boolean
   readonly sso: SsoStart
 }
 
 /** 'SSO Login': asks for the email whose domain picks the identity provider. */
-export function SsoModal ({ initialEmail, verb, busy, sso }: SsoModalProps) {
+export function SsoModal ({ initialEmail, intent, busy, sso }: SsoModalProps) {
+  const { text } = useMessages()
   const [email, setEmail] = useState(initialEmail)
   const noticeId = 'sso-notice'
   function submit (event: FormEvent): void {
@@ -29,15 +32,15 @@ export function SsoModal ({ initialEmail, verb, busy, sso }: SsoModalProps) {
     if (!busy) sso.submit(email)
   }
   return (
-    <Modal title='SSO Login' onClose={sso.cancel}>
+    <Modal title={text('sso.title')} onClose={sso.cancel}>
       <Notice id={noticeId} notice={sso.submitting ? null : sso.notice} />
       <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={noticeId}>
         <FormName name='sso' />
-        <TextField label='Email' type='email' name='email' autoComplete='username' width='full' spellCheck={false}
+        <TextField label={text('field.email')} type='email' name='email' autoComplete='username' width='full' spellCheck={false}
           value={email} onChange={setEmail} invalid={sso.notice?.kind === 'error'} />
         <div className='modal__actions'>
-          <Button variant='secondary' disabled={busy} onClick={sso.cancel}>Cancel</Button>
-          <Button type='submit' busy={sso.submitting} disabled={busy}>{verb}</Button>
+          <Button variant='secondary' disabled={busy} onClick={sso.cancel}>{text('sso.cancel')}</Button>
+          <Button type='submit' busy={sso.submitting} disabled={busy}>{text(intent === 'register' ? 'sso.submitSignUp' : 'sso.submitLogin')}</Button>
         </div>
       </form>
     </Modal>

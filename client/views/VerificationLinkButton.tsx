@@ -1,7 +1,7 @@
 import { useEffect, useRef, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
-import { BUTTON_LABELS } from '../lib/messages.js'
+import { useMessages } from '../lib/messages.js'
 import { FORM_NOTICE_ID } from './form-view-props.js'
 
 /** The offer of a new verification link, after a login refused because the address is not verified yet. */
@@ -33,6 +33,7 @@ export interface VerificationLinkButtonProps {
  * and `onSent` moves focus on.
  */
 export function VerificationLinkButton ({ offer, email, busy, onSent }: VerificationLinkButtonProps) {
+  const { text } = useMessages()
   const button = useRef<HTMLButtonElement>(null)
   const focusedOnce = useRef(false)
   // An effect: the button can take focus only once it is enabled, which is when React has
@@ -57,7 +58,7 @@ export function VerificationLinkButton ({ offer, email, busy, onSent }: Verifica
       <FormName name='verificationLink' />
       <input type='hidden' name='email' value={email} />
       <Button ref={button} type='submit' variant='secondary' busy={offer.sending} disabled={busy} aria-describedby={FORM_NOTICE_ID}>
-        {BUTTON_LABELS.SEND_VERIFICATION_LINK}
+        {text('login.sendVerificationLink')}
       </Button>
     </form>
   )

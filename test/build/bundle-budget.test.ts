@@ -18,10 +18,13 @@ import { buildEdge } from '../fixtures/edge.js'
  * the hidden form names and the no-script wrappers (their notes and SSO form stay server-only), ~0.8 KB;
  * the HTML now carries the view (1.6 KB of the total); 24.0 KB since the review of issue 30: input typed before
  * hydration taken into the state (useValueTypedBeforeHydration) and a refused post's first invalid field focused, ~0.1 KB
- * after the savings found (the start-up parses the address once). grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
+ * after the savings found (the start-up parses the address once); 24.2 KB since the page speaks the visitor's language, issue 31:
+ * the English texts left the bundle, but each is now named by its catalogue key, about as long, and the catalogue's reader
+ * (common/message-catalogue.ts, client/lib/embedded-messages.ts, the context and its calls) came in: +1.3 KB minified,
+ * +0.17 KB gzip (23.9 → 24.1 KB); the texts themselves now travel in the HTML (the edge embeds the chosen catalogue). grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
-const BUDGET_OWN_CODE_BYTES = 24 * 1024
+const BUDGET_OWN_CODE_BYTES = 24.2 * 1024
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 

@@ -2,7 +2,7 @@ import '../fixtures/dom.js'
 import { act, screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../server/edge/accounts-proxy.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
@@ -56,7 +56,7 @@ t.test('tokens the browser does not keep are reported with the generic message, 
   const { user } = renderPage(t, dropping, '?redirect=%2Fapp')
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')
   await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}')
-  await eventually(t, () => screen.getByRole('alert').textContent, ERROR_MESSAGES.GENERIC)
+  await eventually(t, () => screen.getByRole('alert').textContent, english('error.GENERIC'))
   t.equal(window.location.href, `${dropping}/?redirect=%2Fapp`, 'still on the page')
   t.notOk(screen.getByRole('button', { name: 'Login' }).hasAttribute('disabled'), 'the visitor can try again')
 })
@@ -162,7 +162,7 @@ t.test('views switch by rewriting the query string, keeping the rest, and the ba
 t.test('error keys in the address show their messages; unknown values are shown verbatim', async (t) => {
   const { base } = await startBackend(t, routes({}))
   renderPage(t, base, '?error=DOMAIN_NOT_AUTHORIZED')
-  t.equal(screen.getByRole('alert').textContent, ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED)
+  t.equal(screen.getByRole('alert').textContent, english('error.DOMAIN_NOT_AUTHORIZED'))
 })
 
 t.test('markup in the error parameter is shown as text, never rendered', async (t) => {
@@ -239,7 +239,7 @@ t.test('an SSO start that is refused shows its text in the modal; a javascript: 
   const dialog = screen.getByRole('dialog')
   await user.type(within(dialog).getByLabelText('Email'), 'ada@corp.test')
   await user.click(within(dialog).getByRole('button', { name: 'Login' }))
-  await eventually(t, () => within(screen.getByRole('dialog')).getByRole('alert').textContent, ERROR_MESSAGES.GENERIC)
+  await eventually(t, () => within(screen.getByRole('dialog')).getByRole('alert').textContent, english('error.GENERIC'))
   t.equal(window.location.protocol, 'http:')
 })
 
@@ -272,7 +272,7 @@ t.test('local-network mode logs in at the local accounts server and blocks view 
   t.equal(screen.queryByRole('button', { name: /Google|SSO/ }), null, 'only the local method')
   await user.type(screen.getByLabelText('Email'), 'ada@lan.test')
   await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
-  await eventually(t, () => screen.getByRole('alert').textContent, ERROR_MESSAGES.GENERIC)
+  await eventually(t, () => screen.getByRole('alert').textContent, english('error.GENERIC'))
   t.equal(upstream.requests.length, 0, 'the edge of the local server has no /authenticate; nothing went through the page\'s own edge either')
 })
 
@@ -291,7 +291,7 @@ t.test('registration-type actions in local-network mode report that they are not
   const { user } = renderPage(t, base, '?view=register&local_accounts_host=localhost')
   await user.type(screen.getByLabelText('Company Email'), 'ada@lan.test')
   await user.click(screen.getByRole('button', { name: 'Sign Up' }))
-  t.equal(screen.getByRole('alert').textContent, ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
+  t.equal(screen.getByRole('alert').textContent, english('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
   t.equal(upstream.requests.length, 0)
 })
 

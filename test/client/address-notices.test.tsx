@@ -2,7 +2,8 @@ import '../fixtures/dom.js'
 import { act, screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
-import { ERROR_MESSAGES, NOTICE_MESSAGES } from '../../client/lib/messages.js'
+import { NOTICE_MESSAGE_KEYS } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, renderPage, startBackend } from '../fixtures/page.js'
@@ -21,7 +22,7 @@ function routes (answers: Record<string, [number, unknown]>, delayMs = 0) {
   }
 }
 
-const HEADINGS = { login: 'Log in', register: 'Create your account', resetPassword: 'Reset your password', setPassword: 'Choose a new password' }
+const HEADINGS = { login: english('heading.login'), register: english('heading.register'), resetPassword: english('heading.resetPassword'), setPassword: english('heading.setPassword') }
 type ViewName = keyof typeof HEADINGS
 const viewQuery = (view: ViewName): string => (view === 'login' ? '' : `view=${view}&token=tok_1234567890&`)
 
@@ -33,7 +34,7 @@ function formNotice (): { role: string | null, text: string, className: string }
 
 t.test('each notice shows its text on its own view, with the role and look of a success or an error, and on no other view', async (t) => {
   const { base } = await startBackend(t, routes({}))
-  const places: Array<[keyof typeof NOTICE_MESSAGES, ViewName, 'success' | 'error']> = [
+  const places: Array<[keyof typeof NOTICE_MESSAGE_KEYS, ViewName, 'success' | 'error']> = [
     ['email-verified', 'login', 'success'],
     ['verify-link-invalid', 'login', 'error'],
     ['sessions-ended', 'setPassword', 'success'],
@@ -44,7 +45,7 @@ t.test('each notice shows its text on its own view, with the role and look of a 
       const { unmount } = renderPage(t, base, `?${viewQuery(view)}notice=${code}`)
       t.equal(screen.getByRole('heading', { level: 1 }).textContent, HEADINGS[view], `${code} on ${view}: the view`)
       if (view === ownView) {
-        t.same(formNotice(), { role: kind === 'success' ? 'status' : 'alert', text: NOTICE_MESSAGES[code], className: `notice notice--${kind}` }, `${code} on ${view}: shown`)
+        t.same(formNotice(), { role: kind === 'success' ? 'status' : 'alert', text: english(NOTICE_MESSAGE_KEYS[code]), className: `notice notice--${kind}` }, `${code} on ${view}: shown`)
       } else {
         t.equal(formNotice(), null, `${code} on ${view}: not shown`)
       }
@@ -66,7 +67,7 @@ t.test('an unknown notice is ignored: no text above the form', async (t) => {
 t.test('the error parameter wins over a notice: the spec\'s message is shown', async (t) => {
   const { base } = await startBackend(t, routes({}))
   renderPage(t, base, '?error=INACTIVITY_LOGOUT&notice=email-verified')
-  t.same(formNotice()?.text, ERROR_MESSAGES.INACTIVITY_LOGOUT)
+  t.same(formNotice()?.text, english('error.INACTIVITY_LOGOUT'))
 })
 
 t.test('the notice leaves the address bar once read, other parameters staying; the text stays on the page', async (t) => {
@@ -74,7 +75,7 @@ t.test('the notice leaves the address bar once read, other parameters staying; t
   renderPage(t, base, '?view=setPassword&token=tok_1234567890&notice=sessions-ended&redirect=%2Fapp#top')
   await eventually(t, () => window.location.search, '?view=setPassword&token=tok_1234567890&redirect=%2Fapp')
   t.equal(window.location.hash, '#top', 'the hash is kept')
-  t.equal(formNotice()?.text, NOTICE_MESSAGES['sessions-ended'], 'still shown')
+  t.equal(formNotice()?.text, english('notice.sessionsEnded'), 'still shown')
   t.notMatch(screen.getByRole('link', { name: 'Back to Login' }).getAttribute('href'), /notice/, 'links to other views do not carry it')
 })
 
@@ -87,7 +88,7 @@ t.test('an unknown or misplaced notice leaves the address bar too', async (t) =>
 t.test('a notice goes once the visitor switches view, and does not come back with its view', async (t) => {
   const { base } = await startBackend(t, routes({}))
   const { user } = renderPage(t, base, '?notice=email-verified')
-  t.equal(formNotice()?.text, NOTICE_MESSAGES['email-verified'])
+  t.equal(formNotice()?.text, english('notice.emailVerified'))
   await user.click(screen.getByRole('link', { name: 'Sign Up' }))
   t.equal(formNotice(), null, 'not on the register view')
   await user.click(screen.getByRole('link', { name: 'Login' }))

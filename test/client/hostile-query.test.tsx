@@ -2,7 +2,7 @@ import '../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
-import { ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../fixtures/page.js'
@@ -41,7 +41,7 @@ t.test('error: markup, control characters and huge values are shown as bounded p
     [q([['error', MARKUP]]), MARKUP],
     [q([['error', CONTROL]]), 'a b c d e f g h i'],
     [q([['error', HUGE]]), `${'x'.repeat(299)}…`],
-    [q([['error', 'GENERIC'], ['error', MARKUP]]), ERROR_MESSAGES.GENERIC],
+    [q([['error', 'GENERIC'], ['error', MARKUP]]), english('error.GENERIC')],
     [q([['error', '  '], ['error', 'GENERIC']]), ''],
     ...INHERITED.map((name): [string, string] => [q([['error', name]]), name])
   ]

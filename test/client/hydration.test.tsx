@@ -1,38 +1,45 @@
 import '../fixtures/dom.js'
 import t, { type Test } from 'tap'
-import { ENGLISH_PAGE_MESSAGES } from '../fixtures/page-messages.js'
 import { act, StrictMode } from 'react'
 import { hydrateRoot, type Root } from 'react-dom/client'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState } from '../../common/page-render.js'
 import { RUNTIME_CONFIG_ELEMENT_ID, serializeRuntimeConfig } from '../../common/runtime-config.js'
-import { PageMarkup } from '../../server/edge/page-markup.js'
+import { MESSAGES_ELEMENT_ID, serializePageMessages, type PageMessages } from '../../common/message-catalogue.js'
 import { startPage } from '../../client/start-page.js'
 import { createPageRenderer } from '../../client/server-render.js'
+import { PageMarkup } from '../../server/edge/page-markup.js'
 import { SignInPage } from '../../client/SignInPage.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
+import { englishMessages, InLanguage, markedGermanMessages } from '../fixtures/messages.js'
 import { eventually, eventuallyOk, lastBody, startBackend, TEST_CONFIG } from '../fixtures/page.js'
 import { jsonAnswer } from '../fixtures/edge.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 
 /**
  * The page as the browser gets it: the edge's markup for an address (a GET's
- * kept rendering from PageMarkup, or a form post's state rendered), with the
- * configuration and state embedded as the edge embeds them, started by
+ * rendering, or a form post's state rendered), in a language, with the
+ * configuration, state and catalogue embedded as the edge embeds them (the
+ * catalogue's element left out, or given as `embeddedMessages`, to test a
+ * broken one), started by
  * client/start-page.tsx as client/main.tsx starts it. Any hydration warning
  * (React's console.error or a recoverable error) fails the test.
  */
 async function hydrate (
   t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG,
-  { origin = 'http://localhost', beforeHydration = () => {} }: { origin?: string, beforeHydration?: (container: HTMLElement) => void } = {}
+  { origin = 'http://localhost', beforeHydration = () => {}, messages = englishMessages(), embeddedMessages = serializePageMessages(messages) }: {
+    origin?: string, beforeHydration?: (container: HTMLElement) => void, messages?: PageMessages, embeddedMessages?: string | null
+  } = {}
 ) {
   setPageUrl(`${origin}/${query}`)
   const renderer = createPageRenderer(config)
   // What the browser sends: the address as it parsed it (a raw `"` or `<` percent-encoded).
   const search = location.search.replace(/^\?/, '')
+  // A GET's markup as the edge serves it: a kept rendering, its view links filled in (server/edge/page-markup.ts).
   const { html } = state === null
-    ? new PageMarkup(renderer).forQuery(search, 'localhost', ENGLISH_PAGE_MESSAGES)
-    : renderer.render({ search, hostname: 'localhost', state, messages: ENGLISH_PAGE_MESSAGES })
+    ? new PageMarkup(renderer).forQuery(search, 'localhost', messages)
+    : renderer.render({ search, hostname: 'localhost', state, messages })
   document.body.innerHTML = `<script type="application/json" id="${RUNTIME_CONFIG_ELEMENT_ID}">${serializeRuntimeConfig(config)}</script>` +
+    (embeddedMessages === null ? '' : `<script type="application/json" id="${MESSAGES_ELEMENT_ID}">${embeddedMessages}</script>`) +
     (state === null ? '' : `<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(state)}</script>`) +
     `<div id="root">${html}</div>`
   const container = document.getElementById('root')!
@@ -95,6 +102,32 @@ t.test('the code step of a form post hydrates without a warning', async (t) => {
   t.equal((container.querySelector('input[name="challenge"]') as HTMLInputElement).value, 'challenge-1')
 })
 
+t.test('the page hydrates in the language the edge embedded, without a warning, and goes on speaking it', async (t) => {
+  const { base } = await startBackend(t, (request, response) => jsonAnswer(401, {})(request, response))
+  const { container, complaints } = await hydrate(t, '?view=register', null, TEST_CONFIG, {
+    origin: base,
+    messages: markedGermanMessages(),
+    beforeHydration: (container) => {
+      typeBeforeHydration(container, 'email', 'ada@example.test')
+      typeBeforeHydration(container, 'password', 'correct horse battery')
+      typeBeforeHydration(container, 'confirm_password', 'correct horse battery')
+    }
+  })
+  t.same(complaints, [])
+  t.equal(container.querySelector('h1')?.textContent, '[de] Create your account')
+  // A text chosen after hydration, in a hook: a refusal without a text of its own gets the generic error.
+  await act(async () => { (container.querySelector('button[type="submit"]') as HTMLButtonElement).click() })
+  await eventually(t, () => container.querySelector('#form-notice')?.textContent, '[de] There was a problem. Please try again.')
+})
+
+for (const embedded of [null, '', 'not json', '[]', 'null', '{"locale":"de"}', '{"locale":"xx","catalogue":{"heading.login":42}}']) {
+  t.test(`a missing or malformed embedded catalogue (${embedded === null ? 'no element' : JSON.stringify(embedded)}) does not stop the page: it starts, its texts shown as their keys`, async (t) => {
+    const { container } = await hydrate(t, '', null, TEST_CONFIG, { embeddedMessages: embedded })
+    await eventually(t, () => container.querySelector('h1')?.textContent, 'heading.login', 'the key in place of the text')
+    t.ok(container.querySelector('form input[name="password"]'), 'the form is there')
+  })
+}
+
 /** Types into a server-rendered field as a visitor does before the scripts run: the DOM's value, and an input event nobody listens to yet. */
 function typeBeforeHydration (container: HTMLElement, name: string, text: string): void {
   const field = container.querySelector(`input[name="${name}"]`) as HTMLInputElement
@@ -139,14 +172,14 @@ t.test('the check itself catches a mismatch: markup for another product name is 
   const { complaints } = await hydrate(t, '', null, TEST_CONFIG)
   t.same(complaints, [], 'the control hydrates cleanly')
   setPageUrl('http://localhost/')
-  document.body.innerHTML = `<div id="root">${createPageRenderer({ ...TEST_CONFIG, productName: 'Other' }).render({ search: '', hostname: 'localhost', state: null, messages: ENGLISH_PAGE_MESSAGES }).html}</div>`
+  document.body.innerHTML = `<div id="root">${createPageRenderer({ ...TEST_CONFIG, productName: 'Other' }).render({ search: '', hostname: 'localhost', state: null, messages: englishMessages() }).html}</div>`
   const seen: string[] = []
   const originalError = console.error
   console.error = (...args: unknown[]) => { seen.push(args.map(String).join(' ')) }
   let root: Root | undefined
   try {
     await act(async () => {
-      root = hydrateRoot(document.getElementById('root')!, <StrictMode><SignInPage config={TEST_CONFIG} /></StrictMode>, {
+      root = hydrateRoot(document.getElementById('root')!, <StrictMode><InLanguage><SignInPage config={TEST_CONFIG} /></InLanguage></StrictMode>, {
         onRecoverableError: (error) => { seen.push(String(error)) }
       })
     })

@@ -2,7 +2,7 @@ import '../fixtures/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
-import { ERROR_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY, passkeyTimings } from '../../client/passkeys/passkey-timing.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { withPasskeyRoutes } from '../../server/shared/accounts-routes.js'
@@ -189,7 +189,7 @@ t.test('with the domain check, an unauthorized domain after a passkey: the spec\
   browser.answerGet = (call) => call.options.mediation === 'conditional' ? 'never' : { credential: standInCredential(assertion) }
   const { user } = renderPage(t, base, '?supports_domain_auth_check=true&redirect=%2Fapp', PASSKEYS_ON)
   await user.click(screen.getByRole('button', { name: 'Sign in with a passkey' }))
-  await eventually(t, () => screen.getByRole('alert').textContent, ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED)
+  await eventually(t, () => screen.getByRole('alert').textContent, english('error.DOMAIN_NOT_AUTHORIZED'))
   await eventuallyOk(t, () => paths(upstream).includes('/token/revoke'), 'the refresh token is revoked')
   t.same(lastBody(upstream, '/token/revoke'), { refresh: 'refresh-pk' })
   t.notMatch(document.cookie, /auth=|refresh=/, 'no token stored')
@@ -226,7 +226,7 @@ t.test('a conditional create that never settles is aborted at the bound, and the
   t.teardown(() => { passkeyTimings.upgradeBoundMs = bound })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
   await passwordLogin(user)
-  const heading = await screen.findByRole('heading', { name: PASSKEY_OFFER_MESSAGES.HEADING })
+  const heading = await screen.findByRole('heading', { name: english('passkey.offerHeading') })
   t.equal(creates(browser)[0]!.options.signal?.aborted, true, 'the pending request was aborted')
   // The heading takes focus in an effect after it shows: on a busy machine that is a moment later.
   await eventuallyOk(t, () => document.activeElement === heading, 'focus on the offer\'s heading')
@@ -246,12 +246,12 @@ t.test('without conditional create, the offer: "Not now" is remembered for 30 da
   const { base, upstream } = await setUp(t, { browser: { capabilities: {} } })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
   await passwordLogin(user)
-  await screen.findByRole('heading', { name: PASSKEY_OFFER_MESSAGES.HEADING })
+  await screen.findByRole('heading', { name: english('passkey.offerHeading') })
   t.notOk(paths(upstream).includes('/passkeys/register/options'), 'no conditional request without the capability')
   await user.tab()
-  t.equal(document.activeElement, screen.getByRole('button', { name: PASSKEY_OFFER_MESSAGES.CREATE }), 'Tab reaches the first button')
+  t.equal(document.activeElement, screen.getByRole('button', { name: english('passkey.create') }), 'Tab reaches the first button')
   await user.tab()
-  t.equal(document.activeElement, screen.getByRole('button', { name: PASSKEY_OFFER_MESSAGES.NOT_NOW }))
+  t.equal(document.activeElement, screen.getByRole('button', { name: english('passkey.notNow') }))
   const before = Date.now()
   await user.keyboard('{Enter}')
   await eventually(t, () => window.location.href, `${base}/app`)
@@ -274,7 +274,7 @@ t.test('"Create a passkey" creates one with the browser\'s prompt, then leaves',
   browser.answerCreate = () => ({ credential: standInCredential(attestation) })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
   await passwordLogin(user)
-  await user.click(await screen.findByRole('button', { name: PASSKEY_OFFER_MESSAGES.CREATE }))
+  await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
   await eventually(t, () => window.location.href, `${base}/app`)
   t.equal(creates(browser)[0]!.options.mediation, undefined, 'the modal prompt')
   t.same(lastBody(upstream, '/passkeys/register/options'), { conditional: false })
@@ -288,7 +288,7 @@ t.test('the browser\'s cancel of the offer\'s prompt goes on; a failure is repor
     browser.answerCreate = () => ({ error: 'NotAllowedError' })
     const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
     await passwordLogin(user)
-    await user.click(await screen.findByRole('button', { name: PASSKEY_OFFER_MESSAGES.CREATE }))
+    await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
     await eventually(t, () => window.location.href, `${base}/app`)
   })
   await t.test('failure', async (t) => {
@@ -299,8 +299,8 @@ t.test('the browser\'s cancel of the offer\'s prompt goes on; a failure is repor
     browser.answerCreate = () => ({ credential: standInCredential(attestation) })
     const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
     await passwordLogin(user)
-    await user.click(await screen.findByRole('button', { name: PASSKEY_OFFER_MESSAGES.CREATE }))
-    await eventually(t, () => screen.queryByText(PASSKEY_OFFER_MESSAGES.FAILED)?.getAttribute('role'), 'alert', 'the failure is reported')
+    await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
+    await eventually(t, () => screen.queryByText(english('passkey.createFailed'))?.getAttribute('role'), 'alert', 'the failure is reported')
     await eventually(t, () => window.location.href, `${base}/app`)
   })
 })

@@ -1,11 +1,13 @@
 import t from 'tap'
-import { ENGLISH_PAGE_MESSAGES } from '../fixtures/page-messages.js'
 import { parsePageFormState, serializePageFormState, viewLinkHref, type PageFormState } from '../../common/page-render.js'
 import { createPageRenderer } from '../../client/server-render.js'
+import type { PageMessages } from '../../common/message-catalogue.js'
+import { englishMessages, markedGermanMessages } from '../fixtures/messages.js'
 import { TEST_CONFIG } from '../fixtures/page.js'
 
 const renderer = createPageRenderer({ ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
-const render = (search: string, state: PageFormState | null = null) => renderer.render({ search, hostname: 'signin.example.com', state, messages: ENGLISH_PAGE_MESSAGES })
+const render = (search: string, state: PageFormState | null = null, messages: PageMessages = englishMessages()) =>
+  renderer.render({ search, hostname: 'signin.example.com', state, messages })
 const STATE: PageFormState = { view: 'login', email: 'ada@example.com', notice: { kind: 'error', text: 'Invalid email or password.' }, invalid: true, verificationLinkOffered: false, secondFactorChallenge: null }
 
 const forms = (html: string) => [...html.matchAll(/<form([^>]*)>/g)].map((match) => match[1]!)
@@ -61,7 +63,7 @@ t.test('a state with a challenge renders the code step, the challenge a hidden f
 
 t.test('what needs scripts is wrapped, with a note or a form in <noscript>', async (t) => {
   const { html } = createPageRenderer({ ...TEST_CONFIG, googleClientId: 'abc.apps.googleusercontent.com', passkeyRpId: 'signin.example.com' })
-    .render({ search: '', hostname: 'signin.example.com', state: null, messages: ENGLISH_PAGE_MESSAGES })
+    .render({ search: '', hostname: 'signin.example.com', state: null, messages: englishMessages() })
   t.match(html, /<div class="needs-script"><button[^>]*><span>Login(<!-- -->)? with Google/)
   t.match(html, '<noscript><p class="script-note">Signing in with Google needs JavaScript.</p></noscript>')
   t.match(html, '<noscript><p class="script-note">Signing in with a passkey needs JavaScript.</p></noscript>')
@@ -69,6 +71,41 @@ t.test('what needs scripts is wrapped, with a note or a form in <noscript>', asy
   t.notMatch(html, /needs JavaScript\. Please turn it on/, 'no page-level note')
   const local = render('local_accounts_host=localhost').html
   t.match(local, 'Signing in on the local network needs JavaScript.', 'local-network mode says it needs scripts')
+})
+
+/** The texts a visitor reads in rendered markup: text between tags, and the labels screen readers read. */
+function visibleTexts (html: string): string[] {
+  const between = [...html.replace(/<!-- -->/g, '').matchAll(/>([^<]+)</g)].map((match) => match[1]!.trim())
+  const labels = [...html.matchAll(/ (?:aria-label|alt|title|placeholder)="([^"]*)"/g)].map((match) => match[1]!)
+  return [...between, ...labels].filter((text) => text !== '')
+}
+
+t.test('the renderer speaks the catalogue it is given: every text of every view and step, its <title> heading too', async (t) => {
+  const german = markedGermanMessages()
+  const everything = createPageRenderer({ ...TEST_CONFIG, googleClientId: 'abc.apps.googleusercontent.com', passkeyRpId: 'signin.example.com', secondFactor: true })
+  const renders: Array<[string, PageFormState | null]> = [
+    ['', null], ['view=register', null], ['view=resetPassword', null], ['view=setPassword&token=abc', null],
+    ['', { ...STATE, invalid: false, verificationLinkOffered: true }], ['', { ...STATE, notice: null, secondFactorChallenge: 'ch-1' }],
+    ['local_accounts_host=localhost', null], ['notice=email-verified', null], ['error=GENERIC', null]
+  ]
+  // Not the catalogue's: the product's and support's names (configuration) and the post's own values.
+  const values = new Set([TEST_CONFIG.productName, TEST_CONFIG.supportEmail, STATE.notice!.text])
+  for (const [search, state] of renders) {
+    const { html, heading } = everything.render({ search, hostname: 'signin.example.com', state, messages: german })
+    t.match(heading, /^\[de\] /, `${search || 'login'}: the heading for the title`)
+    const english = visibleTexts(html).filter((text) => !text.startsWith('[de] ') && !values.has(text))
+    t.same(english, [], `${search || 'login'}${state === null ? '' : ' after a post'}: no text but the catalogue's`)
+  }
+  const { html } = everything.render({ search: '', hostname: 'signin.example.com', state: null, messages: german })
+  t.match(html, `<p class="brand__tagline">[de] Sign in to continue to ${TEST_CONFIG.productName}.</p>`, 'placeholders filled')
+  t.match(html, '<noscript><p class="script-note">[de] Signing in with Google needs JavaScript.</p></noscript>', 'the no-script notes too')
+})
+
+t.test('the markup depends on the request alone: the same request renders the same, another language differently', async (t) => {
+  t.equal(render('view=register').html, render('view=register').html)
+  t.equal(render('view=register', null, markedGermanMessages()).html, render('view=register', null, markedGermanMessages()).html)
+  t.not(render('view=register').html, render('view=register', null, markedGermanMessages()).html)
+  t.equal(render('').html, render('', null, englishMessages()).html, 'after a German render, English again')
 })
 
 t.test('hostile query values are inert: markup, control characters, 100 KB values', async (t) => {

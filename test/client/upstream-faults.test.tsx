@@ -4,7 +4,8 @@ import type { ServerResponse } from 'node:http'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../server/edge/accounts-proxy.js'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { BUSY_MESSAGE, ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { BUSY_MESSAGE } from '../../common/page-texts.js'
+import { english, markedGermanMessages } from '../fixtures/messages.js'
 import { SERVICE_BUSY } from '../../server/reference/error-answers.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../fixtures/edge-auth.js'
@@ -43,7 +44,7 @@ const faults: Array<[string, Handler | 'refuses', string]> = [
   }, MESSAGES.unreadable],
   ['answers 500 with its own JSON message', jsonAnswer(500, { error: 'Sign-in is down for maintenance until 14:00 UTC.' }),
     'Sign-in is down for maintenance until 14:00 UTC.'],
-  ['answers 500 with JSON but no message', jsonAnswer(500, { detail: 'x' }), ERROR_MESSAGES.GENERIC],
+  ['answers 500 with JSON but no message', jsonAnswer(500, { detail: 'x' }), english('error.GENERIC')],
   ['sheds load: 503 with Retry-After and its text', (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
     response.end(JSON.stringify({ error: SERVICE_BUSY }))
@@ -73,6 +74,21 @@ for (const [what, handler, message] of faults) {
   })
 }
 
+t.test('a busy backend without a text of its own: the page says so in its language; a busy backend\'s own text is shown as it came', async (t) => {
+  const german = markedGermanMessages()
+  for (const [body, shown] of [['{}', `[de] ${english('failure.busy')}`], [JSON.stringify({ error: 'Zu viele Anmeldungen.' }), 'Zu viele Anmeldungen.']]) {
+    const base = await pageFor(t, (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
+      response.end(body)
+    })
+    const { user, unmount } = renderPage(t, base, '', {}, german)
+    await user.type(screen.getByLabelText('[de] Email'), 'ada@example.test')
+    await user.type(screen.getByLabelText('[de] Password'), 'pw{Enter}')
+    await eventually(t, () => screen.getByRole('alert').textContent, shown)
+    unmount()
+  }
+})
+
 t.test('a backend that answers gzip although asked for identity: the login goes through', async (t) => {
   const { base } = await startBackend(t, (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
@@ -92,7 +108,7 @@ t.test('with DOMAIN_CHECK_ENFORCED, a page that does not ask for the check still
   const { user } = renderPage(t, base)
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')
   await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
-  await eventually(t, () => screen.getByRole('alert').textContent, ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED)
+  await eventually(t, () => screen.getByRole('alert').textContent, english('error.DOMAIN_NOT_AUTHORIZED'))
   t.equal(upstream.requests.length, 0, 'the login never reached the accounts service')
   t.equal(window.location.pathname, '/', 'still on the page')
 })

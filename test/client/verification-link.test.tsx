@@ -2,7 +2,7 @@ import '../fixtures/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
-import { BUTTON_LABELS, ERROR_MESSAGES, SUCCESS_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../fixtures/page.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
@@ -15,7 +15,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes
 
 const REFUSAL = 'Verify your email address before you log in: follow the link we emailed you.'
 const UNVERIFIED: [number, unknown] = [403, { error: REFUSAL, reason: 'email_not_verified' }]
-const SEND = BUTTON_LABELS.SEND_VERIFICATION_LINK
+const SEND = english('login.sendVerificationLink')
 
 /** An upstream that answers each path with its own JSON, each after its own delay. */
 function routes (answers: Record<string, [number, unknown]>, delaysMs: Record<string, number> = {}) {
@@ -67,7 +67,7 @@ t.test('a sent link without a text of its own says so in the catalogue\'s words'
   await refusedLogin(t, user)
   await eventuallyOk(t, () => offered())
   await user.click(sendButton()!)
-  await eventually(t, () => screen.queryByRole('status')?.textContent, SUCCESS_MESSAGES.VERIFICATION_LINK_SENT)
+  await eventually(t, () => screen.queryByRole('status')?.textContent, english('success.verificationLinkSent'))
 })
 
 t.test('the link is sent to the address in the email field when the button is pressed', async (t) => {
@@ -101,7 +101,7 @@ t.test('an unreadable answer to the request shows the generic message and keeps 
   await refusedLogin(t, user)
   await eventuallyOk(t, () => offered())
   await user.click(sendButton()!)
-  await eventually(t, () => screen.queryByRole('alert')?.textContent, ERROR_MESSAGES.GENERIC)
+  await eventually(t, () => screen.queryByRole('alert')?.textContent, english('error.GENERIC'))
   t.ok(offered(), 'the button stays')
 })
 

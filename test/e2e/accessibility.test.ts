@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { BUTTON_LABELS, NOTICE_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../fixtures/browser.js'
@@ -99,11 +99,11 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
     await t.test(`the notices and the offer of a new verification link at ${size} size have no WCAG 2.2 A/AA violation`, async (t) => {
       const { page, problems } = await openPage(t, { ...viewport, reducedMotion: 'reduce' })
       await page.goto(`${unverified.base}/?notice=email-verified`)
-      await page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['email-verified'] }).waitFor()
+      await page.getByRole('status').filter({ hasText: english('notice.emailVerified') }).waitFor()
       t.same(await wcagViolations(page), [], `login with the email-verified notice at ${size}`)
 
       await page.goto(`${unverified.base}/?view=setPassword&token=tok_1234567890abcdefghij&notice=sessions-ended`)
-      await page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['sessions-ended'] }).waitFor()
+      await page.getByRole('status').filter({ hasText: english('notice.sessionsEnded') }).waitFor()
       t.same(await wcagViolations(page), [], `setPassword with the sessions-ended notice at ${size}`)
 
       await page.goto(`${unverified.base}/`)
@@ -111,7 +111,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
       await page.getByLabel('Password', { exact: true }).fill('keyboard only please')
       await page.getByRole('button', { name: 'Login', exact: true }).click()
       await page.getByRole('alert').filter({ hasText: UNVERIFIED_REFUSAL }).waitFor()
-      await page.getByRole('button', { name: BUTTON_LABELS.SEND_VERIFICATION_LINK }).waitFor()
+      await page.getByRole('button', { name: english('login.sendVerificationLink') }).waitFor()
       t.same(await wcagViolations(page), [], `login with the offer of a new verification link at ${size}`)
       t.same(unexpectedProblems(problems, [403]), [], 'only the refused login')
     })
@@ -137,8 +137,8 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
     await page.keyboard.type('keyboard only please')
     await page.keyboard.press('Enter')
     // The passkey offer follows a password sign-in here (Chromium has no passkey for the account): by keyboard too.
-    await page.getByRole('heading', { name: PASSKEY_OFFER_MESSAGES.HEADING }).waitFor({ timeout: 10_000 })
-    const notNow = page.getByRole('button', { name: PASSKEY_OFFER_MESSAGES.NOT_NOW })
+    await page.getByRole('heading', { name: english('passkey.offerHeading') }).waitFor({ timeout: 10_000 })
+    const notNow = page.getByRole('button', { name: english('passkey.notNow') })
     for (let presses = 0; presses < 5 && !await notNow.evaluate((element) => element === document.activeElement); presses++) await page.keyboard.press('Tab')
     t.ok(await focusIsVisible(page), 'focus is visible on "Not now"')
     await page.keyboard.press('Enter')
@@ -190,23 +190,23 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
     await page.keyboard.type('keyboard only please')
     await page.keyboard.press('Enter')
     await page.getByRole('alert').filter({ hasText: UNVERIFIED_REFUSAL }).waitFor()
-    await page.waitForFunction((label) => document.activeElement?.textContent === label, BUTTON_LABELS.SEND_VERIFICATION_LINK)
+    await page.waitForFunction((label) => document.activeElement?.textContent === label, english('login.sendVerificationLink'))
     t.pass('the refusal is announced, and focus is on the offer')
     t.ok(await focusIsVisible(page), 'focus is visible on the button')
     await page.keyboard.press('Tab')
     t.equal(await focused(), 'email', 'Tab goes on to the email field')
     await page.keyboard.press('Shift+Tab')
-    t.equal(await focused(), BUTTON_LABELS.SEND_VERIFICATION_LINK, 'Shift+Tab comes back to the button')
+    t.equal(await focused(), english('login.sendVerificationLink'), 'Shift+Tab comes back to the button')
 
     await page.keyboard.press('Enter')
     await page.getByRole('alert').filter({ hasText: 'Too many requests' }).waitFor()
-    await page.waitForFunction((label) => document.activeElement?.textContent === label, BUTTON_LABELS.SEND_VERIFICATION_LINK)
+    await page.waitForFunction((label) => document.activeElement?.textContent === label, english('login.sendVerificationLink'))
     t.pass('refused: the error is announced, and focus is back on the button, which Chromium took away while it was disabled')
     t.ok(await focusIsVisible(page), 'focus is visible on the button again')
 
     await page.keyboard.press(' ')
     await page.getByRole('status').filter({ hasText: LINK_SENT }).waitFor()
-    await page.getByRole('button', { name: BUTTON_LABELS.SEND_VERIFICATION_LINK }).waitFor({ state: 'detached' })
+    await page.getByRole('button', { name: english('login.sendVerificationLink') }).waitFor({ state: 'detached' })
     t.equal(await focused(), 'email', 'sent: the button goes and focus moves on to the email field')
     t.ok(await focusIsVisible(page), 'focus is visible on the email field')
     const linkRequests = service.upstream.requests.filter((request) => request.url === '/verifyEmailRequest')

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { BUTTON_LABELS, NOTICE_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { emailedLinks, newestLink, startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
@@ -38,7 +38,7 @@ t.test('verified addresses and "was this you?" in real Chromium against the buil
 
     await logIn(page, base, `${product}/home`, 'vera@example.test')
     await page.getByRole('alert').filter({ hasText: 'Your email address is not verified yet.' }).waitFor()
-    const resend = page.getByRole('button', { name: BUTTON_LABELS.SEND_VERIFICATION_LINK })
+    const resend = page.getByRole('button', { name: english('login.sendVerificationLink') })
     await resend.waitFor()
     t.ok(await resend.evaluate((button) => button === document.activeElement), 'the offer has the focus')
     await page.keyboard.press('Enter')
@@ -48,14 +48,14 @@ t.test('verified addresses and "was this you?" in real Chromium against the buil
     seen.add(link)
     t.match(link, new RegExp(`^${base}/accounts/verifyEmail\\?token=`))
     await page.goto(link)
-    await page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['email-verified'] }).waitFor()
+    await page.getByRole('status').filter({ hasText: english('notice.emailVerified') }).waitFor()
     t.equal(new URL(page.url()).searchParams.get('view'), 'login', 'on the login view')
     t.notOk(new URL(page.url()).searchParams.has('notice'), 'the notice left the address bar')
 
     await logIn(page, base, `${product}/home`, 'vera@example.test')
     await page.waitForURL(`${product}/home`)
     await page.goto(link)
-    await page.getByRole('alert').filter({ hasText: NOTICE_MESSAGES['verify-link-invalid'] }).waitFor()
+    await page.getByRole('alert').filter({ hasText: english('notice.verifyLinkInvalid') }).waitFor()
     t.pass('the link works once')
     t.same(unexpectedProblems(problems, [403]), [], 'nothing but the refused login')
   })
@@ -86,7 +86,7 @@ t.test('verified addresses and "was this you?" in real Chromium against the buil
     const link = await newestLink(server.dataDir, 'endSessions', new Set(emailedLinks(server.dataDir, 'endSessions').slice(0, noticesBefore)))
     t.equal(emailedLinks(server.dataDir, 'endSessions').length, noticesBefore + 1, 'the second browser\'s sign-in, and only it, emailed the owner')
     await first.page.goto(link)
-    await first.page.getByRole('status').filter({ hasText: NOTICE_MESSAGES['sessions-ended'] }).waitFor()
+    await first.page.getByRole('status').filter({ hasText: english('notice.sessionsEnded') }).waitFor()
     const refreshed = await fetch(`${base}/accounts/token/refresh`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh: firstRefresh })
     })

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { english } from '../fixtures/messages.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { browserSkip, openPage as openWatchedPage, unexpectedProblems } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer, startLocalAccounts } from '../fixtures/built-server.js'
@@ -120,9 +121,9 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
 
   await t.test('every error key in the address shows its message', async (t) => {
     const { page, problems } = await openPage(t)
-    for (const [key, message] of Object.entries(ERROR_MESSAGES)) {
+    for (const [key, messageKey] of Object.entries(ERROR_MESSAGE_KEYS)) {
       await page.goto(`${base}/?error=${key}`)
-      t.equal(await page.getByRole('alert').textContent(), message, key)
+      t.equal(await page.getByRole('alert').textContent(), english(messageKey), key)
     }
     await page.goto(`${base}/?error=${encodeURIComponent('<script>alert(1)</script>Plain words')}`)
     t.equal(await page.getByRole('alert').textContent(), '<script>alert(1)</script>Plain words', 'unknown values verbatim, as text')
@@ -203,7 +204,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     await page.goto(base)
     await googleButtonReady(page, 'Login with Google')
     await page.getByRole('button', { name: 'Login with Google' }).click()
-    await page.getByRole('alert').filter({ hasText: ERROR_MESSAGES.GOOGLE_LOGIN_FAILED }).waitFor()
+    await page.getByRole('alert').filter({ hasText: english('error.GOOGLE_LOGIN_FAILED') }).waitFor()
     t.same(problems, [], 'refused in the page: nothing was sent')
   })
 
@@ -252,7 +253,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     await fill(page, 'Email', 'someone@blocked.test')
     await fill(page, 'Password', 'whatever passphrase')
     await page.getByRole('button', { name: 'Login', exact: true }).click()
-    await page.getByRole('alert').filter({ hasText: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }).waitFor()
+    await page.getByRole('alert').filter({ hasText: english('error.DOMAIN_NOT_AUTHORIZED') }).waitFor()
     t.notOk(loaded.some((url) => url.endsWith('/accounts/v2/login')), 'no login was sent')
 
     await fill(page, 'Email', 'ada@example.test')

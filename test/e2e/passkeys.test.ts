@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { ERROR_MESSAGES, PASSKEY_OFFER_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../client/passkeys/passkey-timing.js'
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
@@ -69,7 +69,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await page.goto(target)
     await passwordLogin(page, 'ada@example.test')
     const started = Date.now()
-    const heading = page.getByRole('heading', { name: PASSKEY_OFFER_MESSAGES.HEADING })
+    const heading = page.getByRole('heading', { name: english('passkey.offerHeading') })
     await heading.waitFor({ timeout: 10_000 })
     t.comment(`the offer showed ${Date.now() - started} ms after the Login click`)
     t.ok(await heading.evaluate((element) => element === document.activeElement), 'focus on the offer\'s heading')
@@ -104,7 +104,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     const { page } = await signIn(t)
     await page.goto(target)
     await passwordLogin(page, 'grace@example.test')
-    await page.getByRole('button', { name: PASSKEY_OFFER_MESSAGES.NOT_NOW }).click({ timeout: 10_000 })
+    await page.getByRole('button', { name: english('passkey.notNow') }).click({ timeout: 10_000 })
     await page.waitForURL(`${product}/home`)
     await page.goto(base)
     t.ok(Number(await page.evaluate((key) => localStorage.getItem(key), PASSKEY_OFFER_DECLINED_KEY)) > Date.now(), 'remembered')
@@ -120,13 +120,13 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     const { page, context } = await signIn(t)
     await page.goto(target)
     await passwordLogin(page, 'eve@blocked.test')
-    await page.getByRole('button', { name: PASSKEY_OFFER_MESSAGES.CREATE }).click({ timeout: 10_000 })
+    await page.getByRole('button', { name: english('passkey.create') }).click({ timeout: 10_000 })
     await page.waitForURL(`${product}/home`)
     await context.clearCookies()
     await withoutAutofill(page)
     await page.goto(`${target}&supports_domain_auth_check=true`)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
-    await page.getByRole('alert').filter({ hasText: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }).waitFor()
+    await page.getByRole('alert').filter({ hasText: english('error.DOMAIN_NOT_AUTHORIZED') }).waitFor()
     t.notOk((await context.cookies(base)).some((cookie) => cookie.name === 'auth' || cookie.name === 'refresh'), 'nothing stored')
   })
 
@@ -181,7 +181,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
       await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor()
       t.same(await wcagViolations(page), [], `${name}: the login view with the passkey button`)
       await passwordLogin(page, email)
-      await page.getByRole('heading', { name: PASSKEY_OFFER_MESSAGES.HEADING }).waitFor({ timeout: 10_000 })
+      await page.getByRole('heading', { name: english('passkey.offerHeading') }).waitFor({ timeout: 10_000 })
         .catch(async (error: unknown) => {
           t.comment(`no offer: at ${page.url()}, notice ${JSON.stringify(await page.locator('#form-notice').textContent().catch(() => null))}`)
           throw error

@@ -4,10 +4,10 @@ import { promisify } from 'node:util'
 import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { SECOND_FACTOR_MESSAGES as TEXT } from '../../client/second-factor/messages.js'
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
+import { english } from '../fixtures/messages.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
 
@@ -43,25 +43,25 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const { page, problems } = await openPage(t)
     await page.goto(target)
     await passwordLogin(page, 'grace@example.test')
-    await page.getByRole('heading', { name: TEXT.OFFER_HEADING }).waitFor()
+    await page.getByRole('heading', { name: english('secondFactor.offerHeading') }).waitFor()
     t.same(await wcagViolations(page), [], 'axe: the offer at 1280×800')
-    await page.getByRole('button', { name: TEXT.OFFER_ACCEPT }).click()
-    const qr = page.getByRole('img', { name: TEXT.QR_LABEL })
+    await page.getByRole('button', { name: english('secondFactor.offerAccept') }).click()
+    const qr = page.getByRole('img', { name: english('secondFactor.qrLabel') })
     await qr.waitFor()
     t.same(await wcagViolations(page), [], 'axe: the key and QR step at 1280×800')
     key = (await page.getByTestId('enrolment-key').textContent()) ?? ''
     t.match(key, /^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/, 'the key in groups of four')
-    await page.getByLabel(TEXT.FIRST_CODE_LABEL).fill(codeFor(key))
-    await page.getByRole('button', { name: TEXT.CONFIRM }).click()
-    const items = page.getByRole('list', { name: TEXT.CODES_HEADING }).getByRole('listitem')
+    await page.getByLabel(english('secondFactor.firstCodeLabel')).fill(codeFor(key))
+    await page.getByRole('button', { name: english('secondFactor.confirm') }).click()
+    const items = page.getByRole('list', { name: english('secondFactor.codesHeading') }).getByRole('listitem')
     await items.first().waitFor()
     recoveryCodes = await items.allTextContents()
     t.equal(recoveryCodes.length, 10, 'ten recovery codes')
-    t.equal(await page.getByRole('link', { name: TEXT.DOWNLOAD_CODES }).getAttribute('download'), 'recovery-codes.txt')
-    t.ok(await page.getByRole('button', { name: TEXT.CONTINUE }).isDisabled(), 'Continue waits for the confirmation')
+    t.equal(await page.getByRole('link', { name: english('secondFactor.downloadCodes') }).getAttribute('download'), 'recovery-codes.txt')
+    t.ok(await page.getByRole('button', { name: english('secondFactor.continue') }).isDisabled(), 'Continue waits for the confirmation')
     t.same(await wcagViolations(page), [], 'axe: the recovery codes at 1280×800')
-    await page.getByRole('checkbox', { name: TEXT.CODES_SAVED }).check()
-    await page.getByRole('button', { name: TEXT.CONTINUE }).click()
+    await page.getByRole('checkbox', { name: english('secondFactor.codesSaved') }).check()
+    await page.getByRole('button', { name: english('secondFactor.continue') }).click()
     await page.waitForURL(`${product}/home`)
     t.same(unexpectedProblems(problems, []), [])
   })
@@ -71,7 +71,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const { page, context } = await openPage(t)
     await page.goto(target)
     await passwordLogin(page, 'grace@example.test')
-    const field = page.getByRole('textbox', { name: TEXT.CODE_LABEL, exact: true })
+    const field = page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
     await field.waitFor()
     t.ok(await field.evaluate((element) => element === document.activeElement), 'focus on the code field')
     t.equal(await field.getAttribute('autocomplete'), 'one-time-code')
@@ -89,22 +89,22 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const { page } = await openPage(t)
     await page.goto(target)
     await passwordLogin(page, 'grace@example.test')
-    const field = page.getByRole('textbox', { name: TEXT.CODE_LABEL, exact: true })
+    const field = page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
     await field.fill(usedCode)
-    await page.getByRole('button', { name: TEXT.VERIFY }).click()
+    await page.getByRole('button', { name: english('secondFactor.verify') }).click()
     await page.getByRole('alert').filter({ hasText: /\S/ }).first().waitFor()
     t.ok(page.url().startsWith(server.base), 'the replayed code is refused and the step stays')
     await field.fill(usedCode === '000000' ? '111111' : '000000')
-    await page.getByRole('button', { name: TEXT.VERIFY }).click()
+    await page.getByRole('button', { name: english('secondFactor.verify') }).click()
     await page.getByRole('alert').filter({ hasText: /\S/ }).first().waitFor()
     t.ok(page.url().startsWith(server.base), 'a wrong code is refused and the step stays')
     for (const attempt of ['first', 'second'] as const) {
       const { page } = await openPage(t)
       await page.goto(target)
       await passwordLogin(page, 'grace@example.test')
-      await page.getByRole('button', { name: TEXT.USE_RECOVERY }).click()
-      await page.getByLabel(TEXT.RECOVERY_LABEL).fill(recoveryCodes[0]!)
-      await page.getByRole('button', { name: TEXT.VERIFY }).click()
+      await page.getByRole('button', { name: english('secondFactor.useRecovery') }).click()
+      await page.getByLabel(english('secondFactor.recoveryLabel')).fill(recoveryCodes[0]!)
+      await page.getByRole('button', { name: english('secondFactor.verify') }).click()
       if (attempt === 'first') {
         await page.waitForURL(`${product}/home`)
         t.pass('the recovery code signs in')
@@ -122,24 +122,24 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const { page, context } = await openPage(t, PHONE)
     await page.goto(target)
     await passwordLogin(page, 'ann@example.test')
-    await page.getByRole('img', { name: TEXT.QR_LABEL }).waitFor()
+    await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
     t.same(await wcagViolations(page), [], 'axe: the required enrolment at 375×812')
     t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token before the enrolment')
     const annsKey = (await page.getByTestId('enrolment-key').textContent()) ?? ''
-    await page.getByLabel(TEXT.FIRST_CODE_LABEL).fill(codeFor(annsKey))
-    await page.getByRole('button', { name: TEXT.CONFIRM }).click()
-    await page.getByRole('list', { name: TEXT.CODES_HEADING }).getByRole('listitem').first().waitFor()
+    await page.getByLabel(english('secondFactor.firstCodeLabel')).fill(codeFor(annsKey))
+    await page.getByRole('button', { name: english('secondFactor.confirm') }).click()
+    await page.getByRole('list', { name: english('secondFactor.codesHeading') }).getByRole('listitem').first().waitFor()
     t.same(await wcagViolations(page), [], 'axe: the recovery codes at 375×812')
     t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token stored before the codes are saved')
-    await page.getByRole('checkbox', { name: TEXT.CODES_SAVED }).check()
-    await page.getByRole('button', { name: TEXT.CONTINUE }).click()
+    await page.getByRole('checkbox', { name: english('secondFactor.codesSaved') }).check()
+    await page.getByRole('button', { name: english('secondFactor.continue') }).click()
     await page.waitForURL(`${product}/home`)
     t.ok((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'the tokens after the enrolment')
 
     const again = await openPage(t, PHONE)
     await again.page.goto(target)
     await passwordLogin(again.page, 'ann@example.test')
-    const field = again.page.getByRole('textbox', { name: TEXT.CODE_LABEL, exact: true })
+    const field = again.page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
     await field.waitFor()
     t.same(await wcagViolations(again.page), [], 'axe: the code step at 375×812')
     const wrong = codeFor(annsKey, 10) === '000000' ? '111111' : '000000'
@@ -148,7 +148,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
       await field.fill(wrong)
       // Listening before the click: under load the answer can come before a listener added after it.
       const answered = again.page.waitForResponse((response) => response.url().endsWith('/accounts/second-factor/verify'))
-      await again.page.getByRole('button', { name: TEXT.VERIFY }).click()
+      await again.page.getByRole('button', { name: english('secondFactor.verify') }).click()
       await answered
       last = (await again.page.getByRole('alert').first().textContent()) ?? ''
     }

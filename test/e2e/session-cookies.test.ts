@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../client/lib/messages.js'
+import { english } from '../fixtures/messages.js'
 import { browserSkip, launchBrowserResolvingToLoopback } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { startUpstream } from '../fixtures/edge.js'
@@ -77,7 +77,7 @@ t.test('the page keeps its tokens and its redirects within its own registrable d
     let navigated = false
     page.on('framenavigated', (frame) => { if (frame === page.mainFrame() && frame.url() !== url) navigated = true })
     await signIn(page, url)
-    await page.waitForFunction((text) => document.querySelector('[role=alert]')?.textContent === text, ERROR_MESSAGES.GENERIC)
+    await page.waitForFunction((text) => document.querySelector('[role=alert]')?.textContent === text, english('error.GENERIC'))
     t.equal(await authCookieDomain(context), undefined, 'Chromium kept no auth cookie')
     t.notOk(navigated, 'the page did not leave as if signed in')
     t.equal(page.url(), url)

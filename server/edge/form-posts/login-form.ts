@@ -1,6 +1,6 @@
 import { parsePasswordLoginAnswer } from '../../../common/accounts-answers.js'
 import { failureStatus } from './answer-status.js'
-import { codeStep, refused } from './form-outcome.js'
+import { codeStep, refusalText, refused } from './form-outcome.js'
 import { loginContextFields } from '../../../common/page-query.js'
 import type { FormHandler } from './form-post.js'
 
@@ -17,7 +17,7 @@ const NEEDS_SCRIPTS_STATUS = 409
 export const loginForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
   const password = post.fields.one('password')
-  if (post.localAccounts.kind === 'refused') return refused(400, 'login', email, post.localAccounts.reason)
+  if (post.localAccounts.kind === 'refused') return refused(400, 'login', email, post.messages.text(post.localAccounts.reason))
   if (post.localAccounts.kind === 'allowed') return refused(NEEDS_SCRIPTS_STATUS, 'login', email, post.messages.text('noScript.localNetwork'))
   const refusal = await post.domainGate(email)
   if (refusal !== null) return refused(refusal.status, 'login', email, post.messages.text(refusal.key))
@@ -33,7 +33,7 @@ export const loginForm: FormHandler = async (post) => {
     case 'email-not-verified':
       return refused(failureStatus(raw), 'login', email, answer.message, { verificationLinkOffered: true })
     case 'error':
-      return refused(failureStatus(raw), 'login', email, answer.message)
+      return refused(failureStatus(raw), 'login', email, refusalText(answer, post.messages))
     case 'failed':
       return refused(failureStatus(raw), 'login', email, post.messages.text('error.GENERIC'))
   }

@@ -1,7 +1,7 @@
 import { parseSsoStartAnswer } from '../../../common/accounts-answers.js'
 import { isLoopbackHost } from '../../../common/hosts.js'
 import { failureStatus } from './answer-status.js'
-import { refused } from './form-outcome.js'
+import { refusalText, refused } from './form-outcome.js'
 import { loginContextFields } from '../../../common/page-query.js'
 import type { FormHandler } from './form-post.js'
 
@@ -37,5 +37,5 @@ export const ssoStartForm: FormHandler = async (post) => {
     if (isSafeProviderUrl(answer.url)) return { kind: 'identity-provider', location: answer.url }
     return refused(UNSAFE_PROVIDER_STATUS, view, email, post.messages.text('error.GENERIC'))
   }
-  return refused(failureStatus(raw), view, email, answer.kind === 'error' ? answer.message : post.messages.text('error.GENERIC'))
+  return refused(failureStatus(raw), view, email, answer.kind === 'error' ? refusalText(answer, post.messages) : post.messages.text('error.GENERIC'))
 }

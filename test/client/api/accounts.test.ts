@@ -4,7 +4,7 @@ import {
   completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso,
   verifyEmailRequest
 } from '../../../client/api/accounts.js'
-import { BUSY_MESSAGE } from '../../../client/lib/messages.js'
+import { BUSY_MESSAGE } from '../../../common/page-texts.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
@@ -75,7 +75,7 @@ t.test('answers become the union the page switches on', async (t) => {
     ['200 without tokens', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'failed' }],
     ['500 without text', jsonAnswer(500, {}), { kind: 'failed' }],
     ['503 with the service\'s text', jsonAnswer(503, { error: 'Busy, try again.' }), { kind: 'error', message: 'Busy, try again.' }],
-    ['503 without text (a service shedding load)', jsonAnswer(503, {}), { kind: 'error', message: BUSY_MESSAGE }],
+    ['503 without text (a service shedding load): busy, the page says it in its language', jsonAnswer(503, {}), { kind: 'error', message: BUSY_MESSAGE, busy: true }],
     ['a JSON array (the edge answers in the backend\'s place)', jsonAnswer(200, []), { kind: 'error', message: UNREADABLE }],
     ['JSON that is not an object (the edge answers in the backend\'s place)', jsonAnswer(200, null), { kind: 'error', message: UNREADABLE }],
     ['not JSON (the edge answers in the backend\'s place)', (_request, response) => { response.writeHead(502, { 'content-type': 'text/html' }); response.end('<h1>Bad gateway</h1>') },

@@ -5,6 +5,7 @@ import { useState } from 'react'
 import t from 'tap'
 import { Button } from '../../../client/components/Button.js'
 import { CopyButton } from '../../../client/components/CopyButton.js'
+import { InLanguage } from '../../fixtures/messages.js'
 import { Modal } from '../../../client/components/Modal.js'
 import { Spinner } from '../../../client/components/Spinner.js'
 import { TextField } from '../../../client/components/TextField.js'
@@ -124,7 +125,7 @@ t.test('a plain tooltip goes as soon as the pointer leaves', async (t) => {
 
 t.test('the copy button copies and says so for one second', async (t) => {
   const user = userEvent.setup()
-  render(<CopyButton text='support@example.com' label='Copy the support address' />)
+  render(<InLanguage><CopyButton text='support@example.com' label='Copy the support address' /></InLanguage>)
   await user.click(screen.getByRole('button', { name: 'Copy the support address' }))
   t.equal(await navigator.clipboard.readText(), 'support@example.com')
   t.equal(screen.getByRole('tooltip').textContent, 'Copied')

@@ -1,7 +1,7 @@
 import '../../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../../client/lib/messages.js'
+import { english } from '../../fixtures/messages.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
 import { eventually, renderPage } from '../../fixtures/page.js'
@@ -22,7 +22,7 @@ async function logIn (t: import('tap').Test, base: string, email: string, query 
 t.test('an unauthorized domain is refused with the spec\'s message and no login is sent', async (t) => {
   const { base, accounts } = await backend(t)
   await logIn(t, base, 'ada@bad.test')
-  await eventually(t, () => screen.queryByRole('alert')?.textContent, ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED)
+  await eventually(t, () => screen.queryByRole('alert')?.textContent, english('error.DOMAIN_NOT_AUTHORIZED'))
   t.equal(accounts.requests.length, 0)
 })
 
@@ -40,14 +40,14 @@ t.test('authorized and unspecified domains go on to log in', async (t) => {
 t.test('the part after the last @ is the domain asked about', async (t) => {
   const { base, accounts } = await backend(t)
   await logIn(t, base, '"odd@name"@bad.test')
-  await eventually(t, () => screen.queryByRole('alert')?.textContent, ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED)
+  await eventually(t, () => screen.queryByRole('alert')?.textContent, english('error.DOMAIN_NOT_AUTHORIZED'))
   t.equal(accounts.requests.length, 0)
 })
 
 t.test('a check that fails stops the login with the check-failed message', async (t) => {
   const { base, accounts } = await backend(t, DEAD_UPSTREAM)
   await logIn(t, base, 'ada@good.test')
-  await eventually(t, () => screen.queryByRole('alert')?.textContent, ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED)
+  await eventually(t, () => screen.queryByRole('alert')?.textContent, english('error.DOMAIN_AUTH_CHECK_FAILED'))
   t.equal(accounts.requests.length, 0)
 })
 
@@ -66,6 +66,6 @@ t.test('SSO start is checked too', async (t) => {
   const dialog = screen.getByRole('dialog')
   await user.type(within(dialog).getByLabelText('Email'), 'ada@bad.test')
   await user.click(within(dialog).getByRole('button', { name: 'Login' }))
-  await eventually(t, () => within(screen.getByRole('dialog')).queryByRole('alert')?.textContent, ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED)
+  await eventually(t, () => within(screen.getByRole('dialog')).queryByRole('alert')?.textContent, english('error.DOMAIN_NOT_AUTHORIZED'))
   t.equal(accounts.requests.length, 0)
 })

@@ -1,5 +1,8 @@
 import t from 'tap'
-import { ERROR_MESSAGES, NOTICE_MESSAGES } from '../../../client/lib/messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../../common/error-messages.js'
+import { messageForErrorParameter, NOTICE_MESSAGE_KEYS } from '../../../client/lib/messages.js'
+import { english, ENGLISH_MESSAGES, markedGermanMessages } from '../../fixtures/messages.js'
+import { createMessages } from '../../../common/message-catalogue.js'
 import { parsePageParams } from '../../../client/lib/page-params.js'
 import { parseRuntimeConfig } from '../../../common/runtime-config.js'
 
@@ -43,19 +46,31 @@ t.test('login_method limits the methods shown; the product name stands for email
   t.same(methods('?login_method=THRESHOLD'), ['google', 'password', 'sso'], 'an unknown value alone shows everything rather than nothing')
 })
 
+/** What the page shows for the address's `error` parameter, in English. */
+function errorShown (search: string): string | null {
+  const value = parse(search).errorParameter
+  return value === null ? null : messageForErrorParameter(value, ENGLISH_MESSAGES)
+}
+
 t.test('every error key shows its catalogue message; other values are shown as plain text', async (t) => {
-  for (const [key, message] of Object.entries(ERROR_MESSAGES)) {
-    t.equal(parse(`?error=${key}`).errorMessage, message, key)
+  for (const [key, messageKey] of Object.entries(ERROR_MESSAGE_KEYS)) {
+    t.equal(errorShown(`?error=${key}`), english(messageKey), key)
   }
-  t.equal(parse('?error=Your+session+expired').errorMessage, 'Your session expired')
-  t.equal(parse('?error=%3Cb%3Ebold%3C%2Fb%3E').errorMessage, '<b>bold</b>', 'markup is kept as text (React renders it as text)')
-  t.equal(parse('?error=a%00b%1Bc%E2%80%AEd%E2%81%A6e').errorMessage, 'a b c d e', 'control and bidi characters are removed')
-  t.equal(parse(`?error=${'x'.repeat(5000)}`).errorMessage?.length, 300, 'a huge value is cut')
-  t.equal(parse('?error=hasOwnProperty').errorMessage, 'hasOwnProperty', 'inherited names are not catalogue keys')
-  t.equal(parse('?error=__proto__').errorMessage, '__proto__')
-  t.equal(parse('').errorMessage, null)
-  t.equal(parse('?error=%E2%80%AE%E2%80%8B%00%EF%BB%BF').errorMessage, null, 'nothing left to show once invisible characters are removed: no error')
-  t.equal(parse('?error=GENERIC&error=GOOGLE_LOGIN_FAILED').errorMessage, ERROR_MESSAGES.GENERIC, 'the first of repeated keys counts')
+  t.equal(errorShown('?error=Your+session+expired'), 'Your session expired')
+  t.equal(errorShown('?error=%3Cb%3Ebold%3C%2Fb%3E'), '<b>bold</b>', 'markup is kept as text (React renders it as text)')
+  t.equal(errorShown('?error=a%00b%1Bc%E2%80%AEd%E2%81%A6e'), 'a b c d e', 'control and bidi characters are removed')
+  t.equal(errorShown(`?error=${'x'.repeat(5000)}`)?.length, 300, 'a huge value is cut')
+  t.equal(errorShown('?error=hasOwnProperty'), 'hasOwnProperty', 'inherited names are not catalogue keys')
+  t.equal(errorShown('?error=__proto__'), '__proto__')
+  t.equal(errorShown(''), null)
+  t.equal(errorShown('?error=%E2%80%AE%E2%80%8B%00%EF%BB%BF'), null, 'nothing left to show once invisible characters are removed: no error')
+  t.equal(errorShown('?error=GENERIC&error=GOOGLE_LOGIN_FAILED'), english('error.GENERIC'), 'the first of repeated keys counts')
+})
+
+t.test("an error key shows its message in the page's language; a value that is no key is shown as it came, in any language", async (t) => {
+  const german = createMessages(markedGermanMessages())
+  t.equal(messageForErrorParameter('GENERIC', german), `[de] ${english('error.GENERIC')}`)
+  t.equal(messageForErrorParameter('Sitzung abgelaufen', german), 'Sitzung abgelaufen')
 })
 
 t.test('the banner is plain, bounded text', async (t) => {
@@ -98,24 +113,24 @@ t.test('supports_domain_auth_check is on only for "true"', async (t) => {
   for (const value of ['1', 'TRUE', 'yes', '']) t.equal(parse(`?supports_domain_auth_check=${value}`).domainCheck, false, value)
 })
 
-t.test('a notice code shows its catalogue text, as a success or an error, on its own view and on no other', async (t) => {
+t.test('a notice code names its catalogue text, as a success or an error, on its own view and on no other', async (t) => {
   const places = {
     'email-verified': ['login', 'success'],
     'verify-link-invalid': ['login', 'error'],
     'sessions-ended': ['setPassword', 'success'],
     'end-sessions-link-invalid': ['resetPassword', 'error']
   } as const
-  t.same(Object.keys(places).sort(), Object.keys(NOTICE_MESSAGES).sort(), 'every code of the catalogue is placed here')
+  t.same(Object.keys(places).sort(), Object.keys(NOTICE_MESSAGE_KEYS).sort(), 'every code of the catalogue is placed here')
   for (const [code, [view, kind]] of Object.entries(places)) {
     for (const other of ['login', 'register', 'resetPassword', 'setPassword']) {
       const viewQuery = other === 'login' ? '' : `view=${other}&`
       const notice = parse(`?${viewQuery}token=tok&notice=${code}`).notice
-      t.same(notice, other === view ? { kind, text: NOTICE_MESSAGES[code as keyof typeof NOTICE_MESSAGES] } : null, `${code} on ${other}`)
+      t.same(notice, other === view ? { kind, key: NOTICE_MESSAGE_KEYS[code as keyof typeof NOTICE_MESSAGE_KEYS] } : null, `${code} on ${other}`)
     }
   }
   const withoutCompletion = parsePageParams('?view=setPassword&notice=sessions-ended', 'x.test', parseRuntimeConfig('{}'))
   t.equal(withoutCompletion.notice, null, 'no setPassword view where resets are not completed, so no notice for it either')
-  t.same(parse('?notice=email-verified&notice=verify-link-invalid').notice?.text, NOTICE_MESSAGES['email-verified'], 'the first of repeated keys counts')
+  t.same(parse('?notice=email-verified&notice=verify-link-invalid').notice?.key, 'notice.emailVerified', 'the first of repeated keys counts')
 })
 
 t.test('a notice value that is not a code is ignored, never shown', async (t) => {

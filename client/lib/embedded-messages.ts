@@ -1,0 +1,25 @@
+import { isLocale, type Catalogue, type PageMessages } from '../../common/message-catalogue.js'
+
+/** What the page speaks when the edge embedded no readable catalogue: English's tag, and no texts (keys show). */
+const UNREADABLE: PageMessages = { locale: 'en', catalogue: {} as Catalogue }
+
+/**
+ * The PageMessages the edge embedded (MESSAGES_ELEMENT_ID), read without
+ * trusting them: a missing or malformed element gives an empty catalogue, so
+ * the page still starts and every text shows as its key (a broken deployment
+ * that is visible, not a blank page); an unknown locale reads as `en`; only
+ * string texts are kept.
+ */
+export function parseEmbeddedMessages (text: string | null | undefined): PageMessages {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text ?? '')
+  } catch {
+    return UNREADABLE
+  }
+  if (parsed === null || typeof parsed !== 'object') return UNREADABLE
+  const { locale, catalogue } = parsed as Record<string, unknown>
+  if (catalogue === null || typeof catalogue !== 'object' || Array.isArray(catalogue)) return UNREADABLE
+  const texts = Object.fromEntries(Object.entries(catalogue).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+  return { locale: isLocale(locale) ? locale : 'en', catalogue: texts as Catalogue }
+}
