@@ -3,15 +3,28 @@ import fp from 'fastify-plugin'
 import { logFailure } from './client-gone.js'
 import { textOf } from './http-error.js'
 import { NO_STORE, STATIC_SECURITY_HEADERS } from './security-headers.js'
+import type { Messages } from '../../common/message-catalogue.js'
+import { escapeHtml } from './page.js'
+
+/** The 404 page in a language (an operator's texts included), written once per language and kept. */
+const notFoundPages = new WeakMap<Messages, string>()
 
 // The empty icon keeps browsers from asking for /favicon.ico, which is one more
 // 404 (and log line) for every page not found.
-const NOT_FOUND_PAGE = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>Page not found</title></head>
-<body><main><h1>Page not found</h1><p>There is nothing at this address. <a href="/">Go to the sign-in page</a>.</p></main></body>
+function notFoundPage (messages: Messages): string {
+  let page = notFoundPages.get(messages)
+  if (page === undefined) {
+    const title = escapeHtml(messages.text('server.notFoundTitle'))
+    page = `<!doctype html>
+<html lang="${messages.locale}" dir="${messages.dir}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>${title}</title></head>
+<body><main><h1>${title}</h1><p>${escapeHtml(messages.text('server.notFoundText'))} <a href="/">${escapeHtml(messages.text('server.notFoundLink'))}</a></p></main></body>
 </html>
 `
+    notFoundPages.set(messages, page)
+  }
+  return page
+}
 
 /** Paths whose callers are programs, which get JSON rather than a page. */
 function wantsJson (request: FastifyRequest): boolean {
@@ -55,7 +68,7 @@ export const notFoundAndErrors = fp(async function notFoundAndErrors (app: Fasti
   app.setNotFoundHandler(async (request, reply) => {
     withSecurityHeaders(reply).code(404)
     if (wantsJson(request)) return reply.send({ error: app.messagesFor(request).text('server.notFound') })
-    return reply.type('text/html; charset=utf-8').send(NOT_FOUND_PAGE)
+    return reply.type('text/html; charset=utf-8').header('vary', 'Accept-Language').send(notFoundPage(app.messagesFor(request, request.url.split('?')[1] ?? '')))
   })
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {

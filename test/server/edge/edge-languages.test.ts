@@ -68,3 +68,18 @@ t.test('a login posted without scripts from a German page shows the accounts fai
     'the inner call asked in German, the page\'s language, not the browser\'s')
   t.match(page.body, '<html lang="de" dir="ltr">')
 })
+
+t.test('the page-not-found page is in the visitor\'s language, Arabic right to left', async (t) => {
+  const app = await buildEdge(t, { env: { MESSAGES_DIR: messagesDir(t) } })
+  const english = await app.inject({ url: '/nowhere' })
+  t.equal(english.statusCode, 404)
+  t.match(english.body, `<html lang="en" dir="ltr">`)
+  t.match(english.body, `<h1>${englishCatalogue['server.notFoundTitle']}</h1>`)
+  t.equal(english.headers.vary, 'Accept-Language')
+  const arabic = await app.inject({ url: '/nowhere?ui_locales=ar', headers: { 'accept-language': 'de' } })
+  t.match(arabic.body, '<html lang="ar" dir="rtl">', 'ui_locales in its address first')
+  t.match((await app.inject({ url: '/nowhere', headers: { 'accept-language': 'de' } })).body, '<html lang="de" dir="ltr">')
+  const hostile = await app.inject({ url: `/nowhere?ui_locales=${encodeURIComponent('"><script>alert(1)</script>')}` })
+  t.match(hostile.body, '<html lang="en" dir="ltr">')
+  t.notMatch(hostile.body, '<script>alert', 'nothing of the address in the page')
+})
