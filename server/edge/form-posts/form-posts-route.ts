@@ -163,7 +163,7 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     }
     if (outcome.kind === 'page') return answerPage(request, reply, outcome)
     if (outcome.kind === 'identity-provider') {
-      return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(identityProviderPage(outcome.location))
+      return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(identityProviderPage(outcome.location, messages))
     }
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie)
     return reply.code(303).header('location', outcome.location).header('cache-control', 'no-store').send()

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
-import { buildEdge, DEAD_UPSTREAM } from '../../fixtures/edge.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../fixtures/edge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../fixtures/form-page.js'
 
 /**
@@ -15,7 +15,8 @@ const GERMAN = {
   'server.notFound': 'Nicht gefunden.',
   'server.crossSite': 'Anfragen von anderen Websites sind nicht erlaubt.',
   'server.bodyType': 'Der Inhalt der Anfrage muss {types} sein.',
-  'page.titleWithError': 'Fehler: {heading} · {product}'
+  'page.titleWithError': 'Fehler: {heading} · {product}',
+  'server.continueToProvider': 'Weiter zu Ihrem Identitätsanbieter'
 }
 const FRENCH = { 'server.crossSite': 'Les requêtes d\'un autre site ne sont pas autorisées.' }
 
@@ -82,4 +83,14 @@ t.test('the page-not-found page is in the visitor\'s language, Arabic right to l
   const hostile = await app.inject({ url: `/nowhere?ui_locales=${encodeURIComponent('"><script>alert(1)</script>')}` })
   t.match(hostile.body, '<html lang="en" dir="ltr">')
   t.notMatch(hostile.body, '<script>alert', 'nothing of the address in the page')
+})
+
+t.test('an SSO start posted from a German page goes on to the identity provider by a German page', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, { sso_url: 'https://idp.example.com/sso' }))
+  const app = await buildEdge(t, { env: { MESSAGES_DIR: messagesDir(t), TRUST_PROXY: 'loopback' }, accountsUpstream: upstream.url })
+  const response = await app.inject({ method: 'POST', url: '/?ui_locales=de', headers: PAGE_POST_HEADERS, payload: formBody({ form: 'sso', email: 'ada@corp.example' }) })
+  t.equal(response.statusCode, 200)
+  t.match(response.body, '<html lang="de" dir="ltr">')
+  t.match(response.body, `<a href="https://idp.example.com/sso">${GERMAN['server.continueToProvider']}</a>`)
+  t.equal(upstream.requests[0]!.headers['accept-language'], 'de', 'the accounts call asked in the page\'s language')
 })
