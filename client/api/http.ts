@@ -1,4 +1,5 @@
 import type { JsonAnswer } from '../../common/accounts-answers.js'
+import { pageLanguageHeaders } from './page-language.js'
 
 /** One JSON POST, as every accounts call is (spec §7); the answer's type is shared with the edge. */
 
@@ -17,6 +18,7 @@ export async function postJson (url: string, body: unknown, options: PostOptions
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
+        ...pageLanguageHeaders(),
         ...(options.bearer === undefined ? {} : { authorization: `Bearer ${options.bearer}` })
       },
       body: JSON.stringify(body),

@@ -6,6 +6,7 @@ import {
 } from '../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { GRPC_STATUS } from '../../common/grpc-status.js'
+import { pageLanguageHeaders } from '../api/page-language.js'
 
 /**
  * The domain authorization check over gRPC-web (binary), to the page's own
@@ -47,7 +48,8 @@ function authorizationName (value: number): Extract<DomainCheckOutcome, { kind: 
  */
 export function checkDomainAuthorization (domain: string, options: { origin: string, timeoutMs: number | null }): Promise<DomainCheckOutcome> {
   const request = new CheckDomainAuthorizationRequest().setDomain(domain)
-  const metadata: Metadata = options.timeoutMs === null ? {} : { deadline: String(Date.now() + options.timeoutMs) }
+  // grpc-web sends metadata as request headers: Accept-Language among them, the page's language.
+  const metadata: Metadata = { ...pageLanguageHeaders(), ...(options.timeoutMs === null ? {} : { deadline: String(Date.now() + options.timeoutMs) }) }
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined
     let settled = false

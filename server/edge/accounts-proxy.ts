@@ -19,7 +19,9 @@ import {
   type UpstreamFailure
 } from './upstream.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
-import { SERVER_FAILURE_TEXT } from './not-found.js'
+import { textOf } from './http-error.js'
+import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
+import type { MessageKey } from '../../common/message-catalogue.js'
 import type { ProxyTrust } from './trusted-proxy.js'
 
 export interface AccountsProxyOptions {
@@ -62,7 +64,8 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * nothing to read (json-answers.ts still decodes a coded one).
  */
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
-  headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
+  // Accept-Language: the page's language (client/api/http.ts), for the backend's own texts and emails.
+  headers: new Set(['content-type', 'content-length', 'accept', 'accept-language', 'user-agent']),
   onlyOn: {
     authorization: new Set([
       'v2/auth/login', 'auth/register', 'passkeys/register/options', 'passkeys/register',
@@ -82,12 +85,20 @@ const JSON_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'set-co
 const READ_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location', 'cache-control', 'etag', 'last-modified'])
 const FORM_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location'])
 
-/** What the visitor reads when the accounts service failed, by how it failed: naming no address or port. */
+/** What the visitor reads when the accounts service failed, by how it failed (catalogue keys): naming no address or port. */
+export const ACCOUNTS_FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
+  timeout: 'server.accountsTimeout',
+  unavailable: 'server.accountsUnavailable',
+  'bad-gateway': 'server.accountsBadGateway',
+  unreadable: 'server.accountsUnreadable'
+}
+
+/** The same in English (the tests and docs read them). */
 export const ACCOUNTS_FAILURE_MESSAGES: Readonly<Record<UpstreamFailure, string>> = {
-  timeout: 'The accounts service did not answer in time. Please try again.',
-  unavailable: 'The accounts service is unavailable. Please try again shortly.',
-  'bad-gateway': 'The accounts service could not be reached. Please try again shortly.',
-  unreadable: 'The accounts service answered in a way this page cannot read. Please try again shortly.'
+  timeout: englishCatalogue[ACCOUNTS_FAILURE_KEYS.timeout],
+  unavailable: englishCatalogue[ACCOUNTS_FAILURE_KEYS.unavailable],
+  'bad-gateway': englishCatalogue[ACCOUNTS_FAILURE_KEYS['bad-gateway']],
+  unreadable: englishCatalogue[ACCOUNTS_FAILURE_KEYS.unreadable]
 }
 
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -109,7 +120,8 @@ const passOnNotingServerErrors: PassOn = (request, reply, response) => {
 }
 
 function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
-  void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: ACCOUNTS_FAILURE_MESSAGES[failure] })
+  const request = reply.request as FastifyRequest
+  void reply.code(UPSTREAM_FAILURE_STATUS[failure]).send({ error: request.server.messagesFor(request).text(ACCOUNTS_FAILURE_KEYS[failure]) })
 }
 
 
@@ -187,7 +199,8 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
   app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) logFailure(request, 'error', error, 'accounts proxy failed')
-    return reply.code(status).send({ error: status === 500 ? SERVER_FAILURE_TEXT : error.message })
+    const messages = app.messagesFor(request)
+    return reply.code(status).send({ error: status === 500 ? messages.text('server.failure') : textOf(error, messages) })
   })
 
   for (const kind of ['json', 'form', 'read'] as const) {
@@ -213,11 +226,11 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
       method: methods,
       url: `/${route.path}`,
       config: { rateLimit: false },
-      handler: async (_request, reply) =>
-        reply.code(405).header('allow', allowed).send({ error: 'Method not allowed.' })
+      handler: async (request, reply) =>
+        reply.code(405).header('allow', allowed).send({ error: app.messagesFor(request).text('server.methodNotAllowed') })
     })
   }
 
-  app.all('/*', { config: { rateLimit: false } }, async (_request, reply) =>
-    reply.code(404).send({ error: 'Not found.' }))
+  app.all('/*', { config: { rateLimit: false } }, async (request, reply) =>
+    reply.code(404).send({ error: app.messagesFor(request).text('server.notFound') }))
 }

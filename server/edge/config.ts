@@ -19,6 +19,8 @@ import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-con
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
 import { canonicalHostName } from './host-header.js'
+import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './messages-dir.js'
+import type { Locale } from '../../common/message-catalogue.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
 
@@ -107,6 +109,10 @@ export interface ServerConfig {
   readonly secondFactor: SecondFactorSettings
   /** THEME, the logo, brand colours, background and favicon, each file read and checked (docs/branding.md). */
   readonly brand: BrandSettings
+  /** DEFAULT_LOCALE: the language when neither ui_locales nor Accept-Language names a shipped one (docs/languages.md). */
+  readonly defaultLocale: Locale
+  /** MESSAGES_DIR's texts, checked against English's keys and placeholders; empty when unset. */
+  readonly messageOverrides: MessageOverrides
 }
 
 /** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
@@ -312,6 +318,8 @@ export function loadServerConfig (env: Env): ServerConfig {
     sourceMapsPublic: readSourceMaps(env),
     passkeys: readPasskeys(env, accountsUrl, port),
     secondFactor: readSecondFactorSettings(env, accountsUrl === null),
-    brand: readBrandSettings(env, productName)
+    brand: readBrandSettings(env, productName),
+    defaultLocale: readDefaultLocale(env),
+    messageOverrides: readMessagesDir(env)
   })
 }

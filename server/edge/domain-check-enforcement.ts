@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ERROR_MESSAGES } from '../../common/error-messages.js'
+import type { MessageKey } from '../../common/message-catalogue.js'
 import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
 import { REQUEST_ID_HEADER } from '../shared/logger.js'
 import { domainOfEmail, loginEmails } from './login-emails.js'
@@ -29,13 +29,13 @@ export interface DomainCheckEnforcement {
   readonly timeoutMs: number
 }
 
-/** What the edge answers instead of the login. */
+/** What the edge answers instead of the login: a status and the text's catalogue key (said in the request's language). */
 export interface LoginRefusal {
   readonly status: number
-  readonly error: string
+  readonly key: MessageKey
 }
 
-const CHECK_FAILED: LoginRefusal = { status: 503, error: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }
+const CHECK_FAILED: LoginRefusal = { status: 503, key: 'error.DOMAIN_AUTH_CHECK_FAILED' }
 /** The log line of a login refused because the check failed (docs/operations.md lists it). */
 const CHECK_FAILED_LOG_MESSAGE = 'login refused: domain check failed'
 
@@ -49,7 +49,7 @@ async function domainRefusal (request: FastifyRequest, domains: readonly string[
       metrics?.domainCheck('enforced', authorization === 'unrecognised' ? 'failed' : authorization)
       if (authorization === 'unauthorized') {
         request.log.info({ domain }, 'login refused: domain not authorized')
-        return { status: 403, error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
+        return { status: 403, key: 'error.DOMAIN_NOT_AUTHORIZED' }
       }
       if (authorization === 'unrecognised') {
         const facts = { upstream: 'edge-auth', kind: 'unreadable' as const, domain, reason: 'unrecognised authorization value', elapsedMs: Math.round(performance.now() - started) }
@@ -92,14 +92,14 @@ export function enforceDomainCheck (options: DomainCheckEnforcement & { readonly
 
     const named = loginEmails(Buffer.isBuffer(request.body) ? request.body : undefined, request.headers.authorization)
     if (named.kind === 'malformed') {
-      return reply.code(400).send({ error: 'The email address is not valid.' })
+      return reply.code(400).send({ error: request.server.messagesFor(request).text('server.emailInvalid') })
     }
     const domains = [...new Set(named.emails.map(domainOfEmail).filter((domain) => domain !== null))]
     if (domains.length > MAX_CHECKED_DOMAINS) {
-      return reply.code(400).send({ error: 'The request names too many email addresses.' })
+      return reply.code(400).send({ error: request.server.messagesFor(request).text('server.tooManyEmails') })
     }
     const refusal = await domainRefusal(request, domains, options)
-    return refusal === null ? undefined : reply.code(refusal.status).send({ error: refusal.error })
+    return refusal === null ? undefined : reply.code(refusal.status).send({ error: request.server.messagesFor(request).text(refusal.key) })
   }
 }
 

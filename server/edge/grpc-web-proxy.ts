@@ -45,7 +45,8 @@ const GRPC_RESPONSE_HEADERS = new Set([
  * cookie, no client address and no host (upstream.ts says what else is left out).
  */
 export const GRPC_WEB_REQUEST_HEADERS: RequestHeaderAllowlist = {
-  headers: new Set(['content-type', 'content-length', 'accept', 'x-grpc-web', 'x-user-agent', 'grpc-timeout']),
+  // Accept-Language: the page's language, should the domain check word anything for the visitor.
+  headers: new Set(['content-type', 'content-length', 'accept', 'accept-language', 'x-grpc-web', 'x-user-agent', 'grpc-timeout']),
   onlyOn: {},
   cookies: new Set(),
   forwarding: false,

@@ -154,8 +154,8 @@ export function checkHost (options: {
   const { allowed, trust, exempt } = options
   return function rejectUnservedHost (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const verdict = judgeHost(request.raw, exempt.has(request.routeOptions.url ?? '') ? null : allowed, trust)
-    if (verdict === 'invalid') done(new HttpError(400, 'The Host header is not valid.'))
-    else if (verdict === 'foreign') done(new HttpError(421, 'This server does not answer for that host.'))
+    if (verdict === 'invalid') done(new HttpError(400, 'server.hostInvalid'))
+    else if (verdict === 'foreign') done(new HttpError(421, 'server.hostForeign'))
     else done()
   }
 }

@@ -1,3 +1,4 @@
+import type { MessageKey } from '../../common/message-catalogue.js'
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
 import type { FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
@@ -67,7 +68,7 @@ export function passOnJsonAnswers (options: {
    * A last look at a readable answer before it is passed on: a refusal
    * replaces it (its cookies included). See checkPasskeySignInAnswer.
    */
-  readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly error: string } | null>
+  readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly key: MessageKey } | null>
   /** Given each readable answer, before it is passed on (the sign-in metrics read its shape; sign-in-metrics.ts). */
   readonly onAnswer?: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>) => void
 }): OnResponse {
@@ -142,7 +143,7 @@ export function passOnJsonAnswers (options: {
           return
         }
         dropBackendBodyHeaders(reply)
-        void reply.code(refusal.status).send({ error: refusal.error })
+        void reply.code(refusal.status).send({ error: reply.request.server.messagesFor(reply.request as FastifyRequest).text(refusal.key) })
       }, (error: unknown) => {
         logFailure(reply.request, 'error', error, 'answer check failed')
         fail(reply, 'unreadable')

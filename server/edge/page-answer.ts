@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { resolveLocalAccounts } from '../../common/local-accounts.js'
+import type { Locale } from '../../common/message-catalogue.js'
 import type { PageFormState, PageRenderer, RenderedPage } from '../../common/page-render.js'
+import { chooseLocale, uiLocalesOf } from '../shared/locale-choice.js'
+import type { MessageCatalogues } from './message-catalogues.js'
 import { UNRENDERED, type PageMarkup } from './page-markup.js'
 import type { PageTemplate } from './page.js'
 import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS } from './security-headers.js'
@@ -18,10 +21,15 @@ export interface PageAnswerOptions {
   readonly hostnameOf: (request: IncomingMessage) => string
   /** The page's `form-action` sources for a host (security-headers.ts formActionSources). */
   readonly formActionFor: (hostname: string) => string
+  /** The texts of every language (message-catalogues.ts). */
+  readonly catalogues: MessageCatalogues
+  /** DEFAULT_LOCALE. */
+  readonly defaultLocale: Locale
 }
 
 /**
- * Answers with the sign-in page: a GET or HEAD of `/`, or a form post
+ * Answers with the sign-in page in the visitor's language (ui_locales in the
+ * address, else Accept-Language, else DEFAULT_LOCALE): a GET or HEAD of `/`, or a form post
  * answered with the page in a state (server/edge form posts: the email kept,
  * the notice, the code step). The response is written in full on the raw
  * Node response; a Fastify route calls `reply.hijack()` first.
@@ -46,22 +54,27 @@ export interface RenderFailure {
 
 const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .filter(([name]) => name !== 'content-security-policy')
-  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE]])
+  // The language follows Accept-Language (the address's ui_locales is part of the URL already).
+  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE], ['vary', 'Accept-Language']])
   .flat()
 
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
-  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor } = options
+  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor, catalogues, defaultLocale } = options
+
+  function localeOf (request: IncomingMessage, query: string): Locale {
+    return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale })
+  }
 
   function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
-    hostname: string, rendered: RenderedPage, state: PageFormState | null): void {
+    hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null): void {
     let localAccountsOrigin: string | null = null
     if (query.includes('local_accounts_host')) {
       const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
     const nonce = nextNonce()
-    const body = pages.forHost(hostname).render({ nonce, rendered, state })
+    const body = pages.forHost(hostname).render({ locale, nonce, rendered, state })
     const headers = PAGE_HEADERS.slice()
     headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources), 'content-length', String(Buffer.byteLength(body)))
     response.writeHead(status, headers)
@@ -80,20 +93,22 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   return {
     page (request, response, query) {
       const hostname = hostnameOf(request)
-      write(request, response, query, 200, hostname, safely(() => markup.forQuery(query, hostname)), null)
+      const locale = localeOf(request, query)
+      write(request, response, query, 200, hostname, locale, safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale))), null)
     },
     pageWithState (request, response, query, state, status = 200) {
       const hostname = hostnameOf(request)
+      const locale = localeOf(request, query)
       let failure: RenderFailure | null = null
       const rendered = safely(() => {
         try {
-          return renderer.render({ search: query, hostname, state })
+          return renderer.render({ search: query, hostname, state, messages: catalogues.pageMessages(locale) })
         } catch (error) {
           failure = { error }
           throw error
         }
       })
-      write(request, response, query, status, hostname, rendered, state)
+      write(request, response, query, status, hostname, locale, rendered, state)
       return failure
     }
   }

@@ -1,7 +1,8 @@
+import type { PageMessages } from '../../common/message-catalogue.js'
 import { splitQuery, type PageRenderer, type RenderedPage } from '../../common/page-render.js'
 
 /**
- * Renderings kept, one per host and set of markup parameters, the least
+ * Renderings kept, one per host, language and set of markup parameters, the least
  * recently used dropped beyond this: a real site sees a handful of hosts and
  * a few dozen view and method combinations, and a stream of invented ones
  * only pushes out older entries, which the next visit renders again.
@@ -66,8 +67,8 @@ export interface PageMarkupOptions {
 }
 
 /**
- * The rendered view for a GET of the page, kept per host and per the
- * parameters that shape the markup (common/page-render.ts MARKUP_PARAMETERS
+ * The rendered view for a GET of the page, kept per language, per host and
+ * per the parameters that shape the markup (common/page-render.ts MARKUP_PARAMETERS
  * but the free text), not per raw query: `redirect` and the login context
  * vary per visitor and only end the view links, which are filled in per
  * request. Free text is rendered per request, within the render budget.
@@ -91,18 +92,18 @@ export class PageMarkup {
     return this.kept.size
   }
 
-  /** The view for a GET of `/?{search}` (without `?`) at a host name as the edge states it. */
-  forQuery (search: string, hostname: string): RenderedPage {
+  /** The view for a GET of `/?{search}` (without `?`) at a host name as the edge states it, in the chosen language. */
+  forQuery (search: string, hostname: string, messages: PageMessages): RenderedPage {
     const { markup, rest } = splitQuery(search)
     // Free text is rendered as it is; so is a query that spells the slot, which would be filled in too.
     if (markup.some((segment) => FREE_TEXT_PARAMETERS.has(parameterName(segment)) || decodedSegment(segment).includes(REST_SLOT))) {
-      return this.renderWithinBudget(search, hostname)
+      return this.renderWithinBudget(search, hostname, messages)
     }
     const markupQuery = markup.join('&')
-    const key = `${hostname} ${markupQuery}`
+    const key = `${messages.locale} ${hostname} ${markupQuery}`
     let entry = this.kept.get(key)
     if (entry === undefined) {
-      const rendered = this.renderWithinBudget(markupQuery === '' ? REST_SLOT : `${markupQuery}&${REST_SLOT}`, hostname)
+      const rendered = this.renderWithinBudget(markupQuery === '' ? REST_SLOT : `${markupQuery}&${REST_SLOT}`, hostname, messages)
       if (rendered === UNRENDERED) return UNRENDERED
       entry = { heading: rendered.heading, pieces: rendered.html.split(REST_SLOT_IN_HREF) }
       if (this.kept.size >= MAX_CACHED_MARKUPS) this.kept.delete(this.kept.keys().next().value!)
@@ -114,13 +115,13 @@ export class PageMarkup {
     return { heading: entry.heading, html: fillRest(entry.pieces, rest.join('&')) }
   }
 
-  private renderWithinBudget (search: string, hostname: string): RenderedPage {
+  private renderWithinBudget (search: string, hostname: string, messages: PageMessages): RenderedPage {
     const now = this.now()
     this.tokens = Math.min(this.rendersPerSecond, this.tokens + (now - this.refilledAt) * this.rendersPerSecond / 1000)
     this.refilledAt = now
     if (this.tokens < 1) return UNRENDERED
     this.tokens--
-    return this.renderer.render({ search, hostname, state: null })
+    return this.renderer.render({ search, hostname, state: null, messages })
   }
 }
 

@@ -1,9 +1,11 @@
 import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import type { Locale } from '../../common/message-catalogue.js'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../common/page-render.js'
 import { serializeRuntimeConfig, type RuntimeConfig } from '../../common/runtime-config.js'
 import type { Theme } from './brand/brand-config.js'
 import { styleHashSource } from './brand/brand-style.js'
+import type { MessageCatalogues } from './message-catalogues.js'
 
 /** Slots that build.mjs and client/index.html leave in the page template. */
 const NONCE_SLOT = '__THRESHOLD_NONCE__'
@@ -13,7 +15,6 @@ const CONFIG_SLOT = '__THRESHOLD_RUNTIME_CONFIG__'
 const ROOT_SLOT = '__THRESHOLD_ROOT__'
 /** After the configuration's script: a form post's state, when the page answers one. */
 const STATE_SLOT = '__THRESHOLD_STATE__'
-const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__)/
 /** Per instance, filled once at load ({@link PageLook}): `<html data-theme>`, the color-scheme meta, the brand's `<style>`. */
 const THEME_SLOT = '__THRESHOLD_THEME__'
 const COLOR_SCHEME_SLOT = '__THRESHOLD_COLOR_SCHEME__'
@@ -53,6 +54,11 @@ function withLook (template: string, look: PageLook): string {
 
 /** The default look: the system's scheme, the build's icon, no brand colours. */
 export const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, brandStyle: null })
+/** `<html lang dir>` and the chosen language's catalogue (common/message-catalogue.ts MESSAGES_ELEMENT_ID). */
+const LANG_SLOT = '__THRESHOLD_LANG__'
+const DIR_SLOT = '__THRESHOLD_DIR__'
+const MESSAGES_SLOT = '__THRESHOLD_MESSAGES__'
+const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__)/
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml (text: string): string {
@@ -68,27 +74,30 @@ export function escapeHtml (text: string): string {
  */
 export const MAX_CACHED_PAGE_HOSTS = 100
 
-/** What each response fills in: its CSP nonce, and the view rendered for it. */
+/** What each response fills in: its language, its CSP nonce, and the view rendered for it. */
 export interface PageFill {
+  /** The language chosen for the request (server/shared/locale-choice.ts). */
+  readonly locale: Locale
   readonly nonce: string
   readonly rendered: RenderedPage
   /** A form post's state, embedded for the page to hydrate into (PAGE_STATE_ELEMENT_ID); null for a plain GET. */
   readonly state: PageFormState | null
 }
 
-/** The page for one host: everything but the per-response parts (nonce, title, rendered view, state) is filled in. */
+/** The page for one host: everything but the per-response parts (language, nonce, title, rendered view, state) is filled in. */
 export class PreparedPage {
   /** The template cut at its per-response slots: odd indexes are slot names. */
   private readonly pieces: readonly string[]
 
-  constructor (html: string, private readonly productName: string) {
+  constructor (html: string, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
     this.pieces = html.split(PER_RESPONSE_SLOTS)
   }
 
   render (fill: PageFill): string {
+    const messages = this.catalogues.messages(fill.locale)
     // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (client/views).
-    const error = fill.state?.notice?.kind === 'error' ? 'Error: ' : ''
-    const title = escapeHtml(`${error}${fill.rendered.heading} · ${this.productName}`)
+    const titleKey = fill.state?.notice?.kind === 'error' ? 'page.titleWithError' : 'page.title'
+    const title = escapeHtml(messages.text(titleKey, { heading: fill.rendered.heading, product: this.productName }))
     const state = fill.state === null
       ? ''
       : `\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`
@@ -99,6 +108,9 @@ export class PreparedPage {
       else if (piece === NONCE_SLOT) html += fill.nonce
       else if (piece === TITLE_SLOT) html += title
       else if (piece === ROOT_SLOT) html += fill.rendered.html
+      else if (piece === LANG_SLOT) html += fill.locale
+      else if (piece === DIR_SLOT) html += messages.dir
+      else if (piece === MESSAGES_SLOT) html += this.catalogues.pageMessagesJson(fill.locale)
       else html += state
     }
     return html
@@ -119,26 +131,30 @@ export class PageTemplate {
     private readonly template: string,
     private readonly runtimeConfig: RuntimeConfig,
     private readonly cookieDomainOf: (hostname: string) => string | null,
+    private readonly catalogues: MessageCatalogues,
     /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
     readonly styleSources: string
   ) {}
 
   /**
    * Reads the template. `cookieDomainOf` gives the cookie domain for a host
-   * name as the edge states it (canonical: lower case, without the port).
+   * name as the edge states it (canonical: lower case, without the port);
+   * `catalogues` the texts of every language, the page's own serialised once each.
    * `look` (theme, favicon, brand colours) is filled in here, once.
    */
   static async load (
     indexHtmlPath: string,
     runtimeConfig: RuntimeConfig,
     cookieDomainOf: (hostname: string) => string | null,
+    catalogues: MessageCatalogues,
     look: PageLook = PLAIN_LOOK
   ): Promise<PageTemplate> {
     const template = await readFile(indexHtmlPath, 'utf8')
-    if (![CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT].every((slot) => template.includes(slot))) {
-      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the server-rendered view or the brand settings); run the build again`)
+    const slots = [CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
+    if (!slots.every((slot) => template.includes(slot))) {
+      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages and brand settings); run the build again`)
     }
-    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf,
+    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf, catalogues,
       look.brandStyle === null ? '' : styleHashSource(look.brandStyle))
   }
 
@@ -148,7 +164,7 @@ export class PageTemplate {
     if (cached !== undefined) return cached
     const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
     // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
-    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, () => serializeRuntimeConfig(config)), this.runtimeConfig.productName)
+    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, () => serializeRuntimeConfig(config)), this.runtimeConfig.productName, this.catalogues)
     if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
     return page
   }

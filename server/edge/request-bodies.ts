@@ -16,7 +16,7 @@ export function requireContentType (accepted: readonly string[]) {
   const acceptedTypes = new Set(accepted)
   return async function checkContentType (request: FastifyRequest): Promise<void> {
     if (!acceptedTypes.has(mediaType(request.headers['content-type']))) {
-      throw new HttpError(415, `The request body must be ${accepted.join(' or ')}.`)
+      throw new HttpError(415, 'server.bodyType', { types: accepted.join(' or ') })
     }
   }
 }
@@ -32,7 +32,7 @@ export function bufferedBodyParser (check: 'json' | 'raw') {
       try {
         JSON.parse(body.toString('utf8'))
       } catch {
-        done(new HttpError(400, 'The request body is not valid JSON.'))
+        done(new HttpError(400, 'server.bodyNotJson'))
         return
       }
     }

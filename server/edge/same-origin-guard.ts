@@ -20,5 +20,5 @@ export function isSameOriginRequest (request: FastifyRequest): boolean {
 
 /** An onRequest hook refusing cross-site requests with 403. */
 export async function rejectCrossSiteRequests (request: FastifyRequest): Promise<void> {
-  if (!isSameOriginRequest(request)) throw new HttpError(403, 'Cross-site requests are not allowed.')
+  if (!isSameOriginRequest(request)) throw new HttpError(403, 'server.crossSite')
 }

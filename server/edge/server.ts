@@ -17,7 +17,9 @@ import { countedHotPath, countFastifyRequests } from './request-metrics.js'
 import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
 import { answerClientError, refuseExpectation } from './node-answers.js'
 import { answerFrameworkError } from './not-found.js'
+import { loadMessageCatalogues } from './message-catalogues.js'
 import { createNonceSource, PageTemplate } from './page.js'
+import { messagesForRequests } from './request-messages.js'
 import { createPageAnswer, type PageAnswer } from './page-answer.js'
 import { PageMarkup } from './page-markup.js'
 import { loadPageRenderer } from './page-renderer.js'
@@ -108,12 +110,13 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const renderer = options.pageRenderer === undefined
     ? loadPageRenderer(join(options.publicDir, '..', 'server', 'page-renderer.cjs'), runtimeConfig)
     : options.pageRenderer(runtimeConfig)
+  const catalogues = await loadMessageCatalogues(config.messageOverrides)
   const [assets, pages] = await Promise.all([
     // build.mjs writes the client's source maps beside dist/public, where nothing else serves them.
     AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null,
       await loadBrandAssets(config.brand)),
     PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfig,
-      (hostname) => cookieDomainFor(hostname, config.cookieDomain), pageLook(config.brand))
+      (hostname) => cookieDomainFor(hostname, config.cookieDomain), catalogues, pageLook(config.brand))
   ])
   const trust = proxyTrust(config.trustProxy)
   // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
@@ -125,7 +128,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     nextNonce: createNonceSource(),
     hostnameOf: (request) => statedHostName(request, trust),
-    formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts)
+    formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts),
+    catalogues,
+    defaultLocale: config.defaultLocale
   })
   const formFlash = createFormFlash()
   const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash) })
@@ -169,6 +174,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const accountsRoutes = withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled)
   fastify.decorate('metrics', metrics)
   fastify.decorate('pageAnswer', pageAnswer)
+  fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))
   if (metrics !== null) countFastifyRequests(fastify, metrics, new Set(accountsRoutes.map((route) => route.path)))
   fastify.addHook('preClose', async () => { closing = true })
   // A keep-alive connection whose request was in flight at the stop signal

@@ -1,6 +1,7 @@
 import type { RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import { accountClaimedEmail } from './emails/account-claimed.js'
+import { emailMessages } from './emails/email-messages.js'
 import type { OwnerEmailing } from './email-links.js'
 import { sendAfterAnswering } from './mailer.js'
 import type { Account } from './store/account-store.js'
@@ -38,7 +39,8 @@ export class AccountClaims {
         to: current.email,
         productName: this.options.productName,
         via: proof.via === 'google' ? 'Google' : 'single sign-on',
-        pageUrl: `${this.options.publicUrl}/`
+        pageUrl: `${this.options.publicUrl}/`,
+        messages: await emailMessages(facts.locale)
       }))
       logAuthEvent(facts, 'account.claim-notice-sent', { accountId: account.id, ...delivery })
     })

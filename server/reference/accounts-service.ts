@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { AccountClaims } from './account-claims.js'
-import { errorAnswer as error, successAnswer as success, type Answer, type AuditTarget, type RequestFacts } from './answers.js'
+import { errorAnswer as error, successAnswer as success, type Answer, type EmailAudience, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserNotices } from './browser-notices.js'
 import { RESET_TOKEN_TTL_MS } from './email-links.js'
 import type { EmailVerification } from './email-verification.js'
+import { emailMessages } from './emails/email-messages.js'
 import { passwordResetEmail } from './emails/password-reset.js'
 import { registrationAttemptEmail } from './emails/registration-attempt.js'
 import type { GoogleCredential, GoogleTokenVerifier } from './google-id-token.js'
@@ -300,7 +301,7 @@ export class AccountsService {
       return
     }
     const delivery = await this.options.mailer.send(registrationAttemptEmail({
-      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`
+      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`, messages: await emailMessages(facts.locale)
     }))
     logAuthEvent(facts, 'register.attempt-notice-sent', { accountId: account.id, ...delivery })
   }
@@ -317,7 +318,7 @@ export class AccountsService {
     return success('If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.')
   }
 
-  private async sendResetEmail (email: string, audit: AuditTarget): Promise<void> {
+  private async sendResetEmail (email: string, audit: EmailAudience): Promise<void> {
     const account = await this.store.findAccountByEmail(email)
     if (account === null) return
     const now = Date.now()
@@ -329,7 +330,7 @@ export class AccountsService {
     await this.store.insertResetToken(hashToken(token), account.id, now + RESET_TOKEN_TTL_MS)
     const link = `${this.options.publicUrl}/?view=setPassword&token=${token}`
     const delivery = await this.options.mailer.send(passwordResetEmail({
-      to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000
+      to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000, messages: await emailMessages(audit.locale)
     }))
     // The log says where the email went, never the link: it holds a live token.
     logAuthEvent(audit, 'reset.email-sent', { accountId: account.id, ...delivery })

@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { Locale } from '../../common/message-catalogue.js'
+import { chooseLocale } from '../shared/locale-choice.js'
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 
 /** An answer of the service: the HTTP status, the JSON body the page reads, and any cookies to set. */
@@ -20,7 +22,13 @@ export interface AuditTarget {
   readonly pseudonyms: EmailPseudonyms
 }
 
-export interface RequestFacts extends AuditTarget {
+/** Whom an email goes to: where it is logged, and the language it is written in. */
+export interface EmailAudience extends AuditTarget {
+  /** The request's Accept-Language, chosen among the shipped languages (English when none): the page sends its own. */
+  readonly locale: Locale
+}
+
+export interface RequestFacts extends EmailAudience {
   readonly clientAddress: string
   /** Null where browsers are not recognised (local-network `/authenticate`, called from another origin). */
   readonly browser: BrowserFacts | null
@@ -46,6 +54,7 @@ export function requestFacts (request: FastifyRequest, reply: FastifyReply, pseu
     log: request.log,
     pseudonyms,
     clientAddress: request.ip,
+    locale: chooseLocale({ acceptLanguage: request.headers['accept-language'], defaultLocale: 'en' }),
     browser: { cookieHeader: request.headers.cookie, userAgent: request.headers['user-agent'] },
     signal: clientGoneSignal(reply)
   }

@@ -1,9 +1,10 @@
 import { pageWithNotice } from '../../common/page-notices.js'
-import type { AuditTarget, BrowserFacts, RequestFacts } from './answers.js'
+import type { EmailAudience, BrowserFacts, RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserCookies } from './browser-cookie.js'
 import { describeBrowser } from './browser-names.js'
 import { consumeEmailLink, END_SESSIONS_LINK_TTL_MS, issueEmailLink, RESET_TOKEN_TTL_MS, type OwnerEmailing } from './email-links.js'
+import { emailMessages } from './emails/email-messages.js'
 import { newBrowserEmail } from './emails/new-browser.js'
 import { sendAfterAnswering } from './mailer.js'
 import type { Account } from './store/account-store.js'
@@ -86,7 +87,7 @@ export class BrowserNotices {
     return this.setCookie(browserId)
   }
 
-  private async tellOwner (account: Account, signIn: { at: number, userAgent: string | undefined, clientAddress: string }, audit: AuditTarget): Promise<void> {
+  private async tellOwner (account: Account, signIn: { at: number, userAgent: string | undefined, clientAddress: string }, audit: EmailAudience): Promise<void> {
     const { store, mailer, publicUrl, productName, now } = this.options
     if (!await store.takeNoticeSlot(account.id, 'new-browser', now(), NEW_BROWSER_NOTICE_INTERVAL_MS)) {
       logAuthEvent(audit, 'browser.notice-suppressed', { accountId: account.id, reason: 'one was sent recently' })
@@ -98,7 +99,8 @@ export class BrowserNotices {
       productName,
       facts: { at: new Date(signIn.at), browser: describeBrowser(signIn.userAgent), address: signIn.clientAddress },
       link,
-      validDays: END_SESSIONS_LINK_TTL_MS / 86_400_000
+      validDays: END_SESSIONS_LINK_TTL_MS / 86_400_000,
+      messages: await emailMessages(audit.locale)
     }))
     logAuthEvent(audit, 'browser.notice-sent', { accountId: account.id, ...delivery })
   }

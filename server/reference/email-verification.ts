@@ -1,8 +1,9 @@
 import { pageWithNotice } from '../../common/page-notices.js'
-import { errorAnswer, successAnswer, type Answer, type AuditTarget, type RequestFacts } from './answers.js'
+import { errorAnswer, successAnswer, type Answer, type EmailAudience, type RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS, type OwnerEmailing } from './email-links.js'
 import { addressVerificationEmail } from './emails/address-verification.js'
+import { emailMessages } from './emails/email-messages.js'
 import { sendAfterAnswering } from './mailer.js'
 import type { Account } from './store/account-store.js'
 import { parseEmail } from './validation.js'
@@ -30,11 +31,11 @@ export class EmailVerification {
   constructor (private readonly options: OwnerEmailing) {}
 
   /** Sends a verification link to the account's address. */
-  async sendLink (account: Account, audit: AuditTarget): Promise<void> {
+  async sendLink (account: Account, audit: EmailAudience): Promise<void> {
     const { store, mailer, publicUrl, productName, now } = this.options
     const link = await issueEmailLink(store, { purpose: 'verify-email', accountId: account.id, publicUrl, now: now() })
     const delivery = await mailer.send(addressVerificationEmail({
-      to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000
+      to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000, messages: await emailMessages(audit.locale)
     }))
     // Where the email went, never the link: it holds a live token.
     logAuthEvent(audit, 'verify.email-sent', { accountId: account.id, ...delivery })

@@ -2,10 +2,11 @@ import t from 'tap'
 import type { PageFormState } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import { createPageRenderer } from '../../client/server-render.js'
+import { englishMessages } from '../fixtures/messages.js'
 import { TEST_CONFIG } from '../fixtures/page.js'
 
 const render = (config: Partial<RuntimeConfig>, search = '', state: PageFormState | null = null) =>
-  createPageRenderer({ ...TEST_CONFIG, secondFactor: true, ...config }).render({ search, hostname: 'signin.example.com', state }).html
+  createPageRenderer({ ...TEST_CONFIG, secondFactor: true, ...config }).render({ search, hostname: 'signin.example.com', state, messages: englishMessages() }).html
 
 t.test('the logo is an <img> with its alt text and the size it is shown at, first in the card', async (t) => {
   const html = render({ logo: { src: '/assets/brand/logo-ABC.png', alt: 'Acme "Cloud"', width: 224, height: 56 } })

@@ -1,23 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { emailDomain } from '../../../common/email-domain.js'
-import { ERROR_MESSAGES } from '../../../common/error-messages.js'
+import type { MessageKey } from '../../../common/message-catalogue.js'
 import { CheckDomainAuthorizationRequest } from '../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { DATA_FRAME, encodeFrame } from '../../shared/grpc-web-frames.js'
 import { readDomainCheckAnswer } from '../domain-check-call.js'
 import { callEdgeRoute } from './inner-call.js'
 
-/** A login's refusal by the domain check, as the page words it, with the status the edge's own enforcement gives it. */
+/** A login's refusal by the domain check, as the page words it (a catalogue key), with the status the edge's own enforcement gives it. */
 export interface DomainRefusal {
   readonly status: number
-  readonly text: string
+  readonly key: MessageKey
 }
 
 /** Refuses a login (or an SSO start) with a refusal, or lets it go on (null). */
 export type DomainGate = (email: string) => Promise<DomainRefusal | null>
 
-const NOT_AUTHORIZED: DomainRefusal = { status: 403, text: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }
-const CHECK_FAILED: DomainRefusal = { status: 503, text: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED }
+const NOT_AUTHORIZED: DomainRefusal = { status: 403, key: 'error.DOMAIN_NOT_AUTHORIZED' }
+const CHECK_FAILED: DomainRefusal = { status: 503, key: 'error.DOMAIN_AUTH_CHECK_FAILED' }
 
 const openGate: DomainGate = async () => null
 

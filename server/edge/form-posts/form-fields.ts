@@ -1,4 +1,3 @@
-import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
 import { HttpError } from '../http-error.js'
 
 /**
@@ -9,7 +8,7 @@ import { HttpError } from '../http-error.js'
 export class FormFieldsError extends HttpError {
   readonly code = 'THRESHOLD_FORM_UNREADABLE'
   constructor (readonly reason: string) {
-    super(400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE)
+    super(400, 'server.formUnreadable')
     this.name = 'FormFieldsError'
   }
 }

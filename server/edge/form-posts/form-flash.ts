@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ERROR_MESSAGES } from '../../../common/error-messages.js'
+import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
 import { parsePageFormState, type PageFormState } from '../../../common/page-render.js'
 import type { PageAnswer } from '../page-answer.js'
 
@@ -24,8 +24,12 @@ export interface FlashedPage {
 
 /** Writes and reads the flash cookie. */
 export interface FormFlash {
-  /** The Set-Cookie value that carries `page` to the next GET of the page. */
-  cookieFor (page: FlashedPage, now?: number): string
+  /**
+   * The Set-Cookie value that carries `page` to the next GET of the page;
+   * `genericText` (error.GENERIC in the page's language, English's by
+   * default) stands in for a notice too long for a cookie.
+   */
+  cookieFor (page: FlashedPage, now?: number, genericText?: string): string
   /** The page a Cookie header carries, or null when it carries none, or one forged, expired or unreadable. */
   read (cookieHeader: string | undefined, now?: number): FlashedPage | null
   /** The Set-Cookie value that removes the flash. */
@@ -55,11 +59,11 @@ export function createFormFlash (key: Buffer = randomBytes(32)): FormFlash {
     return `${payload}.${sign(payload)}`
   }
   return {
-    cookieFor (page, now = Date.now()) {
+    cookieFor (page, now = Date.now(), genericText = englishCatalogue['error.GENERIC']) {
       const expires = now + FORM_FLASH_LIFETIME_S * 1000
       let value = valueFor(page, expires)
       if (value.length > FLASH_VALUE_LIMIT && page.state.notice !== null) {
-        value = valueFor({ status: page.status, state: { ...page.state, notice: { kind: page.state.notice.kind, text: ERROR_MESSAGES.GENERIC } } }, expires)
+        value = valueFor({ status: page.status, state: { ...page.state, notice: { kind: page.state.notice.kind, text: genericText } } }, expires)
       }
       return `${FORM_FLASH_COOKIE}=${value}; Max-Age=${FORM_FLASH_LIFETIME_S}; ${ATTRIBUTES}`
     },

@@ -1,3 +1,5 @@
+import type { Refusal } from '../../../common/accounts-answers.js'
+import type { Messages } from '../../../common/message-catalogue.js'
 import type { PageFormState, RenderedView } from '../../../common/page-render.js'
 
 /**
@@ -26,4 +28,9 @@ export function succeeded (view: RenderedView, email: string, text: string): For
 /** The code step of a login whose second factor is due, in place of the login form. */
 export function codeStep (email: string, challenge: string): FormOutcome {
   return { kind: 'page', status: 200, state: { ...NOTHING_SAID, view: 'login', email, secondFactorChallenge: challenge } }
+}
+
+/** What a refusal says, as the page words it: the service's own text as it came, or for a busy service that sent none, failure.busy in the page's language. */
+export function refusalText (refusal: Refusal, messages: Messages): string {
+  return refusal.busy === true ? messages.text('failure.busy') : refusal.message
 }

@@ -1,5 +1,6 @@
 import type { SignedIn } from '../../../common/accounts-answers.js'
 import type { LocalAccountsTarget } from '../../../common/local-accounts.js'
+import type { Messages } from '../../../common/message-catalogue.js'
 import type { PageQueryContext, PageView } from '../../../common/page-query.js'
 import type { AccountsCall } from './accounts-call.js'
 import type { DomainGate } from './domain-gate.js'
@@ -9,6 +10,8 @@ import type { FormOutcome } from './form-outcome.js'
 /** What one form's handler is given: the post, what its address says, and the calls it may make. */
 export interface FormPost {
   readonly fields: FormFields
+  /** The posted page's language (its address's ui_locales, else Accept-Language): what the edge says is said in it. */
+  readonly messages: Messages
   /** The view the address asks for (the page's `view`). */
   readonly view: PageView
   /** `redirect` and the login context, read from the address as the page reads them. */

@@ -2,16 +2,15 @@ import { createHash } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SignedIn } from '../../../common/accounts-answers.js'
 import { resolveLocalAccounts } from '../../../common/local-accounts.js'
+import type { Messages } from '../../../common/message-catalogue.js'
 import type { RenderedView } from '../../../common/page-render.js'
 import { domainCheckRequested, pageQueryContext, resetTokenFrom, viewFrom } from '../../../common/page-query.js'
-import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
 import { safeRedirectTarget } from '../../../common/redirect-target.js'
 import { logFailure } from '../client-gone.js'
 import type { ServerConfig } from '../config.js'
 import { cookieDomainFor } from '../cookie-domain.js'
 import { statedHostName } from '../host-header.js'
-import { HttpError } from '../http-error.js'
-import { SERVER_FAILURE_TEXT } from '../not-found.js'
+import { HttpError, textOf } from '../http-error.js'
 import { requireContentType } from '../request-bodies.js'
 import { rejectCrossSiteRequests } from '../same-origin-guard.js'
 import type { ProxyTrust } from '../trusted-proxy.js'
@@ -68,11 +67,11 @@ export interface FormPostsOptions {
  */
 const FLASHED_FORMS: ReadonlySet<string> = new Set(['login'])
 
-/** The text a refusal of the post itself shows: its body's size, its type, or what the guard said. */
-function refusalText (error: FastifyError | HttpError): string {
-  if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') return NO_SCRIPT_MESSAGES.FORM_TOO_LARGE
-  if (error.statusCode === 415) return NO_SCRIPT_MESSAGES.FORM_TYPE
-  return error.message
+/** The text a refusal of the post itself shows, in the posted page's language: its body's size, its type, or what the guard said. */
+function refusalText (error: FastifyError | HttpError, messages: Messages): string {
+  if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') return messages.text('server.formTooLarge')
+  if (error.statusCode === 415) return messages.text('server.formType')
+  return textOf(error, messages)
 }
 
 /**
@@ -97,12 +96,17 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     return new URLSearchParams(queryStart === -1 ? '' : request.url.slice(queryStart + 1))
   }
   const addressView = (request: FastifyRequest): RenderedView => viewFrom(addressOf(request).get('view'), options.passwordResetCompletion)
+  const pageMessages = (request: FastifyRequest): Messages => {
+    const queryStart = request.url.indexOf('?')
+    return app.messagesFor(request, queryStart === -1 ? '' : request.url.slice(queryStart + 1))
+  }
 
   app.setErrorHandler(async (error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) logFailure(request, 'error', error, 'form post failed')
     else if (error instanceof FormFieldsError) request.log.info({ reason: error.reason }, 'form post refused: form unreadable')
-    const text = status === 500 ? SERVER_FAILURE_TEXT : refusalText(error)
+    const messages = pageMessages(request)
+    const text = status === 500 ? messages.text('server.failure') : refusalText(error, messages)
     return answerPage(request, reply, {
       status,
       state: { view: addressView(request), email: '', notice: { kind: 'error', text }, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null }
@@ -111,7 +115,7 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
 
   app.post('/', async (request, reply) => {
     // HTTP/1.0 may omit it; the page's address, its cookie domain and the redirect's fallback all read it.
-    if (request.headers.host === undefined || request.headers.host === '') throw new HttpError(400, NO_SCRIPT_MESSAGES.NO_HOST)
+    if (request.headers.host === undefined || request.headers.host === '') throw new HttpError(400, 'server.formNoHost')
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
     const fields = readFormFields(body)
     const handler = Object.hasOwn(FORMS, fields.one('form')) ? FORMS[fields.one('form')]! : null
@@ -121,14 +125,16 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     const cookieDomain = cookieDomainFor(hostname, config.cookieDomain)
     // The site origin a refused redirect target falls back to: PUBLIC_URL's when set, else the request's own.
     const origin = config.publicOrigin ?? new URL(`${request.protocol}://${request.host}`).origin
+    const messages = pageMessages(request)
     const post: FormPost = {
       fields,
+      messages,
       view: viewFrom(query.get('view'), options.passwordResetCompletion),
       context: pageQueryContext(query),
       localAccounts: resolveLocalAccounts(query, hostname, config.localAccountsAllowedHosts),
       resetToken: resetTokenFrom(query),
       rememberBrowserOffered: config.secondFactor.rememberBrowser,
-      callAccounts: accountsCaller(request, reply),
+      callAccounts: accountsCaller(request, reply, messages.locale),
       domainGate: domainGate(request, reply, { enabled: domainCheckRequested(query), timeoutMs: config.domainCheckTimeoutMs }),
       signIn: (tokens: SignedIn): FormOutcome => ({
         kind: 'redirect',
@@ -150,14 +156,14 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     if (outcome.kind === 'page' && FLASHED_FORMS.has(fields.one('form'))) {
       const queryStart = request.url.indexOf('?')
       return reply.code(303)
-        .header('set-cookie', flash.cookieFor(outcome))
+        .header('set-cookie', flash.cookieFor(outcome, Date.now(), messages.text('error.GENERIC')))
         .header('location', queryStart === -1 ? '/' : `/${request.url.slice(queryStart)}`)
         .header('cache-control', 'no-store')
         .send()
     }
     if (outcome.kind === 'page') return answerPage(request, reply, outcome)
     if (outcome.kind === 'identity-provider') {
-      return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(identityProviderPage(outcome.location))
+      return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(identityProviderPage(outcome.location, messages))
     }
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie)
     return reply.code(303).header('location', outcome.location).header('cache-control', 'no-store').send()

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
 import { REQUEST_ID_HEADER } from '../../shared/logger.js'
 import { HttpError } from '../http-error.js'
-import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
 
 /**
  * The visitor's request headers an inner call keeps: those the edge reads to
@@ -47,7 +46,7 @@ export async function callEdgeRoute (request: FastifyRequest, reply: FastifyRepl
   // inject would fall back to 127.0.0.1, which a loopback TRUST_PROXY trusts
   // and whose rate-limit bucket is no visitor's: the call is refused instead.
   const remoteAddress = request.raw.socket?.remoteAddress
-  if (remoteAddress === undefined) throw new HttpError(400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE)
+  if (remoteAddress === undefined) throw new HttpError(400, 'server.formUnreadable')
   const response = await request.server.inject({
     method: 'POST',
     url: call.url,

@@ -1,8 +1,6 @@
 import { parsePasswordLoginAnswer } from '../../../common/accounts-answers.js'
-import { ERROR_MESSAGES } from '../../../common/error-messages.js'
-import { NO_SCRIPT_MESSAGES } from './no-script-messages.js'
 import { failureStatus } from './answer-status.js'
-import { codeStep, refused } from './form-outcome.js'
+import { codeStep, refusalText, refused } from './form-outcome.js'
 import { loginContextFields } from '../../../common/page-query.js'
 import type { FormHandler } from './form-post.js'
 
@@ -19,10 +17,10 @@ const NEEDS_SCRIPTS_STATUS = 409
 export const loginForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
   const password = post.fields.one('password')
-  if (post.localAccounts.kind === 'refused') return refused(400, 'login', email, post.localAccounts.reason)
-  if (post.localAccounts.kind === 'allowed') return refused(NEEDS_SCRIPTS_STATUS, 'login', email, NO_SCRIPT_MESSAGES.LOCAL_NETWORK)
+  if (post.localAccounts.kind === 'refused') return refused(400, 'login', email, post.messages.text(post.localAccounts.reason))
+  if (post.localAccounts.kind === 'allowed') return refused(NEEDS_SCRIPTS_STATUS, 'login', email, post.messages.text('noScript.localNetwork'))
   const refusal = await post.domainGate(email)
-  if (refusal !== null) return refused(refusal.status, 'login', email, refusal.text)
+  if (refusal !== null) return refused(refusal.status, 'login', email, post.messages.text(refusal.key))
   const raw = await post.callAccounts('v2/login', { email, password, ...loginContextFields(post.context) })
   const answer = parsePasswordLoginAnswer(raw)
   switch (answer.kind) {
@@ -31,12 +29,12 @@ export const loginForm: FormHandler = async (post) => {
     case 'second-factor':
       return answer.step === 'code'
         ? codeStep(email, answer.challenge)
-        : refused(NEEDS_SCRIPTS_STATUS, 'login', email, NO_SCRIPT_MESSAGES.SECOND_FACTOR_ENROLMENT)
+        : refused(NEEDS_SCRIPTS_STATUS, 'login', email, post.messages.text('server.secondFactorEnrolment'))
     case 'email-not-verified':
       return refused(failureStatus(raw), 'login', email, answer.message, { verificationLinkOffered: true })
     case 'error':
-      return refused(failureStatus(raw), 'login', email, answer.message)
+      return refused(failureStatus(raw), 'login', email, refusalText(answer, post.messages))
     case 'failed':
-      return refused(failureStatus(raw), 'login', email, ERROR_MESSAGES.GENERIC)
+      return refused(failureStatus(raw), 'login', email, post.messages.text('error.GENERIC'))
   }
 }

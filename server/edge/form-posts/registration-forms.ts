@@ -1,9 +1,8 @@
 import { parseSuccessAnswer, type JsonAnswer } from '../../../common/accounts-answers.js'
-import { ERROR_MESSAGES } from '../../../common/error-messages.js'
 import type { RenderedView } from '../../../common/page-render.js'
-import { SUCCESS_MESSAGES } from '../../../common/page-texts.js'
 import { failureStatus } from './answer-status.js'
-import { refused, succeeded, type FormOutcome } from './form-outcome.js'
+import { refusalText, refused, succeeded, type FormOutcome } from './form-outcome.js'
+import type { Messages } from '../../../common/message-catalogue.js'
 import type { FormHandler } from './form-post.js'
 
 /*
@@ -17,12 +16,12 @@ import type { FormHandler } from './form-post.js'
 /**
  * The page's finishWithSuccess: the answer's own success text, else
  * `defaultText`, on the login view with `emailAfter`; a refusal on `view`
- * with the email kept.
+ * with the email kept (the answer's own text, else error.GENERIC in `messages`' language).
  */
-function finish (raw: JsonAnswer, view: RenderedView, email: string, emailAfter: string, defaultText: string): FormOutcome {
+function finish (raw: JsonAnswer, view: RenderedView, email: string, emailAfter: string, defaultText: string, messages: Messages): FormOutcome {
   const answer = parseSuccessAnswer(raw)
   if (answer.kind === 'success') return succeeded('login', emailAfter, answer.message === '' ? defaultText : answer.message)
-  return refused(failureStatus(raw), view, email, answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+  return refused(failureStatus(raw), view, email, answer.kind === 'error' ? refusalText(answer, messages) : messages.text('error.GENERIC'))
 }
 
 /**
@@ -32,7 +31,7 @@ function finish (raw: JsonAnswer, view: RenderedView, email: string, emailAfter:
  */
 export const registerForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
-  if (post.localAccounts.kind !== 'off') return refused(400, 'register', email, ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
+  if (post.localAccounts.kind !== 'off') return refused(400, 'register', email, post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
   const payload = {
     first_name: post.fields.optional('first_name', ''),
     last_name: post.fields.optional('last_name', ''),
@@ -40,7 +39,7 @@ export const registerForm: FormHandler = async (post) => {
     password: post.fields.one('password'),
     confirm_password: post.fields.optional('confirm_password', '')
   }
-  return finish(await post.callAccounts('register', payload), 'register', email, email, SUCCESS_MESSAGES.REGISTERED)
+  return finish(await post.callAccounts('register', payload), 'register', email, email, post.messages.text('success.registered'), post.messages)
 }
 
 /**
@@ -49,8 +48,8 @@ export const registerForm: FormHandler = async (post) => {
  */
 export const resetPasswordForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
-  if (post.localAccounts.kind !== 'off') return refused(400, 'resetPassword', email, ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
-  return finish(await post.callAccounts('resetPasswordRequest', { email }), 'resetPassword', email, email, SUCCESS_MESSAGES.RESET_REQUESTED)
+  if (post.localAccounts.kind !== 'off') return refused(400, 'resetPassword', email, post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
+  return finish(await post.callAccounts('resetPasswordRequest', { email }), 'resetPassword', email, email, post.messages.text('success.resetRequested'), post.messages)
 }
 
 /**
@@ -64,7 +63,7 @@ export const setPasswordForm: FormHandler = async (post) => {
     password: post.fields.one('password'),
     confirm_password: post.fields.optional('confirm_password', '')
   }
-  return finish(await post.callAccounts('resetPassword', payload), 'setPassword', '', '', SUCCESS_MESSAGES.PASSWORD_SET)
+  return finish(await post.callAccounts('resetPassword', payload), 'setPassword', '', '', post.messages.text('success.passwordSet'), post.messages)
 }
 
 /**
@@ -76,6 +75,6 @@ export const verificationLinkForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
   const raw = await post.callAccounts('verifyEmailRequest', { email })
   const answer = parseSuccessAnswer(raw)
-  if (answer.kind === 'success') return succeeded('login', email, answer.message === '' ? SUCCESS_MESSAGES.VERIFICATION_LINK_SENT : answer.message)
-  return refused(failureStatus(raw), 'login', email, answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC, { verificationLinkOffered: true })
+  if (answer.kind === 'success') return succeeded('login', email, answer.message === '' ? post.messages.text('success.verificationLinkSent') : answer.message)
+  return refused(failureStatus(raw), 'login', email, answer.kind === 'error' ? refusalText(answer, post.messages) : post.messages.text('error.GENERIC'), { verificationLinkOffered: true })
 }

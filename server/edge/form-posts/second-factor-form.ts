@@ -1,9 +1,8 @@
-import { ERROR_MESSAGES } from '../../../common/error-messages.js'
 import { isAuthenticatorCode, withoutSpaces } from '../../../common/second-factor-codes.js'
 import { parseVerifyAnswer } from '../../../common/second-factor-answers.js'
 import { failureStatus } from './answer-status.js'
 import { FormFieldsError } from './form-fields.js'
-import { refused } from './form-outcome.js'
+import { refusalText, refused } from './form-outcome.js'
 import type { FormHandler } from './form-post.js'
 
 /**
@@ -25,6 +24,6 @@ export const secondFactorForm: FormHandler = async (post) => {
   const raw = await post.callAccounts('second-factor/verify', { challenge, ...proof, remember_browser: remember })
   const answer = parseVerifyAnswer(raw)
   if (answer.kind === 'tokens') return post.signIn(answer)
-  const text = answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC
+  const text = answer.kind === 'error' ? refusalText(answer, post.messages) : post.messages.text('error.GENERIC')
   return refused(failureStatus(raw), 'login', '', text, { secondFactorChallenge: challenge })
 }

@@ -1,8 +1,7 @@
 import { parseSsoStartAnswer } from '../../../common/accounts-answers.js'
-import { ERROR_MESSAGES } from '../../../common/error-messages.js'
 import { isLoopbackHost } from '../../../common/hosts.js'
 import { failureStatus } from './answer-status.js'
-import { refused } from './form-outcome.js'
+import { refusalText, refused } from './form-outcome.js'
 import { loginContextFields } from '../../../common/page-query.js'
 import type { FormHandler } from './form-post.js'
 
@@ -29,14 +28,14 @@ function isSafeProviderUrl (url: string): boolean {
 export const ssoStartForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
   const view = post.view === 'register' ? 'register' : 'login'
-  if (post.localAccounts.kind !== 'off') return refused(400, view, email, ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED)
+  if (post.localAccounts.kind !== 'off') return refused(400, view, email, post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
   const refusal = await post.domainGate(email)
-  if (refusal !== null) return refused(refusal.status, view, email, refusal.text)
+  if (refusal !== null) return refused(refusal.status, view, email, post.messages.text(refusal.key))
   const raw = await post.callAccounts('auth/login/sso', { email, source: view, redirect: post.context.redirect, ...loginContextFields(post.context) })
   const answer = parseSsoStartAnswer(raw)
   if (answer.kind === 'redirect') {
     if (isSafeProviderUrl(answer.url)) return { kind: 'identity-provider', location: answer.url }
-    return refused(UNSAFE_PROVIDER_STATUS, view, email, ERROR_MESSAGES.GENERIC)
+    return refused(UNSAFE_PROVIDER_STATUS, view, email, post.messages.text('error.GENERIC'))
   }
-  return refused(failureStatus(raw), view, email, answer.kind === 'error' ? answer.message : ERROR_MESSAGES.GENERIC)
+  return refused(failureStatus(raw), view, email, answer.kind === 'error' ? refusalText(answer, post.messages) : post.messages.text('error.GENERIC'))
 }

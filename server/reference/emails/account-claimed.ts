@@ -1,4 +1,5 @@
 import type { OutgoingEmail } from '../mailer.js'
+import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
 
 /**
@@ -6,18 +7,21 @@ import { composeEmail } from './layout.js'
  * account nobody had verified: whoever set its password may not have been
  * them, so that password and every session are gone.
  */
-export function accountClaimedEmail (options: { to: string, productName: string, via: 'Google' | 'single sign-on', pageUrl: string }): OutgoingEmail {
-  const { to, productName, via, pageUrl } = options
+export function accountClaimedEmail (options: { to: string, productName: string, via: 'Google' | 'single sign-on', pageUrl: string, messages: EmailMessages }): OutgoingEmail {
+  const { to, productName, via, pageUrl, messages } = options
+  const product = { product: productName }
+  // Whole sentences per way in, so that a language can inflect around the name.
+  const google = via === 'Google'
   return composeEmail({
     kind: 'account_claimed',
     to,
-    subject: `Your ${productName} account is now signed in with ${via}`,
+    messages,
+    subject: messages.text(google ? 'accountClaimed.subjectGoogle' : 'accountClaimed.subjectSso', product),
     before: [
-      `You signed in to your ${productName} account with ${via}, which verified this email address. Until now the address had never been verified, so a password set on the account could have been set by someone else.`,
-      'To keep the account yours, that password has been removed and every other session of the account has ended. Sign in with ' +
-        `${via} from now on, or set a new password with "Forgot Password" on the sign-in page:`
+      messages.text(google ? 'accountClaimed.whatHappenedGoogle' : 'accountClaimed.whatHappenedSso', product),
+      messages.text(google ? 'accountClaimed.whatWasDoneGoogle' : 'accountClaimed.whatWasDoneSso')
     ],
-    link: { href: pageUrl, label: `Go to the ${productName} sign-in page` },
-    after: ['If you did not sign in just now, reset your password and tell your administrator.']
+    link: { href: pageUrl, label: messages.text('accountClaimed.link', product) },
+    after: [messages.text('accountClaimed.notYou')]
   })
 }

@@ -1,4 +1,5 @@
 import type { OutgoingEmail } from '../mailer.js'
+import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
 
 export interface NewBrowserFacts {
@@ -11,19 +12,22 @@ export interface NewBrowserFacts {
 }
 
 /** "Was this you?": a password sign-in from a browser that had not signed in to the account before. */
-export function newBrowserEmail (options: { to: string, productName: string, facts: NewBrowserFacts, link: string, validDays: number }): OutgoingEmail {
-  const { to, productName, facts, link, validDays } = options
-  const when = `${facts.at.toISOString().slice(0, 16).replace('T', ' at ')} UTC`
+export function newBrowserEmail (options: { to: string, productName: string, facts: NewBrowserFacts, link: string, validDays: number, messages: EmailMessages }): OutgoingEmail {
+  const { to, productName, facts, link, validDays, messages } = options
+  // ISO date and 24-hour time read the same in every language; the words around them are translated.
+  const iso = facts.at.toISOString()
+  const when = messages.text('newBrowser.when', { date: iso.slice(0, 10), time: iso.slice(11, 16) })
   return composeEmail({
     kind: 'new_browser',
     to,
-    subject: `New sign-in to your ${productName} account`,
+    messages,
+    subject: messages.text('newBrowser.subject', { product: productName }),
     before: [
-      `Your ${productName} account was signed in to with its password from a browser it had not been used in before:`,
-      `When: ${when}. Browser: ${facts.browser}. Network address: ${facts.address}.`,
-      'If this was you, you need not do anything. If it was not, open this link: it signs your account out everywhere and asks you for a new password.'
+      messages.text('newBrowser.intro', { product: productName }),
+      messages.text('newBrowser.facts', { when, browser: facts.browser, address: facts.address }),
+      messages.text('newBrowser.advice')
     ],
-    link: { href: link, label: 'This was not me: secure my account' },
-    after: [`The link works once, within ${validDays} days.`]
+    link: { href: link, label: messages.text('newBrowser.link') },
+    after: [messages.text('newBrowser.validity', { days: validDays })]
   })
 }

@@ -1,15 +1,17 @@
 import type { OutgoingEmail } from '../mailer.js'
+import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
 
 /** The password reset email. */
-export function passwordResetEmail (options: { to: string, link: string, productName: string, validMinutes: number }): OutgoingEmail {
-  const { to, link, productName, validMinutes } = options
+export function passwordResetEmail (options: { to: string, link: string, productName: string, validMinutes: number, messages: EmailMessages }): OutgoingEmail {
+  const { to, link, productName, validMinutes, messages } = options
   return composeEmail({
     kind: 'password_reset',
     to,
-    subject: `Reset your ${productName} password`,
-    before: [`Someone asked to reset the password of your ${productName} account. To choose a new password, open this link:`],
-    link: { href: link, label: 'Choose a new password' },
-    after: [`The link works once, within ${validMinutes} minutes. If you did not ask for this, ignore this email: your password stays as it is.`]
+    messages,
+    subject: messages.text('passwordReset.subject', { product: productName }),
+    before: [messages.text('passwordReset.intro', { product: productName })],
+    link: { href: link, label: messages.text('passwordReset.link') },
+    after: [messages.text('passwordReset.validity', { minutes: validMinutes })]
   })
 }

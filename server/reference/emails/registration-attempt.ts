@@ -1,4 +1,5 @@
 import type { OutgoingEmail } from '../mailer.js'
+import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
 
 /**
@@ -6,17 +7,18 @@ import { composeEmail } from './layout.js'
  * has an account (REQUIRE_VERIFIED_EMAIL): the page answers as for a new
  * address, and only the owner learns that the account exists.
  */
-export function registrationAttemptEmail (options: { to: string, productName: string, pageUrl: string }): OutgoingEmail {
-  const { to, productName, pageUrl } = options
+export function registrationAttemptEmail (options: { to: string, productName: string, pageUrl: string, messages: EmailMessages }): OutgoingEmail {
+  const { to, productName, pageUrl, messages } = options
   return composeEmail({
     kind: 'registration_attempt',
     to,
-    subject: `Someone tried to register with your address at ${productName}`,
+    messages,
+    subject: messages.text('registrationAttempt.subject', { product: productName }),
     before: [
-      `Someone tried to create a ${productName} account with this email address, which already has one. No new account was created.`,
-      'If it was you, log in, or reset your password if you have forgotten it:'
+      messages.text('registrationAttempt.intro', { product: productName }),
+      messages.text('registrationAttempt.advice')
     ],
-    link: { href: pageUrl, label: `Go to the ${productName} sign-in page` },
-    after: ['If it was not you, you need not do anything: your account is unchanged.']
+    link: { href: pageUrl, label: messages.text('registrationAttempt.link', { product: productName }) },
+    after: [messages.text('registrationAttempt.notYou')]
   })
 }

@@ -92,7 +92,6 @@ const ATTACK_HEADERS: Array<[string, string]> = [
   ['Proxy-Authorization', 'Basic c3RvbGVuOmNyZWRz'],
   ['Authorization', 'Basic c3RvbGVuOmNyZWRz'],
   ['Accept-Encoding', 'gzip, br'],
-  ['Accept-Language', 'en'],
   ['Referer', 'https://signin.example.test/?view=setPassword&token=secret'],
   ['Origin', 'http://localhost'],
   ['Keep-Alive', 'timeout=5'],
@@ -109,7 +108,7 @@ const ATTACK_HEADERS: Array<[string, string]> = [
  * else (`Connection` is undici's own, for its pool of connections).
  */
 const ACCOUNTS_HEADERS_RECEIVED = [
-  'accept', 'accept-encoding', 'connection', 'content-length', 'content-type', 'cookie', 'host', 'user-agent',
+  'accept', 'accept-encoding', 'accept-language', 'connection', 'content-length', 'content-type', 'cookie', 'host', 'user-agent',
   'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-request-id'
 ]
 
@@ -121,6 +120,7 @@ t.test('the accounts service receives only the headers on its list: each attack 
   const headers: Array<[string, string]> = [
     ['Host', 'localhost'], ['Content-Type', 'application/json'], ['Accept', 'application/json'],
     ['User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0'], ['Cookie', 'threshold_browser=b.mac; _ga=1'],
+    ['Accept-Language', 'de'],
     ...ATTACK_HEADERS
   ]
   const exchange = await rawExchange(base, rawRequest('POST', '/accounts/v2/login', headers, '{"email":"a@b.test"}'))
@@ -132,6 +132,7 @@ t.test('the accounts service receives only the headers on its list: each attack 
     else t.equal(seen.headers[name.toLowerCase()], undefined, `${name} is not passed on`)
   }
   t.same(Object.keys(seen.headers).sort(), ACCOUNTS_HEADERS_RECEIVED, 'nothing but the listed headers')
+  t.equal(seen.headers['accept-language'], 'de', 'Accept-Language is passed on: the page\'s language, for the backend\'s texts and emails')
   t.equal(seen.url, '/v2/login', 'X-Original-URL and X-Rewrite-URL change nothing')
   t.equal(seen.method, 'POST', 'nor do the method overrides')
   t.equal(seen.headers['user-agent'], 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', 'the browser is named for the "was this you?" email')

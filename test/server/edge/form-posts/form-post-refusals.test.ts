@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
-import { NO_SCRIPT_MESSAGES } from '../../../../server/edge/form-posts/no-script-messages.js'
+import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/accounts-proxy.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
@@ -45,17 +45,17 @@ t.test('bodies that are not a small URL-encoded form of the page are refused wit
   const { lines, logger } = captureLog()
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, logger })
   const cases: Array<[string, string | Buffer, Record<string, string>, number, string]> = [
-    ['JSON', JSON.stringify(LOGIN), { 'content-type': 'application/json' }, 415, NO_SCRIPT_MESSAGES.FORM_TYPE],
-    ['multipart', 'x', { 'content-type': 'multipart/form-data; boundary=x' }, 415, NO_SCRIPT_MESSAGES.FORM_TYPE],
-    ['text/plain', formBody(LOGIN), { 'content-type': 'text/plain' }, 415, NO_SCRIPT_MESSAGES.FORM_TYPE],
-    ['over 16 KiB', formBody({ ...LOGIN, email: 'a'.repeat(17 * 1024) }), {}, 413, NO_SCRIPT_MESSAGES.FORM_TOO_LARGE],
-    ['not UTF-8', Buffer.concat([Buffer.from('form=login&email='), Buffer.from([0xff, 0xfe]), Buffer.from('&password=x')]), {}, 400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE],
-    ['a repeated field', formBody([['form', 'login'], ['email', 'ada@example.com'], ['email', 'eve@example.com'], ['password', PASSWORD]]), {}, 400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE],
-    ['a repeated form', formBody([['form', 'login'], ['form', 'register'], ['email', 'ada@example.com'], ['password', PASSWORD]]), {}, 400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE],
-    ['a missing field', formBody({ form: 'login', email: 'ada@example.com' }), {}, 400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE],
-    ['no form field', formBody({ email: 'ada@example.com', password: PASSWORD }), {}, 400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE],
-    ['an unknown form', formBody({ form: 'constructor', email: 'ada@example.com' }), {}, 400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE],
-    ['an empty body', '', {}, 400, NO_SCRIPT_MESSAGES.FORM_UNREADABLE]
+    ['JSON', JSON.stringify(LOGIN), { 'content-type': 'application/json' }, 415, englishCatalogue['server.formType']],
+    ['multipart', 'x', { 'content-type': 'multipart/form-data; boundary=x' }, 415, englishCatalogue['server.formType']],
+    ['text/plain', formBody(LOGIN), { 'content-type': 'text/plain' }, 415, englishCatalogue['server.formType']],
+    ['over 16 KiB', formBody({ ...LOGIN, email: 'a'.repeat(17 * 1024) }), {}, 413, englishCatalogue['server.formTooLarge']],
+    ['not UTF-8', Buffer.concat([Buffer.from('form=login&email='), Buffer.from([0xff, 0xfe]), Buffer.from('&password=x')]), {}, 400, englishCatalogue['server.formUnreadable']],
+    ['a repeated field', formBody([['form', 'login'], ['email', 'ada@example.com'], ['email', 'eve@example.com'], ['password', PASSWORD]]), {}, 400, englishCatalogue['server.formUnreadable']],
+    ['a repeated form', formBody([['form', 'login'], ['form', 'register'], ['email', 'ada@example.com'], ['password', PASSWORD]]), {}, 400, englishCatalogue['server.formUnreadable']],
+    ['a missing field', formBody({ form: 'login', email: 'ada@example.com' }), {}, 400, englishCatalogue['server.formUnreadable']],
+    ['no form field', formBody({ email: 'ada@example.com', password: PASSWORD }), {}, 400, englishCatalogue['server.formUnreadable']],
+    ['an unknown form', formBody({ form: 'constructor', email: 'ada@example.com' }), {}, 400, englishCatalogue['server.formUnreadable']],
+    ['an empty body', '', {}, 400, englishCatalogue['server.formUnreadable']]
   ]
   for (const [name, payload, headers, status, text] of cases) {
     const response = await post(app, payload, { headers, query: 'view=register' })

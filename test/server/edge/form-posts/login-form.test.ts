@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
-import { NO_SCRIPT_MESSAGES } from '../../../../server/edge/form-posts/no-script-messages.js'
+import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor.js'
@@ -148,7 +148,7 @@ t.test('a login that requires an enrolment first says it needs scripts', async (
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 409)
-  t.match(stateIn(response.body), { email: 'ada@example.com', secondFactorChallenge: null, notice: { text: NO_SCRIPT_MESSAGES.SECOND_FACTOR_ENROLMENT } })
+  t.match(stateIn(response.body), { email: 'ada@example.com', secondFactorChallenge: null, notice: { text: englishCatalogue['server.secondFactorEnrolment'] } })
 })
 
 t.test('local-network mode makes no call: it needs scripts, or its host is refused as the page refuses it', async (t) => {
@@ -156,7 +156,7 @@ t.test('local-network mode makes no call: it needs scripts, or its host is refus
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const allowed = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=127.0.0.1')
   t.equal(allowed.statusCode, 409)
-  t.match(stateIn(allowed.body), { notice: { text: NO_SCRIPT_MESSAGES.LOCAL_NETWORK } })
+  t.match(stateIn(allowed.body), { notice: { text: englishCatalogue['noScript.localNetwork'] } })
   const foreign = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=evil.test')
   t.equal(foreign.statusCode, 400)
   t.match(stateIn(foreign.body), { notice: { text: 'This local accounts host is not allowed for this page.' } })

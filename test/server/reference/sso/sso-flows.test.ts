@@ -114,7 +114,7 @@ t.test('starting single sign-on and what it leaves behind', { skip: opensslSkip 
   })
 
   function quietFacts (): RequestFacts {
-    return { log: Fastify({ logger: false }).log, pseudonyms: new EmailPseudonyms(randomBytes(32)), clientAddress: '127.0.0.1', browser: null, signal: new AbortController().signal }
+    return { log: Fastify({ logger: false }).log, pseudonyms: new EmailPseudonyms(randomBytes(32)), clientAddress: '127.0.0.1', locale: 'en', browser: null, signal: new AbortController().signal }
   }
 
   t.test('a provider that cannot be reached gets a readable error, and is tried again next time', async (t) => {

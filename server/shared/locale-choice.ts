@@ -1,0 +1,98 @@
+import { isLocale, type Locale } from '../../common/message-catalogue.js'
+
+/**
+ * How much of `ui_locales` or `Accept-Language` is read. Browsers send a
+ * handful of tags in well under 100 characters; anything past this is
+ * ignored, so a 100 KB header costs what a normal one does.
+ */
+export const MAX_LANGUAGE_INPUT_CHARS = 256
+/** How many tags of either are looked at, for the same reason. */
+export const MAX_LANGUAGE_TAGS = 16
+
+/** BCP 47's shape, loosely: a 1-8 letter primary subtag, then 1-8 letters or digits per subtag. Anything else is not a tag. */
+const LANGUAGE_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/
+/** Accept-Language's weight: `q=` and 0 to 1 with up to three decimals (RFC 9110, 12.4.2). */
+const QUALITY = /^q=(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/i
+
+/** What the language is chosen from: the query's `ui_locales` (decoded), the request's Accept-Language, the operator's DEFAULT_LOCALE. */
+export interface LocaleChoiceInput {
+  readonly uiLocales?: string | null
+  readonly acceptLanguage?: string | readonly string[] | null
+  readonly defaultLocale: Locale
+}
+
+/** The shipped locale a language tag asks for: the tag itself, else its primary subtag (`de-CH` → de); null for none. */
+export function supportedLocaleOf (tag: string): Locale | null {
+  if (!LANGUAGE_TAG.test(tag)) return null
+  const lower = tag.toLowerCase()
+  if (isLocale(lower)) return lower
+  const primary = lower.split('-', 1)[0]
+  return isLocale(primary) ? primary : null
+}
+
+/** The first supported tag of `ui_locales` (space-separated, in the visitor's order of preference). */
+function fromUiLocales (uiLocales: string): Locale | null {
+  const tags = uiLocales.slice(0, MAX_LANGUAGE_INPUT_CHARS).split(/\s+/, MAX_LANGUAGE_TAGS)
+  for (const tag of tags) {
+    const locale = supportedLocaleOf(tag)
+    if (locale !== null) return locale
+  }
+  return null
+}
+
+/**
+ * The best supported entry of an Accept-Language header: by weight, then in
+ * the header's order; `q=0` means "not this one"; `*` stands for the default
+ * locale at its weight. An entry that is not a tag, or has a malformed
+ * weight, is skipped.
+ */
+function fromAcceptLanguage (header: string, defaultLocale: Locale): Locale | null {
+  let best: Locale | null = null
+  let bestQuality = 0
+  for (const entry of header.slice(0, MAX_LANGUAGE_INPUT_CHARS).split(',', MAX_LANGUAGE_TAGS)) {
+    const [rawTag, ...parameters] = entry.split(';')
+    const tag = rawTag!.trim()
+    let quality = 1
+    if (parameters.length > 1) continue
+    if (parameters.length === 1) {
+      const weight = parameters[0]!.trim()
+      if (!QUALITY.test(weight)) continue
+      quality = Number(weight.slice(2))
+    }
+    if (quality <= bestQuality) continue
+    const locale = tag === '*' ? defaultLocale : supportedLocaleOf(tag)
+    if (locale === null) continue
+    best = locale
+    bestQuality = quality
+  }
+  return best
+}
+
+/**
+ * The page's language for one request (docs/languages.md): the first
+ * supported tag of `ui_locales`, else Accept-Language's best supported one,
+ * else DEFAULT_LOCALE. Garbage is ignored quietly, never an error: the visitor
+ * still gets a page, in the default language.
+ */
+export function chooseLocale ({ uiLocales, acceptLanguage, defaultLocale }: LocaleChoiceInput): Locale {
+  if (typeof uiLocales === 'string' && uiLocales !== '') {
+    const chosen = fromUiLocales(uiLocales)
+    if (chosen !== null) return chosen
+  }
+  // Node joins repeated Accept-Language headers with ', '; an array comes only from a hand-built request.
+  const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(',') : acceptLanguage
+  if (typeof header === 'string' && header !== '') {
+    const chosen = fromAcceptLanguage(header, defaultLocale)
+    if (chosen !== null) return chosen
+  }
+  return defaultLocale
+}
+
+/**
+ * The `ui_locales` parameter of a query (without `?`), decoded; null when
+ * there is none. Most queries have none, and are not parsed at all.
+ */
+export function uiLocalesOf (query: string): string | null {
+  if (!query.includes('ui_locales')) return null
+  return new URLSearchParams(query).get('ui_locales')
+}

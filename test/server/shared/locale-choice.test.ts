@@ -1,0 +1,59 @@
+import t from 'tap'
+import { chooseLocale, supportedLocaleOf } from '../../../server/shared/locale-choice.js'
+
+const defaultLocale = 'en'
+
+t.test('ui_locales wins over Accept-Language, which wins over the default', async (t) => {
+  t.equal(chooseLocale({ uiLocales: 'fr', acceptLanguage: 'de', defaultLocale }), 'fr')
+  t.equal(chooseLocale({ uiLocales: null, acceptLanguage: 'de', defaultLocale }), 'de')
+  t.equal(chooseLocale({ uiLocales: '', acceptLanguage: '', defaultLocale: 'ja' }), 'ja')
+  t.equal(chooseLocale({ defaultLocale: 'ar' }), 'ar')
+})
+
+t.test('the first supported tag of ui_locales wins; unsupported ones fall through to Accept-Language', async (t) => {
+  t.equal(chooseLocale({ uiLocales: 'pt-BR nl es fr', acceptLanguage: 'de', defaultLocale }), 'es')
+  t.equal(chooseLocale({ uiLocales: 'pt-BR nl', acceptLanguage: 'de', defaultLocale }), 'de')
+  t.equal(chooseLocale({ uiLocales: '  ja\tde ', defaultLocale }), 'ja', 'any whitespace separates tags')
+})
+
+t.test('a regional tag is matched by its primary subtag, in any case', async (t) => {
+  t.equal(supportedLocaleOf('de-CH'), 'de')
+  t.equal(supportedLocaleOf('AR-eg'), 'ar')
+  t.equal(supportedLocaleOf('zh-Hant-TW'), null)
+  t.equal(chooseLocale({ uiLocales: 'es-419', defaultLocale }), 'es')
+  t.equal(chooseLocale({ acceptLanguage: 'fr-CA,fr;q=0.9', defaultLocale }), 'fr')
+})
+
+t.test('Accept-Language is read by weight, then in order; q=0 refuses a language', async (t) => {
+  t.equal(chooseLocale({ acceptLanguage: 'nl, de;q=0.5, fr;q=0.8', defaultLocale }), 'fr')
+  t.equal(chooseLocale({ acceptLanguage: 'de;q=0.5, fr;q=0.5', defaultLocale }), 'de', 'equal weights: the first')
+  t.equal(chooseLocale({ acceptLanguage: 'de;q=0, fr;q=0.1', defaultLocale }), 'fr')
+  t.equal(chooseLocale({ acceptLanguage: 'de;q=0', defaultLocale: 'ja' }), 'ja', 'q=0 alone: the default')
+  t.equal(chooseLocale({ acceptLanguage: 'de;Q=0.700', defaultLocale }), 'de', 'the q parameter in any case, three decimals')
+  t.equal(chooseLocale({ acceptLanguage: ['nl', 'ar;q=0.4'], defaultLocale }), 'ar', 'repeated headers')
+})
+
+t.test('* stands for the default locale at its weight', async (t) => {
+  t.equal(chooseLocale({ acceptLanguage: '*', defaultLocale: 'es' }), 'es')
+  t.equal(chooseLocale({ acceptLanguage: '*;q=0.9, de;q=0.5', defaultLocale: 'es' }), 'es')
+  t.equal(chooseLocale({ acceptLanguage: 'de, *;q=0.1', defaultLocale: 'es' }), 'de')
+})
+
+t.test('malformed tags and weights are skipped quietly', async (t) => {
+  t.equal(chooseLocale({ uiLocales: '<script>de</script> de"onload=x', acceptLanguage: 'fr', defaultLocale }), 'fr')
+  t.equal(chooseLocale({ uiLocales: 'de\u0000 ar\u0007 \r\n', defaultLocale }), 'en', 'a tag with a control character is no tag')
+  t.equal(chooseLocale({ uiLocales: 'de_DE', defaultLocale }), 'en', 'an underscore is not BCP 47')
+  t.equal(chooseLocale({ acceptLanguage: 'de;q=2, fr;q=abc, es;q=0.5;x=1, ja;q=0.3', defaultLocale }), 'ja')
+  t.equal(chooseLocale({ acceptLanguage: 'deutsch-ist-schoen-und-lang, ,;,', defaultLocale }), 'en')
+  t.equal(chooseLocale({ acceptLanguage: 'toolongtag-de', defaultLocale }), 'en', 'a primary subtag over 8 letters')
+})
+
+t.test('a huge ui_locales or Accept-Language is read only so far, and quickly', async (t) => {
+  const huge = 'xx '.repeat(35_000) + 'de'
+  const started = performance.now()
+  t.equal(chooseLocale({ uiLocales: huge, acceptLanguage: huge.replace(/ /g, ','), defaultLocale }), 'en', 'a tag past the first 256 characters is not read')
+  t.equal(chooseLocale({ uiLocales: 'x '.repeat(16) + 'de', defaultLocale }), 'en', 'nor a 17th tag')
+  t.equal(chooseLocale({ uiLocales: 'x '.repeat(15) + 'de', defaultLocale }), 'de', 'the 16th is')
+  t.equal(chooseLocale({ acceptLanguage: 'de'.padEnd(100_000, 'e'), defaultLocale }), 'en', '100 KB in one tag')
+  t.ok(performance.now() - started < 50, 'microseconds, not a scan of the whole input')
+})
