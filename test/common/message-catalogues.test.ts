@@ -1,0 +1,145 @@
+// The shipped catalogues, as a test: every language has exactly English's
+// keys, each text says something and keeps English's placeholders, and no
+// key lingers that nothing says any more. The same holds for the reference
+// service's emails, whose catalogues sit beside them.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { LOCALES, placeholdersOf } from '../../common/message-catalogue.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/** The two families of catalogues: one file per locale in each folder, `en.json` the reference. */
+const FAMILIES = [
+  { name: 'page', folder: 'common/messages' },
+  { name: 'email', folder: 'server/reference/emails/messages' }
+] as const
+
+/** Where a key must be written as a string literal to count as used (test/ does not count). */
+const SOURCE_FOLDERS = ['client', 'common', 'server'] as const
+
+/**
+ * Unicode's directional controls (LRM, RLM, ALM, the embeddings and
+ * overrides, the isolates): invisible in review, they reorder what a visitor
+ * reads; the page sets `dir` and isolates what it inserts instead.
+ */
+const DIRECTIONAL_CONTROLS = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/u
+
+/** What a catalogue file holds once read: its keys in the file's order, or why it cannot be used. */
+type ReadCatalogue =
+  | { readonly ok: true, readonly entries: ReadonlyArray<readonly [string, string]> }
+  | { readonly ok: false, readonly problem: string }
+
+/** An assertion's message: what holds, or the offenders named when it does not. */
+const saying = (offenders: readonly string[], holds: string, fails: string): string =>
+  offenders.length === 0 ? holds : `${fails}: ${offenders.join(', ')}`
+
+/** A printable label for a character that does not show (TAP output stays readable). */
+const codePoint = (character: string): string => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+
+function readCatalogue (path: string): ReadCatalogue {
+  if (!existsSync(join(ROOT, path))) return { ok: false, problem: `${path} does not exist` }
+  const source = readFileSync(join(ROOT, path), 'utf8')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(source)
+  } catch (error) {
+    return { ok: false, problem: `${path} is not JSON: ${(error as Error).message}` }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, problem: `${path} is not a JSON object` }
+  }
+  const nonStrings = Object.entries(parsed).filter(([, value]) => typeof value !== 'string').map(([key]) => key)
+  if (nonStrings.length > 0) {
+    return { ok: false, problem: `${path} is not flat: ${nonStrings.join(', ')} ${nonStrings.length === 1 ? 'is not a string' : 'are not strings'}` }
+  }
+  // JSON.parse keeps the last of two equal keys without a word; a flat file has one key a line, so count them.
+  const written = [...source.matchAll(/^\s*("(?:[^"\\]|\\.)*")\s*:/gm)].map((match) => JSON.parse(match[1]!) as string)
+  const duplicates = [...new Set(written.filter((key, index) => written.indexOf(key) !== index))]
+  if (duplicates.length > 0) return { ok: false, problem: `${path} has a key twice: ${duplicates.join(', ')}` }
+  return { ok: true, entries: Object.entries(parsed as Record<string, string>) }
+}
+
+/** Every key-like string literal ('…', "…" or `…` without interpolation) in the sources. */
+function literalsInSources (): Set<string> {
+  const literals = new Set<string>()
+  for (const folder of SOURCE_FOLDERS) {
+    const files = readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+      .filter((name) => /\.tsx?$/.test(name) && !name.endsWith('.d.ts'))
+    for (const file of files) {
+      const text = readFileSync(join(ROOT, folder, file), 'utf8')
+      for (const match of text.matchAll(/(['"`])([A-Za-z0-9_.-]+)\1/g)) literals.add(match[2]!)
+    }
+  }
+  return literals
+}
+
+const literals = literalsInSources()
+
+for (const family of FAMILIES) {
+  const englishPath = `${family.folder}/en.json`
+  const english = readCatalogue(englishPath)
+
+  t.test(`the English ${family.name} catalogue is a flat object of strings, each key once`, async (t) => {
+    t.ok(english.ok, english.ok ? englishPath : english.problem)
+  })
+  if (!english.ok) continue
+  const englishTexts = new Map(english.entries)
+  const englishKeys = english.entries.map(([key]) => key)
+
+  t.test(`every key of the English ${family.name} catalogue is said somewhere in client/, common/ or server/`, async (t) => {
+    const unused = englishKeys.filter((key) => !literals.has(key))
+    t.same(unused, [], saying(unused, 'every key is named by a string literal', 'keys nothing uses (no string literal names them)'))
+  })
+
+  t.test(`the ${family.name} catalogues are exactly the shipped locales`, async (t) => {
+    const present = readdirSync(join(ROOT, family.folder)).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length)).sort()
+    t.same(present, [...LOCALES].sort(), `${family.folder} holds one catalogue per locale of LOCALES and nothing else`)
+  })
+
+  for (const locale of LOCALES) {
+    const path = `${family.folder}/${locale}.json`
+    t.test(`the ${locale} ${family.name} catalogue matches English`, async (t) => {
+      const catalogue = locale === 'en' ? english : readCatalogue(path)
+      if (!catalogue.ok) {
+        t.fail(catalogue.problem)
+        return
+      }
+      const texts = new Map(catalogue.entries)
+      const keys = catalogue.entries.map(([key]) => key)
+
+      const missing = englishKeys.filter((key) => !texts.has(key))
+      t.same(missing, [], saying(missing, `${path} has every English key`, `${path} lacks`))
+      const extra = keys.filter((key) => !englishTexts.has(key))
+      t.same(extra, [], saying(extra, `${path} has no key English lacks`, `${path} has keys English does not`))
+      // Same order as English, so that a reviewer reads two catalogues side by side.
+      if (missing.length === 0 && extra.length === 0) t.same(keys, englishKeys, `${path} lists its keys in en.json's order`)
+
+      const empty = keys.filter((key) => texts.get(key)!.trim() === '')
+      t.same(empty, [], saying(empty, `${path} has a text for every key`, `${path} has empty texts`))
+
+      const placeholderMismatches = keys
+        .filter((key) => englishTexts.has(key))
+        .flatMap((key) => {
+          const own = placeholdersOf(texts.get(key)!)
+          const reference = placeholdersOf(englishTexts.get(key)!)
+          return own.join(',') === reference.join(',') ? [] : [`${key}: {${own.join('}, {')}} where English has {${reference.join('}, {')}}`]
+        })
+      t.same(placeholderMismatches, [], saying(placeholderMismatches, `${path} keeps English's placeholders`, `${path}'s placeholders differ from English's`))
+
+      const controlled = keys.flatMap((key) => {
+        const found = texts.get(key)!.match(DIRECTIONAL_CONTROLS)
+        return found === null ? [] : [`${key} (${codePoint(found[0])})`]
+      })
+      t.same(controlled, [], saying(controlled, `${path} has no directional control characters`, `${path} has directional control characters`))
+    })
+  }
+}
+
+t.test('a placeholder typed with a space or another name is told apart from English\'s', async (t) => {
+  // What the comparison above relies on: placeholdersOf reads only well-formed {name}s.
+  t.same(placeholdersOf('{heading} · {product}'), ['heading', 'product'])
+  t.same(placeholdersOf('{ heading} · {produkt}'), ['produkt'])
+  t.same(placeholdersOf('{minutes} {minutes}'), ['minutes'])
+})
