@@ -27,11 +27,14 @@ async function language (page: Page): Promise<{ lang: string | null, dir: string
   return page.evaluate(() => ({ lang: document.documentElement.getAttribute('lang'), dir: document.documentElement.getAttribute('dir') }))
 }
 
-/** The email field's box and its label's, in page pixels. */
-async function emailFieldEdges (page: Page, label: string) {
-  const field = await page.getByLabel(label, { exact: true }).boundingBox()
-  const text = await page.locator('label', { hasText: label }).first().boundingBox()
-  return { field: field!, label: text! }
+/** The field's box and its label's text (not the label's box, which may span the row), in page pixels. */
+async function fieldAndLabelText (page: Page, label: string) {
+  return page.getByLabel(label, { exact: true }).evaluate((input) => {
+    const box = (rect: DOMRect) => ({ left: rect.left, right: rect.right })
+    const text = document.createRange()
+    text.selectNodeContents((input as HTMLInputElement).labels![0]!)
+    return { field: box(input.getBoundingClientRect()), label: box(text.getBoundingClientRect()) }
+  })
 }
 
 /** Relative luminance of a computed `rgb(...)` colour (WCAG 2.x). */
@@ -79,10 +82,10 @@ t.test('languages, right to left, brands and the dark scheme in real Chromium', 
     await page.goto(`${base}/?redirect=${encodeURIComponent(`${product}/marhaban`)}`)
     t.same(await language(page), { lang: 'ar', dir: 'rtl' })
     t.equal(await page.title(), ar('page.title', { heading: ar('heading.login'), product: 'Threshold' }))
-    const { field, label } = await emailFieldEdges(page, ar('field.email'))
-    // Right to left: the label starts at the field's right edge, and ends short of its left one.
-    t.ok(Math.abs((label.x + label.width) - (field.x + field.width)) <= 20, `the label starts at the field's right edge (label ends at ${label.x + label.width}, field at ${field.x + field.width})`)
-    t.ok(label.x > field.x + 10, 'the label is not at the left edge')
+    const { field, label } = await fieldAndLabelText(page, ar('field.email'))
+    // Right to left: the label's text starts at the field's right edge, and ends well short of its left one.
+    t.ok(Math.abs(label.right - field.right) <= 20, `the label starts at the field's right edge (label's text ends at ${label.right}, field at ${field.right})`)
+    t.ok(label.left > field.left + 40, `the label is not at the left edge (label's text from ${label.left}, field from ${field.left})`)
     const email = page.getByLabel(ar('field.email'), { exact: true })
     t.equal(await email.evaluate((input) => getComputedStyle(input).direction), 'ltr', 'the email field stays left to right')
     t.equal(await page.getByLabel(ar('field.password'), { exact: true }).evaluate((input) => getComputedStyle(input).direction), 'ltr', 'so does the password field')
