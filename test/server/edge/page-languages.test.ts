@@ -10,7 +10,7 @@ import type { PageRenderer } from '../../../common/page-render.js'
 import { PageMarkup } from '../../../server/edge/page-markup.js'
 import { buildEdge } from '../../fixtures/edge.js'
 
-const htmlAttributes = (body: string) => /<html lang="([^"]*)" dir="([^"]*)">/.exec(body)?.slice(1)
+const htmlAttributes = (body: string) => /<html lang="([^"]*)" dir="([^"]*)"/.exec(body)?.slice(1)
 
 function embeddedMessages (body: string): PageMessages {
   const scripts = [...body.matchAll(new RegExp(`<script type="application/json" id="${MESSAGES_ELEMENT_ID}">([^<]*)</script>`, 'g'))]
