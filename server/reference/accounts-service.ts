@@ -301,7 +301,7 @@ export class AccountsService {
       return
     }
     const delivery = await this.options.mailer.send(registrationAttemptEmail({
-      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`, messages: await emailMessages(facts.locale)
+      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`, messages: emailMessages(facts.locale)
     }))
     logAuthEvent(facts, 'register.attempt-notice-sent', { accountId: account.id, ...delivery })
   }
@@ -330,7 +330,7 @@ export class AccountsService {
     await this.store.insertResetToken(hashToken(token), account.id, now + RESET_TOKEN_TTL_MS)
     const link = `${this.options.publicUrl}/?view=setPassword&token=${token}`
     const delivery = await this.options.mailer.send(passwordResetEmail({
-      to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000, messages: await emailMessages(audit.locale)
+      to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000, messages: emailMessages(audit.locale)
     }))
     // The log says where the email went, never the link: it holds a live token.
     logAuthEvent(audit, 'reset.email-sent', { accountId: account.id, ...delivery })

@@ -35,7 +35,7 @@ export class EmailVerification {
     const { store, mailer, publicUrl, productName, now } = this.options
     const link = await issueEmailLink(store, { purpose: 'verify-email', accountId: account.id, publicUrl, now: now() })
     const delivery = await mailer.send(addressVerificationEmail({
-      to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000, messages: await emailMessages(audit.locale)
+      to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000, messages: emailMessages(audit.locale)
     }))
     // Where the email went, never the link: it holds a live token.
     logAuthEvent(audit, 'verify.email-sent', { accountId: account.id, ...delivery })
