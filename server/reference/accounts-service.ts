@@ -41,7 +41,7 @@ export const RESET_EMAILS_PER_HOUR = 3
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
-export const REGISTERED_CHECK_INBOX: AnswerKey = 'register.checkInbox'
+const REGISTERED_CHECK_INBOX: AnswerKey = 'register.checkInbox'
 
 export interface AccountsServiceOptions {
   readonly store: AccountStore

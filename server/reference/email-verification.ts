@@ -21,7 +21,7 @@ export const VERIFICATION_EMAILS_PER_HOUR = 5
 export const ADDRESS_VERIFIED_PAGE = pageWithNotice('email-verified')
 export const VERIFY_LINK_REFUSED_PAGE = pageWithNotice('verify-link-invalid')
 
-export const VERIFICATION_RESENT: AnswerKey = 'verification.resent'
+const VERIFICATION_RESENT: AnswerKey = 'verification.resent'
 
 /**
  * Verified addresses: the link sent at registration (and again on request),

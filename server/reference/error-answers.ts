@@ -13,7 +13,7 @@ const READABLE_REQUEST_ERRORS: Readonly<Record<string, AnswerKey>> = {
 }
 
 /** A password check refused by the hash gate (hash-gate.ts): the page shows its text. */
-export const SERVICE_BUSY: AnswerKey = 'failure.busy'
+const SERVICE_BUSY: AnswerKey = 'failure.busy'
 
 /**
  * Answers every error of the plugin's routes as the page reads them,

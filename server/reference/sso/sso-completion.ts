@@ -10,7 +10,7 @@ import { parseSsoLoginCompletion, parseSsoRegisterCompletion, type SsoCompletion
 import type { SsoReply } from './sso-flows.js'
 import { bindingMatches, clearedStateCookie, readBinding } from './state-cookie.js'
 
-export const SSO_LINK_REFUSED: AnswerKey = 'sso.linkRefused'
+const SSO_LINK_REFUSED: AnswerKey = 'sso.linkRefused'
 
 export interface SsoCompletionOptions {
   readonly store: AccountStore

@@ -27,7 +27,7 @@ export const SSO_ID_TTL_MS = 10 * 60 * 1000
 /** The ACS hands over to the same-site step at once; the hand-over lives only this long. */
 export const SAML_HANDOVER_TTL_MS = 2 * 60 * 1000
 
-export const SSO_NOT_SET_UP: AnswerKey = 'sso.notSetUp'
+const SSO_NOT_SET_UP: AnswerKey = 'sso.notSetUp'
 const NOT_THIS_BROWSER: AnswerKey = 'sso.notThisBrowser'
 const NOT_VERIFIED: AnswerKey = 'sso.notVerified'
 const IDP_REFUSED: AnswerKey = 'sso.providerRefused'
