@@ -6,6 +6,8 @@ import spanish from '../../../../server/reference/messages/es.json' with { type:
 import french from '../../../../server/reference/messages/fr.json' with { type: 'json' }
 import japanese from '../../../../server/reference/messages/ja.json' with { type: 'json' }
 import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { opensslSkip } from '../../../fixtures/sso-certificates.js'
+import { startSsoStack } from '../../../fixtures/sso-service.js'
 
 const fill = (text: string, params: Record<string, string | number>): string =>
   text.replace(/\{(\w+)\}/g, (whole, name: string) => String(params[name] ?? whole))
@@ -70,4 +72,14 @@ t.test('the service\'s own refusals (a body that is not JSON, an unknown sign-in
   t.same([broken.status, await broken.json()], [400, { error: arabic['request.invalidJson'] }])
   const unknownMethod = await postJson(base, '/accounts/v2/auth/login', { login_method: 'CARRIER_PIGEON' }, { 'accept-language': 'de-AT' })
   t.same([unknownMethod.status, unknownMethod.body], [400, { error: german['method.loginUnsupported'] }])
+})
+
+t.test('single sign-on refuses in the browser\'s language, as JSON and in the error it sends the page', { skip: opensslSkip }, async (t) => {
+  const stack = await startSsoStack(t)
+  const start = await postJson(stack.publicUrl, '/accounts/auth/login/sso', { email: 'someone@no-sso.example', source: 'login' }, { 'accept-language': 'fr' })
+  t.same([start.status, start.body], [400, { error: french['sso.notSetUp'] }])
+  // A provider's return leg is a top-level navigation: the browser's own Accept-Language comes with it.
+  const landing = await fetch(`${stack.publicUrl}/accounts/auth/sso/oidc/callback?state=${'s'.repeat(32)}&code=x`, { headers: { 'accept-language': 'es-MX,es;q=0.9' }, redirect: 'manual' })
+  t.equal(landing.status, 303)
+  t.equal(new URL(landing.headers.get('location')!).searchParams.get('error'), spanish['sso.notThisBrowser'], 'the page shows the Spanish text as it came')
 })
