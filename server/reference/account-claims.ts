@@ -40,7 +40,7 @@ export class AccountClaims {
         productName: this.options.productName,
         via: proof.via === 'google' ? 'Google' : 'single sign-on',
         pageUrl: `${this.options.publicUrl}/`,
-        messages: await emailMessages(facts.locale)
+        messages: emailMessages(facts.locale)
       }))
       logAuthEvent(facts, 'account.claim-notice-sent', { accountId: account.id, ...delivery })
     })

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { AccountClaims } from './account-claims.js'
 import { errorAnswer as error, successAnswer as success, type Answer, type EmailAudience, type RequestFacts } from './answers.js'
+import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserNotices } from './browser-notices.js'
 import { RESET_TOKEN_TTL_MS } from './email-links.js'
@@ -39,12 +40,8 @@ import {
 export const RESET_EMAILS_PER_HOUR = 3
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
-const INVALID_CREDENTIALS = 'Invalid email or password.'
-const NOT_A_MEMBER = 'Your account is not a member of an organisation allowed here.'
-const EMAIL_NOT_VERIFIED = 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.'
-const REGISTERED = 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.'
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
-export const REGISTERED_CHECK_INBOX = 'Thank you. To finish, open the link we have sent to this address. It works once, within 24 hours.'
+const REGISTERED_CHECK_INBOX: AnswerKey = 'register.checkInbox'
 
 export interface AccountsServiceOptions {
   readonly store: AccountStore
@@ -110,7 +107,7 @@ export class AccountsService {
    */
   async passwordLogin (body: unknown, facts: RequestFacts, { askSecondFactor = true }: { readonly askSecondFactor?: boolean } = {}): Promise<Answer> {
     const parsed = parsePasswordLogin(body)
-    if (!parsed.ok) return error(400, parsed.error)
+    if (!parsed.ok) return error(400, say(facts, parsed.error))
     const { email, password, context } = parsed.value
     const account = await this.store.findAccountByEmail(email)
     const knownBrowserHash = await this.options.browserNotices.knownBrowserHash(account, facts)
@@ -120,7 +117,7 @@ export class AccountsService {
     const throttle = await this.store.readLoginThrottle(throttleKey)
     if (throttle.lockedUntil > Date.now()) {
       logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
-      return error(429, waitMessage(throttle.lockedUntil, Date.now()))
+      return error(429, say(facts, waitMessage(throttle.lockedUntil, Date.now())))
     }
     // Failures from everywhere slow the account down, never shut it: see login-throttles.ts.
     if (knownBrowserHash === null) {
@@ -152,13 +149,13 @@ export class AccountsService {
       })
       const othersFailed = failure.failures - 1
       return othersFailed > throttle.failures && loginLockDuration(othersFailed) > 0
-        ? error(429, waitMessage(failure.lockedUntil, Date.now()))
-        : error(401, INVALID_CREDENTIALS)
+        ? error(429, say(facts, waitMessage(failure.lockedUntil, Date.now())))
+        : error(401, say(facts, 'login.invalidCredentials'))
     }
     const current = await this.store.readLoginThrottle(throttleKey)
     if (current.failures > throttle.failures && loginLockDuration(current.failures) > 0) {
       logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
-      return error(429, waitMessage(current.lockedUntil, Date.now()))
+      return error(429, say(facts, waitMessage(current.lockedUntil, Date.now())))
     }
     await this.store.clearLoginFailures(throttleKey)
     let passwordHash = account.passwordHash!
@@ -181,7 +178,7 @@ export class AccountsService {
     if (secondFactor !== null) {
       // As below: a reset during this login's hashing leaves it nothing to continue.
       const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
-      if (stored !== passwordHash && (stored === null || !await this.timedVerify(password, stored))) return error(401, INVALID_CREDENTIALS)
+      if (stored !== passwordHash && (stored === null || !await this.timedVerify(password, stored))) return error(401, say(facts, 'login.invalidCredentials'))
       const cookie = await this.options.browserNotices.signedIn(account, facts)
       return cookie === null ? secondFactor : { ...secondFactor, cookies: [cookie] }
     }
@@ -195,7 +192,7 @@ export class AccountsService {
     if (stored !== passwordHash && (stored === null || !await this.timedVerify(password, stored))) {
       await this.options.tokens.revoke(String(answer.body.refresh))
       logAuthEvent(facts, 'login.failed', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'password changed meanwhile' })
-      return error(401, INVALID_CREDENTIALS)
+      return error(401, say(facts, 'login.invalidCredentials'))
     }
     // Tokens for an enrolled account mean a remembered browser skipped the code: the hint spares
     // its owner the page's offer to set up a second factor they have (docs/second-factor.md).
@@ -226,7 +223,7 @@ export class AccountsService {
   private async secondFactorStep (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null> {
     const gate = this.options.secondFactor
     if (gate === null) return null
-    if (await this.allowedOrganizations(account, context, facts) === null) return error(403, NOT_A_MEMBER)
+    if (await this.allowedOrganizations(account, context, facts) === null) return error(403, say(facts, 'login.notAMember'))
     return await gate.challengeIfDue(account, context, method, facts)
   }
 
@@ -237,13 +234,13 @@ export class AccountsService {
   refusalIfUnverified (account: Account, facts: RequestFacts): Answer | null {
     if (!this.options.requireVerifiedEmail || account.emailVerifiedAt !== null) return null
     logAuthEvent(facts, 'login.refused-unverified', { accountId: account.id, clientAddress: facts.clientAddress })
-    return error(403, EMAIL_NOT_VERIFIED, { reason: EMAIL_NOT_VERIFIED_REASON })
+    return error(403, say(facts, 'login.emailNotVerified'), { reason: EMAIL_NOT_VERIFIED_REASON })
   }
 
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
   async completeLogin (account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts): Promise<Answer> {
     const organizations = await this.allowedOrganizations(account, requested, facts)
-    if (organizations === null) return error(403, NOT_A_MEMBER)
+    if (organizations === null) return error(403, say(facts, 'login.notAMember'))
     const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
     const event = ({
       pwd: 'login.succeeded',
@@ -268,7 +265,7 @@ export class AccountsService {
     const parsed = parseRegistration(body)
     if (!parsed.ok) {
       logAuthEvent(facts, 'register.refused', { clientAddress: facts.clientAddress, reason: 'invalid' })
-      return error(400, parsed.error)
+      return error(400, say(facts, parsed.error))
     }
     const { email, password, firstName, lastName } = parsed.value
     const result = await this.store.createAccount({
@@ -279,9 +276,9 @@ export class AccountsService {
     const { requireVerifiedEmail } = this.options
     if ('conflict' in result) {
       logAuthEvent(facts, 'register.refused', { email, clientAddress: facts.clientAddress, reason: 'exists' })
-      if (!requireVerifiedEmail) return error(409, 'An account with this email already exists. Log in, or reset your password.')
+      if (!requireVerifiedEmail) return error(409, say(facts, 'register.exists'))
       sendAfterAnswering(facts.log, 'registration attempt', () => this.tellOwnerOfAttempt(email, facts))
-      return { ...success(REGISTERED_CHECK_INBOX), cookies }
+      return { ...success(say(facts, REGISTERED_CHECK_INBOX)), cookies }
     }
     const account = result.created
     logAuthEvent(facts, 'register.succeeded', { accountId: account.id, clientAddress: facts.clientAddress })
@@ -289,7 +286,7 @@ export class AccountsService {
       if (browserId !== null) await this.options.browserNotices.registeredFrom(account, browserId)
       await this.options.verification.sendLink(account, facts)
     })
-    return { ...success(requireVerifiedEmail ? REGISTERED_CHECK_INBOX : REGISTERED), cookies }
+    return { ...success(say(facts, requireVerifiedEmail ? REGISTERED_CHECK_INBOX : 'register.done')), cookies }
   }
 
   /** "Someone tried to register with your address", at most once an hour per account. */
@@ -301,7 +298,7 @@ export class AccountsService {
       return
     }
     const delivery = await this.options.mailer.send(registrationAttemptEmail({
-      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`, messages: await emailMessages(facts.locale)
+      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`, messages: emailMessages(facts.locale)
     }))
     logAuthEvent(facts, 'register.attempt-notice-sent', { accountId: account.id, ...delivery })
   }
@@ -312,10 +309,10 @@ export class AccountsService {
    */
   async requestPasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const email = parseEmail((body as { email?: unknown } | null)?.email)
-    if (!email.ok) return error(400, email.error)
+    if (!email.ok) return error(400, say(facts, email.error))
     logAuthEvent(facts, 'reset.requested', { email: email.value, clientAddress: facts.clientAddress })
     sendAfterAnswering(facts.log, 'password reset', () => this.sendResetEmail(email.value, facts))
-    return success('If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.')
+    return success(say(facts, 'resetPassword.sent'))
   }
 
   private async sendResetEmail (email: string, audit: EmailAudience): Promise<void> {
@@ -330,7 +327,7 @@ export class AccountsService {
     await this.store.insertResetToken(hashToken(token), account.id, now + RESET_TOKEN_TTL_MS)
     const link = `${this.options.publicUrl}/?view=setPassword&token=${token}`
     const delivery = await this.options.mailer.send(passwordResetEmail({
-      to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000, messages: await emailMessages(audit.locale)
+      to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000, messages: emailMessages(audit.locale)
     }))
     // The log says where the email went, never the link: it holds a live token.
     logAuthEvent(audit, 'reset.email-sent', { accountId: account.id, ...delivery })
@@ -339,13 +336,13 @@ export class AccountsService {
   /** Completes a reset: a new password, the account's links used up, every session of the account ended. */
   async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parsePasswordChange(body)
-    if (!parsed.ok) return error(400, parsed.error)
+    if (!parsed.ok) return error(400, say(facts, parsed.error))
     const passwordHash = await this.hash(parsed.value.password, facts.signal)
     const now = Date.now()
     const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
     if (accountId === null) {
       logAuthEvent(facts, 'reset.refused', { clientAddress: facts.clientAddress })
-      return error(400, 'This password reset link is invalid, used or expired. Please request a new one.')
+      return error(400, say(facts, 'resetPassword.linkRefused'))
     }
     await this.store.updatePasswordHash(accountId, passwordHash)
     // The link came by email: whoever opened it holds the address.
@@ -359,7 +356,7 @@ export class AccountsService {
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
-    return success('Your password has been changed. You can now log in with it.')
+    return success(say(facts, 'resetPassword.done'))
   }
 
   /**
@@ -376,17 +373,17 @@ export class AccountsService {
 
   /** Google login: the ID token decides who this is; the account must exist already. */
   async googleLogin (credential: GoogleCredential, context: Parsed<LoginContext>, facts: RequestFacts): Promise<Answer> {
-    if (!context.ok) return error(400, context.error)
+    if (!context.ok) return error(400, say(facts, context.error))
     const verification = await this.options.verifyGoogleToken(credential)
     if ('refused' in verification) {
       logAuthEvent(facts, 'google.login.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
-      return error(401, 'Google login failed.')
+      return error(401, say(facts, 'google.loginFailed'))
     }
     const { subject, email } = verification.identity
     const account = await this.store.findAccountByGoogleSubject(subject) ?? await this.claimForGoogle(email, subject, facts)
     if (account === null) {
       logAuthEvent(facts, 'google.login.failed', { email, reason: 'no account' })
-      return error(404, 'No account is registered with this Google account yet. Sign up with Google first.')
+      return error(404, say(facts, 'google.noAccount'))
     }
     const secondFactor = await this.secondFactorStep(account, context.value, 'google', facts)
     return secondFactor ?? await this.completeLogin(account, context.value, 'google', facts)
@@ -402,7 +399,7 @@ export class AccountsService {
     const verification = await this.options.verifyGoogleToken(credential)
     if ('refused' in verification) {
       logAuthEvent(facts, 'google.register.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
-      return error(401, 'Google register failed.')
+      return error(401, say(facts, 'google.registerFailed'))
     }
     const { subject, email } = verification.identity
     // Google vouches for the address: the verifier refuses a token whose email_verified is not true.
@@ -411,15 +408,13 @@ export class AccountsService {
     })
     if ('conflict' in result) {
       if (result.conflict === 'email' && await this.claimForGoogle(email, subject, facts) !== null) {
-        return success('Your account is now tied to your Google account. You can now log in with Google.')
+        return success(say(facts, 'google.claimed'))
       }
       logAuthEvent(facts, 'google.register.failed', { email, reason: result.conflict })
-      return error(409, result.conflict === 'google-subject'
-        ? 'This Google account is already registered. Log in with Google.'
-        : 'An account with this email already exists. Log in with your password.')
+      return error(409, say(facts, result.conflict === 'google-subject' ? 'google.alreadyRegistered' : 'google.emailTaken'))
     }
     logAuthEvent(facts, 'google.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
-    return success('Your account has been created with Google. You can now log in with Google.')
+    return success(say(facts, 'google.registered'))
   }
 
   /**
@@ -436,22 +431,22 @@ export class AccountsService {
   }
 
   async refresh (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
-    if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, 'A refresh token is required.')
+    if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, say(facts, 'session.refreshRequired'))
     const outcome = await this.options.tokens.rotate(refreshToken)
     if ('refused' in outcome) {
       logAuthEvent(facts, outcome.refused === 'reused' ? 'token.reuse-detected' : 'token.refused', {
         clientAddress: facts.clientAddress, reason: outcome.refused
       })
-      return error(401, 'Your session has ended. Please log in again.')
+      return error(401, say(facts, 'session.ended'))
     }
     logAuthEvent(facts, 'token.refreshed', { accountId: outcome.accountId, clientAddress: facts.clientAddress })
     return { status: 200, body: { ...outcome.tokens } }
   }
 
   async revoke (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
-    if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, 'A refresh token is required.')
+    if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, say(facts, 'session.refreshRequired'))
     await this.options.tokens.revoke(refreshToken)
     logAuthEvent(facts, 'token.revoked', { clientAddress: facts.clientAddress })
-    return success('You have been logged out.')
+    return success(say(facts, 'session.loggedOut'))
   }
 }

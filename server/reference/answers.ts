@@ -49,12 +49,20 @@ function clientGoneSignal (reply: FastifyReply): AbortSignal {
   return controller.signal
 }
 
+/**
+ * The language a request is answered in: its Accept-Language among the
+ * shipped languages, English when none fits (the page sends its own).
+ */
+export function requestLocale (request: FastifyRequest): Locale {
+  return chooseLocale({ acceptLanguage: request.headers['accept-language'], defaultLocale: 'en' })
+}
+
 export function requestFacts (request: FastifyRequest, reply: FastifyReply, pseudonyms: EmailPseudonyms): RequestFacts {
   return {
     log: request.log,
     pseudonyms,
     clientAddress: request.ip,
-    locale: chooseLocale({ acceptLanguage: request.headers['accept-language'], defaultLocale: 'en' }),
+    locale: requestLocale(request),
     browser: { cookieHeader: request.headers.cookie, userAgent: request.headers['user-agent'] },
     signal: clientGoneSignal(reply)
   }

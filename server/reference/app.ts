@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
 import type { BrowserNotices } from './browser-notices.js'
 import type { EmailVerification } from './email-verification.js'
-import { requestFacts as factsOf, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './answers.js'
+import { say } from './answer-texts.js'
+import { requestFacts as factsOf, requestLocale, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './answers.js'
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson } from './error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
@@ -113,7 +114,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await countSsoSignIn(sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
     }
-    return sendAnswer(reply, { status: 400, body: { error: 'This sign-in method is not supported.' } })
+    return sendAnswer(reply, { status: 400, body: { error: say({ locale: requestLocale(request) }, 'method.loginUnsupported') } })
   })
 
   app.post('/auth/register', async (request, reply) => {
@@ -122,7 +123,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request, reply)))
     }
-    return sendAnswer(reply, { status: 400, body: { error: 'This sign-up method is not supported.' } })
+    return sendAnswer(reply, { status: 400, body: { error: say({ locale: requestLocale(request) }, 'method.signUpUnsupported') } })
   })
 
   if (passkeys !== null) {

@@ -100,7 +100,7 @@ export class BrowserNotices {
       facts: { at: new Date(signIn.at), browser: describeBrowser(signIn.userAgent), address: signIn.clientAddress },
       link,
       validDays: END_SESSIONS_LINK_TTL_MS / 86_400_000,
-      messages: await emailMessages(audit.locale)
+      messages: emailMessages(audit.locale)
     }))
     logAuthEvent(audit, 'browser.notice-sent', { accountId: account.id, ...delivery })
   }

@@ -5,6 +5,8 @@ import {
   CheckDomainAuthorizationResponse,
   CheckDomainAuthorizationResponse_Authorization as Authorization
 } from '../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
+import { requestLocale } from './answers.js'
+import { say } from './answer-texts.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { decodeBase64Chunks, decodeFrames, DATA_FRAME, encodeFrame, encodeTrailers, isCompressed, MalformedFramesError } from '../shared/grpc-web-frames.js'
 
@@ -57,7 +59,7 @@ export async function edgeAuthResponder (app: FastifyInstance, options: EdgeAuth
   app.post(CHECK_DOMAIN_AUTHORIZATION_PATH, async (request, reply) => {
     const text = isText(request.headers['content-type'])
     if (!Buffer.isBuffer(request.body)) {
-      return reply.code(415).send({ error: 'Expected a gRPC-web request.' })
+      return reply.code(415).send({ error: say({ locale: requestLocale(request) }, 'request.grpcWebExpected') })
     }
     let domain: string
     try {

@@ -1,5 +1,6 @@
 import { pageWithNotice } from '../../common/page-notices.js'
 import { errorAnswer, successAnswer, type Answer, type EmailAudience, type RequestFacts } from './answers.js'
+import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS, type OwnerEmailing } from './email-links.js'
 import { addressVerificationEmail } from './emails/address-verification.js'
@@ -20,7 +21,7 @@ export const VERIFICATION_EMAILS_PER_HOUR = 5
 export const ADDRESS_VERIFIED_PAGE = pageWithNotice('email-verified')
 export const VERIFY_LINK_REFUSED_PAGE = pageWithNotice('verify-link-invalid')
 
-export const VERIFICATION_RESENT = 'If this address has an account that is not verified yet, we have sent it a new link. The link works once, within 24 hours.'
+const VERIFICATION_RESENT: AnswerKey = 'verification.resent'
 
 /**
  * Verified addresses: the link sent at registration (and again on request),
@@ -35,7 +36,7 @@ export class EmailVerification {
     const { store, mailer, publicUrl, productName, now } = this.options
     const link = await issueEmailLink(store, { purpose: 'verify-email', accountId: account.id, publicUrl, now: now() })
     const delivery = await mailer.send(addressVerificationEmail({
-      to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000, messages: await emailMessages(audit.locale)
+      to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000, messages: emailMessages(audit.locale)
     }))
     // Where the email went, never the link: it holds a live token.
     logAuthEvent(audit, 'verify.email-sent', { accountId: account.id, ...delivery })
@@ -57,7 +58,7 @@ export class EmailVerification {
   /** `POST verifyEmailRequest {email}`: a new link, if there is an unverified account and it is not asking too often. */
   async resend (body: unknown, facts: RequestFacts): Promise<Answer> {
     const email = parseEmail((body as { email?: unknown } | null)?.email)
-    if (!email.ok) return errorAnswer(400, email.error)
+    if (!email.ok) return errorAnswer(400, say(facts, email.error))
     logAuthEvent(facts, 'verify.requested', { email: email.value, clientAddress: facts.clientAddress })
     sendAfterAnswering(facts.log, 'verification', async () => {
       const { store, now } = this.options
@@ -71,6 +72,6 @@ export class EmailVerification {
       }
       await this.sendLink(account, facts)
     })
-    return successAnswer(VERIFICATION_RESENT)
+    return successAnswer(say(facts, VERIFICATION_RESENT))
   }
 }

@@ -1,19 +1,19 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
+import { requestLocale } from './answers.js'
+import { say, type AnswerKey } from './answer-texts.js'
 import { PasswordWorkRefused } from './hash-gate.js'
 
 /** What a visitor reads for the request errors Fastify itself raises. */
-const READABLE_REQUEST_ERRORS: Readonly<Record<string, string>> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty.',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be JSON.',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body does not match its length.'
+const READABLE_REQUEST_ERRORS: Readonly<Record<string, AnswerKey>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'request.invalidJson',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'request.emptyBody',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'request.bodyTooLarge',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'request.notJson',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'request.lengthMismatch'
 }
 
-const UNREADABLE_REQUEST = 'The request could not be read.'
-const SERVER_FAILURE = 'Something went wrong. Please try again.'
-/** A password check refused by the hash gate (hash-gate.ts): the page shows this. */
-export const SERVICE_BUSY = 'Many people are signing in right now. Please try again in a few seconds.'
+/** A password check refused by the hash gate (hash-gate.ts): the page shows its text. */
+const SERVICE_BUSY: AnswerKey = 'failure.busy'
 
 /**
  * Answers every error of the plugin's routes as the page reads them,
@@ -28,19 +28,20 @@ export function answerErrorsAsJson (app: FastifyInstance): void {
       // Expected under load, and one per request of a burst: a line without a stack.
       request.log.info({ reason: error.reason }, 'password check refused by the hash gate')
       return reply.code(503).header('cache-control', 'no-store').header('retry-after', String(error.retryAfterSeconds))
-        .send({ error: SERVICE_BUSY })
+        .send({ error: say({ locale: requestLocale(request) }, SERVICE_BUSY) })
     }
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-    let message = SERVER_FAILURE
+    const facts = { locale: requestLocale(request) }
+    let message = say(facts, 'failure.server')
     if (status === 500) request.log.error({ err: error }, 'request failed')
-    // Fastify's own messages are for developers; errors raised by our code and plugins (a rate limit) are written for visitors.
-    else message = typeof error.code === 'string' && error.code.startsWith('FST_') ? READABLE_REQUEST_ERRORS[error.code] ?? UNREADABLE_REQUEST : error.message
+    // Fastify's own messages are for developers; errors raised by our code and plugins (a rate limit) are written for visitors, in their language.
+    else message = typeof error.code === 'string' && error.code.startsWith('FST_') ? say(facts, READABLE_REQUEST_ERRORS[error.code] ?? 'request.unreadable') : error.message
     return reply.code(status).header('cache-control', 'no-store').send({ error: message })
   })
 }
 
 /** Unknown paths answer 404 `{"error": "Not found."}`. */
 export function answerNotFoundAsJson (app: FastifyInstance): void {
-  app.setNotFoundHandler(async (_request, reply) =>
-    reply.code(404).header('cache-control', 'no-store').send({ error: 'Not found.' }))
+  app.setNotFoundHandler(async (request, reply) =>
+    reply.code(404).header('cache-control', 'no-store').send({ error: say({ locale: requestLocale(request) }, 'request.notFound') }))
 }

@@ -1,7 +1,8 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
-import { requestFacts, sendAnswer } from './answers.js'
+import { requestFacts, requestLocale, sendAnswer } from './answers.js'
+import { say } from './answer-texts.js'
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 import { answerErrorsAsJson, answerNotFoundAsJson } from './error-answers.js'
 import type { ReferenceMetrics } from './metrics.js'
@@ -34,7 +35,7 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
     max: options.perMinute,
     timeWindow: 60_000,
     ipv6Subnet: 64,
-    errorResponseBuilder: () => Object.assign(new Error('Too many requests. Please wait a minute and try again.'), { statusCode: 429 })
+    errorResponseBuilder: (request) => Object.assign(new Error(say({ locale: requestLocale(request) }, 'request.tooMany')), { statusCode: 429 })
   })
 
   app.addHook('onRequest', async (request, reply) => {
@@ -42,7 +43,7 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
     const origin = request.headers.origin
     if (origin === undefined) return
     if (!allowed.has(origin.toLowerCase())) {
-      return reply.code(403).send({ error: 'This page may not use these local accounts.' })
+      return reply.code(403).send({ error: say({ locale: requestLocale(request) }, 'request.originNotAllowed') })
     }
     reply.header('access-control-allow-origin', origin)
   })

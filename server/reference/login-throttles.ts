@@ -1,5 +1,6 @@
 import { addressRange, normaliseAddress } from '../shared/address-range.js'
 import { emailKey } from './store/email-key.js'
+import type { AnswerText } from './answer-texts.js'
 
 /**
  * The rules by which failed password logins slow and lock further attempts
@@ -87,8 +88,9 @@ export function lockKey (email: string, where: { readonly clientAddress: string,
 }
 
 /** The text of a 429 answer for a lock until `lockedUntil`. */
-export function waitMessage (lockedUntil: number, now: number): string {
+export function waitMessage (lockedUntil: number, now: number): AnswerText {
   const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
-  const wait = seconds === 1 ? '1 second' : seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`
-  return `Too many failed attempts. Please wait ${wait} and try again.`
+  // One key per form, whole sentences: each language words a count its own way.
+  if (seconds === 1) return 'login.lockedOneSecond'
+  return seconds < 120 ? { key: 'login.lockedSeconds', params: { seconds } } : { key: 'login.lockedMinutes', params: { minutes: Math.ceil(seconds / 60) } }
 }

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { requestLocale } from './answers.js'
+import { say } from './answer-texts.js'
 import type { ReferenceMetrics } from './metrics.js'
 
 /**
@@ -34,7 +36,7 @@ export async function referenceMetricsRoute (app: FastifyInstance, options: { me
     const presented = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1]
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
       request.log.warn('a metrics request without the edge\'s token was refused')
-      return reply.code(401).header('cache-control', 'no-store').send({ error: 'The metrics are for the edge only.' })
+      return reply.code(401).header('cache-control', 'no-store').send({ error: say({ locale: requestLocale(request) }, 'request.metricsForEdgeOnly') })
     }
     return reply.header('content-type', options.metrics.contentType).header('cache-control', 'no-store').send(await options.metrics.text())
   })

@@ -1,5 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { asBody, type Parsed } from './validation.js'
+import type { AnswerKey } from './answer-texts.js'
 
 /**
  * The shapes of the passkey calls' bodies (docs/passkeys.md), checked before
@@ -16,7 +17,7 @@ const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-
 const BASE64URL = /^[\w-]*$/
 
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value })
-const MALFORMED = 'This passkey response is malformed.'
+const MALFORMED: AnswerKey = 'passkey.malformed'
 const fail = <T>(): Parsed<T> => ({ ok: false, error: MALFORMED })
 
 function isBase64url (value: unknown, maxLength: number, minLength = 1): value is string {
@@ -84,5 +85,5 @@ export function parseRegistrationResponse (body: unknown): Parsed<RegistrationRe
 export function parseConditional (body: unknown): Parsed<boolean> {
   const conditional = asBody(body).conditional
   if (conditional === undefined) return ok(false)
-  return typeof conditional === 'boolean' ? ok(conditional) : { ok: false, error: 'conditional must be true or false.' }
+  return typeof conditional === 'boolean' ? ok(conditional) : { ok: false, error: 'passkey.conditionalInvalid' }
 }

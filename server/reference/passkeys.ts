@@ -7,6 +7,7 @@ import {
 import type { PasskeySettings } from '../shared/passkey-config.js'
 import type { AccountsService } from './accounts-service.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from './answers.js'
+import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import { describeBrowser } from './browser-names.js'
 import type { BrowserNotices } from './browser-notices.js'
@@ -26,10 +27,8 @@ import type { TokenService } from './tokens.js'
 import { parseLoginContext } from './validation.js'
 
 export const UNKNOWN_CREDENTIAL_REASON = 'unknown_credential'
-const NOT_VERIFIED = 'This passkey could not be verified. Please try again, or sign in with your password.'
-const NO_CHALLENGE = 'This passkey request has expired or was started in another browser or tab. Please try again.'
-const UNKNOWN_CREDENTIAL = 'This passkey is not registered here. It may have been removed. Sign in with your password.'
-const SIGNED_OUT = 'Please sign in again to create a passkey.'
+const NOT_VERIFIED: AnswerKey = 'passkey.notVerified'
+const NOT_CREATED: AnswerKey = 'passkey.notCreated'
 
 export interface PasskeysOptions {
   readonly store: AccountStore
@@ -121,34 +120,34 @@ export class Passkeys {
     const throttle = await this.store.readLoginThrottle(throttleKey)
     if (throttle.lockedUntil > Date.now()) {
       logAuthEvent(facts, 'passkey.login.throttled', { clientAddress: facts.clientAddress })
-      return error(429, waitMessage(throttle.lockedUntil, Date.now()))
+      return error(429, say(facts, waitMessage(throttle.lockedUntil, Date.now())))
     }
     const context = parseLoginContext(body)
-    if (!context.ok) return error(400, context.error)
+    if (!context.ok) return error(400, say(facts, context.error))
     const parsed = parseAuthenticationResponse(body)
     if (!parsed.ok) {
       logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason: 'malformed' })
-      return error(400, parsed.error)
+      return error(400, say(facts, parsed.error))
     }
     const response = parsed.value
     // Taken before anything else is checked: a response is worth one try.
     const challenge = await this.takeChallenge(facts)
     if (challenge === null || challenge.purpose !== 'login') {
       logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason: 'no-challenge' })
-      return spent(error(400, NO_CHALLENGE))
+      return spent(error(400, say(facts, 'passkey.noChallenge')))
     }
-    const failed = async (status: number, message: string, reason: string, details: Record<string, unknown> = {}): Promise<Answer> => {
+    const failed = async (status: number, message: AnswerKey, reason: string, details: Record<string, unknown> = {}): Promise<Answer> => {
       const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
       if (loginLockDuration(failure.failures) > 0) this.options.metrics.lockout('passkey')
       logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason, failures: failure.failures, ...details })
-      return spent(error(status, message, status === 401 && reason === 'unknown-credential'
+      return spent(error(status, say(facts, message), status === 401 && reason === 'unknown-credential'
         ? { reason: UNKNOWN_CREDENTIAL_REASON, credential_id: response.id }
         : {}))
     }
 
     const credential = await this.store.findPasskey(response.id)
     const account = credential === null ? null : await this.store.findAccountById(credential.accountId)
-    if (credential === null || account === null) return failed(401, UNKNOWN_CREDENTIAL, 'unknown-credential')
+    if (credential === null || account === null) return failed(401, 'passkey.unknown', 'unknown-credential')
     if (response.response.userHandle !== await this.store.passkeyUserHandle(account.id)) {
       return failed(401, NOT_VERIFIED, 'user-handle', { accountId: account.id })
     }
@@ -214,10 +213,10 @@ export class Passkeys {
     const account = await this.bearer(authToken)
     if (account === null) {
       logAuthEvent(facts, 'passkey.register.refused', { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
-      return error(401, SIGNED_OUT)
+      return error(401, say(facts, 'passkey.signedOut'))
     }
     const conditional = parseConditional(body)
-    if (!conditional.ok) return error(400, conditional.error)
+    if (!conditional.ok) return error(400, say(facts, conditional.error))
     const userHandle = (await this.store.passkeyUserHandle(account.id))!
     const existing = await this.store.listPasskeys(account.id)
     const options = await generateRegistrationOptions({
@@ -245,21 +244,21 @@ export class Passkeys {
     const account = await this.bearer(authToken)
     if (account === null) {
       logAuthEvent(facts, 'passkey.register.refused', { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
-      return error(401, SIGNED_OUT)
+      return error(401, say(facts, 'passkey.signedOut'))
     }
-    const refused = (status: number, message: string, reason: string): Answer => {
+    const refused = (status: number, message: AnswerKey, reason: string): Answer => {
       logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason })
-      return spent(error(status, message))
+      return spent(error(status, say(facts, message)))
     }
     const parsed = parseRegistrationResponse(body)
     if (!parsed.ok) {
       // Before the challenge is taken: it stays, and so does its cookie.
       logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'malformed' })
-      return error(400, parsed.error)
+      return error(400, say(facts, parsed.error))
     }
     const challenge = await this.takeChallenge(facts)
     if (challenge === null || challenge.purpose === 'login' || challenge.accountId !== account.id) {
-      return refused(400, NO_CHALLENGE, 'no-challenge')
+      return refused(400, 'passkey.noChallenge', 'no-challenge')
     }
     // The specification's one exception: a conditional create may come without user presence or verification.
     const conditional = challenge.purpose === 'register-conditional'
@@ -274,11 +273,11 @@ export class Passkeys {
         requireUserVerification: !conditional
       })
     } catch (failure) {
-      return refused(400, 'This passkey could not be created. Please try again.', refusalReason(failure))
+      return refused(400, NOT_CREATED, refusalReason(failure))
     }
-    if (!verification.verified) return refused(400, 'This passkey could not be created. Please try again.', 'invalid')
+    if (!verification.verified) return refused(400, NOT_CREATED, 'invalid')
     const info = verification.registrationInfo
-    if (info.credential.id !== parsed.value.id) return refused(400, 'This passkey could not be created. Please try again.', 'id-mismatch')
+    if (info.credential.id !== parsed.value.id) return refused(400, NOT_CREATED, 'id-mismatch')
     const now = this.options.now()
     const stored = await this.store.insertPasskey({
       id: info.credential.id,
@@ -292,10 +291,10 @@ export class Passkeys {
       createdAt: now,
       lastUsedAt: null
     })
-    if (!stored) return refused(409, 'This passkey is registered already.', 'exists')
+    if (!stored) return refused(409, 'passkey.exists', 'exists')
     logAuthEvent(facts, 'passkey.register.succeeded', {
       accountId: account.id, clientAddress: facts.clientAddress, conditional, backedUp: info.credentialBackedUp
     })
-    return spent(successAnswer('Your passkey has been created. Next time, sign in with it.'))
+    return spent(successAnswer(say(facts, 'passkey.created')))
   }
 }

@@ -1,4 +1,5 @@
 import type { SecondFactorSettings } from '../shared/second-factor-config.js'
+import { say, type AnswerKey } from './answer-texts.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from './answers.js'
 import { logAuthEvent, type AuthEvent } from './audit.js'
 import { loginLockDuration, waitMessage } from './login-throttles.js'
@@ -21,13 +22,9 @@ export const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
 /** How long a secret from enrol/start may be confirmed. */
 export const PENDING_SECRET_TTL_MS = 10 * 60 * 1000
 
-const NO_CHALLENGE = 'This sign-in has expired. Please sign in again.'
-const WRONG_CODE = 'This code is not right, or was used already. Please try again.'
-const SIGNED_OUT = 'Please sign in again to set up an authenticator app.'
-const ENROLLED = 'This account already has an authenticator app.'
-const NOT_STARTED = 'The setup of the authenticator app has expired. Please start again.'
-const MALFORMED_CODE = 'Please enter the 6 digits your authenticator app shows.'
-const MALFORMED_RECOVERY_CODE = 'A recovery code is 8 letters and digits, such as abcd-1234.'
+const NO_CHALLENGE: AnswerKey = 'secondFactor.noChallenge'
+const MALFORMED_CODE: AnswerKey = 'secondFactor.codeMalformed'
+const MALFORMED_RECOVERY_CODE: AnswerKey = 'secondFactor.recoveryCodeMalformed'
 
 /** The first factors a second may follow. */
 export type FirstFactor = 'pwd' | 'google'
@@ -61,7 +58,7 @@ export function secondFactorThrottleKey (accountId: string): string {
   return `second-factor:${accountId}`
 }
 
-type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: string }
+type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: AnswerKey }
 
 interface CodeRequest {
   readonly challenge: string | null
@@ -70,21 +67,21 @@ interface CodeRequest {
 }
 
 function parseRequest (body: unknown, { codeRequired, recoveryAllowed }: { codeRequired: boolean, recoveryAllowed: boolean }): Parsed<CodeRequest> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: 'A JSON object is required.' }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: 'request.notAnObject' }
   const fields = body as Record<string, unknown>
   const challenge = fields.challenge ?? null
   if (challenge !== null && (typeof challenge !== 'string' || challenge.length === 0 || challenge.length > 200)) {
-    return { ok: false, error: 'The challenge is not valid.' }
+    return { ok: false, error: 'secondFactor.challengeInvalid' }
   }
   const remember = fields.remember_browser ?? false
-  if (typeof remember !== 'boolean') return { ok: false, error: 'remember_browser must be true or false.' }
+  if (typeof remember !== 'boolean') return { ok: false, error: 'secondFactor.rememberInvalid' }
   let code: CodeRequest['code'] = null
   if (fields.code !== undefined) {
     if (typeof fields.code !== 'string' || !/^\d{6}$/.test(fields.code)) return { ok: false, error: MALFORMED_CODE }
     code = { totp: fields.code }
   }
   if (recoveryAllowed && fields.recovery_code !== undefined) {
-    if (code !== null) return { ok: false, error: 'Send a code or a recovery code, not both.' }
+    if (code !== null) return { ok: false, error: 'secondFactor.codeAndRecoveryCode' }
     const normalised = typeof fields.recovery_code === 'string' && fields.recovery_code.length <= 40 ? normaliseRecoveryCode(fields.recovery_code) : null
     if (normalised === null) return { ok: false, error: MALFORMED_RECOVERY_CODE }
     code = { recovery: normalised }
@@ -164,14 +161,14 @@ export class SecondFactors implements SecondFactorGate {
     const throttle = await this.store.readLoginThrottle(secondFactorThrottleKey(account.id))
     if (throttle.lockedUntil <= Date.now()) return null
     logAuthEvent(facts, 'second-factor.throttled', { accountId: account.id, clientAddress: facts.clientAddress })
-    return error(429, waitMessage(throttle.lockedUntil, Date.now()))
+    return error(429, say(facts, waitMessage(throttle.lockedUntil, Date.now())))
   }
 
   private async wrongCode (account: Account, facts: RequestFacts, event: AuthEvent, reason: string): Promise<Answer> {
     const failure = await this.store.recordLoginFailure(secondFactorThrottleKey(account.id), loginLockDuration, Date.now())
     if (loginLockDuration(failure.failures) > 0) this.options.metrics.lockout('second_factor')
     logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, reason, failures: failure.failures })
-    return error(401, WRONG_CODE)
+    return error(401, say(facts, 'secondFactor.wrongCode'))
   }
 
   /** Ends the login the challenge held: tokens for its context, amr with 'otp', and the remembered-browser cookie when asked. */
@@ -186,13 +183,13 @@ export class SecondFactors implements SecondFactorGate {
   /** `second-factor/verify`: an authenticator code or a recovery code for a login's `code` challenge. */
   async verify (body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: true })
-    if (!parsed.ok) return error(400, parsed.error)
+    if (!parsed.ok) return error(400, say(facts, parsed.error))
     const { challenge: presented, code, rememberBrowser } = parsed.value
-    if (presented === null) return error(400, 'A challenge is required.')
+    if (presented === null) return error(400, say(facts, 'secondFactor.challengeRequired'))
     const found = await this.findChallenge(presented, 'code')
     if (found === null) {
       logAuthEvent(facts, 'second-factor.refused', { clientAddress: facts.clientAddress, reason: 'no-challenge' })
-      return error(401, NO_CHALLENGE)
+      return error(401, say(facts, NO_CHALLENGE))
     }
     const { account, challenge } = found
     const locked = await this.locked(account, facts)
@@ -201,7 +198,7 @@ export class SecondFactors implements SecondFactorGate {
     if (factor?.enrolledAt == null) {
       // Removed by the admin command since the challenge was issued.
       logAuthEvent(facts, 'second-factor.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'not-enrolled' })
-      return error(401, NO_CHALLENGE)
+      return error(401, say(facts, NO_CHALLENGE))
     }
     const now = this.options.now()
     let via: 'totp' | 'recovery-code'
@@ -218,7 +215,7 @@ export class SecondFactors implements SecondFactorGate {
     }
     if (!await this.store.consumeSecondFactorChallenge(challenge.challengeHash, now)) {
       logAuthEvent(facts, 'second-factor.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'challenge-spent' })
-      return error(401, NO_CHALLENGE)
+      return error(401, say(facts, NO_CHALLENGE))
     }
     await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
     const left = via === 'recovery-code' ? await this.store.countUnusedRecoveryCodes(account.id) : undefined
@@ -234,18 +231,18 @@ export class SecondFactors implements SecondFactorGate {
       const found = await this.findChallenge(presented, 'enrol')
       if (found !== null) return found
       logAuthEvent(facts, event, { clientAddress: facts.clientAddress, reason: 'no-challenge' })
-      return error(401, NO_CHALLENGE)
+      return error(401, say(facts, NO_CHALLENGE))
     }
     const account = await this.bearer(authToken)
     if (account !== null) return { account, challenge: null }
     logAuthEvent(facts, event, { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
-    return error(401, SIGNED_OUT)
+    return error(401, say(facts, 'secondFactor.signedOut'))
   }
 
   /** `second-factor/enrol/start`: a new pending secret and its otpauth:// URI for the authenticator app. */
   async enrolStart (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRequest(body, { codeRequired: false, recoveryAllowed: false })
-    if (!parsed.ok) return error(400, parsed.error)
+    if (!parsed.ok) return error(400, say(facts, parsed.error))
     const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused')
     if ('status' in enrollee) return enrollee
     const { account } = enrollee
@@ -254,7 +251,7 @@ export class SecondFactors implements SecondFactorGate {
       account.id, this.options.secrets.seal(secret, account.id), this.options.now() + PENDING_SECRET_TTL_MS)
     if (!started) {
       logAuthEvent(facts, 'second-factor.enrol.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'enrolled' })
-      return error(409, ENROLLED)
+      return error(409, say(facts, 'secondFactor.enrolled'))
     }
     logAuthEvent(facts, 'second-factor.enrol.started', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: enrollee.challenge !== null })
     return { status: 200, body: { secret, otpauth_uri: totpFor(secret, this.options.productName, account.email).toString() } }
@@ -263,7 +260,7 @@ export class SecondFactors implements SecondFactorGate {
   /** `second-factor/enrol/confirm`: the first code stores the secret; ten recovery codes, once (and tokens during a login). */
   async enrolConfirm (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: false })
-    if (!parsed.ok) return error(400, parsed.error)
+    if (!parsed.ok) return error(400, say(facts, parsed.error))
     const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused')
     if ('status' in enrollee) return enrollee
     const { account, challenge } = enrollee
@@ -271,8 +268,8 @@ export class SecondFactors implements SecondFactorGate {
     if (locked !== null) return locked
     const factor = await this.store.findSecondFactor(account.id)
     const now = this.options.now()
-    if (factor?.enrolledAt != null) return error(409, ENROLLED)
-    if (factor === null || factor.pendingExpiresAt <= now) return error(400, NOT_STARTED)
+    if (factor?.enrolledAt != null) return error(409, say(facts, 'secondFactor.enrolled'))
+    if (factor === null || factor.pendingExpiresAt <= now) return error(400, say(facts, 'secondFactor.setupExpired'))
     const code = parsed.value.code as { totp: string }
     const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
     if (step === null) return await this.wrongCode(account, facts, 'second-factor.enrol.failed', 'wrong-code')
@@ -280,7 +277,7 @@ export class SecondFactors implements SecondFactorGate {
     const hashes = recoveryCodes.map((recovery) => this.options.recoveryCodes.hash(normaliseRecoveryCode(recovery)!))
     if (!await this.store.confirmSecondFactorEnrolment(account.id, step, hashes, now)) {
       // Another confirmation got there first, or the secret expired just now.
-      return error(409, ENROLLED)
+      return error(409, say(facts, 'secondFactor.enrolled'))
     }
     await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
     logAuthEvent(facts, 'second-factor.enrolled', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: challenge !== null })
@@ -288,7 +285,7 @@ export class SecondFactors implements SecondFactorGate {
     if (!await this.store.consumeSecondFactorChallenge(challenge.challengeHash, now)) {
       // Enrolled all the same: the next sign-in asks for a code.
       logAuthEvent(facts, 'second-factor.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'challenge-spent' })
-      return error(401, NO_CHALLENGE)
+      return error(401, say(facts, NO_CHALLENGE))
     }
     const answer = await this.finishLogin(account, challenge, parsed.value.rememberBrowser, facts)
     return answer.status === 200 ? { ...answer, body: { ...answer.body, recovery_codes: recoveryCodes } } : answer

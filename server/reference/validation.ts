@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url'
 import { COMMON_PASSWORDS } from './common-passwords.js'
 import type { LoginContext } from './tokens.js'
+import type { AnswerKey, AnswerText } from './answer-texts.js'
 
 /**
  * The rules the spec leaves to the server, applied to request bodies at the
@@ -13,10 +14,11 @@ export const NAME_MAX_LENGTH = 100
 export const CONTEXT_FIELD_MAX_LENGTH = 128
 export const MAX_ALLOWED_ORGS = 20
 
-export type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: string }
+/** A request field read, or the refusal to say (in the request's language: answer-texts.ts). */
+export type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: AnswerText }
 
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value })
-const fail = <T>(error: string): Parsed<T> => ({ ok: false, error })
+const fail = <T>(error: AnswerText): Parsed<T> => ({ ok: false, error })
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
@@ -33,9 +35,9 @@ export function asBody (body: unknown): Body {
  * characters (no dot at either end or twice in a row), a domain with a dot.
  */
 export function parseEmail (value: unknown): Parsed<string> {
-  if (typeof value !== 'string') return fail('Enter your email address.')
+  if (typeof value !== 'string') return fail('field.emailMissing')
   const email = value.trim()
-  if (email === '') return fail('Enter your email address.')
+  if (email === '') return fail('field.emailMissing')
   const at = email.lastIndexOf('@')
   const local = email.slice(0, at)
   const domain = email.slice(at + 1)
@@ -44,54 +46,67 @@ export function parseEmail (value: unknown): Parsed<string> {
     !/^\.|\.$|\.\./.test(local) &&
     !CONTROL_CHARACTERS.test(email) && asciiDomain !== '' &&
     /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/.test(asciiDomain)
-  return valid ? ok(email) : fail('Enter a valid email address.')
+  return valid ? ok(email) : fail('field.emailInvalid')
 }
 
 /** NIST SP 800-63B: 8 to 256 characters, any characters, not a commonly used password. */
 export function parseNewPassword (password: unknown, confirmation: unknown): Parsed<string> {
-  if (typeof password !== 'string' || password === '') return fail('Choose a password.')
+  if (typeof password !== 'string' || password === '') return fail('field.newPasswordMissing')
   const length = [...password].length
-  if (length < PASSWORD_MIN_LENGTH) return fail(`Your password must have at least ${PASSWORD_MIN_LENGTH} characters.`)
-  if (length > PASSWORD_MAX_LENGTH) return fail(`Your password can have at most ${PASSWORD_MAX_LENGTH} characters.`)
-  if (COMMON_PASSWORDS.has(password.toLowerCase())) return fail('This password is too common. Please choose another.')
-  if (confirmation !== password) return fail('The passwords do not match.')
+  if (length < PASSWORD_MIN_LENGTH) return fail({ key: 'field.passwordTooShort', params: { min: PASSWORD_MIN_LENGTH } })
+  if (length > PASSWORD_MAX_LENGTH) return fail({ key: 'field.passwordTooLong', params: { max: PASSWORD_MAX_LENGTH } })
+  if (COMMON_PASSWORDS.has(password.toLowerCase())) return fail('field.passwordTooCommon')
+  if (confirmation !== password) return fail('field.passwordsDiffer')
   return ok(password)
 }
 
-function parseName (value: unknown, label: string): Parsed<string | null> {
+/** A name field's refusals: each language words them around the field's own name. */
+interface NameRefusals {
+  readonly notText: AnswerKey
+  readonly tooLong: AnswerKey
+  readonly characters: AnswerKey
+}
+
+const FIRST_NAME: NameRefusals = { notText: 'field.firstNameNotText', tooLong: 'field.firstNameTooLong', characters: 'field.firstNameCharacters' }
+const LAST_NAME: NameRefusals = { notText: 'field.lastNameNotText', tooLong: 'field.lastNameTooLong', characters: 'field.lastNameCharacters' }
+
+function parseName (value: unknown, refusals: NameRefusals): Parsed<string | null> {
   if (value === undefined || value === null) return ok(null)
-  if (typeof value !== 'string') return fail(`${label} must be text.`)
+  if (typeof value !== 'string') return fail(refusals.notText)
   const name = value.trim()
   if (name === '') return ok(null)
-  if ([...name].length > NAME_MAX_LENGTH) return fail(`${label} can have at most ${NAME_MAX_LENGTH} characters.`)
-  if (CONTROL_CHARACTERS.test(name)) return fail(`${label} contains characters that are not allowed.`)
+  if ([...name].length > NAME_MAX_LENGTH) return fail({ key: refusals.tooLong, params: { max: NAME_MAX_LENGTH } })
+  if (CONTROL_CHARACTERS.test(name)) return fail(refusals.characters)
   return ok(name)
 }
 
-function parseContextField (value: unknown, label: string): Parsed<string | null> {
+function parseContextField (value: unknown, invalid: AnswerKey): Parsed<string | null> {
   if (value === undefined || value === null || value === '') return ok(null)
   if (typeof value !== 'string' || value.length > CONTEXT_FIELD_MAX_LENGTH || CONTROL_CHARACTERS.test(value)) {
-    return fail(`The ${label} is not valid.`)
+    return fail(invalid)
   }
   return ok(value)
 }
 
-/** An organisation's name, as memberships store it and logins name it. */
-export function parseOrganization (value: unknown): Parsed<string> {
-  const parsed = parseContextField(value, 'organisation')
-  if (!parsed.ok) return fail(`An organisation's name has at most ${CONTEXT_FIELD_MAX_LENGTH} characters and no control characters.`)
-  if (parsed.value === null) return fail('Name an organisation.')
-  return ok(parsed.value)
+/**
+ * An organisation's name, as memberships store it and logins name it. Only
+ * the operator's command line (admin.ts) reads it, and that speaks English.
+ */
+export function parseOrganization (value: unknown): { readonly ok: true, readonly value: string } | { readonly ok: false, readonly error: string } {
+  const parsed = parseContextField(value, 'context.allowedOrganisationsInvalid')
+  if (!parsed.ok) return { ok: false, error: `An organisation's name has at most ${CONTEXT_FIELD_MAX_LENGTH} characters and no control characters.` }
+  if (parsed.value === null) return { ok: false, error: 'Name an organisation.' }
+  return { ok: true, value: parsed.value }
 }
 
 function parseAllowedOrgs (value: unknown): Parsed<readonly string[]> {
   if (value === undefined || value === null) return ok([])
   const list = typeof value === 'string' ? [value] : value
-  if (!Array.isArray(list) || list.length > MAX_ALLOWED_ORGS) return fail('The list of allowed organisations is not valid.')
+  if (!Array.isArray(list) || list.length > MAX_ALLOWED_ORGS) return fail('context.allowedOrganisationsInvalid')
   const organizations: string[] = []
   for (const item of list) {
-    const parsed = parseContextField(item, 'organisation')
-    if (!parsed.ok) return fail('The list of allowed organisations is not valid.')
+    const parsed = parseContextField(item, 'context.allowedOrganisationsInvalid')
+    if (!parsed.ok) return fail('context.allowedOrganisationsInvalid')
     if (parsed.value !== null && !organizations.includes(parsed.value)) organizations.push(parsed.value)
   }
   return ok(organizations)
@@ -102,9 +117,9 @@ export function parseLoginContext (raw: unknown): Parsed<LoginContext> {
   const body = asBody(raw)
   const organizations = parseAllowedOrgs(body.insecure_allowed_orgs)
   if (!organizations.ok) return organizations
-  const resourceType = parseContextField(body.resource_type, 'resource type')
+  const resourceType = parseContextField(body.resource_type, 'context.resourceTypeInvalid')
   if (!resourceType.ok) return resourceType
-  const clusterName = parseContextField(body.cluster_name, 'cluster name')
+  const clusterName = parseContextField(body.cluster_name, 'context.clusterNameInvalid')
   if (!clusterName.ok) return clusterName
   return ok({ organizations: organizations.value, resourceType: resourceType.value, clusterName: clusterName.value })
 }
@@ -119,8 +134,8 @@ export function parsePasswordLogin (raw: unknown): Parsed<PasswordLogin> {
   const body = asBody(raw)
   const email = parseEmail(body.email)
   if (!email.ok) return email
-  if (typeof body.password !== 'string' || body.password === '') return fail('Enter your password.')
-  if ([...body.password].length > PASSWORD_MAX_LENGTH) return fail('Invalid email or password.')
+  if (typeof body.password !== 'string' || body.password === '') return fail('field.passwordMissing')
+  if ([...body.password].length > PASSWORD_MAX_LENGTH) return fail('login.invalidCredentials')
   const context = parseLoginContext(body)
   if (!context.ok) return context
   return ok({ email: email.value, password: body.password, context: context.value })
@@ -135,9 +150,9 @@ export interface Registration {
 
 export function parseRegistration (raw: unknown): Parsed<Registration> {
   const body = asBody(raw)
-  const firstName = parseName(body.first_name, 'First name')
+  const firstName = parseName(body.first_name, FIRST_NAME)
   if (!firstName.ok) return firstName
-  const lastName = parseName(body.last_name, 'Last name')
+  const lastName = parseName(body.last_name, LAST_NAME)
   if (!lastName.ok) return lastName
   const email = parseEmail(body.email)
   if (!email.ok) return email
@@ -154,7 +169,7 @@ export interface PasswordChange {
 export function parsePasswordChange (raw: unknown): Parsed<PasswordChange> {
   const body = asBody(raw)
   if (typeof body.token !== 'string' || !/^[\w-]{20,100}$/.test(body.token)) {
-    return fail('This password reset link is not valid. Please request a new one.')
+    return fail('resetPassword.linkMalformed')
   }
   const password = parseNewPassword(body.password, body.confirm_password)
   if (!password.ok) return password

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE } from '../../common/page-texts.js'
 import { english, markedGermanMessages } from '../fixtures/messages.js'
-import { SERVICE_BUSY } from '../../server/reference/error-answers.js'
+import englishAnswers from '../../server/reference/messages/en.json' with { type: 'json' }
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../fixtures/edge-auth.js'
 import { eventually, renderPage, startBackend } from '../fixtures/page.js'
@@ -47,8 +47,8 @@ const faults: Array<[string, Handler | 'refuses', string]> = [
   ['answers 500 with JSON but no message', jsonAnswer(500, { detail: 'x' }), english('error.GENERIC')],
   ['sheds load: 503 with Retry-After and its text', (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
-    response.end(JSON.stringify({ error: SERVICE_BUSY }))
-  }, SERVICE_BUSY],
+    response.end(JSON.stringify({ error: englishAnswers['failure.busy'] }))
+  }, englishAnswers['failure.busy']],
   ['sheds load: 503 with Retry-After and no text', (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
     response.end('{}')

@@ -1,7 +1,8 @@
 // The shipped catalogues, as a test: every language has exactly English's
 // keys, each text says something and keeps English's placeholders, and no
 // key lingers that nothing says any more. The same holds for the reference
-// service's emails, whose catalogues sit beside them.
+// service's emails and for its answers' texts (errors and successes), whose
+// catalogues sit beside them.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,10 +11,11 @@ import { LOCALES, placeholdersOf } from '../../common/message-catalogue.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-/** The two families of catalogues: one file per locale in each folder, `en.json` the reference. */
+/** The families of catalogues: one file per locale in each folder, `en.json` the reference. */
 const FAMILIES = [
   { name: 'page', folder: 'common/messages' },
-  { name: 'email', folder: 'server/reference/emails/messages' }
+  { name: 'email', folder: 'server/reference/emails/messages' },
+  { name: 'answer', folder: 'server/reference/messages' }
 ] as const
 
 /** Where a key must be written as a string literal to count as used (test/ does not count). */

@@ -1,3 +1,4 @@
+import type { AnswerText } from '../answer-texts.js'
 import { parseEmail } from '../validation.js'
 import { connectionDomainOf } from './connections.js'
 
@@ -18,7 +19,7 @@ export interface AcceptedIdentity {
 /** Accepted, or refused with a message for the visitor and a reason for the log. */
 export type Acceptance =
   | { readonly ok: true, readonly value: AcceptedIdentity }
-  | { readonly ok: false, readonly error: string, readonly reason: string }
+  | { readonly ok: false, readonly error: AnswerText, readonly reason: string }
 
 /**
  * Whether a verified answer may sign someone in for `domain`. The operator
@@ -27,21 +28,21 @@ export type Acceptance =
  */
 export function acceptIdentity (identity: AssertedIdentity, domain: string): Acceptance {
   if (identity.email === null) {
-    return { ok: false, error: 'Your identity provider did not share your email address.', reason: 'no email in the answer' }
+    return { ok: false, error: 'sso.noEmail', reason: 'no email in the answer' }
   }
   const email = parseEmail(identity.email)
   if (!email.ok) {
-    return { ok: false, error: 'Your identity provider shared an email address that is not valid.', reason: 'invalid email' }
+    return { ok: false, error: 'sso.emailInvalid', reason: 'invalid email' }
   }
   if (connectionDomainOf(email.value) !== domain) {
     return {
       ok: false,
-      error: `Your identity provider signed you in with an address outside ${domain}.`,
+      error: { key: 'sso.outsideDomain', params: { domain } },
       reason: 'email outside the connection domain'
     }
   }
   if (identity.emailVerified === false) {
-    return { ok: false, error: 'Your identity provider has not verified your email address.', reason: 'email not verified' }
+    return { ok: false, error: 'sso.emailNotVerified', reason: 'email not verified' }
   }
   return { ok: true, value: { subject: identity.subject, email: email.value } }
 }

@@ -28,10 +28,10 @@ export function parseSsoStart (raw: unknown): Parsed<SsoStart> {
   const email = parseEmail(body.email)
   if (!email.ok) return email
   const source = body.source ?? 'login'
-  if (source !== 'login' && source !== 'register') return { ok: false, error: 'The source of the sign-in is not valid.' }
+  if (source !== 'login' && source !== 'register') return { ok: false, error: 'sso.sourceInvalid' }
   const redirect = body.redirect ?? null
   if (redirect !== null && (typeof redirect !== 'string' || redirect.length > REDIRECT_MAX_LENGTH || CONTROL_CHARACTERS.test(redirect))) {
-    return { ok: false, error: 'The redirect target is not valid.' }
+    return { ok: false, error: 'sso.redirectInvalid' }
   }
   const context = parseLoginContext(body)
   if (!context.ok) return context
@@ -63,9 +63,9 @@ export interface SsoLoginCompletion extends SsoCompletion {
 
 function parseCompletion (body: Body, methodField: 'login_method' | 'register_method'): Parsed<SsoCompletion> {
   const method = body[methodField]
-  if (method !== 'OIDC' && method !== 'SAML') return { ok: false, error: 'This sign-in method is not supported.' }
+  if (method !== 'OIDC' && method !== 'SAML') return { ok: false, error: 'method.loginUnsupported' }
   if (typeof body.id !== 'string' || !PAGE_ID_FORMAT.test(body.id)) {
-    return { ok: false, error: 'This single sign-on link is not valid. Please sign in again.' }
+    return { ok: false, error: 'sso.linkInvalid' }
   }
   return { ok: true, value: { protocol: method === 'OIDC' ? 'oidc' : 'saml', id: body.id } }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { requestFacts as factsOf, type RequestFacts } from '../answers.js'
+import { say } from '../answer-texts.js'
+import { requestFacts as factsOf, requestLocale, type RequestFacts } from '../answers.js'
 import type { EmailPseudonyms } from '../email-pseudonyms.js'
 import type { SsoCompletion } from './sso-completion.js'
 import { SSO_PATHS, type SsoFlows, type SsoReply } from './sso-flows.js'
@@ -53,7 +54,7 @@ export async function ssoRoutes (app: FastifyInstance, options: { readonly sso: 
   app.get(SSO_PATHS.samlMetadata, async (request, reply) => {
     const domain = (request.query as Record<string, unknown>).domain
     const metadata = flows.samlMetadata(typeof domain === 'string' ? domain : null)
-    if ('error' in metadata) return reply.code(metadata.status).header('cache-control', 'no-store').send({ error: metadata.error })
+    if ('error' in metadata) return reply.code(metadata.status).header('cache-control', 'no-store').send({ error: say({ locale: requestLocale(request) }, metadata.error) })
     return reply.type('application/samlmetadata+xml').header('cache-control', 'public, max-age=300').send(metadata.xml)
   })
 }

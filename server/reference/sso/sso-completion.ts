@@ -1,6 +1,7 @@
 import type { AccountClaims } from '../account-claims.js'
 import type { AccountsService } from '../accounts-service.js'
 import type { Answer, RequestFacts } from '../answers.js'
+import { say, type AnswerKey } from '../answer-texts.js'
 import { logAuthEvent } from '../audit.js'
 import type { Account, AccountStore, SsoIdentity } from '../store/account-store.js'
 import { emailKey } from '../store/email-key.js'
@@ -9,10 +10,7 @@ import { parseSsoLoginCompletion, parseSsoRegisterCompletion, type SsoCompletion
 import type { SsoReply } from './sso-flows.js'
 import { bindingMatches, clearedStateCookie, readBinding } from './state-cookie.js'
 
-export const SSO_LINK_REFUSED = 'This single sign-on link is invalid, used, expired or was opened in another browser. Please sign in again.'
-const ACCOUNT_EXISTS = 'An account with this email already exists. Log in with single sign-on.'
-const REGISTERED = 'Your account has been created. You can now log in with single sign-on.'
-const CLAIMED = 'Your account is now tied to single sign-on. You can now log in with it.'
+const SSO_LINK_REFUSED: AnswerKey = 'sso.linkRefused'
 
 export interface SsoCompletionOptions {
   readonly store: AccountStore
@@ -23,7 +21,7 @@ export interface SsoCompletionOptions {
 
 /** Every completion answer removes the state cookie: the sign-in it guarded is over either way. */
 const reply = (answer: Answer): SsoReply => ({ kind: 'answer', answer, cookie: clearedStateCookie() })
-const refused = (): SsoReply => reply({ status: 401, body: { error: SSO_LINK_REFUSED } })
+const refused = (facts: RequestFacts): SsoReply => reply({ status: 401, body: { error: say(facts, SSO_LINK_REFUSED) } })
 
 /**
  * The page's automatic completion of single sign-on (`v2/auth/login` with
@@ -80,12 +78,12 @@ export class SsoCompletion {
   /** `v2/auth/login` with `login_method` OIDC or SAML. */
   async login (body: unknown, cookieHeader: string | undefined, facts: RequestFacts): Promise<SsoReply> {
     const parsed = parseSsoLoginCompletion(body)
-    if (!parsed.ok) return reply({ status: 400, body: { error: parsed.error } })
+    if (!parsed.ok) return reply({ status: 400, body: { error: say(facts, parsed.error) } })
     const identity = await this.takeIdentity(parsed.value, cookieHeader, facts)
-    if (identity === null) return refused()
+    if (identity === null) return refused(facts)
     if (emailKey(identity.email) !== emailKey(parsed.value.email)) {
       logAuthEvent(facts, 'sso.refused', { clientAddress: facts.clientAddress, protocol: identity.protocol, reason: 'email differs from the asserted one' })
-      return refused()
+      return refused(facts)
     }
     const account = await this.findOrCreateAccount(identity.email, facts)
     return reply(await this.options.accounts.completeLogin(account, parsed.value.context, 'sso', facts))
@@ -94,9 +92,9 @@ export class SsoCompletion {
   /** `auth/register` with `register_method` OIDC or SAML. */
   async register (body: unknown, cookieHeader: string | undefined, facts: RequestFacts): Promise<SsoReply> {
     const parsed = parseSsoRegisterCompletion(body)
-    if (!parsed.ok) return reply({ status: 400, body: { error: parsed.error } })
+    if (!parsed.ok) return reply({ status: 400, body: { error: say(facts, parsed.error) } })
     const identity = await this.takeIdentity(parsed.value, cookieHeader, facts)
-    if (identity === null) return refused()
+    if (identity === null) return refused(facts)
     const result = await this.store.createAccount({
       email: identity.email, firstName: null, lastName: null, passwordHash: null, googleSubject: null, emailVerifiedAt: this.options.now()
     })
@@ -104,12 +102,12 @@ export class SsoCompletion {
       const existing = await this.store.findAccountByEmail(identity.email)
       if (existing !== null && existing.emailVerifiedAt === null) {
         await this.options.claims.claimIfUnverified(existing, { via: 'sso' }, facts)
-        return reply({ status: 200, body: { success: CLAIMED } })
+        return reply({ status: 200, body: { success: say(facts, 'sso.claimed') } })
       }
       logAuthEvent(facts, 'register.refused', { email: identity.email, clientAddress: facts.clientAddress, reason: 'exists' })
-      return reply({ status: 409, body: { error: ACCOUNT_EXISTS } })
+      return reply({ status: 409, body: { error: say(facts, 'sso.accountExists') } })
     }
     logAuthEvent(facts, 'sso.register.succeeded', { accountId: result.created.id, clientAddress: facts.clientAddress })
-    return reply({ status: 200, body: { success: REGISTERED } })
+    return reply({ status: 200, body: { success: say(facts, 'sso.registered') } })
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Answer, RequestFacts } from '../answers.js'
+import { say, type AnswerKey, type AnswerText } from '../answer-texts.js'
 import { logAuthEvent } from '../audit.js'
 import type { AccountStore, SsoTransaction } from '../store/account-store.js'
 import { hashToken, newOpaqueToken } from '../tokens.js'
@@ -26,11 +27,10 @@ export const SSO_ID_TTL_MS = 10 * 60 * 1000
 /** The ACS hands over to the same-site step at once; the hand-over lives only this long. */
 export const SAML_HANDOVER_TTL_MS = 2 * 60 * 1000
 
-export const SSO_NOT_SET_UP = 'Single sign-on is not set up for this email domain.'
-const PROVIDER_UNREACHABLE = 'The single sign-on provider for this domain could not be reached. Please try again later.'
-const NOT_THIS_BROWSER = 'This single sign-on attempt has expired or was not started in this browser. Please try again.'
-const NOT_VERIFIED = 'The answer of your identity provider could not be verified. Please try again.'
-const IDP_REFUSED = 'Your identity provider did not sign you in.'
+const SSO_NOT_SET_UP: AnswerKey = 'sso.notSetUp'
+const NOT_THIS_BROWSER: AnswerKey = 'sso.notThisBrowser'
+const NOT_VERIFIED: AnswerKey = 'sso.notVerified'
+const IDP_REFUSED: AnswerKey = 'sso.providerRefused'
 
 const OIDC_STATE_FORMAT = /^[\w-]{20,128}$/
 const SAML_REQUEST_ID_FORMAT = /^_[0-9a-f]{40}$/
@@ -99,13 +99,13 @@ export class SsoFlows {
   /** `auth/login/sso`: finds the connection for the email's domain and starts its flow. */
   async start (body: unknown, facts: RequestFacts): Promise<SsoReply> {
     const parsed = parseSsoStart(body)
-    if (!parsed.ok) return answer(400, { error: parsed.error })
+    if (!parsed.ok) return answer(400, { error: say(facts, parsed.error) })
     const { email, context } = parsed.value
     const domain = connectionDomainOf(email)
     const connection = domain === null ? undefined : this.connections.get(domain)
     if (connection === undefined) {
       logAuthEvent(facts, 'sso.refused', { email, clientAddress: facts.clientAddress, reason: 'no connection for the domain' })
-      return answer(400, { error: SSO_NOT_SET_UP })
+      return answer(400, { error: say(facts, SSO_NOT_SET_UP) })
     }
 
     const now = this.options.now()
@@ -128,7 +128,7 @@ export class SsoFlows {
     } catch (error) {
       facts.log.warn({ err: error, connection: connection.domain }, 'single sign-on could not start')
       logAuthEvent(facts, 'sso.refused', { email, clientAddress: facts.clientAddress, reason: 'provider unreachable' })
-      return answer(502, { error: PROVIDER_UNREACHABLE })
+      return answer(502, { error: say(facts, 'sso.providerUnreachable') })
     }
     await this.store.insertSsoTransaction({
       id,
@@ -142,10 +142,10 @@ export class SsoFlows {
     return answer(200, { sso_url: url }, stateCookie(binding))
   }
 
-  /** Back to the page with `message`; the reason goes to the log only. */
-  private refuse (facts: RequestFacts, protocol: SsoProtocol, reason: string, message: string, context: SsoContext | null): SsoReply {
+  /** Back to the page with `message`, in the browser's language; the reason goes to the log only. */
+  private refuse (facts: RequestFacts, protocol: SsoProtocol, reason: string, message: AnswerText, context: SsoContext | null): SsoReply {
     logAuthEvent(facts, 'sso.refused', { clientAddress: facts.clientAddress, protocol, reason })
-    return redirect(pageErrorUrl(this.options.publicUrl, message, context))
+    return redirect(pageErrorUrl(this.options.publicUrl, say(facts, message), context))
   }
 
   /**
@@ -277,14 +277,14 @@ export class SsoFlows {
    * The SP metadata of a SAML connection: the one named by `domain`, or the
    * only one when there is a single SAML connection.
    */
-  samlMetadata (domain: string | null): { readonly xml: string } | { readonly status: number, readonly error: string } {
+  samlMetadata (domain: string | null): { readonly xml: string } | { readonly status: number, readonly error: AnswerKey } {
     const providers = [...this.samlProviders.entries()]
     if (domain === null) {
       if (providers.length === 1) return { xml: providers[0]![1].metadata() }
-      if (providers.length === 0) return { status: 404, error: 'No SAML connection is configured.' }
-      return { status: 400, error: 'Several SAML connections are configured: add ?domain=<email domain> to choose one.' }
+      if (providers.length === 0) return { status: 404, error: 'sso.noSamlConnection' }
+      return { status: 400, error: 'sso.severalSamlConnections' }
     }
     const provider = this.samlProviders.get(connectionDomainOf(`@${domain}`) ?? '')
-    return provider === undefined ? { status: 404, error: 'No SAML connection is configured for this domain.' } : { xml: provider.metadata() }
+    return provider === undefined ? { status: 404, error: 'sso.noSamlConnectionForDomain' } : { xml: provider.metadata() }
   }
 }

@@ -47,12 +47,12 @@ t.test('addresses that can be delivered to are accepted, trimmed', async (t) => 
   }
 })
 
-t.test('malformed addresses are refused with one message', async (t) => {
+t.test('malformed addresses are refused with one message (a key of the answers\' catalogue, said in the request\'s language)', async (t) => {
   for (const email of INVALID_EMAILS) {
-    t.same(parseEmail(email), { ok: false, error: 'Enter a valid email address.' }, JSON.stringify(email))
+    t.same(parseEmail(email), { ok: false, error: 'field.emailInvalid' }, JSON.stringify(email))
   }
   for (const missing of [undefined, null, '', '   ', 42, ['a@example.com']]) {
-    t.same(parseEmail(missing), { ok: false, error: 'Enter your email address.' }, JSON.stringify(missing) ?? 'undefined')
+    t.same(parseEmail(missing), { ok: false, error: 'field.emailMissing' }, JSON.stringify(missing) ?? 'undefined')
   }
 })
 
@@ -63,7 +63,7 @@ t.test(`a new password has ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} char
   t.same(parseNewPassword('😀'.repeat(PASSWORD_MAX_LENGTH), '😀'.repeat(PASSWORD_MAX_LENGTH)).ok, true, '256 emoji are allowed')
   t.same(parseNewPassword('x'.repeat(PASSWORD_MAX_LENGTH + 1), 'x'.repeat(PASSWORD_MAX_LENGTH + 1)).ok, false)
   t.same(parseNewPassword('        ', '        ').ok, true, 'any characters, spaces included (NIST SP 800-63B)')
-  t.same(parseNewPassword('PassWord123', 'PassWord123'), { ok: false, error: 'This password is too common. Please choose another.' },
+  t.same(parseNewPassword('PassWord123', 'PassWord123'), { ok: false, error: 'field.passwordTooCommon' },
     'common passwords are refused in any case')
 })
 

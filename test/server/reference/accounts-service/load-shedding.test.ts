@@ -1,5 +1,5 @@
 import t from 'tap'
-import { SERVICE_BUSY } from '../../../../server/reference/error-answers.js'
+import englishAnswers from '../../../../server/reference/messages/en.json' with { type: 'json' }
 import { occupyHashGate } from '../../../fixtures/hash-gate.js'
 import { accountThrottleKey } from '../../../../server/reference/login-throttles.js'
 import { auditEvents, GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
@@ -28,12 +28,12 @@ t.test('with the gate full, a login is answered at once: 503, Retry-After and a 
   const answer = await postJson(base, '/accounts/v2/login', { email: 'owner@example.com', password: GOOD_PASSWORD })
   const tookMs = performance.now() - started
   t.equal(answer.status, 503)
-  t.same(answer.body, { error: SERVICE_BUSY })
+  t.same(answer.body, { error: englishAnswers['failure.busy'] })
   t.match(answer.headers.get('retry-after'), /^[1-9]\d*$/, 'Retry-After, in whole seconds, reaches the page')
   t.equal(answer.headers.get('cache-control'), 'no-store')
   t.comment(`refused in ${tookMs.toFixed(0)} ms`)
   const registration = await postJson(base, '/accounts/register', { email: 'new@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
-  t.same([registration.status, registration.body], [503, { error: SERVICE_BUSY }], 'registration hashes too, and is refused alike')
+  t.same([registration.status, registration.body], [503, { error: englishAnswers['failure.busy'] }], 'registration hashes too, and is refused alike')
   t.same(await services.store.readLoginThrottle(accountThrottleKey('owner@example.com')), { failures: 0, lockedUntil: 0 },
     'a refused attempt checked no password and counts as no failure')
   await burst.release()
