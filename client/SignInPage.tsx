@@ -6,7 +6,8 @@ import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
 import { useSignInFlows } from './hooks/useSignInFlows.js'
 import { useAddressSearch } from './lib/address-bar.js'
-import { useMessages } from './lib/messages.js'
+import { fetchLaterTexts } from './api/later-texts.js'
+import { MessagesContext, useMessages, withLaterTexts } from './lib/messages.js'
 import { parsePageParams, type View } from './lib/page-params.js'
 import { usePageHostname } from './lib/page-address.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
@@ -20,14 +21,37 @@ import { SsoModal } from './views/SsoModal.js'
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 
+type SecondFactorStepsProps = Parameters<SecondFactorStepsComponent>[0]
+
 /**
- * The second factor's steps: in the browser a chunk of their own, loaded when
- * a login first needs one (docs/page.md). The server renderer provides them
- * imported, so that a form post's code step is in the HTML; the browser then
- * hydrates it once the chunk has loaded.
+ * The second factor's steps as the browser loads them: a chunk of their own,
+ * fetched when a login first needs one (docs/page.md), together with their
+ * texts when the edge left those out of the page (`laterTextsUrl`,
+ * common/message-catalogue.ts): both in parallel, rendered once both are here.
  */
-export const SecondFactorStepsContext = createContext<ComponentType<Parameters<SecondFactorStepsComponent>[0]>>(
-  lazy(() => import('./second-factor/SecondFactorSteps.js')))
+export function lazySecondFactorSteps (laterTextsUrl?: string): ComponentType<SecondFactorStepsProps> {
+  return lazy(async () => {
+    const [steps, later] = await Promise.all([
+      import('./second-factor/SecondFactorSteps.js'),
+      laterTextsUrl === undefined ? null : fetchLaterTexts(laterTextsUrl)
+    ])
+    if (later === null) return steps
+    const Steps = steps.default
+    return {
+      default: function StepsWithTheirTexts (props: SecondFactorStepsProps) {
+        return <MessagesContext.Provider value={withLaterTexts(useMessages(), later)}><Steps {...props} /></MessagesContext.Provider>
+      }
+    }
+  })
+}
+
+/**
+ * The second factor's steps. The page provides lazySecondFactorSteps with the
+ * embedded texts' address (client/start-page.tsx); the server renderer
+ * provides them imported, so that a form post's code step is in the HTML (its
+ * texts embedded with it), and the browser hydrates it once the chunk has loaded.
+ */
+export const SecondFactorStepsContext = createContext<ComponentType<SecondFactorStepsProps>>(lazySecondFactorSteps())
 
 /** Each view's heading's key (the server renderer's `<title>` follows it). */
 export const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
