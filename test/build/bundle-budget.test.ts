@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
+import { firstLoadInOneChunk } from '../../first-load-chunk.mjs'
 import { buildEdge } from '../fixtures/edge.js'
 
 /**
@@ -76,6 +77,8 @@ t.test('the first load of the login view stays within the size budget', async (t
     external: ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'scheduler'],
     loader: { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.css': 'empty' },
     legalComments: 'none',
+    // As build.mjs splits it: the first load in one chunk.
+    plugins: [firstLoadInOneChunk(`${root}client/start-page.tsx`)],
     logLevel: 'silent'
   })
   const ownFirstLoad = new Set(firstLoadOutputs(ownCode.metafile as Metafile).map((path) => `${root}${path}`))
