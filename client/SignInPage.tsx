@@ -13,11 +13,13 @@ import { usePageHostname } from './lib/page-address.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
-import { PasskeyOffer } from './views/PasskeyOffer.js'
 import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
-import { SsoModal } from './views/SsoModal.js'
+
+// Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.test.ts).
+const SsoModal = lazy(async () => ({ default: (await import('./views/SsoModal.js')).SsoModal }))
+const PasskeyOffer = lazy(async () => ({ default: (await import('./views/PasskeyOffer.js')).PasskeyOffer }))
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 
@@ -99,7 +101,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           {config.logo !== null && (
             <img className='card__logo' src={config.logo.src} alt={config.logo.alt} width={config.logo.width} height={config.logo.height} />
           )}
-          {passkeys.offer !== null && <PasskeyOffer {...passkeys.offer} />}
+          {passkeys.offer !== null && <Suspense fallback={<Spinner />}><PasskeyOffer {...passkeys.offer} /></Suspense>}
           {secondFactor.step !== null && (
             <Suspense fallback={<Spinner />}>
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
@@ -126,7 +128,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
       <BackgroundVideo background={config.background} />
       {sso.modalOpen && (
-        <SsoModal initialEmail={page.email} intent={view === 'register' ? 'register' : 'login'} busy={flows.busy} sso={sso} />
+        <Suspense fallback={null}>
+          <SsoModal initialEmail={page.email} intent={view === 'register' ? 'register' : 'login'} busy={flows.busy} sso={sso} />
+        </Suspense>
       )}
     </div>
   )
