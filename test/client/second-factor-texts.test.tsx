@@ -1,6 +1,6 @@
 import '../fixtures/dom.js'
 import { cleanup, render, screen } from '@testing-library/react'
-import userEvent from '@testing-library/user-event'
+import { userEvent } from '@testing-library/user-event'
 import { SWRConfig } from 'swr'
 import t from 'tap'
 import { parseEmbeddedMessages } from '../../client/lib/embedded-messages.js'
