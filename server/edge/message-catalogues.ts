@@ -108,7 +108,7 @@ export async function loadMessageCatalogues (overrides: MessageOverrides): Promi
         laterTextsUrl: `/assets/${laterName}`
       }),
       withLaterJson: serializePageMessages({ locale, catalogue: pick(scripted) }),
-      laterAsset: { name: laterName, source: { body: Buffer.from(laterJson) }, headers: {} }
+      laterAsset: { name: laterName, source: { body: Buffer.from(laterJson) }, headers: {}, compress: true }
     })
   }))
   return {

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { createPageRenderer } from '../../../client/server-render.js'
 import { hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../common/message-catalogue.js'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
@@ -70,6 +71,9 @@ t.test('a plain page leaves the second factor\'s texts out and names where its l
   const texts = asset.json() as Record<string, string>
   t.equal(texts['secondFactor.verify'], 'Jetzt prüfen', 'the operator\'s text is in it')
   t.ok(Object.keys(texts).length > 20 && Object.keys(texts).every((key) => key.startsWith('secondFactor.')), 'only the later texts')
+  const compressed = await app.inject({ url: german.laterTextsUrl!, headers: { 'accept-encoding': 'gzip' } })
+  t.equal(compressed.headers['content-encoding'], 'gzip', 'compressed for a browser that takes it')
+  t.same(JSON.parse(gunzipSync(compressed.rawPayload).toString('utf8')), texts)
   t.equal((await app.inject({ url: german.laterTextsUrl!.replace(/-[^-]+\.json$/, '-AAAAAAAAAA.json') })).statusCode, 404, 'another hash is not served')
 })
 
