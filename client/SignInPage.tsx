@@ -6,28 +6,54 @@ import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
 import { useSignInFlows } from './hooks/useSignInFlows.js'
 import { useAddressSearch } from './lib/address-bar.js'
-import { useMessages } from './lib/messages.js'
+import { fetchLaterTexts } from './api/later-texts.js'
+import { MessagesContext, useMessages, withLaterTexts } from './lib/messages.js'
 import { parsePageParams, type View } from './lib/page-params.js'
 import { usePageHostname } from './lib/page-address.js'
 import { BackgroundVideo } from './views/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
 import { LoginView } from './views/LoginView.js'
-import { PasskeyOffer } from './views/PasskeyOffer.js'
 import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
-import { SsoModal } from './views/SsoModal.js'
+
+// Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.test.ts).
+const SsoModal = lazy(async () => ({ default: (await import('./views/SsoModal.js')).SsoModal }))
+const PasskeyOffer = lazy(async () => ({ default: (await import('./views/PasskeyOffer.js')).PasskeyOffer }))
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 
+type SecondFactorStepsProps = Parameters<SecondFactorStepsComponent>[0]
+
 /**
- * The second factor's steps: in the browser a chunk of their own, loaded when
- * a login first needs one (docs/page.md). The server renderer provides them
- * imported, so that a form post's code step is in the HTML; the browser then
- * hydrates it once the chunk has loaded.
+ * The second factor's steps as the browser loads them: a chunk of their own,
+ * fetched when a login first needs one (docs/page.md), together with their
+ * texts when the edge left those out of the page (`laterTextsUrl`,
+ * common/message-catalogue.ts): both in parallel, rendered once both are here.
  */
-export const SecondFactorStepsContext = createContext<ComponentType<Parameters<SecondFactorStepsComponent>[0]>>(
-  lazy(() => import('./second-factor/SecondFactorSteps.js')))
+export function lazySecondFactorSteps (laterTextsUrl?: string): ComponentType<SecondFactorStepsProps> {
+  return lazy(async () => {
+    const [steps, later] = await Promise.all([
+      import('./second-factor/SecondFactorSteps.js'),
+      laterTextsUrl === undefined ? null : fetchLaterTexts(laterTextsUrl)
+    ])
+    if (later === null) return steps
+    const Steps = steps.default
+    return {
+      default: function StepsWithTheirTexts (props: SecondFactorStepsProps) {
+        return <MessagesContext.Provider value={withLaterTexts(useMessages(), later)}><Steps {...props} /></MessagesContext.Provider>
+      }
+    }
+  })
+}
+
+/**
+ * The second factor's steps. The page provides lazySecondFactorSteps with the
+ * embedded texts' address (client/start-page.tsx); the server renderer
+ * provides them imported, so that a form post's code step is in the HTML (its
+ * texts embedded with it), and the browser hydrates it once the chunk has loaded.
+ */
+export const SecondFactorStepsContext = createContext<ComponentType<SecondFactorStepsProps>>(lazySecondFactorSteps())
 
 /** Each view's heading's key (the server renderer's `<title>` follows it). */
 export const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
@@ -75,7 +101,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           {config.logo !== null && (
             <img className='card__logo' src={config.logo.src} alt={config.logo.alt} width={config.logo.width} height={config.logo.height} />
           )}
-          {passkeys.offer !== null && <PasskeyOffer {...passkeys.offer} />}
+          {passkeys.offer !== null && <Suspense fallback={<Spinner />}><PasskeyOffer {...passkeys.offer} /></Suspense>}
           {secondFactor.step !== null && (
             <Suspense fallback={<Spinner />}>
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
@@ -102,7 +128,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
       <BackgroundVideo background={config.background} />
       {sso.modalOpen && (
-        <SsoModal initialEmail={page.email} intent={view === 'register' ? 'register' : 'login'} busy={flows.busy} sso={sso} />
+        <Suspense fallback={null}>
+          <SsoModal initialEmail={page.email} intent={view === 'register' ? 'register' : 'login'} busy={flows.busy} sso={sso} />
+        </Suspense>
       )}
     </div>
   )

@@ -8,7 +8,7 @@ import { MessagesContext } from './lib/messages.js'
 import { parsePageParams } from './lib/page-params.js'
 import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page-render.js'
 import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/runtime-config.js'
-import { SignInPage } from './SignInPage.js'
+import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 
 /**
  * Starts the page from the document the edge sent (client/main.tsx; the
@@ -21,7 +21,8 @@ export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}
   // A form post's answer carries the state the server rendered; the page starts from it.
   const formState = parsePageFormState(document.getElementById(PAGE_STATE_ELEMENT_ID)?.textContent)
   // The texts the server rendered with, so that hydration finds the same markup; missing or malformed, keys show.
-  const messages = createMessages(parseEmbeddedMessages(document.getElementById(MESSAGES_ELEMENT_ID)?.textContent))
+  const embedded = parseEmbeddedMessages(document.getElementById(MESSAGES_ELEMENT_ID)?.textContent)
+  const messages = createMessages(embedded)
 
   // The state's view can differ from the address's (a registration ends on the login view): the address
   // is put right first, as the server rendered it (client/server-render.tsx), so the hydrated view is the rendered one.
@@ -40,7 +41,9 @@ export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}
   const page = (
     <StrictMode>
       <MessagesContext.Provider value={messages}>
-        <SignInPage config={config} formState={formState} />
+        <SecondFactorStepsContext.Provider value={lazySecondFactorSteps(embedded.laterTextsUrl)}>
+          <SignInPage config={config} formState={formState} />
+        </SecondFactorStepsContext.Provider>
       </MessagesContext.Provider>
     </StrictMode>
   )

@@ -45,6 +45,31 @@ export const MESSAGES_ELEMENT_ID = 'threshold-messages'
 export interface PageMessages {
   readonly locale: Locale
   readonly catalogue: Catalogue
+  /**
+   * Where the texts of the lazily loaded parts are (LATER_PREFIXES), when the
+   * edge left them out of the page: a content-hashed `/assets/messages/…`
+   * JSON object of those keys, fetched with the chunk that shows them. Absent
+   * when the catalogue holds them (the server renderer's, a code step's page).
+   */
+  readonly laterTextsUrl?: string
+}
+
+/**
+ * Keys the page's scripts never show, left out of the embedded catalogue (the
+ * first-load budget, test/build/bundle-budget.test.ts): the `<title>` and the
+ * notes shown without scripts are the server renderer's alone.
+ */
+export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', 'noScript.']
+
+/**
+ * Keys only a lazily loaded chunk shows (the second factor's steps): a plain
+ * page leaves them out and names where they are (PageMessages.laterTextsUrl).
+ */
+export const LATER_PREFIXES: readonly string[] = ['secondFactor.']
+
+/** Whether a key starts with one of the prefixes. */
+export function hasPrefix (key: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((prefix) => key.startsWith(prefix))
 }
 
 /** Values for a text's placeholders, by name. */

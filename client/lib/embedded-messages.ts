@@ -18,8 +18,22 @@ export function parseEmbeddedMessages (text: string | null | undefined): PageMes
     return UNREADABLE
   }
   if (parsed === null || typeof parsed !== 'object') return UNREADABLE
-  const { locale, catalogue } = parsed as Record<string, unknown>
-  if (catalogue === null || typeof catalogue !== 'object' || Array.isArray(catalogue)) return UNREADABLE
-  const texts = Object.fromEntries(Object.entries(catalogue).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
-  return { locale: isLocale(locale) ? locale : 'en', catalogue: texts as Catalogue }
+  const { locale, catalogue, laterTextsUrl } = parsed as Record<string, unknown>
+  const texts = textsOf(catalogue)
+  if (texts === null) return UNREADABLE
+  return {
+    locale: isLocale(locale) ? locale : 'en',
+    catalogue: texts,
+    // Only a path on the page's own origin, under the edge's assets, is ever fetched.
+    ...(typeof laterTextsUrl === 'string' && LATER_TEXTS_PATH.test(laterTextsUrl) ? { laterTextsUrl } : {})
+  }
+}
+
+/** Where the edge serves a language's later texts (server/edge/message-catalogues.ts). */
+const LATER_TEXTS_PATH = /^\/assets\/messages\/[a-z]{2}-[A-Za-z0-9_-]+\.json$/
+
+/** The string texts of a parsed JSON object; null when it is not one. */
+export function textsOf (catalogue: unknown): Catalogue | null {
+  if (catalogue === null || typeof catalogue !== 'object' || Array.isArray(catalogue)) return null
+  return Object.fromEntries(Object.entries(catalogue).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) as Catalogue
 }

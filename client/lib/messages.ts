@@ -1,6 +1,6 @@
 import { createContext, useContext } from 'react'
 import type { Refusal } from '../../common/accounts-answers.js'
-import { createMessages, type Catalogue, type MessageKey, type Messages } from '../../common/message-catalogue.js'
+import { createMessages, formatMessage, type Catalogue, type MessageKey, type Messages } from '../../common/message-catalogue.js'
 import { ERROR_MESSAGE_KEYS, isErrorKey } from '../../common/error-messages.js'
 import type { PageNotice } from '../../common/page-notices.js'
 import { BUSY_MESSAGE_KEY, plainText } from '../../common/page-texts.js'
@@ -19,6 +19,16 @@ export const MessagesContext = createContext<Messages>(createMessages({ locale: 
 /** The texts in the page's language: `useMessages().text('heading.login')`. */
 export function useMessages (): Messages {
   return useContext(MessagesContext)
+}
+
+/** The page's texts with a lazy part's later texts (client/api/later-texts.ts) laid over them. */
+export function withLaterTexts (messages: Messages, later: Catalogue): Messages {
+  return {
+    ...messages,
+    text: (key, params) => !Object.hasOwn(later, key)
+      ? messages.text(key, params)
+      : params === undefined ? later[key] : formatMessage(later[key], params)
+  }
 }
 
 /**

@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto'
 import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
 import {
   createMessages,
+  hasPrefix,
+  LATER_PREFIXES,
   LOCALES,
   serializePageMessages,
   SERVER_ONLY_PREFIX,
+  SERVER_RENDERED_ONLY_PREFIXES,
   type Catalogue,
   type Locale,
   type MessageKey,
@@ -11,6 +15,7 @@ import {
   type PageMessages
 } from '../../common/message-catalogue.js'
 import type { MessageOverrides } from './messages-dir.js'
+import type { ExtraAsset } from './static-files.js'
 
 /** The edge's texts in every shipped language, ready to speak and to embed. */
 export interface MessageCatalogues {
@@ -18,8 +23,14 @@ export interface MessageCatalogues {
   messages (locale: Locale): Messages
   /** What the page is given in `locale` (for the server renderer): the catalogue without the server-only keys. */
   pageMessages (locale: Locale): PageMessages
-  /** The page's `<script id="threshold-messages">` content for `locale`: its catalogue without the server-only keys, serialised once. */
-  pageMessagesJson (locale: Locale): string
+  /**
+   * The page's `<script id="threshold-messages">` content for `locale`, serialised once: the texts the
+   * page's scripts can show at first (no server-only, server-rendered-only or later keys) and where the
+   * later ones are; with `withLaterTexts` (a page that opens on a second-factor step), those too.
+   */
+  pageMessagesJson (locale: Locale, withLaterTexts: boolean): string
+  /** Each language's later texts (LATER_PREFIXES), served as immutable assets under /assets/messages/. */
+  readonly laterTextAssets: readonly ExtraAsset[]
 }
 
 const ENGLISH: Catalogue = englishCatalogue
@@ -55,17 +66,55 @@ function withoutServerKeys (catalogue: Catalogue): Catalogue {
   return Object.fromEntries(Object.entries(catalogue).filter(([key]) => !key.startsWith(SERVER_ONLY_PREFIX))) as Catalogue
 }
 
-/** Loads the shipped catalogues and lays the operator's texts over them, once, at start. */
+/** The first 10 characters of the SHA-256 (base64url), as build.mjs names the client's assets. */
+function contentHash (text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 10)
+}
+
+interface LocaleEntry {
+  readonly messages: Messages
+  readonly page: PageMessages
+  readonly firstLoadJson: string
+  readonly withLaterJson: string
+  readonly laterAsset: ExtraAsset
+}
+
+/**
+ * Loads the shipped catalogues and lays the operator's texts over them, once, at start.
+ *
+ * The page embeds only what its scripts can show before a lazy chunk loads
+ * (the first-load budget, test/build/bundle-budget.test.ts): the second
+ * factor's texts are an asset of their own per language, named by the hash of
+ * their content (MESSAGES_DIR included), so a browser fetches only its
+ * language's, once, and keeps it.
+ */
 export async function loadMessageCatalogues (overrides: MessageOverrides): Promise<MessageCatalogues> {
-  const byLocale = new Map<Locale, { messages: Messages, page: PageMessages, pageJson: string }>()
+  const byLocale = new Map<Locale, LocaleEntry>()
   await Promise.all(LOCALES.map(async (locale) => {
     const catalogue = completeCatalogue(await shippedCatalogue(locale), overrides[locale])
-    const page: PageMessages = Object.freeze({ locale, catalogue: Object.freeze(withoutServerKeys(catalogue)) })
-    byLocale.set(locale, { messages: createMessages({ locale, catalogue }), page, pageJson: serializePageMessages(page) })
+    const pageCatalogue = withoutServerKeys(catalogue)
+    const page: PageMessages = Object.freeze({ locale, catalogue: Object.freeze(pageCatalogue) })
+    const pick = (keep: (key: string) => boolean): Catalogue =>
+      Object.fromEntries(Object.entries(pageCatalogue).filter(([key]) => keep(key))) as Catalogue
+    const scripted = (key: string): boolean => !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES)
+    const laterJson = JSON.stringify(pick((key) => hasPrefix(key, LATER_PREFIXES)))
+    const laterName = `messages/${locale}-${contentHash(laterJson)}.json`
+    byLocale.set(locale, {
+      messages: createMessages({ locale, catalogue }),
+      page,
+      firstLoadJson: serializePageMessages({
+        locale,
+        catalogue: pick((key) => scripted(key) && !hasPrefix(key, LATER_PREFIXES)),
+        laterTextsUrl: `/assets/${laterName}`
+      }),
+      withLaterJson: serializePageMessages({ locale, catalogue: pick(scripted) }),
+      laterAsset: { name: laterName, source: { body: Buffer.from(laterJson) }, headers: {}, compress: true }
+    })
   }))
   return {
     messages: (locale) => byLocale.get(locale)!.messages,
     pageMessages: (locale) => byLocale.get(locale)!.page,
-    pageMessagesJson: (locale) => byLocale.get(locale)!.pageJson
+    pageMessagesJson: (locale, withLaterTexts) => withLaterTexts ? byLocale.get(locale)!.withLaterJson : byLocale.get(locale)!.firstLoadJson,
+    laterTextAssets: LOCALES.map((locale) => byLocale.get(locale)!.laterAsset)
   }
 }

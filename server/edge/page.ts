@@ -110,7 +110,7 @@ export class PreparedPage {
       else if (piece === ROOT_SLOT) html += fill.rendered.html
       else if (piece === LANG_SLOT) html += fill.locale
       else if (piece === DIR_SLOT) html += messages.dir
-      else if (piece === MESSAGES_SLOT) html += this.catalogues.pageMessagesJson(fill.locale)
+      else if (piece === MESSAGES_SLOT) html += this.catalogues.pageMessagesJson(fill.locale, fill.state?.secondFactorChallenge != null)
       else html += state
     }
     return html

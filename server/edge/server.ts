@@ -114,7 +114,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const [assets, pages] = await Promise.all([
     // build.mjs writes the client's source maps beside dist/public, where nothing else serves them.
     AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null,
-      await loadBrandAssets(config.brand)),
+      [...await loadBrandAssets(config.brand), ...catalogues.laterTextAssets]),
     PageTemplate.load(join(options.publicDir, 'index.html'), runtimeConfig,
       (hostname) => cookieDomainFor(hostname, config.cookieDomain), catalogues, pageLook(config.brand))
   ])

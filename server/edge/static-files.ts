@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { extname, join } from 'node:path'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { STATIC_SECURITY_HEADERS } from './security-headers.js'
 
 /** Hashed asset names never change content, so browsers may keep them for a year. */
@@ -72,6 +73,8 @@ export interface ExtraAsset {
   readonly name: string
   readonly source: { readonly body: Buffer } | StreamedFile
   readonly headers: Readonly<Record<string, string>>
+  /** Also held brotli- and gzip-compressed, chosen by Accept-Encoding as the build's files are (a body held in memory only). */
+  readonly compress?: boolean
 }
 
 export interface Asset {
@@ -176,10 +179,18 @@ export class AssetStore {
         }
       })
     }))
-    for (const { name, source, headers } of extra) {
+    for (const { name, source, headers, compress = false } of extra) {
       if ('body' in source) {
         const hash = createHash('sha256').update(source.body).digest('base64url').slice(0, 22)
-        assets.set(`/assets/${name}`, { variants: { identity: variant(name, source.body, hash, 'identity', false, null, headers) } })
+        const brotli = compress ? brotliCompressSync(source.body) : undefined
+        const gzip = compress ? gzipSync(source.body, { level: 9 }) : undefined
+        assets.set(`/assets/${name}`, {
+          variants: {
+            identity: variant(name, source.body, hash, 'identity', compress, null, headers),
+            ...(brotli === undefined ? {} : { br: variant(name, brotli, hash, 'br', true, null, headers) }),
+            ...(gzip === undefined ? {} : { gzip: variant(name, gzip, hash, 'gzip', true, null, headers) })
+          }
+        })
       } else {
         streamed.set(name, { ...source, headers })
       }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
+import { firstLoadInOneChunk } from '../../first-load-chunk.mjs'
 import { buildEdge } from '../fixtures/edge.js'
 
 /**
@@ -21,10 +22,20 @@ import { buildEdge } from '../fixtures/edge.js'
  * after the savings found (the start-up parses the address once); 24.2 KB since the page speaks the visitor's language, issue 31:
  * the English texts left the bundle, but each is now named by its catalogue key, about as long, and the catalogue's reader
  * (common/message-catalogue.ts, client/lib/embedded-messages.ts, the context and its calls) came in: +1.3 KB minified,
- * +0.17 KB gzip (23.9 → 24.1 KB); the texts themselves now travel in the HTML (the edge embeds the chosen catalogue). grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
+ * +0.17 KB gzip (23.9 → 24.1 KB); the texts themselves now travel in the HTML (the edge embeds the chosen catalogue).
+ * Back to 24.0 KB at the end of issue 31, which had taken the total to 97.6 KB (the English catalogue in the HTML
+ * +2.1 KB, the brand and dark scheme's CSS +0.4 KB, the catalogue's reader +0.2 KB) and our code to 24.4 KB:
+ * the page embeds only the texts its scripts show at first (the second factor's are an asset fetched with their
+ * chunk; the title and the no-script notes are the server's), HTML 3.6 → 3.0 KB (German 4.1 → 3.4, Arabic
+ * 4.4 → 3.7); the first load is one chunk instead of seven (first-load-chunk.mjs), −1.8 KB; the SSO modal and the
+ * passkey offer, shown only after a click or a login, are lazy, −0.7 KB: 94.8 KB in all, our code 22.7 KB.
+ * grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
-const BUDGET_OWN_CODE_BYTES = 24.2 * 1024
+const BUDGET_OWN_CODE_BYTES = 24.0 * 1024
+
+/** A first-load file this small may go uncompressed. */
+const MAX_UNCOMPRESSED_BYTES = 200
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -76,6 +87,8 @@ t.test('the first load of the login view stays within the size budget', async (t
     external: ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'scheduler'],
     loader: { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.css': 'empty' },
     legalComments: 'none',
+    // As build.mjs splits it: the first load in one chunk.
+    plugins: [firstLoadInOneChunk(`${root}client/start-page.tsx`)],
     logLevel: 'silent'
   })
   const ownFirstLoad = new Set(firstLoadOutputs(ownCode.metafile as Metafile).map((path) => `${root}${path}`))
@@ -143,7 +156,10 @@ t.test('the page names only assets that exist, and every first-load file is prec
     t.equal((await app.inject({ url: String(url) })).statusCode, 200, String(url))
   }
   for (const path of firstLoadOutputs()) {
+    // The entry is a line that imports the first load's chunk (first-load-chunk.mjs): compressing it gains nothing, and build.mjs keeps no variant that is not smaller.
+    if (readFileSync(`${root}${path}`).length <= MAX_UNCOMPRESSED_BYTES) continue
     t.ok(readFileSync(`${root}${path}.br`).length > 0, `${path}.br`)
     t.ok(readFileSync(`${root}${path}.gz`).length > 0, `${path}.gz`)
   }
+  t.ok(firstLoadOutputs().filter((path) => path.endsWith('.js')).length <= 2, 'the first load is its entry and one chunk')
 })

@@ -200,7 +200,7 @@ t.test('the SSO modal: prefilled email, Cancel and Escape close it, focus return
   await user.type(screen.getByLabelText('Email'), 'ada@corp.test')
   const opener = screen.getByRole('button', { name: 'Login with Custom SSO provider' })
   await user.click(opener)
-  const dialog = screen.getByRole('dialog', { name: 'SSO Login' })
+  const dialog = await screen.findByRole('dialog', { name: 'SSO Login' })
   t.equal(dialog.getAttribute('aria-modal'), 'true')
   const email = within(dialog).getByLabelText('Email') as HTMLInputElement
   t.equal(email.value, 'ada@corp.test')
@@ -225,7 +225,7 @@ t.test('SSO start posts the view as source and sends the browser to sso_url', as
   const { user } = renderPage(t, base, '?view=register&redirect=%2Fapp&allowed_org=acme')
   await user.type(screen.getByLabelText('Company Email'), 'ada@corp.test')
   await user.click(screen.getByRole('button', { name: 'Sign up with Custom SSO provider' }))
-  await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Sign up' }))
+  await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Sign up' }))
   await eventually(t, () => window.location.href, 'https://idp.corp.test/authorize?state=x')
   t.same(lastBody(upstream, '/auth/login/sso'), {
     email: 'ada@corp.test', source: 'register', redirect: '/app', insecure_allowed_orgs: ['acme'], resource_type: null, cluster_name: null
@@ -236,7 +236,7 @@ t.test('an SSO start that is refused shows its text in the modal; a javascript: 
   const { base } = await startBackend(t, routes({ '/auth/login/sso': [200, { sso_url: 'javascript:alert(1)' }] }))
   const { user } = renderPage(t, base)
   await user.click(screen.getByRole('button', { name: 'Login with Custom SSO provider' }))
-  const dialog = screen.getByRole('dialog')
+  const dialog = await screen.findByRole('dialog')
   await user.type(within(dialog).getByLabelText('Email'), 'ada@corp.test')
   await user.click(within(dialog).getByRole('button', { name: 'Login' }))
   await eventually(t, () => within(screen.getByRole('dialog')).getByRole('alert').textContent, english('error.GENERIC'))

@@ -119,6 +119,7 @@ t.test('opening the SSO modal aborts the autofill request; closing it starts a n
   await eventually(t, () => gets(browser).length, 1)
   await user.click(screen.getByRole('button', { name: 'Login with Custom SSO provider' }))
   await eventually(t, () => gets(browser)[0]!.options.signal?.aborted, true)
+  await screen.findByRole('dialog')
   await user.keyboard('{Escape}')
   await eventually(t, () => gets(browser).length, 2, 'a new autofill request')
 })

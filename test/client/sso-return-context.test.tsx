@@ -35,7 +35,7 @@ const signedIn = routes({
 async function startSso (t: Test, base: string, query: string, view: 'login' | 'register' = 'login'): Promise<void> {
   const { user, unmount } = renderPage(t, base, query)
   await user.click(screen.getByRole('button', { name: view === 'login' ? 'Login with Custom SSO provider' : 'Sign up with Custom SSO provider' }))
-  const dialog = screen.getByRole('dialog')
+  const dialog = await screen.findByRole('dialog')
   await user.type(within(dialog).getByLabelText('Email'), 'ada@corp.test')
   await user.click(within(dialog).getByRole('button', { name: view === 'login' ? 'Login' : 'Sign up' }))
   await eventually(t, () => window.location.href, IDP, 'at the identity provider')

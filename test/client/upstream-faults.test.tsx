@@ -141,7 +141,7 @@ t.test('registration, the reset request and the SSO start show the failure too',
 
   const sso = renderPage(t, base)
   await sso.user.click(screen.getByRole('button', { name: 'Login with Custom SSO provider' }))
-  const dialog = screen.getByRole('dialog')
+  const dialog = await screen.findByRole('dialog')
   await sso.user.type(within(dialog).getByLabelText('Email'), 'ada@corp.test')
   await sso.user.click(within(dialog).getByRole('button', { name: 'Login' }))
   await eventually(t, () => within(screen.getByRole('dialog')).getByRole('alert').textContent, MESSAGES.timeout, 'SSO start, in the modal')

@@ -63,7 +63,7 @@ t.test('SSO start is checked too', async (t) => {
   const { base, accounts } = await backend(t)
   const { user } = renderPage(t, base, '?supports_domain_auth_check=true')
   await user.click(screen.getByRole('button', { name: 'Login with Custom SSO provider' }))
-  const dialog = screen.getByRole('dialog')
+  const dialog = await screen.findByRole('dialog')
   await user.type(within(dialog).getByLabelText('Email'), 'ada@bad.test')
   await user.click(within(dialog).getByRole('button', { name: 'Login' }))
   await eventually(t, () => within(screen.getByRole('dialog')).queryByRole('alert')?.textContent, english('error.DOMAIN_NOT_AUTHORIZED'))

@@ -2,15 +2,16 @@ import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { createPageRenderer } from '../../../client/server-render.js'
-import { MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, type PageMessages } from '../../../common/message-catalogue.js'
+import { hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../common/message-catalogue.js'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
 import { parseRuntimeConfig } from '../../../common/runtime-config.js'
 import type { PageRenderer } from '../../../common/page-render.js'
 import { PageMarkup } from '../../../server/edge/page-markup.js'
 import { buildEdge } from '../../fixtures/edge.js'
 
-const htmlAttributes = (body: string) => /<html lang="([^"]*)" dir="([^"]*)"/.exec(body)?.slice(1)
+const htmlAttributes = (body: string) => /<html lang="([^"]*)" dir="([^"]*)"[ >]/.exec(body)?.slice(1)
 
 function embeddedMessages (body: string): PageMessages {
   const scripts = [...body.matchAll(new RegExp(`<script type="application/json" id="${MESSAGES_ELEMENT_ID}">([^<]*)</script>`, 'g'))]
@@ -50,9 +51,30 @@ t.test('the page carries one language\'s catalogue, without the edge\'s own text
   t.equal(page.headers.vary, 'Accept-Language')
   const messages = embeddedMessages(page.body)
   t.equal(messages.locale, 'de')
-  t.same(Object.keys(messages.catalogue), Object.keys(englishCatalogue).filter((key) => !key.startsWith(SERVER_ONLY_PREFIX)), 'every page key, no server key')
+  t.same(Object.keys(messages.catalogue), Object.keys(englishCatalogue).filter((key) => !key.startsWith(SERVER_ONLY_PREFIX) &&
+    !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !hasPrefix(key, LATER_PREFIXES)), 'every key the scripts show at first; no server key, no later key')
   t.ok(page.body.indexOf(`id="${MESSAGES_ELEMENT_ID}"`) > page.body.indexOf('id="threshold-config"'), 'right after the runtime configuration')
   t.equal((await app.inject({ method: 'HEAD', url: '/', headers: { 'accept-language': 'de' } })).headers.vary, 'Accept-Language')
+})
+
+t.test('a plain page leaves the second factor\'s texts out and names where its language\'s are: an immutable, content-hashed asset', async (t) => {
+  const app = await buildEdge(t, { env: { MESSAGES_DIR: messagesDir(t, { de: { 'secondFactor.verify': 'Jetzt prüfen' } }) } })
+  const german = embeddedMessages((await app.inject({ url: '/?ui_locales=de' })).body)
+  const english = embeddedMessages((await app.inject({ url: '/' })).body)
+  t.notOk(Object.keys(german.catalogue).some((key) => key.startsWith('secondFactor.')), 'no secondFactor.* key embedded')
+  t.match(german.laterTextsUrl, /^\/assets\/messages\/de-[A-Za-z0-9_-]{10}\.json$/)
+  t.not(german.laterTextsUrl, english.laterTextsUrl)
+  const asset = await app.inject({ url: german.laterTextsUrl! })
+  t.equal(asset.statusCode, 200)
+  t.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable')
+  t.match(asset.headers['content-type'], /^application\/json/)
+  const texts = asset.json() as Record<string, string>
+  t.equal(texts['secondFactor.verify'], 'Jetzt prüfen', 'the operator\'s text is in it')
+  t.ok(Object.keys(texts).length > 20 && Object.keys(texts).every((key) => key.startsWith('secondFactor.')), 'only the later texts')
+  const compressed = await app.inject({ url: german.laterTextsUrl!, headers: { 'accept-encoding': 'gzip' } })
+  t.equal(compressed.headers['content-encoding'], 'gzip', 'compressed for a browser that takes it')
+  t.same(JSON.parse(gunzipSync(compressed.rawPayload).toString('utf8')), texts)
+  t.equal((await app.inject({ url: german.laterTextsUrl!.replace(/-[^-]+\.json$/, '-AAAAAAAAAA.json') })).statusCode, 404, 'another hash is not served')
 })
 
 t.test('an operator\'s text (MESSAGES_DIR) is what the page says, in its language only', async (t) => {

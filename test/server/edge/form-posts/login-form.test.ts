@@ -120,6 +120,9 @@ t.test('a login whose code is due shows the code step, and the code step\'s post
   t.equal(login.statusCode, 200)
   t.same(stateIn(login.body), { view: 'login', email: 'ada@example.com', notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: 'challenge-1' })
   t.same(setCookies(login), ['__Host-threshold-form=; Max-Age=0; Path=/; Secure; HttpOnly; SameSite=Strict'], 'the flash is cleared once shown')
+  const embedded = JSON.parse(/<script type="application\/json" id="threshold-messages">([^<]*)<\/script>/.exec(login.body)![1]!) as { catalogue: Record<string, string>, laterTextsUrl?: string }
+  t.equal(embedded.catalogue['secondFactor.codeHeading'], englishCatalogue['secondFactor.codeHeading'], 'the code step\'s page embeds the second factor\'s texts, which it hydrates with')
+  t.equal(embedded.laterTextsUrl, undefined, 'and names no texts to fetch')
 
   const code = await post(app, { form: 'secondFactor', challenge: 'challenge-1', code: '123 456', remember: 'on' }, 'redirect=%2Fapp', { cookie: 'second_factor_browser=old; other=secret' })
   t.equal(code.statusCode, 303)
