@@ -20,7 +20,7 @@ async function injected (page: Page): Promise<{ pwned: unknown, images: number, 
     pwned: (window as { __pwned?: unknown }).__pwned ?? null,
     images: document.querySelectorAll('img[src="x"], svg[onload], [onerror]').length,
     foreignScripts: [...document.querySelectorAll('script')]
-      .filter((script) => !(script.src.startsWith(`${location.origin}/assets/`) || (script.type === 'application/json' && script.id === 'threshold-config')))
+      .filter((script) => !(script.src.startsWith(`${location.origin}/assets/`) || (script.type === 'application/json' && ['threshold-config', 'threshold-messages', 'threshold-state'].includes(script.id))))
       .map((script) => script.outerHTML.slice(0, 80)),
     frames: document.querySelectorAll('iframe, object, embed').length
   }))
