@@ -124,7 +124,8 @@ t.test('languages, right to left, brands and the dark scheme in real Chromium', 
         // Reduced motion: the poster instead of the video, so screenshots are stable.
         const { page, problems } = await openPage(t, { ...viewport, colorScheme, reducedMotion: 'reduce' })
         for (const locale of ['en', 'de', 'ar']) {
-          for (const view of ['login', 'register']) {
+          // The login view in every pairing; the register view's longer form in Arabic, the one laid out right to left.
+          for (const view of locale === 'ar' ? ['login', 'register'] : ['login']) {
             await page.goto(`${base}/?ui_locales=${locale}&view=${view}`)
             await waitForHydration(page)
             t.same(await wcagViolations(page), [], `${view} in ${locale}, ${colorScheme}, ${size}`)
