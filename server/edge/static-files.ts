@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
+import type { FileIdentity } from './brand/brand-files.js'
 import { STATIC_SECURITY_HEADERS } from './security-headers.js'
 
 /** Hashed asset names never change content, so browsers may keep them for a year. */
@@ -61,6 +62,8 @@ export interface StreamedFile {
   readonly folder: string
   readonly file: string
   readonly headers?: Readonly<Record<string, string>>
+  /** The file as it was checked at start (an operator's video): a file that no longer matches is refused, not served. */
+  readonly expected?: FileIdentity
 }
 
 /**

@@ -46,7 +46,7 @@ export async function loadBrandAssets (brand: BrandSettings): Promise<ExtraAsset
   return await Promise.all(brandFiles(brand).map(async ([role, file]): Promise<ExtraAsset> => {
     const name = brandAssetName(role, file)
     const headers: Record<string, string> = file.format === 'svg' ? { 'content-security-policy': SVG_CONTENT_SECURITY_POLICY } : {}
-    if (role === 'video') return { name, source: { folder: dirname(file.path), file: basename(file.path) }, headers }
+    if (role === 'video') return { name, source: { folder: dirname(file.path), file: basename(file.path), expected: file.identity }, headers }
     const body = await readFile(file.path)
     if (createHash('sha256').update(body).digest('base64url') !== file.sha256) {
       throw new Error(`${file.path} (the ${role}) changed while the edge was starting; start it again`)

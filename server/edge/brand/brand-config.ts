@@ -79,10 +79,23 @@ function requireContrast (variable: string, colour: string, against: string, wha
 
 const HOVER_SHIFT = 0.2
 
-function schemeAccent (accent: string, onAccent: string): SchemeAccent {
+/**
+ * The hover colour is also links' colour on the card (a:hover), so it must keep
+ * AA there as well as under the button text. Moving away from dark button text
+ * moves towards a light card: #767676 under black text passes at 4.54:1 but
+ * would hover at #919191, 3.15:1 on the white card. No smaller shift helps
+ * (under black text on a white card the accent's luminance has a band of about
+ * 0.01 to move in), so such a colour is refused rather than given no hover.
+ */
+function schemeAccent (variable: string, accent: string, onAccent: string, card: string, scheme: string): SchemeAccent {
   // Away from the text: towards black under light text, towards white under dark.
   const away = contrastRatio(onAccent, '#000000') > contrastRatio(onAccent, '#ffffff') ? '#000000' : '#ffffff'
-  return { accent, accentHover: mixColours(accent, away, HOVER_SHIFT), onAccent }
+  const accentHover = mixColours(accent, away, HOVER_SHIFT)
+  const ratio = contrastRatio(accentHover, card)
+  if (ratio < WCAG_AA_TEXT_CONTRAST) {
+    throw new ConfigError(variable, `${accent}'s hover ${accentHover} (links on hover) on the card background ${card} (${scheme} scheme): ${formatRatio(ratio)}, WCAG AA needs ${WCAG_AA_TEXT_CONTRAST}:1; choose a colour further from the card`)
+  }
+  return { accent, accentHover, onAccent }
 }
 
 /**
@@ -110,14 +123,14 @@ function readAccent (env: Env, theme: Theme): BrandSettings['accent'] {
     const buttonText = text ?? SCHEME_COLOURS.light.buttonText
     requireContrast('BRAND_COLOR', colour, buttonText, 'the button text', 'light')
     requireContrast('BRAND_COLOR', colour, SCHEME_COLOURS.light.card, 'the card background', 'light')
-    light = schemeAccent(colour, buttonText)
+    light = schemeAccent('BRAND_COLOR', colour, buttonText, SCHEME_COLOURS.light.card, 'light')
   }
   if (theme !== 'light' && (darkColour !== undefined || colour !== undefined)) {
     const chosen = darkColour ?? derivedDarkColour(colour!)
     const { card, buttonText } = SCHEME_COLOURS.dark
     requireContrast('BRAND_COLOR_DARK', chosen, buttonText, 'the button text', 'dark')
     requireContrast('BRAND_COLOR_DARK', chosen, card, 'the card background', 'dark')
-    dark = schemeAccent(chosen, buttonText)
+    dark = schemeAccent(darkColour === undefined ? 'BRAND_COLOR' : 'BRAND_COLOR_DARK', chosen, buttonText, card, 'dark')
   }
   return { light, dark }
 }

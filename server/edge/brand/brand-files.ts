@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
 import { imageSize } from 'image-size'
 import { ConfigError } from '../../shared/env-parsing.js'
@@ -33,9 +33,18 @@ export interface BrandFile {
   readonly bytes: number
   /** SHA-256 of the content, base64url: the served name carries its start, so a changed file is a new URL. */
   readonly sha256: string
+  /** Size, modification time and inode of the file whose bytes were checked (the same open file): a video streamed later is compared with them. */
+  readonly identity: FileIdentity
   /** Pixel size (an SVG's from its width and height, else its viewBox); 0 for a video. */
   readonly width: number
   readonly height: number
+}
+
+/** What identifies a file's version on disk without reading it again. */
+export interface FileIdentity {
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ino: number
 }
 
 /** What a setting accepts: formats and bounds. */
@@ -60,7 +69,7 @@ function formatList (labels: readonly string[]): string {
 }
 
 /** The file's bytes, refused with a message naming the setting when it is missing, not a file, unreadable or too large. */
-function readBoundedFile (variable: string, raw: string, maxBytes: number): { path: string, content: Buffer } {
+function readBoundedFile (variable: string, raw: string, maxBytes: number): { path: string, content: Buffer, identity: FileIdentity } {
   const path = resolve(raw)
   let size: number
   try {
@@ -76,7 +85,14 @@ function readBoundedFile (variable: string, raw: string, maxBytes: number): { pa
   if (size > maxBytes) throw new ConfigError(variable, `is ${sizeLabel(size)}, larger than the ${sizeLabel(maxBytes)} allowed`, raw)
   if (size === 0) throw new ConfigError(variable, 'names an empty file', raw)
   try {
-    return { path, content: readFileSync(path) }
+    // One open file for both: the identity is that of the bytes read, not of a file swapped in between.
+    const fd = openSync(path, 'r')
+    try {
+      const { size: openSize, mtimeMs, ino } = fstatSync(fd)
+      return { path, content: readFileSync(fd), identity: { size: openSize, mtimeMs, ino } }
+    } finally {
+      closeSync(fd)
+    }
   } catch (error) {
     throw new ConfigError(variable, `names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, raw)
   }
@@ -94,7 +110,7 @@ function sha256 (content: Buffer): string {
  * {@link ConfigError} naming `variable`.
  */
 export function readBrandImage (variable: string, raw: string, rule: ImageRule): BrandFile {
-  const { path, content } = readBoundedFile(variable, raw, rule.maxBytes)
+  const { path, content, identity } = readBoundedFile(variable, raw, rule.maxBytes)
   const allowed = formatList(rule.formats.map((format) => IMAGE_FORMATS[format].label))
   let size: { width: number, height: number, type?: string }
   try {
@@ -116,7 +132,7 @@ export function readBrandImage (variable: string, raw: string, rule: ImageRule):
   if (width > rule.maxPixels || height > rule.maxPixels) {
     throw new ConfigError(variable, `is ${width}×${height} pixels; at most ${rule.maxPixels}×${rule.maxPixels} is allowed`, raw)
   }
-  return { path, format, contentType: IMAGE_FORMATS[format].contentType, bytes: content.length, sha256: sha256(content), width, height }
+  return { path, format, contentType: IMAGE_FORMATS[format].contentType, bytes: content.length, sha256: sha256(content), identity, width, height }
 }
 
 /** The container a video's first bytes declare: ISO BMFF (`ftyp` box first) or Matroska/WebM (EBML magic). */
@@ -132,7 +148,7 @@ function videoFormatOf (content: Buffer): VideoFormat | null {
  * disk with Range support, as video players need.
  */
 export function readBrandVideo (variable: string, raw: string, rule: VideoRule): BrandFile {
-  const { path, content } = readBoundedFile(variable, raw, rule.maxBytes)
+  const { path, content, identity } = readBoundedFile(variable, raw, rule.maxBytes)
   const allowed = formatList(rule.formats.map((format) => VIDEO_FORMATS[format].label))
   const detected = videoFormatOf(content)
   const format = rule.formats.find((candidate) => candidate === detected)
@@ -141,7 +157,7 @@ export function readBrandVideo (variable: string, raw: string, rule: VideoRule):
   if (!(extensions as readonly string[]).includes(extname(path).toLowerCase())) {
     throw new ConfigError(variable, `holds ${label} but is named ${extname(path) || 'without an extension'}: rename it ${extensions[0]}`, raw)
   }
-  return { path, format, contentType: VIDEO_FORMATS[format].contentType, bytes: content.length, sha256: sha256(content), width: 0, height: 0 }
+  return { path, format, contentType: VIDEO_FORMATS[format].contentType, bytes: content.length, sha256: sha256(content), identity, width: 0, height: 0 }
 }
 
 /** The extension a served file carries: its detected format's, whatever the operator named it. */

@@ -100,6 +100,19 @@ t.test('a brand colour below WCAG AA stops the start, naming the pair, the schem
   t.equal(refusal({ BRAND_TEXT_COLOR: '#000000' }).message, 'BRAND_TEXT_COLOR is the text on BRAND_COLOR\'s buttons; set BRAND_COLOR too')
 })
 
+t.test('the hover colour (links\' a:hover on the card) keeps AA on the card too', async (t) => {
+  // The reviewer's case: #767676 under black text passes at 4.54:1, but a 20 % shift towards white hovered at 3.15:1.
+  const nearTheLimit = refusal({ BRAND_COLOR: '#767676', BRAND_TEXT_COLOR: '#000000', THEME: 'light' })
+  t.equal(nearTheLimit.variable, 'BRAND_COLOR')
+  t.equal(nearTheLimit.message,
+    'BRAND_COLOR #767676\'s hover #919191 (links on hover) on the card background #ffffff (light scheme): 3.15:1, WCAG AA needs 4.5:1; choose a colour further from the card')
+  for (const colour of ['#1d5fa8', '#0055cc', '#7a1f5c']) {
+    const { light, dark } = loadServerConfig({ BRAND_COLOR: colour }).brand.accent
+    t.ok(contrastRatio(light!.accentHover, SCHEME_COLOURS.light.card) >= 4.5, `${colour}: light hover on the card`)
+    t.ok(contrastRatio(dark!.accentHover, SCHEME_COLOURS.dark.card) >= 4.5, `${colour}: dark hover on the dark card`)
+  }
+})
+
 t.test('only the schemes THEME shows are checked', async (t) => {
   const light = loadServerConfig({ BRAND_COLOR: '#1d5fa8', THEME: 'light' }).brand.accent
   t.equal(light.dark, null, 'THEME=light: no dark scheme to check or style')

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import t from 'tap'
 import { SVG_CONTENT_SECURITY_POLICY } from '../../../../server/edge/brand/brand-assets.js'
 import { brandFolder, pngOf, SVG_LOGO } from '../../../fixtures/brand-files.js'
@@ -93,6 +93,28 @@ t.test('the operator\'s poster and video are served, the video streamed with Ran
   t.equal(video.headers['x-content-type-options'], 'nosniff')
   t.match(video.headers['cache-control'], /max-age=31536000/)
   t.ok(video.rawPayload.equals(readFileSync(media('background-desktop.webm')).subarray(0, 100)))
+})
+
+t.test('attack: the video replaced after start is not served under the start\'s hash name', async (t) => {
+  const original = readFileSync(media('background-desktop.webm'))
+  const video = files.write('replaced.webm', original)
+  const app = await buildEdge(t, { env: { BACKGROUND_POSTER: media('background-desktop-poster.jpg'), BACKGROUND_VIDEO: video } })
+  const { src } = (embeddedConfig((await app.inject({ url: '/' })).body).background as { video: { src: string } }).video
+  t.equal((await app.inject({ url: src })).statusCode, 200, 'the checked file is served')
+
+  // Same size, other bytes, written in place (the inode stays): the modification time gives it away.
+  const forged = Buffer.from(original)
+  forged.write('<script>alert(1)</script>', 200, 'latin1')
+  writeFileSync(video, forged)
+  const inPlace = await app.inject({ url: src })
+  t.equal(inPlace.statusCode, 404, 'rewritten in place: refused')
+  t.notOk(inPlace.rawPayload.includes('<script>'), 'none of the new bytes')
+
+  // Swapped for another file by rename (a new inode), even with the original bytes and time copied.
+  const other = files.write('other.webm', original)
+  copyFileSync(media('background-desktop.webm'), other)
+  renameSync(other, video)
+  t.equal((await app.inject({ url: src, headers: { range: 'bytes=0-99' } })).statusCode, 404, 're-pointed: refused')
 })
 
 t.test('BACKGROUND=none: no video or poster in the page, and a plain background', async (t) => {
