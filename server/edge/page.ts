@@ -89,8 +89,15 @@ export class PreparedPage {
   /** The template cut at its per-response slots: odd indexes are slot names. */
   private readonly pieces: readonly string[]
 
-  constructor (html: string, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
-    this.pieces = html.split(PER_RESPONSE_SLOTS)
+  /**
+   * `templatePieces`: the template already cut at its per-response slots
+   * (odd indexes are slot names); the configuration goes into the text pieces
+   * only after the cut, so no configured text (PRODUCT_NAME…) can become a slot.
+   */
+  constructor (templatePieces: readonly string[], config: RuntimeConfig, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
+    const configJson = serializeRuntimeConfig(config)
+    // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
+    this.pieces = templatePieces.map((piece, index) => index % 2 === 0 ? piece.replace(CONFIG_SLOT, () => configJson) : piece)
   }
 
   render (fill: PageFill): string {
@@ -126,15 +133,19 @@ export class PreparedPage {
  */
 export class PageTemplate {
   private readonly byHost = new Map<string, PreparedPage>()
+  /** The template cut at its per-response slots, once (odd indexes are slot names). */
+  private readonly templatePieces: readonly string[]
 
   private constructor (
-    private readonly template: string,
+    template: string,
     private readonly runtimeConfig: RuntimeConfig,
     private readonly cookieDomainOf: (hostname: string) => string | null,
     private readonly catalogues: MessageCatalogues,
     /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
     readonly styleSources: string
-  ) {}
+  ) {
+    this.templatePieces = template.split(PER_RESPONSE_SLOTS)
+  }
 
   /**
    * Reads the template. `cookieDomainOf` gives the cookie domain for a host
@@ -163,8 +174,7 @@ export class PageTemplate {
     const cached = this.byHost.get(hostname)
     if (cached !== undefined) return cached
     const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
-    // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
-    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, () => serializeRuntimeConfig(config)), this.runtimeConfig.productName, this.catalogues)
+    const page = new PreparedPage(this.templatePieces, config, this.runtimeConfig.productName, this.catalogues)
     if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
     return page
   }
