@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import type { Locale } from '../../common/message-catalogue.js'
+import type { Locale, MessageKey, Messages } from '../../common/message-catalogue.js'
+import { viewFrom } from '../../common/page-query.js'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../common/page-render.js'
 import { serializeRuntimeConfig, type RuntimeConfig } from '../../common/runtime-config.js'
 import type { Theme } from './brand/brand-config.js'
@@ -82,6 +83,8 @@ export interface PageFill {
   readonly rendered: RenderedPage
   /** A form post's state, embedded for the page to hydrate into (PAGE_STATE_ELEMENT_ID); null for a plain GET. */
   readonly state: PageFormState | null
+  /** The address's query (without `?`): the view whose heading titles a page whose view was not rendered (heading ''). */
+  readonly query: string
 }
 
 /** The page for one host: everything but the per-response parts (language, nonce, title, rendered view, state) is filled in. */
@@ -94,7 +97,10 @@ export class PreparedPage {
    * (odd indexes are slot names); the configuration goes into the text pieces
    * only after the cut, so no configured text (PRODUCT_NAME…) can become a slot.
    */
+  private readonly passwordResetCompletion: boolean
+
   constructor (templatePieces: readonly string[], config: RuntimeConfig, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
+    this.passwordResetCompletion = config.passwordResetCompletion
     const configJson = serializeRuntimeConfig(config)
     // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
     this.pieces = templatePieces.map((piece, index) => index % 2 === 0 ? piece.replace(CONFIG_SLOT, () => configJson) : piece)
@@ -104,7 +110,8 @@ export class PreparedPage {
     const messages = this.catalogues.messages(fill.locale)
     // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (client/views).
     const titleKey = fill.state?.notice?.kind === 'error' ? 'page.titleWithError' : 'page.title'
-    const title = escapeHtml(messages.text(titleKey, { heading: fill.rendered.heading, product: this.productName }))
+    const heading = fill.rendered.heading !== '' ? fill.rendered.heading : this.unrenderedHeading(fill, messages)
+    const title = escapeHtml(messages.text(titleKey, { heading, product: this.productName }))
     const state = fill.state === null
       ? ''
       : `\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`
@@ -121,6 +128,13 @@ export class PreparedPage {
       else html += state
     }
     return html
+  }
+
+  /** The heading of the view the scripts will render, as client/server-render.tsx words it, when the render budget left none. */
+  private unrenderedHeading (fill: PageFill, messages: Messages): string {
+    if (fill.state?.secondFactorChallenge != null) return messages.text('secondFactor.codeHeading')
+    const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
+    return messages.text(`heading.${view}` satisfies MessageKey)
   }
 }
 

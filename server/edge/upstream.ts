@@ -107,7 +107,7 @@ export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, option
       if (host !== undefined) forwarded['x-forwarded-host'] = host
     }
     Object.assign(forwarded, allowlist.stated)
-    if (allowlist.statesLocale === true) forwarded['accept-language'] = request.server.messagesFor(request).locale
+    if (allowlist.statesLocale === true) forwarded['accept-language'] = request.server.messagesFor(request as FastifyRequest).locale
     forwarded[REQUEST_ID_HEADER] = request.id
     return forwarded
   }

@@ -173,3 +173,14 @@ t.test('attack: a configured text naming a per-request slot stays text in the co
     t.equal(response.body.match(/id="threshold-messages"/g)?.length, 1, `${slot}: the catalogue is embedded once`)
   }
 })
+
+t.test('a view left unrendered (a failed render, or over the budget) is titled by its own heading in the chosen language', async (t) => {
+  const app = await buildEdge(t, { env: { PRODUCT_NAME: 'Acme' }, pageRenderer: () => ({ render () { throw new Error('render failed') } }) })
+  const german = await app.inject({ url: '/?view=register', headers: { 'accept-language': 'de' } })
+  t.equal(german.statusCode, 200)
+  t.match(german.body, '<div id="root"></div>', 'the root is left empty for the scripts')
+  t.match(german.body, '<title>Konto erstellen · Acme</title>')
+  const english = await app.inject({ url: '/' })
+  t.match(english.body, '<title>Log in · Acme</title>')
+  t.notMatch(english.body, 'Sign in ·')
+})
