@@ -33,7 +33,8 @@ function readCatalogueFile (dir: string, file: string): Partial<Catalogue> {
   }
   let parsed: unknown
   try {
-    parsed = JSON.parse(content)
+    // Windows editors may start a UTF-8 file with a byte order mark, which JSON.parse refuses as an invisible character.
+    parsed = JSON.parse(content.startsWith('\uFEFF') ? content.slice(1) : content)
   } catch (error) {
     refuse(path, `is not JSON (${(error as Error).message})`)
   }

@@ -74,3 +74,8 @@ t.test('a MESSAGES_DIR that is missing or not a folder stops the start', async (
   mkdirSync(join(dir, 'fr.json'))
   t.match(startError({ MESSAGES_DIR: dir }), /fr\.json: cannot be read \(EISDIR\)$/)
 })
+
+t.test('a MESSAGES_DIR file saved with a UTF-8 byte order mark (Windows editors) is read', async (t) => {
+  const dir = messagesDir(t, { 'fr.json': '\uFEFF' + JSON.stringify({ 'failure.busy': 'Trop de monde.' }) })
+  t.same(loadServerConfig({ MESSAGES_DIR: dir }).messageOverrides, { fr: { 'failure.busy': 'Trop de monde.' } })
+})
