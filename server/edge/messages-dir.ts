@@ -1,3 +1,4 @@
+import { supportedLocaleOf } from '../shared/locale-choice.js'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
@@ -90,6 +91,8 @@ export function readMessagesDir (env: Env): MessageOverrides {
 export function readDefaultLocale (env: Env): Locale {
   const value = readString(env, 'DEFAULT_LOCALE')
   if (value === undefined) return 'en'
-  if (!isLocale(value)) throw new ConfigError('DEFAULT_LOCALE', `must be one of the languages Threshold ships: ${LOCALES.join(', ')}`, value)
-  return value
+  // Matched as a request's tags are (`de-DE`, `DE` → de), so that what a visitor may send an operator may write.
+  const locale = supportedLocaleOf(value)
+  if (locale === null) throw new ConfigError('DEFAULT_LOCALE', `must be one of the languages Threshold ships: ${LOCALES.join(', ')}`, value)
+  return locale
 }
