@@ -64,8 +64,9 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * nothing to read (json-answers.ts still decodes a coded one).
  */
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
-  // Accept-Language: the page's language (client/api/http.ts), for the backend's own texts and emails.
-  headers: new Set(['content-type', 'content-length', 'accept', 'accept-language', 'user-agent']),
+  headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
+  // Accept-Language: the language the edge chose (the page sends its own, client/api/http.ts), for the backend's own texts and emails.
+  statesLocale: true,
   onlyOn: {
     authorization: new Set([
       'v2/auth/login', 'auth/register', 'passkeys/register/options', 'passkeys/register',

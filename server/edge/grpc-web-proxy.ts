@@ -45,8 +45,9 @@ const GRPC_RESPONSE_HEADERS = new Set([
  * cookie, no client address and no host (upstream.ts says what else is left out).
  */
 export const GRPC_WEB_REQUEST_HEADERS: RequestHeaderAllowlist = {
-  // Accept-Language: the page's language, should the domain check word anything for the visitor.
-  headers: new Set(['content-type', 'content-length', 'accept', 'accept-language', 'x-grpc-web', 'x-user-agent', 'grpc-timeout']),
+  headers: new Set(['content-type', 'content-length', 'accept', 'x-grpc-web', 'x-user-agent', 'grpc-timeout']),
+  // Accept-Language: the language the edge chose, should the domain check word anything for the visitor.
+  statesLocale: true,
   onlyOn: {},
   cookies: new Set(),
   forwarding: false,

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
 import { isLocale, LOCALES, placeholdersOf, type Catalogue, type Locale, type MessageKey } from '../../common/message-catalogue.js'
 import { ConfigError, readString, type Env } from '../shared/env-parsing.js'
+import { supportedLocaleOf } from '../shared/locale-choice.js'
 
 /** The operator's own texts (MESSAGES_DIR), per language: only the keys they replace. */
 export type MessageOverrides = Readonly<Partial<Record<Locale, Partial<Catalogue>>>>
@@ -33,7 +34,8 @@ function readCatalogueFile (dir: string, file: string): Partial<Catalogue> {
   }
   let parsed: unknown
   try {
-    parsed = JSON.parse(content)
+    // Windows editors may start a UTF-8 file with a byte order mark, which JSON.parse refuses as an invisible character.
+    parsed = JSON.parse(content.startsWith('\uFEFF') ? content.slice(1) : content)
   } catch (error) {
     refuse(path, `is not JSON (${(error as Error).message})`)
   }
@@ -89,6 +91,8 @@ export function readMessagesDir (env: Env): MessageOverrides {
 export function readDefaultLocale (env: Env): Locale {
   const value = readString(env, 'DEFAULT_LOCALE')
   if (value === undefined) return 'en'
-  if (!isLocale(value)) throw new ConfigError('DEFAULT_LOCALE', `must be one of the languages Threshold ships: ${LOCALES.join(', ')}`, value)
-  return value
+  // Matched as a request's tags are (`de-DE`, `DE` → de), so that what a visitor may send an operator may write.
+  const locale = supportedLocaleOf(value)
+  if (locale === null) throw new ConfigError('DEFAULT_LOCALE', `must be one of the languages Threshold ships: ${LOCALES.join(', ')}`, value)
+  return locale
 }

@@ -74,7 +74,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
     const nonce = nextNonce()
-    const body = pages.forHost(hostname).render({ locale, nonce, rendered, state })
+    const body = pages.forHost(hostname).render({ locale, nonce, rendered, state, query })
     const headers = PAGE_HEADERS.slice()
     headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources), 'content-length', String(Buffer.byteLength(body)))
     response.writeHead(status, headers)

@@ -35,8 +35,12 @@ const REST_SLOT = 'threshold-rest-slot'
 /** The slot as the renderer writes it in an href: after `?` or (escaped) `&`. */
 const REST_SLOT_IN_HREF = /(\?|&amp;)threshold-rest-slot/
 
-/** What a render over the budget or a failed one leaves in the page: nothing, and the scripts render the view (client/main.tsx). */
-export const UNRENDERED: RenderedPage = { html: '', heading: 'Sign in' }
+/**
+ * What a render over the budget or a failed one leaves in the page: nothing,
+ * and the scripts render the view (client/main.tsx). No heading either:
+ * page.ts words the view's own, in the request's language.
+ */
+export const UNRENDERED: RenderedPage = { html: '', heading: '' }
 
 interface KeptMarkup {
   readonly heading: string

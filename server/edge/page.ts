@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import type { Locale } from '../../common/message-catalogue.js'
+import type { Locale, MessageKey, Messages } from '../../common/message-catalogue.js'
+import { viewFrom } from '../../common/page-query.js'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../common/page-render.js'
 import { serializeRuntimeConfig, type RuntimeConfig } from '../../common/runtime-config.js'
 import type { Theme } from './brand/brand-config.js'
@@ -82,6 +83,8 @@ export interface PageFill {
   readonly rendered: RenderedPage
   /** A form post's state, embedded for the page to hydrate into (PAGE_STATE_ELEMENT_ID); null for a plain GET. */
   readonly state: PageFormState | null
+  /** The address's query (without `?`): the view whose heading titles a page whose view was not rendered (heading ''). */
+  readonly query: string
 }
 
 /** The page for one host: everything but the per-response parts (language, nonce, title, rendered view, state) is filled in. */
@@ -89,15 +92,26 @@ export class PreparedPage {
   /** The template cut at its per-response slots: odd indexes are slot names. */
   private readonly pieces: readonly string[]
 
-  constructor (html: string, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
-    this.pieces = html.split(PER_RESPONSE_SLOTS)
+  /**
+   * `templatePieces`: the template already cut at its per-response slots
+   * (odd indexes are slot names); the configuration goes into the text pieces
+   * only after the cut, so no configured text (PRODUCT_NAME…) can become a slot.
+   */
+  private readonly passwordResetCompletion: boolean
+
+  constructor (templatePieces: readonly string[], config: RuntimeConfig, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
+    this.passwordResetCompletion = config.passwordResetCompletion
+    const configJson = serializeRuntimeConfig(config)
+    // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
+    this.pieces = templatePieces.map((piece, index) => index % 2 === 0 ? piece.replace(CONFIG_SLOT, () => configJson) : piece)
   }
 
   render (fill: PageFill): string {
     const messages = this.catalogues.messages(fill.locale)
     // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (client/views).
     const titleKey = fill.state?.notice?.kind === 'error' ? 'page.titleWithError' : 'page.title'
-    const title = escapeHtml(messages.text(titleKey, { heading: fill.rendered.heading, product: this.productName }))
+    const heading = fill.rendered.heading !== '' ? fill.rendered.heading : this.unrenderedHeading(fill, messages)
+    const title = escapeHtml(messages.text(titleKey, { heading, product: this.productName }))
     const state = fill.state === null
       ? ''
       : `\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`
@@ -115,6 +129,13 @@ export class PreparedPage {
     }
     return html
   }
+
+  /** The heading of the view the scripts will render, as client/server-render.tsx words it, when the render budget left none. */
+  private unrenderedHeading (fill: PageFill, messages: Messages): string {
+    if (fill.state?.secondFactorChallenge != null) return messages.text('secondFactor.codeHeading')
+    const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
+    return messages.text(`heading.${view}` satisfies MessageKey)
+  }
 }
 
 /**
@@ -126,15 +147,19 @@ export class PreparedPage {
  */
 export class PageTemplate {
   private readonly byHost = new Map<string, PreparedPage>()
+  /** The template cut at its per-response slots, once (odd indexes are slot names). */
+  private readonly templatePieces: readonly string[]
 
   private constructor (
-    private readonly template: string,
+    template: string,
     private readonly runtimeConfig: RuntimeConfig,
     private readonly cookieDomainOf: (hostname: string) => string | null,
     private readonly catalogues: MessageCatalogues,
     /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
     readonly styleSources: string
-  ) {}
+  ) {
+    this.templatePieces = template.split(PER_RESPONSE_SLOTS)
+  }
 
   /**
    * Reads the template. `cookieDomainOf` gives the cookie domain for a host
@@ -163,8 +188,7 @@ export class PageTemplate {
     const cached = this.byHost.get(hostname)
     if (cached !== undefined) return cached
     const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
-    // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
-    const page = new PreparedPage(this.template.replace(CONFIG_SLOT, () => serializeRuntimeConfig(config)), this.runtimeConfig.productName, this.catalogues)
+    const page = new PreparedPage(this.templatePieces, config, this.runtimeConfig.productName, this.catalogues)
     if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
     return page
   }

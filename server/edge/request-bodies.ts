@@ -16,7 +16,8 @@ export function requireContentType (accepted: readonly string[]) {
   const acceptedTypes = new Set(accepted)
   return async function checkContentType (request: FastifyRequest): Promise<void> {
     if (!acceptedTypes.has(mediaType(request.headers['content-type']))) {
-      throw new HttpError(415, 'server.bodyType', { types: accepted.join(' or ') })
+      // Listed with commas: media types are language-neutral, and a joining word would be English inside a translated text.
+      throw new HttpError(415, 'server.bodyType', { types: accepted.join(', ') })
     }
   }
 }

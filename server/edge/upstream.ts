@@ -47,6 +47,13 @@ export interface RequestHeaderAllowlist {
   readonly forwarding: boolean
   /** Headers the edge sends with its own value on every call, whatever the client sent, lower case. */
   readonly stated?: Readonly<Record<string, string>>
+  /**
+   * Whether the edge states `Accept-Language` as the language it chose for
+   * the request (request-messages.ts), never the visitor's header as sent:
+   * the backend then words its texts and emails in the page's language, and
+   * never sees a 16 KB header of anything.
+   */
+  readonly statesLocale?: boolean
 }
 
 /** Headers about the body, which pass only with a body the edge sends. */
@@ -100,6 +107,7 @@ export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, option
       if (host !== undefined) forwarded['x-forwarded-host'] = host
     }
     Object.assign(forwarded, allowlist.stated)
+    if (allowlist.statesLocale === true) forwarded['accept-language'] = request.server.messagesFor(request as FastifyRequest).locale
     forwarded[REQUEST_ID_HEADER] = request.id
     return forwarded
   }

@@ -1,4 +1,4 @@
-import { isLocale, type Locale } from '../../common/message-catalogue.js'
+import { isLocale, LOCALES, type Locale } from '../../common/message-catalogue.js'
 
 /**
  * How much of `ui_locales` or `Accept-Language` is read. Browsers send a
@@ -42,13 +42,14 @@ function fromUiLocales (uiLocales: string): Locale | null {
 
 /**
  * The best supported entry of an Accept-Language header: by weight, then in
- * the header's order; `q=0` means "not this one"; `*` stands for the default
- * locale at its weight. An entry that is not a tag, or has a malformed
+ * the header's order; `q=0` means "not this one"; `*` stands, at its weight,
+ * for the languages not otherwise listed (RFC 9110, 12.5.4): the default
+ * locale unless the header refused it with `q=0`, else the first shipped
+ * locale it did not refuse. An entry that is not a tag, or has a malformed
  * weight, is skipped.
  */
 function fromAcceptLanguage (header: string, defaultLocale: Locale): Locale | null {
-  let best: Locale | null = null
-  let bestQuality = 0
+  const entries: Array<{ tag: string, quality: number }> = []
   for (const entry of header.slice(0, MAX_LANGUAGE_INPUT_CHARS).split(',', MAX_LANGUAGE_TAGS)) {
     const [rawTag, ...parameters] = entry.split(';')
     const tag = rawTag!.trim()
@@ -59,8 +60,16 @@ function fromAcceptLanguage (header: string, defaultLocale: Locale): Locale | nu
       if (!QUALITY.test(weight)) continue
       quality = Number(weight.slice(2))
     }
+    entries.push({ tag, quality })
+  }
+  // Refusals count wherever they stand in the header, before or after `*`.
+  const refused = new Set(entries.filter(({ tag, quality }) => quality === 0 && tag !== '*').map(({ tag }) => supportedLocaleOf(tag)))
+  const unlisted = refused.has(defaultLocale) ? (LOCALES.find((locale) => !refused.has(locale)) ?? null) : defaultLocale
+  let best: Locale | null = null
+  let bestQuality = 0
+  for (const { tag, quality } of entries) {
     if (quality <= bestQuality) continue
-    const locale = tag === '*' ? defaultLocale : supportedLocaleOf(tag)
+    const locale = tag === '*' ? unlisted : supportedLocaleOf(tag)
     if (locale === null) continue
     best = locale
     bestQuality = quality

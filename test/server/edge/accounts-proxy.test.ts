@@ -392,3 +392,20 @@ t.test('a backend whose TLS certificate does not verify is not trusted', async (
   t.equal(response.statusCode, 502)
   t.equal(reached, false, 'no request (and no password) went to the unverified server')
 })
+
+t.test('attack: a hostile or huge Accept-Language reaches the accounts service as the locale the edge chose, never as sent', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, env: { DEFAULT_LOCALE: 'fr' } })
+  const cases: Array<[string, string]> = [
+    [`ja;q=0.1, x-evil;q=1, ${'zz-'.repeat(5000)}a`, 'ja'],
+    ['\u00ff<script>', 'fr'],
+    ['de-CH,de;q=0.9', 'de']
+  ]
+  for (const [index, [sent, chosen]] of cases.entries()) {
+    const response = await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { 'content-type': 'application/json', 'accept-language': sent }, payload: '{}' })
+    t.equal(response.statusCode, 200)
+    t.equal(upstream.requests[index]!.headers['accept-language'], chosen, `${sent.slice(0, 30)} → ${chosen}`)
+  }
+  await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { 'content-type': 'application/json' }, payload: '{}' })
+  t.equal(upstream.requests[3]!.headers['accept-language'], 'fr', 'none sent: DEFAULT_LOCALE is stated')
+})

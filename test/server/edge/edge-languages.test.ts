@@ -94,3 +94,12 @@ t.test('an SSO start posted from a German page goes on to the identity provider 
   t.match(response.body, `<a href="https://idp.example.com/sso">${GERMAN['server.continueToProvider']}</a>`)
   t.equal(upstream.requests[0]!.headers['accept-language'], 'de', 'the accounts call asked in the page\'s language')
 })
+
+t.test('several accepted media types are listed with commas, no English joining word inside a translated text', async (t) => {
+  const app = await buildEdge(t, { edgeAuthUpstream: DEAD_UPSTREAM })
+  const response = await app.inject({ method: 'POST', url: '/edgeauth.v1.EdgeAuthMetadataService/CheckDomainAuthorization', headers: { 'content-type': 'text/plain', 'accept-language': 'de' }, payload: 'x' })
+  t.equal(response.statusCode, 415)
+  const text = decodeURIComponent(String(response.headers['grpc-message'] ?? response.body))
+  t.match(text, 'application/grpc-web, application/grpc-web+proto, ', 'the gRPC answer words it in English (its grpc-message); the list is what changed')
+  t.notMatch(text, ' or ')
+})

@@ -58,8 +58,9 @@ t.test('the domain-check service receives the gRPC-web headers alone: no cookie,
   const seen = upstream.requests[0]!
   t.equal(seen.url, CHECK_DOMAIN_AUTHORIZATION_PATH, 'the query string stays at the edge')
   t.same(Object.keys(seen.headers).sort(), [
-    'accept', 'accept-encoding', 'connection', 'content-length', 'content-type', 'grpc-timeout', 'host', 'x-grpc-web', 'x-request-id', 'x-user-agent'
-  ], 'the gRPC-web headers and the request id, nothing else')
+    'accept', 'accept-encoding', 'accept-language', 'connection', 'content-length', 'content-type', 'grpc-timeout', 'host', 'x-grpc-web', 'x-request-id', 'x-user-agent'
+  ], 'the gRPC-web headers, the request id and the chosen language, nothing else')
+  t.equal(seen.headers['accept-language'], 'en', 'the language the edge chose, stated even when the browser sent none')
   t.equal(seen.headers['accept-encoding'], 'identity', 'the edge\'s own Accept-Encoding, not the browser\'s')
   t.equal(seen.headers['grpc-timeout'], '5000m', 'the page\'s deadline travels on')
   t.equal(seen.headers['x-request-id'], 'lb-id-1', 'the load balancer\'s request id, from a trusted proxy')
@@ -146,5 +147,18 @@ t.test('an answer coded although identity was asked for reaches the page decoded
     t.equal(refused.statusCode, 503, `${coding}: 503`)
     t.equal(refused.headers['grpc-status'], '14', `${coding}: UNAVAILABLE`)
     t.equal(refused.rawPayload.length, 0, `${coding}: nothing of the answer`)
+  }
+})
+
+t.test('attack: a hostile or huge Accept-Language reaches the domain check as the locale the edge chose', async (t) => {
+  const upstream = await startUpstream(t, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/grpc-web+proto' })
+    response.end(ANSWER)
+  })
+  const app = await buildEdge(t, { edgeAuthUpstream: upstream.url })
+  for (const [index, [sent, chosen]] of ([[`x-evil, ${'a'.repeat(16000)}`, 'en'], ['de-CH,de;q=0.9', 'de']] as const).entries()) {
+    const response = await app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers: { ...GRPC_HEADERS, 'accept-language': sent }, payload: REQUEST })
+    t.equal(response.statusCode, 200)
+    t.equal(upstream.requests[index]!.headers['accept-language'], chosen, `${sent.slice(0, 20)} → ${chosen}`)
   }
 })

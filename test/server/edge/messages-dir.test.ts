@@ -29,7 +29,9 @@ t.test('DEFAULT_LOCALE is en by default, any shipped locale when set, and stops 
   t.equal(loadServerConfig({}).defaultLocale, 'en')
   t.equal(loadServerConfig({ DEFAULT_LOCALE: 'ar' }).defaultLocale, 'ar')
   t.equal(startError({ DEFAULT_LOCALE: 'pt' }), 'DEFAULT_LOCALE must be one of the languages Threshold ships: en, de, fr, es, ja, ar (got "pt")')
-  t.match(startError({ DEFAULT_LOCALE: 'de-DE' }), /^DEFAULT_LOCALE must be one of/, 'a locale as Threshold names it, not a regional tag')
+  t.equal(loadServerConfig({ DEFAULT_LOCALE: 'de-DE' }).defaultLocale, 'de', 'a regional tag is matched as a request\'s is')
+  t.equal(loadServerConfig({ DEFAULT_LOCALE: 'DE' }).defaultLocale, 'de', 'case-insensitively')
+  t.equal(startError({ DEFAULT_LOCALE: 'pt-BR' }), 'DEFAULT_LOCALE must be one of the languages Threshold ships: en, de, fr, es, ja, ar (got "pt-BR")')
 })
 
 t.test('MESSAGES_DIR: the operator\'s texts by language; hidden and non-JSON files left alone', async (t) => {
@@ -73,4 +75,9 @@ t.test('a MESSAGES_DIR that is missing or not a folder stops the start', async (
   rmSync(join(dir, 'sub.json'), { recursive: true })
   mkdirSync(join(dir, 'fr.json'))
   t.match(startError({ MESSAGES_DIR: dir }), /fr\.json: cannot be read \(EISDIR\)$/)
+})
+
+t.test('a MESSAGES_DIR file saved with a UTF-8 byte order mark (Windows editors) is read', async (t) => {
+  const dir = messagesDir(t, { 'fr.json': '\uFEFF' + JSON.stringify({ 'failure.busy': 'Trop de monde.' }) })
+  t.same(loadServerConfig({ MESSAGES_DIR: dir }).messageOverrides, { fr: { 'failure.busy': 'Trop de monde.' } })
 })

@@ -161,3 +161,26 @@ t.test('behind a trusted proxy the cookie domain follows the host the visitor as
   t.equal(await cookieDomainOf({ TRUST_PROXY: 'loopback' }), 'example.co.uk', 'the trusted proxy\'s X-Forwarded-Host, in canonical form')
   t.equal(await cookieDomainOf({}), null, 'an untrusted X-Forwarded-Host is ignored: the single-label Host gets host-only cookies')
 })
+
+t.test('attack: a configured text naming a per-request slot stays text in the configuration; nothing is filled into it', async (t) => {
+  for (const slot of ['__THRESHOLD_ROOT__', '__THRESHOLD_MESSAGES__', '__THRESHOLD_LANG__', '__THRESHOLD_DIR__', '__THRESHOLD_NONCE__', '__THRESHOLD_TITLE__', '__THRESHOLD_STATE__']) {
+    const productName = `Acme ${slot} x`
+    const app = await buildEdge(t, { env: { PRODUCT_NAME: productName } })
+    const response = await app.inject({ url: '/' })
+    t.equal(response.statusCode, 200, slot)
+    t.equal((embeddedConfig(response.body) as { productName: string } | null)?.productName, productName, `${slot}: the configuration holds the text as written`)
+    t.equal(response.body.match(/<div class="page">/g)?.length, 1, `${slot}: the view is rendered once, in the root only`)
+    t.equal(response.body.match(/id="threshold-messages"/g)?.length, 1, `${slot}: the catalogue is embedded once`)
+  }
+})
+
+t.test('a view left unrendered (a failed render, or over the budget) is titled by its own heading in the chosen language', async (t) => {
+  const app = await buildEdge(t, { env: { PRODUCT_NAME: 'Acme' }, pageRenderer: () => ({ render () { throw new Error('render failed') } }) })
+  const german = await app.inject({ url: '/?view=register', headers: { 'accept-language': 'de' } })
+  t.equal(german.statusCode, 200)
+  t.match(german.body, '<div id="root"></div>', 'the root is left empty for the scripts')
+  t.match(german.body, '<title>Konto erstellen · Acme</title>')
+  const english = await app.inject({ url: '/' })
+  t.match(english.body, '<title>Log in · Acme</title>')
+  t.notMatch(english.body, 'Sign in ·')
+})

@@ -57,3 +57,11 @@ t.test('a huge ui_locales or Accept-Language is read only so far, and quickly', 
   t.equal(chooseLocale({ acceptLanguage: 'de'.padEnd(100_000, 'e'), defaultLocale }), 'en', '100 KB in one tag')
   t.ok(performance.now() - started < 50, 'microseconds, not a scan of the whole input')
 })
+
+t.test('`*` means the languages not otherwise listed: it never brings back one refused with q=0 (RFC 9110)', async (t) => {
+  t.equal(chooseLocale({ acceptLanguage: 'en;q=0, *;q=0.5', defaultLocale: 'en' }), 'de', 'the default refused: the first shipped locale not refused')
+  t.equal(chooseLocale({ acceptLanguage: '*;q=0.5, en;q=0', defaultLocale: 'en' }), 'de', 'a refusal after `*` counts too')
+  t.equal(chooseLocale({ acceptLanguage: 'en;q=0, de;q=0, *', defaultLocale: 'en' }), 'fr')
+  t.equal(chooseLocale({ acceptLanguage: 'de;q=0, *;q=0.5', defaultLocale: 'en' }), 'en', 'the default not refused: still the default')
+  t.equal(chooseLocale({ acceptLanguage: 'en-GB;q=0, *', defaultLocale: 'en' }), 'de', 'a refused regional tag refuses its shipped locale')
+})
