@@ -74,9 +74,9 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
     const nonce = nextNonce()
-    const body = pages.forHost(hostname).render({ locale, nonce, rendered, state, query })
+    const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query })
     const headers = PAGE_HEADERS.slice()
-    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources), 'content-length', String(Buffer.byteLength(body)))
+    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources), 'content-length', String(body.length))
     response.writeHead(status, headers)
     response.end(request.method === 'HEAD' ? undefined : body)
   }

@@ -46,6 +46,11 @@ interface KeptMarkup {
   readonly heading: string
   /** The markup cut at the slot: odd indexes are the separators before it. */
   readonly pieces: readonly string[]
+  /**
+   * The rendering without context parameters (the plain `GET /`), one object
+   * for every such request, so that the page (page.ts) can keep its bytes.
+   */
+  readonly plain: RenderedPage
 }
 
 /** A query segment as the renderer reads it (`+` a space); as written if it is not valid percent-encoding. */
@@ -109,14 +114,15 @@ export class PageMarkup {
     if (entry === undefined) {
       const rendered = this.renderWithinBudget(markupQuery === '' ? REST_SLOT : `${markupQuery}&${REST_SLOT}`, hostname, messages)
       if (rendered === UNRENDERED) return UNRENDERED
-      entry = { heading: rendered.heading, pieces: rendered.html.split(REST_SLOT_IN_HREF) }
+      const pieces = rendered.html.split(REST_SLOT_IN_HREF)
+      entry = { heading: rendered.heading, pieces, plain: { heading: rendered.heading, html: fillRest(pieces, '') } }
       if (this.kept.size >= MAX_CACHED_MARKUPS) this.kept.delete(this.kept.keys().next().value!)
     } else {
       this.kept.delete(key)
     }
     // Map keeps insertion order: set again on each use, the first key is the least recently used.
     this.kept.set(key, entry)
-    return { heading: entry.heading, html: fillRest(entry.pieces, rest.join('&')) }
+    return rest.length === 0 ? entry.plain : { heading: entry.heading, html: fillRest(entry.pieces, rest.join('&')) }
   }
 
   private renderWithinBudget (search: string, hostname: string, messages: PageMessages): RenderedPage {
