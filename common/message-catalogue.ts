@@ -10,6 +10,7 @@
  * to the accounts calls, a form it cannot read) and are left out of the page.
  */
 import type englishCatalogue from './messages/en.json'
+import { jsonForScriptElement } from './json-for-script.js'
 
 /** Every key of the catalogues, as English has them. */
 export type MessageKey = keyof typeof englishCatalogue
@@ -112,12 +113,7 @@ export function createMessages ({ locale, catalogue }: PageMessages): Messages {
   }
 }
 
-/**
- * Serialises PageMessages for the page's `<script type="application/json">`
- * element: `<`, `>`, `&` and the two JavaScript line terminators escaped, as
- * serializeRuntimeConfig does, so no text can close the element.
- */
+/** PageMessages as the JSON of the page's `<script type="application/json">` element (json-for-script.ts says what is escaped). */
 export function serializePageMessages (messages: PageMessages): string {
-  return JSON.stringify(messages).replace(/[<>&\u2028\u2029]/g, (character) =>
-    `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return jsonForScriptElement(messages)
 }

@@ -9,6 +9,7 @@
  */
 
 import type { PageMessages } from './message-catalogue.js'
+import { jsonForScriptElement } from './json-for-script.js'
 
 /** The views the page shows (the client's `View`). */
 export type RenderedView = 'login' | 'register' | 'resetPassword' | 'setPassword'
@@ -60,14 +61,9 @@ export interface PageRenderer {
   render (request: PageRenderRequest): RenderedPage
 }
 
-/**
- * A PageFormState as the JSON the page embeds in PAGE_STATE_ELEMENT_ID:
- * `<`, `>`, `&` and the JavaScript line separators escaped, as
- * serializeRuntimeConfig does, so that no value can close the script element.
- */
+/** A PageFormState as the JSON the page embeds in PAGE_STATE_ELEMENT_ID (json-for-script.ts says what is escaped). */
 export function serializePageFormState (state: PageFormState): string {
-  return JSON.stringify(state).replace(/[<>&\u2028\u2029]/g, (character) =>
-    `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return jsonForScriptElement(state)
 }
 
 const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'resetPassword', 'setPassword'])

@@ -1,3 +1,5 @@
+import { jsonForScriptElement } from './json-for-script.js'
+
 /** The operator's logo (BRAND_LOGO), with the size it is shown at: width and height reserve its place before it loads. */
 export interface PageLogo {
   readonly src: string
@@ -50,14 +52,9 @@ export interface RuntimeConfig {
 /** Id of the element that carries the runtime configuration. */
 export const RUNTIME_CONFIG_ELEMENT_ID = 'threshold-config'
 
-/**
- * Serialises the configuration for an HTML `<script>` element: `<`, `>`, `&`
- * and the two JavaScript line terminators are escaped, so no value can close
- * the element or start markup.
- */
+/** The configuration as the JSON of its `<script>` element (json-for-script.ts says what is escaped). */
 export function serializeRuntimeConfig (config: RuntimeConfig): string {
-  return JSON.stringify(config).replace(/[<>&\u2028\u2029]/g, (character) =>
-    `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return jsonForScriptElement(config)
 }
 
 function stringList (value: unknown): readonly string[] {
