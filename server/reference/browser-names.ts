@@ -23,10 +23,40 @@ const SYSTEMS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bLinux\b/, 'Linux']
 ]
 
+/** The browser and system a User-Agent names (proper nouns, the same in every language); undefined where it names none we know. */
+export interface BrowserIdentity {
+  readonly browser: string | undefined
+  readonly system: string | undefined
+}
+
+export function identifyBrowser (userAgent: string | undefined): BrowserIdentity {
+  if (userAgent === undefined || userAgent === '') return { browser: undefined, system: undefined }
+  return {
+    browser: BROWSERS.find(([pattern]) => pattern.test(userAgent))?.[1],
+    system: SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1]
+  }
+}
+
+/** The words around the names, in one language (the emails' `browser.*` texts). */
+export interface BrowserWords {
+  onSystem (browser: string, system: string): string
+  anyOnSystem (system: string): string
+  readonly unknown: string
+}
+
+const ENGLISH_WORDS: BrowserWords = {
+  onSystem: (browser, system) => `${browser} on ${system}`,
+  anyOnSystem: (system) => `a browser on ${system}`,
+  unknown: 'an unknown browser'
+}
+
+/** "Firefox on Windows", "a browser on Linux", "an unknown browser", with `words` in one language. */
+export function nameBrowser ({ browser, system }: BrowserIdentity, words: BrowserWords): string {
+  if (browser === undefined) return system === undefined ? words.unknown : words.anyOnSystem(system)
+  return system === undefined ? browser : words.onSystem(browser, system)
+}
+
+/** A User-Agent's browser named in English (a new passkey's label). */
 export function describeBrowser (userAgent: string | undefined): string {
-  if (userAgent === undefined || userAgent === '') return 'an unknown browser'
-  const browser = BROWSERS.find(([pattern]) => pattern.test(userAgent))?.[1]
-  const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1]
-  if (browser === undefined) return system === undefined ? 'an unknown browser' : `a browser on ${system}`
-  return system === undefined ? browser : `${browser} on ${system}`
+  return nameBrowser(identifyBrowser(userAgent), ENGLISH_WORDS)
 }

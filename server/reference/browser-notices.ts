@@ -2,7 +2,7 @@ import { pageWithNotice } from '../../common/page-notices.js'
 import type { EmailAudience, BrowserFacts, RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserCookies } from './browser-cookie.js'
-import { describeBrowser } from './browser-names.js'
+import { identifyBrowser } from './browser-names.js'
 import { consumeEmailLink, END_SESSIONS_LINK_TTL_MS, issueEmailLink, RESET_TOKEN_TTL_MS, type OwnerEmailing } from './email-links.js'
 import { emailMessages } from './emails/email-messages.js'
 import { newBrowserEmail } from './emails/new-browser.js'
@@ -97,7 +97,7 @@ export class BrowserNotices {
     const delivery = await mailer.send(newBrowserEmail({
       to: account.email,
       productName,
-      facts: { at: new Date(signIn.at), browser: describeBrowser(signIn.userAgent), address: signIn.clientAddress },
+      facts: { at: new Date(signIn.at), browser: identifyBrowser(signIn.userAgent), address: signIn.clientAddress },
       link,
       validDays: END_SESSIONS_LINK_TTL_MS / 86_400_000,
       messages: emailMessages(audit.locale)

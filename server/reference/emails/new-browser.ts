@@ -1,12 +1,13 @@
 import type { OutgoingEmail } from '../mailer.js'
 import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
+import { nameBrowser, type BrowserIdentity } from '../browser-names.js'
 
 export interface NewBrowserFacts {
   /** When the sign-in happened, written out in UTC. */
   readonly at: Date
-  /** The browser and system its User-Agent names, or "an unknown browser". */
-  readonly browser: string
+  /** The browser and system its User-Agent names (said in the email's language). */
+  readonly browser: BrowserIdentity
   /** The client address the sign-in came from. */
   readonly address: string
 }
@@ -24,10 +25,19 @@ export function newBrowserEmail (options: { to: string, productName: string, fac
     subject: messages.text('newBrowser.subject', { product: productName }),
     before: [
       messages.text('newBrowser.intro', { product: productName }),
-      messages.text('newBrowser.facts', { when, browser: facts.browser, address: facts.address }),
+      messages.text('newBrowser.facts', { when, browser: browserIn(messages, facts.browser), address: facts.address }),
       messages.text('newBrowser.advice')
     ],
     link: { href: link, label: messages.text('newBrowser.link') },
     after: [messages.text('newBrowser.validity', { days: validDays })]
+  })
+}
+
+/** The browser's name in the email's language: the names stay, the words around them are translated. */
+function browserIn (messages: EmailMessages, identity: BrowserIdentity): string {
+  return nameBrowser(identity, {
+    onSystem: (browser, system) => messages.text('browser.onSystem', { browser, system }),
+    anyOnSystem: (system) => messages.text('browser.anyOnSystem', { system }),
+    unknown: messages.text('browser.unknown')
   })
 }
