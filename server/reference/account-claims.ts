@@ -4,6 +4,7 @@ import { accountClaimedEmail } from './emails/account-claimed.js'
 import { emailMessages } from './emails/email-messages.js'
 import type { OwnerEmailing } from './email-links.js'
 import { sendAfterAnswering } from './mailer.js'
+import { inPageLanguage } from './page-language.js'
 import type { Account } from './store/account-store.js'
 
 /** How the address was just proved: Google (whose subject the account is then tied to) or an SSO provider. */
@@ -39,7 +40,7 @@ export class AccountClaims {
         to: current.email,
         productName: this.options.productName,
         via: proof.via === 'google' ? 'Google' : 'single sign-on',
-        pageUrl: `${this.options.publicUrl}/`,
+        pageUrl: inPageLanguage(`${this.options.publicUrl}/`, facts.locale),
         messages: emailMessages(facts.locale)
       }))
       logAuthEvent(facts, 'account.claim-notice-sent', { accountId: account.id, ...delivery })

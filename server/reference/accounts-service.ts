@@ -10,6 +10,7 @@ import { RESET_TOKEN_TTL_MS } from './email-links.js'
 import type { EmailVerification } from './email-verification.js'
 import { emailMessages } from './emails/email-messages.js'
 import { passwordResetEmail } from './emails/password-reset.js'
+import { inPageLanguage } from './page-language.js'
 import { registrationAttemptEmail } from './emails/registration-attempt.js'
 import type { GoogleCredential, GoogleTokenVerifier } from './google-id-token.js'
 import { sendAfterAnswering, type Mailer } from './mailer.js'
@@ -298,7 +299,7 @@ export class AccountsService {
       return
     }
     const delivery = await this.options.mailer.send(registrationAttemptEmail({
-      to: account.email, productName: this.options.productName, pageUrl: `${this.options.publicUrl}/`, messages: emailMessages(facts.locale)
+      to: account.email, productName: this.options.productName, pageUrl: inPageLanguage(`${this.options.publicUrl}/`, facts.locale), messages: emailMessages(facts.locale)
     }))
     logAuthEvent(facts, 'register.attempt-notice-sent', { accountId: account.id, ...delivery })
   }
@@ -325,7 +326,7 @@ export class AccountsService {
     }
     const token = newOpaqueToken()
     await this.store.insertResetToken(hashToken(token), account.id, now + RESET_TOKEN_TTL_MS)
-    const link = `${this.options.publicUrl}/?view=setPassword&token=${token}`
+    const link = inPageLanguage(`${this.options.publicUrl}/?view=setPassword&token=${token}`, audit.locale)
     const delivery = await this.options.mailer.send(passwordResetEmail({
       to: account.email, link, productName: this.options.productName, validMinutes: RESET_TOKEN_TTL_MS / 60_000, messages: emailMessages(audit.locale)
     }))

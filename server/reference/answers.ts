@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import type { Locale } from '../../common/message-catalogue.js'
-import { chooseLocale } from '../shared/locale-choice.js'
+import { chooseLocale, uiLocalesOf } from '../shared/locale-choice.js'
 import type { EmailPseudonyms } from './email-pseudonyms.js'
 
 /** An answer of the service: the HTTP status, the JSON body the page reads, and any cookies to set. */
@@ -54,7 +54,13 @@ function clientGoneSignal (reply: FastifyReply): AbortSignal {
  * shipped languages, English when none fits (the page sends its own).
  */
 export function requestLocale (request: FastifyRequest): Locale {
-  return chooseLocale({ acceptLanguage: request.headers['accept-language'], defaultLocale: 'en' })
+  // An emailed link carries its email's language (page-language.ts): it wins over the browser's.
+  const query = request.url.indexOf('?')
+  return chooseLocale({
+    uiLocales: query === -1 ? null : uiLocalesOf(request.url.slice(query + 1)),
+    acceptLanguage: request.headers['accept-language'],
+    defaultLocale: 'en'
+  })
 }
 
 export function requestFacts (request: FastifyRequest, reply: FastifyReply, pseudonyms: EmailPseudonyms): RequestFacts {

@@ -4,6 +4,7 @@ import { logAuthEvent } from './audit.js'
 import type { BrowserCookies } from './browser-cookie.js'
 import { identifyBrowser } from './browser-names.js'
 import { consumeEmailLink, END_SESSIONS_LINK_TTL_MS, issueEmailLink, RESET_TOKEN_TTL_MS, type OwnerEmailing } from './email-links.js'
+import { inPageLanguage } from './page-language.js'
 import { emailMessages } from './emails/email-messages.js'
 import { newBrowserEmail } from './emails/new-browser.js'
 import { sendAfterAnswering } from './mailer.js'
@@ -93,7 +94,7 @@ export class BrowserNotices {
       logAuthEvent(audit, 'browser.notice-suppressed', { accountId: account.id, reason: 'one was sent recently' })
       return
     }
-    const link = await issueEmailLink(store, { purpose: 'end-sessions', accountId: account.id, publicUrl, now: now() })
+    const link = await issueEmailLink(store, { purpose: 'end-sessions', accountId: account.id, publicUrl, now: now(), locale: audit.locale })
     const delivery = await mailer.send(newBrowserEmail({
       to: account.email,
       productName,
@@ -116,13 +117,13 @@ export class BrowserNotices {
     const accountId = await consumeEmailLink(store, 'end-sessions', token, at)
     if (accountId === null) {
       logAuthEvent(facts, 'sessions.link-refused', { clientAddress: facts.clientAddress })
-      return `${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`
+      return inPageLanguage(`${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`, facts.locale)
     }
     await store.revokeAccountRefreshTokens(accountId, at)
     await store.voidResetTokens(accountId, at)
     const resetToken = newOpaqueToken()
     await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)
     logAuthEvent(facts, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
-    return `${this.options.publicUrl}${sessionsEndedPage(resetToken)}`
+    return inPageLanguage(`${this.options.publicUrl}${sessionsEndedPage(resetToken)}`, facts.locale)
   }
 }

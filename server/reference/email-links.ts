@@ -2,6 +2,8 @@ import type { AccountStore, EmailLinkPurpose } from './store/account-store.js'
 import { ACCOUNTS_PATH } from './exposed-routes.js'
 import type { Mailer } from './mailer.js'
 import { hashToken, newOpaqueToken } from './tokens.js'
+import { inPageLanguage } from './page-language.js'
+import type { Locale } from '../../common/message-catalogue.js'
 
 /** What every service that emails an account's owner works with. */
 export interface OwnerEmailing {
@@ -35,11 +37,12 @@ export const LINK_TOKEN_FORMAT = /^[\w-]{43}$/
 
 /**
  * Makes a single-use link for `purpose` to email to the account's owner: the
- * store keeps only the token's hash, the email holds the token.
+ * store keeps only the token's hash, the email holds the token. The link
+ * carries the email's language, which the page it leads to then speaks.
  */
 export async function issueEmailLink (
   store: AccountStore,
-  options: { purpose: EmailLinkPurpose, accountId: string, publicUrl: string, now: number }
+  options: { purpose: EmailLinkPurpose, accountId: string, publicUrl: string, now: number, locale: Locale }
 ): Promise<string> {
   const token = newOpaqueToken()
   await store.insertEmailLink({
@@ -48,7 +51,7 @@ export async function issueEmailLink (
     purpose: options.purpose,
     expiresAt: options.now + LINK_TTL_MS[options.purpose]
   }, options.now)
-  return `${options.publicUrl}${ACCOUNTS_PATH}/${LINK_PATHS[options.purpose]}?token=${token}`
+  return inPageLanguage(`${options.publicUrl}${ACCOUNTS_PATH}/${LINK_PATHS[options.purpose]}?token=${token}`, options.locale)
 }
 
 /** Uses a link's token once; its account, or null for a forged, used, expired or foreign one. */

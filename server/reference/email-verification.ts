@@ -3,6 +3,7 @@ import { errorAnswer, successAnswer, type Answer, type EmailAudience, type Reque
 import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS, type OwnerEmailing } from './email-links.js'
+import { inPageLanguage } from './page-language.js'
 import { addressVerificationEmail } from './emails/address-verification.js'
 import { emailMessages } from './emails/email-messages.js'
 import { sendAfterAnswering } from './mailer.js'
@@ -34,7 +35,7 @@ export class EmailVerification {
   /** Sends a verification link to the account's address. */
   async sendLink (account: Account, audit: EmailAudience): Promise<void> {
     const { store, mailer, publicUrl, productName, now } = this.options
-    const link = await issueEmailLink(store, { purpose: 'verify-email', accountId: account.id, publicUrl, now: now() })
+    const link = await issueEmailLink(store, { purpose: 'verify-email', accountId: account.id, publicUrl, now: now(), locale: audit.locale })
     const delivery = await mailer.send(addressVerificationEmail({
       to: account.email, link, productName, validHours: VERIFY_LINK_TTL_MS / 3_600_000, messages: emailMessages(audit.locale)
     }))
@@ -48,11 +49,11 @@ export class EmailVerification {
     const accountId = await consumeEmailLink(this.options.store, 'verify-email', token, now)
     if (accountId === null) {
       logAuthEvent(facts, 'verify.refused', { clientAddress: facts.clientAddress })
-      return `${this.options.publicUrl}${VERIFY_LINK_REFUSED_PAGE}`
+      return inPageLanguage(`${this.options.publicUrl}${VERIFY_LINK_REFUSED_PAGE}`, facts.locale)
     }
     await this.options.store.markEmailVerified(accountId, now)
     logAuthEvent(facts, 'verify.completed', { accountId, clientAddress: facts.clientAddress })
-    return `${this.options.publicUrl}${ADDRESS_VERIFIED_PAGE}`
+    return inPageLanguage(`${this.options.publicUrl}${ADDRESS_VERIFIED_PAGE}`, facts.locale)
   }
 
   /** `POST verifyEmailRequest {email}`: a new link, if there is an unverified account and it is not asking too often. */

@@ -1,3 +1,5 @@
+import type { Locale } from '../../../common/message-catalogue.js'
+
 /**
  * Where the browser goes at the end of the identity provider's leg: back to
  * the page, with what the page needs to finish (or an error it shows), and
@@ -17,6 +19,11 @@ export interface SsoContext {
   readonly resourceType: string | null
   readonly clusterName: string | null
   readonly organizations: readonly string[]
+  /**
+   * The language the page spoke (the start's): the page comes back in it, whatever
+   * the browser's own. Absent from transactions started before it was kept.
+   */
+  readonly locale?: Locale
 }
 
 function appendContext (params: URLSearchParams, context: SsoContext): void {
@@ -24,6 +31,7 @@ function appendContext (params: URLSearchParams, context: SsoContext): void {
   if (context.resourceType !== null) params.set('resource_type', context.resourceType)
   if (context.clusterName !== null) params.set('cluster_name', context.clusterName)
   for (const organization of context.organizations) params.append('allowed_org', organization)
+  if (context.locale !== undefined) params.set('ui_locales', context.locale)
 }
 
 /** The page, told to complete the sign-in with the single-use `id`. */

@@ -100,7 +100,8 @@ export class SsoFlows {
   async start (body: unknown, facts: RequestFacts): Promise<SsoReply> {
     const parsed = parseSsoStart(body)
     if (!parsed.ok) return answer(400, { error: say(facts, parsed.error) })
-    const { email, context } = parsed.value
+    const { email } = parsed.value
+    const context: SsoContext = { ...parsed.value.context, locale: facts.locale }
     const domain = connectionDomainOf(email)
     const connection = domain === null ? undefined : this.connections.get(domain)
     if (connection === undefined) {
@@ -142,10 +143,10 @@ export class SsoFlows {
     return answer(200, { sso_url: url }, stateCookie(binding))
   }
 
-  /** Back to the page with `message`, in the browser's language; the reason goes to the log only. */
+  /** Back to the page with `message`, in the page's language (else the browser's); the reason goes to the log only. */
   private refuse (facts: RequestFacts, protocol: SsoProtocol, reason: string, message: AnswerText, context: SsoContext | null): SsoReply {
     logAuthEvent(facts, 'sso.refused', { clientAddress: facts.clientAddress, protocol, reason })
-    return redirect(pageErrorUrl(this.options.publicUrl, say(facts, message), context))
+    return redirect(pageErrorUrl(this.options.publicUrl, say({ locale: context?.locale ?? facts.locale }, message), context))
   }
 
   /**

@@ -41,3 +41,18 @@ t.test('a reset asked in Arabic is written right to left; one asked in no shippe
   t.match(english.decoded, '<html lang="en" dir="ltr">')
   t.ok(english.decoded.includes(fill(englishEmails['passwordReset.intro'], { product: 'Threshold' })))
 })
+
+t.test('an emailed link carries its email\'s language, and the page it leads to speaks it, whatever the browser\'s', async (t) => {
+  const reference = await startReference(t)
+  await postJson(reference.base, '/accounts/register', { email: 'ada@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD }, { 'accept-language': 'de' })
+  const verification = await waitForEmail(reference.dataDir, 1)
+  const link = /https?:\/\/[^\s"<>]*\/accounts\/verifyEmail\?token=[\w-]+&ui_locales=de(?=[\s"<])/.exec(verification.decoded)?.[0]
+  t.ok(link, 'the verification link names German')
+  const landing = await fetch(link!.replace(/^https?:\/\/[^/]+/, reference.base), { redirect: 'manual', headers: { 'accept-language': 'en-GB,en' } })
+  t.equal(landing.status, 303)
+  t.match(landing.headers.get('location'), /\?view=login&notice=email-verified&ui_locales=de$/, 'an English browser lands on the German page')
+
+  await postJson(reference.base, '/accounts/resetPasswordRequest', { email: 'ada@example.com' }, { 'accept-language': 'ar' })
+  const reset = await waitForEmail(reference.dataDir, 2)
+  t.match(reset.decoded, /\?view=setPassword&(amp;)?token=[\w-]+&(amp;)?ui_locales=ar/, 'the reset link names Arabic')
+})

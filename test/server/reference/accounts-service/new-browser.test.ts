@@ -135,7 +135,7 @@ t.test('"this was not me" ends every session of the account and asks for a new p
   t.equal((await loginIn(owner, base, 'victim@example.com', NEW_PASSWORD)).status, 200)
 
   const reused = await openLink(link.replace(TEST_PUBLIC_URL, base))
-  t.same([reused.status, reused.location], [303, `${TEST_PUBLIC_URL}/?view=resetPassword&notice=end-sessions-link-invalid`], 'the link works once')
+  t.same([reused.status, reused.location], [303, `${TEST_PUBLIC_URL}/?view=resetPassword&notice=end-sessions-link-invalid&ui_locales=en`], 'the link works once')
   t.ok(auditEvents(logs).includes('sessions.ended-by-owner'))
   t.notOk(logs.text().includes(token) || logs.text().includes(resetToken), 'no token is logged')
 })
@@ -148,12 +148,12 @@ t.test('forged, malformed, expired and foreign "was this you" links are refused 
   const session = await loginIn(new TestBrowser(), base, 'careful@example.com')
   const { token } = accountsLinkOf(await waitForEmail(dataDir, 1, 'newBrowser'), 'endSessions')
   const verifyToken = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail').token
-  const REFUSED = `${TEST_PUBLIC_URL}/?view=resetPassword&notice=end-sessions-link-invalid`
+  const REFUSED = `${TEST_PUBLIC_URL}/?view=resetPassword&notice=end-sessions-link-invalid&ui_locales=en`
 
   for (const query of [`token=${'A'.repeat(43)}`, 'token=', '', `token=${token}x`, 'token=<script>', `token=${verifyToken}`]) {
     t.equal((await openLink(`${base}/accounts/endSessions?${query}`)).location, REFUSED, `?${query.slice(0, 30)}`)
   }
-  t.equal((await openLink(`${base}/accounts/verifyEmail?token=${token}`)).location, `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid`,
+  t.equal((await openLink(`${base}/accounts/verifyEmail?token=${token}`)).location, `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid&ui_locales=en`,
     'a "was this you" token does not verify an address')
   offset = 7 * 24 * 3600_000 + 1000
   t.equal((await openLink(`${base}/accounts/endSessions?token=${token}`)).location, REFUSED, 'expired after 7 days')

@@ -45,7 +45,7 @@ t.test('pre-hijack through Google: the owner\'s Google sign-in takes the account
   t.match(told.raw, /^Subject: Your Threshold account is now signed in with Google$/m)
   t.match(told.decoded, /that password has been removed and every other session of the account has ended/)
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail')
-  t.equal((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid`,
+  t.equal((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid&ui_locales=en`,
     'the verification link sent to the address before is void')
 })
 

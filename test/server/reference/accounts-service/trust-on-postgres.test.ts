@@ -55,7 +55,7 @@ t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, asyn
     t.same([refused.status, refused.body.reason], [403, 'email_not_verified'])
     await postJson(base, '/accounts/verifyEmailRequest', { email: 'pat@example.com' })
     const link = accountsLinkOf(await emailTo('verify', 'pat', 1), 'verifyEmail').link
-    t.equal((await openLink(onEdge(link))).location, `${TEST_PUBLIC_URL}/?view=login&notice=email-verified`)
+    t.equal((await openLink(onEdge(link))).location, `${TEST_PUBLIC_URL}/?view=login&notice=email-verified&ui_locales=en`)
     t.equal(decodeJwt((await loginTokens(base, 'pat@example.com')).auth).email_verified, true)
   })
 
@@ -69,7 +69,7 @@ t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, asyn
     t.equal((await away.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).status, 200)
     const notice = await emailTo('newBrowser', 'nell')
     const landing = await openLink(onEdge(accountsLinkOf(notice, 'endSessions').link))
-    t.match(landing.location, /\/\?view=setPassword&token=[\w-]{43}&notice=sessions-ended$/)
+    t.match(landing.location, /\/\?view=setPassword&token=[\w-]{43}&notice=sessions-ended&ui_locales=en$/)
     t.equal((await postJson(base, '/accounts/token/refresh', { refresh: homeLogin.refresh })).status, 401, 'the home browser\'s session has ended')
   })
 

@@ -16,8 +16,8 @@ import {
   waitForEmail
 } from '../../../fixtures/reference.js'
 
-const VERIFIED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=email-verified`
-const REFUSED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid`
+const VERIFIED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=email-verified&ui_locales=en`
+const REFUSED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid&ui_locales=en`
 const RESENT = { success: 'If this address has an account that is not verified yet, we have sent it a new link. The link works once, within 24 hours.' }
 
 /** An emailed link, pointed at the edge under test instead of the public URL. */

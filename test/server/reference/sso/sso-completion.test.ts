@@ -154,6 +154,19 @@ t.test('the page\'s completion of single sign-on', { skip: opensslSkip }, async 
     t.match(refused.body, { error: /not a member/ })
   })
 
+  t.test('the page comes back from the provider in the language it spoke, not the browser\'s', async (t) => {
+    const english = await stack.oidcRoundTrip(new TestBrowser(), 'ned')
+    t.equal(english.params.get('ui_locales'), 'en')
+    // The page speaks German (its calls say so, whatever the browser's languages); the navigations
+    // through the provider and back carry the browser's own, English.
+    const browser = new TestBrowser(undefined, 'de')
+    const ssoUrl = await stack.ssoUrl(browser, { email: `ned@${OIDC_DOMAIN}`, source: 'login' })
+    browser.acceptLanguage = 'en-GB,en;q=0.9'
+    const german = await stack.returnToPage(browser, await stack.oidc.signIn(browser, ssoUrl, 'ned'))
+    t.equal(german.params.get('ui_locales'), 'de')
+    t.ok(german.params.get('id'), 'and the sign-in completes as usual')
+  })
+
   t.test('a completion without a valid id or method is refused before anything is looked up', async (t) => {
     const browser = new TestBrowser()
     const landing = await stack.oidcRoundTrip(browser, 'pam')
