@@ -19,7 +19,8 @@ interface Setup {
   readonly clock: { value: number }
 }
 
-async function setUp (t: Parameters<Parameters<typeof t.test>[1]>[0], timeoutMs = 400): Promise<Setup> {
+/** Generous (the machine may be busy) except where a test waits for the timeout. */
+async function setUp (t: Parameters<Parameters<typeof t.test>[1]>[0], timeoutMs = 5000): Promise<Setup> {
   const server = await startRangeServer(t)
   server.breach(BREACHED, 1234)
   const calls: Array<'ok' | RangeFailure> = []
@@ -94,11 +95,11 @@ const failures: Array<[string, (server: RangeServer) => Promise<void> | void, Ra
 
 for (const [name, breakIt, reason] of failures) {
   t.test(`a range service that ${name} is unavailable (${reason}), never clean, within the timeout`, async (t) => {
-    const { server, client, calls } = await setUp(t)
+    const { server, client, calls } = await setUp(t, 400)
     await breakIt(server)
     const started = performance.now()
     t.same(await client.lookup(BREACHED), { outcome: 'unavailable', reason, cached: false })
-    t.ok(performance.now() - started < 400 + 300, 'no longer than the timeout, give or take')
+    t.ok(performance.now() - started < 400 + 600, 'no longer than the timeout, give or take')
     t.same(calls, [reason])
   })
 }
