@@ -123,7 +123,9 @@ export class AccountsService {
       this.options.breachCheck?.refusalOfNewPassword(password) ?? null,
       this.hash(password, facts.signal)
     ])
-    return refusal === null ? { hash } : { refused: error(refusal.status, say(facts, refusal.text)) }
+    if (refusal === null) return { hash }
+    const refused = error(refusal.status, say(facts, refusal.text))
+    return { refused: refusal.retryAfterSeconds === undefined ? refused : { ...refused, headers: { 'retry-after': String(refusal.retryAfterSeconds) } } }
   }
 
   /**

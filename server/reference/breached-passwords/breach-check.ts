@@ -8,7 +8,15 @@ import type { BreachedPasswordSettings } from './settings.js'
 export interface BreachRefusal {
   readonly status: 400 | 503
   readonly text: AnswerKey
+  /** With the 503: when to try again. */
+  readonly retryAfterSeconds?: number
 }
+
+/**
+ * Closed mode's "try again" names a minute: a corpus that failed is not
+ * asked again for RANGE_FAILURE_PAUSE_MS, and outages seldom end sooner.
+ */
+export const UNCHECKED_RETRY_AFTER_SECONDS = 60
 
 export interface BreachCheckOptions {
   readonly settings: BreachedPasswordSettings
@@ -56,7 +64,7 @@ export class BreachCheck {
   async refusalOfNewPassword (password: string): Promise<BreachRefusal | null> {
     const lookup = await this.ask(password, 'new_password')
     if (lookup.outcome === 'breached') return { status: 400, text: 'field.passwordBreached' }
-    if (lookup.outcome === 'unavailable' && this.options.settings.failure === 'closed') return { status: 503, text: 'field.passwordCheckUnavailable' }
+    if (lookup.outcome === 'unavailable' && this.options.settings.failure === 'closed') return { status: 503, text: 'field.passwordCheckUnavailable', retryAfterSeconds: UNCHECKED_RETRY_AFTER_SECONDS }
     return null
   }
 

@@ -187,6 +187,7 @@ t.test('BREACHED_PASSWORDS_FAILURE=closed refuses a new password while the corpu
   own.mode = 'status'
   const refused = await postJson(reference.base, '/accounts/register', { email: 'dan@example.com', password: GOOD_PASSWORD + '!', confirm_password: GOOD_PASSWORD + '!' })
   t.same([refused.status, refused.body], [503, { error: 'Your new password cannot be checked right now. Please try again in a few minutes.' }])
+  t.equal(refused.headers.get('retry-after'), '60')
   t.equal(await reference.services.store.findAccountByEmail('dan@example.com'), null)
   t.match(logs.lines.find((line) => line.audit === 'register.refused' && line.reason !== 'invalid'), { reason: 'breach-check-unavailable' })
   t.equal((await login(reference, 'cara@example.com', GOOD_PASSWORD)).status, 200, 'a login is never refused for it')
