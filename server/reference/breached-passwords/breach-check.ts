@@ -48,7 +48,11 @@ export class BreachCheck {
   }
 
   private async ask (password: string, purpose: BreachCheckPurpose): Promise<RangeLookup> {
-    const lookup = await this.range.lookup(password)
+    const lookup = await this.range.lookup(password).catch((error: unknown): RangeLookup => {
+      // A fault of ours, not the corpus's: it fails like an outage does (open or closed), and says so.
+      this.options.log.error({ err: error, purpose }, 'the breached-password check failed unexpectedly')
+      return { outcome: 'unavailable', reason: 'paused' }
+    })
     this.options.metrics.breachedPasswordCheck(purpose, lookup.outcome)
     if (lookup.outcome === 'unavailable' && lookup.reason !== 'paused') {
       // Once per failed range call (paused lookups follow one): the reason, never what was asked.
@@ -70,11 +74,6 @@ export class BreachCheck {
 
   /** Whether a login's password, already verified, is in the corpus; false when the corpus cannot say. Never throws. */
   async breachedAtLogin (password: string): Promise<boolean> {
-    try {
-      return (await this.ask(password, 'login')).outcome === 'breached'
-    } catch (error) {
-      this.options.log.error({ err: error }, 'the breached-password check failed unexpectedly: the login goes on unflagged')
-      return false
-    }
+    return (await this.ask(password, 'login')).outcome === 'breached'
   }
 }

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { RangeAnswer, rangeKey } from '../../../../server/reference/breached-passwords/range-answer.js'
 import {
   RANGE_ANSWER_MAX_BYTES,
@@ -20,7 +20,7 @@ interface Setup {
 }
 
 /** Generous (the machine may be busy) except where a test waits for the timeout. */
-async function setUp (t: Parameters<Parameters<typeof t.test>[1]>[0], timeoutMs = 5000): Promise<Setup> {
+async function setUp (t: Test, timeoutMs = 5000): Promise<Setup> {
   const server = await startRangeServer(t)
   server.breach(BREACHED, 1234)
   const calls: Array<'ok' | RangeFailure> = []
