@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { PASSWORD_BREACHED_FIELD } from '../../common/breached-password.js'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
 import type { AccountClaims } from './account-claims.js'
 import { errorAnswer as error, successAnswer as success, type Answer, type EmailAudience, type RequestFacts } from './answers.js'
 import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
+import type { BreachCheck } from './breached-passwords/breach-check.js'
 import type { BrowserNotices } from './browser-notices.js'
 import { RESET_TOKEN_TTL_MS } from './email-links.js'
 import type { EmailVerification } from './email-verification.js'
@@ -34,6 +36,7 @@ import {
   parsePasswordChange,
   parsePasswordLogin,
   parseRegistration,
+  type NewPasswordRules,
   type Parsed
 } from './validation.js'
 
@@ -62,6 +65,10 @@ export interface AccountsServiceOptions {
   readonly hashGate: HashGate
   /** Times each hash and check, and counts the locks failures set. */
   readonly metrics: Pick<ReferenceMetrics, 'timePasswordWork' | 'lockout'>
+  /** PASSWORD_MIN_LENGTH. */
+  readonly passwordMinLength: number
+  /** Asks the breach corpus about new passwords and logins' (docs/breached-passwords.md); null: BREACHED_PASSWORDS=off. */
+  readonly breachCheck: BreachCheck | null
   /** Asks for a second factor after a password or Google sign-in when one is due; null: never. */
   readonly secondFactor: SecondFactorGate | null
   readonly now: () => number
@@ -101,6 +108,26 @@ export class AccountsService {
   }
 
   private get store (): AccountStore { return this.options.store }
+
+  /** A new password's rules: the configured minimum, and the product's name as a context word. */
+  private get newPasswordRules (): NewPasswordRules {
+    return { minLength: this.options.passwordMinLength, contextWords: [this.options.productName] }
+  }
+
+  /**
+   * The breach corpus's refusal of a new password, asked while it is hashed
+   * (a refusal wastes one hash; a password let through waits for one call
+   * less): the hash, or the refusal's answer.
+   */
+  private async hashUnlessBreached (password: string, facts: RequestFacts): Promise<{ readonly hash: string } | { readonly refused: Answer }> {
+    const [refusal, hash] = await Promise.all([
+      this.options.breachCheck?.refusalOfNewPassword(password) ?? null,
+      this.hash(password, facts.signal)
+    ])
+    if (refusal === null) return { hash }
+    const refused = error(refusal.status, say(facts, refusal.text))
+    return { refused: refusal.retryAfterSeconds === undefined ? refused : { ...refused, headers: { 'retry-after': String(refusal.retryAfterSeconds) } } }
+  }
 
   /**
    * Email and password login (also local-network `/authenticate`, which
@@ -158,6 +185,9 @@ export class AccountsService {
       logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
       return error(429, say(facts, waitMessage(current.lockedUntil, Date.now())))
     }
+    // Asked only now, for the right password (a wrong one is never sent, nor counted), and
+    // while the rest of the login goes on: it waits at most the range call's timeout.
+    const breached = this.options.breachCheck?.breachedAtLogin(password) ?? Promise.resolve(false)
     await this.store.clearLoginFailures(throttleKey)
     let passwordHash = account.passwordHash!
     if (needsRehash(passwordHash, this.options.passwordParameters)) {
@@ -174,9 +204,11 @@ export class AccountsService {
     // Only after the right password: the refusal tells that the account exists.
     const unverified = this.refusalIfUnverified(account, facts)
     if (unverified !== null) return unverified
-    const secondFactor = askSecondFactor ? await this.secondFactorStep(account, context, 'pwd', facts) : null
+    const secondFactor = askSecondFactor ? await this.secondFactorStep(account, context, 'pwd', facts, breached) : null
     if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
     if (secondFactor !== null) {
+      // The challenge record carries the flag on to the answer with the tokens (second-factors.ts).
+      if (await breached) this.auditBreachedLogin(account, facts)
       // As below: a reset during this login's hashing leaves it nothing to continue.
       const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
       if (stored !== passwordHash && (stored === null || !await this.timedVerify(password, stored))) return error(401, say(facts, 'login.invalidCredentials'))
@@ -198,9 +230,18 @@ export class AccountsService {
     // Tokens for an enrolled account mean a remembered browser skipped the code: the hint spares
     // its owner the page's offer to set up a second factor they have (docs/second-factor.md).
     const enrolled = askSecondFactor && await this.options.secondFactor?.isEnrolled(account.id) === true
-    const signedIn = enrolled ? { ...answer, body: { ...answer.body, second_factor_enrolled: true } } : answer
+    const passwordBreached = await breached
+    if (passwordBreached) this.auditBreachedLogin(account, facts)
+    const signedIn = enrolled || passwordBreached
+      ? { ...answer, body: { ...answer.body, ...(enrolled ? { second_factor_enrolled: true } : {}), ...(passwordBreached ? { [PASSWORD_BREACHED_FIELD]: true } : {}) } }
+      : answer
     const cookie = await this.options.browserNotices.signedIn(account, facts)
     return cookie === null ? signedIn : { ...signedIn, cookies: [cookie] }
+  }
+
+  /** A login whose password is in the breach corpus: signed in, told to change it, and recorded. */
+  private auditBreachedLogin (account: Account, facts: RequestFacts): void {
+    logAuthEvent(facts, 'login.password-breached', { accountId: account.id, clientAddress: facts.clientAddress })
   }
 
   /**
@@ -221,11 +262,13 @@ export class AccountsService {
    * login names organisations the account is not in (no code is asked for a
    * login that cannot succeed); null when tokens may be issued now.
    */
-  private async secondFactorStep (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null> {
+  private async secondFactorStep (
+    account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>
+  ): Promise<Answer | null> {
     const gate = this.options.secondFactor
     if (gate === null) return null
     if (await this.allowedOrganizations(account, context, facts) === null) return error(403, say(facts, 'login.notAMember'))
-    return await gate.challengeIfDue(account, context, method, facts)
+    return await gate.challengeIfDue(account, context, method, facts, passwordBreached)
   }
 
   /**
@@ -263,14 +306,20 @@ export class AccountsService {
    * it, the spec's flow says the address is taken.
    */
   async register (body: unknown, facts: RequestFacts): Promise<Answer> {
-    const parsed = parseRegistration(body)
+    const parsed = parseRegistration(body, this.newPasswordRules)
     if (!parsed.ok) {
       logAuthEvent(facts, 'register.refused', { clientAddress: facts.clientAddress, reason: 'invalid' })
       return error(400, say(facts, parsed.error))
     }
     const { email, password, firstName, lastName } = parsed.value
+    // Before the address is looked at: a taken address and a new one are refused alike.
+    const hashed = await this.hashUnlessBreached(password, facts)
+    if ('refused' in hashed) {
+      logAuthEvent(facts, 'register.refused', { clientAddress: facts.clientAddress, reason: hashed.refused.status === 400 ? 'breached' : 'breach-check-unavailable' })
+      return hashed.refused
+    }
     const result = await this.store.createAccount({
-      email, firstName, lastName, passwordHash: await this.hash(password, facts.signal), googleSubject: null
+      email, firstName, lastName, passwordHash: hashed.hash, googleSubject: null
     })
     const browserId = facts.browser === null ? null : this.options.browserNotices.browserId(facts.browser)
     const cookies = browserId === null ? [] : [this.options.browserNotices.setCookie(browserId)]
@@ -336,9 +385,15 @@ export class AccountsService {
 
   /** Completes a reset: a new password, the account's links used up, every session of the account ended. */
   async completePasswordReset (body: unknown, facts: RequestFacts): Promise<Answer> {
-    const parsed = parsePasswordChange(body)
+    const parsed = parsePasswordChange(body, this.newPasswordRules)
     if (!parsed.ok) return error(400, say(facts, parsed.error))
-    const passwordHash = await this.hash(parsed.value.password, facts.signal)
+    // Before the link is used: refused, the visitor chooses another password with the same link.
+    const hashed = await this.hashUnlessBreached(parsed.value.password, facts)
+    if ('refused' in hashed) {
+      logAuthEvent(facts, 'reset.refused', { clientAddress: facts.clientAddress, reason: hashed.refused.status === 400 ? 'breached' : 'breach-check-unavailable' })
+      return hashed.refused
+    }
+    const passwordHash = hashed.hash
     const now = Date.now()
     const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
     if (accountId === null) {

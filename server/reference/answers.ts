@@ -8,6 +8,8 @@ export interface Answer {
   readonly status: number
   readonly body: Readonly<Record<string, unknown>>
   readonly cookies?: readonly string[]
+  /** Further response headers (a 503's Retry-After). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 /** The browser behind a request, for the services that recognise browsers. */
@@ -76,6 +78,7 @@ export function requestFacts (request: FastifyRequest, reply: FastifyReply, pseu
 
 export function sendAnswer (reply: FastifyReply, answer: Answer): FastifyReply {
   if (answer.cookies !== undefined && answer.cookies.length > 0) void reply.header('set-cookie', [...answer.cookies])
+  if (answer.headers !== undefined) void reply.headers(answer.headers)
   return reply.code(answer.status).header('cache-control', 'no-store').send(answer.body)
 }
 

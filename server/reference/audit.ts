@@ -4,6 +4,7 @@ import { emailKey } from './store/email-key.js'
 /** Authentication events the reference service records. */
 export type AuthEvent =
   | 'login.succeeded' | 'login.failed' | 'login.throttled' | 'login.slowed' | 'login.refused-organization' | 'login.refused-unverified'
+  | 'login.password-breached'
   | 'register.succeeded' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
   | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused'
   | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.ended-by-owner' | 'sessions.link-refused'

@@ -6,6 +6,8 @@ import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readLis
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
+import { readBreachedPasswordSettings, type BreachedPasswordSettings } from './breached-passwords/settings.js'
+import { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_RANGE } from './validation.js'
 
 export const DEFAULT_DATA_DIR = './data'
 export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
@@ -53,6 +55,13 @@ export interface ReferenceConfig {
   readonly passkeys: PasskeySettings | null
   /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
   readonly secondFactor: SecondFactorSettings
+  /**
+   * PASSWORD_MIN_LENGTH: the fewest characters a new password may have, 8 by
+   * default (NIST SP 800-63B-4 asks for 15 where a password is the only factor).
+   */
+  readonly passwordMinLength: number
+  /** BREACHED_PASSWORDS and its settings (docs/breached-passwords.md); null: off. */
+  readonly breachedPasswords: BreachedPasswordSettings | null
   readonly logLevel: LogLevel
 }
 
@@ -129,6 +138,8 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     googleRequireNonce: readBoolean(env, 'GOOGLE_REQUIRE_NONCE', false),
     passkeys: readPasskeySettings(env, publicOrigin, true),
     secondFactor: readSecondFactorSettings(env, true),
+    passwordMinLength: readInteger(env, 'PASSWORD_MIN_LENGTH', { ...PASSWORD_MIN_LENGTH_RANGE, fallback: DEFAULT_PASSWORD_MIN_LENGTH }),
+    breachedPasswords: readBreachedPasswordSettings(env),
     logLevel: readLogLevel(env)
   })
 }

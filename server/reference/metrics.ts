@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { RANGE_FAILURES, type RangeFailure } from './breached-passwords/range-client.js'
 
 /**
  * The reference service's own figures (docs/operations.md, "The reference
@@ -41,6 +42,13 @@ export const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', '
 export type SignInOutcome = 'success' | 'second_factor_required' | 'refused' | 'error'
 export const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['success', 'second_factor_required', 'refused', 'error']
 
+/** Where a password was checked against the breach corpus: a new one (registration, reset) or a login's. */
+export type BreachCheckPurpose = 'new_password' | 'login'
+export const BREACH_CHECK_PURPOSES: readonly BreachCheckPurpose[] = ['new_password', 'login']
+/** What the check concluded; `unavailable`: the corpus could not be asked in time (or is paused after a failure). */
+export type BreachCheckOutcome = 'breached' | 'clean' | 'unavailable'
+export const BREACH_CHECK_OUTCOMES: readonly BreachCheckOutcome[] = ['breached', 'clean', 'unavailable']
+
 /** What a sign-in's outcome is read from. */
 export interface SignInAnswer { readonly status: number, readonly body: Readonly<Record<string, unknown>> }
 
@@ -59,6 +67,8 @@ export class ReferenceMetrics {
   private readonly lockouts: Counter<'scope'>
   private readonly emails: Counter<'kind' | 'outcome'>
   private readonly signIns: Counter<'method' | 'outcome'>
+  private readonly breachChecks: Counter<'purpose' | 'outcome'>
+  private readonly rangeCalls: Counter<'result'>
 
   /**
    * `processFigures`: also the process's own (CPU, memory, event loop lag),
@@ -97,11 +107,25 @@ export class ReferenceMetrics {
       labelNames: ['method', 'outcome'],
       registers
     })
+    this.breachChecks = new Counter({
+      name: `${REFERENCE_METRICS_PREFIX}breached_password_checks_total`,
+      help: 'Passwords checked against the breach corpus, by purpose (new_password, login) and outcome (breached, clean, unavailable: let through or, in closed mode, a new one refused).',
+      labelNames: ['purpose', 'outcome'],
+      registers
+    })
+    this.rangeCalls = new Counter({
+      name: `${REFERENCE_METRICS_PREFIX}breached_password_range_calls_total`,
+      help: 'Calls made to the breached-password range API (cache hits and shared lookups make none), by result: ok or why it failed.',
+      labelNames: ['result'],
+      registers
+    })
     // Every series exists from the start at 0, so that rate() and the alert rules see a change from nothing to one.
     for (const operation of ['hash', 'verify'] as const) this.passwordWork.zero({ operation })
     for (const scope of LOCKOUT_SCOPES) this.lockouts.inc({ scope }, 0)
     for (const kind of EMAIL_KINDS) for (const outcome of ['sent', 'failed'] as const) this.emails.inc({ kind, outcome }, 0)
     for (const method of SIGN_IN_METHODS) for (const outcome of SIGN_IN_OUTCOMES) this.signIns.inc({ method, outcome }, 0)
+    for (const purpose of BREACH_CHECK_PURPOSES) for (const outcome of BREACH_CHECK_OUTCOMES) this.breachChecks.inc({ purpose, outcome }, 0)
+    for (const result of ['ok', ...RANGE_FAILURES] as const) this.rangeCalls.inc({ result }, 0)
     if (processFigures) collectDefaultMetrics({ register: this.registry, prefix: REFERENCE_METRICS_PREFIX })
   }
 
@@ -122,6 +146,10 @@ export class ReferenceMetrics {
   email (kind: EmailKind, outcome: EmailOutcome): void { this.emails.inc({ kind, outcome }) }
 
   signIn (method: SignInMethod, outcome: SignInOutcome): void { this.signIns.inc({ method, outcome }) }
+
+  breachedPasswordCheck (purpose: BreachCheckPurpose, outcome: BreachCheckOutcome): void { this.breachChecks.inc({ purpose, outcome }) }
+
+  breachedPasswordRangeCall (result: 'ok' | RangeFailure): void { this.rangeCalls.inc({ result }) }
 
   /**
    * Counts a sign-in call by the answer it gives (`answerOf` null: not a

@@ -1,3 +1,4 @@
+import { PASSWORD_BREACHED_FIELD } from '../../common/breached-password.js'
 import type { SecondFactorSettings } from '../shared/second-factor-config.js'
 import { say, type AnswerKey } from './answer-texts.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from './answers.js'
@@ -29,10 +30,21 @@ const MALFORMED_RECOVERY_CODE: AnswerKey = 'secondFactor.recoveryCodeMalformed'
 /** The first factors a second may follow. */
 export type FirstFactor = 'pwd' | 'google'
 
+/**
+ * What a challenge record's context holds: the login's context fields, and
+ * whether its password was found in the breach corpus, so that the answer
+ * with the tokens carries the flag (common/breached-password.ts) after the code.
+ */
+type ChallengeContext = LoginContext & { readonly passwordBreached?: true }
+
 /** What a login does when its first factor was right: the service's part the accounts service calls. */
 export interface SecondFactorGate {
-  /** The challenge answer when a second factor is due (and the browser is not remembered), else null. */
-  challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null>
+  /**
+   * The challenge answer when a second factor is due (and the browser is not
+   * remembered), else null. `passwordBreached` is awaited only when a
+   * challenge is issued: the breach check runs meanwhile.
+   */
+  challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>): Promise<Answer | null>
   /** Whether the account has an enrolled second factor (a remembered browser skipped its code). */
   isEnrolled (accountId: string): Promise<boolean>
 }
@@ -101,7 +113,9 @@ export class SecondFactors implements SecondFactorGate {
 
   private get store (): AccountStore { return this.options.store }
 
-  async challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts): Promise<Answer | null> {
+  async challengeIfDue (
+    account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached: Promise<boolean> = Promise.resolve(false)
+  ): Promise<Answer | null> {
     if (!this.options.settings.enabled) return null
     const factor = await this.store.findSecondFactor(account.id)
     if (factor?.enrolledAt != null) {
@@ -109,9 +123,9 @@ export class SecondFactors implements SecondFactorGate {
         logAuthEvent(facts, 'second-factor.skipped', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'remembered browser' })
         return null
       }
-      return await this.issueChallenge(account, 'code', context, method, facts)
+      return await this.issueChallenge(account, 'code', context, method, facts, passwordBreached)
     }
-    if (await this.store.secondFactorRequiredFor(account.id)) return await this.issueChallenge(account, 'enrol', context, method, facts)
+    if (await this.store.secondFactorRequiredFor(account.id)) return await this.issueChallenge(account, 'enrol', context, method, facts, passwordBreached)
     return null
   }
 
@@ -127,14 +141,17 @@ export class SecondFactors implements SecondFactorGate {
   }
 
   private async issueChallenge (
-    account: Account, kind: SecondFactorChallengeKind, context: LoginContext, method: FirstFactor, facts: RequestFacts
+    account: Account, kind: SecondFactorChallengeKind, context: LoginContext, method: FirstFactor, facts: RequestFacts,
+    passwordBreached: Promise<boolean>
   ): Promise<Answer> {
     const challenge = newOpaqueToken()
+    // In the record's context JSON, as refresh tokens keep their method in theirs: no new column for one flag.
+    const carried: ChallengeContext = await passwordBreached ? { ...context, passwordBreached: true } : context
     await this.store.insertSecondFactorChallenge({
       challengeHash: hashToken(challenge),
       accountId: account.id,
       kind,
-      context: JSON.stringify(context),
+      context: JSON.stringify(carried),
       method,
       expiresAt: this.options.now() + SECOND_FACTOR_CHALLENGE_TTL_MS
     })
@@ -174,7 +191,9 @@ export class SecondFactors implements SecondFactorGate {
   /** Ends the login the challenge held: tokens for its context, amr with 'otp', and the remembered-browser cookie when asked. */
   private async finishLogin (account: Account, challenge: SecondFactorChallenge, rememberBrowser: boolean, facts: RequestFacts): Promise<Answer> {
     const method = `${challenge.method as FirstFactor}+otp` as const
-    const answer = await this.options.completeLogin(account, JSON.parse(challenge.context) as LoginContext, method, facts)
+    const { passwordBreached, ...context } = JSON.parse(challenge.context) as ChallengeContext
+    const tokens = await this.options.completeLogin(account, context, method, facts)
+    const answer = tokens.status === 200 && passwordBreached === true ? { ...tokens, body: { ...tokens.body, [PASSWORD_BREACHED_FIELD]: true } } : tokens
     if (answer.status !== 200 || !rememberBrowser || !this.options.settings.rememberBrowser) return answer
     logAuthEvent(facts, 'second-factor.browser-remembered', { accountId: account.id, clientAddress: facts.clientAddress })
     return { ...answer, cookies: [...answer.cookies ?? [], this.options.rememberedBrowsers.setCookie(account.id, this.options.now())] }

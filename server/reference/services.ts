@@ -4,6 +4,8 @@ import { AccountClaims } from './account-claims.js'
 import { AccountsService } from './accounts-service.js'
 import { BROWSER_COOKIE, BrowserCookies } from './browser-cookie.js'
 import { BrowserNotices } from './browser-notices.js'
+import { BreachCheck } from './breached-passwords/breach-check.js'
+import { commonPasswordList } from './common-passwords.js'
 import { EmailVerification } from './email-verification.js'
 import { Passkeys } from './passkeys.js'
 import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './remembered-browser-cookie.js'
@@ -137,8 +139,12 @@ export async function createReferenceServices (
     claims,
     hashGate,
     metrics,
+    passwordMinLength: config.passwordMinLength,
+    breachCheck: config.breachedPasswords === null ? null : new BreachCheck({ settings: config.breachedPasswords, log, metrics }),
     secondFactor: config.secondFactor.enabled ? secondFactors : null
   })
+  // Built now rather than at the first registration, which would wait for it.
+  commonPasswordList()
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
     log.warn({ passwordHashCost: config.passwordHashCost },
       `PASSWORD_HASH_COST is below OWASP's recommendation (${OWASP_SCRYPT_COST}): new password hashes are weaker; use it only for tests`)

@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url'
-import { COMMON_PASSWORDS } from './common-passwords.js'
+import { guessablePasswordReason } from './common-passwords.js'
 import type { LoginContext } from './tokens.js'
 import type { AnswerKey, AnswerText } from './answer-texts.js'
 
@@ -8,7 +8,14 @@ import type { AnswerKey, AnswerText } from './answer-texts.js'
  * boundary. Each parser returns a typed value or a message the page can show.
  */
 
-export const PASSWORD_MIN_LENGTH = 8
+/** PASSWORD_MIN_LENGTH's default: NIST SP 800-63B-4's floor where a second factor may follow. */
+export const DEFAULT_PASSWORD_MIN_LENGTH = 8
+/**
+ * What PASSWORD_MIN_LENGTH accepts: never below NIST's 8; at most 64, which
+ * NIST asks every service to allow as a maximum (a higher minimum would
+ * refuse passphrases that a service must take).
+ */
+export const PASSWORD_MIN_LENGTH_RANGE = Object.freeze({ min: 8, max: 64 })
 export const PASSWORD_MAX_LENGTH = 256
 export const NAME_MAX_LENGTH = 100
 export const CONTEXT_FIELD_MAX_LENGTH = 128
@@ -49,13 +56,26 @@ export function parseEmail (value: unknown): Parsed<string> {
   return valid ? ok(email) : fail('field.emailInvalid')
 }
 
-/** NIST SP 800-63B: 8 to 256 characters, any characters, not a commonly used password. */
-export function parseNewPassword (password: unknown, confirmation: unknown): Parsed<string> {
+/** What a new password is checked against besides its length bounds. */
+export interface NewPasswordRules {
+  /** PASSWORD_MIN_LENGTH (config.ts). */
+  readonly minLength: number
+  /** Words a password must not merely be (common-passwords.ts): the product's name, the email address and its local part. */
+  readonly contextWords: readonly string[]
+}
+
+/**
+ * NIST SP 800-63B-4: `minLength` to 256 characters, any characters, no
+ * composition rules, not commonly used nor built on one (common-passwords.ts).
+ * The breach corpus is asked after this (breached-passwords/), by the caller.
+ */
+export function parseNewPassword (password: unknown, confirmation: unknown, rules: NewPasswordRules): Parsed<string> {
   if (typeof password !== 'string' || password === '') return fail('field.newPasswordMissing')
   const length = [...password].length
-  if (length < PASSWORD_MIN_LENGTH) return fail({ key: 'field.passwordTooShort', params: { min: PASSWORD_MIN_LENGTH } })
+  if (length < rules.minLength) return fail({ key: 'field.passwordTooShort', params: { min: rules.minLength } })
   if (length > PASSWORD_MAX_LENGTH) return fail({ key: 'field.passwordTooLong', params: { max: PASSWORD_MAX_LENGTH } })
-  if (COMMON_PASSWORDS.has(password.toLowerCase())) return fail('field.passwordTooCommon')
+  const guessable = guessablePasswordReason(password, rules.contextWords)
+  if (guessable !== null) return fail(guessable)
   if (confirmation !== password) return fail('field.passwordsDiffer')
   return ok(password)
 }
@@ -148,7 +168,11 @@ export interface Registration {
   readonly lastName: string | null
 }
 
-export function parseRegistration (raw: unknown): Parsed<Registration> {
+/**
+ * A registration's fields. `rules.contextWords` are the service's own (the
+ * product's name); the address typed and its local part are added here.
+ */
+export function parseRegistration (raw: unknown, rules: NewPasswordRules): Parsed<Registration> {
   const body = asBody(raw)
   const firstName = parseName(body.first_name, FIRST_NAME)
   if (!firstName.ok) return firstName
@@ -156,7 +180,8 @@ export function parseRegistration (raw: unknown): Parsed<Registration> {
   if (!lastName.ok) return lastName
   const email = parseEmail(body.email)
   if (!email.ok) return email
-  const password = parseNewPassword(body.password, body.confirm_password)
+  const localPart = email.value.slice(0, email.value.lastIndexOf('@'))
+  const password = parseNewPassword(body.password, body.confirm_password, { ...rules, contextWords: [...rules.contextWords, email.value, localPart] })
   if (!password.ok) return password
   return ok({ email: email.value, password: password.value, firstName: firstName.value, lastName: lastName.value })
 }
@@ -166,12 +191,13 @@ export interface PasswordChange {
   readonly password: string
 }
 
-export function parsePasswordChange (raw: unknown): Parsed<PasswordChange> {
+/** A reset's completion; the account is not known before its link is used, so only the service's context words apply. */
+export function parsePasswordChange (raw: unknown, rules: NewPasswordRules): Parsed<PasswordChange> {
   const body = asBody(raw)
   if (typeof body.token !== 'string' || !/^[\w-]{20,100}$/.test(body.token)) {
     return fail('resetPassword.linkMalformed')
   }
-  const password = parseNewPassword(body.password, body.confirm_password)
+  const password = parseNewPassword(body.password, body.confirm_password, rules)
   if (!password.ok) return password
   return ok({ token: body.token, password: password.value })
 }

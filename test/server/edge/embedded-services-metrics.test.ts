@@ -31,7 +31,8 @@ function childrenOfThisProcess (): number[] {
 /** The built reference services forked as the edge forks them, with metrics kept or not, once they are up. */
 async function startForkedServices (t: Test, options: { readonly metrics: boolean }): Promise<EmbeddedServices> {
   const services = await startEmbeddedServices({
-    env: { DATA_DIR: temporaryDataDir(t), PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, LOG_LEVEL: 'warn' },
+    // Never the public range API (tests run offline): breached passwords have their own tests with a local corpus.
+    env: { DATA_DIR: temporaryDataDir(t), PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, LOG_LEVEL: 'warn', BREACHED_PASSWORDS: 'off' },
     accounts: true,
     edgeAuth: true,
     edgePort: 8080,

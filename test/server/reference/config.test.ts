@@ -51,3 +51,40 @@ t.test('the reference service serves passkeys by default, for PUBLIC_URL\'s host
   t.equal(configErrorFor({ PUBLIC_URL: 'https://signin.example.com', PASSKEY_RP_ID: 'example.org' }).variable, 'PASSKEY_RP_ID')
   t.equal(configErrorFor({ PUBLIC_URL: 'https://signin.example.com', PASSKEY_RELATED_ORIGINS: 'login.example.org' }).variable, 'PASSKEY_RELATED_ORIGINS')
 })
+
+t.test('the breach corpus is the public range API by default, asked for 1.5 s, failing open', async (t) => {
+  t.same(loadReferenceConfig({}, 8080).breachedPasswords, { rangeUrl: 'https://api.pwnedpasswords.com/range', timeoutMs: 1500, failure: 'open' })
+  t.same(loadReferenceConfig({ BREACHED_PASSWORDS_URL: 'http://hibp-mirror.internal:8080/range/', BREACHED_PASSWORDS_TIMEOUT_MS: '400', BREACHED_PASSWORDS_FAILURE: 'closed' }, 8080).breachedPasswords,
+    { rangeUrl: 'http://hibp-mirror.internal:8080/range', timeoutMs: 400, failure: 'closed' }, 'a mirror, without its trailing slash')
+  t.equal(loadReferenceConfig({ BREACHED_PASSWORDS: 'off' }, 8080).breachedPasswords, null)
+  t.equal(loadReferenceConfig({ BREACHED_PASSWORDS: 'ON' }, 8080).breachedPasswords?.failure, 'open')
+})
+
+const badBreachSettings: Array<[Record<string, string>, string, RegExp]> = [
+  [{ BREACHED_PASSWORDS: 'false' }, 'BREACHED_PASSWORDS', /must be on or off/],
+  [{ BREACHED_PASSWORDS_URL: 'api.pwnedpasswords.com/range' }, 'BREACHED_PASSWORDS_URL', /absolute http or https URL/],
+  [{ BREACHED_PASSWORDS_URL: 'ftp://mirror.internal/range' }, 'BREACHED_PASSWORDS_URL', /http or https/],
+  [{ BREACHED_PASSWORDS_URL: 'https://mirror.internal/range?key=1' }, 'BREACHED_PASSWORDS_URL', /query string/],
+  [{ BREACHED_PASSWORDS_TIMEOUT_MS: '50' }, 'BREACHED_PASSWORDS_TIMEOUT_MS', /from 100 to 10000/],
+  [{ BREACHED_PASSWORDS_TIMEOUT_MS: '1.5s' }, 'BREACHED_PASSWORDS_TIMEOUT_MS', /whole number/],
+  [{ BREACHED_PASSWORDS_FAILURE: 'fail-open' }, 'BREACHED_PASSWORDS_FAILURE', /must be open or closed/]
+]
+
+for (const [env, variable, reason] of badBreachSettings) {
+  t.test(`${JSON.stringify(env)} stops the start with a message naming ${variable}`, async (t) => {
+    const error = configErrorFor(env)
+    t.equal(error.variable, variable)
+    t.match(error.message, reason)
+  })
+}
+
+t.test('PASSWORD_MIN_LENGTH is 8 by default, may be raised to 64, and is never below 8', async (t) => {
+  t.equal(loadReferenceConfig({}, 8080).passwordMinLength, 8)
+  t.equal(loadReferenceConfig({ PASSWORD_MIN_LENGTH: '15' }, 8080).passwordMinLength, 15)
+  t.equal(loadReferenceConfig({ PASSWORD_MIN_LENGTH: '64' }, 8080).passwordMinLength, 64)
+  for (const value of ['7', '0', '65', 'fifteen', '-8']) {
+    const error = configErrorFor({ PASSWORD_MIN_LENGTH: value })
+    t.equal(error.variable, 'PASSWORD_MIN_LENGTH', value)
+    t.match(error.message, /^PASSWORD_MIN_LENGTH must be a whole number from 8 to 64/, value)
+  }
+})

@@ -125,7 +125,8 @@ t.test('npm run local-accounts serves /authenticate on LOCAL_ACCOUNTS_PORT from 
   await store.close()
   const port = await freeLoopbackPort()
   const child = spawn(process.execPath, [REFERENCE_MAIN, '--local-accounts'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOCAL_ACCOUNTS_PORT: String(port), LOCAL_ACCOUNTS_HOST: '127.0.0.1', PUBLIC_URL: TEST_PUBLIC_URL },
+    // Never the public range API (tests run offline).
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOCAL_ACCOUNTS_PORT: String(port), LOCAL_ACCOUNTS_HOST: '127.0.0.1', PUBLIC_URL: TEST_PUBLIC_URL, BREACHED_PASSWORDS: 'off' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })

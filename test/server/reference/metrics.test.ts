@@ -261,3 +261,21 @@ t.test('the metrics are the edge\'s only: never proxied, refused without its tok
   const alone = await startReference(t)
   t.equal((await scrape(alone)).status, 404, 'a service started without a token (npm run local-accounts) serves no metrics')
 })
+
+t.test('the breached-password counters exist from the start at 0, and count checks and range calls apart', async (t) => {
+  const reference = await startReference(t, { metricsToken: TOKEN })
+  const checks = (text: string, purpose: string, outcome: string): number =>
+    value(text, `threshold_reference_breached_password_checks_total{purpose="${purpose}",outcome="${outcome}"}`)
+  const calls = (text: string, result: string): number => value(text, `threshold_reference_breached_password_range_calls_total{result="${result}"}`)
+  const before = (await scrape(reference)).text
+  for (const purpose of ['new_password', 'login']) for (const outcome of ['breached', 'clean', 'unavailable']) t.equal(checks(before, purpose, outcome), 0, `${purpose} ${outcome}`)
+  for (const result of ['ok', 'timeout', 'unreachable', 'bad_status', 'malformed', 'too_large']) t.equal(calls(before, result), 0, result)
+
+  await registerAccount(reference.base, OWNER)
+  t.equal((await postJson(reference.base, '/accounts/v2/login', { email: OWNER, password: GOOD_PASSWORD })).status, 200)
+  const after = (await scrape(reference)).text
+  t.equal(checks(after, 'new_password', 'clean'), 1)
+  t.equal(checks(after, 'login', 'clean'), 1)
+  t.equal(calls(after, 'ok'), 1, 'the login\'s check was answered from the cache')
+  t.notOk(/[0-9A-F]{5}/.test(after.split('\n').filter((line) => line.includes('breached_password')).join('\n').replace(/threshold_\w+/g, '')), 'no prefix in a label')
+})

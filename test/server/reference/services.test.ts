@@ -30,7 +30,8 @@ interface RunningEdge {
 /** Starts the built server (edge and embedded reference services) and waits until /readyz answers 200. */
 async function startEdge (t: Test, env: Record<string, string>): Promise<RunningEdge> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, ...env },
+    // Never the public range API (tests run offline): breached passwords have their own tests with a local corpus.
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, BREACHED_PASSWORDS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''

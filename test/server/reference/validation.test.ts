@@ -4,8 +4,10 @@ import {
   parseEmail,
   parseLoginContext,
   parseNewPassword,
+  parseRegistration,
   PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH
+  DEFAULT_PASSWORD_MIN_LENGTH as PASSWORD_MIN_LENGTH,
+  type NewPasswordRules
 } from '../../../server/reference/validation.js'
 import { GOOD_PASSWORD, postJson, startReference } from '../../fixtures/reference.js'
 
@@ -56,15 +58,56 @@ t.test('malformed addresses are refused with one message (a key of the answers\'
   }
 })
 
+const RULES: NewPasswordRules = { minLength: PASSWORD_MIN_LENGTH, contextWords: ['Threshold'] }
+const newPassword = (password: string, rules: NewPasswordRules = RULES): ReturnType<typeof parseNewPassword> => parseNewPassword(password, password, rules)
+
 t.test(`a new password has ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, counted as characters rather than UTF-16 units`, async (t) => {
-  t.same(parseNewPassword('x'.repeat(PASSWORD_MIN_LENGTH), 'x'.repeat(PASSWORD_MIN_LENGTH)), { ok: true, value: 'xxxxxxxx' })
-  t.same(parseNewPassword('x'.repeat(7), 'x'.repeat(7)).ok, false)
-  t.same(parseNewPassword('😀'.repeat(4), '😀'.repeat(4)).ok, false, 'four emoji are four characters, not eight')
-  t.same(parseNewPassword('😀'.repeat(PASSWORD_MAX_LENGTH), '😀'.repeat(PASSWORD_MAX_LENGTH)).ok, true, '256 emoji are allowed')
-  t.same(parseNewPassword('x'.repeat(PASSWORD_MAX_LENGTH + 1), 'x'.repeat(PASSWORD_MAX_LENGTH + 1)).ok, false)
-  t.same(parseNewPassword('        ', '        ').ok, true, 'any characters, spaces included (NIST SP 800-63B)')
-  t.same(parseNewPassword('PassWord123', 'PassWord123'), { ok: false, error: 'field.passwordTooCommon' },
-    'common passwords are refused in any case')
+  t.same(newPassword('xq7mzr2k'), { ok: true, value: 'xq7mzr2k' })
+  t.same(newPassword('xq7mzr2'), { ok: false, error: { key: 'field.passwordTooShort', params: { min: 8 } } })
+  t.same(newPassword('😀🐙'.repeat(2)).ok, false, 'four emoji are four characters, not eight')
+  t.same(newPassword('😀🐙'.repeat(PASSWORD_MAX_LENGTH / 2)).ok, true, '256 emoji are allowed')
+  t.same(newPassword('xy'.repeat(PASSWORD_MAX_LENGTH / 2 + 1)).ok, false)
+  t.same(newPassword('  a  b  c  ').ok, true, 'any characters, spaces included (NIST SP 800-63B)')
+  t.same(newPassword('PassWord123'), { ok: false, error: 'field.passwordTooCommon' }, 'common passwords are refused in any case')
+})
+
+t.test('PASSWORD_MIN_LENGTH raises the minimum, and the refusal names it', async (t) => {
+  const rules = { ...RULES, minLength: 15 }
+  t.same(newPassword('xq7mzr2kvb4wpt', rules), { ok: false, error: { key: 'field.passwordTooShort', params: { min: 15 } } })
+  t.same(newPassword('xq7mzr2kvb4wptn', rules).ok, true)
+})
+
+t.test('the issue\'s examples are refused: one character repeated, a common password with digits or punctuation added', async (t) => {
+  t.same(newPassword('aaaaaaaa'), { ok: false, error: 'field.passwordRepeated' })
+  t.same(newPassword('😀'.repeat(8)), { ok: false, error: 'field.passwordRepeated' }, 'counted by characters')
+  t.same(newPassword('password1234'), { ok: false, error: 'field.passwordTooCommon' }, 'in the list itself')
+  t.same(newPassword('Summer2024!'), { ok: false, error: 'field.passwordCommonWithSuffix' })
+  t.same(newPassword('password98765!?'), { ok: false, error: 'field.passwordCommonWithSuffix' })
+  t.same(newPassword('MONKEY!!99'), { ok: false, error: 'field.passwordCommonWithSuffix' }, 'case does not matter')
+  t.same(newPassword('sunshine 2024'), { ok: false, error: 'field.passwordCommonWithSuffix' }, 'a space counts as punctuation')
+})
+
+t.test('the offline list has tens of thousands of passwords, checked without regard to case', async (t) => {
+  for (const password of ['qwertyuiop', 'Iloveyou1', 'BASEBALL', 'trustno1', 'superman', 'starwars', 'p@ssw0rd']) {
+    t.same(newPassword(password), { ok: false, error: 'field.passwordTooCommon' }, password)
+  }
+})
+
+t.test('the suffix rule is precise: only digits and punctuation at the end of a listed password', async (t) => {
+  for (const password of ['2024summer', 'summer in paris', 'summerxq7mzr', 'correct horse battery staple', 'xq7mzr2k!!']) {
+    t.same(newPassword(password).ok, true, password)
+  }
+})
+
+t.test('a password that is the product\'s name or the address, digits and punctuation aside, is refused', async (t) => {
+  t.same(newPassword('Threshold2024!'), { ok: false, error: 'field.passwordContextWord' })
+  t.same(newPassword('acme cloud 1', { ...RULES, contextWords: ['Acme Cloud'] }), { ok: false, error: 'field.passwordContextWord' })
+  t.same(newPassword('acmecloud12', { ...RULES, contextWords: ['Acme Cloud'] }), { ok: false, error: 'field.passwordContextWord' })
+  const registration = (email: string, password: string): unknown =>
+    parseRegistration({ email, password, confirm_password: password }, RULES)
+  t.same(registration('zanzibar.quill@example.com', 'Zanzibar.Quill99'), { ok: false, error: 'field.passwordContextWord' }, 'the local part')
+  t.same(registration('zq@example.com', 'zq@example.com'), { ok: false, error: 'field.passwordContextWord' }, 'the whole address')
+  t.same((registration('zq@example.com', 'zanzibar.quill99') as { ok: boolean }).ok, true, 'another person\'s name is fine')
 })
 
 t.test('an allowed organisation given twice counts once; blank ones are dropped', async (t) => {
