@@ -69,7 +69,7 @@ t.test('with risk at its threshold of 0, the three guarded calls answer 428 with
     t.equal(parameters.algorithm, 'PBKDF2/SHA-256')
     t.equal(parameters.cost, POW_COST)
     t.equal((parameters.data as Record<string, unknown>).path, path, 'bound to its path')
-    t.notMatch(JSON.stringify(challenge), /ada|example\.com|203\.0\.113/, 'the email and the address only as keyed hashes')
+    t.notMatch(JSON.stringify(challenge), /ada@|example\.com|203\.0\.113/, 'the email and the address only as keyed hashes')
     t.ok((parameters.expiresAt as number) > Date.now() / 1000 + 60, 'expires minutes from now')
   }
   t.equal(calls(upstream).length, 0)
@@ -270,4 +270,18 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
   t.same({ ...defaults }, { kind: 'pow', rangeFailures: 20, accountFailures: 5, burstFailures: 100, edgeSecret: null, provider: null })
   t.equal(loadServerConfig({ CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }).challenge.provider?.verifyUrl, 'https://api.hcaptcha.com/siteverify')
   t.equal(LEVEL_ONE_MAX_COUNTER, 400)
+})
+
+t.test('the page\'s CSP names a provider\'s origins only when one is configured, in script-src, frame-src and connect-src', async (t) => {
+  const directives = (policy: string) => Object.fromEntries(policy.split(';').map((directive) => [directive.trim().split(' ')[0], directive.trim()]))
+  const plain = await edgeWith(t, { EDGE_SECRET })
+  const plainPolicy = String((await plain.app.inject({ method: 'GET', url: '/' })).headers['content-security-policy'])
+  t.notMatch(plainPolicy, /cloudflare|hcaptcha/)
+  const withTurnstile = await edgeWith(t, { CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'site', CHALLENGE_SECRET: 'secret' })
+  const policy = directives(String((await withTurnstile.app.inject({ method: 'GET', url: '/' })).headers['content-security-policy']))
+  for (const name of ['script-src', 'frame-src', 'connect-src']) t.match(policy[name], / https:\/\/challenges\.cloudflare\.com$/, name)
+  t.notMatch(policy['default-src'], /cloudflare/)
+  t.notMatch(policy['style-src'], /cloudflare/)
+  const withHcaptcha = await edgeWith(t, { CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'site', CHALLENGE_SECRET: 'secret' })
+  t.match(String((await withHcaptcha.app.inject({ method: 'GET', url: '/' })).headers['content-security-policy']), /frame-src [^;]*https:\/\/\*\.hcaptcha\.com/)
 })
