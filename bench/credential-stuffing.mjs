@@ -14,8 +14,8 @@
 //   ever calls the public internet.
 // - 50 accounts are registered, each from an address of its own. The
 //   attacker's list has N pairs (default 2,000): one in eight names one of
-//   the accounts, the rest addresses this site never had; 20 pairs carry
-//   the account's right password. They are tried from M addresses (default
+//   the accounts, the rest addresses this site never had; one pair in 200
+//   (10) carries the account's right password. They are tried from M addresses (default
 //   200: 50 /24 ranges of 4 addresses, as botnets and hosting ranges come),
 //   C at a time (default 20). On a 428 the attacker solves the proof of work
 //   in Node with altcha-lib (Node's PBKDF2, faster than a browser's), one
@@ -51,7 +51,7 @@ const AFTER_WAIT_S = option('--after-wait', 130)
 const json = process.argv.includes('--json')
 
 const ACCOUNTS = 50
-const RIGHT_PAIRS = 20
+const RIGHT_PAIRS = 10
 const PASSWORD = (index) => `account ${index} long password`
 const VISITOR = { email: 'visitor@example.org', password: 'the visitor\'s own long password' }
 const VISITOR_ADDRESS = '192.0.2.10'
@@ -188,14 +188,18 @@ try {
   const results = new Array(ATTEMPTS)
   let next = 0
   let firstChallengeAt = null
+  let firstChallengeMs = null
   const started = performance.now()
   const visitorDuring = []
   const attack = Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < ATTEMPTS) {
       const index = next++
       const result = await loginSolving(server.base, pairs[index], addressOf(index), solveInTurn)
-      if (result.challenged && firstChallengeAt === null) firstChallengeAt = index
-      results[index] = result
+      if (result.challenged && firstChallengeAt === null) {
+        firstChallengeAt = index
+        firstChallengeMs = performance.now() - started
+      }
+      results[index] = { ...result, endedMs: performance.now() - started }
     }
   }))
   const visitorDuringAttack = (async () => {
@@ -217,7 +221,14 @@ try {
   for (const result of results) statuses[result.status] = (statuses[result.status] ?? 0) + 1
   const levels = {}
   for (const result of challenged) levels[result.level] = (levels[result.level] ?? 0) + 1
+  // Attempts answered per second before the first challenge, and after it.
+  const answeredBefore = firstChallengeMs === null ? ATTEMPTS : results.filter((result) => result.endedMs <= firstChallengeMs).length
+  const ratePerSecond = {
+    beforeChallenges: firstChallengeMs === null ? round(ATTEMPTS / (attackMs / 1000)) : round(answeredBefore / (firstChallengeMs / 1000)),
+    afterFirstChallenge: firstChallengeMs === null ? null : round((ATTEMPTS - answeredBefore) / ((attackMs - firstChallengeMs) / 1000))
+  }
   const summary = {
+    ratePerSecond,
     attempts: ATTEMPTS,
     addresses: ADDRESSES,
     concurrency: CONCURRENCY,
@@ -237,6 +248,7 @@ try {
     }
   }
   console.log(`\n${ATTEMPTS} stuffing attempts from ${ADDRESSES} addresses (${CONCURRENCY} at a time) in ${summary.attackSeconds} s; ${rightPairs} pairs right`)
+  console.log(`  attempts answered per second: ${ratePerSecond.beforeChallenges} before the first challenge, ${ratePerSecond.afterFirstChallenge} after it`)
   console.log(`  passed on before the first challenge: ${summary.passedBeforeFirstChallenge}; never challenged in all: ${summary.unchallengedInAll}`)
   console.log(`  challenged: ${summary.challenged} (by level ${JSON.stringify(levels)}); solving per attempt in Node: median ${summary.solveMs.median} ms, p95 ${summary.solveMs.p95} ms, max ${summary.solveMs.max} ms, ${summary.solveMs.totalSeconds} s in all`)
   console.log(`  logins that succeeded: ${summary.succeeded}; answers ${JSON.stringify(statuses)}`)

@@ -59,6 +59,8 @@ export function challengeGate (options: ChallengeGateOptions) {
   const provider = settings.provider
   const pseudonym = (text: string): string => createHmac('sha256', keys.pseudonym).update(text).digest('base64url').slice(0, 22)
   const answered = new WeakMap<FastifyRequest, Readonly<Record<string, unknown>>>()
+  // The judged login, kept from the preHandler for its answer: the body is read once.
+  const judgedLogins = new WeakMap<FastifyRequest, JudgedCall>()
 
   function judged (request: FastifyRequest): JudgedCall | null {
     const path = (request.routeOptions.url ?? '').slice(prefix.length + 1)
@@ -107,6 +109,7 @@ export function challengeGate (options: ChallengeGateOptions) {
     async preHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
       const call = judged(request)
       if (call === null) return undefined
+      if (call.path === 'v2/login') judgedLogins.set(request, call)
       const level = await risk.levelFor(call.range, call.accounts)
       request.server.metrics?.challengeLevel(call.path, level)
       if (level > 0) {
@@ -127,9 +130,8 @@ export function challengeGate (options: ChallengeGateOptions) {
     /** An `onResponse` hook: a login the backend refused (401, or its own 429) counts; one that succeeded clears its account. */
     async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const answer = answered.get(request)
-      if (answer === undefined) return
-      const call = judged(request)
-      if (call === null || call.path !== 'v2/login') return
+      const call = judgedLogins.get(request)
+      if (answer === undefined || call === undefined) return
       const status = reply.statusCode
       if (status === 401 || status === 429) await risk.noteFailedLogin(call.range, call.accounts)
       else if (status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))) await risk.noteSuccessfulLogin(call.accounts)
