@@ -5,7 +5,7 @@
 //
 // - The built server (dist/server/main.js, built first with `build.mjs
 //   --if-stale`) runs as in production with the challenge at its defaults
-//   (CHALLENGE=pow, CHALLENGE_RANGE_FAILURES=20, CHALLENGE_ACCOUNT_FAILURES=5,
+//   (CHALLENGE=pow, CHALLENGE_RANGE_FAILURES=10, CHALLENGE_ACCOUNT_FAILURES=5,
 //   CHALLENGE_BURST_FAILURES=100), except: TRUST_PROXY=loopback, so that this
 //   script names each request's client in X-Forwarded-For;
 //   PASSWORD_HASH_COST=10 (fast hashing: the run measures the challenge, not

@@ -4,7 +4,7 @@ import { ConfigError, readHttpUrl, readInteger, readString, type Env } from '../
 export type ChallengeKind = 'pow' | 'turnstile' | 'hcaptcha' | 'off'
 
 /** Failed logins (and registration and reset requests) per address range in {@link RANGE_WINDOW_MINUTES} before a range is challenged. */
-export const DEFAULT_RANGE_FAILURES = 20
+export const DEFAULT_RANGE_FAILURES = 10
 /** Failed logins per account in {@link ACCOUNT_WINDOW_MINUTES} before that account's logins are challenged. */
 export const DEFAULT_ACCOUNT_FAILURES = 5
 /** Failed logins across all accounts per minute before every guarded call is challenged (at the lowest level). */

@@ -41,7 +41,6 @@ interface JudgedCall {
   readonly path: ChallengedPath
   readonly range: string
   readonly accounts: readonly string[]
-  readonly binding: ChallengeBinding
 }
 
 /**
@@ -69,17 +68,19 @@ export function challengeGate (options: ChallengeGateOptions) {
     const named = loginEmails(Buffer.isBuffer(request.body) ? request.body : undefined, undefined)
     const emails = named.kind === 'named' ? named.emails.slice(0, MAX_JUDGED_ACCOUNTS) : []
     const accounts = [...new Set(emails.map((email) => accountKeyFor(keys.pseudonym, email)))]
-    return {
-      path: path as ChallengedPath,
-      range,
-      accounts,
-      binding: { path, account: pseudonym(`accounts:${[...accounts].sort().join(',')}`), range: pseudonym(`range:${range}`) }
-    }
+    return { path: path as ChallengedPath, range, accounts }
   }
+
+  /** What a challenge for `call` is bound to; computed only above level 0, where a challenge is asked for or checked. */
+  const bindingOf = (call: JudgedCall): ChallengeBinding => ({
+    path: call.path,
+    account: pseudonym(`accounts:${[...call.accounts].sort().join(',')}`),
+    range: pseudonym(`range:${call.range}`)
+  })
 
   async function challengeFor (call: JudgedCall, level: number): Promise<ChallengeSpec> {
     if (provider !== null) return { kind: provider.kind, siteKey: provider.siteKey }
-    return { kind: 'pow', challenge: { ...await issueProofOfWork(keys, level, call.binding, now()) } }
+    return { kind: 'pow', challenge: { ...await issueProofOfWork(keys, level, bindingOf(call), now()) } }
   }
 
   async function askForChallenge (request: FastifyRequest, reply: FastifyReply, call: JudgedCall, level: number, refusal: Refusal | null): Promise<FastifyReply> {
@@ -100,7 +101,7 @@ export function challengeGate (options: ChallengeGateOptions) {
       if (verdict === 'unverified') request.log.warn({ provider: provider.kind }, 'challenge token could not be verified at the provider')
       return verdict === 'passed' ? null : verdict
     }
-    const checked = await checkProofOfWork(keys, header, call.binding, level)
+    const checked = await checkProofOfWork(keys, header, bindingOf(call), level)
     if ('refused' in checked) return checked.refused
     return await singleUse.claim(checked.id, checked.expiresAt) ? null : 'reused'
   }

@@ -9,7 +9,7 @@ import germanCatalogue from '../../../../common/messages/de.json' with { type: '
 import { edgeKeys } from '../../../../server/edge/challenge/edge-secrets.js'
 import { issueProofOfWork, LEVEL_ONE_MAX_COUNTER, POW_COST } from '../../../../server/edge/challenge/proof-of-work.js'
 import { createEdgeMetrics } from '../../../../server/edge/metrics.js'
-import { buildEdge, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { encodeSolution, solvedHeader } from '../../../fixtures/challenge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import type { ServerResponse } from 'node:http'
@@ -32,10 +32,10 @@ function accounts (request: RecordedRequest, response: ServerResponse): void {
 /** The calls the backend received, without the readiness probes a metrics scrape makes. */
 const calls = (upstream: { requests: RecordedRequest[] }): RecordedRequest[] => upstream.requests.filter((request) => request.url !== '/healthz')
 
-async function edgeWith (t: Test, env: Record<string, string> = ALWAYS) {
+async function edgeWith (t: Test, env: Record<string, string> = ALWAYS, logger?: ReturnType<typeof captureLog>['logger']) {
   const upstream = await startUpstream(t, accounts)
   const metrics = createEdgeMetrics({ version: '0.0.0-test', processMetrics: false })
-  const app = await buildEdge(t, { env: { METRICS_PORT: '0', ...env }, accountsUpstream: upstream.url, metrics })
+  const app = await buildEdge(t, { env: { METRICS_PORT: '0', ...env }, accountsUpstream: upstream.url, metrics, ...(logger === undefined ? {} : { logger }) })
   return { app, upstream, metrics }
 }
 
@@ -267,7 +267,7 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
     t.throws(() => loadServerConfig(env), { message }, JSON.stringify(env))
   }
   const defaults = loadServerConfig({}).challenge
-  t.same({ ...defaults }, { kind: 'pow', rangeFailures: 20, accountFailures: 5, burstFailures: 100, edgeSecret: null, provider: null })
+  t.same({ ...defaults }, { kind: 'pow', rangeFailures: 10, accountFailures: 5, burstFailures: 100, edgeSecret: null, provider: null })
   t.equal(loadServerConfig({ CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }).challenge.provider?.verifyUrl, 'https://api.hcaptcha.com/siteverify')
   t.equal(LEVEL_ONE_MAX_COUNTER, 400)
 })
@@ -284,4 +284,19 @@ t.test('the page\'s CSP names a provider\'s origins only when one is configured,
   t.notMatch(policy['style-src'], /cloudflare/)
   const withHcaptcha = await edgeWith(t, { CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'site', CHALLENGE_SECRET: 'secret' })
   t.match(String((await withHcaptcha.app.inject({ method: 'GET', url: '/' })).headers['content-security-policy']), /frame-src [^;]*https:\/\/\*\.hcaptcha\.com/)
+})
+
+t.test('the logs name why a solution was refused, never the email, the password or the solution', async (t) => {
+  const { lines, logger } = captureLog('debug')
+  const { app } = await edgeWith(t, ALWAYS, logger)
+  const header = await solvedHeader(challengeOf(t, await call(app, 'v2/login', LOGIN)))
+  t.equal((await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header })).statusCode, 200)
+  challengeOf(t, await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header }))
+  const refused = lines.filter((line) => line.msg === 'challenge refused')
+  t.equal(refused.length, 1)
+  t.match(refused[0], { reason: 'reused', level: 1 })
+  const text = JSON.stringify(lines)
+  t.notOk(text.includes('ada@example.com'), 'no email')
+  t.notOk(text.includes(header.slice(0, 40)), 'no solution')
+  t.notOk(text.includes('"right"'), 'no password')
 })
