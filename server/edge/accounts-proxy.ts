@@ -23,6 +23,7 @@ import { textOf } from './http-error.js'
 import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
 import type { MessageKey } from '../../common/message-catalogue.js'
 import type { ProxyTrust } from './trusted-proxy.js'
+import type { ChallengeGate } from './challenge/challenge-gate.js'
 
 export interface AccountsProxyOptions {
   /** Base URL of the accounts service, without a trailing slash. */
@@ -36,6 +37,8 @@ export interface AccountsProxyOptions {
   readonly answerLimitBytes: number
   /** DOMAIN_CHECK_ENFORCED: where the edge checks a login's domain before proxying it; null: it does not. */
   readonly domainCheck: DomainCheckEnforcement | null
+  /** The challenge on logins, registrations and resets when risk has risen (challenge/); null: CHALLENGE=off. */
+  readonly challenge: ChallengeGate | null
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
@@ -134,13 +137,21 @@ interface ProxyGroupOptions {
   readonly trust: ProxyTrust | null
   readonly answerLimitBytes: number
   readonly domainCheck: DomainCheckEnforcement | null
+  readonly challenge: ChallengeGate | null
 }
 
-async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck }: ProxyGroupOptions): Promise<void> {
+async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck, challenge }: ProxyGroupOptions): Promise<void> {
   if (kind === 'json') {
     app.addHook('onRequest', rejectCrossSiteRequests)
     app.addHook('onRequest', requireContentType(['application/json']))
     app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, bufferedBodyParser('json'))
+    // After the rate limit (an onRequest hook) and the body's checks, before the domain check: a call
+    // without its challenge's solution costs the backends nothing. The solution's header is never passed
+    // on: ACCOUNTS_REQUEST_HEADERS does not list it.
+    if (challenge !== null) {
+      app.addHook('preHandler', challenge.preHandler)
+      app.addHook('onResponse', challenge.onResponse)
+    }
     // After the rate limit (an onRequest hook) and the body's checks: a refused call costs the domain service nothing.
     if (domainCheck !== null) app.addHook('preHandler', enforceDomainCheck({ ...domainCheck, prefix: app.prefix }))
   } else if (kind === 'form') {
@@ -178,7 +189,9 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
         upstreamName: 'accounts',
         limitBytes: answerLimitBytes,
         onFailure: sendFailure,
-        ...(signIns === null ? {} : { onAnswer: signIns.noteAnswer }),
+        ...(signIns === null && challenge === null
+          ? {}
+          : { onAnswer: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>) => { signIns?.noteAnswer(request, answer); challenge?.noteAnswer(request, answer) } }),
         ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream }) })
       }) } : {}),
       // The links and form posts are passed on as they are; a 5xx among them is logged and counted too.
@@ -214,7 +227,8 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
       timeoutMs: options.timeoutMs,
       trust: options.trust,
       answerLimitBytes: options.answerLimitBytes,
-      domainCheck: options.domainCheck
+      domainCheck: options.domainCheck,
+      challenge: options.challenge
     })
   }
 

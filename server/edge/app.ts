@@ -19,6 +19,7 @@ import type { AssetStore } from './static-files.js'
 import type { ProxyTrust } from './trusted-proxy.js'
 import type { UpstreamProbes } from './upstream-probes.js'
 import { webauthnWellKnown } from './webauthn-well-known.js'
+import { createChallengeGate } from './challenge/challenge-setup.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -77,7 +78,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     rateLimit,
     trust: options.trust,
     answerLimitBytes: config.accountsAnswerLimitBytes,
-    domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null
+    domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null,
+    challenge: createChallengeGate({ settings: config.challenge, redis: options.redis, log: fastify.log, prefix: '/accounts' })
   })
   await fastify.register(formPosts, {
     config,

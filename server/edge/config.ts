@@ -21,6 +21,7 @@ import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
 import { canonicalHostName } from './host-header.js'
 import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './messages-dir.js'
 import type { Locale } from '../../common/message-catalogue.js'
+import { readChallengeSettings, type ChallengeSettings } from './challenge/challenge-config.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
 
@@ -113,6 +114,8 @@ export interface ServerConfig {
   readonly defaultLocale: Locale
   /** MESSAGES_DIR's texts, checked against English's keys and placeholders; empty when unset. */
   readonly messageOverrides: MessageOverrides
+  /** CHALLENGE and its thresholds, EDGE_SECRET, a provider's keys (docs/challenge.md). */
+  readonly challenge: ChallengeSettings
 }
 
 /** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
@@ -320,6 +323,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     secondFactor: readSecondFactorSettings(env, accountsUrl === null),
     brand: readBrandSettings(env, productName),
     defaultLocale: readDefaultLocale(env),
-    messageOverrides: readMessagesDir(env)
+    messageOverrides: readMessagesDir(env),
+    challenge: readChallengeSettings(env)
   })
 }

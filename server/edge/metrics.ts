@@ -43,6 +43,10 @@ export type PasskeyRegistrationKind = 'offer' | 'automatic_upgrade'
 export type PasskeyRegistrationOutcome = 'success' | 'refused' | 'error'
 export type DomainCheckSource = 'page' | 'enforced'
 export type DomainCheckResult = 'authorized' | 'unauthorized' | 'unspecified' | 'failed'
+/** A guarded call (common/challenge.ts CHALLENGED_PATHS). */
+export type ChallengePathLabel = 'v2/login' | 'register' | 'resetPasswordRequest'
+/** issued, passed, or refused_<why> (challenge/challenge-gate.ts). */
+export type ChallengeOutcomeLabel = string
 
 /**
  * The request duration buckets, in seconds. The page and its assets are
@@ -66,6 +70,10 @@ export interface EdgeMetrics {
   signIn (method: SignInMethod, outcome: SignInOutcome): void
   passkeyRegistration (kind: PasskeyRegistrationKind, outcome: PasskeyRegistrationOutcome): void
   domainCheck (source: DomainCheckSource, result: DomainCheckResult): void
+  /** A challenge issued, passed or refused on a guarded call. */
+  challenge (path: ChallengePathLabel, outcome: ChallengeOutcomeLabel): void
+  /** The risk level a guarded call was judged at (0: no challenge). */
+  challengeLevel (path: ChallengePathLabel, level: number): void
   /** What the last readiness probe of `upstream` found, and how long it took (for /readyz's probes). */
   upstreamProbe (upstream: UpstreamLabel, up: boolean, seconds: number): void
   /**
@@ -207,6 +215,18 @@ export function createEdgeMetrics (options: EdgeMetricsOptions): EdgeMetrics {
     labelNames: ['source', 'result'] as const,
     registers: [registry]
   })
+  const challenges = new Counter({
+    name: 'threshold_challenges_total',
+    help: 'Challenges on the guarded calls, by path and outcome: issued, passed, refused_<why> (malformed, forged, expired, unsolved, mismatch, outdated, reused, refused, unverified).',
+    labelNames: ['path', 'outcome'] as const,
+    registers: [registry]
+  })
+  const challengeLevels = new Counter({
+    name: 'threshold_challenge_risk_levels_total',
+    help: 'Guarded calls by the risk level they were judged at (0: no challenge asked).',
+    labelNames: ['path', 'level'] as const,
+    registers: [registry]
+  })
   const upstreamUp = new Gauge({
     name: 'threshold_upstream_up',
     help: '1 when the last readiness probe found the backend up, else 0.',
@@ -242,6 +262,8 @@ export function createEdgeMetrics (options: EdgeMetricsOptions): EdgeMetrics {
     signIn: (method, outcome) => pair('sign_ins', signIns, method, outcome).inc(),
     passkeyRegistration: (kind, outcome) => pair('passkey_registrations', passkeyRegistrations, kind, outcome).inc(),
     domainCheck: (source, result) => pair('domain_checks', domainChecks, source, result).inc(),
+    challenge: (path, outcome) => pair('challenges', challenges, path, outcome).inc(),
+    challengeLevel: (path, level) => pair('challenge_levels', challengeLevels, path, String(level)).inc(),
     upstreamProbe (upstream, up, seconds) {
       upstreamUp.labels(upstream).set(up ? 1 : 0)
       probeDuration.labels(upstream).set(seconds)

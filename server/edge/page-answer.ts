@@ -6,7 +6,7 @@ import { chooseLocale, uiLocalesOf } from '../shared/locale-choice.js'
 import type { MessageCatalogues } from './message-catalogues.js'
 import { UNRENDERED, type PageMarkup } from './page-markup.js'
 import type { PageTemplate } from './page.js'
-import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS } from './security-headers.js'
+import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS, withChallengeProviderSources } from './security-headers.js'
 
 export interface PageAnswerOptions {
   /** The page, prepared per host (its cookie domain follows the host). */
@@ -25,6 +25,8 @@ export interface PageAnswerOptions {
   readonly catalogues: MessageCatalogues
   /** DEFAULT_LOCALE. */
   readonly defaultLocale: Locale
+  /** The challenge provider's origins for the page's CSP (CHALLENGE=turnstile or hcaptcha); none by default. */
+  readonly challengeProviderOrigins?: string | null
 }
 
 /**
@@ -61,6 +63,7 @@ const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor, catalogues, defaultLocale } = options
+  const providerOrigins = options.challengeProviderOrigins ?? null
 
   function localeOf (request: IncomingMessage, query: string): Locale {
     return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale })
@@ -76,7 +79,8 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     const nonce = nextNonce()
     const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query })
     const headers = PAGE_HEADERS.slice()
-    headers.push('content-security-policy', pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources), 'content-length', String(body.length))
+    const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources)
+    headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
     response.writeHead(status, headers)
     response.end(request.method === 'HEAD' ? undefined : body)
   }

@@ -162,6 +162,21 @@ export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: s
 }
 
 /**
+ * The page's CSP with a challenge provider's origins (CHALLENGE=turnstile or
+ * hcaptcha; challenge/challenge-config.ts PROVIDER_ORIGINS) added to
+ * `script-src` (its widget's script), `frame-src` (the widget's frame) and
+ * `connect-src`. Without a provider the policy names no third party of the
+ * challenge's: the proof of work runs in a Worker from 'self'.
+ */
+export function withChallengeProviderSources (policy: string, origins: string): string {
+  // helmet separates the directives with a bare `;`.
+  return policy.split(';').map((directive) => {
+    const name = directive.trim().split(' ')[0]
+    return name === 'script-src' || name === 'frame-src' || name === 'connect-src' ? `${directive} ${origins}` : directive
+  }).join(';')
+}
+
+/**
  * Registers @fastify/helmet for everything Fastify answers (API, health, 404,
  * large media), adds the Permissions-Policy, and makes `no-store` the default
  * Cache-Control: a route that may be cached says so itself.

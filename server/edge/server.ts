@@ -27,6 +27,7 @@ import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
 import { formActionByHost } from './security-headers.js'
 import { AssetStore } from './static-files.js'
 import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
+import { PROVIDER_ORIGINS } from './challenge/challenge-config.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
 
 /**
@@ -130,7 +131,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     hostnameOf: (request) => statedHostName(request, trust),
     formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts),
     catalogues,
-    defaultLocale: config.defaultLocale
+    defaultLocale: config.defaultLocale,
+    challengeProviderOrigins: config.challenge.provider === null ? null : PROVIDER_ORIGINS[config.challenge.provider.kind]
   })
   const formFlash = createFormFlash()
   const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash) })

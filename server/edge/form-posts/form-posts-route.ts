@@ -134,7 +134,7 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
       localAccounts: resolveLocalAccounts(query, hostname, config.localAccountsAllowedHosts),
       resetToken: resetTokenFrom(query),
       rememberBrowserOffered: config.secondFactor.rememberBrowser,
-      callAccounts: accountsCaller(request, reply, messages.locale),
+      callAccounts: accountsCaller(request, reply, messages),
       domainGate: domainGate(request, reply, { enabled: domainCheckRequested(query), timeoutMs: config.domainCheckTimeoutMs }),
       signIn: (tokens: SignedIn): FormOutcome => ({
         kind: 'redirect',

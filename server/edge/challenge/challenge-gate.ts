@@ -1,0 +1,143 @@
+import { createHmac } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import {
+  CHALLENGE_HEADER,
+  CHALLENGE_REQUIRED_REASON,
+  CHALLENGE_REQUIRED_STATUS,
+  CHALLENGED_PATHS,
+  type ChallengeRequired,
+  type ChallengeSpec,
+  type ChallengedPath
+} from '../../../common/challenge.js'
+import type { MessageKey } from '../../../common/message-catalogue.js'
+import { clientAddress } from '../client-address.js'
+import { loginEmails } from '../login-emails.js'
+import { answerShape } from '../sign-in-metrics.js'
+import type { ChallengeSettings } from './challenge-config.js'
+import type { EdgeKeys } from './edge-secrets.js'
+import { checkProofOfWork, issueProofOfWork, type ChallengeBinding, type Refusal } from './proof-of-work.js'
+import { verifyProviderToken } from './provider-token.js'
+import { accountKeyFor, riskRangeOf, type Risk } from './risk.js'
+import type { SingleUse } from './single-use.js'
+
+/** What a challenge's answer is counted as (threshold_challenges_total's `outcome`). */
+export type ChallengeOutcome = 'issued' | 'passed' | `refused_${Refusal}`
+
+const GUARDED: ReadonlySet<string> = new Set(CHALLENGED_PATHS)
+/** A body naming more addresses than this is not the page's; only the first are judged. */
+const MAX_JUDGED_ACCOUNTS = 4
+
+export interface ChallengeGateOptions {
+  readonly settings: ChallengeSettings
+  readonly keys: EdgeKeys
+  readonly risk: Risk
+  readonly singleUse: SingleUse
+  /** Where the JSON calls are mounted (`/accounts`). */
+  readonly prefix: string
+  readonly now?: () => number
+}
+
+interface JudgedCall {
+  readonly path: ChallengedPath
+  readonly range: string
+  readonly accounts: readonly string[]
+}
+
+/**
+ * The challenge at the edge (docs/challenge.md): a `preHandler` for the
+ * JSON accounts calls, which asks for a challenge on the guarded calls
+ * ({@link CHALLENGED_PATHS}) once risk has risen, and checks the solution
+ * the page sends back; and what it learns from the backend's answers
+ * (`noteAnswer` for json-answers.ts, `onResponse` as a hook): failed and
+ * successful logins. At level 0 a guarded call costs one read of the counts.
+ * Nothing of a body is kept or logged: accounts and ranges are keyed hashes.
+ */
+export function challengeGate (options: ChallengeGateOptions) {
+  const { settings, keys, risk, singleUse, prefix } = options
+  const now = options.now ?? Date.now
+  const provider = settings.provider
+  const pseudonym = (text: string): string => createHmac('sha256', keys.pseudonym).update(text).digest('base64url').slice(0, 22)
+  const answered = new WeakMap<FastifyRequest, Readonly<Record<string, unknown>>>()
+  // The judged login, kept from the preHandler for its answer: the body is read once.
+  const judgedLogins = new WeakMap<FastifyRequest, JudgedCall>()
+
+  function judged (request: FastifyRequest): JudgedCall | null {
+    const path = (request.routeOptions.url ?? '').slice(prefix.length + 1)
+    if (!GUARDED.has(path)) return null
+    const range = riskRangeOf(clientAddress(request))
+    const named = loginEmails(Buffer.isBuffer(request.body) ? request.body : undefined, undefined)
+    const emails = named.kind === 'named' ? named.emails.slice(0, MAX_JUDGED_ACCOUNTS) : []
+    const accounts = [...new Set(emails.map((email) => accountKeyFor(keys.pseudonym, email)))]
+    return { path: path as ChallengedPath, range, accounts }
+  }
+
+  /** What a challenge for `call` is bound to; computed only above level 0, where a challenge is asked for or checked. */
+  const bindingOf = (call: JudgedCall): ChallengeBinding => ({
+    path: call.path,
+    account: pseudonym(`accounts:${[...call.accounts].sort().join(',')}`),
+    range: pseudonym(`range:${call.range}`)
+  })
+
+  async function challengeFor (call: JudgedCall, level: number): Promise<ChallengeSpec> {
+    if (provider !== null) return { kind: provider.kind, siteKey: provider.siteKey }
+    return { kind: 'pow', challenge: { ...await issueProofOfWork(keys, level, bindingOf(call), now()) } }
+  }
+
+  async function askForChallenge (request: FastifyRequest, reply: FastifyReply, call: JudgedCall, level: number, refusal: Refusal | null): Promise<FastifyReply> {
+    const key: MessageKey = refusal === null ? 'server.challengeRequired' : 'server.challengeRefused'
+    request.server.metrics?.challenge(call.path, refusal === null ? 'issued' : `refused_${refusal}`)
+    if (refusal !== null) request.log.info({ reason: refusal, level }, 'challenge refused')
+    const body: ChallengeRequired = {
+      error: request.server.messagesFor(request).text(key),
+      reason: CHALLENGE_REQUIRED_REASON,
+      challenge: await challengeFor(call, level)
+    }
+    return await reply.code(CHALLENGE_REQUIRED_STATUS).send(body)
+  }
+
+  async function refusalOf (request: FastifyRequest, header: string, call: JudgedCall, level: number): Promise<Refusal | null> {
+    if (provider !== null) {
+      const verdict = await verifyProviderToken(provider, header, clientAddress(request))
+      if (verdict === 'unverified') request.log.warn({ provider: provider.kind }, 'challenge token could not be verified at the provider')
+      return verdict === 'passed' ? null : verdict
+    }
+    const checked = await checkProofOfWork(keys, header, bindingOf(call), level)
+    if ('refused' in checked) return checked.refused
+    return await singleUse.claim(checked.id, checked.expiresAt) ? null : 'reused'
+  }
+
+  return {
+    async preHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+      const call = judged(request)
+      if (call === null) return undefined
+      if (call.path === 'v2/login') judgedLogins.set(request, call)
+      const level = await risk.levelFor(call.range, call.accounts)
+      request.server.metrics?.challengeLevel(call.path, level)
+      if (level > 0) {
+        const header = request.headers[CHALLENGE_HEADER]
+        if (header === undefined) return await askForChallenge(request, reply, call, level, null)
+        const refusal = typeof header === 'string' ? await refusalOf(request, header, call, level) : 'malformed'
+        if (refusal !== null) return await askForChallenge(request, reply, call, level, refusal)
+        request.server.metrics?.challenge(call.path, 'passed')
+      }
+      // Registrations and resets passed on count against their range.
+      if (call.path !== 'v2/login') void risk.noteRequest(call.range)
+      return undefined
+    },
+    /** For json-answers.ts: the backend's readable answer, whose shape tells a successful login. */
+    noteAnswer (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void {
+      answered.set(request, answer)
+    },
+    /** An `onResponse` hook: a login the backend refused (401, or its own 429) counts; one that succeeded clears its account. */
+    async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const answer = answered.get(request)
+      const call = judgedLogins.get(request)
+      if (answer === undefined || call === undefined) return
+      const status = reply.statusCode
+      if (status === 401 || status === 429) await risk.noteFailedLogin(call.range, call.accounts)
+      else if (status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))) await risk.noteSuccessfulLogin(call.accounts)
+    }
+  }
+}
+
+export type ChallengeGate = ReturnType<typeof challengeGate>

@@ -1,0 +1,113 @@
+import { createHmac } from 'node:crypto'
+import { isIP } from 'node:net'
+import { BUCKET_MS, type WindowCounts } from './window-counts.js'
+
+/**
+ * The edge's judgement of risk for a login, registration or reset call,
+ * from counts over sliding windows (window-counts.ts):
+ * - failed logins per address range, plus registration and reset requests
+ *   from it: a range is an IPv4 /24 or an IPv6 /48. Wider than the /32 and
+ *   /64 by which the rate limits and the accounts service's lockouts count
+ *   (server/shared/address-range.ts): those stop one client; stuffing is
+ *   spread over many addresses, and hosting providers and botnets hand them
+ *   out in neighbouring blocks. A wider range only decides whether a small
+ *   proof of work is asked for, never whether a login is refused, so
+ *   neighbours caught with an attacker lose a fraction of a second, not access;
+ * - failed logins per account (the email a login names), by a keyed hash,
+ *   never the address itself;
+ * - failed logins across all accounts per minute (a burst).
+ * A successful login clears its account's count.
+ */
+
+/** How long a range's failures and requests count, in minutes. */
+export const RANGE_WINDOW_MINUTES = 10
+/** How long an account's failures count, in minutes. */
+export const ACCOUNT_WINDOW_MINUTES = 15
+/** The burst is a sliding minute: this minute's count plus the share of the last one the minute still covers. */
+export const BURST_WINDOW_MINUTES = 2
+/** The highest level: 2^(6 - 1) = 32 times the work of level 1. */
+export const MAX_LEVEL = 6
+
+export interface RiskThresholds {
+  readonly rangeFailures: number
+  readonly accountFailures: number
+  readonly burstFailures: number
+}
+
+/**
+ * The level a count gives against its threshold: 0 below it, 1 at it, one
+ * more each time the count doubles, at most {@link MAX_LEVEL}. A threshold
+ * of 0 means "always challenge": level 1 whatever the count.
+ */
+export function levelOf (count: number, threshold: number): number {
+  if (threshold === 0) return 1
+  if (count < threshold) return 0
+  return Math.min(MAX_LEVEL, 1 + Math.floor(Math.log2(count / threshold)))
+}
+
+/** The address range a normalised client address is judged by: `198.51.100.0/24`, `2001:db8:1::/48`; `unknown` without one. */
+export function riskRangeOf (address: string | null): string {
+  if (address === null) return 'unknown'
+  if (isIP(address) === 4) return `${address.slice(0, address.lastIndexOf('.'))}.0/24`
+  if (isIP(address) === 6) {
+    const [head = '', tail = ''] = address.split('::')
+    const groups = head === '' ? [] : head.split(':')
+    const tailGroups = tail === '' ? [] : tail.split(':')
+    const full = address.includes('::') ? [...groups, ...Array(8 - groups.length - tailGroups.length).fill('0'), ...tailGroups] : groups
+    return `${full.slice(0, 3).map((group) => parseInt(group, 16).toString(16)).join(':')}::/48`
+  }
+  return 'unknown'
+}
+
+/** An account as the counts name it: email trimmed and lower-cased, then an HMAC under the edge's key. */
+export function accountKeyFor (pseudonymKey: Buffer, email: string): string {
+  return createHmac('sha256', pseudonymKey).update(email.trim().toLowerCase()).digest('base64url').slice(0, 22)
+}
+
+export interface Risk {
+  /** The level a guarded call from `range` naming `accounts` (keyed) gets now: 0 = no challenge. */
+  levelFor (range: string, accounts: readonly string[]): Promise<number>
+  /** A login the backend refused (401, or its own 429). */
+  noteFailedLogin (range: string, accounts: readonly string[]): Promise<void>
+  /** A login that succeeded: its accounts' counts are cleared. */
+  noteSuccessfulLogin (accounts: readonly string[]): Promise<void>
+  /** A registration or reset request passed on. */
+  noteRequest (range: string): Promise<void>
+}
+
+const BURST_KEY = 'burst'
+const rangeKey = (range: string): string => `range:${range}`
+const accountKey = (account: string): string => `account:${account}`
+
+/** The judgement over `counts` (shared or local); `now` is the clock the counts keep (tests pass their own). */
+export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, now: () => number = Date.now): Risk {
+  return {
+    async levelFor (range, accounts) {
+      const sums = await counts.sums([
+        { key: rangeKey(range), windowMinutes: RANGE_WINDOW_MINUTES },
+        { key: BURST_KEY, windowMinutes: 1 },
+        { key: BURST_KEY, windowMinutes: BURST_WINDOW_MINUTES },
+        ...accounts.map((account) => ({ key: accountKey(account), windowMinutes: ACCOUNT_WINDOW_MINUTES }))
+      ])
+      const [rangeCount = 0, thisMinute = 0, twoMinutes = 0, ...accountCounts] = sums
+      const lastMinuteShare = 1 - (now() % BUCKET_MS) / BUCKET_MS
+      const burstCount = thisMinute + (twoMinutes - thisMinute) * lastMinuteShare
+      // A burst is aimed at no one in particular: it asks everyone for the lightest work only.
+      const burst = Math.min(1, levelOf(burstCount, thresholds.burstFailures))
+      const account = accountCounts.reduce((highest, count) => Math.max(highest, levelOf(count, thresholds.accountFailures)), 0)
+      // With no account named (a malformed body), the account's threshold still applies when it is 0.
+      const accountFloor = accounts.length === 0 && thresholds.accountFailures === 0 ? 1 : 0
+      return Math.max(levelOf(rangeCount, thresholds.rangeFailures), burst, account, accountFloor)
+    },
+    async noteFailedLogin (range, accounts) {
+      await counts.add([rangeKey(range), BURST_KEY], RANGE_WINDOW_MINUTES)
+      if (accounts.length > 0) await counts.add(accounts.map(accountKey), ACCOUNT_WINDOW_MINUTES)
+    },
+    async noteSuccessfulLogin (accounts) {
+      for (const account of accounts) await counts.clear(accountKey(account), ACCOUNT_WINDOW_MINUTES)
+    },
+    async noteRequest (range) {
+      await counts.add([rangeKey(range)], RANGE_WINDOW_MINUTES)
+    }
+  }
+}

@@ -1,0 +1,302 @@
+import type { FastifyInstance } from 'fastify'
+import { createServer, type IncomingMessage } from 'node:http'
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import t, { type Test } from 'tap'
+import { CHALLENGE_HEADER, CHALLENGE_HEADER_MAX_LENGTH, CHALLENGED_PATHS } from '../../../../common/challenge.js'
+import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
+import germanCatalogue from '../../../../common/messages/de.json' with { type: 'json' }
+import { edgeKeys } from '../../../../server/edge/challenge/edge-secrets.js'
+import { issueProofOfWork, LEVEL_ONE_MAX_COUNTER, POW_COST } from '../../../../server/edge/challenge/proof-of-work.js'
+import { createEdgeMetrics } from '../../../../server/edge/metrics.js'
+import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { encodeSolution, solvedHeader } from '../../../fixtures/challenge.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import type { ServerResponse } from 'node:http'
+
+const EDGE_SECRET = 'a test edge secret of at least thirty-two characters'
+const ALWAYS = { CHALLENGE_RANGE_FAILURES: '0', EDGE_SECRET, TRUST_PROXY: 'loopback' }
+const TOKENS = { auth: 'auth.token-1', refresh: 'refresh.token-1' }
+
+/** The accounts service: a login with the password `right` succeeds; every other login is refused 401; the rest answer success. */
+function accounts (request: RecordedRequest, response: ServerResponse): void {
+  const body = JSON.parse(request.body.toString('utf8') || '{}') as Record<string, unknown>
+  const [status, answer] = request.url === '/v2/login'
+    ? body.password === 'right' ? [200, TOKENS] : [401, { error: 'Wrong email or password.' }]
+    : [200, { success: 'Done.' }]
+  const text = JSON.stringify(answer)
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  response.end(text)
+}
+
+/** The calls the backend received, without the readiness probes a metrics scrape makes. */
+const calls = (upstream: { requests: RecordedRequest[] }): RecordedRequest[] => upstream.requests.filter((request) => request.url !== '/healthz')
+
+async function edgeWith (t: Test, env: Record<string, string> = ALWAYS, logger?: ReturnType<typeof captureLog>['logger']) {
+  const upstream = await startUpstream(t, accounts)
+  const metrics = createEdgeMetrics({ version: '0.0.0-test', processMetrics: false })
+  const app = await buildEdge(t, { env: { METRICS_PORT: '0', ...env }, accountsUpstream: upstream.url, metrics, ...(logger === undefined ? {} : { logger }) })
+  return { app, upstream, metrics }
+}
+
+function call (app: FastifyInstance, path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url: `/accounts/${path}`,
+    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '203.0.113.7', ...headers },
+    payload: JSON.stringify(body)
+  })
+}
+
+const LOGIN = { email: 'ada@example.com', password: 'right' }
+
+/** The challenge of a 428 answer, after checking the answer's shape. */
+function challengeOf (t: Test, response: { statusCode: number, json: () => unknown }): Record<string, unknown> {
+  t.equal(response.statusCode, 428)
+  const body = response.json() as { error: string, reason: string, challenge: { kind: string, challenge: Record<string, unknown> } }
+  t.equal(body.reason, 'challenge_required')
+  t.equal(body.challenge.kind, 'pow')
+  return body.challenge.challenge
+}
+
+t.test('with risk at its threshold of 0, the three guarded calls answer 428 with a proof of work, in the visitor\'s language, and the backend is not called', async (t) => {
+  const { app, upstream } = await edgeWith(t)
+  for (const path of CHALLENGED_PATHS) {
+    const response = await call(app, path, { email: 'ada@example.com', password: 'x' }, { 'accept-language': 'de' })
+    const challenge = challengeOf(t, response)
+    t.equal((response.json() as { error: string }).error, germanCatalogue['server.challengeRequired'])
+    const parameters = challenge.parameters as Record<string, unknown>
+    t.equal(parameters.algorithm, 'PBKDF2/SHA-256')
+    t.equal(parameters.cost, POW_COST)
+    t.equal((parameters.data as Record<string, unknown>).path, path, 'bound to its path')
+    t.notMatch(JSON.stringify(challenge), /ada@|example\.com|203\.0\.113/, 'the email and the address only as keyed hashes')
+    t.ok((parameters.expiresAt as number) > Date.now() / 1000 + 60, 'expires minutes from now')
+  }
+  t.equal(calls(upstream).length, 0)
+})
+
+t.test('other calls are never challenged', async (t) => {
+  const { app, upstream } = await edgeWith(t)
+  const response = await call(app, 'auth/login/sso', { email: 'ada@example.com' })
+  t.equal(response.statusCode, 200)
+  t.equal(calls(upstream).length, 1)
+})
+
+t.test('a solved challenge is accepted once, its header never reaches the backend, and the same solution is refused the second time', async (t) => {
+  const { app, upstream, metrics } = await edgeWith(t)
+  const header = await solvedHeader(challengeOf(t, await call(app, 'v2/login', LOGIN)))
+  const passed = await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header })
+  t.equal(passed.statusCode, 200)
+  t.same(passed.json(), TOKENS)
+  t.equal(calls(upstream).length, 1)
+  t.notOk(CHALLENGE_HEADER in calls(upstream)[0]!.headers, 'the solution is the edge\'s business only')
+  t.notOk(JSON.stringify(calls(upstream)[0]!.headers).includes(header))
+
+  const again = await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header })
+  challengeOf(t, again)
+  t.equal((again.json() as { error: string }).error, englishCatalogue['server.challengeRefused'])
+  t.equal(calls(upstream).length, 1, 'a reused solution is never passed on')
+  const text = await metrics.text()
+  t.match(text, /threshold_challenges_total\{path="v2\/login",outcome="issued"\} 1/)
+  t.match(text, /threshold_challenges_total\{path="v2\/login",outcome="passed"\} 1/)
+  t.match(text, /threshold_challenges_total\{path="v2\/login",outcome="refused_reused"\} 1/)
+  t.match(text, /threshold_challenge_risk_levels_total\{path="v2\/login",level="1"\} 3/)
+})
+
+t.test('bad solutions: each refused with a fresh challenge, counted by why, never passed on', async (t) => {
+  const { app, upstream, metrics } = await edgeWith(t)
+  const keys = edgeKeys(EDGE_SECRET)
+  const issued = challengeOf(t, await call(app, 'v2/login', LOGIN))
+  const data = (issued.parameters as { data: { path: string, account: string, range: string } }).data
+  const solved = JSON.parse(Buffer.from(await solvedHeader(issued), 'base64url').toString('utf8')) as { challenge: { parameters: Record<string, unknown>, signature: string }, solution: { counter: number, derivedKey: string } }
+
+  const expired = await issueProofOfWork(keys, 1, data, Date.now() - 10 * 60_000)
+  const foreignKeys = edgeKeys('another edge secret, of at least 32 characters')
+  const forgedElsewhere = await issueProofOfWork(foreignKeys, 1, data, Date.now())
+  const cases: Array<[string, string, string]> = [
+    ['forged: parameters changed after signing (a higher level claimed)', encodeSolution({ ...solved.challenge, parameters: { ...solved.challenge.parameters, data: { ...data, level: 6 } } }, solved.solution), 'forged'],
+    ['forged: signed with another secret', await solvedHeader(forgedElsewhere as unknown as Record<string, unknown>), 'forged'],
+    ['expired', await solvedHeader(expired as unknown as Record<string, unknown>), 'expired'],
+    ['unsolved: a wrong counter and key', encodeSolution(solved.challenge, { counter: solved.solution.counter + 1, derivedKey: 'ab'.repeat(32) }), 'unsolved'],
+    ['unsolved: a key that is not hex', encodeSolution(solved.challenge, { counter: 1, derivedKey: 'not hex' }), 'unsolved'],
+    ['too long', 'A'.repeat(CHALLENGE_HEADER_MAX_LENGTH + 1), 'malformed'],
+    ['not base64url', 'not base64!', 'malformed'],
+    ['base64url of something not JSON', Buffer.from('{nope').toString('base64url'), 'malformed'],
+    ['JSON of another shape', Buffer.from(JSON.stringify({ challenge: 'x', solution: 1 })).toString('base64url'), 'malformed'],
+    ['a challenge without data', encodeSolution({ ...solved.challenge, parameters: { ...solved.challenge.parameters, data: undefined } }, solved.solution), 'malformed'],
+    ['an algorithm altcha-lib does not know', encodeSolution({ ...solved.challenge, parameters: { ...solved.challenge.parameters, algorithm: 'MD5' } }, solved.solution), 'forged']
+  ]
+  for (const [name, header, reason] of cases) {
+    const response = await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header })
+    if (response.statusCode !== 428) t.fail(`${name}: answered ${response.statusCode}`)
+    const fresh = challengeOf(t, response)
+    t.not(fresh.signature, issued.signature, `${name}: a fresh challenge`)
+    t.equal((response.json() as { error: string }).error, englishCatalogue['server.challengeRefused'], name)
+    t.match(await metrics.text(), new RegExp(`outcome="refused_${reason}"`), `${name}: refused as ${reason}`)
+  }
+  t.equal(calls(upstream).length, 0)
+
+  // Bound to its call: the same solution on another path, for another email, from another range.
+  for (const [name, path, body, headers] of [
+    ['another path', 'resetPasswordRequest', { email: LOGIN.email }, {}],
+    ['another email', 'v2/login', { ...LOGIN, email: 'bob@example.com' }, {}],
+    ['another range', 'v2/login', LOGIN, { 'x-forwarded-for': '198.51.100.7' }]
+  ] as const) {
+    challengeOf(t, await call(app, path, body, { ...headers, [CHALLENGE_HEADER]: encodeSolution(solved.challenge, solved.solution) }))
+    t.pass(`bound: refused on ${name}`)
+  }
+  t.match(await metrics.text(), /path="v2\/login",outcome="refused_mismatch"\} 2/)
+  t.match(await metrics.text(), /path="resetPasswordRequest",outcome="refused_mismatch"\} 1/)
+  t.equal(calls(upstream).length, 0)
+  const sameRangeOtherAddress = await call(app, 'v2/login', LOGIN, { 'x-forwarded-for': '203.0.113.200', [CHALLENGE_HEADER]: encodeSolution(solved.challenge, solved.solution) })
+  t.equal(sameRangeOtherAddress.statusCode, 200, 'another address of the same /24 is the same range (a visitor whose address changes mid-solve)')
+})
+
+t.test('when risk has risen since a challenge was issued, a solution of a lower level is refused as outdated', async (t) => {
+  const { app, metrics } = await edgeWith(t, { CHALLENGE_RANGE_FAILURES: '1', EDGE_SECRET, TRUST_PROXY: 'loopback' })
+  t.equal((await call(app, 'v2/login', { ...LOGIN, password: 'wrong' })).statusCode, 401, 'level 0: passed on')
+  const first = challengeOf(t, await call(app, 'v2/login', LOGIN))
+  t.equal((first.parameters as { data: { level: number } }).data.level, 1, 'one failure from the range: level 1')
+  const header = await solvedHeader(first)
+  t.equal((await call(app, 'v2/login', { ...LOGIN, password: 'wrong' }, { [CHALLENGE_HEADER]: header })).statusCode, 401)
+  const second = challengeOf(t, await call(app, 'v2/login', LOGIN))
+  t.equal((second.parameters as { data: { level: number } }).data.level, 2, 'two failures: level 2, twice the work')
+  const level1 = await issueProofOfWork(edgeKeys(EDGE_SECRET), 1, (second.parameters as { data: { path: string, account: string, range: string } }).data, Date.now())
+  challengeOf(t, await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: await solvedHeader(level1 as unknown as Record<string, unknown>) }))
+  t.match(await metrics.text(), /outcome="refused_outdated"\} 1/)
+  const passed = await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: await solvedHeader(second) })
+  t.equal(passed.statusCode, 200, 'the level-2 solution passes, and the login succeeds')
+})
+
+t.test('at level 0 nothing changes: no challenge, a stray header ignored and removed; the gate costs little per call', async (t) => {
+  const { app, upstream } = await edgeWith(t, { EDGE_SECRET, TRUST_PROXY: 'loopback' })
+  const response = await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: 'garbage' })
+  t.equal(response.statusCode, 200)
+  t.notOk(CHALLENGE_HEADER in calls(upstream)[0]!.headers)
+  t.equal((await call(app, 'register', { email: 'new@example.com', password: 'long enough password' })).statusCode, 200)
+})
+
+t.test('CHALLENGE=off: no gate at all, even with thresholds of 0', async (t) => {
+  const { app } = await edgeWith(t, { ...ALWAYS, CHALLENGE: 'off' })
+  t.equal((await call(app, 'v2/login', LOGIN)).statusCode, 200)
+})
+
+t.test('failed logins for one account challenge it from a fresh range; a successful login clears them', async (t) => {
+  const { app } = await edgeWith(t, { CHALLENGE_ACCOUNT_FAILURES: '3', EDGE_SECRET, TRUST_PROXY: 'loopback' })
+  for (let i = 0; i < 3; i++) t.equal((await call(app, 'v2/login', { ...LOGIN, password: 'wrong' }, { 'x-forwarded-for': `198.51.${i}.1` })).statusCode, 401)
+  challengeOf(t, await call(app, 'v2/login', LOGIN, { 'x-forwarded-for': '192.0.2.1' }))
+  t.equal((await call(app, 'v2/login', { ...LOGIN, email: 'bob@example.com' }, { 'x-forwarded-for': '192.0.2.1' })).statusCode, 200, 'other accounts are not')
+  const challenge = challengeOf(t, await call(app, 'v2/login', LOGIN, { 'x-forwarded-for': '192.0.2.1' }))
+  t.equal((await call(app, 'v2/login', LOGIN, { 'x-forwarded-for': '192.0.2.1', [CHALLENGE_HEADER]: await solvedHeader(challenge) })).statusCode, 200)
+  t.equal((await call(app, 'v2/login', LOGIN, { 'x-forwarded-for': '192.0.2.1' })).statusCode, 200, 'the success cleared the account')
+})
+
+t.test('a form posted without scripts, when a challenge is asked for, says the check needs scripts, keeps the email and never the password', async (t) => {
+  const { app, upstream } = await edgeWith(t, { ...ALWAYS, TRUST_PROXY: 'loopback' })
+  for (const [form, fields, view] of [
+    ['login', { email: 'ada@example.com', password: 'secret password 1' }, 'login'],
+    ['register', { email: 'ada@example.com', password: 'secret password 1', confirm_password: 'secret password 1' }, 'register'],
+    ['resetPassword', { email: 'ada@example.com' }, 'resetPassword']
+  ] as const) {
+    const posted = await app.inject({ method: 'POST', url: '/', headers: PAGE_POST_HEADERS, payload: formBody({ form, ...fields }) })
+    // A login's page comes after its 303 (post/redirect/get); the others' at once.
+    const response = posted.statusCode === 303 ? await followFlash(app, posted) : posted
+    t.equal(response.statusCode, 428, `${form}: the page says why with its status`)
+    const state = stateIn(response.body)
+    t.equal(state.view, view)
+    t.equal(state.email, 'ada@example.com', 'the email is kept')
+    t.equal(state.notice?.text, englishCatalogue['server.challengeNeedsScripts'])
+    t.notOk(response.body.includes('secret password 1'), 'the password is never written back')
+  }
+  t.equal(calls(upstream).length, 0)
+})
+
+t.test('the provider adapter: the widget\'s token is checked at siteverify with the secret and the client\'s address; no, unreachable and garbage all refuse', async (t) => {
+  const seen: URLSearchParams[] = []
+  let verdict: unknown = { success: true }
+  const fake = createServer(async (request: IncomingMessage, response) => {
+    let text = ''
+    for await (const chunk of request) text += String(chunk)
+    seen.push(new URLSearchParams(text))
+    const body = typeof verdict === 'string' ? verdict : JSON.stringify(verdict)
+    response.writeHead(200, { 'content-type': 'application/json' }).end(body)
+  })
+  fake.listen(0, '127.0.0.1')
+  await once(fake, 'listening')
+  t.teardown(() => { fake.closeAllConnections(); fake.close() })
+  const verifyUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/siteverify`
+  const { app, upstream, metrics } = await edgeWith(t, { ...ALWAYS, CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: '0x4AAAAAAAtest', CHALLENGE_SECRET: 'provider-secret', CHALLENGE_VERIFY_URL: verifyUrl })
+
+  const asked = await call(app, 'register', { email: 'ada@example.com', password: 'long enough password' })
+  t.equal(asked.statusCode, 428)
+  t.same((asked.json() as { challenge: unknown }).challenge, { kind: 'turnstile', siteKey: '0x4AAAAAAAtest' })
+
+  const passed = await call(app, 'register', { email: 'ada@example.com', password: 'long enough password' }, { [CHALLENGE_HEADER]: 'token-1' })
+  t.equal(passed.statusCode, 200)
+  t.equal(seen[0]!.get('secret'), 'provider-secret')
+  t.equal(seen[0]!.get('response'), 'token-1')
+  t.equal(seen[0]!.get('remoteip'), '203.0.113.7')
+  t.notOk(CHALLENGE_HEADER in calls(upstream)[0]!.headers)
+
+  verdict = { success: false, 'error-codes': ['invalid-input-response'] }
+  t.equal((await call(app, 'register', { email: 'ada@example.com' }, { [CHALLENGE_HEADER]: 'token-2' })).statusCode, 428)
+  verdict = 'not json'
+  t.equal((await call(app, 'register', { email: 'ada@example.com' }, { [CHALLENGE_HEADER]: 'token-3' })).statusCode, 428)
+  t.equal((await call(app, 'register', { email: 'ada@example.com' }, { [CHALLENGE_HEADER]: 'bad token\u0001' })).statusCode, 428, 'a token that is not one is not sent on')
+  t.equal(seen.length, 3)
+  t.equal(calls(upstream).length, 1)
+  t.match(await metrics.text(), /outcome="refused_refused"\} 2/)
+  t.match(await metrics.text(), /outcome="refused_unverified"\} 1/)
+})
+
+t.test('configuration: bad values are refused naming the variable', async (t) => {
+  const { loadServerConfig, ConfigError } = await import('../../../../server/edge/config.js')
+  const refusals: Array<[Record<string, string>, RegExp]> = [
+    [{ CHALLENGE: 'recaptcha' }, /CHALLENGE must be pow, turnstile, hcaptcha or off/],
+    [{ CHALLENGE_RANGE_FAILURES: '-1' }, /CHALLENGE_RANGE_FAILURES must be a whole number/],
+    [{ CHALLENGE_ACCOUNT_FAILURES: 'many' }, /CHALLENGE_ACCOUNT_FAILURES must be a whole number/],
+    [{ CHALLENGE_BURST_FAILURES: '1.5' }, /CHALLENGE_BURST_FAILURES must be a whole number/],
+    [{ EDGE_SECRET: 'short' }, /EDGE_SECRET must be at least 32 characters/],
+    [{ CHALLENGE: 'turnstile', CHALLENGE_SECRET: 's' }, /CHALLENGE_SITE_KEY is required with CHALLENGE=turnstile/],
+    [{ CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'k' }, /CHALLENGE_SECRET is required with CHALLENGE=hcaptcha/],
+    [{ CHALLENGE_SITE_KEY: 'k' }, /CHALLENGE_SITE_KEY is set but CHALLENGE is pow/],
+    [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'ftp://x' }, /CHALLENGE_VERIFY_URL must use http or https/]
+  ]
+  for (const [env, message] of refusals) {
+    t.throws(() => loadServerConfig(env), ConfigError, JSON.stringify(env))
+    t.throws(() => loadServerConfig(env), { message }, JSON.stringify(env))
+  }
+  const defaults = loadServerConfig({}).challenge
+  t.same({ ...defaults }, { kind: 'pow', rangeFailures: 10, accountFailures: 5, burstFailures: 100, edgeSecret: null, provider: null })
+  t.equal(loadServerConfig({ CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }).challenge.provider?.verifyUrl, 'https://api.hcaptcha.com/siteverify')
+  t.equal(LEVEL_ONE_MAX_COUNTER, 400)
+})
+
+t.test('the page\'s CSP names a provider\'s origins only when one is configured, in script-src, frame-src and connect-src', async (t) => {
+  const directives = (policy: string) => Object.fromEntries(policy.split(';').map((directive) => [directive.trim().split(' ')[0], directive.trim()]))
+  const plain = await edgeWith(t, { EDGE_SECRET })
+  const plainPolicy = String((await plain.app.inject({ method: 'GET', url: '/' })).headers['content-security-policy'])
+  t.notMatch(plainPolicy, /cloudflare|hcaptcha/)
+  const withTurnstile = await edgeWith(t, { CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'site', CHALLENGE_SECRET: 'secret' })
+  const policy = directives(String((await withTurnstile.app.inject({ method: 'GET', url: '/' })).headers['content-security-policy']))
+  for (const name of ['script-src', 'frame-src', 'connect-src']) t.match(policy[name], / https:\/\/challenges\.cloudflare\.com$/, name)
+  t.notMatch(policy['default-src'], /cloudflare/)
+  t.notMatch(policy['style-src'], /cloudflare/)
+  const withHcaptcha = await edgeWith(t, { CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'site', CHALLENGE_SECRET: 'secret' })
+  t.match(String((await withHcaptcha.app.inject({ method: 'GET', url: '/' })).headers['content-security-policy']), /frame-src [^;]*https:\/\/\*\.hcaptcha\.com/)
+})
+
+t.test('the logs name why a solution was refused, never the email, the password or the solution', async (t) => {
+  const { lines, logger } = captureLog('debug')
+  const { app } = await edgeWith(t, ALWAYS, logger)
+  const header = await solvedHeader(challengeOf(t, await call(app, 'v2/login', LOGIN)))
+  t.equal((await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header })).statusCode, 200)
+  challengeOf(t, await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header }))
+  const refused = lines.filter((line) => line.msg === 'challenge refused')
+  t.equal(refused.length, 1)
+  t.match(refused[0], { reason: 'reused', level: 1 })
+  const text = JSON.stringify(lines)
+  t.notOk(text.includes('ada@example.com'), 'no email')
+  t.notOk(text.includes(header.slice(0, 40)), 'no solution')
+  t.notOk(text.includes('"right"'), 'no password')
+})

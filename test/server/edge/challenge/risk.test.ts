@@ -1,0 +1,104 @@
+import t from 'tap'
+import { accountKeyFor, createRisk, levelOf, MAX_LEVEL, riskRangeOf, ACCOUNT_WINDOW_MINUTES, RANGE_WINDOW_MINUTES } from '../../../../server/edge/challenge/risk.js'
+import { BUCKET_MS, localWindowCounts } from '../../../../server/edge/challenge/window-counts.js'
+
+const KEY = Buffer.alloc(32, 7)
+const MINUTE = BUCKET_MS
+
+/** A risk over in-process counts and a clock the test moves. */
+function riskWithClock (thresholds = { rangeFailures: 4, accountFailures: 3, burstFailures: 10 }) {
+  const clock = { now: 1_700_000_000_000 }
+  const now = () => clock.now
+  return { clock, risk: createRisk(localWindowCounts(now), thresholds, now) }
+}
+
+t.test('levelOf: 0 below the threshold, 1 at it, one more per doubling, capped; a threshold of 0 always challenges at level 1', async (t) => {
+  t.equal(levelOf(0, 4), 0)
+  t.equal(levelOf(3, 4), 0)
+  t.equal(levelOf(4, 4), 1)
+  t.equal(levelOf(7, 4), 1)
+  t.equal(levelOf(8, 4), 2)
+  t.equal(levelOf(16, 4), 3)
+  t.equal(levelOf(1_000_000, 4), MAX_LEVEL)
+  t.equal(levelOf(0, 0), 1)
+  t.equal(levelOf(500, 0), 1)
+})
+
+t.test('riskRangeOf: an IPv4 /24, an IPv6 /48 (compressed or not), one range for requests without an address', async (t) => {
+  t.equal(riskRangeOf('198.51.100.77'), '198.51.100.0/24')
+  t.equal(riskRangeOf('2001:db8:1:2::9'), '2001:db8:1::/48')
+  t.equal(riskRangeOf('2001:db8::1'), '2001:db8:0::/48')
+  t.equal(riskRangeOf('2001:0db8:0001:ffff:1:2:3:4'), '2001:db8:1::/48')
+  t.equal(riskRangeOf('::1'), '0:0:0::/48')
+  t.equal(riskRangeOf(null), 'unknown')
+  t.equal(riskRangeOf('not an address'), 'unknown')
+})
+
+t.test('accounts are keyed hashes of the trimmed, lower-cased email: never the address itself', async (t) => {
+  const key = accountKeyFor(KEY, ' Ada@Example.COM ')
+  t.equal(key, accountKeyFor(KEY, 'ada@example.com'))
+  t.not(key, accountKeyFor(Buffer.alloc(32, 8), 'ada@example.com'), 'another edge secret names it otherwise')
+  t.notMatch(key, /ada|example/)
+  t.match(key, /^[A-Za-z0-9_-]{22}$/)
+})
+
+t.test('failed logins from one /24 raise its level, doubling per level; a neighbour range is untouched; the level falls as the window passes', async (t) => {
+  const { clock, risk } = riskWithClock()
+  const range = riskRangeOf('203.0.113.5')
+  const other = riskRangeOf('203.0.114.5')
+  t.equal(await risk.levelFor(range, []), 0, 'nothing counted: no challenge')
+  for (let i = 0; i < 4; i++) await risk.noteFailedLogin(range, [accountKeyFor(KEY, `user${i}@example.com`)])
+  t.equal(await risk.levelFor(range, []), 1, 'at the range threshold')
+  t.equal(await risk.levelFor(other, []), 0, 'another /24 is not challenged')
+  for (let i = 0; i < 4; i++) await risk.noteFailedLogin(range, [])
+  t.equal(await risk.levelFor(range, []), 2, 'twice the threshold: level 2')
+  clock.now += (RANGE_WINDOW_MINUTES - 1) * MINUTE
+  t.equal(await risk.levelFor(range, []), 2, 'still inside the window')
+  clock.now += MINUTE
+  t.equal(await risk.levelFor(range, []), 0, 'once the window has passed, risk has fallen again')
+})
+
+t.test('registration and reset requests count against their range', async (t) => {
+  const { risk } = riskWithClock()
+  const range = riskRangeOf('192.0.2.10')
+  for (let i = 0; i < 3; i++) await risk.noteRequest(range)
+  t.equal(await risk.levelFor(range, []), 0)
+  await risk.noteRequest(range)
+  t.equal(await risk.levelFor(range, []), 1)
+})
+
+t.test('failed logins on one account challenge that account from any range; a successful login clears them', async (t) => {
+  const { clock, risk } = riskWithClock({ rangeFailures: 1000, accountFailures: 3, burstFailures: 1000 })
+  const ada = accountKeyFor(KEY, 'ada@example.com')
+  const bob = accountKeyFor(KEY, 'bob@example.com')
+  for (let i = 0; i < 3; i++) await risk.noteFailedLogin(riskRangeOf(`198.51.${i}.1`), [ada])
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), [ada]), 1, 'a fresh range naming the account is challenged')
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), [bob]), 0, 'another account from it is not')
+  await risk.noteSuccessfulLogin([ada])
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), [ada]), 0, 'cleared by a successful login')
+
+  for (let i = 0; i < 3; i++) await risk.noteFailedLogin('unknown', [ada])
+  clock.now += ACCOUNT_WINDOW_MINUTES * MINUTE
+  t.equal(await risk.levelFor('unknown', [ada]), 0, 'and fallen once its window has passed')
+})
+
+t.test('a burst of failed logins across accounts and ranges asks everyone for level 1, no more; it falls over the next minutes', async (t) => {
+  const { clock, risk } = riskWithClock({ rangeFailures: 1000, accountFailures: 1000, burstFailures: 10 })
+  clock.now = Math.ceil(clock.now / MINUTE) * MINUTE
+  for (let i = 0; i < 9; i++) await risk.noteFailedLogin(riskRangeOf(`10.0.${i}.1`), [accountKeyFor(KEY, `u${i}@example.com`)])
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), []), 0, 'below the burst threshold')
+  for (let i = 0; i < 100; i++) await risk.noteFailedLogin(riskRangeOf(`10.1.${i}.1`), [])
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), []), 1, 'a clean visitor gets the lightest work only')
+  clock.now += MINUTE + MINUTE / 2
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), []), 1, 'half of the last minute still counts')
+  clock.now += MINUTE
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), []), 0, 'two minutes on, the burst is over')
+})
+
+t.test('thresholds of 0 always challenge, at level 1, with or without an account named', async (t) => {
+  const { risk } = riskWithClock({ rangeFailures: 0, accountFailures: 0, burstFailures: 0 })
+  t.equal(await risk.levelFor('unknown', []), 1)
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), [accountKeyFor(KEY, 'a@example.com')]), 1)
+  const accountOnly = riskWithClock({ rangeFailures: 1000, accountFailures: 0, burstFailures: 1000 })
+  t.equal(await accountOnly.risk.levelFor('unknown', []), 1, 'CHALLENGE_ACCOUNT_FAILURES=0 challenges a call naming no account too')
+})
