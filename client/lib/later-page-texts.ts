@@ -3,7 +3,8 @@ import { fetchLaterTexts } from '../api/later-texts.js'
 import { parseEmbeddedMessages } from './embedded-messages.js'
 import { withLaterTexts } from './messages.js'
 
-let later: Promise<Catalogue | null> | null = null
+/** The later texts' address and their fetch, kept for the page's life (a page that names other ones starts over). */
+let later: { readonly url: string | undefined, readonly texts: Promise<Catalogue | null> } | null = null
 
 /**
  * For the lazy parts only (the challenge, the breached-password notice): the
@@ -14,15 +15,14 @@ let later: Promise<Catalogue | null> | null = null
  * address for them.
  */
 export async function laterPageTexts (): Promise<Catalogue | null> {
-  later ??= (async () => {
-    const url = parseEmbeddedMessages(embeddedJson()).laterTextsUrl
-    return url === undefined ? null : fetchLaterTexts(url)
-  })().catch((error: unknown) => {
-    // Not kept: the next lazy part tries again.
-    later = null
-    throw error
-  })
-  return later
+  const url = parseEmbeddedMessages(embeddedJson()).laterTextsUrl
+  if (later === null || later.url !== url) {
+    const texts = url === undefined ? Promise.resolve(null) : fetchLaterTexts(url)
+    later = { url, texts }
+    // A failure is not kept: the next lazy part tries again.
+    texts.catch(() => { if (later?.texts === texts) later = null })
+  }
+  return later.texts
 }
 
 /** The page's texts with the later ones, for a part that speaks outside React's tree (the challenge). */
