@@ -20,6 +20,7 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { firstLoadInOneChunk } from './first-load-chunk.mjs'
+import { workerAssets } from './worker-asset.mjs'
 
 const root = dirname(fileURLToPath(import.meta.url))
 const dist = join(root, 'dist')
@@ -30,7 +31,7 @@ const clientSourceMapsDir = join(dist, 'client-sourcemaps')
 const stampFile = join(dist, '.build-stamp')
 /** What the stamp records: the Node (V8 and architecture) the build ran on, for which it filled the compile cache. */
 const BUILDING_NODE = `${process.arch}-v8-${process.versions.v8}`
-const SOURCES = ['client', 'common', 'server', 'proto', 'conformance', 'docs/accounts-api.openapi.yaml', 'build.mjs', 'first-load-chunk.mjs', 'package.json', 'package-lock.json']
+const SOURCES = ['client', 'common', 'server', 'proto', 'conformance', 'docs/accounts-api.openapi.yaml', 'build.mjs', 'first-load-chunk.mjs', 'worker-asset.mjs', 'package.json', 'package-lock.json']
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
@@ -80,7 +81,8 @@ async function buildClient () {
     chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
     loader: MEDIA_LOADERS,
-    plugins: [firstLoadInOneChunk(join(root, 'client/start-page.tsx'))],
+    // The proof-of-work Web Worker is an asset of its own, named by its content (worker-asset.mjs).
+    plugins: [firstLoadInOneChunk(join(root, 'client/start-page.tsx')), workerAssets(CLIENT_TARGETS)],
     logLevel: 'warning'
   })
   return result.metafile
@@ -112,6 +114,8 @@ async function buildPageRenderer () {
     assetNames: '[name]-[hash]',
     loader: MEDIA_LOADERS,
     legalComments: 'none',
+    // The challenge's chunk is bundled in (never run on the server); its worker's URL must resolve as the client's does.
+    plugins: [workerAssets(CLIENT_TARGETS)],
     write: false,
     logLevel: 'warning'
   })

@@ -20,6 +20,7 @@ import { SetPasswordView } from './views/SetPasswordView.js'
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.test.ts).
 const SsoModal = lazy(async () => ({ default: (await import('./views/SsoModal.js')).SsoModal }))
 const PasskeyOffer = lazy(async () => ({ default: (await import('./views/PasskeyOffer.js')).PasskeyOffer }))
+const BreachedPasswordNotice = lazy(async () => (await import('./views/BreachedPasswordNotice.js')).withItsTexts())
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 
@@ -76,8 +77,8 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
   const SecondFactorSteps = useContext(SecondFactorStepsContext)
   const flows = useSignInFlows(params, config, formState)
   const { page, google, sso, passkeys, secondFactor } = flows
-  // A second-factor step or a passkey offer takes the card, with a heading of its own, until the page leaves.
-  const stepShown = secondFactor.step !== null || passkeys.offer !== null
+  // A second-factor step, a passkey offer or the breached-password notice (the last before leaving, in place of any other) takes the card, with a heading of its own, until the page leaves.
+  const stepShown = secondFactor.step !== null || passkeys.offer !== null || page.breachNotice
 
   const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
   const email = { value: page.email, onChange: page.setEmail }
@@ -101,8 +102,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           {config.logo !== null && (
             <img className='card__logo' src={config.logo.src} alt={config.logo.alt} width={config.logo.width} height={config.logo.height} />
           )}
-          {passkeys.offer !== null && <Suspense fallback={<Spinner />}><PasskeyOffer {...passkeys.offer} /></Suspense>}
-          {secondFactor.step !== null && (
+          {page.breachNotice && <Suspense fallback={<Spinner />}><BreachedPasswordNotice email={page.email} onContinue={page.leaveToRedirect} /></Suspense>}
+          {passkeys.offer !== null && !page.breachNotice && <Suspense fallback={<Spinner />}><PasskeyOffer {...passkeys.offer} /></Suspense>}
+          {secondFactor.step !== null && !page.breachNotice && (
             <Suspense fallback={<Spinner />}>
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
             </Suspense>

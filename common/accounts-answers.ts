@@ -46,6 +46,8 @@ export interface SignedIn {
   readonly auth: string
   readonly refresh: string
   readonly secondFactorEnrolled?: boolean
+  /** The password of this login was found in a breach (common/breached-password.ts): the page says so before it leaves. */
+  readonly passwordBreached?: boolean
 }
 
 /**
@@ -119,8 +121,13 @@ export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
   if (due !== null) return due
   const { auth, refresh } = answer.body
   return nonEmptyString(auth) && nonEmptyString(refresh)
-    ? { kind: 'tokens', auth, refresh, ...(answer.body.second_factor_enrolled === true ? { secondFactorEnrolled: true } : {}) }
+    ? { kind: 'tokens', auth, refresh, ...(answer.body.second_factor_enrolled === true ? { secondFactorEnrolled: true } : {}), ...breachedFlag(answer.body) }
     : { kind: 'failed' }
+}
+
+/** A login answer's `password_breached: true` (common/breached-password.ts), as SignedIn carries it; anything else is no flag. */
+export function breachedFlag (body: Readonly<Record<string, unknown>>): { readonly passwordBreached?: true } {
+  return body.password_breached === true ? { passwordBreached: true } : {}
 }
 
 /**

@@ -63,10 +63,11 @@ export interface PageMessages {
 export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', 'noScript.']
 
 /**
- * Keys only a lazily loaded chunk shows (the second factor's steps): a plain
- * page leaves them out and names where they are (PageMessages.laterTextsUrl).
+ * Keys only a lazily loaded chunk shows (the second factor's steps, the
+ * challenge's, the breached-password notice): a plain page leaves them out
+ * and names where they are (PageMessages.laterTextsUrl).
  */
-export const LATER_PREFIXES: readonly string[] = ['secondFactor.']
+export const LATER_PREFIXES: readonly string[] = ['secondFactor.', 'browserCheck.', 'breachedPassword.']
 
 /** Whether a key starts with one of the prefixes. */
 export function hasPrefix (key: string, prefixes: readonly string[]): boolean {

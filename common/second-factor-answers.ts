@@ -1,4 +1,4 @@
-import { parseLoginAnswer, parseSuccessAnswer, type JsonAnswer, type LoginAnswer, type Refusal } from './accounts-answers.js'
+import { breachedFlag, parseLoginAnswer, parseSuccessAnswer, type JsonAnswer, type LoginAnswer, type Refusal } from './accounts-answers.js'
 
 /**
  * The answers of the second-factor calls (docs/second-factor.md), parsed at
@@ -19,7 +19,7 @@ export type EnrolmentConfirmAnswer =
       readonly kind: 'confirmed'
       readonly recoveryCodes: readonly string[]
       /** The login's tokens, when the enrolment was part of a login; null after a voluntary one. */
-      readonly tokens: { readonly kind: 'tokens', readonly auth: string, readonly refresh: string } | null
+      readonly tokens: { readonly kind: 'tokens', readonly auth: string, readonly refresh: string, readonly passwordBreached?: true } | null
     }
   | Refusal
   | { readonly kind: 'failed' }
@@ -60,5 +60,5 @@ export function parseEnrolmentConfirmAnswer (answer: JsonAnswer, duringLogin: bo
   if (!Array.isArray(codes) || codes.length === 0 || !codes.every((code) => typeof code === 'string' && code !== '')) return { kind: 'failed' }
   if (!duringLogin) return { kind: 'confirmed', recoveryCodes: codes as string[], tokens: null }
   if (typeof auth !== 'string' || auth === '' || typeof refresh !== 'string' || refresh === '') return { kind: 'failed' }
-  return { kind: 'confirmed', recoveryCodes: codes as string[], tokens: { kind: 'tokens', auth, refresh } }
+  return { kind: 'confirmed', recoveryCodes: codes as string[], tokens: { kind: 'tokens', auth, refresh, ...breachedFlag(answer.body) } }
 }

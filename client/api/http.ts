@@ -9,6 +9,8 @@ export interface PostOptions {
   /** `include` for the SSO calls, whose state cookie must travel (spec §7). */
   readonly credentials?: RequestCredentials
   readonly mode?: RequestMode
+  /** Headers of a call made again with a challenge's solution (client/challenge/); such a call's 428 is its caller's. */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export async function postJson (url: string, body: unknown, options: PostOptions = {}): Promise<JsonAnswer> {
@@ -19,7 +21,8 @@ export async function postJson (url: string, body: unknown, options: PostOptions
         'content-type': 'application/json',
         accept: 'application/json',
         ...pageLanguageHeaders(),
-        ...(options.bearer === undefined ? {} : { authorization: `Bearer ${options.bearer}` })
+        ...(options.bearer === undefined ? {} : { authorization: `Bearer ${options.bearer}` }),
+        ...options.headers
       },
       body: JSON.stringify(body),
       credentials: options.credentials ?? 'same-origin',
@@ -32,7 +35,11 @@ export async function postJson (url: string, body: unknown, options: PostOptions
     })
     const parsed: unknown = await response.json()
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { kind: 'unreadable' }
-    return { kind: 'json', status: response.status, body: parsed as Record<string, unknown> }
+    const answer = { kind: 'json', status: response.status, body: parsed as Record<string, unknown> } as const
+    // The edge asks for a challenge (common/challenge.ts): solved by a chunk loaded only then, and the call made again.
+    return answer.status === 428 && !options.headers
+      ? (await import('../challenge/answer-challenge.js')).answerChallenge(answer, (headers) => postJson(url, body, { ...options, headers }))
+      : answer
   } catch {
     return { kind: 'unreadable' }
   }

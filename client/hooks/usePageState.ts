@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { PageFormState } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { LoginContextFields } from '../api/accounts.js'
@@ -44,8 +44,13 @@ export interface PageState {
   readonly leave: (url: string) => void
   /** After a login: stores the tokens and says whether they stayed; else says why not, as finishLogin does. */
   readonly storeLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => boolean
-  /** Goes to the redirect target (after storeLogin, once whatever comes between is done: the passkey upgrade). */
+  /**
+   * Goes to the redirect target (after storeLogin, once whatever comes between is done: the passkey upgrade);
+   * after a login whose password was found in a breach, first to the notice that says so (its Continue comes back here).
+   */
   readonly leaveToRedirect: () => void
+  /** The breached-password notice has the card: the login's answer said `password_breached`, and the page was about to leave. */
+  readonly breachNotice: boolean
   /** Goes to `redirect` when the redirect-target check allows it, else to the site origin (the SSO return's kept target). */
   readonly leaveToTarget: (redirect: string | null) => void
   /** After a login: store the tokens and go to the redirect target, else say why not (and offer a new link if that is why). */
@@ -83,6 +88,9 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
   // and starting Google clears the notice but not the marks.
   const [invalid, setInvalid] = useState(formState?.invalid ?? false)
   const [leaving, setLeaving] = useState(false)
+  // A ref, not state: the page leaves in the same handler that stored the login.
+  const breached = useRef(false)
+  const [breachNotice, setBreachNotice] = useState(false)
 
   function fail (text: string): void {
     setNotice({ kind: 'error', text })
@@ -130,6 +138,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
       fail(genericError)
       return false
     }
+    if (answer.passwordBreached) breached.current = true
     return true
   }
 
@@ -141,7 +150,12 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
   }
 
   function leaveToRedirect (): void {
-    leaveToTarget(params.redirect)
+    if (breached.current) {
+      breached.current = false
+      setBreachNotice(true)
+    } else {
+      leaveToTarget(params.redirect)
+    }
   }
 
   return {
@@ -155,6 +169,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
     verificationLinkOffered,
     invalid,
     leaving,
+    breachNotice,
     fail,
     succeed,
     clearNotice,

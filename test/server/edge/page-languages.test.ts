@@ -62,6 +62,7 @@ t.test('a plain page leaves the second factor\'s texts out and names where its l
   const german = embeddedMessages((await app.inject({ url: '/?ui_locales=de' })).body)
   const english = embeddedMessages((await app.inject({ url: '/' })).body)
   t.notOk(Object.keys(german.catalogue).some((key) => key.startsWith('secondFactor.')), 'no secondFactor.* key embedded')
+  t.notOk(Object.keys(german.catalogue).some((key) => hasPrefix(key, LATER_PREFIXES)), 'nor any other later key (the challenge\'s, the breach notice\'s)')
   t.match(german.laterTextsUrl, /^\/assets\/messages\/de-[A-Za-z0-9_-]{10}\.json$/)
   t.not(german.laterTextsUrl, english.laterTextsUrl)
   const asset = await app.inject({ url: german.laterTextsUrl! })
@@ -70,7 +71,8 @@ t.test('a plain page leaves the second factor\'s texts out and names where its l
   t.match(asset.headers['content-type'], /^application\/json/)
   const texts = asset.json() as Record<string, string>
   t.equal(texts['secondFactor.verify'], 'Jetzt prüfen', 'the operator\'s text is in it')
-  t.ok(Object.keys(texts).length > 20 && Object.keys(texts).every((key) => key.startsWith('secondFactor.')), 'only the later texts')
+  t.ok(Object.keys(texts).length > 20 && Object.keys(texts).every((key) => hasPrefix(key, LATER_PREFIXES)), 'only the later texts')
+  t.ok(['secondFactor.', 'browserCheck.', 'breachedPassword.'].every((prefix) => Object.keys(texts).some((key) => key.startsWith(prefix))), 'each lazy part\'s')
   const compressed = await app.inject({ url: german.laterTextsUrl!, headers: { 'accept-encoding': 'gzip' } })
   t.equal(compressed.headers['content-encoding'], 'gzip', 'compressed for a browser that takes it')
   t.same(JSON.parse(gunzipSync(compressed.rawPayload).toString('utf8')), texts)
