@@ -12,6 +12,7 @@ import { RESET_TOKEN_TTL_MS } from './email-links.js'
 import type { EmailVerification } from './email-verification.js'
 import { emailMessages } from './emails/email-messages.js'
 import { passwordResetEmail } from './emails/password-reset.js'
+import { breachedPasswordEmail } from './emails/breached-password.js'
 import { inPageLanguage } from './page-language.js'
 import { registrationAttemptEmail } from './emails/registration-attempt.js'
 import type { GoogleCredential, GoogleTokenVerifier } from './google-id-token.js'
@@ -42,6 +43,8 @@ import {
 
 /** At most 3 reset emails are sent to one account per hour. */
 export const RESET_EMAILS_PER_HOUR = 3
+/** The owner of a breached password is emailed about it at most once in 30 days (the page says so at every login). */
+export const BREACHED_PASSWORD_NOTICE_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
@@ -239,9 +242,24 @@ export class AccountsService {
     return cookie === null ? signedIn : { ...signedIn, cookies: [cookie] }
   }
 
-  /** A login whose password is in the breach corpus: signed in, told to change it, and recorded. */
+  /**
+   * A login whose password is in the breach corpus: signed in, told to change it (by the page, and
+   * by email at most once in BREACHED_PASSWORD_NOTICE_INTERVAL_MS), and recorded.
+   */
   private auditBreachedLogin (account: Account, facts: RequestFacts): void {
     logAuthEvent(facts, 'login.password-breached', { accountId: account.id, clientAddress: facts.clientAddress })
+    sendAfterAnswering(facts.log, 'breached password', () => this.tellOwnerOfBreachedPassword(account, facts))
+  }
+
+  private async tellOwnerOfBreachedPassword (account: Account, facts: RequestFacts): Promise<void> {
+    if (!await this.store.takeNoticeSlot(account.id, 'password-breached', this.options.now(), BREACHED_PASSWORD_NOTICE_INTERVAL_MS)) return
+    const delivery = await this.options.mailer.send(breachedPasswordEmail({
+      to: account.email,
+      productName: this.options.productName,
+      resetPageUrl: inPageLanguage(`${this.options.publicUrl}/?view=resetPassword`, facts.locale),
+      messages: emailMessages(facts.locale)
+    }))
+    logAuthEvent(facts, 'password.breach-notice-sent', { accountId: account.id, ...delivery })
   }
 
   /**

@@ -5,6 +5,7 @@ import { emailKey } from './store/email-key.js'
 export type AuthEvent =
   | 'login.succeeded' | 'login.failed' | 'login.throttled' | 'login.slowed' | 'login.refused-organization' | 'login.refused-unverified'
   | 'login.password-breached'
+  | 'password.breach-notice-sent'
   | 'register.succeeded' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
   | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused'
   | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.ended-by-owner' | 'sessions.link-refused'

@@ -95,7 +95,7 @@ export interface EmailLink {
  * most one of a kind per account within an interval, however many requests
  * race for it.
  */
-export type NoticeKind = 'new-browser' | 'register-attempt' | 'verification-resent'
+export type NoticeKind = 'new-browser' | 'register-attempt' | 'verification-resent' | 'password-breached'
 
 /** What a sign-in from a browser means for the account: its very first browser, a new one, or one seen before. */
 export type BrowserSighting = 'first' | 'new' | 'known'

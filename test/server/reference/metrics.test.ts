@@ -98,7 +98,7 @@ t.test('a registration, a sign-in and guesses until a lock are counted, and no a
   t.equal(emails(text, 'verify_email', 'sent'), 1)
   await new Promise((resolve) => setTimeout(resolve, 200))
   text = (await scrape(reference)).text
-  const sent = ['verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'other']
+  const sent = ['verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'other']
     .reduce((sum, kind) => sum + emails(text, kind, 'sent'), 0)
   t.equal(sent, (await outboxFiles(reference.dataDir)).length, 'as many sent as the outbox holds')
 

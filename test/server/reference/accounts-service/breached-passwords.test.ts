@@ -5,6 +5,7 @@ import {
   auditEvents,
   GOOD_PASSWORD,
   logCollector,
+  outboxEmails,
   postJson,
   registerAccount,
   resetLinkOf,
@@ -237,4 +238,42 @@ t.test('with a second factor, the flag is carried through the code step to the a
   t.equal(verified.body.password_breached, true)
   t.ok(typeof verified.body.auth === 'string')
   t.equal(auditEvents(logs).filter((event) => event === 'login.password-breached').length, 2, 'audited at each password step')
+})
+
+t.test('a breached login also emails the owner, in the visitor\'s language, at most once in 30 days', async (t) => {
+  let now = Date.now()
+  const { reference, logs } = await setUp(t, {}, () => now)
+  await accountWithPassword(reference, 'lea@example.com', BREACHED_PASSWORD)
+  /** The breach emails in the outbox: the only ones linking the page's "forgot password" view. */
+  const breachEmails = async () => (await outboxEmails(reference.dataDir)).filter((email) => email.decoded.includes('view=resetPassword'))
+  const settled = async (count: number) => {
+    for (let tries = 0; tries < 100 && (await breachEmails()).length < count; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+    return breachEmails()
+  }
+
+  t.equal((await postJson(reference.base, '/accounts/v2/login', { email: 'lea@example.com', password: BREACHED_PASSWORD }, { 'accept-language': 'de' })).status, 200)
+  const [email] = await settled(1)
+  t.ok(email, 'one email')
+  t.match(email!.decoded, 'Bitte wählen Sie ein neues Passwort', 'in German, as the sign-in was')
+  t.match(email!.decoded, /\/\?view=resetPassword&(amp;)?ui_locales=de/, 'leading to the page\'s "forgot password" view, in German')
+  t.notMatch(email!.decoded, /token=/, 'with no live token: nobody asked for one')
+  await logs.waitFor((line) => line.audit === 'password.breach-notice-sent')
+  assertNoSecrets(t, logs, BREACHED_PASSWORD)
+
+  t.equal((await login(reference, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
+  now += 29 * 24 * 60 * 60 * 1000
+  t.equal((await login(reference, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal((await breachEmails()).length, 1, 'no second email within 30 days: the page says it at every login')
+  now += 2 * 24 * 60 * 60 * 1000
+  t.equal((await login(reference, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
+  t.equal((await settled(2)).length, 2, 'a month on, with the password unchanged, a reminder')
+})
+
+t.test('a clean login sends no breach email', async (t) => {
+  const { reference } = await setUp(t)
+  await registerAccount(reference.base, 'cleo@example.com')
+  t.equal((await login(reference, 'cleo@example.com', GOOD_PASSWORD)).status, 200)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.notOk((await outboxEmails(reference.dataDir)).some((email) => email.decoded.includes('view=resetPassword')))
 })
