@@ -2,15 +2,14 @@ import { execFile } from 'node:child_process'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { english } from '../fixtures/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../client/passkeys/passkey-timing.js'
-import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
-import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
+import { passwordLogin, withoutAutofill } from '../fixtures/passkey-page.js'
+import { registerAccount } from '../fixtures/reference.js'
 import { addVirtualAuthenticator, base64url, type VirtualCredential } from '../fixtures/virtual-authenticator.js'
 
 /*
@@ -19,26 +18,10 @@ import { addVirtualAuthenticator, base64url, type VirtualCredential } from '../f
  * Chromium's virtual authenticator (CDP WebAuthn domain: internal transport,
  * resident keys, user verification). The conditional-create success path is
  * in test/client/passkeys.test.tsx: the virtual authenticator never
- * completes it (the page's 3 s bound ends it here).
+ * completes it (the page's 3 s bound ends it here). axe on the passkey button
+ * and the offer is passkeys-accessibility.test.ts's (together they took 77 s
+ * of tap's 120 s in CI).
  */
-
-/**
- * The virtual authenticator answers a conditional request at once, with its
- * only passkey, where a visitor would pick from the autofill menu; a journey
- * about the button turns conditional mediation off in that page, so that
- * only the button's prompt runs.
- */
-async function withoutAutofill (page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    (PublicKeyCredential as unknown as { isConditionalMediationAvailable: () => Promise<boolean> }).isConditionalMediationAvailable = async () => false
-  })
-}
-
-async function passwordLogin (page: Page, email: string): Promise<void> {
-  await page.getByLabel('Email', { exact: true }).fill(email)
-  await page.getByLabel('Password', { exact: true }).fill(GOOD_PASSWORD)
-  await page.getByRole('button', { name: 'Login', exact: true }).click()
-}
 
 /** Waits (up to 5 s) for what the authenticator reports after the page's fire-and-forget signals. */
 async function until (done: () => boolean): Promise<void> {
@@ -168,25 +151,5 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await until(() => authenticator.deleted.length > 0)
     t.same(authenticator.deleted, [id], 'WebAuthn.credentialDeleted, for the removed passkey')
     t.equal(new URL(page.url()).origin, base, 'not signed in: the page stays')
-  })
-
-  await t.test('axe finds no WCAG 2.2 A/AA violation on the passkey button nor on the offer, at both sizes', async (t) => {
-    // One account for both (registrations are rate limited): each size opens a fresh browser context, with no passkey on it.
-    const email = 'kim@example.test'
-    await registerAccount(base, email)
-    for (const [name, size] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 375, height: 812 }]] as const) {
-      const { page } = await signIn(t, size)
-      await withoutAutofill(page)
-      await page.goto(target)
-      await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor()
-      t.same(await wcagViolations(page), [], `${name}: the login view with the passkey button`)
-      await passwordLogin(page, email)
-      await page.getByRole('heading', { name: english('passkey.offerHeading') }).waitFor({ timeout: 10_000 })
-        .catch(async (error: unknown) => {
-          t.comment(`no offer: at ${page.url()}, notice ${JSON.stringify(await page.locator('#form-notice').textContent().catch(() => null))}`)
-          throw error
-        })
-      t.same(await wcagViolations(page), [], `${name}: the offer`)
-    }
   })
 })
