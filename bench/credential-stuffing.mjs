@@ -4,14 +4,14 @@
 //   node bench/credential-stuffing.mjs [--attempts N] [--addresses N] [--concurrency N] [--after-wait S] [--json]
 //
 // - The built server (dist/server/main.js, built first with `build.mjs
-//   --if-stale`) runs as in production with the challenge at its defaults
+//   --if-stale`; bench/tools.mjs's startSigninServer) runs as in production with the challenge at its defaults
 //   (CHALLENGE=pow, CHALLENGE_RANGE_FAILURES=10, CHALLENGE_ACCOUNT_FAILURES=5,
 //   CHALLENGE_BURST_FAILURES=100), except: TRUST_PROXY=loopback, so that this
 //   script names each request's client in X-Forwarded-For;
 //   PASSWORD_HASH_COST=10 (fast hashing: the run measures the challenge, not
-//   scrypt); the breached-password check pointed at a local range server
-//   that knows no password (BREACHED_PASSWORDS=off as well): nothing here
-//   ever calls the public internet.
+//   scrypt); the breached-password check on, as in production, but pointed at
+//   a local range server that knows no password (BREACHED_PASSWORDS_URL):
+//   nothing here ever calls the public internet.
 // - 50 accounts are registered, each from an address of its own. The
 //   attacker's list has N pairs (default 2,000): one in eight names one of
 //   the accounts, the rest addresses this site never had; one pair in 200
@@ -26,20 +26,14 @@
 //   burst has passed (S seconds, default 130).
 // Printed: the attempts passed on before the first challenge, how many were
 // challenged, the solving time per challenged attempt (median, p95, total
-// CPU time), the logins that succeeded, and the visitor's challenges and
-// solving time. Figures only: nothing fails.
+// CPU time), the logins that succeeded, the breached-password range calls,
+// and the visitor's challenges and solving time. Figures only: nothing fails.
 import { solveChallenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
-import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { freePort, median } from './tools.mjs'
+import { median, startSigninServer } from './tools.mjs'
 
-const here = fileURLToPath(new URL('../', import.meta.url))
 const option = (name, fallback) => {
   const index = process.argv.indexOf(name)
   return index === -1 ? fallback : Number(process.argv[index + 1])
@@ -57,59 +51,20 @@ const VISITOR = { email: 'visitor@example.org', password: 'the visitor\'s own lo
 const VISITOR_ADDRESS = '192.0.2.10'
 const HEADER = 'x-threshold-challenge'
 
-/** A range API that knows no password: every prefix answers padding lines only, in the real format. */
+/**
+ * A range API that knows no password: every prefix answers padding lines only,
+ * in the real format. `calls()`: how many it answered (the check was on).
+ */
 async function startEmptyRangeServer () {
+  let calls = 0
   const server = createServer((_request, response) => {
+    calls++
     const lines = Array.from({ length: 800 }, (_, index) => `${index.toString(16).toUpperCase().padStart(35, '0')}:0`)
     response.writeHead(200, { 'content-type': 'text/plain' }).end(lines.join('\r\n'))
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
-  return { url: `http://127.0.0.1:${server.address().port}/range/`, close: () => server.close() }
-}
-
-async function startServer (rangeUrl) {
-  execFileSync(process.execPath, [join(here, 'build.mjs'), '--if-stale'], { stdio: 'inherit', cwd: here })
-  const port = await freePort()
-  const dataDir = mkdtempSync(join(tmpdir(), 'threshold-stuffing-'))
-  const base = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [join(here, 'dist/server/main.js')], {
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      PUBLIC_URL: `http://localhost:${port}`,
-      ALLOWED_HOSTS: 'localhost,127.0.0.1',
-      TRUST_PROXY: 'loopback',
-      PASSWORD_HASH_COST: '10',
-      BREACHED_PASSWORDS: 'off',
-      BREACHED_PASSWORDS_URL: rangeUrl,
-      LOG_LEVEL: 'warn'
-    },
-    stdio: ['ignore', 'ignore', 'inherit']
-  })
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
-    if (Date.now() > deadline) throw new Error('the server was not ready within 20 s')
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return {
-    base,
-    async stop () {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM')
-        await once(child, 'exit')
-      }
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  }
+  return { url: `http://127.0.0.1:${server.address().port}/range/`, calls: () => calls, close: () => server.close() }
 }
 
 async function post (base, path, body, address, headers = {}) {
@@ -161,7 +116,7 @@ const percentile = (values, p) => {
 const round = (value) => Math.round(value)
 
 const rangeServer = await startEmptyRangeServer()
-const server = await startServer(rangeServer.url)
+const server = await startSigninServer({ PASSWORD_HASH_COST: '10', BREACHED_PASSWORDS_URL: rangeServer.url })
 try {
   const emails = Array.from({ length: ACCOUNTS }, (_, index) => `member${index}@example.com`)
   for (const [index, email] of [...emails.entries(), [-1, VISITOR.email]]) {
@@ -241,6 +196,7 @@ try {
     solveMs: { median: round(median(solveMs)), p95: round(percentile(solveMs, 0.95)), max: round(Math.max(0, ...solveMs)), totalSeconds: round(solveMs.reduce((a, b) => a + b, 0) / 1000) },
     succeeded: results.filter((result) => result.status === 200).length,
     statuses,
+    rangeCalls: rangeServer.calls(),
     visitor: {
       before: { status: before.status, challenged: before.challenged, solveMs: round(before.solveMs) },
       during: visitorDuring.map((result) => ({ status: result.status, challenged: result.challenged, solveMs: round(result.solveMs), level: result.level })),
@@ -252,6 +208,7 @@ try {
   console.log(`  passed on before the first challenge: ${summary.passedBeforeFirstChallenge}; never challenged in all: ${summary.unchallengedInAll}`)
   console.log(`  challenged: ${summary.challenged} (by level ${JSON.stringify(levels)}); solving per attempt in Node: median ${summary.solveMs.median} ms, p95 ${summary.solveMs.p95} ms, max ${summary.solveMs.max} ms, ${summary.solveMs.totalSeconds} s in all`)
   console.log(`  logins that succeeded: ${summary.succeeded}; answers ${JSON.stringify(statuses)}`)
+  console.log(`  calls to the local breached-password range server: ${summary.rangeCalls}`)
   console.log(`  the visitor before: ${JSON.stringify(summary.visitor.before)}`)
   console.log(`  the visitor during: ${JSON.stringify(summary.visitor.during)}`)
   console.log(`  the visitor after ${AFTER_WAIT_S} s: ${JSON.stringify(summary.visitor.after)}`)

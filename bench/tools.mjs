@@ -1,5 +1,5 @@
 // Small helpers shared by the benchmark scripts.
-import { execFile, spawn, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+
+/** This checkout: the one whose build the benchmarks run unless told another. */
+const THIS_CHECKOUT = fileURLToPath(new URL('../', import.meta.url))
 
 export function commandExists (command) {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0
@@ -76,18 +79,30 @@ export async function runWrk ({ url, durationSeconds, connections, headers = {},
  * proxied call: reading that through a pipe would busy this process during the
  * measurements). Resolves once it listens, with its base URL and the time from
  * spawn to its "listening" log line, as stamped by the server itself.
- * `logFile`: where the log goes, kept for the caller (a temporary file
- * otherwise); `nodeArgs`: options for node before the script.
+ * `env` overrides the defaults below; a variable set to undefined is left
+ * unset (the server's own default). `logFile`: where the log goes, kept for the
+ * caller (a temporary file otherwise); `nodeArgs`: options for node before the
+ * script; `checkout`: the repository whose dist/ runs (this one by default);
+ * `port`: the port to listen on (a free one by default).
  */
-export async function startEdge (env, { logFile, nodeArgs = [] } = {}) {
-  const port = await freePort()
+export async function startEdge (env, { logFile, nodeArgs = [], checkout = THIS_CHECKOUT, port } = {}) {
+  port ??= await freePort()
   const folder = logFile === undefined ? mkdtempSync(join(tmpdir(), 'threshold-edge-log-')) : null
   const logPath = logFile ?? join(folder, 'edge.log')
   const log = openSync(logPath, 'w')
   const started = Date.now()
-  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../dist/server/main.js', import.meta.url))], {
-    // BREACHED_PASSWORDS off: a benchmark must not send a burst of range calls to the public API (docs/breached-passwords.md).
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', BREACHED_PASSWORDS: 'off', ...env },
+  const child = spawn(process.execPath, [...nodeArgs, join(checkout, 'dist/server/main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      // The breached-password check off unless the caller names a range server of its own: a benchmark
+      // must not send a burst of range calls to the public API (docs/breached-passwords.md).
+      ...(env.BREACHED_PASSWORDS_URL === undefined ? { BREACHED_PASSWORDS: 'off' } : {}),
+      ...env
+    },
     stdio: ['ignore', log, 'inherit']
   })
   closeSync(log)
@@ -124,6 +139,51 @@ export async function startEdge (env, { logFile, nodeArgs = [] } = {}) {
       if (folder !== null) rmSync(folder, { recursive: true, force: true })
     }
   }
+}
+
+/**
+ * The built server of `checkout` (this one by default; built first when its
+ * dist/ is stale) with its embedded reference service and a fresh DATA_DIR,
+ * removed at stop, as the login benchmarks run it: on the product's defaults
+ * (the per-address limit included) except that TRUST_PROXY=loopback lets the
+ * script name each request's client in X-Forwarded-For, and `env`. The page's
+ * address is localhost (a secure context); `base` is the loopback address the
+ * script calls. Resolves once /readyz answers, the embedded service included.
+ */
+export async function startSigninServer (env = {}, { checkout = THIS_CHECKOUT } = {}) {
+  execFileSync(process.execPath, [join(checkout, 'build.mjs'), '--if-stale'], { stdio: 'inherit', cwd: checkout })
+  const port = await freePort()
+  const dataDir = mkdtempSync(join(tmpdir(), 'threshold-bench-data-'))
+  const edge = await startEdge({
+    DATA_DIR: dataDir,
+    PUBLIC_URL: `http://localhost:${port}`,
+    ALLOWED_HOSTS: 'localhost,127.0.0.1',
+    TRUST_PROXY: 'loopback',
+    RATE_LIMIT_PER_MINUTE: undefined,
+    ...env
+  }, { checkout, port }).catch((error) => {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  })
+  const stop = async () => {
+    await edge.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const failure = !edge.running() ? `exited with ${edge.exit()}` : Date.now() > deadline ? 'was not ready within 20 s' : null
+    if (failure !== null) {
+      await stop()
+      throw new Error(`the server in ${checkout} ${failure}`)
+    }
+    try {
+      if ((await fetch(`${edge.base}/readyz`)).ok) break
+    } catch {
+      // not answering yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { ...edge, dataDir, stop }
 }
 
 /**
