@@ -121,9 +121,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
                 onPasswordTyped: passkeys.onPasswordTyped
               }} />
           )}
-          {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} />}
+          {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} passwordMinLength={config.passwordMinLength} />}
           {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
-          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} />}
+          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} passwordMinLength={config.passwordMinLength} />}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>
