@@ -18,8 +18,9 @@ import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.test.ts).
-const SsoModal = lazy(async () => ({ default: (await import('./views/SsoModal.js')).SsoModal }))
-const PasskeyOffer = lazy(async () => ({ default: (await import('./views/PasskeyOffer.js')).PasskeyOffer }))
+// Their texts too are later texts (common/message-catalogue.ts), fetched with them.
+const SsoModal = lazy(async () => (await import('./views/SsoModal.js')).withItsTexts())
+const PasskeyOffer = lazy(async () => (await import('./views/PasskeyOffer.js')).withItsTexts())
 const BreachedPasswordNotice = lazy(async () => (await import('./views/BreachedPasswordNotice.js')).withItsTexts())
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
