@@ -18,8 +18,9 @@ import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.test.ts).
-const SsoModal = lazy(async () => ({ default: (await import('./views/SsoModal.js')).SsoModal }))
-const PasskeyOffer = lazy(async () => ({ default: (await import('./views/PasskeyOffer.js')).PasskeyOffer }))
+// Their texts too are later texts (common/message-catalogue.ts), fetched with them.
+const SsoModal = lazy(async () => (await import('./views/SsoModal.js')).withItsTexts())
+const PasskeyOffer = lazy(async () => (await import('./views/PasskeyOffer.js')).withItsTexts())
 const BreachedPasswordNotice = lazy(async () => (await import('./views/BreachedPasswordNotice.js')).withItsTexts())
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
@@ -121,9 +122,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
                 onPasswordTyped: passkeys.onPasswordTyped
               }} />
           )}
-          {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} />}
+          {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} passwordMinLength={config.passwordMinLength} />}
           {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
-          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} />}
+          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} passwordMinLength={config.passwordMinLength} />}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>

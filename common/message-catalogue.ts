@@ -64,10 +64,15 @@ export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', '
 
 /**
  * Keys only a lazily loaded chunk shows (the second factor's steps, the
- * challenge's, the breached-password notice): a plain page leaves them out
- * and names where they are (PageMessages.laterTextsUrl).
+ * challenge's, the breached-password notice, the SSO modal, the passkey
+ * offer): a plain page leaves them out and names where they are
+ * (PageMessages.laterTextsUrl). `sso.continue` stays: the no-script SSO form
+ * says it; `login.withPasskey` is the login view's.
  */
-export const LATER_PREFIXES: readonly string[] = ['secondFactor.', 'browserCheck.', 'breachedPassword.']
+export const LATER_PREFIXES: readonly string[] = [
+  'secondFactor.', 'browserCheck.', 'breachedPassword.',
+  'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow'
+]
 
 /** Whether a key starts with one of the prefixes. */
 export function hasPrefix (key: string, prefixes: readonly string[]): boolean {

@@ -1,4 +1,5 @@
 import { jsonForScriptElement } from './json-for-script.js'
+import { DEFAULT_PASSWORD_MIN_LENGTH, isPasswordMinLength } from './password-length.js'
 
 /** The operator's logo (BRAND_LOGO), with the size it is shown at: width and height reserve its place before it loads. */
 export interface PageLogo {
@@ -44,6 +45,12 @@ export interface RuntimeConfig {
   readonly secondFactor: boolean
   /** Whether the code step offers "Don't ask again on this browser for 30 days". */
   readonly secondFactorRememberBrowser: boolean
+  /**
+   * The fewest characters of a new password (PASSWORD_MIN_LENGTH), which the
+   * registration's and the new password's hint say. Left out of the page's
+   * JSON at its default, 8, which is what the page reads when it is absent.
+   */
+  readonly passwordMinLength: number
   /** The logo in the card's header; null: none. */
   readonly logo: PageLogo | null
   readonly background: PageBackground
@@ -54,7 +61,8 @@ export const RUNTIME_CONFIG_ELEMENT_ID = 'threshold-config'
 
 /** The configuration as the JSON of its `<script>` element (json-for-script.ts says what is escaped). */
 export function serializeRuntimeConfig (config: RuntimeConfig): string {
-  return jsonForScriptElement(config)
+  const { passwordMinLength, ...rest } = config
+  return jsonForScriptElement(passwordMinLength === DEFAULT_PASSWORD_MIN_LENGTH ? rest : config)
 }
 
 function stringList (value: unknown): readonly string[] {
@@ -100,6 +108,7 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     passkeyRpId: stringOrNull(raw.passkeyRpId),
     secondFactor: raw.secondFactor === true,
     secondFactorRememberBrowser: raw.secondFactorRememberBrowser !== false,
+    passwordMinLength: isPasswordMinLength(raw.passwordMinLength) ? raw.passwordMinLength : DEFAULT_PASSWORD_MIN_LENGTH,
     logo: parseLogo(raw.logo),
     background: parseBackground(raw.background)
   }

@@ -2,7 +2,7 @@ import type { JsonAnswer } from '../../common/accounts-answers.js'
 import { CHALLENGE_HEADER, CHALLENGE_REQUIRED_REASON, CHALLENGE_REQUIRED_STATUS, type ChallengeSpec } from '../../common/challenge.js'
 import type { MessageKey, Messages } from '../../common/message-catalogue.js'
 import { pageTextsWithLater } from '../lib/later-page-texts.js'
-import { FORM_NOTICE_ID } from '../views/form-view-props.js'
+import { FORM_NOTICE_ID, STEP_NOTICE_ID } from '../views/form-view-props.js'
 import { solvePow } from './solve-pow.js'
 
 type Json = Extract<JsonAnswer, { kind: 'json' }>
@@ -60,14 +60,17 @@ async function solve (spec: ChallengeSpec | null): Promise<Outcome> {
 /**
  * Says "checking your browser" once solving has taken {@link CHECKING_NOTE_DELAY_MS},
  * and takes it back when it ends. The polite live region is put in the page,
- * empty, after the form's notice as solving starts, so that a screen reader
- * knows it before it speaks; it is this chunk's, not React's (which never
- * touches a node it did not render), so the first load carries nothing for it.
+ * empty, as solving starts, after the notice of the step that has the card
+ * (the breached-password notice's reset link) or else the form's, where the
+ * visitor looks, so that a screen reader knows it before it speaks; it is
+ * this chunk's, not React's (which never touches a node it did not render),
+ * so the first load carries nothing for it.
  */
 async function withCheckingNote<T> (texts: Promise<Messages | null>, solving: Promise<T>): Promise<T> {
   const region = document.createElement('div')
   region.setAttribute('role', 'status')
-  document.getElementById(FORM_NOTICE_ID)?.after(region)
+  const anchor = document.getElementById(STEP_NOTICE_ID) ?? document.getElementById(FORM_NOTICE_ID)
+  anchor?.after(region)
   const timer = setTimeout(() => {
     void texts.then((messages) => {
       if (messages === null || !region.isConnected) return

@@ -1,6 +1,4 @@
 import { useEffect, useRef, useState, type RefObject } from 'react'
-import { GOOGLE_BUTTON_WIDTH_PX } from './constants.js'
-import { newGoogleNonce } from './google-nonce.js'
 
 /**
  * The part of Google Identity Services' client the page uses, and the one
@@ -31,26 +29,6 @@ declare global {
   }
 }
 
-let loading: Promise<GoogleIdentityServices> | null = null
-
-/** Loads Google's client script once; resolves with its `google.accounts.id`. */
-export function loadGoogleIdentityServices (): Promise<GoogleIdentityServices> {
-  loading ??= new Promise<GoogleIdentityServices>((resolve, reject) => {
-    const script = document.createElement('script')
-    script.src = GOOGLE_CLIENT_SCRIPT_URL
-    script.async = true
-    script.onload = () => {
-      const services = window.google?.accounts?.id
-      if (services === undefined) reject(new Error('Google Identity Services did not start'))
-      else resolve(services)
-    }
-    script.onerror = () => reject(new Error('Google Identity Services could not be loaded'))
-    document.head.appendChild(script)
-  })
-  loading.catch(() => { loading = null })
-  return loading
-}
-
 /** Whether Google sign-in is offered on this host (GOOGLE_CLIENT_ID set, host not disabled). */
 export function googleSignInAvailable (clientId: string | null, disabledHostnames: readonly string[], hostname: string): clientId is string {
   return clientId !== null && !disabledHostnames.includes(hostname.toLowerCase())
@@ -66,10 +44,10 @@ export interface GoogleIdentity {
 }
 
 /**
- * Loads Google Identity Services when `clientId` is given, renders Google's
- * button (400 px) into a hidden element, and hands each credential to
- * `onCredential` with the nonce secret of this page (google-nonce.ts), or
- * null where the page could not make one. The visible button is ours;
+ * Loads Google Identity Services when `clientId` is given (google-start.ts),
+ * renders Google's button (400 px) into a hidden element, and hands each
+ * credential to `onCredential` with the nonce secret of this page
+ * (google-nonce.ts), or null where the page could not make one. The visible button is ours;
  * clicking it clicks Google's.
  */
 export function useGoogleIdentity (
@@ -84,23 +62,13 @@ export function useGoogleIdentity (
   useEffect(() => {
     if (clientId === null) return
     let cancelled = false
-    Promise.all([loadGoogleIdentityServices(), newGoogleNonce()]).then(([loaded, nonce]) => {
-      if (cancelled) return
-      loaded.initialize({
-        client_id: clientId,
-        callback: (response) => onCredentialRef.current(response.credential ?? null, nonce?.secret ?? null),
-        ...(nonce === null ? {} : { nonce: nonce.nonce }),
-        ux_mode: 'popup',
-        use_fedcm_for_button: true,
-        itp_support: true
+    // The loading and the nonce are a chunk of their own (google-start.ts), fetched only where Google is offered.
+    import('./google-start.js')
+      .then(({ startGoogleIdentity }) => startGoogleIdentity(clientId, (credential, nonceSecret) => onCredentialRef.current(credential, nonceSecret),
+        () => hiddenButtonRef.current, () => cancelled))
+      .then((loaded) => { if (loaded !== null) setServices(loaded) }, () => {
+        // Blocked or offline: the Google button stays disabled; the other methods still work.
       })
-      if (hiddenButtonRef.current !== null) {
-        loaded.renderButton(hiddenButtonRef.current, { type: 'standard', width: GOOGLE_BUTTON_WIDTH_PX })
-      }
-      setServices(loaded)
-    }, () => {
-      // Blocked or offline: the Google button stays disabled; the other methods still work.
-    })
     return () => { cancelled = true }
   }, [clientId])
 

@@ -1,7 +1,8 @@
+import { createElement, type ComponentType } from 'react'
 import { createMessages, MESSAGES_ELEMENT_ID, type Catalogue, type Messages } from '../../common/message-catalogue.js'
 import { fetchLaterTexts } from '../api/later-texts.js'
 import { parseEmbeddedMessages } from './embedded-messages.js'
-import { withLaterTexts } from './messages.js'
+import { MessagesContext, useMessages, withLaterTexts } from './messages.js'
 
 /** The later texts' address and their fetch, kept for the page's life (a page that names other ones starts over). */
 let later: { readonly url: string | undefined, readonly texts: Promise<Catalogue | null> } | null = null
@@ -30,6 +31,21 @@ export async function pageTextsWithLater (): Promise<Messages> {
   const messages = createMessages(parseEmbeddedMessages(embeddedJson()))
   const texts = await laterPageTexts()
   return texts === null ? messages : withLaterTexts(messages, texts)
+}
+
+/**
+ * A lazy part's component as React.lazy takes it, with the later texts laid
+ * over the page's once they are here (the SSO modal, the passkey offer).
+ * Texts that do not load reject, as a chunk that cannot load does.
+ */
+export async function withLaterPageTexts<P extends object> (Component: ComponentType<P>): Promise<{ default: ComponentType<P> }> {
+  const later = await laterPageTexts()
+  if (later === null) return { default: Component }
+  return {
+    default: function WithLaterTexts (props: P) {
+      return createElement(MessagesContext.Provider, { value: withLaterTexts(useMessages(), later) }, createElement(Component, props))
+    }
+  }
 }
 
 const embeddedJson = (): string | undefined => document.getElementById(MESSAGES_ELEMENT_ID)?.textContent ?? undefined

@@ -4,6 +4,7 @@ import { Button } from '../components/Button.js'
 import { laterPageTexts } from '../lib/later-page-texts.js'
 import { MessagesContext, refusalText, useMessages, withLaterTexts } from '../lib/messages.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { STEP_NOTICE_ID } from './form-view-props.js'
 
 export interface BreachedPasswordNoticeProps {
   /** The address the login was made with: where the link to change the password goes. */
@@ -42,7 +43,7 @@ export function BreachedPasswordNotice ({ email, onContinue }: BreachedPasswordN
     <section className='form' aria-labelledby='breached-password-heading'>
       <h1 id='breached-password-heading' className='card__title' tabIndex={-1} ref={heading}>{text('breachedPassword.heading')}</h1>
       <p>{text('breachedPassword.explanation')}</p>
-      <div role='status'>{said?.kind === 'sent' && <p className='notice notice--success'>{said.text}</p>}</div>
+      <div id={STEP_NOTICE_ID} role='status'>{said?.kind === 'sent' && <p className='notice notice--success'>{said.text}</p>}</div>
       {said?.kind === 'error' && <p className='notice notice--error' role='alert'>{said.text}</p>}
       {said?.kind !== 'sent' && (
         <Button variant='secondary' busy={sending} onClick={() => { void sendLink() }}>{text('breachedPassword.sendLink')}</Button>

@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, type ComponentType } from 'react'
 import { Button } from '../components/Button.js'
+import { withLaterPageTexts } from '../lib/later-page-texts.js'
 import { useMessages } from '../lib/messages.js'
 
 export interface PasskeyOfferProps {
@@ -45,3 +46,6 @@ export function PasskeyOffer ({ onCreate, onNotNow, onDone, failurePauseMs }: Pa
     </section>
   )
 }
+
+/** The offer as SignInPage loads it (React.lazy), with its texts (later texts: common/message-catalogue.ts). */
+export const withItsTexts = async (): Promise<{ default: ComponentType<PasskeyOfferProps> }> => withLaterPageTexts(PasskeyOffer)

@@ -14,9 +14,11 @@ export interface RegisterViewProps {
   readonly email: EmailField
   readonly methods: SignInMethods
   readonly submission: Submission<[payload: RegisterPayload]>
+  /** The fewest characters of a new password (RuntimeConfig.passwordMinLength), for the hint. */
+  readonly passwordMinLength: number
 }
 
-export function RegisterView ({ form, email, methods, submission }: RegisterViewProps) {
+export function RegisterView ({ form, email, methods, submission, passwordMinLength }: RegisterViewProps) {
   const { text } = useMessages()
   const [firstName, setFirstName] = useState('')
   const [lastName, setLastName] = useState('')
@@ -39,7 +41,7 @@ export function RegisterView ({ form, email, methods, submission }: RegisterView
           <TextField label={text('field.companyEmail')} type='email' name='email' autoComplete='username' width='full' spellCheck={false}
             value={email.value} onChange={email.onChange} invalid={form.invalid} autoFocus={form.invalid && !email.value} />
           <PasswordField label={text('field.password')} revealLabels={{ show: text('field.showPassword'), hide: text('field.hidePassword') }} name='password' autoComplete='new-password' width='full'
-            value={password} onChange={setPassword} invalid={form.invalid} autoFocus={form.invalid && !!email.value} hint={text('field.passwordHint')} />
+            value={password} onChange={setPassword} invalid={form.invalid} autoFocus={form.invalid && !!email.value} hint={text('field.passwordHint', { min: passwordMinLength })} />
           <PasswordField label={text('field.confirmPassword')} revealLabels={{ show: text('field.showConfirmPassword'), hide: text('field.hideConfirmPassword') }} name='confirm_password' autoComplete='new-password' width='full'
             value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('register.submit')}</Button>

@@ -10,10 +10,12 @@ export interface SetPasswordViewProps {
   /** Without localMode: the emailed link's view always offers the way back to login. */
   readonly form: Omit<FormState, 'localMode'>
   readonly submission: Submission<[password: string, confirmation: string]>
+  /** The fewest characters of a new password (RuntimeConfig.passwordMinLength), for the hint. */
+  readonly passwordMinLength: number
 }
 
 /** The end of a password reset: the view the emailed link opens. */
-export function SetPasswordView ({ form, submission }: SetPasswordViewProps) {
+export function SetPasswordView ({ form, submission, passwordMinLength }: SetPasswordViewProps) {
   const { text } = useMessages()
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
@@ -26,7 +28,7 @@ export function SetPasswordView ({ form, submission }: SetPasswordViewProps) {
       <form className='form' method='post' noValidate onSubmit={submit} aria-describedby={FORM_NOTICE_ID}>
         <FormName name='setPassword' />
         <PasswordField label={text('field.newPassword')} revealLabels={{ show: text('field.showNewPassword'), hide: text('field.hideNewPassword') }} name='password' autoComplete='new-password' width='full'
-          value={password} onChange={setPassword} invalid={form.invalid} hint={text('field.passwordHint')} autoFocus />
+          value={password} onChange={setPassword} invalid={form.invalid} hint={text('field.passwordHint', { min: passwordMinLength })} autoFocus />
         <PasswordField label={text('field.confirmPassword')} revealLabels={{ show: text('field.showConfirmPassword'), hide: text('field.hideConfirmPassword') }} name='confirm_password' autoComplete='new-password' width='full'
           value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
         <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('setPassword.submit')}</Button>

@@ -1,9 +1,10 @@
-import { useState, type FormEvent } from 'react'
+import { useState, type ComponentType, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { Modal } from '../components/Modal.js'
 import { Notice, type NoticeContent } from '../components/Notice.js'
 import { TextField } from '../components/TextField.js'
+import { withLaterPageTexts } from '../lib/later-page-texts.js'
 import { useMessages } from '../lib/messages.js'
 import type { Submission } from './form-view-props.js'
 
@@ -46,3 +47,6 @@ export function SsoModal ({ initialEmail, intent, busy, sso }: SsoModalProps) {
     </Modal>
   )
 }
+
+/** The modal as SignInPage loads it (React.lazy), with its texts (later texts: common/message-catalogue.ts). */
+export const withItsTexts = async (): Promise<{ default: ComponentType<SsoModalProps> }> => withLaterPageTexts(SsoModal)

@@ -3,6 +3,14 @@ import type { View } from '../lib/page-params.js'
 /** The error or success text above the form, which describes every form. */
 export const FORM_NOTICE_ID = 'form-notice'
 
+/**
+ * The live region of a step that has taken the card in place of the form (the
+ * breached-password notice): where a call made from that step says what it is
+ * waiting for (client/challenge/answer-challenge.ts), as the form's calls do
+ * after FORM_NOTICE_ID.
+ */
+export const STEP_NOTICE_ID = 'step-notice'
+
 /** What every form view is told about the page. */
 export interface FormState {
   /** A request is running or the page is leaving: every button is disabled. */

@@ -17,6 +17,7 @@ import { ACCOUNTS_ANSWER_LIMIT_RANGE, DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
+import { readPasswordMinLength } from '../shared/password-min-length.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
 import { canonicalHostName } from './host-header.js'
 import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './messages-dir.js'
@@ -108,6 +109,12 @@ export interface ServerConfig {
   readonly passkeys: PasskeySettings | null
   /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
   readonly secondFactor: SecondFactorSettings
+  /**
+   * PASSWORD_MIN_LENGTH, for the page's hint only: the embedded reference
+   * service enforces it from the same environment; behind an own backend the
+   * operator sets what that backend enforces.
+   */
+  readonly passwordMinLength: number
   /** THEME, the logo, brand colours, background and favicon, each file read and checked (docs/branding.md). */
   readonly brand: BrandSettings
   /** DEFAULT_LOCALE: the language when neither ui_locales nor Accept-Language names a shipped one (docs/languages.md). */
@@ -321,6 +328,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     sourceMapsPublic: readSourceMaps(env),
     passkeys: readPasskeys(env, accountsUrl, port),
     secondFactor: readSecondFactorSettings(env, accountsUrl === null),
+    passwordMinLength: readPasswordMinLength(env),
     brand: readBrandSettings(env, productName),
     defaultLocale: readDefaultLocale(env),
     messageOverrides: readMessagesDir(env),

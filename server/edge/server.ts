@@ -96,6 +96,7 @@ export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion:
     passkeyRpId: config.passkeys?.rpId ?? null,
     secondFactor: config.secondFactor.enabled,
     secondFactorRememberBrowser: config.secondFactor.rememberBrowser,
+    passwordMinLength: config.passwordMinLength,
     logo: pageLogo(config.brand),
     background: pageBackground(config.brand)
   }

@@ -5,9 +5,9 @@ import { OWASP_SCRYPT_COST } from './passwords.js'
 import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readOrigin, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
+import { readPasswordMinLength } from '../shared/password-min-length.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 import { readBreachedPasswordSettings, type BreachedPasswordSettings } from './breached-passwords/settings.js'
-import { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_RANGE } from './validation.js'
 
 export const DEFAULT_DATA_DIR = './data'
 export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
@@ -138,7 +138,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     googleRequireNonce: readBoolean(env, 'GOOGLE_REQUIRE_NONCE', false),
     passkeys: readPasskeySettings(env, publicOrigin, true),
     secondFactor: readSecondFactorSettings(env, true),
-    passwordMinLength: readInteger(env, 'PASSWORD_MIN_LENGTH', { ...PASSWORD_MIN_LENGTH_RANGE, fallback: DEFAULT_PASSWORD_MIN_LENGTH }),
+    passwordMinLength: readPasswordMinLength(env),
     breachedPasswords: readBreachedPasswordSettings(env),
     logLevel: readLogLevel(env)
   })

@@ -8,14 +8,8 @@ import type { AnswerKey, AnswerText } from './answer-texts.js'
  * boundary. Each parser returns a typed value or a message the page can show.
  */
 
-/** PASSWORD_MIN_LENGTH's default: NIST SP 800-63B-4's floor where a second factor may follow. */
-export const DEFAULT_PASSWORD_MIN_LENGTH = 8
-/**
- * What PASSWORD_MIN_LENGTH accepts: never below NIST's 8; at most 64, which
- * NIST asks every service to allow as a maximum (a higher minimum would
- * refuse passphrases that a service must take).
- */
-export const PASSWORD_MIN_LENGTH_RANGE = Object.freeze({ min: 8, max: 64 })
+// In common/ since the page's hint says the minimum too.
+export { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_RANGE } from '../../common/password-length.js'
 export const PASSWORD_MAX_LENGTH = 256
 export const NAME_MAX_LENGTH = 100
 export const CONTEXT_FIELD_MAX_LENGTH = 128

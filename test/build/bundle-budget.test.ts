@@ -34,6 +34,11 @@ import { buildEdge } from '../fixtures/edge.js'
  * 22.7 → 23.0 KB: the 428's hand-off to the lazy challenge chunk (client/api/http.ts), the breach flag's parsing and the notice's
  * state and lazy component. The solver (altcha-lib), its worker script, the widget adapter, the notice and their texts
  * (later texts) are lazy; the live region that says "checking your browser" is the chunk's, not the first load's.
+ * The review of issue 32 found that 19 bytes too thin (another zlib, one more text, and CI breaks) and took
+ * 97,261 → 96,854 bytes (−407, our code 23.0 → 22.7 KB) while adding the hint's PASSWORD_MIN_LENGTH (+139: the
+ * minimum's parsing and the {min} placeholder): the SSO modal's and the passkey offer's texts became later texts
+ * (HTML 3.0 → 2.8 KB), and loading Google Identity Services with its nonce became a chunk of its own
+ * (client/lib/google-start.ts), fetched only where Google is offered.
  * grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
@@ -101,7 +106,7 @@ t.test('the first load of the login view stays within the size budget', async (t
     .reduce((sum, file) => sum + gzipBytes(Buffer.from(file.contents)), 0)
 
   t.comment(`first load of the login view (gzip): HTML ${kb(htmlBytes)}, ${rows.map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')}`)
-  t.comment(`total ${kb(total)} of ${kb(BUDGET_TOTAL_BYTES)}; our own code (all but react and react-dom) ${kb(ownBytes)} of ${kb(BUDGET_OWN_CODE_BYTES)}`)
+  t.comment(`total ${kb(total)} (${total} bytes) of ${kb(BUDGET_TOTAL_BYTES)} (${BUDGET_TOTAL_BYTES}); our own code (all but react and react-dom) ${kb(ownBytes)} (${ownBytes} bytes) of ${kb(BUDGET_OWN_CODE_BYTES)}`)
   t.ok(total <= BUDGET_TOTAL_BYTES, `total ${kb(total)} ≤ ${kb(BUDGET_TOTAL_BYTES)}`)
   t.ok(ownBytes <= BUDGET_OWN_CODE_BYTES, `own code ${kb(ownBytes)} ≤ ${kb(BUDGET_OWN_CODE_BYTES)}`)
 })

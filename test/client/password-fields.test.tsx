@@ -2,6 +2,7 @@ import '../fixtures/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
 import { jsonAnswer } from '../fixtures/edge.js'
+import { english } from '../fixtures/messages.js'
 import { renderPage, startBackend } from '../fixtures/page.js'
 
 /**
@@ -19,6 +20,21 @@ const VIEWS = [
 
 /** Long, with spaces at both ends and characters a composition rule would frown at: what a manager generates or a visitor pastes. */
 const PASTED = '  correct horse battery staple ✓ 𝄞 0123456789012345678901234567890123456789012345678901234567890123  '
+
+t.test('the new password\'s hint says the minimum the page is given (PASSWORD_MIN_LENGTH), 8 by default', async (t) => {
+  const { base } = await startBackend(t, jsonAnswer(404, {}), { passwordResetCompletion: true })
+  for (const query of ['?view=register', '?view=setPassword&token=reset-token-1']) {
+    await t.test(query, async (t) => {
+      renderPage(t, base, query, { passwordMinLength: 15 })
+      t.ok(screen.getByText(english('field.passwordHint', { min: 15 })), 'At least 15 characters.')
+      t.equal(screen.queryByText(/\{min\}|At least 8/), null, 'no placeholder, no other minimum')
+    })
+    await t.test(`${query}, by default`, async (t) => {
+      renderPage(t, base, query)
+      t.ok(screen.getByText('At least 8 characters.'))
+    })
+  }
+})
 
 for (const [view, query, autocomplete, count] of VIEWS) {
   t.test(`${view}: each password field asks for ${autocomplete}, and a pasted password is taken whole`, async (t) => {

@@ -34,19 +34,25 @@ export class RangeAnswer {
 
   /**
    * Parses an answer body: every non-empty line must be `SUFFIX:COUNT`
-   * (CRLF or LF); null when one is not (an HTML error page, a truncated
-   * answer): the caller treats it as unavailable, never as clean.
+   * (CRLF or LF), and there must be one at least; null when one is not (an
+   * HTML error page, a truncated answer) or there is none: the caller treats
+   * it as unavailable, never as clean. No real range is empty: each of the
+   * 16⁵ prefixes of the corpus has some 800 hashes (a mirror of the published
+   * files too), and a padded answer has hundreds of lines more, so an empty
+   * 200 is a proxy's or a broken mirror's, not an answer.
    */
   static parse (body: string): RangeAnswer | null {
     let kept = '\n'
+    let lines = 0
     for (const raw of body.split('\n')) {
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw
       if (line === '') continue
       const match = LINE.exec(line)
       if (match === null) return null
+      lines++
       if (Number(match[2]) > 0) kept += `${match[1]!.toUpperCase()}:${match[2]}\n`
     }
-    return new RangeAnswer(kept)
+    return lines === 0 ? null : new RangeAnswer(kept)
   }
 
   /** How often the corpus has seen the suffix's hash; 0 when it has not (or only as padding). */

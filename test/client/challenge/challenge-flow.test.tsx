@@ -4,6 +4,7 @@ import { createChallenge, verifySolution } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
+import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-password.js'
 import { CHALLENGE_HEADER } from '../../../common/challenge.js'
 import { MESSAGES_ELEMENT_ID, serializePageMessages, type PageMessages } from '../../../common/message-catalogue.js'
 import { CHALLENGE_ROUNDS, CHECKING_NOTE_DELAY_MS } from '../../../client/challenge/answer-challenge.js'
@@ -42,13 +43,13 @@ interface Gate {
  * A gate in front of `path`: a call without a verified solution gets a 428
  * with a fresh challenge (deterministic: the solver must count to `counter`,
  * so that the work it takes is known); a verified one gets `answer`. With
- * `acceptNone`, no solution is ever good enough.
+ * `acceptNone`, no solution is ever good enough; `ungated` paths answer as given.
  */
-async function startGate (t: Test, path: string, answer: [number, unknown], { counter = 3, acceptNone = false, spec }: { counter?: number, acceptNone?: boolean, spec?: unknown } = {}) {
+async function startGate (t: Test, path: string, answer: [number, unknown], { counter = 3, acceptNone = false, spec, ungated = {} }: { counter?: number, acceptNone?: boolean, spec?: unknown, ungated?: Record<string, [number, unknown]> } = {}) {
   const gate: Gate = { issued: 0, verified: 0 }
   const upstream = await startUpstream(t, (request: RecordedRequest, response: ServerResponse) => {
     void (async () => {
-      if (request.url !== path) return jsonAnswer(404, { error: 'Not found.' })(request, response)
+      if (request.url !== path) return jsonAnswer(...(ungated[request.url] ?? [404, { error: 'Not found.' }]))(request, response)
       const header = request.headers[CHALLENGE_HEADER]
       if (typeof header === 'string' && !acceptNone) {
         const { challenge, solution } = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'))
@@ -119,6 +120,22 @@ t.test('solving that lasts over a second is said in a polite live region, which 
   await waitFor(() => { if (window.location.pathname !== '/app') throw new Error('not yet') }, { timeout: 60_000 })
   t.equal(screen.queryByText(checking), null, 'the note is gone')
   t.notOk(region!.isConnected, 'and its region with it')
+})
+
+t.test('the reset link asked for from the breached-password notice says "checking your browser" too, in the notice\'s card', async (t) => {
+  const { base } = await startGate(t, '/accounts/resetPasswordRequest', [200, { success: 'Sent.' }], {
+    counter: 4000,
+    ungated: { '/accounts/v2/login': [200, { auth: 'eyJ.auth', refresh: 'refresh-1', [PASSWORD_BREACHED_FIELD]: true }] }
+  })
+  const user = await logIn(t, base)
+  await user.click(await screen.findByRole('button', { name: english('breachedPassword.sendLink') }))
+  const checking = english('browserCheck.checking')
+  await waitFor(() => screen.getByText(checking), { timeout: 5000 })
+  const note = screen.getByText(checking)
+  t.ok(note.closest('[role="status"]'), 'in a status region (polite)')
+  t.ok(note.closest('section')?.contains(screen.getByRole('button', { name: english('breachedPassword.sendLink') })), 'inside the notice, beside its button, where the visitor looks')
+  await waitFor(() => screen.getByText(english('breachedPassword.linkSent', { email: 'ada@example.test' })), { timeout: 60_000 })
+  t.equal(screen.queryByText(checking), null, 'the note is gone')
 })
 
 t.test('a challenge the page cannot solve (a garbage spec) is refused with a clear text, without a second call', async (t) => {

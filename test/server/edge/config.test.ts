@@ -161,6 +161,17 @@ for (const [variable, value, message] of badValues) {
   })
 }
 
+t.test('PASSWORD_MIN_LENGTH, for the page\'s hint: 8 by default, up to 64, never below 8, refused as the reference service refuses it', async (t) => {
+  t.equal(loadServerConfig({}).passwordMinLength, 8)
+  t.equal(loadServerConfig({ PASSWORD_MIN_LENGTH: '15' }).passwordMinLength, 15)
+  t.equal(loadServerConfig({ PASSWORD_MIN_LENGTH: '64', ACCOUNTS_URL: 'https://accounts.internal' }).passwordMinLength, 64, 'an own backend\'s operator sets it too')
+  for (const value of ['7', '0', '65', '15.5', 'fifteen', '-8', '0x10']) {
+    const error = configErrorFor({ PASSWORD_MIN_LENGTH: value })
+    t.equal(error.variable, 'PASSWORD_MIN_LENGTH', value)
+    t.match(error.message, /^PASSWORD_MIN_LENGTH must be a whole number from 8 to 64/, value)
+  }
+})
+
 t.test('readiness: each service\'s base URL is probed unless its health URL is set, the embedded service on its own route; upstreams do not count by default', async (t) => {
   const defaults = loadServerConfig({})
   t.equal(defaults.accountsHealthUrl, null, 'the embedded service: its own health route')

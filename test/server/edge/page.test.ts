@@ -51,6 +51,23 @@ t.test('GET / answers the page for any query string, with the runtime configurat
   })
 })
 
+t.test('PASSWORD_MIN_LENGTH reaches the page: the server-rendered hint says it, the page is told it; at 8 the configuration does not name it', async (t) => {
+  const app = await buildEdge(t, { env: { PASSWORD_MIN_LENGTH: '15' }, passwordResetCompletion: true })
+  for (const url of ['/?view=register', '/?view=setPassword&token=reset-token-1']) {
+    const body = (await app.inject({ url })).body
+    t.match(body, '>At least 15 characters.<', `${url}: the hint in the HTML`)
+    const rendered = body.slice(body.indexOf('<div id="root">'), body.indexOf('<script type="application/json"'))
+    t.notMatch(rendered, /At least (8|\{min\}) characters/, 'no other minimum, no placeholder')
+    t.equal((embeddedConfig(body) as { passwordMinLength?: number }).passwordMinLength, 15, 'the page hydrates with the same minimum')
+  }
+  const german = (await app.inject({ url: '/?view=register', headers: { 'accept-language': 'de' } })).body
+  t.match(german, '>Mindestens 15 Zeichen.<', 'in every language')
+  const plain = await buildEdge(t)
+  const body = (await plain.inject({ url: '/?view=register' })).body
+  t.match(body, '>At least 8 characters.<')
+  t.notOk(Object.hasOwn(embeddedConfig(body) as object, 'passwordMinLength'), 'the default costs the page no bytes')
+})
+
 t.test('the page is not rendered from the query string: markup in it goes nowhere', async (t) => {
   const app = await buildEdge(t)
   const response = await app.inject({ url: '/?view=%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E&error=%3Cimg%20src%3Dx%3E' })
@@ -72,6 +89,7 @@ t.test('the embedded JSON cannot close its script element', async (t) => {
     passkeyRpId: null,
     secondFactor: false,
     secondFactorRememberBrowser: true,
+    passwordMinLength: 8,
     logo: { src: '/assets/brand/logo-X.png', alt: '</script>', width: 10, height: 10 },
     background: { kind: 'builtin' }
   })

@@ -87,6 +87,20 @@ t.test('the issue\'s examples are refused: one character repeated, a common pass
   t.same(newPassword('sunshine 2024'), { ok: false, error: 'field.passwordCommonWithSuffix' }, 'a space counts as punctuation')
 })
 
+t.test('only a short ending counts as added: up to 8 digits, spaces or marks after a listed password are refused, a longer run is a passphrase', async (t) => {
+  t.same(newPassword('dragon1234!!'), { ok: false, error: 'field.passwordCommonWithSuffix' }, '6 characters')
+  t.same(newPassword('sunshine19991231'), { ok: false, error: 'field.passwordCommonWithSuffix' }, '8 characters, a date')
+  t.same(newPassword('qwertyuiop 123'), { ok: false, error: 'field.passwordCommonWithSuffix' })
+  for (const password of ['dragon 4817 2931 0563 7742', 'bonjour 1234567890123', 'sunshine123456789']) {
+    t.same(newPassword(password).ok, true, password)
+  }
+})
+
+t.test('the same cap holds for a context word: a long ending after the product\'s name passes', async (t) => {
+  t.same(newPassword('threshold2024!'), { ok: false, error: 'field.passwordContextWord' })
+  t.same(newPassword('threshold 4817 2931 0563').ok, true)
+})
+
 t.test('the offline list has tens of thousands of passwords, checked without regard to case', async (t) => {
   for (const password of ['qwertyuiop', 'Iloveyou1', 'BASEBALL', 'trustno1', 'superman', 'starwars', 'p@ssw0rd']) {
     t.same(newPassword(password), { ok: false, error: 'field.passwordTooCommon' }, password)

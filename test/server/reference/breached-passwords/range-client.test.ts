@@ -56,7 +56,8 @@ t.test('padding lines (count 0) are never a hit, and CRLF or LF answers read ali
   t.equal(padded.count('A'.repeat(35)), 3)
   t.equal(RangeAnswer.parse(`${suffix.toLowerCase()}:7\n`)!.count(suffix), 7, 'LF, lower-case hex')
   t.equal(RangeAnswer.parse(`${suffix}:7\r\n\r\n`)!.count(suffix), 7, 'a trailing empty line')
-  t.equal(RangeAnswer.parse('')?.count(suffix), 0, 'an empty range (a small mirror\'s) is a range without hits, not garbage')
+  for (const empty of ['', '\r\n', '\n\n']) t.equal(RangeAnswer.parse(empty), null, `${JSON.stringify(empty)}: no real range is empty, so an empty answer is not one`)
+  t.equal(RangeAnswer.parse(`${'A'.repeat(35)}:0\r\n`)?.count(suffix), 0, 'a range of padding lines alone is a range without hits')
   for (const garbage of [`${suffix}`, `${suffix}:`, `${suffix}:-1`, `${suffix.slice(1)}:1`, `${suffix}:1 trailing`, '<html>', `${suffix}:12345678901`]) {
     t.equal(RangeAnswer.parse(`${'B'.repeat(35)}:1\r\n${garbage}\r\n`), null, JSON.stringify(garbage))
   }
@@ -88,6 +89,7 @@ const failures: Array<[string, (server: RangeServer) => Promise<void> | void, Ra
   ['answers 503', (server) => { server.mode = 'status' }, 'bad_status'],
   ['answers an HTML page with 200', (server) => { server.mode = 'html' }, 'malformed'],
   ['answers malformed lines', (server) => { server.mode = 'malformed' }, 'malformed'],
+  ['answers an empty 200', (server) => { server.mode = 'empty' }, 'malformed'],
   ['answers without end', (server) => { server.mode = 'huge' }, 'too_large'],
   ['redirects', (server) => { server.mode = 'redirect' }, 'unreachable'],
   ['is down', async (server) => { await server.down() }, 'unreachable']
