@@ -199,7 +199,8 @@ t.test('a form posted without scripts, when a challenge is asked for, says the c
   for (const [form, fields, view] of [
     ['login', { email: 'ada@example.com', password: 'secret password 1' }, 'login'],
     ['register', { email: 'ada@example.com', password: 'secret password 1', confirm_password: 'secret password 1' }, 'register'],
-    ['resetPassword', { email: 'ada@example.com' }, 'resetPassword']
+    ['resetPassword', { email: 'ada@example.com' }, 'resetPassword'],
+    ['verificationLink', { email: 'ada@example.com' }, 'login']
   ] as const) {
     const posted = await app.inject({ method: 'POST', url: '/', headers: PAGE_POST_HEADERS, payload: formBody({ form, ...fields }) })
     // A login's page comes after its 303 (post/redirect/get); the others' at once.
