@@ -55,6 +55,7 @@ interface JudgedCall {
  * the page sends back; and what it learns from the backend's answers
  * (`noteAnswer` for json-answers.ts, `onResponse` as a hook): failed and
  * successful logins. At level 0 a guarded call costs one read of the counts.
+ * A guarded call whose body names `email` more than once is answered 400.
  * Nothing of a body is kept or logged: accounts and ranges are keyed hashes.
  */
 export function challengeGate (options: ChallengeGateOptions) {
