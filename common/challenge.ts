@@ -1,8 +1,8 @@
 /**
  * The wire contract of the challenge the edge may ask for before it passes a
- * login, a registration or a reset request on (docs/challenge.md). Risk is
- * judged by the edge, so the challenge guards any accounts service behind it,
- * the embedded one or an operator's own:
+ * login, a registration, a reset or verification-link request on
+ * (docs/challenge.md). Risk is judged by the edge, so the challenge guards
+ * any accounts service behind it, the embedded one or an operator's own:
  *
  * 1. The page posts as usual. While risk is low nothing changes.
  * 2. When risk has risen, the edge answers {@link CHALLENGE_REQUIRED_STATUS}
@@ -29,8 +29,13 @@ export const CHALLENGE_HEADER = 'x-threshold-challenge'
 /** The longest header value the edge reads; a longer one is refused as malformed. */
 export const CHALLENGE_HEADER_MAX_LENGTH = 4096
 
-/** The accounts calls (relative to `/accounts/`) a challenge may guard. */
-export const CHALLENGED_PATHS = ['v2/login', 'register', 'resetPasswordRequest'] as const
+/**
+ * The accounts calls (relative to `/accounts/`) a challenge may guard: the
+ * login, and the calls that create an account or send an email (a reset
+ * link, a new verification link), which a bot could otherwise use to send
+ * mail to anyone's address.
+ */
+export const CHALLENGED_PATHS = ['v2/login', 'register', 'resetPasswordRequest', 'verifyEmailRequest'] as const
 export type ChallengedPath = typeof CHALLENGED_PATHS[number]
 
 /**

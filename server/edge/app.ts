@@ -79,7 +79,14 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     trust: options.trust,
     answerLimitBytes: config.accountsAnswerLimitBytes,
     domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null,
-    challenge: createChallengeGate({ settings: config.challenge, redis: options.redis, log: fastify.log, prefix: '/accounts' })
+    challenge: createChallengeGate({
+      settings: config.challenge,
+      redis: options.redis,
+      log: fastify.log,
+      prefix: '/accounts',
+      servedHosts: config.allowedHosts === null ? null : new Set(config.allowedHosts),
+      trust: options.trust
+    })
   })
   await fastify.register(formPosts, {
     config,

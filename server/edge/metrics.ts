@@ -44,7 +44,7 @@ export type PasskeyRegistrationOutcome = 'success' | 'refused' | 'error'
 export type DomainCheckSource = 'page' | 'enforced'
 export type DomainCheckResult = 'authorized' | 'unauthorized' | 'unspecified' | 'failed'
 /** A guarded call (common/challenge.ts CHALLENGED_PATHS). */
-export type ChallengePathLabel = 'v2/login' | 'register' | 'resetPasswordRequest'
+export type ChallengePathLabel = 'v2/login' | 'register' | 'resetPasswordRequest' | 'verifyEmailRequest'
 /** issued, passed, or refused_<why> (challenge/challenge-gate.ts). */
 export type ChallengeOutcomeLabel = string
 

@@ -1,5 +1,5 @@
 import type { AuditTarget } from './answers.js'
-import { emailKey } from './store/email-key.js'
+import { emailKey } from '../shared/email-key.js'
 
 /** Authentication events the reference service records. */
 export type AuthEvent =

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { emailKey } from './store/email-key.js'
+import { emailKey } from '../shared/email-key.js'
 
 /** What the pseudonym key is derived for (derived-secrets.ts). */
 export const EMAIL_PSEUDONYM_PURPOSE = 'audit email pseudonym'

@@ -1,5 +1,5 @@
 import { addressRange, normaliseAddress } from '../shared/address-range.js'
-import { emailKey } from './store/email-key.js'
+import { emailKey } from '../shared/email-key.js'
 import type { AnswerText } from './answer-texts.js'
 
 /**

@@ -55,11 +55,28 @@ function ipv6Groups (address: string): string[] {
 }
 
 /**
+ * The first `prefixLength / 16` groups of an IPv6 address as a range, each
+ * group without leading zeros: `2001:db8:1::/48` for 48.
+ */
+function ipv6Prefix (address: string, prefixLength: number): string {
+  const groups = ipv6Groups(address).slice(0, prefixLength / 16).map((group) => parseInt(group, 16).toString(16))
+  return `${groups.join(':')}::/${prefixLength}`
+}
+
+/**
  * The range of a normalised address (no port, IPv6 in its shortest lower-case
  * form): an IPv4 address itself, an IPv6 address as `2001:db8:1:2::/64`.
  */
 export function addressRange (address: string): string {
   if (!address.includes(':')) return address
-  const prefixGroups = IPV6_CLIENT_PREFIX_LENGTH / 16
-  return `${ipv6Groups(address).slice(0, prefixGroups).join(':')}::/${IPV6_CLIENT_PREFIX_LENGTH}`
+  return ipv6Prefix(address, IPV6_CLIENT_PREFIX_LENGTH)
+}
+
+/**
+ * The /48 of an IPv6 address, as `2001:db8:1::/48`: the block a site is
+ * commonly given (RFC 6177), wider than one client's /64. The edge's
+ * challenge judges risk by it (server/edge/challenge/risk.ts).
+ */
+export function ipv6SiteRange (address: string): string {
+  return ipv6Prefix(address, 48)
 }

@@ -87,7 +87,9 @@ t.test('the unit tests fail when a threshold or a guard moves (they can fail)', 
   const cases: Array<[string, string, string, RegExp]> = [
     ['the upstream failure share raised to 50 %', 'job_upstream:threshold_upstream_failures:ratio_rate5m > 0.05', 'job_upstream:threshold_upstream_failures:ratio_rate5m > 0.5', /alertname: ThresholdUpstreamFailing/],
     ['the page latency guard dropped', 'job_route:threshold_http_requests:rate5m * 300 >= 30', 'job_route:threshold_http_requests:rate5m * 300 >= 0', /alertname: ThresholdPageSlow/],
-    ['the calls the rate limit refused counted as forwarded', 'threshold_rate_limited_total{job="threshold", limit="accounts"}', 'threshold_rate_limited_total{job="threshold", limit="none"}', /alertname: ThresholdUpstreamFailing/]
+    ['the calls the rate limit refused counted as forwarded', 'threshold_rate_limited_total{job="threshold", limit="accounts"}', 'threshold_rate_limited_total{job="threshold", limit="none"}', /alertname: ThresholdUpstreamFailing/],
+    ['the challenge storm\'s share raised to a half', 'threshold_challenge_risk_levels_total{job="threshold"}[15m])) > 0.1', 'threshold_challenge_risk_levels_total{job="threshold"}[15m])) > 0.5', /alertname: ThresholdChallengeStorm/],
+    ['the breach corpus\'s failures guard raised to 100', 'result!="ok"}[15m])) >= 5', 'result!="ok"}[15m])) >= 100', /alertname: ThresholdBreachedPasswordsUnavailable/]
   ]
   const runs = await Promise.all(cases.map(async ([what, from, to]) => {
     t.ok(RULES.includes(from), `${what}: the rules say ${from}`)
@@ -166,9 +168,11 @@ t.test('the annotations\' own queries parse', { skip }, async (t) => {
   t.equal(status, 0, output)
 })
 
-t.test('challenge storms have their place kept until their metric exists', async (t) => {
-  t.match(RULES, /# Challenge storms: .*later issue/)
-  t.notOk(alerts.some((rule) => /challenge/i.test(rule.alert!)), 'no rule on a metric that does not exist yet')
+t.test('issue 32\'s alerts are there: a challenge storm, and the breached-password corpus failing', async (t) => {
+  const names = alerts.map((rule) => rule.alert!)
+  t.ok(names.includes('ThresholdChallengeStorm'))
+  t.ok(names.includes('ThresholdBreachedPasswordsUnavailable'))
+  t.notMatch(RULES, /later issue/, 'the place kept for the challenge storm is filled')
 })
 
 t.test('the scrape job and rule_files of docs/operations.md are a configuration Prometheus accepts, with these rules', { skip }, async (t) => {

@@ -4,14 +4,14 @@ import { ConfigError, readHttpUrl, readInteger, readString, type Env } from '../
 export type ChallengeKind = 'pow' | 'turnstile' | 'hcaptcha' | 'off'
 
 /** Failed logins (and registration and reset requests) per address range in {@link RANGE_WINDOW_MINUTES} before a range is challenged. */
-export const DEFAULT_RANGE_FAILURES = 10
+const DEFAULT_RANGE_FAILURES = 10
 /** Failed logins per account in {@link ACCOUNT_WINDOW_MINUTES} before that account's logins are challenged. */
-export const DEFAULT_ACCOUNT_FAILURES = 5
+const DEFAULT_ACCOUNT_FAILURES = 5
 /** Failed logins across all accounts per minute before every guarded call is challenged (at the lowest level). */
-export const DEFAULT_BURST_FAILURES = 100
+const DEFAULT_BURST_FAILURES = 100
 
 /** The providers' own verification endpoints, used unless CHALLENGE_VERIFY_URL names another (a test's fake). */
-export const PROVIDER_VERIFY_URLS = {
+const PROVIDER_VERIFY_URLS = {
   turnstile: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
   hcaptcha: 'https://api.hcaptcha.com/siteverify'
 } as const
@@ -50,12 +50,20 @@ export interface ChallengeSettings {
 const KINDS: readonly ChallengeKind[] = ['pow', 'turnstile', 'hcaptcha', 'off']
 const THRESHOLD_RANGE = { min: 0, max: 1_000_000 }
 
+/** A host on this machine, where plain http reaches no network (a test's fake siteverify). */
+function isLoopbackHost (hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname)
+}
+
 /**
  * CHALLENGE (pow, turnstile, hcaptcha, off; default pow), the three
  * thresholds, EDGE_SECRET and, for a provider, CHALLENGE_SITE_KEY,
  * CHALLENGE_SECRET and CHALLENGE_VERIFY_URL. Refuses a provider without its
  * keys, provider keys without a provider (most likely a misspelt CHALLENGE),
- * and an EDGE_SECRET shorter than 32 characters.
+ * a CHALLENGE_VERIFY_URL over plain http off this machine (the secret would
+ * travel in the clear), an EDGE_SECRET shorter than 32 characters, and a
+ * challenge with REDIS_URL but no EDGE_SECRET: instances sharing counts must
+ * name accounts and ranges alike and accept each other's challenges.
  */
 export function readChallengeSettings (env: Env): ChallengeSettings {
   const raw = (readString(env, 'CHALLENGE') ?? 'pow').toLowerCase()
@@ -63,9 +71,15 @@ export function readChallengeSettings (env: Env): ChallengeSettings {
   const kind = raw as ChallengeKind
   const edgeSecret = readString(env, 'EDGE_SECRET') ?? null
   if (edgeSecret !== null && edgeSecret.length < 32) throw new ConfigError('EDGE_SECRET', 'must be at least 32 characters (for example: openssl rand -base64 32)')
+  if (edgeSecret === null && kind !== 'off' && readString(env, 'REDIS_URL') !== undefined) {
+    throw new ConfigError('EDGE_SECRET', `is required with REDIS_URL while CHALLENGE is ${kind}: set the same value on every instance (at least 32 characters, for example: openssl rand -base64 32), or they refuse each other's challenges and count accounts apart`)
+  }
   const siteKey = readString(env, 'CHALLENGE_SITE_KEY')
   const secret = readString(env, 'CHALLENGE_SECRET')
   const verifyUrl = readHttpUrl(env, 'CHALLENGE_VERIFY_URL')
+  if (verifyUrl !== undefined && verifyUrl.protocol !== 'https:' && !isLoopbackHost(verifyUrl.hostname)) {
+    throw new ConfigError('CHALLENGE_VERIFY_URL', 'must use https (plain http only on this machine: localhost, 127.0.0.1, [::1]); the provider secret is sent to it', verifyUrl.href)
+  }
   let provider: ProviderSettings | null = null
   if (kind === 'turnstile' || kind === 'hcaptcha') {
     if (siteKey === undefined) throw new ConfigError('CHALLENGE_SITE_KEY', `is required with CHALLENGE=${kind}`)

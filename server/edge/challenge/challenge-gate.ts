@@ -11,21 +11,21 @@ import {
 } from '../../../common/challenge.js'
 import type { MessageKey } from '../../../common/message-catalogue.js'
 import { clientAddress } from '../client-address.js'
-import { loginEmails } from '../login-emails.js'
+import { canonicalHostName, statedHostName, type AllowedHosts } from '../host-header.js'
+import { topLevelMembers } from '../login-emails.js'
+import type { ProxyTrust } from '../trusted-proxy.js'
 import { answerShape } from '../sign-in-metrics.js'
 import type { ChallengeSettings } from './challenge-config.js'
 import type { EdgeKeys } from './edge-secrets.js'
 import { checkProofOfWork, issueProofOfWork, type ChallengeBinding, type Refusal } from './proof-of-work.js'
 import { verifyProviderToken } from './provider-token.js'
-import { accountKeyFor, riskRangeOf, type Risk } from './risk.js'
+import { accountKeyFor, rangeKeyFor, riskRangeOf, type Risk } from './risk.js'
 import type { SingleUse } from './single-use.js'
 
 /** What a challenge's answer is counted as (threshold_challenges_total's `outcome`). */
 export type ChallengeOutcome = 'issued' | 'passed' | `refused_${Refusal}`
 
 const GUARDED: ReadonlySet<string> = new Set(CHALLENGED_PATHS)
-/** A body naming more addresses than this is not the page's; only the first are judged. */
-const MAX_JUDGED_ACCOUNTS = 4
 
 export interface ChallengeGateOptions {
   readonly settings: ChallengeSettings
@@ -34,12 +34,17 @@ export interface ChallengeGateOptions {
   readonly singleUse: SingleUse
   /** Where the JSON calls are mounted (`/accounts`). */
   readonly prefix: string
+  /** The hosts the edge serves (ALLOWED_HOSTS, else PUBLIC_URL's host); null: any, and a provider's token must then name the request's own host. */
+  readonly servedHosts: AllowedHosts
+  readonly trust: ProxyTrust | null
   readonly now?: () => number
 }
 
 interface JudgedCall {
   readonly path: ChallengedPath
+  /** The client's range, keyed (risk.ts rangeKeyFor). */
   readonly range: string
+  /** The account the body names, keyed; none when it names no address (or not as a string): at most one, see `judged`. */
   readonly accounts: readonly string[]
 }
 
@@ -50,10 +55,11 @@ interface JudgedCall {
  * the page sends back; and what it learns from the backend's answers
  * (`noteAnswer` for json-answers.ts, `onResponse` as a hook): failed and
  * successful logins. At level 0 a guarded call costs one read of the counts.
+ * A guarded call whose body names `email` more than once is answered 400.
  * Nothing of a body is kept or logged: accounts and ranges are keyed hashes.
  */
 export function challengeGate (options: ChallengeGateOptions) {
-  const { settings, keys, risk, singleUse, prefix } = options
+  const { settings, keys, risk, singleUse, prefix, servedHosts, trust } = options
   const now = options.now ?? Date.now
   const provider = settings.provider
   const pseudonym = (text: string): string => createHmac('sha256', keys.pseudonym).update(text).digest('base64url').slice(0, 22)
@@ -61,21 +67,30 @@ export function challengeGate (options: ChallengeGateOptions) {
   // The judged login, kept from the preHandler for its answer: the body is read once.
   const judgedLogins = new WeakMap<FastifyRequest, JudgedCall>()
 
-  function judged (request: FastifyRequest): JudgedCall | null {
+  /**
+   * The guarded call's path, range and account; null for any other call, or
+   * `severalEmails` for a body that names `email` more than once. Such a body
+   * is refused, never judged: the gate and the backend could read different
+   * members (JSON.parse keeps the last, other parsers the first), so the
+   * gate's count would be another account's than the one tried, and a login
+   * that succeeded for one would clear the other's. The page never sends one.
+   */
+  function judged (request: FastifyRequest): JudgedCall | 'severalEmails' | null {
     const path = (request.routeOptions.url ?? '').slice(prefix.length + 1)
     if (!GUARDED.has(path)) return null
-    const range = riskRangeOf(clientAddress(request))
-    const named = loginEmails(Buffer.isBuffer(request.body) ? request.body : undefined, undefined)
-    const emails = named.kind === 'named' ? named.emails.slice(0, MAX_JUDGED_ACCOUNTS) : []
-    const accounts = [...new Set(emails.map((email) => accountKeyFor(keys.pseudonym, email)))]
+    const range = rangeKeyFor(keys.pseudonym, riskRangeOf(clientAddress(request)))
+    const emails = Buffer.isBuffer(request.body) ? topLevelMembers(request.body.toString('utf8'), 'email') : []
+    if (emails.length > 1) return 'severalEmails'
+    // Not a string: the backend refuses the body; judged by its range alone.
+    const accounts = typeof emails[0] === 'string' ? [accountKeyFor(keys.pseudonym, emails[0])] : []
     return { path: path as ChallengedPath, range, accounts }
   }
 
   /** What a challenge for `call` is bound to; computed only above level 0, where a challenge is asked for or checked. */
   const bindingOf = (call: JudgedCall): ChallengeBinding => ({
     path: call.path,
-    account: pseudonym(`accounts:${[...call.accounts].sort().join(',')}`),
-    range: pseudonym(`range:${call.range}`)
+    account: pseudonym(`accounts:${call.accounts.join(',')}`),
+    range: call.range
   })
 
   async function challengeFor (call: JudgedCall, level: number): Promise<ChallengeSpec> {
@@ -95,9 +110,16 @@ export function challengeGate (options: ChallengeGateOptions) {
     return await reply.code(CHALLENGE_REQUIRED_STATUS).send(body)
   }
 
+  /** Whether a provider's token was solved on a page of this edge: a host it serves, or without ALLOWED_HOSTS the host this call names. */
+  function isServedHost (request: FastifyRequest, hostname: string): boolean {
+    const name = canonicalHostName(hostname)
+    if (name === null) return false
+    return servedHosts === null ? name === statedHostName(request.raw, trust) : servedHosts.has(name)
+  }
+
   async function refusalOf (request: FastifyRequest, header: string, call: JudgedCall, level: number): Promise<Refusal | null> {
     if (provider !== null) {
-      const verdict = await verifyProviderToken(provider, header, clientAddress(request))
+      const verdict = await verifyProviderToken(provider, header, clientAddress(request), (hostname) => isServedHost(request, hostname))
       if (verdict === 'unverified') request.log.warn({ provider: provider.kind }, 'challenge token could not be verified at the provider')
       return verdict === 'passed' ? null : verdict
     }
@@ -110,6 +132,7 @@ export function challengeGate (options: ChallengeGateOptions) {
     async preHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
       const call = judged(request)
       if (call === null) return undefined
+      if (call === 'severalEmails') return await reply.code(400).send({ error: request.server.messagesFor(request).text('server.challengeOneEmail') })
       if (call.path === 'v2/login') judgedLogins.set(request, call)
       const level = await risk.levelFor(call.range, call.accounts)
       request.server.metrics?.challengeLevel(call.path, level)
@@ -120,7 +143,7 @@ export function challengeGate (options: ChallengeGateOptions) {
         if (refusal !== null) return await askForChallenge(request, reply, call, level, refusal)
         request.server.metrics?.challenge(call.path, 'passed')
       }
-      // Registrations and resets passed on count against their range.
+      // Registrations, resets and verification links asked for count against their range.
       if (call.path !== 'v2/login') void risk.noteRequest(call.range)
       return undefined
     },
@@ -128,7 +151,11 @@ export function challengeGate (options: ChallengeGateOptions) {
     noteAnswer (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void {
       answered.set(request, answer)
     },
-    /** An `onResponse` hook: a login the backend refused (401, or its own 429) counts; one that succeeded clears its account. */
+    /**
+     * An `onResponse` hook: a login the backend refused (401, or its own 429)
+     * counts; one that succeeded clears its account, the one address the
+     * body named and so the one the backend signed in.
+     */
     async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const answer = answered.get(request)
       const call = judgedLogins.get(request)

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import type { AllowedHosts } from '../host-header.js'
+import type { ProxyTrust } from '../trusted-proxy.js'
 import type { ChallengeSettings } from './challenge-config.js'
 import { challengeGate, type ChallengeGate } from './challenge-gate.js'
 import { edgeKeys } from './edge-secrets.js'
@@ -17,14 +19,14 @@ export function createChallengeGate (options: {
   readonly redis: Redis | null
   readonly log: FastifyBaseLogger
   readonly prefix: string
+  /** The hosts the edge serves (config.allowedHosts); a provider's token must have been solved on one. */
+  readonly servedHosts: AllowedHosts
+  readonly trust: ProxyTrust | null
   readonly now?: () => number
 }): ChallengeGate | null {
   const { settings, redis, log } = options
   if (settings.kind === 'off') return null
   const now = options.now ?? Date.now
-  if (redis !== null && settings.edgeSecret === null) {
-    log.warn('REDIS_URL is set but EDGE_SECRET is not: each instance signs its own challenges and names accounts in the shared counts its own way; set the same EDGE_SECRET on every instance (docs/challenge.md)')
-  }
   const local = localWindowCounts(now)
   const counts = redis === null ? local : sharedWindowCounts(redisWindowCounts(redis, now), local, log)
   const used = localSingleUse(now)
@@ -34,6 +36,8 @@ export function createChallengeGate (options: {
     risk: createRisk(counts, settings, now),
     singleUse: redis === null ? used : sharedSingleUse(redis, used, log, now),
     prefix: options.prefix,
+    servedHosts: options.servedHosts,
+    trust: options.trust,
     now
   })
 }

@@ -13,17 +13,23 @@ import type { EdgeKeys } from './edge-secrets.js'
  * (altcha-lib/algorithms/web/pbkdf2 in the page's Worker).
  */
 
-export const POW_ALGORITHM = 'PBKDF2/SHA-256'
+const POW_ALGORITHM = 'PBKDF2/SHA-256'
 /**
  * PBKDF2 iterations per attempt. Measured (docs/challenge.md): about 0.6 ms
  * per attempt with WebCrypto, 0.35 ms with Node's own PBKDF2; the edge pays
  * one derivation per challenge it issues.
  */
 export const POW_COST = 1_000
-/** At level 1 the counter is drawn from [200, 400): about 120–240 ms of work in one Worker; each level doubles it. */
-export const LEVEL_ONE_MAX_COUNTER = 400
+/**
+ * At level 1 the counter is drawn from [0, 600): 300 key derivations on
+ * average (docs/challenge.md has the measured times); each level doubles it.
+ * Drawn from 0 up, not from a floor: a solver that knew the floor (the 428
+ * names the level) would start there and pay less than the page, which
+ * counts from 0. From [0, max) the page and any other solver pay alike.
+ */
+export const LEVEL_ONE_MAX_COUNTER = 600
 /** How long a challenge may be solved and used, in seconds. */
-export const CHALLENGE_LIFETIME_S = 180
+const CHALLENGE_LIFETIME_S = 180
 
 /** What a challenge is bound to: the call, the account it names, the client's range (the last two as keyed hashes). */
 export interface ChallengeBinding {
@@ -32,8 +38,8 @@ export interface ChallengeBinding {
   readonly range: string
 }
 
-/** The highest counter of a level's challenges: the work doubles per level. */
-export function maxCounterFor (level: number): number {
+/** The highest counter of a level's challenges (excluded): the work doubles per level. */
+function maxCounterFor (level: number): number {
   return LEVEL_ONE_MAX_COUNTER * 2 ** (level - 1)
 }
 
@@ -43,7 +49,7 @@ export async function issueProofOfWork (keys: EdgeKeys, level: number, binding: 
   return await createChallenge({
     algorithm: POW_ALGORITHM,
     cost: POW_COST,
-    counter: randomInt(max / 2, max),
+    counter: randomInt(0, max),
     deriveKey,
     data: { path: binding.path, account: binding.account, range: binding.range, level },
     expiresAt: Math.floor(now / 1000) + CHALLENGE_LIFETIME_S,
@@ -66,7 +72,7 @@ function isRecord (value: unknown): value is Record<string, unknown> {
 }
 
 /** The header's `{ challenge, solution }`, or null when it is not base64url JSON of that shape. */
-export function readSolutionHeader (header: string): { challenge: Challenge, solution: { counter: number, derivedKey: string } } | null {
+function readSolutionHeader (header: string): { challenge: Challenge, solution: { counter: number, derivedKey: string } } | null {
   if (header.length > CHALLENGE_HEADER_MAX_LENGTH || !/^[A-Za-z0-9_-]+={0,2}$/.test(header)) return null
   let value: unknown
   try {

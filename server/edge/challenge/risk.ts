@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { isIP } from 'node:net'
+import { ipv6SiteRange } from '../../shared/address-range.js'
+import { emailKey } from '../../shared/email-key.js'
 import { BUCKET_MS, type WindowCounts } from './window-counts.js'
 
 /**
@@ -13,10 +15,11 @@ import { BUCKET_MS, type WindowCounts } from './window-counts.js'
  *   out in neighbouring blocks. A wider range only decides whether a small
  *   proof of work is asked for, never whether a login is refused, so
  *   neighbours caught with an attacker lose a fraction of a second, not access;
- * - failed logins per account (the email a login names), by a keyed hash,
- *   never the address itself;
+ * - failed logins per account (the email a login names, in the form the
+ *   accounts service finds it by), by a keyed hash, never the address itself;
  * - failed logins across all accounts per minute (a burst).
- * A successful login clears its account's count.
+ * A successful login clears its account's count. Ranges, too, are counted by
+ * a keyed hash: nothing in the counts (in Redis) names a client.
  */
 
 /** How long a range's failures and requests count, in minutes. */
@@ -24,9 +27,17 @@ export const RANGE_WINDOW_MINUTES = 10
 /** How long an account's failures count, in minutes. */
 export const ACCOUNT_WINDOW_MINUTES = 15
 /** The burst is a sliding minute: this minute's count plus the share of the last one the minute still covers. */
-export const BURST_WINDOW_MINUTES = 2
+const BURST_WINDOW_MINUTES = 2
 /** The highest level: 2^(6 - 1) = 32 times the work of level 1. */
 export const MAX_LEVEL = 6
+/**
+ * The highest level the account signal gives: 4 times the work of level 1.
+ * Anyone can fail logins for someone else's address, so an attacker could
+ * otherwise hold a victim's account at level 6, where a slow phone nears
+ * the page's 30 s limit; a range (the attacker's own) still climbs to
+ * {@link MAX_LEVEL}.
+ */
+export const ACCOUNT_MAX_LEVEL = 3
 
 export interface RiskThresholds {
   readonly rangeFailures: number
@@ -49,23 +60,29 @@ export function levelOf (count: number, threshold: number): number {
 export function riskRangeOf (address: string | null): string {
   if (address === null) return 'unknown'
   if (isIP(address) === 4) return `${address.slice(0, address.lastIndexOf('.'))}.0/24`
-  if (isIP(address) === 6) {
-    const [head = '', tail = ''] = address.split('::')
-    const groups = head === '' ? [] : head.split(':')
-    const tailGroups = tail === '' ? [] : tail.split(':')
-    const full = address.includes('::') ? [...groups, ...Array(8 - groups.length - tailGroups.length).fill('0'), ...tailGroups] : groups
-    return `${full.slice(0, 3).map((group) => parseInt(group, 16).toString(16)).join(':')}::/48`
-  }
+  if (isIP(address) === 6) return ipv6SiteRange(address)
   return 'unknown'
 }
 
-/** An account as the counts name it: email trimmed and lower-cased, then an HMAC under the edge's key. */
+const keyedHash = (pseudonymKey: Buffer, text: string): string => createHmac('sha256', pseudonymKey).update(text).digest('base64url').slice(0, 22)
+
+/**
+ * An account as the counts name it: the email in the form the accounts
+ * service finds accounts by (server/shared/email-key.ts: NFKC, case, the
+ * domain's IDNA form), then an HMAC under the edge's key. A look-alike
+ * spelling that reaches the same account is the same account here.
+ */
 export function accountKeyFor (pseudonymKey: Buffer, email: string): string {
-  return createHmac('sha256', pseudonymKey).update(email.trim().toLowerCase()).digest('base64url').slice(0, 22)
+  return keyedHash(pseudonymKey, emailKey(email))
+}
+
+/** A range (riskRangeOf) as the counts and a challenge's binding name it: an HMAC under the edge's key, never the addresses. */
+export function rangeKeyFor (pseudonymKey: Buffer, range: string): string {
+  return keyedHash(pseudonymKey, `range:${range}`)
 }
 
 export interface Risk {
-  /** The level a guarded call from `range` naming `accounts` (keyed) gets now: 0 = no challenge. */
+  /** The level a guarded call from `range` naming `accounts` (both keyed) gets now: 0 = no challenge. */
   levelFor (range: string, accounts: readonly string[]): Promise<number>
   /** A login the backend refused (401, or its own 429). */
   noteFailedLogin (range: string, accounts: readonly string[]): Promise<void>
@@ -94,7 +111,7 @@ export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, no
       const burstCount = thisMinute + (twoMinutes - thisMinute) * lastMinuteShare
       // A burst is aimed at no one in particular: it asks everyone for the lightest work only.
       const burst = Math.min(1, levelOf(burstCount, thresholds.burstFailures))
-      const account = accountCounts.reduce((highest, count) => Math.max(highest, levelOf(count, thresholds.accountFailures)), 0)
+      const account = Math.min(ACCOUNT_MAX_LEVEL, accountCounts.reduce((highest, count) => Math.max(highest, levelOf(count, thresholds.accountFailures)), 0))
       // With no account named (a malformed body), the account's threshold still applies when it is 0.
       const accountFloor = accounts.length === 0 && thresholds.accountFailures === 0 ? 1 : 0
       return Math.max(levelOf(rangeCount, thresholds.rangeFailures), burst, account, accountFloor)

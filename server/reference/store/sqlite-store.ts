@@ -25,7 +25,8 @@ import {
   type SsoIdentity,
   type SsoTransaction
 } from './account-store.js'
-import { emailKey, rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
+import { emailKey } from '../../shared/email-key.js'
+import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 
 /** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
 type SqliteMigration = string | ((db: Database.Database) => Rekeying | undefined)

@@ -56,7 +56,8 @@ async function edgeWith (t: Test, edgeAuthUpstream: string, env: Record<string, 
     accountsUpstream: accounts.url,
     edgeAuthUpstream,
     logger,
-    env: { UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_PER_MINUTE: '100000', ALLOWED_HOSTS: '127.0.0.1', ...env }
+    // The domain check alone: the challenge would answer a body naming email twice 400 before it (challenge-attacks.test.ts).
+    env: { UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_PER_MINUTE: '100000', ALLOWED_HOSTS: '127.0.0.1', CHALLENGE: 'off', ...env }
   })
   return { base: await listen(app), accounts, lines }
 }

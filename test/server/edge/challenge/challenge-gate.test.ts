@@ -9,6 +9,8 @@ import germanCatalogue from '../../../../common/messages/de.json' with { type: '
 import { edgeKeys } from '../../../../server/edge/challenge/edge-secrets.js'
 import { issueProofOfWork, LEVEL_ONE_MAX_COUNTER, POW_COST } from '../../../../server/edge/challenge/proof-of-work.js'
 import { createEdgeMetrics } from '../../../../server/edge/metrics.js'
+import { PROVIDER_ANSWER_LIMIT_BYTES } from '../../../../server/edge/challenge/provider-token.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
 import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { encodeSolution, solvedHeader } from '../../../fixtures/challenge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
@@ -35,7 +37,8 @@ const calls = (upstream: { requests: RecordedRequest[] }): RecordedRequest[] => 
 async function edgeWith (t: Test, env: Record<string, string> = ALWAYS, logger?: ReturnType<typeof captureLog>['logger']) {
   const upstream = await startUpstream(t, accounts)
   const metrics = createEdgeMetrics({ version: '0.0.0-test', processMetrics: false })
-  const app = await buildEdge(t, { env: { METRICS_PORT: '0', ...env }, accountsUpstream: upstream.url, metrics, ...(logger === undefined ? {} : { logger }) })
+  // The reference service's routes: verifyEmailRequest, guarded too, is one of its own.
+  const app = await buildEdge(t, { env: { METRICS_PORT: '0', ...env }, accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES, metrics, ...(logger === undefined ? {} : { logger }) })
   return { app, upstream, metrics }
 }
 
@@ -59,7 +62,7 @@ function challengeOf (t: Test, response: { statusCode: number, json: () => unkno
   return body.challenge.challenge
 }
 
-t.test('with risk at its threshold of 0, the three guarded calls answer 428 with a proof of work, in the visitor\'s language, and the backend is not called', async (t) => {
+t.test('with risk at its threshold of 0, the four guarded calls answer 428 with a proof of work, in the visitor\'s language, and the backend is not called', async (t) => {
   const { app, upstream } = await edgeWith(t)
   for (const path of CHALLENGED_PATHS) {
     const response = await call(app, path, { email: 'ada@example.com', password: 'x' }, { 'accept-language': 'de' })
@@ -196,7 +199,8 @@ t.test('a form posted without scripts, when a challenge is asked for, says the c
   for (const [form, fields, view] of [
     ['login', { email: 'ada@example.com', password: 'secret password 1' }, 'login'],
     ['register', { email: 'ada@example.com', password: 'secret password 1', confirm_password: 'secret password 1' }, 'register'],
-    ['resetPassword', { email: 'ada@example.com' }, 'resetPassword']
+    ['resetPassword', { email: 'ada@example.com' }, 'resetPassword'],
+    ['verificationLink', { email: 'ada@example.com' }, 'login']
   ] as const) {
     const posted = await app.inject({ method: 'POST', url: '/', headers: PAGE_POST_HEADERS, payload: formBody({ form, ...fields }) })
     // A login's page comes after its 303 (post/redirect/get); the others' at once.
@@ -213,7 +217,8 @@ t.test('a form posted without scripts, when a challenge is asked for, says the c
 
 t.test('the provider adapter: the widget\'s token is checked at siteverify with the secret and the client\'s address; no, unreachable and garbage all refuse', async (t) => {
   const seen: URLSearchParams[] = []
-  let verdict: unknown = { success: true }
+  // inject's requests name the host localhost; without ALLOWED_HOSTS the token must have been solved there.
+  let verdict: unknown = { success: true, hostname: 'localhost' }
   const fake = createServer(async (request: IncomingMessage, response) => {
     let text = ''
     for await (const chunk of request) text += String(chunk)
@@ -249,6 +254,41 @@ t.test('the provider adapter: the widget\'s token is checked at siteverify with 
   t.match(await metrics.text(), /outcome="refused_unverified"\} 1/)
 })
 
+t.test('attack: a provider token solved on another site (the operator\'s public site key on an attacker\'s page) is refused by the answer\'s hostname; an oversized answer is not read', async (t) => {
+  let verdict = ''
+  const fake = createServer((_request, response) => { response.writeHead(200, { 'content-type': 'application/json' }).end(verdict) })
+  fake.listen(0, '127.0.0.1')
+  await once(fake, 'listening')
+  t.teardown(() => { fake.closeAllConnections(); fake.close() })
+  const provider = { CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'site-key', CHALLENGE_SECRET: 'provider-secret', CHALLENGE_VERIFY_URL: `http://localhost:${(fake.address() as AddressInfo).port}/siteverify` }
+  const register = (app: FastifyInstance, token: string, host = 'sign-in.example.com') =>
+    app.inject({ method: 'POST', url: '/accounts/register', headers: { host, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', [CHALLENGE_HEADER]: token }, payload: JSON.stringify({ email: 'ada@example.com', password: 'long enough password' }) })
+
+  const served = await edgeWith(t, { ...ALWAYS, ...provider, ALLOWED_HOSTS: 'sign-in.example.com,login.example.org' })
+  for (const [hostname, status, why] of [
+    ['attacker.example', 428, 'solved on the attacker\'s page'],
+    ['sign-in.example.com.attacker.example', 428, 'a name that only begins like the served host'],
+    [42, 428, 'a hostname that is not a string'],
+    [undefined, 428, 'no hostname at all'],
+    ['SIGN-IN.example.com', 200, 'a served host, in any case'],
+    ['login.example.org', 200, 'another served host']
+  ] as const) {
+    verdict = JSON.stringify({ success: true, ...(hostname === undefined ? {} : { hostname }) })
+    t.equal((await register(served.app, `token-${String(hostname)}`)).statusCode, status, why)
+  }
+  t.match(await served.metrics.text(), /outcome="refused_mismatch"\} 4/)
+  t.equal(calls(served.upstream).length, 2)
+
+  const anyHost = await edgeWith(t, { ...ALWAYS, ...provider })
+  verdict = JSON.stringify({ success: true, hostname: 'sign-in.example.com' })
+  t.equal((await register(anyHost.app, 'token-a', 'sign-in.example.com')).statusCode, 200, 'without ALLOWED_HOSTS: the host the call names')
+  t.equal((await register(anyHost.app, 'token-b', 'other.example.com')).statusCode, 428, 'a token solved for another host the edge answers for')
+
+  verdict = JSON.stringify({ success: true, hostname: 'sign-in.example.com', padding: 'x'.repeat(PROVIDER_ANSWER_LIMIT_BYTES) })
+  t.equal((await register(anyHost.app, 'token-c', 'sign-in.example.com')).statusCode, 428, 'an answer over the limit is not one')
+  t.match(await anyHost.metrics.text(), /outcome="refused_unverified"\} 1/)
+})
+
 t.test('configuration: bad values are refused naming the variable', async (t) => {
   const { loadServerConfig, ConfigError } = await import('../../../../server/edge/config.js')
   const refusals: Array<[Record<string, string>, RegExp]> = [
@@ -260,7 +300,10 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
     [{ CHALLENGE: 'turnstile', CHALLENGE_SECRET: 's' }, /CHALLENGE_SITE_KEY is required with CHALLENGE=turnstile/],
     [{ CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'k' }, /CHALLENGE_SECRET is required with CHALLENGE=hcaptcha/],
     [{ CHALLENGE_SITE_KEY: 'k' }, /CHALLENGE_SITE_KEY is set but CHALLENGE is pow/],
-    [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'ftp://x' }, /CHALLENGE_VERIFY_URL must use http or https/]
+    [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'ftp://x' }, /CHALLENGE_VERIFY_URL must use http or https/],
+    [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'http://verify.example.com/siteverify' }, /CHALLENGE_VERIFY_URL must use https \(plain http only on this machine/],
+    [{ REDIS_URL: 'redis://cache.internal:6379' }, /^EDGE_SECRET is required with REDIS_URL while CHALLENGE is pow/],
+    [{ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }, /^EDGE_SECRET is required with REDIS_URL while CHALLENGE is turnstile/]
   ]
   for (const [env, message] of refusals) {
     t.throws(() => loadServerConfig(env), ConfigError, JSON.stringify(env))
@@ -269,7 +312,11 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
   const defaults = loadServerConfig({}).challenge
   t.same({ ...defaults }, { kind: 'pow', rangeFailures: 10, accountFailures: 5, burstFailures: 100, edgeSecret: null, provider: null })
   t.equal(loadServerConfig({ CHALLENGE: 'hcaptcha', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }).challenge.provider?.verifyUrl, 'https://api.hcaptcha.com/siteverify')
-  t.equal(LEVEL_ONE_MAX_COUNTER, 400)
+  for (const local of ['http://localhost:8080/siteverify', 'http://127.0.0.1/siteverify', 'http://[::1]:9/siteverify']) {
+    t.equal(loadServerConfig({ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: local }).challenge.provider?.verifyUrl, local, 'plain http on this machine (a test\'s fake)')
+  }
+  t.equal(loadServerConfig({ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'off' }).challenge.kind, 'off', 'without a challenge, REDIS_URL needs no EDGE_SECRET')
+  t.equal(LEVEL_ONE_MAX_COUNTER, 600)
 })
 
 t.test('the page\'s CSP names a provider\'s origins only when one is configured, in script-src, frame-src and connect-src', async (t) => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge.js'
 import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
@@ -44,6 +45,12 @@ t.test('failures seen by one instance raise the risk judged by the other', { ski
 
   for (let i = 0; i < 3; i++) await login(first!, `192.0.${i}.1`, 'ada@example.com')
   t.equal((await login(second!, '192.0.9.1', 'ada@example.com')).statusCode, 428, 'the account is challenged on the other instance')
+
+  const client = new Redis(redis.url)
+  t.teardown(() => client.disconnect())
+  const keys = await client.keys('threshold-challenge-count:*')
+  t.ok(keys.length > 0)
+  t.notMatch(keys.join(' '), /203\.0\.113|198\.51|192\.0|\/24|example|ada|@/, 'ranges and accounts only as keyed hashes')
 })
 
 t.test('a challenge solved at one instance passes there once, and is refused as reused at the other', { skip: redisSkip }, async (t) => {

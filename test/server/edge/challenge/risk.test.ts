@@ -1,5 +1,5 @@
 import t from 'tap'
-import { accountKeyFor, createRisk, levelOf, MAX_LEVEL, riskRangeOf, ACCOUNT_WINDOW_MINUTES, RANGE_WINDOW_MINUTES } from '../../../../server/edge/challenge/risk.js'
+import { accountKeyFor, createRisk, levelOf, rangeKeyFor, MAX_LEVEL, ACCOUNT_MAX_LEVEL, riskRangeOf, ACCOUNT_WINDOW_MINUTES, RANGE_WINDOW_MINUTES } from '../../../../server/edge/challenge/risk.js'
 import { BUCKET_MS, localWindowCounts } from '../../../../server/edge/challenge/window-counts.js'
 
 const KEY = Buffer.alloc(32, 7)
@@ -34,12 +34,39 @@ t.test('riskRangeOf: an IPv4 /24, an IPv6 /48 (compressed or not), one range for
   t.equal(riskRangeOf('not an address'), 'unknown')
 })
 
-t.test('accounts are keyed hashes of the trimmed, lower-cased email: never the address itself', async (t) => {
+t.test('accounts are keyed hashes of the email as the accounts service finds it (emailKey): never the address itself', async (t) => {
   const key = accountKeyFor(KEY, ' Ada@Example.COM ')
   t.equal(key, accountKeyFor(KEY, 'ada@example.com'))
+  t.equal(accountKeyFor(KEY, '\uff41da@example.com'), key, 'a full-width letter is the same account')
+  t.equal(accountKeyFor(KEY, 'ada@b\u00fccher.example'), accountKeyFor(KEY, 'ada@xn--bcher-kva.example'), 'a domain in Unicode and in punycode')
+  t.not(accountKeyFor(KEY, 'ada2@example.com'), key)
   t.not(key, accountKeyFor(Buffer.alloc(32, 8), 'ada@example.com'), 'another edge secret names it otherwise')
   t.notMatch(key, /ada|example/)
   t.match(key, /^[A-Za-z0-9_-]{22}$/)
+})
+
+t.test('ranges are keyed hashes too: the counts (in Redis) never name a client\'s addresses', async (t) => {
+  const key = rangeKeyFor(KEY, riskRangeOf('203.0.113.9'))
+  t.equal(key, rangeKeyFor(KEY, riskRangeOf('203.0.113.200')), 'one /24, one key')
+  t.not(key, rangeKeyFor(KEY, riskRangeOf('203.0.114.9')))
+  t.not(key, rangeKeyFor(Buffer.alloc(32, 8), riskRangeOf('203.0.113.9')), 'another edge secret names it otherwise')
+  t.match(key, /^[A-Za-z0-9_-]{22}$/)
+  const keys: string[] = []
+  const risk = createRisk({ ...localWindowCounts(Date.now), add: async (names) => { keys.push(...names) } }, { rangeFailures: 4, accountFailures: 3, burstFailures: 10 })
+  await risk.noteFailedLogin(key, [accountKeyFor(KEY, 'ada@example.com')])
+  await risk.noteRequest(key)
+  t.notMatch(keys.join(' '), /203|113|ada|example/, 'what is counted names neither')
+})
+
+t.test('attack: failures for someone else\'s account hold it at level 3 at most; a range climbs to the top', async (t) => {
+  const { risk } = riskWithClock({ rangeFailures: 4, accountFailures: 3, burstFailures: 1_000_000 })
+  const victim = accountKeyFor(KEY, 'victim@example.com')
+  for (let i = 0; i < 300; i++) await risk.noteFailedLogin(riskRangeOf(`10.${i % 250}.${Math.floor(i / 250)}.1`), [victim])
+  t.equal(ACCOUNT_MAX_LEVEL, 3)
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), [victim]), ACCOUNT_MAX_LEVEL, '300 failures (level 7 uncapped): level 3 for the victim')
+  const attacker = riskRangeOf('198.51.100.1')
+  for (let i = 0; i < 300; i++) await risk.noteFailedLogin(attacker, [])
+  t.equal(await risk.levelFor(attacker, [victim]), MAX_LEVEL, 'the attacker\'s own range climbs to the top')
 })
 
 t.test('failed logins from one /24 raise its level, doubling per level; a neighbour range is untouched; the level falls as the window passes', async (t) => {

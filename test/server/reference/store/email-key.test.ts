@@ -1,5 +1,6 @@
 import t from 'tap'
-import { emailKey, rekeyAccounts } from '../../../../server/reference/store/email-key.js'
+import { emailKey } from '../../../../server/shared/email-key.js'
+import { rekeyAccounts } from '../../../../server/reference/store/email-key.js'
 
 t.test('addresses a person cannot tell apart have one key', async (t) => {
   const same: Array<[string, string, string]> = [
