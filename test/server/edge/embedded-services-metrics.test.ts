@@ -13,14 +13,18 @@ import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../
 
 const REFERENCE_SCRIPT = fileURLToPath(new URL('../../../dist/server/reference.js', import.meta.url))
 
-/** The processes whose parent is this one (Linux /proc): the forked reference service. */
-function childrenOfThisProcess (): number[] {
+/**
+ * The processes this one forked running `script` (Linux /proc): the forked reference service, and
+ * not another child such as the esbuild service the tests' TypeScript loader runs.
+ */
+function childrenOfThisProcess (script: string): number[] {
   const children: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) children.push(Number(entry))
+      const ours = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid
+      if (ours && readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(script)) children.push(Number(entry))
     } catch {
       // The process ended while we looked.
     }
@@ -62,7 +66,7 @@ t.test('metrics() fetches the forked service\'s figures with its token; others a
   const stranger = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`)
   t.equal(stranger.status, 401, 'another process on the host, without the token, is refused')
 
-  const [child] = childrenOfThisProcess()
+  const [child] = childrenOfThisProcess(REFERENCE_SCRIPT)
   t.ok(child !== undefined, 'the forked service is found')
   process.kill(child!, 'SIGSTOP')
   const started = performance.now()
