@@ -8,6 +8,7 @@ import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import { clientAddress, rateLimitKey } from './client-address.js'
+import { redisSharing, type RedisSharing } from './redis-sharing.js'
 
 /** Where the counts of every instance behind the load balancer meet. */
 export interface SharedCounting {
@@ -39,42 +40,35 @@ type StoreRouteOptions = Parameters<FastifyRateLimitStore['child']>[0]
  * shared, an info line when it is shared again.
  */
 class SharedCountsWithLocalFallback implements FastifyRateLimitStore {
-  private sharing = true
+  private readonly sharing: RedisSharing
 
   constructor (
     private readonly shared: FastifyRateLimitStore,
     private readonly local: FastifyRateLimitStore,
     private readonly log: FastifyBaseLogger,
     private readonly group: string
-  ) {}
+  ) {
+    this.sharing = redisSharing(log, {
+      lost: 'rate limits cannot be shared through Redis: each instance counts alone until Redis answers again',
+      back: 'Redis answers again: rate limits are shared between instances',
+      fields: { rateLimitGroup: group }
+    })
+  }
 
   incr (key: string, callback: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number, max: number): void {
     this.shared.incr(key, (error, result) => {
       if (!error) {
-        this.sharedAgain()
+        this.sharing.answered()
         callback(null, result)
         return
       }
-      this.notShared(error)
+      this.sharing.failed(error)
       this.local.incr(key, callback, timeWindow, max)
     }, timeWindow, max)
   }
 
   child (routeOptions: StoreRouteOptions): FastifyRateLimitStore {
     return new SharedCountsWithLocalFallback(this.shared.child(routeOptions), this.local.child(routeOptions), this.log, this.group)
-  }
-
-  private notShared (error: Error): void {
-    if (!this.sharing) return
-    this.sharing = false
-    this.log.error({ err: error, rateLimitGroup: this.group },
-      'rate limits cannot be shared through Redis: each instance counts alone until Redis answers again')
-  }
-
-  private sharedAgain (): void {
-    if (this.sharing) return
-    this.sharing = true
-    this.log.info({ rateLimitGroup: this.group }, 'Redis answers again: rate limits are shared between instances')
   }
 }
 

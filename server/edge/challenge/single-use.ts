@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import { redisSharing } from '../redis-sharing.js'
 
 /** Records solved challenges until they expire, so that each is accepted once. */
 export interface SingleUse {
@@ -38,20 +39,21 @@ export function localSingleUse (now: () => number): SingleUse {
  * fails (logged once per change), rather than refusing every solution.
  */
 export function sharedSingleUse (redis: Redis, local: SingleUse, log: FastifyBaseLogger, now: () => number): SingleUse {
-  let sharing = true
+  const sharing = redisSharing(log, {
+    lost: 'solved challenges cannot be recorded in Redis: each instance records its own until Redis answers again',
+    back: 'Redis answers again: solved challenges are recorded for every instance'
+  })
   return {
     async claim (id, expiresAt) {
       const ttl = Math.max(1, expiresAt - now())
       try {
         const set = await redis.set(`${KEY_PREFIX}${id}`, '1', 'PX', ttl, 'NX')
-        if (!sharing) log.info('Redis answers again: solved challenges are recorded for every instance')
-        sharing = true
+        sharing.answered()
         // Also recorded here: should Redis fail later, this instance still knows it.
         await local.claim(id, expiresAt)
         return set === 'OK'
       } catch (error) {
-        if (sharing) log.error({ err: error }, 'solved challenges cannot be recorded in Redis: each instance records its own until Redis answers again')
-        sharing = false
+        sharing.failed(error)
         return await local.claim(id, expiresAt)
       }
     }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import { redisSharing } from '../redis-sharing.js'
 
 /**
  * Counts in one-minute buckets: a count "over the last W minutes" is the sum
@@ -106,24 +107,17 @@ export function redisWindowCounts (redis: Redis, now: () => number): WindowCount
  * what it sees itself.
  */
 export function sharedWindowCounts (shared: WindowCounts, local: WindowCounts, log: FastifyBaseLogger): WindowCounts {
-  let sharing = true
-  const notShared = (error: unknown): void => {
-    if (!sharing) return
-    sharing = false
-    log.error({ err: error }, 'challenge risk counts cannot be shared through Redis: each instance counts alone until Redis answers again')
-  }
-  const sharedAgain = (): void => {
-    if (sharing) return
-    sharing = true
-    log.info('Redis answers again: challenge risk counts are shared between instances')
-  }
+  const sharing = redisSharing(log, {
+    lost: 'challenge risk counts cannot be shared through Redis: each instance counts alone until Redis answers again',
+    back: 'Redis answers again: challenge risk counts are shared between instances'
+  })
   async function either<T> (run: (counts: WindowCounts) => Promise<T>): Promise<T> {
     try {
       const result = await run(shared)
-      sharedAgain()
+      sharing.answered()
       return result
     } catch (error) {
-      notShared(error)
+      sharing.failed(error)
       return await run(local)
     }
   }
