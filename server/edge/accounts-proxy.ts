@@ -52,13 +52,15 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   "was this you?" email (server/reference/browser-names.ts);
  * - `Authorization` on the two Google calls, where the page sends the
  *   Google ID token as a bearer credential, and on the two passkey
- *   registration calls and the two second-factor enrolment calls, where it
- *   sends the account's auth token;
+ *   registration calls, the second-factor enrolment calls and the other calls
+ *   that change an account or prove it again, where it sends the account's
+ *   auth token;
  * - of the cookies, only those the calls read: the SSO state cookie
  *   (`sso_state`, which ties an SSO sign-in to its browser), the known-browser
  *   cookie (`threshold_browser`), `refresh` (token refresh and revocation),
  *   on the passkey calls alone `passkey_challenge` (which ties a
- *   challenge to its browser), and on the two sign-in calls and the code
+ *   challenge to its browser), on the account changes alone
+ *   `threshold_proof` (this browser's fresh proof), and on the two sign-in calls and the code
  *   step alone `second_factor_browser` (a browser whose owner asked not to
  *   be asked for codes again). The page's host shares its parent domain's
  *   cookies, and none of the others is the accounts service's business.
@@ -66,19 +68,30 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * `Accept-Encoding: identity`: it reads every answer, and a plain one costs
  * nothing to read (json-answers.ts still decodes a coded one).
  */
+/**
+ * The calls that change an account or prove it again: they bear the auth
+ * token, and the proof cookie of docs/account-changes.md.
+ */
+const ACCOUNT_CHANGE_PATHS = [
+  'passkeys/register/options', 'passkeys/register', 'passkeys/reauthenticate/options', 'passkeys/reauthenticate', 'passkeys/remove',
+  'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes',
+  'reauthenticate'
+]
+
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
   // Accept-Language: the language the edge chose (the page sends its own, client/api/http.ts), for the backend's own texts and emails.
   statesLocale: true,
   onlyOn: {
-    authorization: new Set([
-      'v2/auth/login', 'auth/register', 'passkeys/register/options', 'passkeys/register',
-      'second-factor/enrol/start', 'second-factor/enrol/confirm'
-    ])
+    authorization: new Set(['v2/auth/login', 'auth/register', ...ACCOUNT_CHANGE_PATHS])
   },
   cookies: new Set(['sso_state', 'threshold_browser', 'refresh']),
   cookiesOnlyOn: {
-    passkey_challenge: new Set(['passkeys/login/options', 'passkeys/login', 'passkeys/register/options', 'passkeys/register']),
+    passkey_challenge: new Set([
+      'passkeys/login/options', 'passkeys/login', 'passkeys/register/options', 'passkeys/register',
+      'passkeys/reauthenticate/options', 'passkeys/reauthenticate'
+    ]),
+    threshold_proof: new Set(ACCOUNT_CHANGE_PATHS),
     second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'second-factor/verify'])
   },
   forwarding: true,

@@ -26,6 +26,7 @@ import {
   loginLockDuration,
   waitMessage
 } from './login-throttles.js'
+import { proofOfSignIn, type FreshProofs } from './fresh-proof/fresh-proofs.js'
 import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import type { ReferenceMetrics } from './metrics.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
@@ -74,6 +75,8 @@ export interface AccountsServiceOptions {
   readonly breachCheck: BreachCheck | null
   /** Asks for a second factor after a password or Google sign-in when one is due; null: never. */
   readonly secondFactor: SecondFactorGate | null
+  /** Records the proof each sign-in makes in its browser (docs/account-changes.md). */
+  readonly proofs: FreshProofs
   readonly now: () => number
 }
 
@@ -103,6 +106,14 @@ export class AccountsService {
   /** Hashes through the gate: refused (PasswordWorkRefused) when it is full or the client has gone. */
   private hash (password: string, signal: AbortSignal): Promise<string> {
     return this.options.hashGate.run(() => this.timedHash(password), signal)
+  }
+
+  /**
+   * Whether `password` is the account's, checked through the gate as a login's
+   * is (false for an account without one): a proof before a change.
+   */
+  async checkPassword (account: Account, password: string, signal: AbortSignal): Promise<boolean> {
+    return account.passwordHash !== null && await this.verify(password, account.passwordHash, signal)
   }
 
   /** Checks a password through the gate, as hash() does. */
@@ -216,7 +227,7 @@ export class AccountsService {
       const stored = (await this.store.findAccountById(account.id))?.passwordHash ?? null
       if (stored !== passwordHash && (stored === null || !await this.timedVerify(password, stored))) return error(401, say(facts, 'login.invalidCredentials'))
       const cookie = await this.options.browserNotices.signedIn(account, facts)
-      return cookie === null ? secondFactor : { ...secondFactor, cookies: [cookie] }
+      return cookie === null ? secondFactor : { ...secondFactor, cookies: [...secondFactor.cookies ?? [], cookie] }
     }
     const answer = await this.completeLogin(account, context, 'pwd', facts)
     if (answer.status !== 200) return answer
@@ -239,7 +250,7 @@ export class AccountsService {
       ? { ...answer, body: { ...answer.body, ...(enrolled ? { second_factor_enrolled: true } : {}), ...(passwordBreached ? { [PASSWORD_BREACHED_FIELD]: true } : {}) } }
       : answer
     const cookie = await this.options.browserNotices.signedIn(account, facts)
-    return cookie === null ? signedIn : { ...signedIn, cookies: [cookie] }
+    return cookie === null ? signedIn : { ...signedIn, cookies: [...signedIn.cookies ?? [], cookie] }
   }
 
   /**
@@ -304,6 +315,8 @@ export class AccountsService {
     const organizations = await this.allowedOrganizations(account, requested, facts)
     if (organizations === null) return error(403, say(facts, 'login.notAMember'))
     const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
+    // The sign-in is this browser's proof of the account for the next few minutes (a passkey upgrade, a second factor).
+    const proofCookie = await this.options.proofs.record(account.id, proofOfSignIn(method), facts, { atSignIn: true })
     const event = ({
       pwd: 'login.succeeded',
       'pwd+otp': 'login.succeeded',
@@ -313,7 +326,7 @@ export class AccountsService {
       hwk: 'passkey.login.succeeded'
     } as const)[method]
     logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, ...(method.endsWith('+otp') ? { secondFactor: true } : {}) })
-    return { status: 200, body: { ...tokens } }
+    return { status: 200, body: { ...tokens }, ...proofCookie === null ? {} : { cookies: [proofCookie] } }
   }
 
   /**
@@ -424,6 +437,7 @@ export class AccountsService {
     // Another link sent earlier would otherwise still change the new password.
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
+    await this.options.proofs.voidAll(accountId)
     // The second factor stays (docs/second-factor.md), but no browser is spared its code step any more
     // (by the clock the remembered-browser cookies are issued by).
     await this.store.forgetRememberedBrowsers(accountId, this.options.now())

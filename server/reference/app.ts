@@ -10,6 +10,7 @@ import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-toke
 import type { ReferenceMetrics, SignInMethod } from './metrics.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
 import type { Passkeys } from './passkeys.js'
+import type { Reauthentication } from './fresh-proof/reauthentication.js'
 import type { SecondFactors } from './second-factors.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { SsoReply } from './sso/sso-flows.js'
@@ -26,6 +27,8 @@ export interface ReferenceAppOptions {
   readonly passkeys: Passkeys | null
   /** The second factor's calls; null: their paths are not served (SECOND_FACTOR=false). */
   readonly secondFactors: SecondFactors | null
+  /** Proving the account again before a change: served when passkeys or the second factor are. */
+  readonly reauthentication: Reauthentication
   readonly pseudonyms: EmailPseudonyms
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
@@ -73,7 +76,7 @@ function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, tokens, sso, passkeys, secondFactors, pseudonyms, metrics } = options
+  const { accounts, verification, browserNotices, tokens, sso, passkeys, secondFactors, reauthentication, pseudonyms, metrics } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
     metrics.countSignIn(method, answering, (answer) => answer)
@@ -135,6 +138,12 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await passkeys.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/register', async (request, reply) =>
       sendAnswer(reply, await passkeys.register(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/passkeys/reauthenticate/options', async (request, reply) =>
+      sendAnswer(reply, await passkeys.reauthenticateOptions(bearerToken(request), requestFacts(request, reply))))
+    app.post('/passkeys/reauthenticate', async (request, reply) =>
+      sendAnswer(reply, await passkeys.reauthenticate(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/passkeys/remove', async (request, reply) =>
+      sendAnswer(reply, await passkeys.remove(bearerToken(request), request.body, requestFacts(request, reply))))
   }
 
   if (secondFactors !== null) {
@@ -144,6 +153,15 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await secondFactors.enrolStart(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/second-factor/enrol/confirm', async (request, reply) =>
       sendAnswer(reply, await secondFactors.enrolConfirm(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/second-factor/remove', async (request, reply) =>
+      sendAnswer(reply, await secondFactors.remove(bearerToken(request), requestFacts(request, reply))))
+    app.post('/second-factor/recovery-codes', async (request, reply) =>
+      sendAnswer(reply, await secondFactors.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
+  }
+
+  if (passkeys !== null || secondFactors !== null) {
+    app.post('/reauthenticate', async (request, reply) =>
+      sendAnswer(reply, await reauthentication.withSecret(bearerToken(request), request.body, requestFacts(request, reply))))
   }
 
   app.post('/token/refresh', async (request, reply) =>

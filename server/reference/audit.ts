@@ -19,6 +19,9 @@ export type AuthEvent =
   | 'second-factor.challenged' | 'second-factor.skipped' | 'second-factor.verified' | 'second-factor.failed'
   | 'second-factor.refused' | 'second-factor.throttled' | 'second-factor.browser-remembered'
   | 'second-factor.enrol.started' | 'second-factor.enrol.refused' | 'second-factor.enrol.failed' | 'second-factor.enrolled'
+  | 'second-factor.removed' | 'second-factor.remove.refused' | 'second-factor.recovery-codes-renewed' | 'second-factor.recovery-codes.refused'
+  | 'passkey.removed' | 'passkey.remove.refused'
+  | 'reauth.succeeded' | 'reauth.failed' | 'reauth.throttled'
 
 export interface AuthEventDetails {
   readonly email?: string

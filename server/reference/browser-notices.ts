@@ -120,6 +120,7 @@ export class BrowserNotices {
       return inPageLanguage(`${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`, facts.locale)
     }
     await store.revokeAccountRefreshTokens(accountId, at)
+    await store.voidFreshProofs(accountId)
     await store.voidResetTokens(accountId, at)
     const resetToken = newOpaqueToken()
     await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)

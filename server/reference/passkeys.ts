@@ -2,7 +2,8 @@ import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
   verifyAuthenticationResponse,
-  verifyRegistrationResponse
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON
 } from '@simplewebauthn/server'
 import type { PasskeySettings } from '../shared/passkey-config.js'
 import type { AccountsService } from './accounts-service.js'
@@ -22,17 +23,24 @@ import {
   readChallengeBinding
 } from './passkey-challenge-cookie.js'
 import { parseAuthenticationResponse, parseConditional, parseRegistrationResponse } from './passkey-requests.js'
-import type { Account, AccountStore, PasskeyChallenge, PasskeyChallengePurpose } from './store/account-store.js'
-import type { TokenService } from './tokens.js'
+import { isRefusal, type AccountOwners, type OwnerRefusal } from './fresh-proof/account-owner.js'
+import type { FreshProofs } from './fresh-proof/fresh-proofs.js'
+import type { Account, AccountStore, PasskeyChallenge, PasskeyChallengePurpose, PasskeyCredential } from './store/account-store.js'
 import { parseLoginContext } from './validation.js'
 
 export const UNKNOWN_CREDENTIAL_REASON = 'unknown_credential'
 const NOT_VERIFIED: AnswerKey = 'passkey.notVerified'
 const NOT_CREATED: AnswerKey = 'passkey.notCreated'
 
+/** How the registration calls are refused when the caller is not signed in. */
+const REGISTER_REFUSAL: OwnerRefusal = { event: 'passkey.register.refused', signedOut: 'passkey.signedOut' }
+const REAUTH_REFUSAL: OwnerRefusal = { event: 'reauth.failed', signedOut: 'change.signedOut' }
+
 export interface PasskeysOptions {
   readonly store: AccountStore
-  readonly tokens: TokenService
+  /** Who may change the account (fresh-proof/account-owner.ts). */
+  readonly owners: AccountOwners
+  readonly proofs: FreshProofs
   readonly accounts: AccountsService
   readonly browserNotices: BrowserNotices
   readonly settings: PasskeySettings
@@ -151,6 +159,35 @@ export class Passkeys {
     if (response.response.userHandle !== await this.store.passkeyUserHandle(account.id)) {
       return failed(401, NOT_VERIFIED, 'user-handle', { accountId: account.id })
     }
+    const checked = await this.verifyAssertion(response, challenge, credential)
+    if (checked !== 'verified') return failed(401, NOT_VERIFIED, checked, { accountId: account.id })
+
+    await this.store.clearLoginFailures(throttleKey)
+    const unverified = this.options.accounts.refusalIfUnverified(account, facts)
+    if (unverified !== null) return spent(unverified)
+    const answer = await this.options.accounts.completeLogin(account, context.value, 'hwk', facts)
+    if (answer.status !== 200) return spent(answer)
+    const passkeys = await this.store.listPasskeys(account.id)
+    const browserCookie = await this.options.browserNotices.signedIn(account, facts)
+    return spent({
+      ...answer,
+      status: 200,
+      body: {
+        ...answer.body,
+        email: account.email,
+        name: displayName(account),
+        user_id: await this.store.passkeyUserHandle(account.id),
+        credential_ids: passkeys.map((passkey) => passkey.id)
+      },
+      cookies: [...answer.cookies ?? [], ...browserCookie === null ? [] : [browserCookie]]
+    })
+  }
+
+  /**
+   * Checks an assertion against its challenge and the stored credential, with
+   * user verification, and records the use: 'verified', or why not (for the log).
+   */
+  private async verifyAssertion (response: AuthenticationResponseJSON, challenge: PasskeyChallenge, credential: PasskeyCredential): Promise<'verified' | string> {
     let verification
     try {
       verification = await verifyAuthenticationResponse({
@@ -167,41 +204,76 @@ export class Passkeys {
         requireUserVerification: true
       })
     } catch (failure) {
-      return failed(401, NOT_VERIFIED, refusalReason(failure), { accountId: account.id })
+      return refusalReason(failure)
     }
-    if (!verification.verified) return failed(401, NOT_VERIFIED, 'signature', { accountId: account.id })
+    if (!verification.verified) return 'signature'
     const info = verification.authenticationInfo
     // Atomic with the counter's check: of two sign-ins with one counter value, one is recorded.
     const recorded = await this.store.recordPasskeyUse(credential.id, {
       counter: info.newCounter, backedUp: info.credentialBackedUp, deviceType: info.credentialDeviceType, now: this.options.now()
     })
-    if (!recorded) return failed(401, NOT_VERIFIED, 'counter', { accountId: account.id })
-
-    await this.store.clearLoginFailures(throttleKey)
-    const unverified = this.options.accounts.refusalIfUnverified(account, facts)
-    if (unverified !== null) return spent(unverified)
-    const answer = await this.options.accounts.completeLogin(account, context.value, 'hwk', facts)
-    if (answer.status !== 200) return spent(answer)
-    const passkeys = await this.store.listPasskeys(account.id)
-    const browserCookie = await this.options.browserNotices.signedIn(account, facts)
-    return spent({
-      status: 200,
-      body: {
-        ...answer.body,
-        email: account.email,
-        name: displayName(account),
-        user_id: await this.store.passkeyUserHandle(account.id),
-        credential_ids: passkeys.map((passkey) => passkey.id)
-      },
-      cookies: browserCookie === null ? [] : [browserCookie]
-    })
+    return recorded ? 'verified' : 'counter'
   }
 
-  /** The account whose auth token the request bears, or null. */
-  private async bearer (authToken: string | null): Promise<Account | null> {
-    if (authToken === null) return null
-    const accountId = await this.options.tokens.verifyAuthToken(authToken)
-    return accountId === null ? null : await this.store.findAccountById(accountId)
+  /**
+   * `passkeys/reauthenticate/options`: a challenge for one of the signed-in
+   * account's own passkeys, to prove the account again before a change.
+   */
+  async reauthenticateOptions (authToken: string | null, facts: RequestFacts): Promise<Answer> {
+    const owner = await this.options.owners.check(authToken, facts, 'session', REAUTH_REFUSAL)
+    if (isRefusal(owner)) return owner
+    const passkeys = await this.store.listPasskeys(owner.account.id)
+    if (passkeys.length === 0) return error(400, say(facts, 'reauth.noPasskey'))
+    const options = await generateAuthenticationOptions({
+      rpID: this.options.settings.rpId,
+      allowCredentials: passkeys.map((passkey) => ({ id: passkey.id, transports: [...passkey.transports] as never })),
+      userVerification: 'required',
+      timeout: PASSKEY_CHALLENGE_TTL_MS
+    })
+    const cookie = await this.issueChallenge('reauthenticate', owner.account.id, options.challenge)
+    return { status: 200, body: { options }, cookies: [cookie] }
+  }
+
+  /** `passkeys/reauthenticate`: the assertion of one of the account's passkeys, with user verification: a fresh proof. */
+  async reauthenticate (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
+    const owner = await this.options.owners.check(authToken, facts, 'session', REAUTH_REFUSAL)
+    if (isRefusal(owner)) return owner
+    const { account } = owner
+    const parsed = parseAuthenticationResponse(body)
+    if (!parsed.ok) return error(400, say(facts, parsed.error))
+    const challenge = await this.takeChallenge(facts)
+    if (challenge === null || challenge.purpose !== 'reauthenticate' || challenge.accountId !== account.id) {
+      logAuthEvent(facts, 'reauth.failed', { accountId: account.id, clientAddress: facts.clientAddress, via: 'passkey', reason: 'no-challenge' })
+      return spent(error(400, say(facts, 'passkey.noChallenge')))
+    }
+    const credential = await this.store.findPasskey(parsed.value.id)
+    const checked = credential?.accountId !== account.id
+      ? 'not-this-account'
+      : parsed.value.response.userHandle !== await this.store.passkeyUserHandle(account.id)
+        ? 'user-handle'
+        : await this.verifyAssertion(parsed.value, challenge, credential)
+    if (checked !== 'verified') {
+      logAuthEvent(facts, 'reauth.failed', { accountId: account.id, clientAddress: facts.clientAddress, via: 'passkey', reason: checked })
+      return spent(error(401, say(facts, NOT_VERIFIED)))
+    }
+    const cookie = await this.options.proofs.record(account.id, 'hwk', facts, { atSignIn: false })
+    logAuthEvent(facts, 'reauth.succeeded', { accountId: account.id, clientAddress: facts.clientAddress, via: 'passkey' })
+    return spent({ ...successAnswer(say(facts, 'reauth.done')), cookies: cookie === null ? [] : [cookie] })
+  }
+
+  /** `passkeys/remove`: removes one of the account's passkeys, with a fresh proof. */
+  async remove (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
+    const owner = await this.options.owners.check(authToken, facts, 'proof', { event: 'passkey.remove.refused', signedOut: 'change.signedOut' })
+    if (isRefusal(owner)) return owner
+    const { account } = owner
+    const id = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).id : undefined
+    if (typeof id !== 'string' || !/^[\w-]{1,1366}$/.test(id)) return error(400, say(facts, 'passkey.idInvalid'))
+    if (!await this.store.removePasskey(account.id, id)) {
+      logAuthEvent(facts, 'passkey.remove.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'unknown' })
+      return error(404, say(facts, 'passkey.notFound'))
+    }
+    logAuthEvent(facts, 'passkey.removed', { accountId: account.id, clientAddress: facts.clientAddress })
+    return successAnswer(say(facts, 'passkey.removed'))
   }
 
   /**
@@ -210,13 +282,12 @@ export class Passkeys {
    * after a password sign-in, the one ceremony that may lack user presence.
    */
   async registerOptions (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
-    const account = await this.bearer(authToken)
-    if (account === null) {
-      logAuthEvent(facts, 'passkey.register.refused', { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
-      return error(401, say(facts, 'passkey.signedOut'))
-    }
     const conditional = parseConditional(body)
     if (!conditional.ok) return error(400, say(facts, conditional.error))
+    // A prompt-less registration rides on this browser's sign-in (once); any other needs a fresh proof.
+    const owner = await this.options.owners.check(authToken, facts, conditional.value ? 'upgrade' : 'proof', REGISTER_REFUSAL)
+    if (isRefusal(owner)) return owner
+    const { account } = owner
     const userHandle = (await this.store.passkeyUserHandle(account.id))!
     const existing = await this.store.listPasskeys(account.id)
     const options = await generateRegistrationOptions({
@@ -241,11 +312,10 @@ export class Passkeys {
 
   /** `passkeys/register`: stores the new passkey of the signed-in account. */
   async register (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
-    const account = await this.bearer(authToken)
-    if (account === null) {
-      logAuthEvent(facts, 'passkey.register.refused', { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
-      return error(401, say(facts, 'passkey.signedOut'))
-    }
+    // The proof was asked for with the options, whose challenge is this browser's and this account's.
+    const owner = await this.options.owners.check(authToken, facts, 'session', REGISTER_REFUSAL)
+    if (isRefusal(owner)) return owner
+    const { account } = owner
     const refused = (status: number, message: AnswerKey, reason: string): Answer => {
       logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason })
       return spent(error(status, say(facts, message)))
@@ -257,7 +327,7 @@ export class Passkeys {
       return error(400, say(facts, parsed.error))
     }
     const challenge = await this.takeChallenge(facts)
-    if (challenge === null || challenge.purpose === 'login' || challenge.accountId !== account.id) {
+    if (challenge === null || !challenge.purpose.startsWith('register') || challenge.accountId !== account.id) {
       return refused(400, 'passkey.noChallenge', 'no-challenge')
     }
     // The specification's one exception: a conditional create may come without user presence or verification.
@@ -278,6 +348,8 @@ export class Passkeys {
     if (!verification.verified) return refused(400, NOT_CREATED, 'invalid')
     const info = verification.registrationInfo
     if (info.credential.id !== parsed.value.id) return refused(400, NOT_CREATED, 'id-mismatch')
+    // One prompt-less registration per sign-in: a second, or one from another browser, is refused.
+    if (conditional && !await this.options.proofs.spendOnUpgrade(account.id, facts)) return refused(403, 'change.proofRequired', 'upgrade-spent')
     const now = this.options.now()
     const stored = await this.store.insertPasskey({
       id: info.credential.id,

@@ -15,8 +15,9 @@ import {
   type RecoveryCodeHasher,
   type SecretBox
 } from './second-factor-codes.js'
-import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind } from './store/account-store.js'
-import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
+import { isRefusal, type AccountOwners, type OwnerNeed } from './fresh-proof/account-owner.js'
+import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind, SecondFactorRecord } from './store/account-store.js'
+import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext } from './tokens.js'
 
 /** How long a login may wait for its second factor: the challenge's life. */
 export const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
@@ -51,7 +52,8 @@ export interface SecondFactorGate {
 
 export interface SecondFactorsOptions {
   readonly store: AccountStore
-  readonly tokens: Pick<TokenService, 'verifyAuthToken'>
+  /** Who may change the account outside a login (fresh-proof/account-owner.ts). */
+  readonly owners: AccountOwners
   readonly settings: SecondFactorSettings
   readonly secrets: SecretBox
   readonly recoveryCodes: RecoveryCodeHasher
@@ -167,12 +169,6 @@ export class SecondFactors implements SecondFactorGate {
     return account === null ? null : { challenge: found, account }
   }
 
-  private async bearer (authToken: string | null): Promise<Account | null> {
-    if (authToken === null) return null
-    const accountId = await this.options.tokens.verifyAuthToken(authToken)
-    return accountId === null ? null : await this.store.findAccountById(accountId)
-  }
-
   /** A 429 while the account's wrong codes lock it, else null. */
   private async locked (account: Account, facts: RequestFacts): Promise<Answer | null> {
     const throttle = await this.store.readLoginThrottle(secondFactorThrottleKey(account.id))
@@ -220,18 +216,9 @@ export class SecondFactors implements SecondFactorGate {
       return error(401, say(facts, NO_CHALLENGE))
     }
     const now = this.options.now()
-    let via: 'totp' | 'recovery-code'
-    if ('totp' in code!) {
-      const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
-      if (step === null) return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-code')
-      if (!await this.store.acceptSecondFactorStep(account.id, step)) return await this.wrongCode(account, facts, 'second-factor.failed', 'replayed-code')
-      via = 'totp'
-    } else {
-      if (!await this.store.useRecoveryCode(account.id, this.options.recoveryCodes.hash(code!.recovery), now)) {
-        return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-recovery-code')
-      }
-      via = 'recovery-code'
-    }
+    const checked = await this.checkCode(account, factor, code!, facts)
+    if (typeof checked !== 'string') return checked
+    const via = checked
     if (!await this.store.consumeSecondFactorChallenge(challenge.challengeHash, now)) {
       logAuthEvent(facts, 'second-factor.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'challenge-spent' })
       return error(401, say(facts, NO_CHALLENGE))
@@ -242,8 +229,70 @@ export class SecondFactors implements SecondFactorGate {
     return await this.finishLogin(account, challenge, rememberBrowser, facts)
   }
 
+  /** An enrolled account's authenticator or recovery code, used up: how it was given, or the refusal. */
+  private async checkCode (account: Account, factor: SecondFactorRecord, code: NonNullable<CodeRequest['code']>, facts: RequestFacts): Promise<'totp' | 'recovery-code' | Answer> {
+    const now = this.options.now()
+    if ('totp' in code) {
+      const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
+      if (step === null) return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-code')
+      if (!await this.store.acceptSecondFactorStep(account.id, step)) return await this.wrongCode(account, facts, 'second-factor.failed', 'replayed-code')
+      return 'totp'
+    }
+    if (!await this.store.useRecoveryCode(account.id, this.options.recoveryCodes.hash(code.recovery), now)) {
+      return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-recovery-code')
+    }
+    return 'recovery-code'
+  }
+
+  /**
+   * A code given again to prove the account for a change (fresh-proof/reauthentication.ts):
+   * null when it was right, else the refusal. Wrong codes count as at sign-in.
+   */
+  async proveWithCode (account: Account, body: unknown, facts: RequestFacts): Promise<Answer | null> {
+    const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: true })
+    if (!parsed.ok) return error(400, say(facts, parsed.error))
+    const locked = await this.locked(account, facts)
+    if (locked !== null) return locked
+    const factor = await this.store.findSecondFactor(account.id)
+    if (!this.options.settings.enabled || factor?.enrolledAt == null) return error(400, say(facts, 'secondFactor.notEnrolled'))
+    const checked = await this.checkCode(account, factor, parsed.value.code!, facts)
+    if (typeof checked !== 'string') return checked
+    await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
+    return null
+  }
+
+  /** `second-factor/remove`: turns the authenticator off, with a fresh proof; not where an organisation requires one. */
+  async remove (authToken: string | null, facts: RequestFacts): Promise<Answer> {
+    const owner = await this.options.owners.check(authToken, facts, 'proof', { event: 'second-factor.remove.refused', signedOut: 'change.signedOut' })
+    if (isRefusal(owner)) return owner
+    const { account } = owner
+    if (await this.store.secondFactorRequiredFor(account.id)) {
+      logAuthEvent(facts, 'second-factor.remove.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'required' })
+      return error(409, say(facts, 'secondFactor.requiredByOrganization'))
+    }
+    if (!await this.store.removeSecondFactor(account.id)) return error(404, say(facts, 'secondFactor.notEnrolled'))
+    // A browser that skipped codes would otherwise skip them again if the owner enrols anew.
+    await this.store.forgetRememberedBrowsers(account.id, this.options.now())
+    logAuthEvent(facts, 'second-factor.removed', { accountId: account.id, clientAddress: facts.clientAddress })
+    return { status: 200, body: { success: say(facts, 'secondFactor.removed') } }
+  }
+
+  /** `second-factor/recovery-codes`: ten new recovery codes, with a fresh proof; the old ones stop working. */
+  async renewRecoveryCodes (authToken: string | null, facts: RequestFacts): Promise<Answer> {
+    const owner = await this.options.owners.check(authToken, facts, 'proof', { event: 'second-factor.recovery-codes.refused', signedOut: 'change.signedOut' })
+    if (isRefusal(owner)) return owner
+    const { account } = owner
+    const recoveryCodes = newRecoveryCodes()
+    const hashes = recoveryCodes.map((recovery) => this.options.recoveryCodes.hash(normaliseRecoveryCode(recovery)!))
+    if (!this.options.settings.enabled || !await this.store.replaceRecoveryCodes(account.id, hashes)) {
+      return error(404, say(facts, 'secondFactor.notEnrolled'))
+    }
+    logAuthEvent(facts, 'second-factor.recovery-codes-renewed', { accountId: account.id, clientAddress: facts.clientAddress })
+    return { status: 200, body: { recovery_codes: recoveryCodes } }
+  }
+
   /** The account an enrolment call is for: its login's `enrol` challenge, or its auth token. */
-  private async enrollee (presented: string | null, authToken: string | null, facts: RequestFacts, event: AuthEvent): Promise<
+  private async enrollee (presented: string | null, authToken: string | null, facts: RequestFacts, event: AuthEvent, need: OwnerNeed): Promise<
     { account: Account, challenge: SecondFactorChallenge | null } | Answer
   > {
     if (presented !== null) {
@@ -252,17 +301,16 @@ export class SecondFactors implements SecondFactorGate {
       logAuthEvent(facts, event, { clientAddress: facts.clientAddress, reason: 'no-challenge' })
       return error(401, say(facts, NO_CHALLENGE))
     }
-    const account = await this.bearer(authToken)
-    if (account !== null) return { account, challenge: null }
-    logAuthEvent(facts, event, { clientAddress: facts.clientAddress, reason: 'not-signed-in' })
-    return error(401, say(facts, 'secondFactor.signedOut'))
+    // Outside a login: the owner of a live session, and at the start a fresh proof (docs/account-changes.md).
+    const owner = await this.options.owners.check(authToken, facts, need, { event, signedOut: 'secondFactor.signedOut' })
+    return isRefusal(owner) ? owner : { account: owner.account, challenge: null }
   }
 
   /** `second-factor/enrol/start`: a new pending secret and its otpauth:// URI for the authenticator app. */
   async enrolStart (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRequest(body, { codeRequired: false, recoveryAllowed: false })
     if (!parsed.ok) return error(400, say(facts, parsed.error))
-    const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused')
+    const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused', 'proof')
     if ('status' in enrollee) return enrollee
     const { account } = enrollee
     const secret = newTotpSecret()
@@ -280,7 +328,8 @@ export class SecondFactors implements SecondFactorGate {
   async enrolConfirm (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: false })
     if (!parsed.ok) return error(400, say(facts, parsed.error))
-    const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused')
+    // The proof was asked for at the start; the pending secret is known only to the app that scanned it.
+    const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused', 'session')
     if ('status' in enrollee) return enrollee
     const { account, challenge } = enrollee
     const locked = await this.locked(account, facts)

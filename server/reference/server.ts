@@ -87,6 +87,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       sso: services.sso,
       passkeys: services.passkeys,
       secondFactors: services.secondFactors,
+      reauthentication: services.reauthentication,
       pseudonyms: services.pseudonyms,
       metrics: services.metrics
     })

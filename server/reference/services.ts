@@ -7,6 +7,9 @@ import { BrowserNotices } from './browser-notices.js'
 import { BreachCheck } from './breached-passwords/breach-check.js'
 import { commonPasswordList } from './common-passwords.js'
 import { EmailVerification } from './email-verification.js'
+import { AccountOwners } from './fresh-proof/account-owner.js'
+import { FreshProofs } from './fresh-proof/fresh-proofs.js'
+import { Reauthentication } from './fresh-proof/reauthentication.js'
 import { Passkeys } from './passkeys.js'
 import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './remembered-browser-cookie.js'
 import { RECOVERY_CODE_PURPOSE, RecoveryCodeHasher, SECOND_FACTOR_ENCRYPTION_PURPOSE, SecretBox } from './second-factor-codes.js'
@@ -46,6 +49,8 @@ export interface ReferenceServices {
   readonly passkeys: Passkeys | null
   /** The second factor's calls; null when SECOND_FACTOR is false. */
   readonly secondFactors: SecondFactors | null
+  /** Proving the account again before a change (docs/account-changes.md). */
+  readonly reauthentication: Reauthentication
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -113,9 +118,13 @@ export async function createReferenceServices (
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
   const claims = new AccountClaims(emailing)
   const hashGate = new HashGate(defaultHashGateOptions(), () => metrics.gateRefused())
+  const proofs = new FreshProofs(store, now)
+  const owners = new AccountOwners({
+    store, tokens, proofs, passkeysEnabled: config.passkeys !== null, secondFactorEnabled: config.secondFactor.enabled
+  })
   const secondFactors = new SecondFactors({
     store,
-    tokens,
+    owners,
     settings: config.secondFactor,
     secrets: new SecretBox(secrets.derive(SECOND_FACTOR_ENCRYPTION_PURPOSE)),
     recoveryCodes: new RecoveryCodeHasher(secrets.derive(RECOVERY_CODE_PURPOSE)),
@@ -141,7 +150,8 @@ export async function createReferenceServices (
     metrics,
     passwordMinLength: config.passwordMinLength,
     breachCheck: config.breachedPasswords === null ? null : new BreachCheck({ settings: config.breachedPasswords, log, metrics }),
-    secondFactor: config.secondFactor.enabled ? secondFactors : null
+    secondFactor: config.secondFactor.enabled ? secondFactors : null,
+    proofs
   })
   // Built now rather than at the first registration, which would wait for it.
   commonPasswordList()
@@ -156,8 +166,11 @@ export async function createReferenceServices (
   const passkeys = config.passkeys === null
     ? null
     : new Passkeys({
-      store, tokens, accounts, browserNotices, settings: config.passkeys, productName: config.productName, metrics, now
+      store, owners, proofs, accounts, browserNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
+  const reauthentication = new Reauthentication({
+    store, owners, proofs, accounts, secondFactors: config.secondFactor.enabled ? secondFactors : null
+  })
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
@@ -178,6 +191,7 @@ export async function createReferenceServices (
     sso,
     passkeys,
     secondFactors: config.secondFactor.enabled ? secondFactors : null,
+    reauthentication,
     pseudonyms,
     signingKeys,
     metrics,

@@ -8,8 +8,11 @@ import type { Account, AccountStore } from './store/account-store.js'
 export const AUTH_TOKEN_TTL_SECONDS = 15 * 60
 export const REFRESH_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000
 
-/** How an account proved who it is (RFC 8176 values where one exists: `hwk` is a passkey, a key held by an authenticator). */
-/** How a login proved who it is; `+otp`: a second factor followed (docs/second-factor.md). */
+/**
+ * How a login proved who it is (RFC 8176 values where one exists: `hwk` is a
+ * passkey, a key held by an authenticator); `+otp`: a second factor followed
+ * (docs/second-factor.md).
+ */
 export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'hwk' | 'pwd+otp' | 'google+otp'
 
 /** What a login asked for, carried into every token of its refresh family. */
@@ -22,6 +25,28 @@ export interface LoginContext {
 export interface TokenPair {
   readonly auth: string
   readonly refresh: string
+}
+
+/** What a valid auth token of this service says (docs/account-changes.md#what-the-tokens-say). */
+export interface AuthTokenClaims {
+  readonly accountId: string
+  /** The session (the refresh family) the token belongs to: `sid`. */
+  readonly sessionId: string
+  /** When the sign-in that started the session happened, epoch seconds: `auth_time`. */
+  readonly authTime: number
+  readonly amr: readonly string[]
+}
+
+/** What a refresh token's record keeps of its login, beside the context: the method and when it signed in. */
+interface SavedLogin extends LoginContext {
+  readonly method: AuthenticationMethod
+  /** Epoch milliseconds of the sign-in; absent in records written before it was kept (their first token's issue time is unknown). */
+  readonly signedInAt?: number
+}
+
+/** RFC 8176's values: 'pwd+otp' gives ["pwd", "otp", "mfa"]. */
+export function methodReferences (method: AuthenticationMethod): string[] {
+  return method.endsWith('+otp') ? [...method.split('+'), 'mfa'] : [method]
 }
 
 export type RefreshOutcome =
@@ -47,15 +72,17 @@ export class TokenService {
     private readonly now: () => number = Date.now
   ) {}
 
-  private async signAuthToken (account: Account, context: LoginContext, method: AuthenticationMethod): Promise<string> {
+  private async signAuthToken (account: Account, context: LoginContext, method: AuthenticationMethod, session: { familyId: string, signedInAt: number }): Promise<string> {
     const key = this.keys.signer(this.now())
     return new SignJWT({
       email: account.email,
       // OIDC's claim: whether the address was shown to belong to the holder (a Google or SSO sign-up), not only typed in.
       email_verified: account.emailVerifiedAt !== null,
       orgs: context.organizations,
-      // RFC 8176's values: 'pwd+otp' gives ["pwd", "otp", "mfa"].
-      amr: method.endsWith('+otp') ? [...method.split('+'), 'mfa'] : [method],
+      amr: methodReferences(method),
+      // OIDC's claims: a product can ask for a recent sign-in, and a service can ask whether the session still lives.
+      auth_time: Math.floor(session.signedInAt / 1000),
+      sid: session.familyId,
       ...(context.resourceType === null ? {} : { resource_type: context.resourceType }),
       ...(context.clusterName === null ? {} : { cluster_name: context.clusterName })
     })
@@ -69,17 +96,24 @@ export class TokenService {
       .sign(key.privateKey)
   }
 
-  /** A new auth token and a refresh token; a login starts a new refresh family. */
-  async issue (account: Account, context: LoginContext, method: AuthenticationMethod, familyId: string = randomUUID()): Promise<TokenPair> {
+  /**
+   * A new auth token and a refresh token. A login starts a new refresh family
+   * (the session); a rotation passes the family and its sign-in time on.
+   */
+  async issue (
+    account: Account, context: LoginContext, method: AuthenticationMethod,
+    session: { familyId: string, signedInAt: number } = { familyId: randomUUID(), signedInAt: this.now() }
+  ): Promise<TokenPair> {
     const refresh = newOpaqueToken()
+    const saved: SavedLogin = { ...context, method, signedInAt: session.signedInAt }
     await this.store.insertRefreshToken({
       tokenHash: hashToken(refresh),
       accountId: account.id,
-      familyId,
+      familyId: session.familyId,
       expiresAt: Date.now() + REFRESH_TOKEN_TTL_MS,
-      context: JSON.stringify({ ...context, method })
+      context: JSON.stringify(saved)
     })
-    return { auth: await this.signAuthToken(account, context, method), refresh }
+    return { auth: await this.signAuthToken(account, context, method, session), refresh }
   }
 
   /**
@@ -99,7 +133,7 @@ export class TokenService {
     if (record.expiresAt <= now) return { refused: 'expired' }
     const account = await this.store.findAccountById(record.accountId)
     if (account === null) return { refused: 'revoked' }
-    const saved = JSON.parse(record.context) as LoginContext & { method: AuthenticationMethod }
+    const saved = JSON.parse(record.context) as SavedLogin
     // Memberships may have been withdrawn since the login.
     const memberships = new Set(await this.store.listMemberships(account.id))
     const context: LoginContext = {
@@ -113,7 +147,9 @@ export class TokenService {
       await this.store.revokeRefreshFamily(record.familyId, now)
       return { refused: 'no-allowed-organization' }
     }
-    return { tokens: await this.issue(account, context, saved.method, record.familyId), accountId: account.id }
+    // A session from before sign-in times were kept counts from this refresh: never older than it is.
+    const signedInAt = saved.signedInAt ?? now
+    return { tokens: await this.issue(account, context, saved.method, { familyId: record.familyId, signedInAt }), accountId: account.id }
   }
 
   /** Revokes the family of a refresh token (logout). Unknown tokens are ignored. */
@@ -123,10 +159,11 @@ export class TokenService {
   }
 
   /**
-   * The account an auth token of this service was issued to, if its
-   * signature, issuer, audience, type and expiry hold; else null.
+   * What an auth token of this service says, if its signature, issuer,
+   * audience, type and expiry hold; else null. It says nothing of whether
+   * its session still lives: isSessionLive does.
    */
-  async verifyAuthToken (token: string): Promise<string | null> {
+  async verifyAuthToken (token: string): Promise<AuthTokenClaims | null> {
     try {
       const keys = createLocalJWKSet(this.keySet() as JSONWebKeySet)
       const { payload } = await jwtVerify(token, keys, {
@@ -136,10 +173,23 @@ export class TokenService {
         algorithms: [SIGNING_ALGORITHM],
         currentDate: new Date(this.now())
       })
-      return typeof payload.sub === 'string' ? payload.sub : null
+      const { sub, sid, auth_time: authTime, amr } = payload as Record<string, unknown>
+      if (typeof sub !== 'string' || typeof sid !== 'string' || typeof authTime !== 'number') return null
+      if (!Array.isArray(amr) || !amr.every((value) => typeof value === 'string')) return null
+      return { accountId: sub, sessionId: sid, authTime, amr }
     } catch {
       return null
     }
+  }
+
+  /**
+   * Whether the session still lives: a token of its family neither revoked
+   * (logout, "was this you?", a reset, the operator's end-sessions) nor
+   * expired. An auth token outlives its session by up to its 15 minutes;
+   * account changes ask this first.
+   */
+  async isSessionLive (sessionId: string): Promise<boolean> {
+    return await this.store.isRefreshFamilyLive(sessionId, Date.now())
   }
 
   /**

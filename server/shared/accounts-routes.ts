@@ -26,6 +26,10 @@ export const PASSKEY_ROUTES: readonly ProxiedRoute[] = [
   { path: 'passkeys/login', kind: 'json' },
   { path: 'passkeys/register/options', kind: 'json' },
   { path: 'passkeys/register', kind: 'json' },
+  { path: 'passkeys/reauthenticate/options', kind: 'json' },
+  { path: 'passkeys/reauthenticate', kind: 'json' },
+  { path: 'passkeys/remove', kind: 'json' },
+  { path: 'reauthenticate', kind: 'json' },
   { path: 'token/revoke', kind: 'json' }
 ]
 
@@ -40,7 +44,10 @@ export function withPasskeyRoutes (routes: readonly ProxiedRoute[], passkeys: bo
 export const SECOND_FACTOR_ROUTES: readonly ProxiedRoute[] = [
   { path: 'second-factor/verify', kind: 'json' },
   { path: 'second-factor/enrol/start', kind: 'json' },
-  { path: 'second-factor/enrol/confirm', kind: 'json' }
+  { path: 'second-factor/enrol/confirm', kind: 'json' },
+  { path: 'second-factor/remove', kind: 'json' },
+  { path: 'second-factor/recovery-codes', kind: 'json' },
+  { path: 'reauthenticate', kind: 'json' }
 ]
 
 /** `routes` with the second-factor calls when `secondFactor` is on (each path once). */

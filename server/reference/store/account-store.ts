@@ -125,8 +125,11 @@ export interface PasskeyCredential {
   readonly lastUsedAt: number | null
 }
 
-/** What a passkey challenge was issued for: a sign-in, a registration, or the registration without user presence. */
-export type PasskeyChallengePurpose = 'login' | 'register' | 'register-conditional'
+/**
+ * What a passkey challenge was issued for: a sign-in, a registration, the
+ * registration without user presence, or a proof before a change.
+ */
+export type PasskeyChallengePurpose = 'login' | 'register' | 'register-conditional' | 'reauthenticate'
 
 export interface PasskeyChallenge {
   /** The hash of the binding held in the browser's passkey_challenge cookie. */
@@ -176,6 +179,25 @@ export interface SecondFactorRecord {
   readonly lastStep: number
 }
 
+/** How an owner proved the account in a browser (docs/account-changes.md): RFC 8176 values, as in the tokens' `amr`. */
+export type ProofMethod = 'pwd' | 'hwk' | 'otp' | 'google' | 'sso'
+
+/**
+ * A proof of an account made in one browser: held there as the hash of the
+ * binding in its HttpOnly proof cookie, good until `expiresAt`.
+ */
+export interface FreshProof {
+  readonly bindingHash: string
+  readonly accountId: string
+  readonly method: ProofMethod
+  /** Whether the proof was the sign-in itself (a prompt-less passkey registration may use only such a proof, once). */
+  readonly atSignIn: boolean
+  readonly provenAt: number
+  readonly expiresAt: number
+  /** Whether a prompt-less passkey registration has spent it. */
+  readonly upgradeSpent: boolean
+}
+
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
 export interface AccountStore {
@@ -217,6 +239,21 @@ export interface AccountStore {
   markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean>
   revokeRefreshFamily (familyId: string, now: number): Promise<void>
   revokeAccountRefreshTokens (accountId: string, now: number): Promise<void>
+  /** Whether the family has a token neither revoked nor expired at `now` (its session lives). */
+  isRefreshFamilyLive (familyId: string, now: number): Promise<boolean>
+
+  /** Keeps a proof, replacing the browser's earlier one (same binding hash). */
+  insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void>
+  /** The browser's proof if it exists and has not expired (reads only). */
+  findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null>
+  /**
+   * Spends the browser's sign-in proof on the one prompt-less passkey
+   * registration it allows: false when it is not the account's, not a
+   * sign-in's, expired, or spent already. Atomic.
+   */
+  spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean>
+  /** Forgets every proof of the account (its sessions have just been ended). */
+  voidFreshProofs (accountId: string): Promise<void>
 
   insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void>
   /** Uses the token once: returns its account if it was unused and unexpired. Atomic. */
@@ -299,6 +336,8 @@ export interface AccountStore {
    * false (and nothing changed) when there is no pending secret. Atomic.
    */
   confirmSecondFactorEnrolment (accountId: string, step: number, recoveryCodeHashes: readonly string[], now: number): Promise<boolean>
+  /** Replaces an enrolled account's recovery codes with `recoveryCodeHashes`; false (nothing changed) when none is enrolled. Atomic. */
+  replaceRecoveryCodes (accountId: string, recoveryCodeHashes: readonly string[]): Promise<boolean>
   /** Records an accepted TOTP step if it is later than the last one: false for a replay. Atomic. */
   acceptSecondFactorStep (accountId: string, step: number): Promise<boolean>
   /** Uses one of the account's recovery codes once: false when unknown or used. Atomic. */

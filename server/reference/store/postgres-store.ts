@@ -10,6 +10,8 @@ import {
   type CreateAccountResult,
   type EmailLink,
   type EmailLinkPurpose,
+  type FreshProof,
+  type ProofMethod,
   type LoginThrottle,
   type NewAccount,
   type NoticeKind,
@@ -187,7 +189,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
    CREATE TABLE second_factor_organizations (
      organization TEXT PRIMARY KEY
    );
-   ALTER TABLE accounts ADD COLUMN remembered_browsers_forgotten_at BIGINT NOT NULL DEFAULT 0;`
+   ALTER TABLE accounts ADD COLUMN remembered_browsers_forgotten_at BIGINT NOT NULL DEFAULT 0;`,
+  `CREATE TABLE fresh_proofs (
+     binding_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     method TEXT NOT NULL,
+     at_sign_in BOOLEAN NOT NULL,
+     proven_at BIGINT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     upgrade_used_at BIGINT
+   );
+   CREATE INDEX fresh_proofs_by_account ON fresh_proofs(account_id);
+   ALTER TABLE email_links ADD COLUMN subject TEXT;`
 ]
 
 /**
@@ -503,6 +516,43 @@ export class PostgresAccountStore implements AccountStore {
     return result.rowCount === 1
   }
 
+  async isRefreshFamilyLive (familyId: string, now: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'SELECT 1 FROM refresh_tokens WHERE family_id = $1 AND revoked_at IS NULL AND expires_at > $2 LIMIT 1', [familyId, now])
+    return rowCount === 1
+  }
+
+  async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO fresh_proofs (binding_hash, account_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
+       VALUES ($1, $2, $3, $4, $5, $6, NULL)
+       ON CONFLICT (binding_hash) DO UPDATE SET account_id = EXCLUDED.account_id, method = EXCLUDED.method,
+         at_sign_in = EXCLUDED.at_sign_in, proven_at = EXCLUDED.proven_at, expires_at = EXCLUDED.expires_at, upgrade_used_at = NULL`,
+      [proof.bindingHash, proof.accountId, proof.method, proof.atSignIn, proof.provenAt, proof.expiresAt])
+  }
+
+  async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
+    const { rows } = await this.pool.query<{
+      binding_hash: string, account_id: string, method: ProofMethod, at_sign_in: boolean, proven_at: number, expires_at: number, upgrade_used_at: number | null
+    }>('SELECT * FROM fresh_proofs WHERE binding_hash = $1 AND expires_at > $2', [bindingHash, now])
+    const row = rows[0]
+    return row === undefined
+      ? null
+      : { bindingHash: row.binding_hash, accountId: row.account_id, method: row.method, atSignIn: row.at_sign_in, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+  }
+
+  async spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE fresh_proofs SET upgrade_used_at = $1
+       WHERE binding_hash = $2 AND account_id = $3 AND at_sign_in AND upgrade_used_at IS NULL AND expires_at > $1`,
+      [now, bindingHash, accountId])
+    return rowCount === 1
+  }
+
+  async voidFreshProofs (accountId: string): Promise<void> {
+    await this.pool.query('DELETE FROM fresh_proofs WHERE account_id = $1', [accountId])
+  }
+
   async revokeRefreshFamily (familyId: string, now: number): Promise<void> {
     await this.pool.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL', [now, familyId])
   }
@@ -745,6 +795,19 @@ export class PostgresAccountStore implements AccountStore {
     })
   }
 
+  async replaceRecoveryCodes (accountId: string, recoveryCodeHashes: readonly string[]): Promise<boolean> {
+    return await this.inTransaction(async (client) => {
+      // Locks the row: a removal running alongside waits, and then finds no codes to orphan.
+      const enrolled = await client.query('SELECT 1 FROM second_factors WHERE account_id = $1 AND enrolled_at IS NOT NULL FOR UPDATE', [accountId])
+      if (enrolled.rowCount !== 1) return false
+      await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
+      for (const hash of recoveryCodeHashes) {
+        await client.query('INSERT INTO recovery_codes (account_id, code_hash) VALUES ($1, $2)', [accountId, hash])
+      }
+      return true
+    })
+  }
+
   async acceptSecondFactorStep (accountId: string, step: number): Promise<boolean> {
     const result = await this.pool.query(
       'UPDATE second_factors SET last_step = $1 WHERE account_id = $2 AND enrolled_at IS NOT NULL AND last_step < $1', [step, accountId])
@@ -823,6 +886,7 @@ export class PostgresAccountStore implements AccountStore {
       await client.query('DELETE FROM second_factor_challenges WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM second_factors WHERE enrolled_at IS NULL AND pending_expires_at <= $1', [now])
       await client.query('DELETE FROM passkey_challenges WHERE expires_at <= $1', [now])
+      await client.query('DELETE FROM fresh_proofs WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM spent_google_tokens WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
       await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])

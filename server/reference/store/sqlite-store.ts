@@ -6,6 +6,8 @@ import {
   BROWSER_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
   type Account,
+  type FreshProof,
+  type ProofMethod,
   type AccountClaim,
   type AccountStore,
   type BrowserSighting,
@@ -188,7 +190,20 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
    CREATE TABLE second_factor_organizations (
      organization TEXT PRIMARY KEY
    );
-   ALTER TABLE accounts ADD COLUMN remembered_browsers_forgotten_at INTEGER NOT NULL DEFAULT 0;`
+   ALTER TABLE accounts ADD COLUMN remembered_browsers_forgotten_at INTEGER NOT NULL DEFAULT 0;`,
+  // Proofs of an account made in a browser (docs/account-changes.md), keyed by the hash of the browser's cookie
+  // binding; what an emailed "this wasn't me" link undoes (the passkey, the second factor) is its subject.
+  `CREATE TABLE fresh_proofs (
+     binding_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     method TEXT NOT NULL,
+     at_sign_in INTEGER NOT NULL,
+     proven_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     upgrade_used_at INTEGER
+   );
+   CREATE INDEX fresh_proofs_by_account ON fresh_proofs(account_id);
+   ALTER TABLE email_links ADD COLUMN subject TEXT;`
 ]
 
 interface AccountRow {
@@ -400,6 +415,36 @@ export class SqliteAccountStore implements AccountStore {
   async markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean> {
     return this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL')
       .run(now, tokenHash).changes === 1
+  }
+
+  async isRefreshFamilyLive (familyId: string, now: number): Promise<boolean> {
+    return this.db.prepare('SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1')
+      .get(familyId, now) !== undefined
+  }
+
+  async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
+    this.db.prepare(`INSERT OR REPLACE INTO fresh_proofs (binding_hash, account_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
+                     VALUES (?, ?, ?, ?, ?, ?, NULL)`)
+      .run(proof.bindingHash, proof.accountId, proof.method, proof.atSignIn ? 1 : 0, proof.provenAt, proof.expiresAt)
+  }
+
+  async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
+    const row = this.db.prepare('SELECT * FROM fresh_proofs WHERE binding_hash = ? AND expires_at > ?').get(bindingHash, now) as {
+      binding_hash: string, account_id: string, method: ProofMethod, at_sign_in: number, proven_at: number, expires_at: number, upgrade_used_at: number | null
+    } | undefined
+    return row === undefined
+      ? null
+      : { bindingHash: row.binding_hash, accountId: row.account_id, method: row.method, atSignIn: row.at_sign_in === 1, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+  }
+
+  async spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean> {
+    return this.db.prepare(`UPDATE fresh_proofs SET upgrade_used_at = ?
+                            WHERE binding_hash = ? AND account_id = ? AND at_sign_in = 1 AND upgrade_used_at IS NULL AND expires_at > ?`)
+      .run(now, bindingHash, accountId, now).changes === 1
+  }
+
+  async voidFreshProofs (accountId: string): Promise<void> {
+    this.db.prepare('DELETE FROM fresh_proofs WHERE account_id = ?').run(accountId)
   }
 
   async revokeRefreshFamily (familyId: string, now: number): Promise<void> {
@@ -624,6 +669,17 @@ export class SqliteAccountStore implements AccountStore {
     }).immediate()
   }
 
+  async replaceRecoveryCodes (accountId: string, recoveryCodeHashes: readonly string[]): Promise<boolean> {
+    return this.db.transaction(() => {
+      const enrolled = this.db.prepare('SELECT 1 FROM second_factors WHERE account_id = ? AND enrolled_at IS NOT NULL').get(accountId) !== undefined
+      if (!enrolled) return false
+      this.db.prepare('DELETE FROM recovery_codes WHERE account_id = ?').run(accountId)
+      const insert = this.db.prepare('INSERT INTO recovery_codes (account_id, code_hash) VALUES (?, ?)')
+      for (const hash of recoveryCodeHashes) insert.run(accountId, hash)
+      return true
+    }).immediate()
+  }
+
   async acceptSecondFactorStep (accountId: string, step: number): Promise<boolean> {
     return this.db.prepare('UPDATE second_factors SET last_step = ? WHERE account_id = ? AND enrolled_at IS NOT NULL AND last_step < ?')
       .run(step, accountId, step).changes === 1
@@ -692,6 +748,7 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('DELETE FROM second_factor_challenges WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM second_factors WHERE enrolled_at IS NULL AND pending_expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM passkey_challenges WHERE expires_at <= ?').run(now)
+      this.db.prepare('DELETE FROM fresh_proofs WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM spent_google_tokens WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now)
       this.db.prepare('DELETE FROM reset_tokens WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
