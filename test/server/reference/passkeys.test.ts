@@ -31,10 +31,12 @@ async function setUp (t: Test, options: { countsSignatures?: boolean, env?: Reco
   })
   const reference = await startReference(t, { logStream, ...(options.env === undefined ? {} : { env: options.env }) })
   await registerAccount(reference.base, 'ada@example.com')
-  const { auth } = await loginTokens(reference.base, 'ada@example.com')
+  // Signed in in the browser that then makes the passkey: the sign-in is its fresh proof.
+  const browser = new Browser(reference.base)
+  const auth = String((await browser.signIn('ada@example.com')).body.auth)
   return {
     reference,
-    browser: new Browser(reference.base),
+    browser,
     authenticator: new SoftwareAuthenticator(TEST_PUBLIC_URL, { countsSignatures: options.countsSignatures ?? false }),
     auth,
     accountId: decodeJwt(auth).sub!,
@@ -74,13 +76,13 @@ t.test('a signed-in account registers a passkey and then signs in with it', asyn
   t.match(creation.user.id, /^[\w-]{22}$/, 'the account\'s user handle, 16 random bytes')
   t.same(creation.authenticatorSelection, { residentKey: 'required', requireResidentKey: true, userVerification: 'required' })
   t.same(creation.excludeCredentials, [])
-  t.match(browser.cookie, /^passkey_challenge=[\w-]{43}$/)
+  t.match(browser.value('passkey_challenge'), /^[\w-]{43}$/)
 
   const credential = setup.authenticator.create(creation)
   const registered = await browser.post('passkeys/register', { credential }, { authorization: `Bearer ${setup.auth}` })
   t.equal(registered.status, 200)
   t.match(registered.body, { success: /passkey has been created/ })
-  t.equal(browser.cookie, null, 'the challenge cookie is cleared')
+  t.equal(browser.value('passkey_challenge'), undefined, 'the challenge cookie is cleared')
   t.match(registered.headers.getSetCookie().join('\n'), /passkey_challenge=; Max-Age=0; Path=\/accounts; HttpOnly; Secure; SameSite=Strict/)
   const stored = await reference.services.store.listPasskeys(setup.accountId)
   t.equal(stored.length, 1)
@@ -102,7 +104,7 @@ t.test('a signed-in account registers a passkey and then signs in with it', asyn
   const claims = decodeJwt(login.body.auth as string)
   t.equal(claims.sub, setup.accountId)
   t.same(claims.amr, ['hwk'], 'the token says a passkey signed in')
-  t.equal(browser.cookie, null)
+  t.equal(browser.value('passkey_challenge'), undefined)
   t.match(login.headers.getSetCookie().join('\n'), /threshold_browser=/, 'the browser is remembered as after a password sign-in')
   t.match(audited(setup, 'passkey.login.succeeded'), { accountId: setup.accountId })
   t.not((await reference.services.store.findPasskey(credential.id))?.lastUsedAt, null, 'the last use is recorded')
@@ -146,7 +148,7 @@ t.test('an unknown or removed passkey is refused with unknown_credential and its
   const removed = await passkeyLogin(setup)
   t.equal(removed.status, 401)
   t.same(removed.body, { error: removed.body.error, reason: 'unknown_credential', credential_id: id })
-  t.equal(setup.browser.cookie, null, 'the spent challenge\'s cookie is cleared')
+  t.equal(setup.browser.value('passkey_challenge'), undefined, 'the spent challenge\'s cookie is cleared')
 })
 
 t.test('a challenge works once, only in the browser that asked, and only for what it was asked for', async (t) => {
@@ -156,9 +158,9 @@ t.test('a challenge works once, only in the browser that asked, and only for wha
 
   const options = await browser.loginOptions()
   const assertion = authenticator.get(options)
-  const cookie = browser.cookie
+  const binding = browser.value('passkey_challenge')!
   t.equal((await browser.post('passkeys/login', { credential: assertion })).status, 200)
-  browser.cookie = cookie
+  browser.keep('passkey_challenge', binding)
   const replayed = await browser.post('passkeys/login', { credential: assertion })
   t.equal(replayed.status, 400, 'the same response with the same cookie again')
   t.match(replayed.body, { error: /expired or was started in another browser/ })

@@ -7,6 +7,7 @@ import { hashToken, newOpaqueToken } from '../../../server/reference/tokens.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../fixtures/google-identity.js'
 import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/reference.js'
+import { ServiceBrowser } from '../../fixtures/service-browser.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 
 /** A clock the service reads, moved by whole 30-second steps so that each code is a new one. */
@@ -53,11 +54,12 @@ function recoveryOf (email: string): string {
 /** A registered account with an authenticator enrolled through the signed-in enrolment: its secret and recovery codes. */
 async function enrolled (setup: Setup, email: string): Promise<{ secret: string, recoveryCodes: string[] }> {
   await registerAccount(setup.reference.base, email)
-  const signedIn = await login(setup, email)
-  const bearer = { authorization: `Bearer ${String(signedIn.body.auth)}` }
-  const started = await call(setup, 'second-factor/enrol/start', {}, bearer)
+  // In the browser that signed in: the sign-in is its fresh proof.
+  const browser = new ServiceBrowser(setup.reference.base)
+  const bearer = await browser.bearerAfterSignIn(email)
+  const started = await browser.post('second-factor/enrol/start', {}, bearer)
   const secret = String(started.body.secret)
-  const confirmed = await call(setup, 'second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
+  const confirmed = await browser.post('second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
   if (confirmed.status !== 200) throw new Error(`enrolment failed: ${JSON.stringify(confirmed.body)}`)
   recoveryCodesOf.set(email, confirmed.body.recovery_codes as string[])
   setup.clock.nextStep()
@@ -127,8 +129,11 @@ t.test('an organisation that requires a second factor: enrolment during sign-in,
   t.type(confirmed.body.refresh, 'string')
   t.equal((await call(setup, 'second-factor/enrol/confirm', { challenge: enrolChallenge, code: codeFor(setup, secret) })).status, 401,
     'the challenge is spent')
-  t.equal((await call(setup, 'second-factor/enrol/start', {}, { authorization: `Bearer ${String(confirmed.body.auth)}` })).status, 409,
-    'enrolled already')
+  const signedIn = { authorization: `Bearer ${String(confirmed.body.auth)}` }
+  t.equal((await call(setup, 'second-factor/enrol/start', {}, signedIn)).status, 403, 'the bearer token alone is no proof')
+  const proof = confirmed.headers.getSetCookie().find((cookie) => cookie.startsWith('threshold_proof='))!.split(';')[0]!
+  t.equal((await call(setup, 'second-factor/enrol/start', {}, { ...signedIn, cookie: proof })).status, 409,
+    'enrolled already, for the browser that signed in')
   const stored = await store.findSecondFactor(ada.id)
   t.notMatch(stored!.encryptedSecret, secret, 'the secret is not stored in the clear')
 
@@ -184,14 +189,15 @@ t.test('another account\'s code, or a challenge of another account, does not sig
 t.test('signed-in enrolment answers recovery codes only; an account with neither factor nor requirement signs in as before', async (t) => {
   const setup = await setUp(t)
   await registerAccount(setup.reference.base, 'cy@example.com')
-  const plain = await login(setup, 'cy@example.com')
+  const browser = new ServiceBrowser(setup.reference.base)
+  const plain = await browser.signIn('cy@example.com')
   t.same(Object.keys(plain.body).sort(), ['auth', 'refresh'])
   t.same(decodeJwt(String(plain.body.auth)).amr, ['pwd'])
   const bearer = { authorization: `Bearer ${String(plain.body.auth)}` }
-  t.equal((await call(setup, 'second-factor/enrol/start', {})).status, 401, 'neither challenge nor token')
-  t.equal((await call(setup, 'second-factor/enrol/confirm', { code: '123456' }, bearer)).status, 400, 'nothing started')
-  const secret = String((await call(setup, 'second-factor/enrol/start', {}, bearer)).body.secret)
-  const confirmed = await call(setup, 'second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
+  t.equal((await browser.post('second-factor/enrol/start', {})).status, 401, 'neither challenge nor token')
+  t.equal((await browser.post('second-factor/enrol/confirm', { code: '123456' }, bearer)).status, 400, 'nothing started')
+  const secret = String((await browser.post('second-factor/enrol/start', {}, bearer)).body.secret)
+  const confirmed = await browser.post('second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
   t.same(Object.keys(confirmed.body), ['recovery_codes'])
   setup.clock.nextStep()
   t.match((await login(setup, 'cy@example.com')).body, { second_factor: 'code' })
@@ -299,7 +305,7 @@ t.test('a passkey sign-in never asks for the second factor, even where an organi
   t.ok((await store.findSecondFactor(ada.id))?.enrolledAt)
   const browser = new PasskeyBrowser(setup.reference.base)
   const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL, { countsSignatures: false })
-  const bearerLogin = await call(setup, 'second-factor/verify', { challenge, recovery_code: recoveryOf('ada@example.com') })
+  const bearerLogin = await browser.post('second-factor/verify', { challenge, recovery_code: recoveryOf('ada@example.com') })
   t.equal(bearerLogin.status, 200)
   const auth = String(bearerLogin.body.auth)
   const credential = authenticator.create(await browser.registerOptions(auth))
