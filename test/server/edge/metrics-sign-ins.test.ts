@@ -8,6 +8,7 @@ import { TestBrowser } from '../../fixtures/sso-browser.js'
 import { opensslSkip } from '../../fixtures/sso-certificates.js'
 import { OIDC_DOMAIN, startSsoStack } from '../../fixtures/sso-service.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
+import { ServiceBrowser } from '../../fixtures/service-browser.js'
 
 /*
  * Real sign-ins of each kind through the real edge in front of the
@@ -47,12 +48,15 @@ t.test('password, refused password, second factor, Google and passkey sign-ins a
 
   // The second factor: enrolled, then a login that asks for it, a wrong code, and a recovery code.
   await registerAccount(base, 'sif.metrics@example.test')
-  const sif = await loginTokens(base, 'sif.metrics@example.test', GOOD_PASSWORD, NO_CONTEXT)
+  // Enrolled in the browser that signed in: the sign-in is its fresh proof.
+  const sifsBrowser = new ServiceBrowser(base)
+  const sifSignIn = await sifsBrowser.signIn('sif.metrics@example.test', GOOD_PASSWORD, NO_CONTEXT)
+  const sif = { auth: String(sifSignIn.body.auth), refresh: String(sifSignIn.body.refresh) }
   const bearer = { authorization: `Bearer ${sif.auth}` }
-  const enrolment = await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)
+  const enrolment = await sifsBrowser.post('second-factor/enrol/start', {}, bearer)
   const secret = String(enrolment.body.secret)
   const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
-  const confirmed = await postJson(base, '/accounts/second-factor/enrol/confirm', { code }, bearer)
+  const confirmed = await sifsBrowser.post('second-factor/enrol/confirm', { code }, bearer)
   t.equal(confirmed.status, 200)
   const [recoveryCode] = confirmed.body.recovery_codes as string[]
   const due = await postJson(base, '/accounts/v2/login', { email: 'sif.metrics@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT })
@@ -74,8 +78,9 @@ t.test('password, refused password, second factor, Google and passkey sign-ins a
 
   // Passkeys: the offer registers one, then the autofill menu and the button sign in with it.
   await registerAccount(base, 'pia.metrics@example.test')
-  const pia = await loginTokens(base, 'pia.metrics@example.test', GOOD_PASSWORD, NO_CONTEXT)
   const browser = new PasskeyBrowser(base)
+  const piaSignIn = await browser.signIn('pia.metrics@example.test', GOOD_PASSWORD, NO_CONTEXT)
+  const pia = { auth: String(piaSignIn.body.auth), refresh: String(piaSignIn.body.refresh) }
   const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL)
   const credential = authenticator.create(await browser.registerOptions(pia.auth, false))
   t.equal((await browser.post('passkeys/register', { credential, conditional: false }, { authorization: `Bearer ${pia.auth}` })).status, 200)

@@ -20,6 +20,7 @@ import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 import { TestBrowser } from '../../fixtures/sso-browser.js'
 import { opensslSkip } from '../../fixtures/sso-certificates.js'
 import { OIDC_DOMAIN, startSsoStack } from '../../fixtures/sso-service.js'
+import { ServiceBrowser } from '../../fixtures/service-browser.js'
 
 // Issue 29: the reference service's own figures (password hashing time,
 // lockouts, emails sent or failed, sign-ins), read as the edge reads them:
@@ -116,17 +117,20 @@ t.test('second-factor and passkey sign-ins are counted by method, and their lock
   const login = () => call('v2/login', { email: OWNER, password: GOOD_PASSWORD })
 
   await registerAccount(reference.base, OWNER)
-  const bearer = { authorization: `Bearer ${String((await login()).body.auth)}` }
-  const secret = String((await call('second-factor/enrol/start', {}, bearer)).body.secret)
+  // Enrolled in the browser that signed in: the sign-in is its fresh proof.
+  const owner = new ServiceBrowser(reference.base)
+  const bearer = await owner.bearerAfterSignIn(OWNER)
+  const secret = String((await owner.post('second-factor/enrol/start', {}, bearer)).body.secret)
   const codeNow = () => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: clock })
-  const enrolled = await call('second-factor/enrol/confirm', { code: codeNow() }, bearer)
+  const enrolled = await owner.post('second-factor/enrol/confirm', { code: codeNow() }, bearer)
   t.equal(enrolled.status, 200)
   const recoveryCodes = enrolled.body.recovery_codes as string[]
   clock += 30_000
 
   const byCode = await login()
   t.match(byCode.body, { second_factor: 'code' })
-  const verified = await call('second-factor/verify', { challenge: byCode.body.challenge, code: codeNow() })
+  const browser = new PasskeyBrowser(reference.base)
+  const verified = await browser.post('second-factor/verify', { challenge: byCode.body.challenge, code: codeNow() })
   t.equal(verified.status, 200)
   const byRecoveryCode = await login()
   t.equal((await call('second-factor/verify', { challenge: byRecoveryCode.body.challenge, recovery_code: recoveryCodes[0] })).status, 200)
@@ -136,7 +140,6 @@ t.test('second-factor and passkey sign-ins are counted by method, and their lock
   for (let guess = 1; guess <= FREE_LOGIN_FAILURES + 1; guess++) statuses.push((await call('second-factor/verify', { challenge: guessed.body.challenge, code: wrong })).status)
   t.same(statuses, [401, 401, 401, 401, 401], 'the fifth wrong code sets the lock')
 
-  const browser = new PasskeyBrowser(reference.base)
   const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL, { countsSignatures: false })
   const auth = String(verified.body.auth)
   const creation = await browser.registerOptions(auth)

@@ -4,7 +4,8 @@ import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
 import { startMetricsListener } from '../../../../server/edge/metrics-listener.js'
 import { FORM_FLASH_COOKIE } from '../../../../server/edge/form-posts/form-flash.js'
 import { formBody, stateIn } from '../../../fixtures/form-page.js'
-import { GOOD_PASSWORD, loginTokens, postJson, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { ServiceBrowser } from '../../../fixtures/service-browser.js'
 
 /*
  * The forms posted without scripts over real HTTP to the real edge in front
@@ -73,11 +74,12 @@ t.test('register, login, wrong password, reset and a new password, and the code 
   t.equal((await postForm(base, { form: 'login', email: 'nia@example.test', password: NEW_PASSWORD })).status, 303, 'the new password signs in')
 
   // The second factor: enrolled through the page's calls, then the code step posted without scripts.
-  const tokens = await loginTokens(base, 'nia@example.test', NEW_PASSWORD)
-  const bearer = { authorization: `Bearer ${tokens.auth}` }
-  const secret = String((await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)).body.secret)
+  // In the browser that signed in: the sign-in is its fresh proof.
+  const page = new ServiceBrowser(base)
+  const bearer = await page.bearerAfterSignIn('nia@example.test', NEW_PASSWORD)
+  const secret = String((await page.post('second-factor/enrol/start', {}, bearer)).body.secret)
   const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 })
-  t.equal((await postJson(base, '/accounts/second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
+  t.equal((await page.post('second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
   // Another address than the sign-in above: the same post within 10 s would be answered as that one was (repeated-posts.ts).
   const due = await postLogin(base, { form: 'login', email: 'nia@example.test', password: NEW_PASSWORD }, 'redirect=%2Fcode')
   t.equal(due.status, 200)

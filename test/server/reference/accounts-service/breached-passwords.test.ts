@@ -16,6 +16,7 @@ import {
   type Reference
 } from '../../../fixtures/reference.js'
 import { sha1Hex, startRangeServer, type RangeServer } from '../../../fixtures/range-server.js'
+import { ServiceBrowser } from '../../../fixtures/service-browser.js'
 
 /** Not in the offline list nor built on it: only the (local) breach corpus knows it. */
 const BREACHED_PASSWORD = 'velvet otter parliament 1987'
@@ -223,11 +224,12 @@ t.test('with a second factor, the flag is carried through the code step to the a
   const { reference, logs } = await setUp(t, {}, clock.now)
   await accountWithPassword(reference, 'max@example.com', BREACHED_PASSWORD)
   const call = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(reference.base, `/accounts/${path}`, body, headers)
-  const first = await login(reference, 'max@example.com', BREACHED_PASSWORD)
-  const bearer = { authorization: `Bearer ${String(first.body.auth)}` }
-  const secret = String((await call('second-factor/enrol/start', {}, bearer)).body.secret)
+  // Enrolled in the browser that signed in: the sign-in is its fresh proof.
+  const owner = new ServiceBrowser(reference.base)
+  const bearer = await owner.bearerAfterSignIn('max@example.com', BREACHED_PASSWORD)
+  const secret = String((await owner.post('second-factor/enrol/start', {}, bearer)).body.secret)
   const code = (): string => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: clock.value })
-  t.equal((await call('second-factor/enrol/confirm', { code: code() }, bearer)).status, 200)
+  t.equal((await owner.post('second-factor/enrol/confirm', { code: code() }, bearer)).status, 200)
   clock.value += 30_000
 
   const challenged = await login(reference, 'max@example.com', BREACHED_PASSWORD)
