@@ -95,7 +95,10 @@ interface Exchange {
 /** Calls through the edge and checks each answer against the document, recording the statuses seen. */
 class ContractProbe {
   readonly seen = new Map<string, Set<string>>()
-  private passkeyCookie: string | null = null
+  /** The browser's passkey_challenge cookie, sent on the passkey calls; a test may put back an older one. */
+  passkeyCookie: string | null = null
+  /** The browser's fresh proof (threshold_proof), from its last sign-in or proof, sent on every call unless left out. */
+  private proofCookie: string | null = null
 
   constructor (private readonly t: Test, private readonly base: string) {}
 
@@ -104,9 +107,15 @@ class ContractProbe {
     readonly form?: string
     readonly query?: string
     readonly headers?: Record<string, string>
+    /** Without this browser's fresh proof: as another browser holding only the token. */
+    readonly withoutProof?: boolean
   } = {}): Promise<Exchange> {
     const { t } = this
-    const cookies = [options.headers?.cookie, path.startsWith('/passkeys/') ? this.passkeyCookie : null].filter((value) => value != null)
+    const cookies = [
+      options.headers?.cookie,
+      path.startsWith('/passkeys/') ? this.passkeyCookie : null,
+      options.withoutProof === true ? null : this.proofCookie
+    ].filter((value) => value != null)
     const response = await fetch(`${this.base}/accounts${path}${options.query ?? ''}`, {
       method: method.toUpperCase(),
       redirect: 'manual',
@@ -122,6 +131,8 @@ class ContractProbe {
     for (const line of response.headers.getSetCookie()) {
       const match = /^passkey_challenge=([^;]*)/.exec(line)
       if (match !== null) this.passkeyCookie = match[1] === '' ? null : `passkey_challenge=${match[1]}`
+      const proof = /^threshold_proof=([^;]*)/.exec(line)
+      if (proof !== null) this.proofCookie = proof[1] === '' ? null : `threshold_proof=${proof[1]}`
     }
     const text = await response.text()
     const status = response.status
@@ -244,7 +255,19 @@ t.test('every answer of the reference service through the edge fits the document
   const piaBearer = { authorization: `Bearer ${String(pia.auth)}` }
   const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL)
   await probe.expect(401, 'post', '/passkeys/register/options', { json: { conditional: false } })
+  await probe.expect(403, 'post', '/passkeys/register/options', { json: { conditional: false }, headers: piaBearer, withoutProof: true })
   await probe.expect(400, 'post', '/passkeys/register/options', { json: { conditional: 'yes' }, headers: piaBearer })
+  // Two prompt-less registrations started on one sign-in: the first spends it, the second is refused.
+  const firstUpgrade = await probe.expect(200, 'post', '/passkeys/register/options', { json: { conditional: true }, headers: piaBearer })
+  const firstUpgradeCookie = probe.passkeyCookie
+  const secondUpgrade = await probe.expect(200, 'post', '/passkeys/register/options', { json: { conditional: true }, headers: piaBearer })
+  await probe.expect(200, 'post', '/passkeys/register', {
+    json: { credential: authenticator.create(secondUpgrade.body.options as PublicKeyCredentialCreationOptionsJSON, { userVerified: false }), conditional: true }, headers: piaBearer
+  })
+  probe.passkeyCookie = firstUpgradeCookie
+  await probe.expect(403, 'post', '/passkeys/register', {
+    json: { credential: authenticator.create(firstUpgrade.body.options as PublicKeyCredentialCreationOptionsJSON, { userVerified: false }), conditional: true }, headers: piaBearer
+  })
   const creation = await probe.expect(200, 'post', '/passkeys/register/options', { json: { conditional: false }, headers: piaBearer })
   const credential = authenticator.create(creation.body.options as PublicKeyCredentialCreationOptionsJSON)
   await probe.expect(401, 'post', '/passkeys/register', { json: { credential } })
@@ -257,6 +280,23 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(403, 'post', '/passkeys/login', { json: { credential: authenticator.get(await requestOptions()), ...NO_CONTEXT, insecure_allowed_orgs: ['acme'] } })
   await probe.expect(400, 'post', '/passkeys/login', { json: { credential: {}, ...NO_CONTEXT } })
 
+  // Proving the account again, and removing a passkey (docs/account-changes.md).
+  await probe.expect(401, 'post', '/reauthenticate', { json: { password: GOOD_PASSWORD } })
+  await probe.expect(401, 'post', '/reauthenticate', { json: { password: 'not the password' }, headers: piaBearer })
+  await probe.expect(400, 'post', '/reauthenticate', { json: {}, headers: piaBearer })
+  await probe.expect(200, 'post', '/reauthenticate', { json: { password: GOOD_PASSWORD }, headers: piaBearer })
+  await probe.expect(401, 'post', '/passkeys/reauthenticate/options', { json: {} })
+  const proofOptions = await probe.expect(200, 'post', '/passkeys/reauthenticate/options', { json: {}, headers: piaBearer })
+  await probe.expect(400, 'post', '/passkeys/reauthenticate', { json: { credential: {} }, headers: piaBearer })
+  await probe.expect(401, 'post', '/passkeys/reauthenticate', { json: { credential: authenticator.get(proofOptions.body.options as PublicKeyCredentialRequestOptionsJSON) } })
+  const spentOptions = await probe.expect(200, 'post', '/passkeys/reauthenticate/options', { json: {}, headers: piaBearer })
+  await probe.expect(200, 'post', '/passkeys/reauthenticate', { json: { credential: authenticator.get(spentOptions.body.options as PublicKeyCredentialRequestOptionsJSON) }, headers: piaBearer })
+  await probe.expect(401, 'post', '/passkeys/remove', { json: { id: credential.id } })
+  await probe.expect(403, 'post', '/passkeys/remove', { json: { id: credential.id }, headers: piaBearer, withoutProof: true })
+  await probe.expect(400, 'post', '/passkeys/remove', { json: { id: 'not a credential id' }, headers: piaBearer })
+  await probe.expect(404, 'post', '/passkeys/remove', { json: { id: 'bm90LWEtcmVhbC1jcmVkZW50aWFs' }, headers: piaBearer })
+  await probe.expect(200, 'post', '/passkeys/remove', { json: { id: credential.id }, headers: piaBearer })
+
   // The second factor: a voluntary enrolment, then a login that asks for it.
   await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'sif@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
   const sif = (await probe.expect(200, 'post', '/v2/login', { json: { email: 'sif@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body
@@ -265,6 +305,10 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(401, 'post', '/second-factor/enrol/start', { json: { challenge: 'not-a-challenge' } })
   await probe.expect(400, 'post', '/second-factor/enrol/start', { json: { challenge: 5 }, headers: sifBearer })
   await probe.expect(400, 'post', '/second-factor/enrol/confirm', { json: { code: '123456' }, headers: sifBearer })
+  await probe.expect(403, 'post', '/second-factor/enrol/start', { json: {}, headers: sifBearer, withoutProof: true })
+  await probe.expect(400, 'post', '/passkeys/reauthenticate/options', { json: {}, headers: sifBearer })
+  await probe.expect(404, 'post', '/second-factor/remove', { json: {}, headers: sifBearer })
+  await probe.expect(404, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifBearer })
   const secret = String((await probe.expect(200, 'post', '/second-factor/enrol/start', { json: {}, headers: sifBearer })).body.secret)
   const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
   await probe.expect(401, 'post', '/second-factor/enrol/confirm', { json: { code } })
@@ -278,6 +322,19 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(401, 'post', '/second-factor/verify', { json: { challenge: 'not-a-challenge', code: '123456', remember_browser: false } })
   const [recoveryCode] = confirmed.body.recovery_codes as string[]
   await probe.expect(200, 'post', '/second-factor/verify', { json: { challenge, recovery_code: recoveryCode, remember_browser: true } })
+
+  // The authenticator's recovery codes renewed, then the authenticator turned off.
+  await probe.expect(401, 'post', '/second-factor/recovery-codes', { json: {} })
+  await probe.expect(403, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifBearer, withoutProof: true })
+  await probe.expect(200, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifBearer })
+  await probe.expect(401, 'post', '/second-factor/remove', { json: {} })
+  await probe.expect(403, 'post', '/second-factor/remove', { json: {}, headers: sifBearer, withoutProof: true })
+  const sifAccount = (await store.findAccountByEmail('sif@example.test'))!
+  await store.addMembership(sifAccount.id, 'strict-org')
+  await store.setOrganizationRequiresSecondFactor('strict-org', true)
+  await probe.expect(409, 'post', '/second-factor/remove', { json: {}, headers: sifBearer })
+  await store.setOrganizationRequiresSecondFactor('strict-org', false)
+  await probe.expect(200, 'post', '/second-factor/remove', { json: {}, headers: sifBearer })
 
   // Every status the document lists for a reference call was produced above.
   for (const { method, path, operation } of contract.operations) {
