@@ -43,7 +43,7 @@ const bearerDocumented = (path: string): boolean =>
 /** The JSON calls the edge proxies, as the document names them (`/v2/login`). */
 const jsonCalls = ROUTES.filter((route) => route.kind === 'json').map((route) => `/${route.path}`)
 
-const ALL_COOKIES = ['sso_state=s', 'threshold_browser=b', 'refresh=r', 'passkey_challenge=p', 'second_factor_browser=f', 'auth=token-of-the-product', 'product_session=other']
+const ALL_COOKIES = ['sso_state=s', 'threshold_browser=b', 'refresh=r', 'passkey_challenge=p', 'second_factor_browser=f', 'threshold_proof=q', 'auth=token-of-the-product', 'product_session=other']
 
 t.test('each call reaches the backend with the headers and cookies the document names for it, and no other', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { success: 'ok' }))
