@@ -302,8 +302,9 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
     [{ CHALLENGE_SITE_KEY: 'k' }, /CHALLENGE_SITE_KEY is set but CHALLENGE is pow/],
     [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'ftp://x' }, /CHALLENGE_VERIFY_URL must use http or https/],
     [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'http://verify.example.com/siteverify' }, /CHALLENGE_VERIFY_URL must use https \(plain http only on this machine/],
-    [{ REDIS_URL: 'redis://cache.internal:6379' }, /^EDGE_SECRET is required with REDIS_URL while CHALLENGE is pow/],
-    [{ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }, /^EDGE_SECRET is required with REDIS_URL while CHALLENGE is turnstile/]
+    [{ REDIS_URL: 'redis://cache.internal:6379' }, /^EDGE_SECRET is required with REDIS_URL: .* name clients and accounts only by keyed hashes under it, and instances accept each other's challenges only with it$/],
+    [{ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }, /^EDGE_SECRET is required with REDIS_URL: .*challenges only with it$/],
+    [{ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'off' }, /^EDGE_SECRET is required with REDIS_URL: .* the shared counts name clients only by keyed hashes under it$/]
   ]
   for (const [env, message] of refusals) {
     t.throws(() => loadServerConfig(env), ConfigError, JSON.stringify(env))
@@ -315,7 +316,6 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
   for (const local of ['http://localhost:8080/siteverify', 'http://127.0.0.1/siteverify', 'http://[::1]:9/siteverify']) {
     t.equal(loadServerConfig({ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: local }).challenge.provider?.verifyUrl, local, 'plain http on this machine (a test\'s fake)')
   }
-  t.equal(loadServerConfig({ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'off' }).challenge.kind, 'off', 'without a challenge, REDIS_URL needs no EDGE_SECRET')
   t.equal(LEVEL_ONE_MAX_COUNTER, 600)
 })
 
