@@ -54,7 +54,7 @@ interface JudgedCall {
  * ({@link CHALLENGED_PATHS}) once risk has risen, and checks the solution
  * the page sends back; and what it learns from the backend's answers
  * (`noteAnswer` for json-answers.ts, `onResponse` as a hook): failed and
- * successful logins. At level 0 a guarded call costs one read of the counts.
+ * successful logins, and calls the backend shed (503). At level 0 a guarded call costs one read of the counts.
  * A guarded call whose body names `email` more than once is answered 400.
  * Nothing of a body is kept or logged: accounts and ranges are keyed hashes.
  */
@@ -64,8 +64,8 @@ export function challengeGate (options: ChallengeGateOptions) {
   const provider = settings.provider
   const pseudonym = (text: string): string => createHmac('sha256', keys.pseudonym).update(text).digest('base64url').slice(0, 22)
   const answered = new WeakMap<FastifyRequest, Readonly<Record<string, unknown>>>()
-  // The judged login, kept from the preHandler for its answer: the body is read once.
-  const judgedLogins = new WeakMap<FastifyRequest, JudgedCall>()
+  // The judged call, kept from the preHandler for its answer: the body is read once.
+  const judgedCalls = new WeakMap<FastifyRequest, JudgedCall>()
 
   /**
    * The guarded call's path, range and account; null for any other call, or
@@ -84,6 +84,12 @@ export function challengeGate (options: ChallengeGateOptions) {
     // Not a string: the backend refuses the body; judged by its range alone.
     const accounts = typeof emails[0] === 'string' ? [accountKeyFor(keys.pseudonym, emails[0])] : []
     return { path: path as ChallengedPath, range, accounts }
+  }
+
+  /** Whether the backend signed in the account of a judged login (tokens, or a second factor due: the password was right). */
+  function signedIn (request: FastifyRequest, status: number, call: JudgedCall): boolean {
+    const answer = answered.get(request)
+    return call.path === 'v2/login' && answer !== undefined && status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))
   }
 
   /** What a challenge for `call` is bound to; computed only above level 0, where a challenge is asked for or checked. */
@@ -133,7 +139,7 @@ export function challengeGate (options: ChallengeGateOptions) {
       const call = judged(request)
       if (call === null) return undefined
       if (call === 'severalEmails') return await reply.code(400).send({ error: request.server.messagesFor(request).text('server.challengeOneEmail') })
-      if (call.path === 'v2/login') judgedLogins.set(request, call)
+      judgedCalls.set(request, call)
       const level = await risk.levelFor(call.range, call.accounts)
       request.server.metrics?.challengeLevel(call.path, level)
       if (level > 0) {
@@ -154,15 +160,22 @@ export function challengeGate (options: ChallengeGateOptions) {
     /**
      * An `onResponse` hook: a login the backend refused (401, or its own 429)
      * counts; one that succeeded clears its account, the one address the
-     * body named and so the one the backend signed in.
+     * body named and so the one the backend signed in. A guarded call the
+     * backend itself answered 503 (overloaded: its hash gate shed it) counts
+     * toward its range and the burst: a flood the backend sheds otherwise
+     * costs the attacker nothing and never raises the risk. The edge's own
+     * 503 (the backend unreachable) is no answer of the backend's and
+     * counts nothing.
      */
     async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const answer = answered.get(request)
-      const call = judgedLogins.get(request)
+      const call = judgedCalls.get(request)
       if (answer === undefined || call === undefined) return
       const status = reply.statusCode
-      if (status === 401 || status === 429) await risk.noteFailedLogin(call.range, call.accounts)
-      else if (status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))) await risk.noteSuccessfulLogin(call.accounts)
+      if (status === 503) await risk.noteShedCall(call.range)
+      else if (call.path !== 'v2/login') return
+      else if (status === 401 || status === 429) await risk.noteFailedLogin(call.range, call.accounts)
+      else if (signedIn(request, status, call)) await risk.noteSuccessfulLogin(call.accounts)
     }
   }
 }

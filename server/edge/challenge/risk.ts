@@ -17,7 +17,10 @@ import { BUCKET_MS, type WindowCounts } from './window-counts.js'
  *   neighbours caught with an attacker lose a fraction of a second, not access;
  * - failed logins per account (the email a login names, in the form the
  *   accounts service finds it by), by a keyed hash, never the address itself;
- * - failed logins across all accounts per minute (a burst).
+ * - failed logins across all accounts per minute (a burst), and calls the
+ *   backend shed because it was overloaded (its 503: the reference service's
+ *   hash gate, server/reference/hash-gate.ts), which a flood from fresh
+ *   ranges causes before any password is checked or any range counts much.
  * A successful login clears its account's count. Ranges, too, are counted by
  * a keyed hash: nothing in the counts (in Redis) names a client.
  */
@@ -86,6 +89,8 @@ export interface Risk {
   levelFor (range: string, accounts: readonly string[]): Promise<number>
   /** A login the backend refused (401, or its own 429). */
   noteFailedLogin (range: string, accounts: readonly string[]): Promise<void>
+  /** A guarded call the backend shed, overloaded (its 503): counted as a failure of its range and of the burst, of no account (no password was checked). */
+  noteShedCall (range: string): Promise<void>
   /** A login that succeeded: its accounts' counts are cleared. */
   noteSuccessfulLogin (accounts: readonly string[]): Promise<void>
   /** A registration or reset request passed on. */
@@ -119,6 +124,9 @@ export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, no
     async noteFailedLogin (range, accounts) {
       await counts.add([rangeKey(range), BURST_KEY], RANGE_WINDOW_MINUTES)
       if (accounts.length > 0) await counts.add(accounts.map(accountKey), ACCOUNT_WINDOW_MINUTES)
+    },
+    async noteShedCall (range) {
+      await counts.add([rangeKey(range), BURST_KEY], RANGE_WINDOW_MINUTES)
     },
     async noteSuccessfulLogin (accounts) {
       for (const account of accounts) await counts.clear(accountKey(account), ACCOUNT_WINDOW_MINUTES)
