@@ -39,7 +39,8 @@ export interface ChallengeSettings {
   readonly burstFailures: number
   /**
    * EDGE_SECRET: the root of the edge's HMAC keys (challenge signatures, the
-   * keyed hashes of client addresses and accounts in Redis); null: one drawn at start, which only this instance knows.
+   * keyed hashes of client addresses and accounts in Redis, the known-browser
+   * cookie); null: one drawn at start, which only this instance knows.
    */
   readonly edgeSecret: string | null
   /** Set for turnstile and hcaptcha only. */

@@ -5,6 +5,7 @@ import type { ProxyTrust } from '../trusted-proxy.js'
 import type { ChallengeSettings } from './challenge-config.js'
 import { challengeGate, type ChallengeGate } from './challenge-gate.js'
 import type { EdgeKeys } from './edge-secrets.js'
+import { knownBrowsers } from './known-browser.js'
 import { createRisk } from './risk.js'
 import { localSingleUse, sharedSingleUse } from './single-use.js'
 import { localWindowCounts, redisWindowCounts, sharedWindowCounts } from './window-counts.js'
@@ -37,6 +38,8 @@ export function createChallengeGate (options: {
     keys,
     risk: createRisk(counts, settings, now),
     singleUse: redis === null ? used : sharedSingleUse(redis, used, log, now),
+    // Scoped to the login call: the only one that reads it (a form post's call is exempt without it).
+    knownBrowsers: knownBrowsers(keys.knownBrowserSignature, `${options.prefix}/v2/login`, now),
     prefix: options.prefix,
     servedHosts: options.servedHosts,
     trust: options.trust,

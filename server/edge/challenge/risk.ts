@@ -85,8 +85,13 @@ export function rangeKeyFor (pseudonymKey: Buffer, range: string): string {
 }
 
 export interface Risk {
-  /** The level a guarded call from `range` naming `accounts` (both keyed) gets now: 0 = no challenge. */
-  levelFor (range: string, accounts: readonly string[]): Promise<number>
+  /**
+   * The level a guarded call from `range` naming `accounts` (both keyed) gets
+   * now: 0 = no challenge. With `accountSignal` false the accounts' counts
+   * are not read (a browser their owner signed in with, a form posted
+   * without scripts: challenge-gate.ts): range and burst alone decide.
+   */
+  levelFor (range: string, accounts: readonly string[], accountSignal?: boolean): Promise<number>
   /** A login the backend refused (401, or its own 429). */
   noteFailedLogin (range: string, accounts: readonly string[]): Promise<void>
   /** A guarded call the backend shed, overloaded (its 503): counted as a failure of its range and of the burst, of no account (no password was checked). */
@@ -104,12 +109,13 @@ const accountKey = (account: string): string => `account:${account}`
 /** The judgement over `counts` (shared or local); `now` is the clock the counts keep (tests pass their own). */
 export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, now: () => number = Date.now): Risk {
   return {
-    async levelFor (range, accounts) {
+    async levelFor (range, accounts, accountSignal = true) {
+      const judged = accountSignal ? accounts : []
       const sums = await counts.sums([
         { key: rangeKey(range), windowMinutes: RANGE_WINDOW_MINUTES },
         { key: BURST_KEY, windowMinutes: 1 },
         { key: BURST_KEY, windowMinutes: BURST_WINDOW_MINUTES },
-        ...accounts.map((account) => ({ key: accountKey(account), windowMinutes: ACCOUNT_WINDOW_MINUTES }))
+        ...judged.map((account) => ({ key: accountKey(account), windowMinutes: ACCOUNT_WINDOW_MINUTES }))
       ])
       const [rangeCount = 0, thisMinute = 0, twoMinutes = 0, ...accountCounts] = sums
       const lastMinuteShare = 1 - (now() % BUCKET_MS) / BUCKET_MS
@@ -118,7 +124,7 @@ export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, no
       const burst = Math.min(1, levelOf(burstCount, thresholds.burstFailures))
       const account = Math.min(ACCOUNT_MAX_LEVEL, accountCounts.reduce((highest, count) => Math.max(highest, levelOf(count, thresholds.accountFailures)), 0))
       // With no account named (a malformed body), the account's threshold still applies when it is 0.
-      const accountFloor = accounts.length === 0 && thresholds.accountFailures === 0 ? 1 : 0
+      const accountFloor = accountSignal && accounts.length === 0 && thresholds.accountFailures === 0 ? 1 : 0
       return Math.max(levelOf(rangeCount, thresholds.rangeFailures), burst, account, accountFloor)
     },
     async noteFailedLogin (range, accounts) {
