@@ -163,6 +163,7 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
     // on: ACCOUNTS_REQUEST_HEADERS does not list it.
     if (challenge !== null) {
       app.addHook('preHandler', challenge.preHandler)
+      app.addHook('onSend', challenge.onSend)
       app.addHook('onResponse', challenge.onResponse)
     }
     // After the rate limit (an onRequest hook) and the body's checks: a refused call costs the domain service nothing.

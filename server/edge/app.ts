@@ -20,6 +20,7 @@ import type { ProxyTrust } from './trusted-proxy.js'
 import type { UpstreamProbes } from './upstream-probes.js'
 import { webauthnWellKnown } from './webauthn-well-known.js'
 import { createChallengeGate } from './challenge/challenge-setup.js'
+import { edgeKeys } from './challenge/edge-secrets.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -52,8 +53,11 @@ export interface AppOptions {
  */
 export default async function app (fastify: FastifyInstance, options: AppOptions): Promise<void> {
   const { config } = options
+  // Once per edge: the rate limits and the challenge derive their keys from the same root.
+  const keys = edgeKeys(config.challenge.edgeSecret)
   const rateLimit: RateLimitSettings = {
     perMinute: config.rateLimitPerMinute,
+    addressKey: keys.rateLimitPseudonym,
     shared: options.redis === null ? null : { redis: options.redis, log: fastify.log }
   }
 
@@ -81,6 +85,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null,
     challenge: createChallengeGate({
       settings: config.challenge,
+      keys,
       redis: options.redis,
       log: fastify.log,
       prefix: '/accounts',

@@ -7,6 +7,7 @@ import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import { createHmac } from 'node:crypto'
 import { clientAddress, rateLimitKey } from './client-address.js'
 import { redisSharing, type RedisSharing } from './redis-sharing.js'
 
@@ -19,6 +20,12 @@ export interface SharedCounting {
 /** How many proxied POSTs a client address may make, and where counts are kept. */
 export interface RateLimitSettings {
   readonly perMinute: number
+  /**
+   * The key that names a client address in the counts (edge-secrets.ts
+   * rateLimitPseudonym, from EDGE_SECRET): every instance sharing counts
+   * must hold the same.
+   */
+  readonly addressKey: Buffer
   /** Counts shared through Redis (REDIS_URL); null: this instance counts alone. */
   readonly shared: SharedCounting | null
 }
@@ -82,12 +89,23 @@ function sharedStore (shared: SharedCounting, nameSpace: string, group: string):
 }
 
 /**
+ * A client's bucket (client-address.ts rateLimitKey) as the counts name it:
+ * an HMAC under `key`, as the challenge names ranges (challenge/risk.ts
+ * rangeKeyFor). Nothing in the counts, in Redis, names a client: an IPv4
+ * address hashed without a key would be found again by hashing all 2^32.
+ */
+export function rateLimitBucketName (key: Buffer, bucket: string): string {
+  return createHmac('sha256', key).update(`rate-limit:${bucket}`).digest('base64url').slice(0, 22)
+}
+
+/**
  * @fastify/rate-limit options for one group of proxied routes. Counting is per
  * client address as Fastify sees it (so TRUST_PROXY decides), normalised
  * first (client-address.ts): without a port, an IPv6 client by its /64, and
  * requests without an address in one bucket (the library's own key generator
- * throws on those, and the request then escapes the count). Each group has
- * its own counts (its own Redis key prefix when shared).
+ * throws on those, and the request then escapes the count), each bucket by
+ * its keyed hash. Each group has its own counts (its own Redis key prefix
+ * when shared).
  */
 export function rateLimitOptions (settings: RateLimitSettings, group: string): RateLimitPluginOptions {
   const nameSpace = `threshold-rate-limit-${group}-`
@@ -95,7 +113,7 @@ export function rateLimitOptions (settings: RateLimitSettings, group: string): R
     global: true,
     max: settings.perMinute,
     timeWindow: ONE_MINUTE_MS,
-    keyGenerator: (request) => rateLimitKey(clientAddress(request)),
+    keyGenerator: (request) => rateLimitBucketName(settings.addressKey, rateLimitKey(clientAddress(request))),
     nameSpace,
     // Counted only while metrics are kept; the label is the limit's group (accounts, or the domain check's edge-auth).
     onExceeded: (request) => request.server.metrics?.rateLimited(group === 'accounts' ? 'accounts' : 'domain_check'),

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { isLoopbackHost } from '../../common/hosts.js'
 
 /** Google Identity Services, as Google documents its CSP needs. */
 const GOOGLE_CLIENT_SCRIPT = 'https://accounts.google.com/gsi/client'
@@ -18,8 +19,13 @@ const STATIC_FORM_ACTION = ["'self'"]
 
 /**
  * Loopback over http, as the redirect check allows it (common/hosts.ts
- * isLoopbackHost). `http://[::1]` cannot be named: CSP source expressions
- * have no IPv6 literal, so a redirect to it is held by form-action.
+ * isLoopbackHost), named only for a page itself served on a loopback host
+ * (a developer's machine, local-network mode): a page on a public host over
+ * https that names any `http:` source loses the MDN HTTP Observatory's CSP
+ * credit (an insecure scheme in an active directive, form-action included),
+ * and a login posted there has no business ending on plain http.
+ * `http://[::1]` cannot be named: CSP source expressions have no IPv6
+ * literal, so a redirect to it is held by form-action.
  */
 const LOOPBACK_FORM_ACTION = ['http://localhost:*', 'http://127.0.0.1:*']
 
@@ -29,16 +35,18 @@ const LOOPBACK_FORM_ACTION = ['http://localhost:*', 'http://127.0.0.1:*']
  * too, and a login posted without scripts ends in a 303 to the redirect
  * target, which the redirect check (common/redirect-target.ts) allows on
  * this origin, the cookie domain and its subdomains, and the
- * REDIRECT_ALLOWED_HOSTS hosts, over https (any port), or http on loopback.
- * The SSO start, whose identity provider may be anywhere, leaves by a page
- * with a meta refresh instead (docs/no-script.md), which form-action does
- * not govern.
+ * REDIRECT_ALLOWED_HOSTS hosts, over https (any port), or http on loopback
+ * for a page on a loopback host ({@link LOOPBACK_FORM_ACTION}). The SSO
+ * start, whose identity provider may be anywhere, leaves by a page with a
+ * meta refresh instead (docs/no-script.md), which form-action does not
+ * govern.
  */
-export function formActionSources (cookieDomain: string | null, redirectAllowedHosts: readonly string[]): string {
+export function formActionSources (pageHostname: string, cookieDomain: string | null, redirectAllowedHosts: readonly string[]): string {
   const sources = ["'self'"]
   if (cookieDomain !== null) sources.push(`https://${cookieDomain}:*`, `https://*.${cookieDomain}:*`)
   for (const host of redirectAllowedHosts) sources.push(`https://${host}:*`)
-  return [...new Set(sources.concat(LOOPBACK_FORM_ACTION))].join(' ')
+  if (isLoopbackHost(pageHostname)) sources.push(...LOOPBACK_FORM_ACTION)
+  return [...new Set(sources)].join(' ')
 }
 
 /** Hosts whose form-action is kept; past this the cache starts over (any Host is served without ALLOWED_HOSTS). */
@@ -54,7 +62,7 @@ export function formActionByHost (cookieDomainOf: (hostname: string) => string |
     let sources = kept.get(hostname)
     if (sources === undefined) {
       if (kept.size >= FORM_ACTION_CACHE_HOSTS) kept.clear()
-      sources = formActionSources(cookieDomainOf(hostname), redirectAllowedHosts)
+      sources = formActionSources(hostname, cookieDomainOf(hostname), redirectAllowedHosts)
       kept.set(hostname, sources)
     }
     return sources

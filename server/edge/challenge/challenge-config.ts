@@ -39,8 +39,8 @@ export interface ChallengeSettings {
   readonly burstFailures: number
   /**
    * EDGE_SECRET: the root of the edge's HMAC keys (challenge signatures, the
-   * keyed hashes of accounts in Redis); null: one drawn at start, which only
-   * this instance knows.
+   * keyed hashes of client addresses and accounts in Redis, the known-browser
+   * cookie); null: one drawn at start, which only this instance knows.
    */
   readonly edgeSecret: string | null
   /** Set for turnstile and hcaptcha only. */
@@ -61,9 +61,10 @@ function isLoopbackHost (hostname: string): boolean {
  * CHALLENGE_SECRET and CHALLENGE_VERIFY_URL. Refuses a provider without its
  * keys, provider keys without a provider (most likely a misspelt CHALLENGE),
  * a CHALLENGE_VERIFY_URL over plain http off this machine (the secret would
- * travel in the clear), an EDGE_SECRET shorter than 32 characters, and a
- * challenge with REDIS_URL but no EDGE_SECRET: instances sharing counts must
- * name accounts and ranges alike and accept each other's challenges.
+ * travel in the clear), an EDGE_SECRET shorter than 32 characters, and
+ * REDIS_URL without EDGE_SECRET: instances sharing counts must name client
+ * addresses (the rate limits), accounts and ranges (the challenge) alike by
+ * keyed hashes, and accept each other's challenges.
  */
 export function readChallengeSettings (env: Env): ChallengeSettings {
   const raw = (readString(env, 'CHALLENGE') ?? 'pow').toLowerCase()
@@ -71,8 +72,9 @@ export function readChallengeSettings (env: Env): ChallengeSettings {
   const kind = raw as ChallengeKind
   const edgeSecret = readString(env, 'EDGE_SECRET') ?? null
   if (edgeSecret !== null && edgeSecret.length < 32) throw new ConfigError('EDGE_SECRET', 'must be at least 32 characters (for example: openssl rand -base64 32)')
-  if (edgeSecret === null && kind !== 'off' && readString(env, 'REDIS_URL') !== undefined) {
-    throw new ConfigError('EDGE_SECRET', `is required with REDIS_URL while CHALLENGE is ${kind}: set the same value on every instance (at least 32 characters, for example: openssl rand -base64 32), or they refuse each other's challenges and count accounts apart`)
+  if (edgeSecret === null && readString(env, 'REDIS_URL') !== undefined) {
+    const challenge = kind === 'off' ? '' : ', and instances accept each other\'s challenges only with it'
+    throw new ConfigError('EDGE_SECRET', `is required with REDIS_URL: set the same value on every instance (at least 32 characters, for example: openssl rand -base64 32); the shared counts name clients${kind === 'off' ? '' : ' and accounts'} only by keyed hashes under it${challenge}`)
   }
   const siteKey = readString(env, 'CHALLENGE_SITE_KEY')
   const secret = readString(env, 'CHALLENGE_SECRET')

@@ -11,12 +11,14 @@ import {
 } from '../../../common/challenge.js'
 import type { MessageKey } from '../../../common/message-catalogue.js'
 import { clientAddress } from '../client-address.js'
+import { isFormPostCall } from '../form-posts/inner-call.js'
 import { canonicalHostName, statedHostName, type AllowedHosts } from '../host-header.js'
 import { topLevelMembers } from '../login-emails.js'
 import type { ProxyTrust } from '../trusted-proxy.js'
 import { answerShape } from '../sign-in-metrics.js'
 import type { ChallengeSettings } from './challenge-config.js'
 import type { EdgeKeys } from './edge-secrets.js'
+import type { KnownBrowsers } from './known-browser.js'
 import { checkProofOfWork, issueProofOfWork, type ChallengeBinding, type Refusal } from './proof-of-work.js'
 import { verifyProviderToken } from './provider-token.js'
 import { accountKeyFor, rangeKeyFor, riskRangeOf, type Risk } from './risk.js'
@@ -32,6 +34,8 @@ export interface ChallengeGateOptions {
   readonly keys: EdgeKeys
   readonly risk: Risk
   readonly singleUse: SingleUse
+  /** The edge's own known-browser cookie (known-browser.ts), scoped to the login call. */
+  readonly knownBrowsers: KnownBrowsers
   /** Where the JSON calls are mounted (`/accounts`). */
   readonly prefix: string
   /** The hosts the edge serves (ALLOWED_HOSTS, else PUBLIC_URL's host); null: any, and a provider's token must then name the request's own host. */
@@ -46,6 +50,13 @@ interface JudgedCall {
   readonly range: string
   /** The account the body names, keyed; none when it names no address (or not as a string): at most one, see `judged`. */
   readonly accounts: readonly string[]
+  /**
+   * Whether the account's count is read: not for a browser that signed in to
+   * it before (the edge's known-browser cookie), nor for a form posted
+   * without scripts, which cannot solve a challenge (docs/challenge.md,
+   * "The owner's way in").
+   */
+  readonly accountSignal: boolean
 }
 
 /**
@@ -54,18 +65,20 @@ interface JudgedCall {
  * ({@link CHALLENGED_PATHS}) once risk has risen, and checks the solution
  * the page sends back; and what it learns from the backend's answers
  * (`noteAnswer` for json-answers.ts, `onResponse` as a hook): failed and
- * successful logins. At level 0 a guarded call costs one read of the counts.
+ * successful logins, and calls the backend shed (503). A successful login
+ * also marks its browser as known to the account (`onSend`, known-browser.ts).
+ * At level 0 a guarded call costs one read of the counts.
  * A guarded call whose body names `email` more than once is answered 400.
  * Nothing of a body is kept or logged: accounts and ranges are keyed hashes.
  */
 export function challengeGate (options: ChallengeGateOptions) {
-  const { settings, keys, risk, singleUse, prefix, servedHosts, trust } = options
+  const { settings, keys, risk, singleUse, knownBrowsers, prefix, servedHosts, trust } = options
   const now = options.now ?? Date.now
   const provider = settings.provider
   const pseudonym = (text: string): string => createHmac('sha256', keys.pseudonym).update(text).digest('base64url').slice(0, 22)
   const answered = new WeakMap<FastifyRequest, Readonly<Record<string, unknown>>>()
-  // The judged login, kept from the preHandler for its answer: the body is read once.
-  const judgedLogins = new WeakMap<FastifyRequest, JudgedCall>()
+  // The judged call, kept from the preHandler for its answer: the body is read once.
+  const judgedCalls = new WeakMap<FastifyRequest, JudgedCall>()
 
   /**
    * The guarded call's path, range and account; null for any other call, or
@@ -83,7 +96,14 @@ export function challengeGate (options: ChallengeGateOptions) {
     if (emails.length > 1) return 'severalEmails'
     // Not a string: the backend refuses the body; judged by its range alone.
     const accounts = typeof emails[0] === 'string' ? [accountKeyFor(keys.pseudonym, emails[0])] : []
-    return { path: path as ChallengedPath, range, accounts }
+    const knownBrowser = accounts.length === 1 && knownBrowsers.knows(request.headers.cookie, accounts[0]!)
+    return { path: path as ChallengedPath, range, accounts, accountSignal: !knownBrowser && !isFormPostCall(request) }
+  }
+
+  /** Whether the backend signed in the account of a judged login (tokens, or a second factor due: the password was right). */
+  function signedIn (request: FastifyRequest, status: number, call: JudgedCall): boolean {
+    const answer = answered.get(request)
+    return call.path === 'v2/login' && answer !== undefined && status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))
   }
 
   /** What a challenge for `call` is bound to; computed only above level 0, where a challenge is asked for or checked. */
@@ -133,8 +153,8 @@ export function challengeGate (options: ChallengeGateOptions) {
       const call = judged(request)
       if (call === null) return undefined
       if (call === 'severalEmails') return await reply.code(400).send({ error: request.server.messagesFor(request).text('server.challengeOneEmail') })
-      if (call.path === 'v2/login') judgedLogins.set(request, call)
-      const level = await risk.levelFor(call.range, call.accounts)
+      judgedCalls.set(request, call)
+      const level = await risk.levelFor(call.range, call.accounts, call.accountSignal)
       request.server.metrics?.challengeLevel(call.path, level)
       if (level > 0) {
         const header = request.headers[CHALLENGE_HEADER]
@@ -152,17 +172,36 @@ export function challengeGate (options: ChallengeGateOptions) {
       answered.set(request, answer)
     },
     /**
+     * An `onSend` hook: a login the backend accepted marks its browser as
+     * known to the account (known-browser.ts), as a form post's call does
+     * for the visitor's browser (form-posts/inner-call.ts passes it back).
+     */
+    async onSend (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+      const call = judgedCalls.get(request)
+      if (call !== undefined && call.accounts.length === 1 && signedIn(request, reply.statusCode, call)) {
+        void reply.header('set-cookie', knownBrowsers.remember(request.headers.cookie, call.accounts[0]!))
+      }
+      return payload
+    },
+    /**
      * An `onResponse` hook: a login the backend refused (401, or its own 429)
      * counts; one that succeeded clears its account, the one address the
-     * body named and so the one the backend signed in.
+     * body named and so the one the backend signed in. A guarded call the
+     * backend itself answered 503 (overloaded: its hash gate shed it) counts
+     * toward its range and the burst: a flood the backend sheds otherwise
+     * costs the attacker nothing and never raises the risk. The edge's own
+     * 503 (the backend unreachable) is no answer of the backend's and
+     * counts nothing.
      */
     async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const answer = answered.get(request)
-      const call = judgedLogins.get(request)
+      const call = judgedCalls.get(request)
       if (answer === undefined || call === undefined) return
       const status = reply.statusCode
-      if (status === 401 || status === 429) await risk.noteFailedLogin(call.range, call.accounts)
-      else if (status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))) await risk.noteSuccessfulLogin(call.accounts)
+      if (status === 503) await risk.noteShedCall(call.range)
+      else if (call.path !== 'v2/login') return
+      else if (status === 401 || status === 429) await risk.noteFailedLogin(call.range, call.accounts)
+      else if (signedIn(request, status, call)) await risk.noteSuccessfulLogin(call.accounts)
     }
   }
 }

@@ -4,7 +4,8 @@ import type { AllowedHosts } from '../host-header.js'
 import type { ProxyTrust } from '../trusted-proxy.js'
 import type { ChallengeSettings } from './challenge-config.js'
 import { challengeGate, type ChallengeGate } from './challenge-gate.js'
-import { edgeKeys } from './edge-secrets.js'
+import type { EdgeKeys } from './edge-secrets.js'
+import { knownBrowsers } from './known-browser.js'
 import { createRisk } from './risk.js'
 import { localSingleUse, sharedSingleUse } from './single-use.js'
 import { localWindowCounts, redisWindowCounts, sharedWindowCounts } from './window-counts.js'
@@ -16,6 +17,8 @@ import { localWindowCounts, redisWindowCounts, sharedWindowCounts } from './wind
  */
 export function createChallengeGate (options: {
   readonly settings: ChallengeSettings
+  /** The edge's keys (edge-secrets.ts), from EDGE_SECRET. */
+  readonly keys: EdgeKeys
   readonly redis: Redis | null
   readonly log: FastifyBaseLogger
   readonly prefix: string
@@ -24,7 +27,7 @@ export function createChallengeGate (options: {
   readonly trust: ProxyTrust | null
   readonly now?: () => number
 }): ChallengeGate | null {
-  const { settings, redis, log } = options
+  const { settings, keys, redis, log } = options
   if (settings.kind === 'off') return null
   const now = options.now ?? Date.now
   const local = localWindowCounts(now)
@@ -32,9 +35,11 @@ export function createChallengeGate (options: {
   const used = localSingleUse(now)
   return challengeGate({
     settings,
-    keys: edgeKeys(settings.edgeSecret),
+    keys,
     risk: createRisk(counts, settings, now),
     singleUse: redis === null ? used : sharedSingleUse(redis, used, log, now),
+    // Scoped to the login call: the only one that reads it (a form post's call is exempt without it).
+    knownBrowsers: knownBrowsers(keys.knownBrowserSignature, `${options.prefix}/v2/login`, now),
     prefix: options.prefix,
     servedHosts: options.servedHosts,
     trust: options.trust,

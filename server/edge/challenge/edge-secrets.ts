@@ -8,12 +8,17 @@ export interface EdgeKeys {
   readonly challengeKeySignature: string
   /** Names accounts and address ranges in the counts and in a challenge's binding, never in the clear. */
   readonly pseudonym: Buffer
+  /** Names client addresses in the rate limits' counts (rate-limit.ts), never in the clear. */
+  readonly rateLimitPseudonym: Buffer
+  /** Signs the edge's note that a browser signed in to an account (known-browser.ts). */
+  readonly knownBrowserSignature: Buffer
 }
 
 /**
  * The keys from EDGE_SECRET; without it, from a secret drawn at start: then
- * only this instance can check its own challenges and read its own account
- * counts (docs/challenge.md, "Several instances").
+ * only this instance can check its own challenges, read its own account
+ * counts and known browsers (docs/challenge.md, "Several instances"). Drawn
+ * once per edge (app.ts), so that every part of one instance agrees.
  */
 export function edgeKeys (edgeSecret: string | null): EdgeKeys {
   const root = edgeSecret === null ? randomBytes(32) : Buffer.from(edgeSecret, 'utf8')
@@ -21,6 +26,8 @@ export function edgeKeys (edgeSecret: string | null): EdgeKeys {
   return {
     challengeSignature: derive('challenge-signature').toString('hex'),
     challengeKeySignature: derive('challenge-key-signature').toString('hex'),
-    pseudonym: derive('challenge-pseudonym')
+    pseudonym: derive('challenge-pseudonym'),
+    rateLimitPseudonym: derive('rate-limit-pseudonym'),
+    knownBrowserSignature: derive('known-browser-signature')
   }
 }

@@ -17,7 +17,10 @@ import { BUCKET_MS, type WindowCounts } from './window-counts.js'
  *   neighbours caught with an attacker lose a fraction of a second, not access;
  * - failed logins per account (the email a login names, in the form the
  *   accounts service finds it by), by a keyed hash, never the address itself;
- * - failed logins across all accounts per minute (a burst).
+ * - failed logins across all accounts per minute (a burst), and calls the
+ *   backend shed because it was overloaded (its 503: the reference service's
+ *   hash gate, server/reference/hash-gate.ts), which a flood from fresh
+ *   ranges causes before any password is checked or any range counts much.
  * A successful login clears its account's count. Ranges, too, are counted by
  * a keyed hash: nothing in the counts (in Redis) names a client.
  */
@@ -82,10 +85,17 @@ export function rangeKeyFor (pseudonymKey: Buffer, range: string): string {
 }
 
 export interface Risk {
-  /** The level a guarded call from `range` naming `accounts` (both keyed) gets now: 0 = no challenge. */
-  levelFor (range: string, accounts: readonly string[]): Promise<number>
+  /**
+   * The level a guarded call from `range` naming `accounts` (both keyed) gets
+   * now: 0 = no challenge. With `accountSignal` false the accounts' counts
+   * are not read (a browser their owner signed in with, a form posted
+   * without scripts: challenge-gate.ts): range and burst alone decide.
+   */
+  levelFor (range: string, accounts: readonly string[], accountSignal?: boolean): Promise<number>
   /** A login the backend refused (401, or its own 429). */
   noteFailedLogin (range: string, accounts: readonly string[]): Promise<void>
+  /** A guarded call the backend shed, overloaded (its 503): counted as a failure of its range and of the burst, of no account (no password was checked). */
+  noteShedCall (range: string): Promise<void>
   /** A login that succeeded: its accounts' counts are cleared. */
   noteSuccessfulLogin (accounts: readonly string[]): Promise<void>
   /** A registration or reset request passed on. */
@@ -99,12 +109,13 @@ const accountKey = (account: string): string => `account:${account}`
 /** The judgement over `counts` (shared or local); `now` is the clock the counts keep (tests pass their own). */
 export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, now: () => number = Date.now): Risk {
   return {
-    async levelFor (range, accounts) {
+    async levelFor (range, accounts, accountSignal = true) {
+      const judged = accountSignal ? accounts : []
       const sums = await counts.sums([
         { key: rangeKey(range), windowMinutes: RANGE_WINDOW_MINUTES },
         { key: BURST_KEY, windowMinutes: 1 },
         { key: BURST_KEY, windowMinutes: BURST_WINDOW_MINUTES },
-        ...accounts.map((account) => ({ key: accountKey(account), windowMinutes: ACCOUNT_WINDOW_MINUTES }))
+        ...judged.map((account) => ({ key: accountKey(account), windowMinutes: ACCOUNT_WINDOW_MINUTES }))
       ])
       const [rangeCount = 0, thisMinute = 0, twoMinutes = 0, ...accountCounts] = sums
       const lastMinuteShare = 1 - (now() % BUCKET_MS) / BUCKET_MS
@@ -113,12 +124,15 @@ export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, no
       const burst = Math.min(1, levelOf(burstCount, thresholds.burstFailures))
       const account = Math.min(ACCOUNT_MAX_LEVEL, accountCounts.reduce((highest, count) => Math.max(highest, levelOf(count, thresholds.accountFailures)), 0))
       // With no account named (a malformed body), the account's threshold still applies when it is 0.
-      const accountFloor = accounts.length === 0 && thresholds.accountFailures === 0 ? 1 : 0
+      const accountFloor = accountSignal && accounts.length === 0 && thresholds.accountFailures === 0 ? 1 : 0
       return Math.max(levelOf(rangeCount, thresholds.rangeFailures), burst, account, accountFloor)
     },
     async noteFailedLogin (range, accounts) {
       await counts.add([rangeKey(range), BURST_KEY], RANGE_WINDOW_MINUTES)
       if (accounts.length > 0) await counts.add(accounts.map(accountKey), ACCOUNT_WINDOW_MINUTES)
+    },
+    async noteShedCall (range) {
+      await counts.add([rangeKey(range), BURST_KEY], RANGE_WINDOW_MINUTES)
     },
     async noteSuccessfulLogin (accounts) {
       for (const account of accounts) await counts.clear(accountKey(account), ACCOUNT_WINDOW_MINUTES)

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import { REQUEST_ID_HEADER } from '../../shared/logger.js'
 import { HttpError } from '../http-error.js'
@@ -13,6 +14,24 @@ const KEPT_HEADERS = ['host', 'user-agent', 'cookie', 'x-forwarded-for', 'x-forw
 
 /** Headers of an answer that are the visitor's too: the backend's cookies (SSO state, a remembered browser) and Retry-After. */
 const PASSED_BACK_HEADERS = ['set-cookie', 'retry-after'] as const
+
+/**
+ * The header that marks a call as one the edge makes for a form post, and
+ * its value: drawn when the process starts, known to no visitor, never
+ * passed on (the routes' header allowlists do not name it). The challenge
+ * reads it (challenge/challenge-gate.ts): a form posted without scripts
+ * cannot solve a challenge, so the account signal is not applied to it.
+ */
+const FORM_POST_HEADER = 'x-threshold-form-post'
+const FORM_POST_MARK = Buffer.from(randomBytes(24).toString('base64url'))
+
+/** Whether `request` is a call the edge made for a form post (callEdgeRoute), not one a client sent. */
+export function isFormPostCall (request: FastifyRequest): boolean {
+  const value = request.headers[FORM_POST_HEADER]
+  if (typeof value !== 'string') return false
+  const given = Buffer.from(value)
+  return given.length === FORM_POST_MARK.length && timingSafeEqual(given, FORM_POST_MARK)
+}
 
 export interface InnerAnswer {
   readonly status: number
@@ -56,7 +75,8 @@ export async function callEdgeRoute (request: FastifyRequest, reply: FastifyRepl
       ...call.headers,
       'content-type': call.contentType,
       'sec-fetch-site': 'same-origin',
-      [REQUEST_ID_HEADER]: request.id
+      [REQUEST_ID_HEADER]: request.id,
+      [FORM_POST_HEADER]: FORM_POST_MARK.toString()
     },
     payload: call.body
   })

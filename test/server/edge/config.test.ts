@@ -214,11 +214,11 @@ t.test('a very long bad value is shortened in the message', async (t) => {
 })
 
 t.test('REDIS_URL takes redis:// and rediss:// URLs with a password and a database number', async (t) => {
-  // Instances sharing Redis share an EDGE_SECRET (docs/challenge.md); without one the challenge refuses to start.
+  // Instances sharing Redis share an EDGE_SECRET (docs/scale-out.md); without one the edge refuses to start.
   const EDGE_SECRET = 'one edge secret for every instance, 32+ characters'
   t.equal(loadServerConfig({ REDIS_URL: 'redis://redis.internal:6379', EDGE_SECRET }).redisUrl, 'redis://redis.internal:6379')
   t.equal(loadServerConfig({ REDIS_URL: ' rediss://:s3cret@cache.example.com:6380/2 ', EDGE_SECRET }).redisUrl, 'rediss://:s3cret@cache.example.com:6380/2')
-  t.equal(loadServerConfig({ REDIS_URL: 'redis://default:pw@10.0.0.5', CHALLENGE: 'off' }).redisUrl, 'redis://default:pw@10.0.0.5', 'without a challenge, no EDGE_SECRET is needed')
+  t.equal(loadServerConfig({ REDIS_URL: 'redis://default:pw@10.0.0.5', CHALLENGE: 'off', EDGE_SECRET }).redisUrl, 'redis://default:pw@10.0.0.5', 'without a challenge, EDGE_SECRET is still needed: it names clients in the shared rate limits')
 })
 
 t.test('a refused REDIS_URL is not repeated in the message, since it may hold a password', async (t) => {

@@ -3,6 +3,8 @@ import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { buildEdge, captureLog, jsonAnswer, startUpstream, type EdgeOptions, type LogLine } from '../../fixtures/edge.js'
 import { redisSkip, startRedisServer } from '../../fixtures/redis-server.js'
+import { edgeKeys } from '../../../server/edge/challenge/edge-secrets.js'
+import { rateLimitBucketName } from '../../../server/edge/rate-limit.js'
 
 const LIMIT = 3
 const JSON_HEADERS = { 'content-type': 'application/json' }
@@ -93,10 +95,34 @@ t.test('with a real Redis', { skip: redisSkip }, async (t) => {
     const inspector = new Redis(redis.url)
     t.teardown(() => inspector.disconnect())
     const keys = await inspector.keys('threshold-rate-limit-*')
-    t.same(keys, ['threshold-rate-limit-accounts-127.0.0.1'], 'one count per group and client address, in Redis')
+    t.same(keys, [`threshold-rate-limit-accounts-${rateLimitBucketName(edgeKeys(EDGE_SECRET).rateLimitPseudonym, '127.0.0.1')}`],
+      'one count per group and client address, in Redis, named alike by both instances: by its keyed hash under EDGE_SECRET')
     t.equal(await inspector.get(keys[0]!), String(LIMIT + 2))
     const connections = String(await inspector.call('CLIENT', 'LIST')).trim().split('\n')
     t.equal(connections.length, 3, 'one connection per edge (both rate-limit groups share it), and this one')
+  })
+
+  t.test('attack: the keys in Redis name no client address in clear, whether rate limits or challenge counts; another EDGE_SECRET names them otherwise', async (t) => {
+    const redis = await startRedisServer(t)
+    // The backend refuses every login: the challenge counts the failures in Redis too.
+    const upstream = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
+    const edge = await buildEdge(t, { accountsUpstream: upstream.url, env: { REDIS_URL: redis.url, EDGE_SECRET, TRUST_PROXY: 'loopback', RATE_LIMIT_PER_MINUTE: '1000' } })
+    const addresses = ['203.0.113.7', '198.51.100.23', '2001:db8:5:6::1', '2001:db8:abcd:12::99']
+    for (const address of addresses) {
+      const response = await edge.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, 'x-forwarded-for': address }, payload: '{"email":"ada@example.com","password":"x"}' })
+      t.equal(response.statusCode, 401)
+    }
+    const inspector = new Redis(redis.url)
+    t.teardown(() => inspector.disconnect())
+    const keys = await inspector.keys('*')
+    t.equal(keys.filter((key) => key.startsWith('threshold-rate-limit-accounts-')).length, addresses.length, 'a count per client')
+    t.ok(keys.some((key) => key.startsWith('threshold-challenge-count:range:')), 'and the challenge\'s counts of their ranges')
+    // A hash is 22 base64url characters: no room for an address (its dots or colons), a range (its slash) or an email (its @).
+    const HASHED = /^threshold-(rate-limit-accounts-[\w-]{22}|challenge-count:(burst|range:[\w-]{22}|account:[\w-]{22}):\d+)$/
+    for (const key of keys) t.match(key, HASHED, `${key}: only keyed hashes`)
+    const name = rateLimitBucketName(edgeKeys(EDGE_SECRET).rateLimitPseudonym, '2001:db8:5:6::/64')
+    t.ok(keys.includes(`threshold-rate-limit-accounts-${name}`), 'an IPv6 client by its /64, keyed')
+    t.not(rateLimitBucketName(edgeKeys('another edge secret, at least 32 characters').rateLimitPseudonym, '2001:db8:5:6::/64'), name)
   })
 
   t.test('a Redis outage mid-run: each instance counts alone, and the count is shared again once Redis is back', async (t) => {

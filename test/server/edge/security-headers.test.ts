@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { buildEdge, captureLog, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
 import { openRaw, rawExchange, rawRequest, type RawExchange } from '../../fixtures/raw-http.js'
 import { PERMISSIONS_POLICY } from '../../../server/edge/security-headers.js'
+import { OBSERVATORY_CSP_POINTS, observatoryCspResult, type ObservatoryCspResult } from '../../fixtures/observatory-csp.js'
 
 type Headers = Record<string, string | string[] | number | undefined>
 
@@ -120,14 +121,61 @@ t.test('each page view gets a fresh nonce, the same in the CSP and on the script
   t.equal(nonces.size, 5)
 })
 
-t.test('the page\'s form-action is exactly where a login may lead: itself, the cookie domain, REDIRECT_ALLOWED_HOSTS over https, loopback over http', async (t) => {
+t.test('the page\'s form-action is exactly where a login may lead: itself, the cookie domain, REDIRECT_ALLOWED_HOSTS over https, and loopback over http only from a loopback page', async (t) => {
   const app = await buildEdge(t, { env: { TRUST_PROXY: 'loopback', REDIRECT_ALLOWED_HOSTS: 'partner.test,*.apps.example.net' } })
-  const page = await app.inject({ method: 'GET', url: '/', headers: { host: 'signin.example.com', 'x-forwarded-proto': 'https' } })
-  const formAction = /form-action ([^;]*)/.exec(String(page.headers['content-security-policy']))?.[1]
-  t.equal(formAction, "'self' https://example.com:* https://*.example.com:* https://partner.test:* https://*.apps.example.net:* http://localhost:* http://127.0.0.1:*")
-  const local = await app.inject({ method: 'GET', url: '/', headers: { host: 'localhost:3000' } })
-  t.equal(/form-action ([^;]*)/.exec(String(local.headers['content-security-policy']))?.[1],
-    "'self' https://partner.test:* https://*.apps.example.net:* http://localhost:* http://127.0.0.1:*", 'no cookie domain on localhost')
+  const formActionOn = async (host: string, proto = 'https'): Promise<string | undefined> => {
+    const page = await app.inject({ method: 'GET', url: '/', headers: { host, 'x-forwarded-proto': proto } })
+    return /form-action ([^;]*)/.exec(String(page.headers['content-security-policy']))?.[1]
+  }
+  t.equal(await formActionOn('signin.example.com'), "'self' https://example.com:* https://*.example.com:* https://partner.test:* https://*.apps.example.net:*",
+    'a public host: no http source at all (the MDN HTTP Observatory takes its CSP credit for one)')
+  t.equal(await formActionOn('203.0.113.9:8443'), "'self' https://partner.test:* https://*.apps.example.net:*", 'a public address: none either')
+  for (const host of ['localhost:3000', '127.0.0.1:8080', '127.8.9.10', '[::1]:8080', 'signin.localhost']) {
+    t.equal(await formActionOn(host, 'http'), "'self' https://partner.test:* https://*.apps.example.net:* http://localhost:* http://127.0.0.1:*",
+      `a loopback page (${host}): loopback over http, and no cookie domain`)
+  }
   const api = await app.inject({ method: 'GET', url: '/healthz', headers: { host: 'signin.example.com' } })
   t.match(String(api.headers['content-security-policy']), /form-action 'self'(;|$)/, 'no form outside the page leads anywhere else')
+})
+
+t.test('the page on a public host over https gets the MDN HTTP Observatory\'s best CSP result, as its grader (reproduced: it cannot run offline) scores it', async (t) => {
+  const policyOn = async (env: Record<string, string>, host: string, proto: string): Promise<string> => {
+    const app = await buildEdge(t, { env: { TRUST_PROXY: 'loopback', ...env } })
+    const page = await app.inject({ method: 'GET', url: '/', headers: { host, 'x-forwarded-proto': proto } })
+    t.equal(page.statusCode, 200)
+    return String(page.headers['content-security-policy'])
+  }
+  const provider = { CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'site-key', CHALLENGE_SECRET: 'provider-secret' }
+  for (const [what, env] of [
+    ['the defaults', {}],
+    ['REDIRECT_ALLOWED_HOSTS and COOKIE_DOMAIN', { REDIRECT_ALLOWED_HOSTS: 'partner.test,*.apps.example.net', COOKIE_DOMAIN: 'example.com' }],
+    ['a brand colour (the inline style by its hash)', { BRAND_COLOR: '#1d5fa8' }],
+    ['a challenge provider', provider],
+    ['Google sign-in', { GOOGLE_CLIENT_ID: '1234-abc.apps.googleusercontent.com' }]
+  ] as const) {
+    const policy = await policyOn(env, 'signin.example.com', 'https')
+    t.equal(observatoryCspResult(policy, 'https:'), 'csp-implemented-with-no-unsafe-default-src-none', `${what}: +${OBSERVATORY_CSP_POINTS['csp-implemented-with-no-unsafe-default-src-none']}`)
+  }
+
+  // The grader's verdict on the policy a loopback page keeps, had it been served over https: what every
+  // public page got while form-action named loopback over http (80 points, B+).
+  const loopbackPolicy = await policyOn({}, 'localhost:8080', 'http')
+  t.equal(observatoryCspResult(loopbackPolicy, 'https:'), 'csp-implemented-with-insecure-scheme', 'http://localhost:* in form-action costs 20 points')
+  t.equal(observatoryCspResult(loopbackPolicy, 'http:'), 'csp-implemented-with-no-unsafe-default-src-none', 'on the http page it is served with, no insecure scheme is counted')
+})
+
+t.test('the reproduced Observatory CSP test tells the grader\'s results apart', async (t) => {
+  const cases: Array<[string | undefined, ObservatoryCspResult]> = [
+    [undefined, 'csp-not-implemented'],
+    ["default-src 'none'; script-src 'self'; script-src 'self'", 'csp-header-invalid'],
+    ["default-src 'none'; script-src 'self' 'unsafe-inline'", 'csp-implemented-with-unsafe-inline'],
+    ["default-src 'none'; script-src 'self' 'nonce-abc' 'unsafe-inline'", 'csp-implemented-with-no-unsafe-default-src-none'],
+    ["default-src 'none'; object-src https:", 'csp-implemented-with-unsafe-inline'],
+    ["default-src 'none'; form-action 'self' http://localhost:*", 'csp-implemented-with-insecure-scheme'],
+    ["default-src 'none'; script-src 'self' 'unsafe-eval'", 'csp-implemented-with-unsafe-eval'],
+    ["default-src 'none'; img-src http://images.example.com", 'csp-implemented-with-insecure-scheme-in-passive-content-only'],
+    ["default-src 'none'; style-src 'self' 'unsafe-inline'", 'csp-implemented-with-unsafe-inline-in-style-src-only'],
+    ["default-src 'self'", 'csp-implemented-with-no-unsafe']
+  ]
+  for (const [policy, result] of cases) t.equal(observatoryCspResult(policy, 'https:'), result, String(policy))
 })

@@ -11,7 +11,7 @@ import { issueProofOfWork, LEVEL_ONE_MAX_COUNTER, POW_COST } from '../../../../s
 import { createEdgeMetrics } from '../../../../server/edge/metrics.js'
 import { PROVIDER_ANSWER_LIMIT_BYTES } from '../../../../server/edge/challenge/provider-token.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
-import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { encodeSolution, solvedHeader } from '../../../fixtures/challenge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import type { ServerResponse } from 'node:http'
@@ -194,6 +194,24 @@ t.test('failed logins for one account challenge it from a fresh range; a success
   t.equal((await call(app, 'v2/login', LOGIN, { 'x-forwarded-for': '192.0.2.1' })).statusCode, 200, 'the success cleared the account')
 })
 
+t.test('a guarded call the backend sheds (its JSON 503) counts toward the burst; the edge\'s own 503 and a gateway\'s page count nothing', async (t) => {
+  const env = { CHALLENGE_BURST_FAILURES: '3', EDGE_SECRET, TRUST_PROXY: 'loopback' }
+  const busy = await startUpstream(t, jsonAnswer(503, { error: 'Too many sign-ins right now.' }, { 'retry-after': '1' }))
+  const shedding = await buildEdge(t, { env, accountsUpstream: busy.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+  const from = (i: number) => ({ 'x-forwarded-for': `2001:db8:${i.toString(16)}::1` })
+  for (const [i, path] of (['v2/login', 'register', 'resetPasswordRequest'] as const).entries()) {
+    t.equal((await call(shedding, path, { email: `u${i}@example.com`, password: 'long enough password' }, from(i))).statusCode, 503, `${path}: shed`)
+  }
+  challengeOf(t, await call(shedding, 'v2/login', LOGIN, from(9)))
+  t.equal(calls(busy).length, 3, 'the fourth is asked for work before the backend is')
+
+  const gateway = await startUpstream(t, (_request, response) => { response.writeHead(503, { 'content-type': 'text/html' }).end('<h1>503</h1>') })
+  for (const [what, upstream] of [['unreachable', DEAD_UPSTREAM], ['a gateway\'s HTML page', gateway.url]] as const) {
+    const edge = await buildEdge(t, { env, accountsUpstream: upstream, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
+    for (let i = 0; i < 5; i++) t.equal((await call(edge, 'v2/login', LOGIN, from(i))).statusCode, 503, `${what}: the edge's own 503`)
+  }
+})
+
 t.test('a form posted without scripts, when a challenge is asked for, says the check needs scripts, keeps the email and never the password', async (t) => {
   const { app, upstream } = await edgeWith(t, { ...ALWAYS, TRUST_PROXY: 'loopback' })
   for (const [form, fields, view] of [
@@ -302,8 +320,9 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
     [{ CHALLENGE_SITE_KEY: 'k' }, /CHALLENGE_SITE_KEY is set but CHALLENGE is pow/],
     [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'ftp://x' }, /CHALLENGE_VERIFY_URL must use http or https/],
     [{ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: 'http://verify.example.com/siteverify' }, /CHALLENGE_VERIFY_URL must use https \(plain http only on this machine/],
-    [{ REDIS_URL: 'redis://cache.internal:6379' }, /^EDGE_SECRET is required with REDIS_URL while CHALLENGE is pow/],
-    [{ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }, /^EDGE_SECRET is required with REDIS_URL while CHALLENGE is turnstile/]
+    [{ REDIS_URL: 'redis://cache.internal:6379' }, /^EDGE_SECRET is required with REDIS_URL: .* name clients and accounts only by keyed hashes under it, and instances accept each other's challenges only with it$/],
+    [{ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's' }, /^EDGE_SECRET is required with REDIS_URL: .*challenges only with it$/],
+    [{ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'off' }, /^EDGE_SECRET is required with REDIS_URL: .* the shared counts name clients only by keyed hashes under it$/]
   ]
   for (const [env, message] of refusals) {
     t.throws(() => loadServerConfig(env), ConfigError, JSON.stringify(env))
@@ -315,7 +334,6 @@ t.test('configuration: bad values are refused naming the variable', async (t) =>
   for (const local of ['http://localhost:8080/siteverify', 'http://127.0.0.1/siteverify', 'http://[::1]:9/siteverify']) {
     t.equal(loadServerConfig({ CHALLENGE: 'turnstile', CHALLENGE_SITE_KEY: 'k', CHALLENGE_SECRET: 's', CHALLENGE_VERIFY_URL: local }).challenge.provider?.verifyUrl, local, 'plain http on this machine (a test\'s fake)')
   }
-  t.equal(loadServerConfig({ REDIS_URL: 'redis://cache.internal:6379', CHALLENGE: 'off' }).challenge.kind, 'off', 'without a challenge, REDIS_URL needs no EDGE_SECRET')
   t.equal(LEVEL_ONE_MAX_COUNTER, 600)
 })
 

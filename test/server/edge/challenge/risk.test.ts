@@ -129,3 +129,28 @@ t.test('thresholds of 0 always challenge, at level 1, with or without an account
   const accountOnly = riskWithClock({ rangeFailures: 1000, accountFailures: 0, burstFailures: 1000 })
   t.equal(await accountOnly.risk.levelFor('unknown', []), 1, 'CHALLENGE_ACCOUNT_FAILURES=0 challenges a call naming no account too')
 })
+
+t.test('calls the backend shed (its 503) count toward their range and the burst, never toward an account', async (t) => {
+  const { risk } = riskWithClock({ rangeFailures: 4, accountFailures: 1, burstFailures: 10 })
+  const ada = accountKeyFor(KEY, 'ada@example.com')
+  for (let i = 0; i < 9; i++) await risk.noteShedCall(riskRangeOf(`2001:db8:${i.toString(16)}::1`))
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), [ada]), 0, 'nine shed calls from nine ranges: below the burst, and no account counted')
+  await risk.noteShedCall(riskRangeOf('2001:db8:ff::1'))
+  t.equal(await risk.levelFor(riskRangeOf('192.0.2.1'), [ada]), 1, 'the tenth: a burst, everyone at level 1')
+  const flooding = riskWithClock({ rangeFailures: 4, accountFailures: 1000, burstFailures: 1000 })
+  for (let i = 0; i < 8; i++) await flooding.risk.noteShedCall(riskRangeOf('203.0.113.9'))
+  t.equal(await flooding.risk.levelFor(riskRangeOf('203.0.113.1'), []), 2, 'one range shedding again and again climbs as failing does')
+})
+
+t.test('without the account signal (the owner\'s known browser, a form posted without scripts) the account\'s count is not read; range and burst still are', async (t) => {
+  const { risk } = riskWithClock({ rangeFailures: 4, accountFailures: 3, burstFailures: 1000 })
+  const victim = accountKeyFor(KEY, 'victim@example.com')
+  for (let i = 0; i < 20; i++) await risk.noteFailedLogin(riskRangeOf(`10.0.${i}.1`), [victim])
+  const owner = riskRangeOf('192.0.2.1')
+  t.equal(await risk.levelFor(owner, [victim]), 3, 'with it: the account\'s level')
+  t.equal(await risk.levelFor(owner, [victim], false), 0, 'without it: nothing else has risen')
+  for (let i = 0; i < 4; i++) await risk.noteFailedLogin(owner, [])
+  t.equal(await risk.levelFor(owner, [victim], false), 1, 'its range still counts')
+  const always = riskWithClock({ rangeFailures: 1000, accountFailures: 0, burstFailures: 1000 })
+  t.equal(await always.risk.levelFor('unknown', [victim], false), 0, 'CHALLENGE_ACCOUNT_FAILURES=0 is the account signal too')
+})

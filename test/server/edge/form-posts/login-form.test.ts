@@ -6,6 +6,7 @@ import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixt
 import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor.js'
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
+import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/challenge/known-browser.js'
 
 const ENV = { TRUST_PROXY: 'loopback', REDIRECT_ALLOWED_HOSTS: 'partner.test' }
 const TOKENS = { auth: 'auth.token-1', refresh: 'refresh.token-1' }
@@ -52,7 +53,8 @@ t.test('a login posted without scripts sends upstream the payload the page sends
   }, 'as client/api/accounts.ts login() sends it, context fields from the address')
 
   const cookies = setCookies(response)
-  t.equal(cookies.length, 2)
+  t.equal(cookies.length, 3, 'the token cookies, and the edge\'s note of a browser that signed in (docs/challenge.md)')
+  t.ok(cookies.some((line) => line.startsWith(`${KNOWN_BROWSER_COOKIE}=`)))
   for (const [name, value] of [['auth', TOKENS.auth], ['refresh', TOKENS.refresh]] as const) {
     const cookie = cookies.find((line) => line.startsWith(`${name}=`))
     t.ok(cookie, `${name} is set`)
