@@ -47,6 +47,8 @@ export interface SecondFactorGate {
   challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>): Promise<Answer | null>
   /** Whether the account has an enrolled second factor (a remembered browser skipped its code). */
   isEnrolled (accountId: string): Promise<boolean>
+  /** Whether the request comes from a browser remembered for the account's second factor ("don't ask again"). */
+  remembersBrowser (accountId: string, facts: RequestFacts): Promise<boolean>
 }
 
 export interface SecondFactorsOptions {
@@ -119,7 +121,7 @@ export class SecondFactors implements SecondFactorGate {
     if (!this.options.settings.enabled) return null
     const factor = await this.store.findSecondFactor(account.id)
     if (factor?.enrolledAt != null) {
-      if (await this.remembered(account.id, facts)) {
+      if (await this.remembersBrowser(account.id, facts)) {
         logAuthEvent(facts, 'second-factor.skipped', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'remembered browser' })
         return null
       }
@@ -133,7 +135,7 @@ export class SecondFactors implements SecondFactorGate {
     return this.options.settings.enabled && (await this.store.findSecondFactor(accountId))?.enrolledAt != null
   }
 
-  private async remembered (accountId: string, facts: RequestFacts): Promise<boolean> {
+  async remembersBrowser (accountId: string, facts: RequestFacts): Promise<boolean> {
     const cookieHeader = facts.browser?.cookieHeader
     if (cookieHeader === undefined) return false
     const forgottenAt = await this.store.rememberedBrowsersForgottenAt(accountId)

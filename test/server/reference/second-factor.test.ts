@@ -266,7 +266,9 @@ t.test('SECOND_FACTOR=false: the calls are not served and no login asks', async 
   const { store } = setup.reference.services
   await store.addMembership((await store.findAccountByEmail('ada@example.com'))!.id, 'acme')
   await store.setOrganizationRequiresSecondFactor('acme', true)
-  t.same(Object.keys((await login(setup, 'ada@example.com')).body).sort(), ['auth', 'refresh'])
+  const signedIn = await login(setup, 'ada@example.com')
+  t.same(Object.keys(signedIn.body).sort(), ['auth', 'refresh'])
+  t.equal((await call(setup, 'token/refresh', { refresh: signedIn.body.refresh })).status, 200, 'nor is its session refused a refresh')
   const direct = await fetch(`${setup.reference.url}/second-factor/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
   t.equal(direct.status, 404)
 })
@@ -310,4 +312,44 @@ t.test('a passkey sign-in never asks for the second factor, even where an organi
   t.type(signedIn.body.auth, 'string')
   t.notOk('second_factor' in signedIn.body)
   t.same(decodeJwt(String(signedIn.body.auth)).amr, ['hwk'])
+  const refreshed = await call(setup, 'token/refresh', { refresh: signedIn.body.refresh })
+  t.equal(refreshed.status, 200, 'and its session refreshes: the requirement asks a passkey sign-in for nothing more')
+})
+
+t.test('once an organisation requires a second factor, a session that never gave one is refused its refresh and told to sign in again', async (t) => {
+  const setup = await setUp(t)
+  const { store } = setup.reference.services
+  const refresh = (refreshToken: unknown, headers: Record<string, string> = {}) => call(setup, 'token/refresh', { refresh: refreshToken }, headers)
+  // Sessions begun before the requirement: Ada's with her password alone; Bob's with a code, and from the browser he ticked "don't ask again" on.
+  await registerAccount(setup.reference.base, 'ada@example.com')
+  const adas = await login(setup, 'ada@example.com')
+  const adasOtherBrowser = await login(setup, 'ada@example.com')
+  const bob = await enrolled(setup, 'bob@example.com')
+  const withCode = await call(setup, 'second-factor/verify', {
+    challenge: (await login(setup, 'bob@example.com')).body.challenge, code: codeFor(setup, bob.secret), remember_browser: true
+  })
+  setup.clock.nextStep()
+  const fromRememberedBrowser = await login(setup, 'bob@example.com', { cookie: rememberedCookie(withCode.headers)! })
+  t.same(decodeJwt(String(fromRememberedBrowser.body.auth)).amr, ['pwd'], 'the remembered browser was not asked for the code')
+  const adasNext = await refresh(adas.body.refresh)
+  t.equal(adasNext.status, 200, 'before the requirement Ada\'s session refreshes')
+
+  for (const email of ['ada@example.com', 'bob@example.com']) await store.addMembership((await store.findAccountByEmail(email))!.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
+
+  const refused = await refresh(adasNext.body.refresh)
+  t.same([refused.status, refused.body], [401, {
+    error: 'Your organisation now requires an authenticator app to sign in. Please sign in again.', reason: 'second_factor_required'
+  }])
+  t.ok((await store.findRefreshToken(hashToken(String(adasNext.body.refresh))))?.revokedAt, 'the session has ended')
+  const inGerman = await refresh(adasOtherBrowser.body.refresh, { 'accept-language': 'de' })
+  t.same([inGerman.status, inGerman.body.reason], [401, 'second_factor_required'], 'her other session too')
+  t.equal(inGerman.body.error, 'Ihre Organisation verlangt jetzt eine Authenticator-App für die Anmeldung. Bitte melden Sie sich erneut an.')
+  t.match((await login(setup, 'ada@example.com')).body, { second_factor: 'enrol' }, 'signing in again leads to the enrolment')
+
+  for (const [name, session] of [['with a code', withCode], ['from the remembered browser', fromRememberedBrowser]] as const) {
+    const next = await refresh(session.body.refresh)
+    t.equal(next.status, 200, `Bob's session ${name} refreshes`)
+    t.equal((await refresh(next.body.refresh)).status, 200, `and again: the refreshed session keeps how it met the second factor (${name})`)
+  }
 })
