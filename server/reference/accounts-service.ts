@@ -31,6 +31,7 @@ import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import type { ReferenceMetrics } from './metrics.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
 import type { FirstFactor, SecondFactorGate } from './second-factors.js'
+import { REMEMBERED_BROWSER_SESSION, SECOND_FACTOR_REQUIRED_REASON } from './second-factor-requirement.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
 import {
@@ -314,7 +315,11 @@ export class AccountsService {
   async completeLogin (account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts): Promise<Answer> {
     const organizations = await this.allowedOrganizations(account, requested, facts)
     if (organizations === null) return error(403, say(facts, 'login.notAMember'))
-    const tokens = await this.options.tokens.issue(account, { ...requested, organizations }, method)
+    // A remembered browser skipped the code (second-factors.ts): the session keeps that, for an
+    // organisation's requirement to count it as met at refresh (second-factor-requirement.ts).
+    const remembered = (method === 'pwd' || method === 'google') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
+    const context = remembered ? { ...requested, organizations, ...REMEMBERED_BROWSER_SESSION } : { ...requested, organizations }
+    const tokens = await this.options.tokens.issue(account, context, method)
     // The sign-in is this browser's proof of the account for the next few minutes (a passkey upgrade, a second factor).
     const proofCookie = await this.options.proofs.record(account.id, proofOfSignIn(method), facts, { atSignIn: true })
     const event = ({
@@ -520,12 +525,14 @@ export class AccountsService {
 
   async refresh (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
     if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, say(facts, 'session.refreshRequired'))
-    const outcome = await this.options.tokens.rotate(refreshToken)
+    const outcome = await this.options.tokens.rotate(refreshToken, { secondFactors: this.options.secondFactor !== null })
     if ('refused' in outcome) {
       logAuthEvent(facts, outcome.refused === 'reused' ? 'token.reuse-detected' : 'token.refused', {
         clientAddress: facts.clientAddress, reason: outcome.refused
       })
-      return error(401, say(facts, 'session.ended'))
+      return outcome.refused === 'second-factor-required'
+        ? error(401, say(facts, 'session.secondFactorRequired'), { reason: SECOND_FACTOR_REQUIRED_REASON })
+        : error(401, say(facts, 'session.ended'))
     }
     logAuthEvent(facts, 'token.refreshed', { accountId: outcome.accountId, clientAddress: facts.clientAddress })
     return { status: 200, body: { ...outcome.tokens } }

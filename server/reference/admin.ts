@@ -36,6 +36,9 @@ Commands:
                                         the organisation no longer requires a second factor
   remove-second-factor <email>          remove the account's authenticator and recovery codes (an owner
                                         locked out of both); remembered browsers are forgotten too
+  end-sessions <email>                  sign the account out everywhere: every refresh token is revoked
+                                        (auth tokens already issued end within 15 minutes) and every
+                                        browser remembered for the second factor is asked for a code again
   rotate-signing-key [--force]          a new key signs auth tokens from 7 minutes on (running
                                         servers read it within a minute); the old key stays in
                                         the key set until its last token has expired
@@ -239,13 +242,27 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         (required ? 'an organisation of the account requires one: it enrols again at its next sign-in' : 'it signs in with its password alone')
     }
   },
+  'end-sessions': {
+    parameters: ['email'],
+    async run (store, [email]) {
+      const account = await accountFor(store, email!)
+      const now = Date.now()
+      await store.revokeAccountRefreshTokens(account.id, now)
+      await store.forgetRememberedBrowsers(account.id, now)
+      // The browsers known for "was this you?" stay: they only spare their owner an email, and with none
+      // left the next sign-in, whoever's, would count as the account's first browser and send none.
+      auditLine('sessions.ended-by-operator', { accountId: account.id })
+      return `ended every session of ${account.email}: its refresh tokens are revoked (auth tokens already issued end ` +
+        'within 15 minutes), and browsers remembered for its second factor are asked for a code again'
+    }
+  },
   'remove-passkey': {
     parameters: ['email', 'passkey-id'],
     async run (store, [email, id]) {
       if (!isCredentialId(id)) throw new CommandError(`${id} is not a passkey id (base64url, as the passkeys command lists them)`, EXIT.USAGE)
       const account = await accountFor(store, email!)
       if (!await store.removePasskey(account.id, id)) throw new CommandError(`${account.email} has no passkey ${id}`)
-      // Sessions it started stay: revoke them with the account's other sessions if the passkey was stolen.
+      // Sessions it started stay: end-sessions ends them, with the account's others, if the passkey was stolen.
       return `removed passkey ${id} of ${account.email}; sessions it started end as they would have`
     }
   }

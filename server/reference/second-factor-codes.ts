@@ -32,11 +32,6 @@ export function totpFor (secretBase32: string, issuer: string, label: string): T
   })
 }
 
-/** A new secret: 20 random bytes (RFC 4226's recommended length for SHA-1), base32. */
-export function newTotpSecret (): string {
-  return new Secret({ size: 20 }).base32
-}
-
 /**
  * The time step of `code` for `secret` at `now` (within ±TOTP_WINDOW), or
  * null when the code is wrong. The step lets the store refuse a code used before.

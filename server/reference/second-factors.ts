@@ -9,13 +9,13 @@ import type { RememberedBrowserCookies } from './remembered-browser-cookie.js'
 import {
   matchingStep,
   newRecoveryCodes,
-  newTotpSecret,
   normaliseRecoveryCode,
   totpFor,
   type RecoveryCodeHasher,
   type SecretBox
 } from './second-factor-codes.js'
 import { isRefusal, type AccountOwners, type OwnerNeed } from './fresh-proof/account-owner.js'
+import type { EnrolmentCredential, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
 import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind, SecondFactorRecord } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext } from './tokens.js'
 
@@ -48,6 +48,8 @@ export interface SecondFactorGate {
   challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>): Promise<Answer | null>
   /** Whether the account has an enrolled second factor (a remembered browser skipped its code). */
   isEnrolled (accountId: string): Promise<boolean>
+  /** Whether the request comes from a browser remembered for the account's second factor ("don't ask again"). */
+  remembersBrowser (accountId: string, facts: RequestFacts): Promise<boolean>
 }
 
 export interface SecondFactorsOptions {
@@ -56,6 +58,8 @@ export interface SecondFactorsOptions {
   readonly owners: AccountOwners
   readonly settings: SecondFactorSettings
   readonly secrets: SecretBox
+  /** Derives each enrolment's pending secret, which binds it to that enrolment. */
+  readonly enrolmentSecrets: EnrolmentSecrets
   readonly recoveryCodes: RecoveryCodeHasher
   readonly rememberedBrowsers: RememberedBrowserCookies
   /** PRODUCT_NAME: the issuer the authenticator app shows. */
@@ -65,6 +69,11 @@ export interface SecondFactorsOptions {
   /** Counts the locks wrong codes set. */
   readonly metrics: Pick<ReferenceMetrics, 'lockout'>
   readonly now: () => number
+}
+
+/** What authorised an enrolment call, as enrollee() chose it: the challenge when one was sent, else the auth token. */
+function enrolmentCredential (challenge: string | null, authToken: string | null): EnrolmentCredential {
+  return challenge !== null ? { challenge } : { authToken: authToken! }
 }
 
 /** The throttle of wrong codes of one account (login-throttles.ts' durations: 4 free, then doubling). */
@@ -121,7 +130,7 @@ export class SecondFactors implements SecondFactorGate {
     if (!this.options.settings.enabled) return null
     const factor = await this.store.findSecondFactor(account.id)
     if (factor?.enrolledAt != null) {
-      if (await this.remembered(account.id, facts)) {
+      if (await this.remembersBrowser(account.id, facts)) {
         logAuthEvent(facts, 'second-factor.skipped', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'remembered browser' })
         return null
       }
@@ -135,7 +144,7 @@ export class SecondFactors implements SecondFactorGate {
     return this.options.settings.enabled && (await this.store.findSecondFactor(accountId))?.enrolledAt != null
   }
 
-  private async remembered (accountId: string, facts: RequestFacts): Promise<boolean> {
+  async remembersBrowser (accountId: string, facts: RequestFacts): Promise<boolean> {
     const cookieHeader = facts.browser?.cookieHeader
     if (cookieHeader === undefined) return false
     const forgottenAt = await this.store.rememberedBrowsersForgottenAt(accountId)
@@ -306,21 +315,40 @@ export class SecondFactors implements SecondFactorGate {
     return isRefusal(owner) ? owner : { account: owner.account, challenge: null }
   }
 
-  /** `second-factor/enrol/start`: a new pending secret and its otpauth:// URI for the authenticator app. */
+  /**
+   * A 409 when the account's unexpired pending secret was started by another
+   * enrolment (another login, another tab, a bearer of the account's token),
+   * which a start may not replace nor a confirmation confirm; else null.
+   */
+  private pendingOfAnotherEnrolment (factor: SecondFactorRecord | null, account: Account, credential: EnrolmentCredential, facts: RequestFacts): Answer | null {
+    if (factor === null || factor.enrolledAt !== null || factor.pendingExpiresAt <= this.options.now()) return null
+    if (this.options.enrolmentSecrets.startedBy(this.options.secrets.open(factor.encryptedSecret, account.id), account.id, credential)) return null
+    logAuthEvent(facts, 'second-factor.enrol.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'pending-elsewhere' })
+    return error(409, say(facts, 'secondFactor.setupElsewhere'))
+  }
+
+  /** `second-factor/enrol/start`: the enrolment's pending secret and its otpauth:// URI for the authenticator app. */
   async enrolStart (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
     const parsed = parseRequest(body, { codeRequired: false, recoveryAllowed: false })
     if (!parsed.ok) return error(400, say(facts, parsed.error))
     const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused', 'proof')
     if ('status' in enrollee) return enrollee
-    const { account } = enrollee
-    const secret = newTotpSecret()
-    const started = await this.store.startSecondFactorEnrolment(
-      account.id, this.options.secrets.seal(secret, account.id), this.options.now() + PENDING_SECRET_TTL_MS)
-    if (!started) {
+    const { account, challenge } = enrollee
+    const credential = enrolmentCredential(parsed.value.challenge, authToken)
+    const factor = await this.store.findSecondFactor(account.id)
+    const conflict = this.pendingOfAnotherEnrolment(factor, account, credential, facts)
+    if (conflict !== null) return conflict
+    const secret = this.options.enrolmentSecrets.secretFor(account.id, credential)
+    const now = this.options.now()
+    // This enrolment's own secret, still pending (a retry, a second click), is answered again as it is.
+    const resumed = factor !== null && factor.enrolledAt === null && factor.pendingExpiresAt > now
+    // A login's enrolment ends with its challenge: its secret need not block another enrolment longer.
+    const pendingUntil = Math.min(now + PENDING_SECRET_TTL_MS, challenge?.expiresAt ?? Infinity)
+    if (!resumed && !await this.store.startSecondFactorEnrolment(account.id, this.options.secrets.seal(secret, account.id), pendingUntil)) {
       logAuthEvent(facts, 'second-factor.enrol.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'enrolled' })
       return error(409, say(facts, 'secondFactor.enrolled'))
     }
-    logAuthEvent(facts, 'second-factor.enrol.started', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: enrollee.challenge !== null })
+    logAuthEvent(facts, 'second-factor.enrol.started', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: challenge !== null, resumed })
     return { status: 200, body: { secret, otpauth_uri: totpFor(secret, this.options.productName, account.email).toString() } }
   }
 
@@ -338,6 +366,8 @@ export class SecondFactors implements SecondFactorGate {
     const now = this.options.now()
     if (factor?.enrolledAt != null) return error(409, say(facts, 'secondFactor.enrolled'))
     if (factor === null || factor.pendingExpiresAt <= now) return error(400, say(facts, 'secondFactor.setupExpired'))
+    const conflict = this.pendingOfAnotherEnrolment(factor, account, enrolmentCredential(parsed.value.challenge, authToken), facts)
+    if (conflict !== null) return conflict
     const code = parsed.value.code as { totp: string }
     const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
     if (step === null) return await this.wrongCode(account, facts, 'second-factor.enrol.failed', 'wrong-code')

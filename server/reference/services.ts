@@ -13,6 +13,7 @@ import { Reauthentication } from './fresh-proof/reauthentication.js'
 import { Passkeys } from './passkeys.js'
 import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './remembered-browser-cookie.js'
 import { RECOVERY_CODE_PURPOSE, RecoveryCodeHasher, SECOND_FACTOR_ENCRYPTION_PURPOSE, SecretBox } from './second-factor-codes.js'
+import { ENROLMENT_SECRET_PURPOSE, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
 import { SecondFactors } from './second-factors.js'
 import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
 import type { ReferenceConfig } from './config.js'
@@ -127,6 +128,7 @@ export async function createReferenceServices (
     owners,
     settings: config.secondFactor,
     secrets: new SecretBox(secrets.derive(SECOND_FACTOR_ENCRYPTION_PURPOSE)),
+    enrolmentSecrets: new EnrolmentSecrets(secrets.derive(ENROLMENT_SECRET_PURPOSE)),
     recoveryCodes: new RecoveryCodeHasher(secrets.derive(RECOVERY_CODE_PURPOSE)),
     rememberedBrowsers: new RememberedBrowserCookies(secrets.derive(REMEMBERED_BROWSER_PURPOSE)),
     productName: config.productName,

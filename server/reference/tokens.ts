@@ -1,5 +1,6 @@
 import { createLocalJWKSet, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { missesRequiredSecondFactor, rememberedBrowserMark, type SecondFactorSession } from './second-factor-requirement.js'
 import { SIGNING_ALGORITHM } from './signing-key.js'
 import type { SigningKeys } from './signing-keys.js'
 import type { Account, AccountStore } from './store/account-store.js'
@@ -51,7 +52,12 @@ export function methodReferences (method: AuthenticationMethod): string[] {
 
 export type RefreshOutcome =
   | { readonly tokens: TokenPair, readonly accountId: string }
-  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' }
+  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' | 'second-factor-required' }
+
+export interface RotateOptions {
+  /** The service asks for second factors (SECOND_FACTOR): a session an organisation's requirement now excludes is refused. */
+  readonly secondFactors?: boolean
+}
 
 /** SHA-256 of an opaque token: stored instead of the token, so a database leak reveals none. */
 export function hashToken (token: string): string {
@@ -119,9 +125,11 @@ export class TokenService {
   /**
    * Exchanges a refresh token for a new pair. Each refresh token works once:
    * presenting a used one means it was stolen (or replayed), and the whole
-   * family is revoked, logging out both the thief and the owner.
+   * family is revoked, logging out both the thief and the owner. A session
+   * whose login would be refused today (its organisations left, or a second
+   * factor now required: second-factor-requirement.ts) ends too.
    */
-  async rotate (refreshToken: string): Promise<RefreshOutcome> {
+  async rotate (refreshToken: string, { secondFactors = false }: RotateOptions = {}): Promise<RefreshOutcome> {
     const now = Date.now()
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record === null) return { refused: 'unknown' }
@@ -133,19 +141,24 @@ export class TokenService {
     if (record.expiresAt <= now) return { refused: 'expired' }
     const account = await this.store.findAccountById(record.accountId)
     if (account === null) return { refused: 'revoked' }
-    const saved = JSON.parse(record.context) as SavedLogin
+    const saved = JSON.parse(record.context) as SavedLogin & SecondFactorSession
     // Memberships may have been withdrawn since the login.
     const memberships = new Set(await this.store.listMemberships(account.id))
     const context: LoginContext = {
       organizations: saved.organizations.filter((organization) => memberships.has(organization)),
       resourceType: saved.resourceType,
-      clusterName: saved.clusterName
+      clusterName: saved.clusterName,
+      ...rememberedBrowserMark(saved)
     }
     // A login that named organisations needed a membership; once none is
     // left, the login would be refused today, and so is its refresh.
     if (saved.organizations.length > 0 && context.organizations.length === 0) {
       await this.store.revokeRefreshFamily(record.familyId, now)
       return { refused: 'no-allowed-organization' }
+    }
+    if (secondFactors && await missesRequiredSecondFactor(this.store, account.id, saved)) {
+      await this.store.revokeRefreshFamily(record.familyId, now)
+      return { refused: 'second-factor-required' }
     }
     // A session from before sign-in times were kept counts from this refresh: never older than it is.
     const signedInAt = saved.signedInAt ?? now

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
 import { tmpdir } from 'node:os'
+import { Secret, TOTP } from 'otpauth'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
@@ -233,6 +234,71 @@ t.test('memberships changed while the server runs apply to the next login and re
   t.equal((await accounts(dataDir, 'remove-member', 'live@example.com', 'acme')).code, 0)
   t.equal((await postJson(base, '/accounts/token/refresh', { refresh })).status, 401, 'the refresh is refused once the membership ends')
   t.equal((await postJson(base, '/accounts/v2/login', login)).status, 403)
+})
+
+/** Enrols an authenticator app for the signed-in account: its recovery codes (each signs in once, whatever the clock). */
+async function enrolledRecoveryCodes (base: string, email: string): Promise<string[]> {
+  const bearer = { authorization: `Bearer ${(await loginTokens(base, email)).auth}` }
+  const secret = String((await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)).body.secret)
+  const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
+  const confirmed = await postJson(base, '/accounts/second-factor/enrol/confirm', { code }, bearer)
+  if (confirmed.status !== 200) throw new Error(`enrolment failed: ${JSON.stringify(confirmed.body)}`)
+  return confirmed.body.recovery_codes as string[]
+}
+
+/** A sign-in with a recovery code for its second factor, the browser remembered if asked: the tokens, and the cookie that remembers it. */
+async function signInWithCode (base: string, email: string, recoveryCode: string, rememberBrowser = false) {
+  const challenge = (await postJson(base, '/accounts/v2/login', { email, password: GOOD_PASSWORD })).body.challenge
+  const answer = await postJson(base, '/accounts/second-factor/verify', { challenge, recovery_code: recoveryCode, remember_browser: rememberBrowser })
+  if (answer.status !== 200) throw new Error(`the second factor failed: ${JSON.stringify(answer.body)}`)
+  const remembered = answer.headers.getSetCookie().find((cookie) => cookie.startsWith('second_factor_browser='))?.split(';')[0] ?? null
+  return { refresh: String(answer.body.refresh), remembered }
+}
+
+t.test('end-sessions: a refresh token that worked before it is refused after it, and a remembered browser is asked for its code again', async (t) => {
+  const { base, dataDir, services } = await startReference(t)
+  await registerAccount(base, 'ann@example.com')
+  await registerAccount(base, 'bo@example.com')
+  const recoveryCodes = await enrolledRecoveryCodes(base, 'ann@example.com')
+  const thiefs = await signInWithCode(base, 'ann@example.com', recoveryCodes[0]!, true)
+  const fromRememberedBrowser = await postJson(base, '/accounts/v2/login', { email: 'ann@example.com', password: GOOD_PASSWORD }, { cookie: thiefs.remembered! })
+  t.same(Object.keys(fromRememberedBrowser.body).sort(), ['auth', 'refresh', 'second_factor_enrolled'], 'the remembered browser signs in without the code')
+  const worked = await postJson(base, '/accounts/token/refresh', { refresh: thiefs.refresh })
+  t.equal(worked.status, 200, 'the refresh token works before')
+  const bos = await loginTokens(base, 'bo@example.com')
+
+  const ended = await accounts(dataDir, 'end-sessions', 'ANN@example.com')
+  t.same([ended.code, ended.stdout], [0, 'ended every session of ann@example.com: its refresh tokens are revoked (auth tokens already issued end ' +
+    'within 15 minutes), and browsers remembered for its second factor are asked for a code again\n'])
+  const ann = (await services.store.findAccountByEmail('ann@example.com'))!
+  t.match(JSON.parse(ended.stderr) as Record<string, unknown>, { audit: 'sessions.ended-by-operator', by: 'operator', accountId: ann.id })
+  t.notMatch(ended.stderr, /ann@example/i, 'the audit line names the account by id, not address')
+
+  for (const [name, refresh] of [['the one refreshed before', worked.body.refresh], ['the remembered browser\'s', fromRememberedBrowser.body.refresh]]) {
+    t.equal((await postJson(base, '/accounts/token/refresh', { refresh })).status, 401, `${name} is refused`)
+  }
+  t.match((await postJson(base, '/accounts/v2/login', { email: 'ann@example.com', password: GOOD_PASSWORD }, { cookie: thiefs.remembered! })).body,
+    { second_factor: 'code' }, 'the remembered browser is asked for its code again')
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh: bos.refresh })).status, 200, 'another account\'s session goes on')
+  t.same(await accounts(dataDir, 'end-sessions', 'nobody@example.com'), { code: 1, stdout: '', stderr: 'accounts: no account has the email nobody@example.com\n' })
+})
+
+t.test('require-second-factor applies to sessions already running: one that never gave a code is refused its refresh, one that gave a code goes on', async (t) => {
+  const { base, dataDir } = await startReference(t)
+  await registerAccount(base, 'ann@example.com')
+  await registerAccount(base, 'cy@example.com')
+  const withCode = await signInWithCode(base, 'ann@example.com', (await enrolledRecoveryCodes(base, 'ann@example.com'))[0]!)
+  const passwordOnly = await loginTokens(base, 'cy@example.com')
+  for (const email of ['ann@example.com', 'cy@example.com']) t.equal((await accounts(dataDir, 'add-member', email, 'acme', '--allow-unverified')).code, 0)
+
+  t.equal((await accounts(dataDir, 'require-second-factor', 'acme')).code, 0)
+  const refused = await postJson(base, '/accounts/token/refresh', { refresh: passwordOnly.refresh })
+  t.same([refused.status, refused.body], [401, {
+    error: 'Your organisation now requires an authenticator app to sign in. Please sign in again.', reason: 'second_factor_required'
+  }])
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh: withCode.refresh })).status, 200)
+  t.match((await postJson(base, '/accounts/v2/login', { email: 'cy@example.com', password: GOOD_PASSWORD })).body, { second_factor: 'enrol' },
+    'signing in again asks for the enrolment')
 })
 
 t.test('npm run accounts runs the command', async (t) => {

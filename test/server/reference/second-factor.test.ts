@@ -272,7 +272,9 @@ t.test('SECOND_FACTOR=false: the calls are not served and no login asks', async 
   const { store } = setup.reference.services
   await store.addMembership((await store.findAccountByEmail('ada@example.com'))!.id, 'acme')
   await store.setOrganizationRequiresSecondFactor('acme', true)
-  t.same(Object.keys((await login(setup, 'ada@example.com')).body).sort(), ['auth', 'refresh'])
+  const signedIn = await login(setup, 'ada@example.com')
+  t.same(Object.keys(signedIn.body).sort(), ['auth', 'refresh'])
+  t.equal((await call(setup, 'token/refresh', { refresh: signedIn.body.refresh })).status, 200, 'nor is its session refused a refresh')
   const direct = await fetch(`${setup.reference.url}/second-factor/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
   t.equal(direct.status, 404)
 })
@@ -316,4 +318,106 @@ t.test('a passkey sign-in never asks for the second factor, even where an organi
   t.type(signedIn.body.auth, 'string')
   t.notOk('second_factor' in signedIn.body)
   t.same(decodeJwt(String(signedIn.body.auth)).amr, ['hwk'])
+  const refreshed = await call(setup, 'token/refresh', { refresh: signedIn.body.refresh })
+  t.equal(refreshed.status, 200, 'and its session refreshes: the requirement asks a passkey sign-in for nothing more')
+})
+
+t.test('once an organisation requires a second factor, a session that never gave one is refused its refresh and told to sign in again', async (t) => {
+  const setup = await setUp(t)
+  const { store } = setup.reference.services
+  const refresh = (refreshToken: unknown, headers: Record<string, string> = {}) => call(setup, 'token/refresh', { refresh: refreshToken }, headers)
+  // Sessions begun before the requirement: Ada's with her password alone; Bob's with a code, and from the browser he ticked "don't ask again" on.
+  await registerAccount(setup.reference.base, 'ada@example.com')
+  const adas = await login(setup, 'ada@example.com')
+  const adasOtherBrowser = await login(setup, 'ada@example.com')
+  const bob = await enrolled(setup, 'bob@example.com')
+  const withCode = await call(setup, 'second-factor/verify', {
+    challenge: (await login(setup, 'bob@example.com')).body.challenge, code: codeFor(setup, bob.secret), remember_browser: true
+  })
+  setup.clock.nextStep()
+  const fromRememberedBrowser = await login(setup, 'bob@example.com', { cookie: rememberedCookie(withCode.headers)! })
+  t.same(decodeJwt(String(fromRememberedBrowser.body.auth)).amr, ['pwd'], 'the remembered browser was not asked for the code')
+  const adasNext = await refresh(adas.body.refresh)
+  t.equal(adasNext.status, 200, 'before the requirement Ada\'s session refreshes')
+
+  for (const email of ['ada@example.com', 'bob@example.com']) await store.addMembership((await store.findAccountByEmail(email))!.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
+
+  const refused = await refresh(adasNext.body.refresh)
+  t.same([refused.status, refused.body], [401, {
+    error: 'Your organisation now requires an authenticator app to sign in. Please sign in again.', reason: 'second_factor_required'
+  }])
+  t.ok((await store.findRefreshToken(hashToken(String(adasNext.body.refresh))))?.revokedAt, 'the session has ended')
+  const inGerman = await refresh(adasOtherBrowser.body.refresh, { 'accept-language': 'de' })
+  t.same([inGerman.status, inGerman.body.reason], [401, 'second_factor_required'], 'her other session too')
+  t.equal(inGerman.body.error, 'Ihre Organisation verlangt jetzt eine Authenticator-App für die Anmeldung. Bitte melden Sie sich erneut an.')
+  t.match((await login(setup, 'ada@example.com')).body, { second_factor: 'enrol' }, 'signing in again leads to the enrolment')
+
+  for (const [name, session] of [['with a code', withCode], ['from the remembered browser', fromRememberedBrowser]] as const) {
+    const next = await refresh(session.body.refresh)
+    t.equal(next.status, 200, `Bob's session ${name} refreshes`)
+    t.equal((await refresh(next.body.refresh)).status, 200, `and again: the refreshed session keeps how it met the second factor (${name})`)
+  }
+})
+
+const SETUP_ELSEWHERE = 'An authenticator app is already being set up for this account, in another window or sign-in. ' +
+  'Finish it there, or start again in a few minutes. If it was not you, reset your password.'
+
+/** Ada, whose organisation requires a second factor she has not enrolled, and the auth token of a session she began before (a bearer a thief may hold). */
+async function adaToEnrol (setup: Setup): Promise<{ bearer: Record<string, string> }> {
+  const { store } = setup.reference.services
+  await registerAccount(setup.reference.base, 'ada@example.com')
+  const before = await login(setup, 'ada@example.com')
+  const ada = (await store.findAccountByEmail('ada@example.com'))!
+  await store.addMembership(ada.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
+  return { bearer: { authorization: `Bearer ${String(before.body.auth)}` } }
+}
+
+t.test('while a login enrols, another enrolment of the account (a bearer of its token, another sign-in) neither replaces nor confirms its secret', async (t) => {
+  const setup = await setUp(t)
+  const { bearer } = await adaToEnrol(setup)
+  const challenge = String((await login(setup, 'ada@example.com')).body.challenge)
+  const started = await call(setup, 'second-factor/enrol/start', { challenge })
+  t.equal(started.status, 200)
+  const secret = String(started.body.secret) // what Ada's authenticator app scans
+
+  const byBearer = await call(setup, 'second-factor/enrol/start', {}, bearer)
+  t.same([byBearer.status, byBearer.body], [409, { error: SETUP_ELSEWHERE }], 'a start with the account\'s token is refused, and gets no secret')
+  const otherLogin = String((await login(setup, 'ada@example.com')).body.challenge)
+  t.same((await call(setup, 'second-factor/enrol/start', { challenge: otherLogin })).status, 409, 'so is another sign-in\'s')
+  const foreignConfirm = await call(setup, 'second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
+  t.same([foreignConfirm.status, foreignConfirm.body], [409, { error: SETUP_ELSEWHERE }], 'nor may another enrolment confirm the secret, even with its code')
+  t.equal((await call(setup, 'second-factor/enrol/confirm', { challenge: otherLogin, code: codeFor(setup, secret) })).status, 409)
+
+  t.same((await call(setup, 'second-factor/enrol/start', { challenge })).body, started.body, 'Ada\'s own enrolment starting again gets the same secret')
+  const confirmed = await call(setup, 'second-factor/enrol/confirm', { challenge, code: codeFor(setup, secret) })
+  t.equal(confirmed.status, 200, 'the code of the secret Ada scanned confirms it')
+  t.same(decodeJwt(String(confirmed.body.auth)).amr, ['pwd', 'otp', 'mfa'])
+  setup.clock.nextStep()
+  const next = await login(setup, 'ada@example.com')
+  t.equal((await call(setup, 'second-factor/verify', { challenge: next.body.challenge, code: codeFor(setup, secret) })).status, 200,
+    'and her app\'s codes sign her in from then on')
+})
+
+t.test('a pending secret stops blocking other enrolments when it expires: a login\'s with its challenge, a signed-in one\'s after 10 minutes', async (t) => {
+  const setup = await setUp(t)
+  const { bearer } = await adaToEnrol(setup)
+  const first = String((await login(setup, 'ada@example.com')).body.challenge)
+  const abandoned = String((await call(setup, 'second-factor/enrol/start', { challenge: first })).body.secret)
+  setup.clock.value += 5 * 60_000 // the login's challenge, and with it its enrolment, has expired
+  const second = String((await login(setup, 'ada@example.com')).body.challenge)
+  const restarted = await call(setup, 'second-factor/enrol/start', { challenge: second })
+  t.equal(restarted.status, 200, 'a new sign-in enrols')
+  t.not(restarted.body.secret, abandoned, 'with a secret of its own')
+  t.equal((await call(setup, 'second-factor/enrol/start', {}, bearer)).status, 409)
+
+  setup.clock.value += 5 * 60_000
+  const byBearer = await call(setup, 'second-factor/enrol/start', {}, bearer)
+  t.equal(byBearer.status, 200, 'once the second sign-in\'s challenge expired too, a signed-in enrolment starts')
+  setup.clock.value += 9 * 60_000
+  t.equal((await call(setup, 'second-factor/enrol/start', { challenge: String((await login(setup, 'ada@example.com')).body.challenge) })).status, 409,
+    'and holds its secret for 10 minutes')
+  setup.clock.value += 60_000
+  t.equal((await call(setup, 'second-factor/enrol/start', { challenge: String((await login(setup, 'ada@example.com')).body.challenge) })).status, 200)
 })
