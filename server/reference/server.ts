@@ -4,6 +4,7 @@ import { REFERENCE_HEALTH_PATH } from '../shared/reference-health.js'
 import { referenceAccountsApp } from './app.js'
 import type { ReferenceConfig } from './config.js'
 import { edgeAuthResponder } from './edge-auth-responder.js'
+import { acceptOnlyTheEdge } from './edge-only.js'
 import { localAccountsApp } from './local-accounts.js'
 import { ReferenceMetrics } from './metrics.js'
 import { referenceMetricsRoute } from './metrics-route.js'
@@ -27,6 +28,12 @@ export interface ReferenceServerOptions extends ReferenceServicesOptions {
    * without, neither.
    */
   readonly metricsToken?: string | null
+  /**
+   * The secret the edge sends on every call (server/shared/embedded-secret.ts):
+   * any request without it is refused before its route (edge-only.ts). Null:
+   * no edge calls this server (`npm run local-accounts`), and it answers nobody.
+   */
+  readonly embeddedSecret: string | null
 }
 
 export interface ReferenceServer {
@@ -51,7 +58,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
   const serve = options.serve ?? new Set<ReferenceServiceName>(['accounts', 'edge-auth'])
   const app = Fastify({
     logger: options.logger,
-    // Only the edge, on loopback, reaches it: the client address is the one the edge states.
+    // The client address is the one the edge states: a request reaches a route only with the edge's secret (edge-only.ts).
     trustProxy: 'loopback',
     bodyLimit: BODY_LIMIT_BYTES,
     // The edge's request id is kept, so that one request reads as one in both logs.
@@ -60,6 +67,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
     logController: new LogController({ disableRequestLogging: true })
   })
   logCompletedRequests(app)
+  acceptOnlyTheEdge(app, options.embeddedSecret)
 
   const metricsToken = options.metricsToken ?? null
   let services: ReferenceServices

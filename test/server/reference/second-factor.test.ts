@@ -267,7 +267,7 @@ t.test('SECOND_FACTOR=false: the calls are not served and no login asks', async 
   await store.addMembership((await store.findAccountByEmail('ada@example.com'))!.id, 'acme')
   await store.setOrganizationRequiresSecondFactor('acme', true)
   t.same(Object.keys((await login(setup, 'ada@example.com')).body).sort(), ['auth', 'refresh'])
-  const direct = await fetch(`${setup.reference.url}/second-factor/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  const direct = await fetch(`${setup.reference.url}/second-factor/verify`, { method: 'POST', headers: { ...setup.reference.edgeHeaders, 'content-type': 'application/json' }, body: '{}' })
   t.equal(direct.status, 404)
 })
 
