@@ -5,7 +5,7 @@ import { referenceAccountsApp } from './app.js'
 import type { ReferenceConfig } from './config.js'
 import { edgeAuthResponder } from './edge-auth-responder.js'
 import { acceptOnlyTheEdge } from './edge-only.js'
-import { localAccountsApp } from './local-accounts.js'
+import { LOCAL_NETWORK_SCOPE, localAccountsApp } from './local-accounts.js'
 import { ReferenceMetrics } from './metrics.js'
 import { referenceMetricsRoute } from './metrics-route.js'
 import { createReferenceServices, type ReferenceServices, type ReferenceServicesOptions } from './services.js'
@@ -111,8 +111,9 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
 }
 
 /**
- * The local-network accounts listener (`/authenticate`, called by the page
- * straight from the browser), sharing the accounts of a reference server.
+ * The local-network accounts listener (`/authenticate` and the second
+ * factor's calls, made by the page straight from the browser, and the
+ * refresh of its tokens), sharing the accounts of a reference server.
  * Closing it leaves the store open: the reference server owns that.
  */
 export async function buildLocalAccountsServer (options: {
@@ -123,6 +124,7 @@ export async function buildLocalAccountsServer (options: {
   const local = Fastify({ logger: options.logger, bodyLimit: BODY_LIMIT_BYTES })
   await local.register(localAccountsApp, {
     accounts: options.services.accounts,
+    secondFactors: options.services.secondFactors?.withScope(LOCAL_NETWORK_SCOPE) ?? null,
     allowedOrigins: options.services.config.localAccountsAllowedOrigins,
     perMinute: options.perMinute,
     pseudonyms: options.services.pseudonyms,

@@ -12,11 +12,21 @@ export const REFRESH_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000
 /** How a login proved who it is; `+otp`: a second factor followed (docs/second-factor.md). */
 export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'hwk' | 'pwd+otp' | 'google+otp'
 
+/**
+ * Where a token may be used, when not everywhere: `local-network`, a login at
+ * local-network mode's own listener (server/reference/local-accounts.ts),
+ * whose tokens that listener alone refreshes and which change no account
+ * (docs/reference-service.md, "Local-network mode").
+ */
+export type TokenScope = 'local-network'
+
 /** What a login asked for, carried into every token of its refresh family. */
 export interface LoginContext {
   readonly organizations: readonly string[]
   readonly resourceType: string | null
   readonly clusterName: string | null
+  /** Set by the listener the login came through, never by a request body; absent: the edge's. */
+  readonly scope?: TokenScope
 }
 
 export interface TokenPair {
@@ -26,7 +36,7 @@ export interface TokenPair {
 
 export type RefreshOutcome =
   | { readonly tokens: TokenPair, readonly accountId: string }
-  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' }
+  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' | 'other-scope' }
 
 /** SHA-256 of an opaque token: stored instead of the token, so a database leak reveals none. */
 export function hashToken (token: string): string {
@@ -57,7 +67,9 @@ export class TokenService {
       // RFC 8176's values: 'pwd+otp' gives ["pwd", "otp", "mfa"].
       amr: method.endsWith('+otp') ? [...method.split('+'), 'mfa'] : [method],
       ...(context.resourceType === null ? {} : { resource_type: context.resourceType }),
-      ...(context.clusterName === null ? {} : { cluster_name: context.clusterName })
+      ...(context.clusterName === null ? {} : { cluster_name: context.clusterName }),
+      // A product's backend can tell a local-network token too (docs/reference-service.md).
+      ...(context.scope === undefined ? {} : { scope: context.scope })
     })
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: 'at+jwt' })
       .setSubject(account.id)
@@ -85,12 +97,16 @@ export class TokenService {
   /**
    * Exchanges a refresh token for a new pair. Each refresh token works once:
    * presenting a used one means it was stolen (or replayed), and the whole
-   * family is revoked, logging out both the thief and the owner.
+   * family is revoked, logging out both the thief and the owner. Only a token
+   * of `scope` is exchanged (none: the edge's): one of another scope is
+   * refused before it is spent, so that it still works where it belongs.
    */
-  async rotate (refreshToken: string): Promise<RefreshOutcome> {
+  async rotate (refreshToken: string, scope?: TokenScope): Promise<RefreshOutcome> {
     const now = Date.now()
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record === null) return { refused: 'unknown' }
+    const saved = JSON.parse(record.context) as LoginContext & { method: AuthenticationMethod }
+    if (saved.scope !== scope) return { refused: 'other-scope' }
     if (record.revokedAt !== null) return { refused: 'revoked' }
     if (record.usedAt !== null || !(await this.store.markRefreshTokenUsed(record.tokenHash, now))) {
       await this.store.revokeRefreshFamily(record.familyId, now)
@@ -99,13 +115,13 @@ export class TokenService {
     if (record.expiresAt <= now) return { refused: 'expired' }
     const account = await this.store.findAccountById(record.accountId)
     if (account === null) return { refused: 'revoked' }
-    const saved = JSON.parse(record.context) as LoginContext & { method: AuthenticationMethod }
     // Memberships may have been withdrawn since the login.
     const memberships = new Set(await this.store.listMemberships(account.id))
     const context: LoginContext = {
       organizations: saved.organizations.filter((organization) => memberships.has(organization)),
       resourceType: saved.resourceType,
-      clusterName: saved.clusterName
+      clusterName: saved.clusterName,
+      ...(saved.scope === undefined ? {} : { scope: saved.scope })
     }
     // A login that named organisations needed a membership; once none is
     // left, the login would be refused today, and so is its refresh.
@@ -124,9 +140,11 @@ export class TokenService {
 
   /**
    * The account an auth token of this service was issued to, if its
-   * signature, issuer, audience, type and expiry hold; else null.
+   * signature, issuer, audience, type, expiry and scope hold; else null.
+   * Without `scope`, a token that names one is refused: a local-network
+   * token changes no account through the edge.
    */
-  async verifyAuthToken (token: string): Promise<string | null> {
+  async verifyAuthToken (token: string, scope?: TokenScope): Promise<string | null> {
     try {
       const keys = createLocalJWKSet(this.keySet() as JSONWebKeySet)
       const { payload } = await jwtVerify(token, keys, {
@@ -136,6 +154,7 @@ export class TokenService {
         algorithms: [SIGNING_ALGORITHM],
         currentDate: new Date(this.now())
       })
+      if (payload.scope !== scope) return null
       return typeof payload.sub === 'string' ? payload.sub : null
     } catch {
       return null
