@@ -1,4 +1,4 @@
-import { postJson } from './http.js'
+import { postJson, type PostOptions } from './http.js'
 import {
   parseEnrolmentConfirmAnswer, parseEnrolmentStartAnswer, parseVerifyAnswer,
   type EnrolmentConfirmAnswer, type EnrolmentStartAnswer, type SecondFactorVerifyAnswer
@@ -9,6 +9,18 @@ import {
  * each. Loaded with the second-factor chunks only, never on the first load.
  */
 
+/**
+ * Where a login's second-factor call goes: the edge (`/accounts/`), or, for
+ * a login made in local-network mode, the listener that issued its challenge
+ * (`localOrigin`, the origin of its `/authenticate`), called as that login
+ * was: across origins, no cookies.
+ */
+function target (path: string, localOrigin: string | null): { readonly url: string, readonly options: PostOptions } {
+  return localOrigin === null
+    ? { url: `/accounts/${path}`, options: {} }
+    : { url: `${localOrigin}/${path}`, options: { mode: 'cors', credentials: 'omit' } }
+}
+
 /** The proof the code step sends: an authenticator code or a recovery code. */
 export type SecondFactorProof = { readonly code: string } | { readonly recovery_code: string }
 
@@ -17,25 +29,32 @@ export type VerifyRequest = SecondFactorProof & {
   readonly remember_browser: boolean
 }
 
-/** The code step: the login's tokens for a right code. */
-export async function verifySecondFactor (request: VerifyRequest): Promise<SecondFactorVerifyAnswer> {
-  return parseVerifyAnswer(await postJson('/accounts/second-factor/verify', request))
+/** The code step: the login's tokens for a right code. `localOrigin`: a local-network login's listener (target). */
+export async function verifySecondFactor (request: VerifyRequest, localOrigin: string | null = null): Promise<SecondFactorVerifyAnswer> {
+  const { url, options } = target('second-factor/verify', localOrigin)
+  return parseVerifyAnswer(await postJson(url, request, options))
 }
 
 /**
- * Who enrols: the login's challenge (an enrolment the login requires), or
- * the signed-in account's auth token (the voluntary enrolment after a login).
+ * Who enrols: the login's challenge (an enrolment the login requires; with
+ * `localOrigin` for a local-network login, see target), or the signed-in
+ * account's auth token (the voluntary enrolment after a login).
  */
 export type EnrolmentAuthority =
-  | { readonly kind: 'challenge', readonly challenge: string }
+  | { readonly kind: 'challenge', readonly challenge: string, readonly localOrigin?: string | null }
   | { readonly kind: 'bearer', readonly auth: string }
 
-const bearerOf = (authority: EnrolmentAuthority) => authority.kind === 'bearer' ? { bearer: authority.auth } : {}
+/** Where an enrolment call goes, with the bearer credential when the authority is one. */
+function enrolmentTarget (path: string, authority: EnrolmentAuthority): { readonly url: string, readonly options: PostOptions } {
+  if (authority.kind === 'bearer') return { url: `/accounts/${path}`, options: { bearer: authority.auth } }
+  return target(path, authority.localOrigin ?? null)
+}
 
 /** A new secret and its otpauth:// URI, for the QR code and for typing. */
 export async function startEnrolment (authority: EnrolmentAuthority): Promise<EnrolmentStartAnswer> {
   const body = authority.kind === 'challenge' ? { challenge: authority.challenge } : {}
-  return parseEnrolmentStartAnswer(await postJson('/accounts/second-factor/enrol/start', body, bearerOf(authority)))
+  const { url, options } = enrolmentTarget('second-factor/enrol/start', authority)
+  return parseEnrolmentStartAnswer(await postJson(url, body, options))
 }
 
 /**
@@ -47,5 +66,6 @@ export async function confirmEnrolment (authority: EnrolmentAuthority, code: str
   const body = authority.kind === 'challenge'
     ? { challenge: authority.challenge, code, remember_browser: rememberBrowser }
     : { code }
-  return parseEnrolmentConfirmAnswer(await postJson('/accounts/second-factor/enrol/confirm', body, bearerOf(authority)), authority.kind === 'challenge')
+  const { url, options } = enrolmentTarget('second-factor/enrol/confirm', authority)
+  return parseEnrolmentConfirmAnswer(await postJson(url, body, options), authority.kind === 'challenge')
 }

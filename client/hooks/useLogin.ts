@@ -36,9 +36,9 @@ export function useLogin (page: PageState, gate: DomainGate, afterPasswordLogin:
       const localAuthenticateUrl = localAccounts.kind === 'allowed' ? localAccounts.authenticateUrl : null
       void trigger({ payload: { email: page.email, password, ...page.context }, localAuthenticateUrl }, {
         onSuccess: (answer) => {
-          // The second factor, the passkey upgrade and the offers follow only a login through the accounts
-          // service; a local-network answer with a challenge is no sign-in (finishLogin says so).
-          if (localAuthenticateUrl === null && answer.kind === 'second-factor') {
+          // The second factor follows either login (a local-network one's steps call its listener:
+          // SecondFactorSteps); the passkey upgrade and the offers only a login through the accounts service.
+          if (answer.kind === 'second-factor') {
             onSecondFactor(answer)
             return
           }

@@ -17,6 +17,8 @@ export interface CodeStepProps {
   readonly refusal?: string | null
   /** Whether to offer "Don't ask again on this browser for 30 days". */
   readonly rememberOffered: boolean
+  /** A local-network login's listener, which issued the challenge (client/api/second-factor.ts); null: the edge's. */
+  readonly localOrigin?: string | null
   /** The login's tokens: the page stores them and leaves. */
   readonly onTokens: (tokens: Extract<SecondFactorVerifyAnswer, { kind: 'tokens' }>) => void
   /** Back to the login form (a challenge that expired, a lost phone). */
@@ -31,7 +33,7 @@ export interface CodeStepProps {
  * to the code field (not the heading, as in the passkey offer): the visitor
  * came to type, and the field's label says what.
  */
-export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens, onBack }: CodeStepProps) {
+export function CodeStep ({ challenge, refusal = null, rememberOffered, localOrigin = null, onTokens, onBack }: CodeStepProps) {
   const messages = useMessages()
   const { text } = messages
   const errorId = useId()
@@ -55,7 +57,7 @@ export function CodeStep ({ challenge, refusal = null, rememberOffered, onTokens
     setBusy(true)
     setError(null)
     const proof = recovery ? { recovery_code: withoutSpaces(recoveryCode) } : { code }
-    const answer = await verifySecondFactor({ challenge, ...proof, remember_browser: rememberOffered && remember })
+    const answer = await verifySecondFactor({ challenge, ...proof, remember_browser: rememberOffered && remember }, localOrigin)
     if (answer.kind === 'tokens') {
       // Busy until the page has left: the tokens are on their way to the cookies.
       onTokens(answer)

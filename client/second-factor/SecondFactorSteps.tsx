@@ -23,11 +23,18 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
   const { step } = flow
   if (step === null) return null
   const back = (): void => flow.setStep(null)
+  // A local-network login's challenge is its listener's: the steps call it there, where no cookie travels, so no browser is remembered.
+  const { localAccounts } = page.params
+  const localOrigin = localAccounts.kind === 'allowed' ? localAccounts.origin : null
+  const rememberOfferedHere = rememberOffered && localOrigin === null
   return (
     <Suspense fallback={<Spinner />}>
-      {step.kind === 'code' && <CodeStep challenge={step.challenge} refusal={step.refusal ?? null} rememberOffered={rememberOffered} onTokens={flow.finish} onBack={back} />}
+      {step.kind === 'code' && (
+        <CodeStep challenge={step.challenge} refusal={step.refusal ?? null} rememberOffered={rememberOfferedHere} localOrigin={localOrigin}
+          onTokens={flow.finish} onBack={back} />
+      )}
       {step.kind === 'enrol' && (
-        <Enrolment authority={{ kind: 'challenge', challenge: step.challenge }} rememberOffered={rememberOffered} productName={productName}
+        <Enrolment authority={{ kind: 'challenge', challenge: step.challenge, localOrigin }} rememberOffered={rememberOfferedHere} productName={productName}
           onDone={(tokens) => { if (tokens !== null) flow.finish(tokens) }} onCancel={back} cancelLabel={text('secondFactor.backToLogin')} />
       )}
       {step.kind === 'offer' && (

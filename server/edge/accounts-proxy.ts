@@ -28,6 +28,8 @@ import type { ChallengeGate } from './challenge/challenge-gate.js'
 export interface AccountsProxyOptions {
   /** Base URL of the accounts service, without a trailing slash. */
   readonly upstream: string
+  /** Sent on every call: the embedded service's secret (server/shared/embedded-secret.ts); none to ACCOUNTS_URL. */
+  readonly upstreamHeaders?: Readonly<Record<string, string>>
   readonly routes: readonly ProxiedRoute[]
   readonly timeoutMs: number
   readonly rateLimit: RateLimitSettings
@@ -144,6 +146,7 @@ function sendFailure (reply: ProxyReply, failure: UpstreamFailure): void {
 
 interface ProxyGroupOptions {
   readonly upstream: string
+  readonly upstreamHeaders: Readonly<Record<string, string>>
   readonly routes: readonly ProxiedRoute[]
   readonly kind: ProxiedRoute['kind']
   readonly timeoutMs: number
@@ -153,7 +156,7 @@ interface ProxyGroupOptions {
   readonly challenge: ChallengeGate | null
 }
 
-async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck, challenge }: ProxyGroupOptions): Promise<void> {
+async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck, challenge }: ProxyGroupOptions): Promise<void> {
   if (kind === 'json') {
     app.addHook('onRequest', rejectCrossSiteRequests)
     app.addHook('onRequest', requireContentType(['application/json']))
@@ -191,7 +194,7 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
     config: kind === 'read' ? { rateLimit: false } : {},
     replyOptions: {
       ...upstreamReplyOptions({
-        requestHeaders: forwardRequestHeaders(ACCOUNTS_REQUEST_HEADERS, { prefix: app.prefix, trust }),
+        requestHeaders: forwardRequestHeaders(ACCOUNTS_REQUEST_HEADERS, { prefix: app.prefix, trust, upstreamHeaders }),
         // The reference service's GETs are links (from an email, from an identity
         // provider) whose parameters are in the query; the page's calls carry none.
         keepQuery: kind === 'read',
@@ -206,7 +209,7 @@ async function proxyGroup (app: FastifyInstance, { upstream, routes, kind, timeo
         ...(signIns === null && challenge === null
           ? {}
           : { onAnswer: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>) => { signIns?.noteAnswer(request, answer); challenge?.noteAnswer(request, answer) } }),
-        ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream }) })
+        ...(domainCheck === null ? {} : { refusalOf: checkPasskeySignInAnswer({ ...domainCheck, prefix: app.prefix, accountsUpstream: upstream, accountsUpstreamHeaders: upstreamHeaders }) })
       }) } : {}),
       // The links and form posts are passed on as they are; a 5xx among them is logged and counted too.
       ...(kind !== 'json' ? { onResponse: passOnNotingServerErrors } : {})
@@ -236,6 +239,7 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
     if (routes.length === 0) continue
     await app.register(proxyGroup, {
       upstream: options.upstream,
+      upstreamHeaders: options.upstreamHeaders ?? {},
       routes,
       kind,
       timeoutMs: options.timeoutMs,

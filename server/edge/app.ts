@@ -32,6 +32,8 @@ export interface AppOptions {
   readonly accountsRoutes: readonly ProxiedRoute[]
   /** Base URL of the edge auth metadata service in use (configured or embedded). */
   readonly edgeAuthUpstream: string
+  /** Headers every call to each upstream carries: the embedded services' secret (server/shared/embedded-secret.ts), none to an own backend. */
+  readonly upstreamHeaders: { readonly accounts: Readonly<Record<string, string>>, readonly edgeAuth: Readonly<Record<string, string>> }
   readonly hotPath: HotPathHandler
   /** The flash cookie that carries a form post's page to the GET after its 303. */
   readonly formFlash: FormFlash
@@ -77,12 +79,15 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
   await fastify.register(accountsProxy, {
     prefix: '/accounts',
     upstream: options.accountsUpstream,
+    upstreamHeaders: options.upstreamHeaders.accounts,
     routes: options.accountsRoutes,
     timeoutMs: config.upstreamTimeoutMs,
     rateLimit,
     trust: options.trust,
     answerLimitBytes: config.accountsAnswerLimitBytes,
-    domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null,
+    domainCheck: config.domainCheckEnforced
+      ? { upstream: options.edgeAuthUpstream, upstreamHeaders: options.upstreamHeaders.edgeAuth, timeoutMs: config.upstreamTimeoutMs }
+      : null,
     challenge: createChallengeGate({
       settings: config.challenge,
       keys,
@@ -102,6 +107,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,
+    upstreamHeaders: options.upstreamHeaders.edgeAuth,
     timeoutMs: config.upstreamTimeoutMs,
     rateLimit
   })

@@ -96,6 +96,8 @@ function authorizationInBody (body: Buffer, headerStatus: string | null): Domain
  */
 export async function callDomainCheck (options: {
   readonly upstream: string
+  /** Sent on the call: the embedded responder's secret (server/shared/embedded-secret.ts); none to EDGE_AUTH_URL. */
+  readonly upstreamHeaders?: Readonly<Record<string, string>>
   readonly domain: string
   readonly timeoutMs: number
   readonly requestId: string
@@ -105,6 +107,7 @@ export async function callDomainCheck (options: {
   try {
     answer = await postOnce(`${options.upstream}${CHECK_DOMAIN_AUTHORIZATION_PATH}`, {
       headers: {
+        ...options.upstreamHeaders,
         'content-type': 'application/grpc-web+proto',
         accept: 'application/grpc-web+proto',
         'accept-encoding': 'identity',

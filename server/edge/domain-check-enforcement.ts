@@ -26,6 +26,8 @@ export const MAX_CHECKED_DOMAINS = 4
 export interface DomainCheckEnforcement {
   /** Base URL of the domain-check service (EDGE_AUTH_URL or the embedded responder). */
   readonly upstream: string
+  /** Sent on every call: the embedded responder's secret (server/shared/embedded-secret.ts); none to EDGE_AUTH_URL. */
+  readonly upstreamHeaders?: Readonly<Record<string, string>>
   readonly timeoutMs: number
 }
 
@@ -45,7 +47,9 @@ async function domainRefusal (request: FastifyRequest, domains: readonly string[
   for (const domain of domains) {
     const started = performance.now()
     try {
-      const authorization = await callDomainCheck({ upstream: options.upstream, domain, timeoutMs: options.timeoutMs, requestId: request.id })
+      const authorization = await callDomainCheck({
+        upstream: options.upstream, upstreamHeaders: options.upstreamHeaders ?? {}, domain, timeoutMs: options.timeoutMs, requestId: request.id
+      })
       metrics?.domainCheck('enforced', authorization === 'unrecognised' ? 'failed' : authorization)
       if (authorization === 'unauthorized') {
         request.log.info({ domain }, 'login refused: domain not authorized')
@@ -107,10 +111,12 @@ export function enforceDomainCheck (options: DomainCheckEnforcement & { readonly
  * Revokes a refresh token the edge withheld. The browser never saw it, so
  * this is defence in depth: a failure is logged and the refusal stands.
  */
-async function revokeWithheldToken (request: FastifyRequest, accountsUpstream: string, refresh: string, timeoutMs: number): Promise<void> {
+async function revokeWithheldToken (
+  request: FastifyRequest, accounts: { readonly upstream: string, readonly headers: Readonly<Record<string, string>> }, refresh: string, timeoutMs: number
+): Promise<void> {
   try {
-    const answer = await postOnce(`${accountsUpstream}/token/revoke`, {
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity', [REQUEST_ID_HEADER]: request.id },
+    const answer = await postOnce(`${accounts.upstream}/token/revoke`, {
+      headers: { ...accounts.headers, 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity', [REQUEST_ID_HEADER]: request.id },
       body: Buffer.from(JSON.stringify({ refresh })),
       timeoutMs,
       limitBytes: 16 * 1024
@@ -129,7 +135,12 @@ async function revokeWithheldToken (request: FastifyRequest, accountsUpstream: s
  * (`token/revoke`, the call the page would make) and the refusal is
  * answered. A token answer without an `email` cannot be checked: refused.
  */
-export function checkPasskeySignInAnswer (options: DomainCheckEnforcement & { readonly prefix: string, readonly accountsUpstream: string }) {
+export function checkPasskeySignInAnswer (options: DomainCheckEnforcement & {
+  readonly prefix: string
+  readonly accountsUpstream: string
+  /** Sent on the revocation: the embedded service's secret; none to ACCOUNTS_URL. */
+  readonly accountsUpstreamHeaders?: Readonly<Record<string, string>>
+}) {
   return async function passkeyAnswerRefusal (request: FastifyRequest, status: number, body: Buffer): Promise<LoginRefusal | null> {
     if (routeOf(request, options.prefix) !== PASSKEY_SIGN_IN_PATH || status < 200 || status > 299) return null
     const answer = JSON.parse(body.toString('utf8')) as Record<string, unknown>
@@ -143,7 +154,7 @@ export function checkPasskeySignInAnswer (options: DomainCheckEnforcement & { re
       refusal = await domainRefusal(request, [domain], options)
     }
     if (refusal !== null && typeof answer.refresh === 'string') {
-      await revokeWithheldToken(request, options.accountsUpstream, answer.refresh, options.timeoutMs)
+      await revokeWithheldToken(request, { upstream: options.accountsUpstream, headers: options.accountsUpstreamHeaders ?? {} }, answer.refresh, options.timeoutMs)
     }
     return refusal
   }

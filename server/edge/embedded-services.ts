@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
+import { EMBEDDED_SECRET_VARIABLE, embeddedSecretHeaders, newEmbeddedSecret } from '../shared/embedded-secret.js'
 import type { Env } from '../shared/env-parsing.js'
 import { freeLoopbackPort } from '../shared/free-port.js'
 import { loadReferenceConfig } from '../reference/config.js'
@@ -20,6 +21,8 @@ export const REFERENCE_METRICS_TIMEOUT_MS = 2000
 export interface EmbeddedServices {
   /** Base URL of the reference services on loopback. */
   readonly url: string
+  /** The secret every call to them carries (server/shared/embedded-secret.ts); they refuse a call without it. */
+  readonly secret: string
   /** What the edge proxies under /accounts/ for them. */
   readonly accountsRoutes: readonly ProxiedRoute[]
   /** Resolves when the reference services accept requests. */
@@ -57,12 +60,15 @@ export async function startEmbeddedServices (options: {
   const services = [options.accounts ? 'accounts' : null, options.edgeAuth ? 'edge-auth' : null].filter(Boolean).join(',')
   // Made afresh at each start: only this process and the child know it (metrics-route.ts says why).
   const metricsToken = options.metrics ? randomBytes(32).toString('base64url') : null
+  // Likewise; an environment is readable by the same user only (/proc/<pid>/environ), as a socket file would be.
+  const secret = newEmbeddedSecret()
   const child: ChildProcess = fork(options.referenceScript, [], {
     env: {
       ...options.env,
       PORT: String(options.edgePort),
       THRESHOLD_REFERENCE_PORT: String(port),
       THRESHOLD_REFERENCE_SERVICES: services,
+      [EMBEDDED_SECRET_VARIABLE]: secret,
       ...(metricsToken === null ? {} : { [METRICS_TOKEN_VARIABLE]: metricsToken })
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
@@ -86,6 +92,7 @@ export async function startEmbeddedServices (options: {
   const url = `http://127.0.0.1:${port}`
   return {
     url,
+    secret,
     accountsRoutes: options.accounts ? REFERENCE_ACCOUNTS_ROUTES : [],
     ready,
     onUnexpectedExit (listener) { exitListeners.push(listener) },
@@ -93,7 +100,7 @@ export async function startEmbeddedServices (options: {
       if (metricsToken === null) return ''
       try {
         const response = await fetch(`${url}${REFERENCE_METRICS_PATH}`, {
-          headers: { authorization: `Bearer ${metricsToken}` },
+          headers: { authorization: `Bearer ${metricsToken}`, ...embeddedSecretHeaders(secret) },
           signal: AbortSignal.timeout(REFERENCE_METRICS_TIMEOUT_MS)
         })
         if (response.status !== 200) {

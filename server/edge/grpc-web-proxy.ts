@@ -60,6 +60,8 @@ const CODED_ANSWER_LIMIT_BYTES = 16 * 1024
 
 export interface GrpcWebProxyOptions {
   readonly upstream: string
+  /** Sent on every call: the embedded responder's secret (server/shared/embedded-secret.ts); none to EDGE_AUTH_URL. */
+  readonly upstreamHeaders?: Readonly<Record<string, string>>
   readonly timeoutMs: number
   readonly rateLimit: RateLimitSettings
 }
@@ -194,7 +196,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
       disableRequestLogging: true,
       replyOptions: {
         ...upstreamReplyOptions({
-          requestHeaders: forwardRequestHeaders(GRPC_WEB_REQUEST_HEADERS, { prefix: '', trust: null }),
+          requestHeaders: forwardRequestHeaders(GRPC_WEB_REQUEST_HEADERS, { prefix: '', trust: null, upstreamHeaders: options.upstreamHeaders ?? {} }),
           allowedResponseHeaders: GRPC_RESPONSE_HEADERS,
           upstreamName: UPSTREAM_NAME,
           onFailure: (reply, failure) => {

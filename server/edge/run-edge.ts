@@ -63,7 +63,8 @@ export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<F
     accountsUpstream: config.accountsUrl ?? embedded!.url,
     accountsRoutes: config.accountsUrl === null ? embedded!.accountsRoutes : SPEC_ACCOUNTS_ROUTES,
     edgeAuthUpstream: config.edgeAuthUrl ?? embedded!.url,
-    passwordResetCompletion: config.accountsUrl === null
+    passwordResetCompletion: config.accountsUrl === null,
+    embeddedSecret: embedded?.secret ?? null
   })
 
   let stopping = false

@@ -9,6 +9,7 @@ import { loadBrandAssets } from './brand/brand-assets.js'
 import { pageBackground, pageLogo, pageLook } from './brand/brand-page.js'
 import type { ServerConfig } from './config.js'
 import { cookieDomainFor } from './cookie-domain.js'
+import { embeddedSecretHeaders } from '../shared/embedded-secret.js'
 import { judgeHost, statedHostName } from './host-header.js'
 import { createFormFlash, flashedPageFrom } from './form-posts/form-flash.js'
 import { createHotPath } from './hot-path.js'
@@ -53,6 +54,12 @@ export interface CreateServerOptions {
   readonly edgeAuthUpstream: string
   /** Whether the accounts service behind the edge completes password resets. */
   readonly passwordResetCompletion: boolean
+  /**
+   * The embedded reference services' secret (server/shared/embedded-secret.ts),
+   * sent on every call to an upstream that is theirs (no ACCOUNTS_URL, no
+   * EDGE_AUTH_URL); null or absent: none is sent.
+   */
+  readonly embeddedSecret?: string | null
   readonly logger?: FastifyServerOptions['logger']
   readonly timeouts?: Partial<ConnectionTimeouts>
   /** Told every readiness probe's result, beside the metrics' probe gauges; none by default. */
@@ -196,8 +203,11 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     await redis.connect()
   }
 
+  // Never to an own backend: the secret is the embedded services' alone.
+  const toEmbedded = embeddedSecretHeaders(options.embeddedSecret ?? null)
+  const upstreamHeaders = { accounts: config.accountsUrl === null ? toEmbedded : {}, edgeAuth: config.edgeAuthUrl === null ? toEmbedded : {} }
   const probes = createUpstreamProbes({
-    upstreams: probedUpstreams(config, { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }),
+    upstreams: probedUpstreams(config, { accounts: options.accountsUpstream, edgeAuth: options.edgeAuthUpstream }, toEmbedded),
     log: fastify.log,
     onProbe (upstream, result) {
       metrics?.upstreamProbe(upstream === 'accounts' ? 'accounts' : 'edge_auth', result.up, result.durationMs / 1000)
@@ -211,6 +221,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     accountsUpstream: options.accountsUpstream,
     accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,
+    upstreamHeaders,
     hotPath,
     formFlash,
     trust,

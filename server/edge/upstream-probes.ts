@@ -37,6 +37,8 @@ export interface ProbedUpstream {
    * READINESS_INCLUDES_UPSTREAMS says (docs/operations.md, "Readiness").
    */
   readonly embedded: boolean
+  /** Headers the probe sends: the embedded service's secret (server/shared/embedded-secret.ts), none to an own backend. */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 /** Called after every probe of every upstream: for the metrics (threshold_upstream_up, …_probe_duration_seconds). */
@@ -47,9 +49,15 @@ export type ProbeListener = (upstream: UpstreamName, result: ProbeResult) => voi
  * (ACCOUNTS_HEALTH_URL and EDGE_AUTH_HEALTH_URL, by default its base URL),
  * the embedded reference service at its health route on loopback.
  */
-export function probedUpstreams (config: ServerConfig, upstreams: { readonly accounts: string, readonly edgeAuth: string }): readonly ProbedUpstream[] {
+export function probedUpstreams (
+  config: ServerConfig,
+  upstreams: { readonly accounts: string, readonly edgeAuth: string },
+  embeddedHeaders: Readonly<Record<string, string>> = {}
+): readonly ProbedUpstream[] {
   const probed = (name: UpstreamName, healthUrl: string | null, base: string): ProbedUpstream =>
-    healthUrl === null ? { name, url: `${base}${REFERENCE_HEALTH_PATH}`, embedded: true } : { name, url: healthUrl, embedded: false }
+    healthUrl === null
+      ? { name, url: `${base}${REFERENCE_HEALTH_PATH}`, embedded: true, headers: embeddedHeaders }
+      : { name, url: healthUrl, embedded: false }
   return [
     probed('accounts', config.accountsHealthUrl, upstreams.accounts),
     probed('edge-auth', config.edgeAuthHealthUrl, upstreams.edgeAuth)
@@ -69,7 +77,7 @@ function reasonOf (error: unknown): ProbeReason {
  * connection each time (no keep-alive), so that connecting is checked too;
  * the answer's body is not read.
  */
-export function probeOnce (url: string, timeoutMs: number = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
+export function probeOnce (url: string, timeoutMs: number = PROBE_TIMEOUT_MS, headers: Readonly<Record<string, string>> = {}): Promise<ProbeResult> {
   const target = new URL(url)
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest
   const started = performance.now()
@@ -86,7 +94,7 @@ export function probeOnce (url: string, timeoutMs: number = PROBE_TIMEOUT_MS): P
       method: 'GET',
       agent: false,
       rejectUnauthorized: true,
-      headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'threshold-readiness-probe' }
+      headers: { ...headers, accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'threshold-readiness-probe' }
     }, (response) => {
       // HTTP's statuses end at 599; a parser takes any three digits, which would not be a bounded reason.
       const status = response.statusCode ?? 0
@@ -156,7 +164,7 @@ export function createUpstreamProbes (options: {
 
   async function probeAll (): Promise<readonly UpstreamState[]> {
     const byUrl = new Map<string, Promise<ProbeResult>>()
-    for (const { url } of options.upstreams) if (!byUrl.has(url)) byUrl.set(url, probeOnce(url, timeoutMs))
+    for (const { url, headers } of options.upstreams) if (!byUrl.has(url)) byUrl.set(url, probeOnce(url, timeoutMs, headers))
     return Promise.all(options.upstreams.map(async (upstream) => ({ upstream, result: note(upstream, await byUrl.get(upstream.url)!) })))
   }
 

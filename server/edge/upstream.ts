@@ -76,11 +76,16 @@ function statedScheme (request: Pick<FastifyRequest, 'protocol'>): 'https' | 'ht
 /**
  * reply-from's `rewriteRequestHeaders` for one backend: the `allowlist`'s
  * headers as the client sent them, reply-from's `Host` (the backend's), and
- * what the edge states itself: the request id, and with `forwarding` the
+ * what the edge states itself: the request id, with `forwarding` the
  * normalised client address, the scheme and the host (from ALLOWED_HOSTS,
- * see host-header.ts). `prefix` is where the proxy's routes are mounted.
+ * see host-header.ts), and this backend's `upstreamHeaders` (the embedded
+ * services' secret, server/shared/embedded-secret.ts). `prefix` is where the
+ * proxy's routes are mounted.
  */
-export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, options: { prefix: string, trust: ProxyTrust | null }): NonNullable<ReplyOptions['rewriteRequestHeaders']> {
+export function forwardRequestHeaders (
+  allowlist: RequestHeaderAllowlist,
+  options: { prefix: string, trust: ProxyTrust | null, upstreamHeaders?: Readonly<Record<string, string>> }
+): NonNullable<ReplyOptions['rewriteRequestHeaders']> {
   const onlyOn = Object.entries(allowlist.onlyOn)
   const cookiesOnlyOn = Object.entries(allowlist.cookiesOnlyOn ?? {})
   return (request, headers) => {
@@ -109,6 +114,7 @@ export function forwardRequestHeaders (allowlist: RequestHeaderAllowlist, option
     Object.assign(forwarded, allowlist.stated)
     if (allowlist.statesLocale === true) forwarded['accept-language'] = request.server.messagesFor(request as FastifyRequest).locale
     forwarded[REQUEST_ID_HEADER] = request.id
+    Object.assign(forwarded, options.upstreamHeaders)
     return forwarded
   }
 }

@@ -33,7 +33,7 @@ import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from
 import type { FirstFactor, SecondFactorGate } from './second-factors.js'
 import { REMEMBERED_BROWSER_SESSION, SECOND_FACTOR_REQUIRED_REASON } from './second-factor-requirement.js'
 import type { Account, AccountStore } from './store/account-store.js'
-import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenService } from './tokens.js'
+import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenScope, type TokenService } from './tokens.js'
 import {
   parseEmail,
   parsePasswordChange,
@@ -146,12 +146,14 @@ export class AccountsService {
 
   /**
    * Email and password login (also local-network `/authenticate`, which
-   * passes `askSecondFactor` false: that listener is the operator's own).
+   * passes its `scope`: the login's tokens, and its second factor's
+   * challenge, then work only there).
    */
-  async passwordLogin (body: unknown, facts: RequestFacts, { askSecondFactor = true }: { readonly askSecondFactor?: boolean } = {}): Promise<Answer> {
+  async passwordLogin (body: unknown, facts: RequestFacts, { scope }: { readonly scope?: TokenScope } = {}): Promise<Answer> {
     const parsed = parsePasswordLogin(body)
     if (!parsed.ok) return error(400, say(facts, parsed.error))
-    const { email, password, context } = parsed.value
+    const { email, password } = parsed.value
+    const context: LoginContext = scope === undefined ? parsed.value.context : { ...parsed.value.context, scope }
     const account = await this.store.findAccountByEmail(email)
     const knownBrowserHash = await this.options.browserNotices.knownBrowserHash(account, facts)
     const throttleKey = lockKey(email, { clientAddress: facts.clientAddress, knownBrowserHash })
@@ -219,7 +221,7 @@ export class AccountsService {
     // Only after the right password: the refusal tells that the account exists.
     const unverified = this.refusalIfUnverified(account, facts)
     if (unverified !== null) return unverified
-    const secondFactor = askSecondFactor ? await this.secondFactorStep(account, context, 'pwd', facts, breached) : null
+    const secondFactor = await this.secondFactorStep(account, context, 'pwd', facts, breached)
     if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
     if (secondFactor !== null) {
       // The challenge record carries the flag on to the answer with the tokens (second-factors.ts).
@@ -244,7 +246,7 @@ export class AccountsService {
     }
     // Tokens for an enrolled account mean a remembered browser skipped the code: the hint spares
     // its owner the page's offer to set up a second factor they have (docs/second-factor.md).
-    const enrolled = askSecondFactor && await this.options.secondFactor?.isEnrolled(account.id) === true
+    const enrolled = await this.options.secondFactor?.isEnrolled(account.id) === true
     const passwordBreached = await breached
     if (passwordBreached) this.auditBreachedLogin(account, facts)
     const signedIn = enrolled || passwordBreached
@@ -523,9 +525,10 @@ export class AccountsService {
     return claimed.googleSubject === subject ? claimed : null
   }
 
-  async refresh (refreshToken: unknown, facts: RequestFacts): Promise<Answer> {
+  /** Token refresh; `scope`: the listener's (local-network mode's own), which refreshes only its own tokens. */
+  async refresh (refreshToken: unknown, facts: RequestFacts, scope?: TokenScope): Promise<Answer> {
     if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, say(facts, 'session.refreshRequired'))
-    const outcome = await this.options.tokens.rotate(refreshToken, { secondFactors: this.options.secondFactor !== null })
+    const outcome = await this.options.tokens.rotate(refreshToken, { secondFactors: this.options.secondFactor !== null, ...(scope === undefined ? {} : { scope }) })
     if ('refused' in outcome) {
       logAuthEvent(facts, outcome.refused === 'reused' ? 'token.reuse-detected' : 'token.refused', {
         clientAddress: facts.clientAddress, reason: outcome.refused

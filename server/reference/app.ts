@@ -40,7 +40,8 @@ export function bearerToken (request: FastifyRequest): string | null {
   return match === null ? null : match[1]!
 }
 
-function field (body: unknown, name: string): unknown {
+/** A field of a JSON body, whatever the body is. */
+export function field (body: unknown, name: string): unknown {
   return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
 }
 
@@ -66,7 +67,7 @@ function cookie (request: FastifyRequest, name: string): string | undefined {
 }
 
 /** A second-factor answer names the code it checked: a recovery code, or else the authenticator's. */
-function secondFactorMethod (body: unknown): SignInMethod {
+export function secondFactorMethod (body: unknown): SignInMethod {
   return field(body, 'recovery_code') === undefined ? 'second_factor' : 'recovery_code'
 }
 

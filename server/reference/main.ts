@@ -6,6 +6,7 @@
 // alone as `npm run local-accounts` for local-network mode.
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../common/local-accounts.js'
+import { EMBEDDED_SECRET_VARIABLE } from '../shared/embedded-secret.js'
 import { ConfigError } from '../shared/env-parsing.js'
 import { exitAfterLogging, loggerOptions } from '../shared/logger.js'
 import { exitOnUnsupportedNode } from '../shared/supported-node.js'
@@ -29,6 +30,10 @@ async function main (): Promise<void> {
   let config
   try {
     config = loadReferenceConfig(env, Number(env.PORT ?? 8080) || 8080)
+    // Behind the edge, its loopback port answers only the edge: without the edge's secret, it would answer nobody.
+    if (!localOnly && (env[EMBEDDED_SECRET_VARIABLE] ?? '') === '') {
+      throw new ConfigError(EMBEDDED_SECRET_VARIABLE, 'is not set: the reference services are started by the edge (npm start), or alone with --local-accounts (npm run local-accounts)')
+    }
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     send({ type: 'failed', message: error.message })
@@ -40,7 +45,11 @@ async function main (): Promise<void> {
   let reference
   try {
     reference = await buildReferenceServer({
-      config, logger, serve: localOnly ? new Set() : wanted, metricsToken: localOnly ? null : env[METRICS_TOKEN_VARIABLE] ?? null
+      config,
+      logger,
+      serve: localOnly ? new Set() : wanted,
+      metricsToken: localOnly ? null : env[METRICS_TOKEN_VARIABLE] ?? null,
+      embeddedSecret: localOnly ? null : env[EMBEDDED_SECRET_VARIABLE] ?? null
     })
   } catch (error) {
     if (!(error instanceof ReferenceStoreError)) throw error

@@ -17,7 +17,7 @@ import {
 import { isRefusal, type AccountOwners, type OwnerNeed } from './fresh-proof/account-owner.js'
 import type { EnrolmentCredential, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
 import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind, SecondFactorRecord } from './store/account-store.js'
-import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext } from './tokens.js'
+import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenScope } from './tokens.js'
 
 /** How long a login may wait for its second factor: the challenge's life. */
 export const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
@@ -69,6 +69,11 @@ export interface SecondFactorsOptions {
   /** Counts the locks wrong codes set. */
   readonly metrics: Pick<ReferenceMetrics, 'lockout'>
   readonly now: () => number
+  /**
+   * The listener these calls answer on, when not the edge's (withScope):
+   * only challenges of logins made there are taken.
+   */
+  readonly scope?: TokenScope
 }
 
 /** What authorised an enrolment call, as enrollee() chose it: the challenge when one was sent, else the auth token. */
@@ -122,6 +127,16 @@ function parseRequest (body: unknown, { codeRequired, recoveryAllowed }: { codeR
 export class SecondFactors implements SecondFactorGate {
   constructor (private readonly options: SecondFactorsOptions) {}
 
+  /**
+   * The same calls for another listener (local-network mode's): they take
+   * only its logins' challenges, as this one takes none of them, so that
+   * neither side's code step hands out the other's tokens. No browser is
+   * remembered there: its calls come from another origin, without cookies.
+   */
+  withScope (scope: TokenScope): SecondFactors {
+    return new SecondFactors({ ...this.options, scope, settings: { ...this.options.settings, rememberBrowser: false } })
+  }
+
   private get store (): AccountStore { return this.options.store }
 
   async challengeIfDue (
@@ -170,10 +185,10 @@ export class SecondFactors implements SecondFactorGate {
     return { status: 200, body: { second_factor: kind, challenge, expires_in: SECOND_FACTOR_CHALLENGE_TTL_MS / 1000 } }
   }
 
-  /** The challenge and its account, if the challenge is live and of `kind`. */
+  /** The challenge and its account, if the challenge is live, of `kind` and of a login on this listener. */
   private async findChallenge (challenge: string, kind: SecondFactorChallengeKind): Promise<{ challenge: SecondFactorChallenge, account: Account } | null> {
     const found = await this.store.findSecondFactorChallenge(hashToken(challenge), this.options.now())
-    if (found === null || found.kind !== kind) return null
+    if (found === null || found.kind !== kind || (JSON.parse(found.context) as ChallengeContext).scope !== this.options.scope) return null
     const account = await this.store.findAccountById(found.accountId)
     return account === null ? null : { challenge: found, account }
   }

@@ -4,7 +4,8 @@ import { REFERENCE_HEALTH_PATH } from '../shared/reference-health.js'
 import { referenceAccountsApp } from './app.js'
 import type { ReferenceConfig } from './config.js'
 import { edgeAuthResponder } from './edge-auth-responder.js'
-import { localAccountsApp } from './local-accounts.js'
+import { acceptOnlyTheEdge } from './edge-only.js'
+import { LOCAL_NETWORK_SCOPE, localAccountsApp } from './local-accounts.js'
 import { ReferenceMetrics } from './metrics.js'
 import { referenceMetricsRoute } from './metrics-route.js'
 import { createReferenceServices, type ReferenceServices, type ReferenceServicesOptions } from './services.js'
@@ -27,6 +28,12 @@ export interface ReferenceServerOptions extends ReferenceServicesOptions {
    * without, neither.
    */
   readonly metricsToken?: string | null
+  /**
+   * The secret the edge sends on every call (server/shared/embedded-secret.ts):
+   * any request without it is refused before its route (edge-only.ts). Null:
+   * no edge calls this server (`npm run local-accounts`), and it answers nobody.
+   */
+  readonly embeddedSecret: string | null
 }
 
 export interface ReferenceServer {
@@ -51,7 +58,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
   const serve = options.serve ?? new Set<ReferenceServiceName>(['accounts', 'edge-auth'])
   const app = Fastify({
     logger: options.logger,
-    // Only the edge, on loopback, reaches it: the client address is the one the edge states.
+    // The client address is the one the edge states: a request reaches a route only with the edge's secret (edge-only.ts).
     trustProxy: 'loopback',
     bodyLimit: BODY_LIMIT_BYTES,
     // The edge's request id is kept, so that one request reads as one in both logs.
@@ -60,6 +67,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
     logController: new LogController({ disableRequestLogging: true })
   })
   logCompletedRequests(app)
+  acceptOnlyTheEdge(app, options.embeddedSecret)
 
   const metricsToken = options.metricsToken ?? null
   let services: ReferenceServices
@@ -104,8 +112,9 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
 }
 
 /**
- * The local-network accounts listener (`/authenticate`, called by the page
- * straight from the browser), sharing the accounts of a reference server.
+ * The local-network accounts listener (`/authenticate` and the second
+ * factor's calls, made by the page straight from the browser, and the
+ * refresh of its tokens), sharing the accounts of a reference server.
  * Closing it leaves the store open: the reference server owns that.
  */
 export async function buildLocalAccountsServer (options: {
@@ -116,6 +125,7 @@ export async function buildLocalAccountsServer (options: {
   const local = Fastify({ logger: options.logger, bodyLimit: BODY_LIMIT_BYTES })
   await local.register(localAccountsApp, {
     accounts: options.services.accounts,
+    secondFactors: options.services.secondFactors?.withScope(LOCAL_NETWORK_SCOPE) ?? null,
     allowedOrigins: options.services.config.localAccountsAllowedOrigins,
     perMinute: options.perMinute,
     pseudonyms: options.services.pseudonyms,

@@ -16,11 +16,21 @@ export const REFRESH_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000
  */
 export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'hwk' | 'pwd+otp' | 'google+otp'
 
+/**
+ * Where a token may be used, when not everywhere: `local-network`, a login at
+ * local-network mode's own listener (server/reference/local-accounts.ts),
+ * whose tokens that listener alone refreshes and which change no account
+ * (docs/reference-service.md, "Local-network mode").
+ */
+export type TokenScope = 'local-network'
+
 /** What a login asked for, carried into every token of its refresh family. */
 export interface LoginContext {
   readonly organizations: readonly string[]
   readonly resourceType: string | null
   readonly clusterName: string | null
+  /** Set by the listener the login came through, never by a request body; absent: the edge's. */
+  readonly scope?: TokenScope
 }
 
 export interface TokenPair {
@@ -52,12 +62,15 @@ export function methodReferences (method: AuthenticationMethod): string[] {
 
 export type RefreshOutcome =
   | { readonly tokens: TokenPair, readonly accountId: string }
-  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' | 'second-factor-required' }
+  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' | 'second-factor-required' | 'other-scope' }
 
 export interface RotateOptions {
   /** The service asks for second factors (SECOND_FACTOR): a session an organisation's requirement now excludes is refused. */
   readonly secondFactors?: boolean
+  /** Only a token of this scope is exchanged (none: the edge's). */
+  readonly scope?: TokenScope
 }
+
 
 /** SHA-256 of an opaque token: stored instead of the token, so a database leak reveals none. */
 export function hashToken (token: string): string {
@@ -90,7 +103,9 @@ export class TokenService {
       auth_time: Math.floor(session.signedInAt / 1000),
       sid: session.familyId,
       ...(context.resourceType === null ? {} : { resource_type: context.resourceType }),
-      ...(context.clusterName === null ? {} : { cluster_name: context.clusterName })
+      ...(context.clusterName === null ? {} : { cluster_name: context.clusterName }),
+      // A product's backend can tell a local-network token too (docs/reference-service.md).
+      ...(context.scope === undefined ? {} : { scope: context.scope })
     })
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: 'at+jwt' })
       .setSubject(account.id)
@@ -127,12 +142,16 @@ export class TokenService {
    * presenting a used one means it was stolen (or replayed), and the whole
    * family is revoked, logging out both the thief and the owner. A session
    * whose login would be refused today (its organisations left, or a second
-   * factor now required: second-factor-requirement.ts) ends too.
+   * factor now required: second-factor-requirement.ts) ends too. Only a token
+   * of `scope` is exchanged (none: the edge's): one of another scope is
+   * refused before it is spent, so that it still works where it belongs.
    */
-  async rotate (refreshToken: string, { secondFactors = false }: RotateOptions = {}): Promise<RefreshOutcome> {
+  async rotate (refreshToken: string, { secondFactors = false, scope }: RotateOptions = {}): Promise<RefreshOutcome> {
     const now = Date.now()
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record === null) return { refused: 'unknown' }
+    const saved = JSON.parse(record.context) as SavedLogin & SecondFactorSession
+    if (saved.scope !== scope) return { refused: 'other-scope' }
     if (record.revokedAt !== null) return { refused: 'revoked' }
     if (record.usedAt !== null || !(await this.store.markRefreshTokenUsed(record.tokenHash, now))) {
       await this.store.revokeRefreshFamily(record.familyId, now)
@@ -141,14 +160,14 @@ export class TokenService {
     if (record.expiresAt <= now) return { refused: 'expired' }
     const account = await this.store.findAccountById(record.accountId)
     if (account === null) return { refused: 'revoked' }
-    const saved = JSON.parse(record.context) as SavedLogin & SecondFactorSession
     // Memberships may have been withdrawn since the login.
     const memberships = new Set(await this.store.listMemberships(account.id))
     const context: LoginContext = {
       organizations: saved.organizations.filter((organization) => memberships.has(organization)),
       resourceType: saved.resourceType,
       clusterName: saved.clusterName,
-      ...rememberedBrowserMark(saved)
+      ...rememberedBrowserMark(saved),
+      ...(saved.scope === undefined ? {} : { scope: saved.scope })
     }
     // A login that named organisations needed a membership; once none is
     // left, the login would be refused today, and so is its refresh.
@@ -173,10 +192,12 @@ export class TokenService {
 
   /**
    * What an auth token of this service says, if its signature, issuer,
-   * audience, type and expiry hold; else null. It says nothing of whether
-   * its session still lives: isSessionLive does.
+   * audience, type, expiry and scope hold; else null. Without `scope`, a
+   * token that names one is refused: a local-network token changes no
+   * account through the edge. It says nothing of whether its session still
+   * lives: isSessionLive does.
    */
-  async verifyAuthToken (token: string): Promise<AuthTokenClaims | null> {
+  async verifyAuthToken (token: string, scope?: TokenScope): Promise<AuthTokenClaims | null> {
     try {
       const keys = createLocalJWKSet(this.keySet() as JSONWebKeySet)
       const { payload } = await jwtVerify(token, keys, {
@@ -186,6 +207,7 @@ export class TokenService {
         algorithms: [SIGNING_ALGORITHM],
         currentDate: new Date(this.now())
       })
+      if (payload.scope !== scope) return null
       const { sub, sid, auth_time: authTime, amr } = payload as Record<string, unknown>
       if (typeof sub !== 'string' || typeof sid !== 'string' || typeof authTime !== 'number') return null
       if (!Array.isArray(amr) || !amr.every((value) => typeof value === 'string')) return null

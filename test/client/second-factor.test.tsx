@@ -5,6 +5,7 @@ import { encode } from 'uqr'
 import { english } from '../fixtures/messages.js'
 import { SECOND_FACTOR_OFFER_DECLINED_KEY } from '../../client/second-factor/not-now.js'
 import { RECOVERY_CODES_FILE_NAME } from '../../client/second-factor/RecoveryCodes.js'
+import { startUpstream } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../fixtures/page.js'
 import {
   answerByPath, SECOND_FACTOR_TEST_ROUTES, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET
@@ -272,4 +273,61 @@ t.test('with passkeys on, the passkey offer comes first and no second-factor off
   t.equal(screen.queryByRole('heading', { name: english('secondFactor.offerHeading') }), null)
   await user.click(screen.getByRole('button', { name: english('passkey.notNow') }))
   await eventually(t, () => window.location.href, `${base}/app`)
+})
+
+/**
+ * A local-network accounts listener (server/reference/local-accounts.ts) that asks for `step` at
+ * /authenticate and answers the second factor's calls as the reference one does, with CORS for the page.
+ */
+async function startLocalListener (t: Test, step: 'code' | 'enrol') {
+  return await startUpstream(t, (request, response) => {
+    const cors = { 'access-control-allow-origin': request.headers.origin ?? '*', 'access-control-allow-headers': 'content-type', 'content-type': 'application/json' }
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, cors).end()
+      return
+    }
+    const body = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>
+    const answers: Record<string, unknown> = {
+      '/authenticate': { second_factor: step, challenge: 'ch-local', expires_in: 300 },
+      '/second-factor/verify': body.code === '123456' ? TOKENS : { error: WRONG_CODE },
+      '/second-factor/enrol/start': { secret: TEST_SECRET, otpauth_uri: TEST_OTPAUTH_URI },
+      '/second-factor/enrol/confirm': { recovery_codes: TEST_RECOVERY_CODES, ...TOKENS }
+    }
+    const answer = answers[request.url] ?? { error: 'Not found.' }
+    response.writeHead('error' in (answer as object) ? 401 : 200, cors).end(JSON.stringify(answer))
+  })
+}
+
+t.test('local-network mode: the code the login asks for goes to the local listener, not the edge, and no browser is remembered', async (t) => {
+  const { base, upstream } = await setUp(t)
+  const local = await startLocalListener(t, 'code')
+  document.cookie = 'secret=page-cookie; path=/'
+  const { user } = renderPage(t, base, `?redirect=%2Fapp&local_accounts_host=127.0.0.1&local_accounts_port=${new URL(local.url).port}`, SECOND_FACTOR_ON)
+  await passwordLogin(user)
+  const field = await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') })
+  t.equal(screen.queryByRole('checkbox', { name: english('secondFactor.rememberBrowser') }), null, 'no cookie travels there, so none is offered')
+  await user.type(field, '123456')
+  await user.click(screen.getByRole('button', { name: english('secondFactor.verify') }))
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.match(document.cookie, /auth=eyJ\.second/, 'the tokens are stored as after any login')
+  t.same(lastBody(local, '/second-factor/verify'), { challenge: 'ch-local', code: '123456', remember_browser: false })
+  t.equal(local.requests.find((request) => request.url === '/second-factor/verify' && request.method === 'POST')?.headers.cookie, undefined, 'without the page\'s cookies')
+  t.same(paths(upstream), [], 'nothing went through the edge')
+})
+
+t.test('local-network mode: an enrolment the login requires is made at the local listener with the login\'s challenge', async (t) => {
+  const { base, upstream } = await setUp(t)
+  const local = await startLocalListener(t, 'enrol')
+  const { user } = renderPage(t, base, `?redirect=%2Fapp&local_accounts_host=127.0.0.1&local_accounts_port=${new URL(local.url).port}`, SECOND_FACTOR_ON)
+  await passwordLogin(user)
+  await screen.findByRole('img', { name: english('secondFactor.qrLabel') })
+  t.same(lastBody(local, '/second-factor/enrol/start'), { challenge: 'ch-local' })
+  t.equal(screen.queryByRole('checkbox', { name: english('secondFactor.rememberBrowser') }), null)
+  await user.type(screen.getByRole('textbox', { name: english('secondFactor.firstCodeLabel') }), '654321')
+  await user.click(screen.getByRole('button', { name: english('secondFactor.confirm') }))
+  await user.click(await screen.findByRole('checkbox', { name: english('secondFactor.codesSaved') }))
+  await user.click(screen.getByRole('button', { name: english('secondFactor.continue') }))
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.same(lastBody(local, '/second-factor/enrol/confirm'), { challenge: 'ch-local', code: '654321', remember_browser: false })
+  t.same(paths(upstream), [], 'nothing went through the edge')
 })

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core'
 import t from 'tap'
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
-import { startBuiltServer } from '../fixtures/built-server.js'
+import { startBuiltServer, startLocalAccounts } from '../fixtures/built-server.js'
 import { english } from '../fixtures/messages.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
@@ -153,5 +153,45 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
       last = (await again.page.getByRole('alert').first().textContent()) ?? ''
     }
     t.match(last, /too many|wait/i, `the sixth wrong code is throttled: ${last}`)
+  })
+
+  await t.test('local-network mode asks for the second factor too: the enrolment, then the code, posted to the local listener across origins', async (t) => {
+    await registerAccount(server.base, 'lan@example.test')
+    await admin(['add-member', 'lan@example.test', 'acme', '--allow-unverified'])
+    await admin(['require-second-factor', 'acme'])
+    const local = await startLocalAccounts(t, { dataDir: server.dataDir, allowedOrigin: server.base })
+    const localTarget = `${server.base}/?local_accounts_host=127.0.0.1&local_accounts_port=${local.port}&redirect=${encodeURIComponent(`${product}/lan`)}`
+    const { page, context, problems } = await openPage(t)
+    const throughTheEdge: string[] = []
+    page.on('request', (request) => { if (request.url().startsWith(`${server.base}/accounts/`)) throughTheEdge.push(request.url()) })
+    await page.goto(localTarget)
+    await passwordLogin(page, 'lan@example.test')
+    await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
+    t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'the password alone stores no token')
+    t.equal(await page.getByRole('checkbox', { name: english('secondFactor.rememberBrowser') }).count(), 0, 'no browser is remembered there')
+    const lansKey = (await page.getByTestId('enrolment-key').textContent()) ?? ''
+    await page.getByLabel(english('secondFactor.firstCodeLabel')).fill(codeFor(lansKey))
+    await page.getByRole('button', { name: english('secondFactor.confirm') }).click()
+    await page.getByRole('checkbox', { name: english('secondFactor.codesSaved') }).check()
+    await page.getByRole('button', { name: english('secondFactor.continue') }).click()
+    await page.waitForURL(`${product}/lan`)
+
+    const again = await openPage(t)
+    again.page.on('request', (request) => { if (request.url().startsWith(`${server.base}/accounts/`)) throughTheEdge.push(request.url()) })
+    await again.page.goto(localTarget)
+    await passwordLogin(again.page, 'lan@example.test')
+    const field = again.page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
+    await field.waitFor()
+    // The enrolment spent this step's code: the next step's, which the service's drift allows.
+    await field.fill(codeFor(lansKey, 1))
+    const answered = again.page.waitForResponse((response) => response.url() === `http://127.0.0.1:${local.port}/second-factor/verify`)
+    await again.page.getByRole('button', { name: english('secondFactor.verify') }).click()
+    t.equal((await answered).status(), 200, 'the code went to the local listener, which the browser let the page read (CORS)')
+    await again.page.waitForURL(`${product}/lan`)
+    const auth = (await again.context.cookies(server.base)).find((cookie) => cookie.name === 'auth')?.value ?? ''
+    t.match(JSON.parse(Buffer.from(auth.split('.')[1] ?? '', 'base64url').toString() || '{}'), { scope: 'local-network', amr: ['pwd', 'otp', 'mfa'] })
+    t.same(throughTheEdge, [], 'no accounts call went through the edge')
+    t.same(unexpectedProblems(problems, []), [])
+    t.same(unexpectedProblems(again.problems, []), [])
   })
 })

@@ -4,7 +4,7 @@ import { googleLogin, login } from '../../../client/api/accounts.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
 import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer } from '../../fixtures/edge.js'
+import { jsonAnswer, localAccountsAnswer, startUpstream } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
 import { SECOND_FACTOR_TEST_ROUTES, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor.js'
 
@@ -41,6 +41,21 @@ t.test('each second-factor call posts its exact JSON body, with the bearer only 
     // The edge forwards Authorization only on the paths it lists (server/edge/accounts-proxy.ts), the enrolment's two among them.
     t.equal(seen.headers.authorization, authorization, `${name}: Authorization`)
   }
+})
+
+t.test('a local-network login\'s calls go to the listener that issued its challenge, without the page\'s cookies', async (t) => {
+  const { upstream } = await answering(t, 200, { success: 'ok' })
+  const local = await startUpstream(t, localAccountsAnswer(() => JSON.stringify({ auth: 'a', refresh: 'r' })))
+  setPageUrl('http://127.0.0.1:8080/?local_accounts_host=127.0.0.1')
+  document.cookie = 'secret=page-cookie; path=/'
+  const localOrigin = new URL(local.url).origin
+  t.same(await verifySecondFactor({ challenge: 'ch-1', code: '123456', remember_browser: false }, localOrigin), { kind: 'tokens', auth: 'a', refresh: 'r' })
+  await startEnrolment({ kind: 'challenge', challenge: 'ch-2', localOrigin })
+  await confirmEnrolment({ kind: 'challenge', challenge: 'ch-2', localOrigin }, '654321')
+  const posts = local.requests.filter((request) => request.method === 'POST')
+  t.same(posts.map((request) => request.url), ['/second-factor/verify', '/second-factor/enrol/start', '/second-factor/enrol/confirm'])
+  t.same(posts.map((request) => request.headers.cookie), [undefined, undefined, undefined], 'no cookie of the page travels there')
+  t.equal(upstream.requests.length, 0, 'nothing through the edge')
 })
 
 t.test('a login answers a second-factor challenge only without tokens, with a known step, a challenge and a lifetime', async (t) => {

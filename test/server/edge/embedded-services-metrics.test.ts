@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { REFERENCE_METRICS_TIMEOUT_MS, startEmbeddedServices, type EmbeddedServices } from '../../../server/edge/embedded-services.js'
 import { REFERENCE_METRICS_PATH } from '../../../server/reference/metrics-route.js'
+import { embeddedSecretHeaders } from '../../../server/shared/embedded-secret.js'
 import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../fixtures/reference.js'
 
 // Issue 29: the edge reads the forked reference process's figures through
@@ -53,7 +54,7 @@ t.test('metrics() fetches the forked service\'s figures with its token; others a
 
   const register = await fetch(`${services.url}/register`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...embeddedSecretHeaders(services.secret), 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'forked@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
   })
   t.equal(register.status, 200)
@@ -64,7 +65,9 @@ t.test('metrics() fetches the forked service\'s figures with its token; others a
   t.notOk(text.includes('forked@example.com'))
 
   const stranger = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`)
-  t.equal(stranger.status, 401, 'another process on the host, without the token, is refused')
+  t.equal(stranger.status, 403, 'another process on the host, without the edge\'s secret, is refused')
+  const withoutToken = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`, { headers: embeddedSecretHeaders(services.secret) })
+  t.equal(withoutToken.status, 401, 'and the metrics still want their token')
 
   const [child] = childrenOfThisProcess(REFERENCE_SCRIPT)
   t.ok(child !== undefined, 'the forked service is found')
@@ -83,6 +86,6 @@ t.test('metrics() fetches the forked service\'s figures with its token; others a
 t.test('without METRICS_PORT the forked service keeps no metrics: no route, and metrics() gives \'\' without asking', async (t) => {
   const services = await startForkedServices(t, { metrics: false })
   t.equal(await services.metrics(), '')
-  const asked = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`)
+  const asked = await fetch(`${services.url}${REFERENCE_METRICS_PATH}`, { headers: embeddedSecretHeaders(services.secret) })
   t.equal(asked.status, 404, 'the route does not exist')
 })

@@ -96,6 +96,29 @@ t.test('with no backend configured, npm start\'s server runs the reference servi
   t.notOk(output().includes(login.body.refresh as string), 'no token in the logs')
 })
 
+/** A process's environment as it was started (Linux /proc; readable by its own user only). */
+function environmentOf (pid: number): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean)
+  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]))
+}
+
+t.test('the reference process\'s loopback port answers only the edge: a direct call, with a forged X-Forwarded-For, is refused', async (t) => {
+  const { edge, base } = await startEmbedded(t, temporaryDataDir(t))
+  await waitUntil(ready(base), '/readyz to answer 200')
+  const [reference] = childrenOf(edge.pid!)
+  const port = environmentOf(reference!).THRESHOLD_REFERENCE_PORT
+  t.match(port, /^\d+$/, 'the port the edge gave it')
+  const direct = await fetch(`http://127.0.0.1:${port}/v2/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.23' },
+    body: JSON.stringify({ email: 'visitor@example.com', password: 'a guess' })
+  })
+  t.same([direct.status, await direct.json()], [403, { error: 'This service answers the edge only.' }])
+  t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 403, 'its health route too')
+  const throughTheEdge = await postJson(base, '/accounts/v2/login', { email: 'visitor@example.com', password: 'a guess' })
+  t.same([throughTheEdge.status, throughTheEdge.body], [401, { error: 'Invalid email or password.' }], 'the edge\'s call reaches it')
+})
+
 t.test('the reference process does not outlive a server killed outright', async (t) => {
   const { edge, base, exit } = await startEmbedded(t, temporaryDataDir(t))
   await waitUntil(ready(base), '/readyz to answer 200')

@@ -14,7 +14,7 @@ t.test('a failure inside the service answers 500 with a readable text that hides
 })
 
 t.test('requests the service cannot read get {"error": text} rather than Fastify\'s own shape', async (t) => {
-  const { url } = await startReference(t)
+  const { url, edgeHeaders } = await startReference(t)
   const cases: Array<[string, RequestInit, number, string]> = [
     ['bad JSON', { headers: { 'content-type': 'application/json' }, body: '{"email"' }, 400, 'The request body is not valid JSON.'],
     ['an empty JSON body', { headers: { 'content-type': 'application/json' }, body: '' }, 400, 'The request body is empty.'],
@@ -22,7 +22,7 @@ t.test('requests the service cannot read get {"error": text} rather than Fastify
     ['a body over 16 KiB', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'x'.repeat(17 * 1024) }) }, 413, 'The request body is too large.']
   ]
   for (const [name, init, status, message] of cases) {
-    const response = await fetch(`${url}/v2/login`, { method: 'POST', ...init })
+    const response = await fetch(`${url}/v2/login`, { method: 'POST', ...init, headers: { ...edgeHeaders, ...init.headers as Record<string, string> } })
     t.same([response.status, await response.json()], [status, { error: message }], name)
     t.equal(response.headers.get('cache-control'), 'no-store')
   }

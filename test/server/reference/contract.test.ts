@@ -361,13 +361,20 @@ t.test('local-network mode\'s /authenticate answers as the document says', async
   const reference = await startReference(t)
   const local: FastifyInstance = await buildLocalAccountsServer({ services: reference.services, logger: false, perMinute: 1000 })
   t.teardown(() => local.close())
-  await fetch(`${reference.base}/accounts/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ first_name: '', last_name: '', email: 'lou@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
-  })
+  for (const email of ['lou@example.test', 'rae@example.test']) {
+    await fetch(`${reference.base}/accounts/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ first_name: '', last_name: '', email, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+    })
+  }
+  // Rae's organisation requires a second factor: her login answers a challenge.
+  const { store } = reference.services
+  await store.addMembership((await store.findAccountByEmail('rae@example.test'))!.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
   const cases: Array<[number, unknown, Record<string, string>]> = [
     [200, { email: 'lou@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT }, { origin: TEST_PUBLIC_URL }],
+    [200, { email: 'rae@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT }, { origin: TEST_PUBLIC_URL }],
     [401, { email: 'lou@example.test', password: 'not it', ...NO_CONTEXT }, { origin: TEST_PUBLIC_URL }],
     [400, { email: 'nope', password: 'x', ...NO_CONTEXT }, { origin: TEST_PUBLIC_URL }],
     [403, { email: 'lou@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT }, { origin: 'https://elsewhere.example.test' }],

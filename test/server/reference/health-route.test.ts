@@ -7,7 +7,7 @@ t.test('the reference service answers the edge\'s readiness probe on loopback, u
   const logStream = new Writable({ write (chunk: Buffer, _encoding, done) { logged.push(chunk.toString()); done() } })
   const reference = await startReference(t, { logStream })
 
-  const direct = await fetch(`${reference.url}/healthz`)
+  const direct = await fetch(`${reference.url}/healthz`, { headers: reference.edgeHeaders })
   t.equal(direct.status, 200)
   t.same(await direct.json(), { status: 'ok' })
   t.notMatch(logged.join(''), /healthz/, 'probes do not fill the log')

@@ -1,6 +1,8 @@
+import { decodeJwt } from 'jose'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { Secret, TOTP } from 'otpauth'
 import { freeLoopbackPort } from '../../fixtures/local-services.js'
 import t, { type Test } from 'tap'
 import { buildLocalAccountsServer } from '../../../server/reference/server.js'
@@ -13,6 +15,8 @@ import {
   auditEvents,
   GOOD_PASSWORD,
   logCollector,
+  loginTokens,
+  postJson,
   registerAccount,
   startReference,
   temporaryDataDir,
@@ -38,7 +42,29 @@ async function startLocalAccounts (t: Test, options: ReferenceOptions & { perMin
   const authenticate = (body: unknown, headers: Record<string, string> = {}) => fetch(`${url}/authenticate`, {
     method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body)
   })
-  return { reference, url, authenticate }
+  /** A JSON POST to this listener, as the page makes it (from its origin). */
+  const post = (path: string, body: unknown) => postJson(url, path, body, { origin: TEST_PUBLIC_URL })
+  return { reference, url, authenticate, post }
+}
+
+/** A clock the service reads, moved by whole 30-second steps so that each code is a new one (a step is accepted once). */
+class Clock {
+  // Near the real time (auth tokens are checked against this clock), at the start of a step.
+  value = Math.floor(Date.now() / 30_000) * 30_000 + 1000
+  now = (): number => this.value
+  nextStep (): void { this.value += 30_000 }
+}
+
+/** The code the authenticator app shows for `secret` at `clock`'s time. */
+function codeAt (clock: Clock, secret: string): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: clock.value })
+}
+
+/** Makes local@example.com's organisation require a second factor (require-second-factor). */
+async function requireSecondFactor (reference: Awaited<ReturnType<typeof startLocalAccounts>>['reference']): Promise<void> {
+  const { store } = reference.services
+  await store.addMembership((await store.findAccountByEmail('local@example.com'))!.id, 'acme')
+  await store.setOrganizationRequiresSecondFactor('acme', true)
 }
 
 t.test('the page\'s origin logs in at /authenticate and may read the answer', async (t) => {
@@ -117,6 +143,94 @@ t.test('posts over the per-minute limit get 429 with a readable error', async (t
   t.equal(limited.headers.get('access-control-allow-origin'), TEST_PUBLIC_URL, 'the page can read it')
 })
 
+t.test('an organisation\'s requirement holds at /authenticate: the login enrols an authenticator at this listener before any token', async (t) => {
+  const clock = new Clock()
+  const { reference, post } = await startLocalAccounts(t, { now: clock.now })
+  await requireSecondFactor(reference)
+  const login = await post('/authenticate', { email: 'local@example.com', password: GOOD_PASSWORD })
+  t.same([login.status, Object.keys(login.body).sort()], [200, ['challenge', 'expires_in', 'second_factor']], 'a challenge, no tokens')
+  t.equal(login.body.second_factor, 'enrol')
+  t.equal(login.headers.get('access-control-allow-origin'), TEST_PUBLIC_URL, 'the page reads it')
+  const challenge = String(login.body.challenge)
+
+  const bearerOnly = await post('/second-factor/enrol/start', {})
+  t.equal(bearerOnly.status, 401, 'no enrolment here without the login\'s challenge')
+  const started = await post('/second-factor/enrol/start', { challenge })
+  t.equal(started.status, 200)
+  t.equal(started.headers.get('access-control-allow-origin'), TEST_PUBLIC_URL)
+  const confirmed = await post('/second-factor/enrol/confirm', { challenge, code: codeAt(clock, String(started.body.secret)), remember_browser: true })
+  t.equal(confirmed.status, 200)
+  t.same(Object.keys(confirmed.body).sort(), ['auth', 'recovery_codes', 'refresh'])
+  t.equal(confirmed.headers.getSetCookie().length, 0, 'no remembered browser: the calls come from another origin, without cookies')
+  t.match(decodeJwt(String(confirmed.body.auth)), { scope: 'local-network', amr: ['pwd', 'otp', 'mfa'] })
+})
+
+t.test('/authenticate asks an account with a second factor for its code; the code goes to this listener, which alone takes the challenge', async (t) => {
+  const clock = new Clock()
+  const { reference, url, post } = await startLocalAccounts(t, { now: clock.now })
+  await requireSecondFactor(reference)
+  // Enrolled at the edge, during a login the organisation's requirement stopped: the account has a second factor.
+  const edgeLogin = await postJson(reference.base, '/accounts/v2/login', { email: 'local@example.com', password: GOOD_PASSWORD })
+  const edgeChallenge = String(edgeLogin.body.challenge)
+  const { secret } = (await postJson(reference.base, '/accounts/second-factor/enrol/start', { challenge: edgeChallenge })).body as { secret: string }
+  t.equal((await postJson(reference.base, '/accounts/second-factor/enrol/confirm', { challenge: edgeChallenge, code: codeAt(clock, secret) })).status, 200)
+  clock.nextStep()
+
+  const login = await post('/authenticate', { email: 'local@example.com', password: GOOD_PASSWORD })
+  t.same([login.status, login.body.second_factor], [200, 'code'], 'the password alone signs nobody in here either')
+  t.notOk('auth' in login.body || 'refresh' in login.body)
+  const challenge = String(login.body.challenge)
+
+  const preflight = await fetch(`${url}/second-factor/verify`, {
+    method: 'OPTIONS', headers: { origin: TEST_PUBLIC_URL, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' }
+  })
+  t.same([preflight.status, preflight.headers.get('access-control-allow-origin')], [204, TEST_PUBLIC_URL], 'the page may post the code here')
+
+  const atTheEdge = await postJson(reference.base, '/accounts/second-factor/verify', { challenge, code: codeAt(clock, secret) })
+  t.equal(atTheEdge.status, 401, 'the edge does not take a local-network login\'s challenge')
+  const wrong = await post('/second-factor/verify', { challenge, code: codeAt(clock, secret) === '000000' ? '111111' : '000000' })
+  t.equal(wrong.status, 401, 'a wrong code is refused')
+  const right = await post('/second-factor/verify', { challenge, code: codeAt(clock, secret), remember_browser: true })
+  t.equal(right.status, 200, 'the right code signs in, with the challenge the edge refused')
+  t.equal(right.headers.get('access-control-allow-origin'), TEST_PUBLIC_URL)
+  t.equal(right.headers.getSetCookie().length, 0, 'and remembers no browser')
+  t.match(decodeJwt(String(right.body.auth)), { scope: 'local-network', amr: ['pwd', 'otp', 'mfa'] })
+
+  const edgeCode = await postJson(reference.base, '/accounts/v2/login', { email: 'local@example.com', password: GOOD_PASSWORD })
+  clock.nextStep()
+  t.equal((await post('/second-factor/verify', { challenge: String(edgeCode.body.challenge), code: codeAt(clock, secret) })).status, 401,
+    'nor does this listener take the edge\'s')
+})
+
+t.test('a local-network token works only in local-network mode: its refresh token is refused at the edge, and its auth token changes no account there', async (t) => {
+  const logs = logCollector()
+  const { reference, post } = await startLocalAccounts(t, { logStream: logs.stream })
+  const signedIn = await post('/authenticate', { email: 'local@example.com', password: GOOD_PASSWORD })
+  t.equal(signedIn.status, 200)
+  const { auth, refresh } = signedIn.body as { auth: string, refresh: string }
+  t.equal(decodeJwt(auth).scope, 'local-network', 'the auth token says where it works')
+
+  const refreshed = await postJson(reference.base, '/accounts/token/refresh', { refresh })
+  t.same([refreshed.status, Object.keys(refreshed.body)], [401, ['error']], 'the edge refreshes no local-network token')
+  t.equal(logs.lines.findLast((line) => line.audit === 'token.refused')?.reason, 'other-scope')
+  const bearer = { authorization: `Bearer ${auth}` }
+  const passkey = await postJson(reference.base, '/accounts/passkeys/register/options', { conditional: false }, bearer)
+  t.equal(passkey.status, 401, 'no passkey is added with it')
+  t.equal(logs.lines.findLast((line) => line.audit === 'passkey.register.refused')?.reason, 'not-signed-in', 'the token is no sign-in there')
+  const enrolment = await postJson(reference.base, '/accounts/second-factor/enrol/start', {}, bearer)
+  t.equal(enrolment.status, 401, 'no authenticator is enrolled with it')
+  t.equal(await reference.services.store.findSecondFactor(decodeJwt(auth).sub!), null, 'nothing was started either')
+
+  const own = await post('/token/refresh', { refresh })
+  t.equal(own.status, 200, 'this listener refreshes it, unspent by the edge\'s refusal')
+  t.equal(own.headers.get('access-control-allow-origin'), TEST_PUBLIC_URL)
+  t.equal(decodeJwt(String(own.body.auth)).scope, 'local-network', 'and the new pair keeps its scope')
+
+  const edgeTokens = await loginTokens(reference.base, 'local@example.com')
+  t.equal(decodeJwt(edgeTokens.auth).scope, undefined, 'the edge\'s tokens name no scope')
+  t.equal((await post('/token/refresh', { refresh: edgeTokens.refresh })).status, 401, 'and this listener refreshes none of them')
+  t.equal((await postJson(reference.base, '/accounts/token/refresh', { refresh: edgeTokens.refresh })).status, 200, 'which the edge still does')
+})
 
 t.test('npm run local-accounts serves /authenticate on LOCAL_ACCOUNTS_PORT from DATA_DIR, and stops on SIGTERM', async (t) => {
   const dataDir = temporaryDataDir(t)

@@ -31,7 +31,7 @@ const OWNER = 'metrics.owner@example.com'
 
 /** The service's metrics text, fetched as the edge fetches it. */
 async function scrape (reference: Reference, token: string | null = TOKEN): Promise<{ status: number, type: string | null, text: string }> {
-  const response = await fetch(`${reference.url}${REFERENCE_METRICS_PATH}`, token === null ? {} : { headers: { authorization: `Bearer ${token}` } })
+  const response = await fetch(`${reference.url}${REFERENCE_METRICS_PATH}`, { headers: { ...reference.edgeHeaders, ...(token === null ? {} : { authorization: `Bearer ${token}` }) } })
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() }
 }
 

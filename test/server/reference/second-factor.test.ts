@@ -275,7 +275,7 @@ t.test('SECOND_FACTOR=false: the calls are not served and no login asks', async 
   const signedIn = await login(setup, 'ada@example.com')
   t.same(Object.keys(signedIn.body).sort(), ['auth', 'refresh'])
   t.equal((await call(setup, 'token/refresh', { refresh: signedIn.body.refresh })).status, 200, 'nor is its session refused a refresh')
-  const direct = await fetch(`${setup.reference.url}/second-factor/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  const direct = await fetch(`${setup.reference.url}/second-factor/verify`, { method: 'POST', headers: { ...setup.reference.edgeHeaders, 'content-type': 'application/json' }, body: '{}' })
   t.equal(direct.status, 404)
 })
 

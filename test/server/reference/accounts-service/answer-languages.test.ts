@@ -67,8 +67,8 @@ t.test('placeholders are filled in the chosen language, and successes are transl
 
 t.test('the service\'s own refusals (a body that is not JSON, an unknown sign-in method) follow the language as well', async (t) => {
   // Straight to the service for the broken body: the edge in front refuses one with a text of its own.
-  const { url, base } = await startReference(t)
-  const broken = await fetch(`${url}/v2/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-language': 'ar' }, body: '{"email":' })
+  const { url, base, edgeHeaders } = await startReference(t)
+  const broken = await fetch(`${url}/v2/login`, { method: 'POST', headers: { ...edgeHeaders, 'content-type': 'application/json', 'accept-language': 'ar' }, body: '{"email":' })
   t.same([broken.status, await broken.json()], [400, { error: arabic['request.invalidJson'] }])
   const unknownMethod = await postJson(base, '/accounts/v2/auth/login', { login_method: 'CARRIER_PIGEON' }, { 'accept-language': 'de-AT' })
   t.same([unknownMethod.status, unknownMethod.body], [400, { error: german['method.loginUnsupported'] }])

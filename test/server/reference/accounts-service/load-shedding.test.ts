@@ -59,14 +59,14 @@ t.test('a login the edge gave up on is dropped before its password is checked', 
 
 t.test('a login whose visitor went away is dropped before its password is checked', async (t) => {
   const logs = logCollector()
-  const { url, services } = await startReference(t, { logStream: logs.stream })
+  const { url, edgeHeaders, services } = await startReference(t, { logStream: logs.stream })
   // The service hashes its decoy as it starts: the gate must hold only what this test puts in it.
   await until(() => services.hashGate.load.running === 0)
   const burst = occupyHashGate(services.hashGate, services.hashGate.options.concurrency)
   const visitor = new AbortController()
   const login = fetch(`${url}/v2/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...edgeHeaders, 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'someone@example.com', password: 'a guess' }),
     signal: visitor.signal
   }).catch(() => 'aborted')
