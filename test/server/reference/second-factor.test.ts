@@ -363,30 +363,34 @@ t.test('once an organisation requires a second factor, a session that never gave
 const SETUP_ELSEWHERE = 'An authenticator app is already being set up for this account, in another window or sign-in. ' +
   'Finish it there, or start again in a few minutes. If it was not you, reset your password.'
 
-/** Ada, whose organisation requires a second factor she has not enrolled, and the auth token of a session she began before (a bearer a thief may hold). */
-async function adaToEnrol (setup: Setup): Promise<{ bearer: Record<string, string> }> {
+/**
+ * Ada, whose organisation requires a second factor she has not enrolled, and the auth token of a session she
+ * began before, with the browser it began in (whose sign-in is a fresh proof: the strongest bearer there is).
+ */
+async function adaToEnrol (setup: Setup): Promise<{ bearer: Record<string, string>, browser: ServiceBrowser }> {
   const { store } = setup.reference.services
   await registerAccount(setup.reference.base, 'ada@example.com')
-  const before = await login(setup, 'ada@example.com')
+  const browser = new ServiceBrowser(setup.reference.base)
+  const before = await browser.signIn('ada@example.com')
   const ada = (await store.findAccountByEmail('ada@example.com'))!
   await store.addMembership(ada.id, 'acme')
   await store.setOrganizationRequiresSecondFactor('acme', true)
-  return { bearer: { authorization: `Bearer ${String(before.body.auth)}` } }
+  return { bearer: { authorization: `Bearer ${String(before.body.auth)}` }, browser }
 }
 
 t.test('while a login enrols, another enrolment of the account (a bearer of its token, another sign-in) neither replaces nor confirms its secret', async (t) => {
   const setup = await setUp(t)
-  const { bearer } = await adaToEnrol(setup)
+  const { bearer, browser } = await adaToEnrol(setup)
   const challenge = String((await login(setup, 'ada@example.com')).body.challenge)
   const started = await call(setup, 'second-factor/enrol/start', { challenge })
   t.equal(started.status, 200)
   const secret = String(started.body.secret) // what Ada's authenticator app scans
 
-  const byBearer = await call(setup, 'second-factor/enrol/start', {}, bearer)
+  const byBearer = await browser.post('second-factor/enrol/start', {}, bearer)
   t.same([byBearer.status, byBearer.body], [409, { error: SETUP_ELSEWHERE }], 'a start with the account\'s token is refused, and gets no secret')
   const otherLogin = String((await login(setup, 'ada@example.com')).body.challenge)
   t.same((await call(setup, 'second-factor/enrol/start', { challenge: otherLogin })).status, 409, 'so is another sign-in\'s')
-  const foreignConfirm = await call(setup, 'second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
+  const foreignConfirm = await browser.post('second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)
   t.same([foreignConfirm.status, foreignConfirm.body], [409, { error: SETUP_ELSEWHERE }], 'nor may another enrolment confirm the secret, even with its code')
   t.equal((await call(setup, 'second-factor/enrol/confirm', { challenge: otherLogin, code: codeFor(setup, secret) })).status, 409)
 
@@ -402,7 +406,7 @@ t.test('while a login enrols, another enrolment of the account (a bearer of its 
 
 t.test('a pending secret stops blocking other enrolments when it expires: a login\'s with its challenge, a signed-in one\'s after 10 minutes', async (t) => {
   const setup = await setUp(t)
-  const { bearer } = await adaToEnrol(setup)
+  const { bearer, browser } = await adaToEnrol(setup)
   const first = String((await login(setup, 'ada@example.com')).body.challenge)
   const abandoned = String((await call(setup, 'second-factor/enrol/start', { challenge: first })).body.secret)
   setup.clock.value += 5 * 60_000 // the login's challenge, and with it its enrolment, has expired
@@ -410,10 +414,12 @@ t.test('a pending secret stops blocking other enrolments when it expires: a logi
   const restarted = await call(setup, 'second-factor/enrol/start', { challenge: second })
   t.equal(restarted.status, 200, 'a new sign-in enrols')
   t.not(restarted.body.secret, abandoned, 'with a secret of its own')
-  t.equal((await call(setup, 'second-factor/enrol/start', {}, bearer)).status, 409)
+  t.equal((await browser.post('reauthenticate', { password: GOOD_PASSWORD }, bearer)).status, 200, 'a fresh proof: only the pending secret stops her')
+  t.equal((await browser.post('second-factor/enrol/start', {}, bearer)).status, 409)
 
   setup.clock.value += 5 * 60_000
-  const byBearer = await call(setup, 'second-factor/enrol/start', {}, bearer)
+  t.equal((await browser.post('reauthenticate', { password: GOOD_PASSWORD }, bearer)).status, 200)
+  const byBearer = await browser.post('second-factor/enrol/start', {}, bearer)
   t.equal(byBearer.status, 200, 'once the second sign-in\'s challenge expired too, a signed-in enrolment starts')
   setup.clock.value += 9 * 60_000
   t.equal((await call(setup, 'second-factor/enrol/start', { challenge: String((await login(setup, 'ada@example.com')).body.challenge) })).status, 409,
