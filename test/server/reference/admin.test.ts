@@ -13,6 +13,7 @@ import { PostgresAccountStore } from '../../../server/reference/store/postgres-s
 import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
 import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
 import { GOOD_PASSWORD, logCollector, loginTokens, postJson, registerAccount, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../fixtures/reference.js'
+import { ServiceBrowser } from '../../fixtures/service-browser.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const ADMIN = join(ROOT, 'dist/server/accounts-admin.js')
@@ -238,10 +239,12 @@ t.test('memberships changed while the server runs apply to the next login and re
 
 /** Enrols an authenticator app for the signed-in account: its recovery codes (each signs in once, whatever the clock). */
 async function enrolledRecoveryCodes (base: string, email: string): Promise<string[]> {
-  const bearer = { authorization: `Bearer ${(await loginTokens(base, email)).auth}` }
-  const secret = String((await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)).body.secret)
+  // In the browser that signed in: the sign-in is its fresh proof.
+  const browser = new ServiceBrowser(base)
+  const bearer = await browser.bearerAfterSignIn(email)
+  const secret = String((await browser.post('second-factor/enrol/start', {}, bearer)).body.secret)
   const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
-  const confirmed = await postJson(base, '/accounts/second-factor/enrol/confirm', { code }, bearer)
+  const confirmed = await browser.post('second-factor/enrol/confirm', { code }, bearer)
   if (confirmed.status !== 200) throw new Error(`enrolment failed: ${JSON.stringify(confirmed.body)}`)
   return confirmed.body.recovery_codes as string[]
 }
