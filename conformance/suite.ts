@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { AccountsContract } from '../server/shared/accounts-contract.js'
 import { describe, notSuccess, readAnswer, type Answer } from './answers.js'
+import { accountChangeRows } from './calls/account-changes.js'
 import { googleRows } from './calls/google.js'
 import { randomName } from './calls/login-context.js'
 import { passwordLoginRows } from './calls/password-login.js'
@@ -109,8 +110,9 @@ export async function runSuite (options: SuiteOptions, announce: (line: string) 
   const google = await googleRows(probe)
   const sso = await ssoRows(probe)
   const register = await registerRows(probe, registered)
+  const changes = await accountChangeRows(probe)
   return {
-    rows: [...register, ...login, ...reset, ...google, ...sso],
+    rows: [...register, ...login, ...reset, ...google, ...sso, ...changes],
     throwawayAccount,
     elapsedMs: Math.round(performance.now() - started),
     budgetMs
