@@ -78,6 +78,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     rateLimit,
     trust: options.trust,
     answerLimitBytes: config.accountsAnswerLimitBytes,
+    tokenCookies: { cookieDomain: config.cookieDomain, authHttpOnly: config.authCookieHttpOnly },
     domainCheck: config.domainCheckEnforced ? { upstream: options.edgeAuthUpstream, timeoutMs: config.upstreamTimeoutMs } : null,
     challenge: createChallengeGate({
       settings: config.challenge,
