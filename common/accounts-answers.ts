@@ -44,7 +44,14 @@ export interface Refusal {
 export interface SignedIn {
   readonly kind: 'tokens'
   readonly auth: string
-  readonly refresh: string
+  /**
+   * The refresh token, where the answer carries it: only local-network
+   * mode's, which comes to the page straight from an accounts service. The
+   * edge moves every other into its HttpOnly `refresh` cookie before the
+   * page, or its own no-script path, reads the answer (docs/security.md,
+   * "The token cookies"): null.
+   */
+  readonly refresh: string | null
   readonly secondFactorEnrolled?: boolean
   /** The password of this login was found in a breach (common/breached-password.ts): the page says so before it leaves. */
   readonly passwordBreached?: boolean
@@ -119,10 +126,18 @@ export function parseLoginAnswer (answer: JsonAnswer): LoginAnswer {
   if (answer.status < 200 || answer.status >= 300) return { kind: 'failed' }
   const due = secondFactorDue(answer.body)
   if (due !== null) return due
-  const { auth, refresh } = answer.body
-  return nonEmptyString(auth) && nonEmptyString(refresh)
-    ? { kind: 'tokens', auth, refresh, ...(answer.body.second_factor_enrolled === true ? { secondFactorEnrolled: true } : {}), ...breachedFlag(answer.body) }
-    : { kind: 'failed' }
+  const tokens = tokensOf(answer.body)
+  return tokens === null
+    ? { kind: 'failed' }
+    : { kind: 'tokens', ...tokens, ...(answer.body.second_factor_enrolled === true ? { secondFactorEnrolled: true } : {}), ...breachedFlag(answer.body) }
+}
+
+/** An answer's `auth` token, with its `refresh` token where it carries one (SignedIn); null when either is unusable. */
+export function tokensOf (body: Readonly<Record<string, unknown>>): { readonly auth: string, readonly refresh: string | null } | null {
+  const { auth, refresh } = body
+  if (!nonEmptyString(auth)) return null
+  if (refresh === undefined) return { auth, refresh: null }
+  return nonEmptyString(refresh) ? { auth, refresh } : null
 }
 
 /** A login answer's `password_breached: true` (common/breached-password.ts), as SignedIn carries it; anything else is no flag. */

@@ -32,6 +32,12 @@ export interface RuntimeConfig {
   readonly redirectAllowedHosts: readonly string[]
   readonly localAccountsAllowedHosts: readonly string[]
   readonly cookieDomain: string | null
+  /**
+   * AUTH_COOKIE_HTTPONLY: the edge sets the `auth` cookie, HttpOnly, with the
+   * answer that carries it, and the page does not write it. The edge always
+   * sets `refresh` itself (docs/security.md, "The token cookies").
+   */
+  readonly authCookieHttpOnly: boolean
   /** Whether the accounts service behind the edge completes password resets (`view=setPassword`). */
   readonly passwordResetCompletion: boolean
   /** Time limit of the domain authorization check; null: none, as the spec says. */
@@ -103,6 +109,7 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     redirectAllowedHosts: stringList(raw.redirectAllowedHosts),
     localAccountsAllowedHosts: stringList(raw.localAccountsAllowedHosts),
     cookieDomain: stringOrNull(raw.cookieDomain),
+    authCookieHttpOnly: raw.authCookieHttpOnly === true,
     passwordResetCompletion: raw.passwordResetCompletion === true,
     domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null,
     passkeyRpId: stringOrNull(raw.passkeyRpId),

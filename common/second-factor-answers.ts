@@ -1,4 +1,4 @@
-import { breachedFlag, parseLoginAnswer, parseSuccessAnswer, type JsonAnswer, type LoginAnswer, type Refusal } from './accounts-answers.js'
+import { breachedFlag, parseLoginAnswer, parseSuccessAnswer, tokensOf, type JsonAnswer, type LoginAnswer, type Refusal, type SignedIn } from './accounts-answers.js'
 
 /**
  * The answers of the second-factor calls (docs/second-factor.md), parsed at
@@ -19,7 +19,7 @@ export type EnrolmentConfirmAnswer =
       readonly kind: 'confirmed'
       readonly recoveryCodes: readonly string[]
       /** The login's tokens, when the enrolment was part of a login; null after a voluntary one. */
-      readonly tokens: { readonly kind: 'tokens', readonly auth: string, readonly refresh: string, readonly passwordBreached?: true } | null
+      readonly tokens: Pick<SignedIn, 'kind' | 'auth' | 'refresh' | 'passwordBreached'> | null
     }
   | Refusal
   | { readonly kind: 'failed' }
@@ -52,13 +52,14 @@ export function parseEnrolmentStartAnswer (answer: JsonAnswer): EnrolmentStartAn
   return { kind: 'secret', secret, otpauthUri: uri }
 }
 
-/** Recovery codes count only as a non-empty list of non-empty strings; during a login, only with both tokens. */
+/** Recovery codes count only as a non-empty list of non-empty strings; during a login, only with the tokens (tokensOf). */
 export function parseEnrolmentConfirmAnswer (answer: JsonAnswer, duringLogin: boolean): EnrolmentConfirmAnswer {
   const parsed = parseSuccessAnswer(answer)
   if (parsed.kind !== 'success' || answer.kind !== 'json') return parsed.kind === 'error' ? parsed : { kind: 'failed' }
-  const { recovery_codes: codes, auth, refresh } = answer.body
+  const { recovery_codes: codes } = answer.body
   if (!Array.isArray(codes) || codes.length === 0 || !codes.every((code) => typeof code === 'string' && code !== '')) return { kind: 'failed' }
   if (!duringLogin) return { kind: 'confirmed', recoveryCodes: codes as string[], tokens: null }
-  if (typeof auth !== 'string' || auth === '' || typeof refresh !== 'string' || refresh === '') return { kind: 'failed' }
-  return { kind: 'confirmed', recoveryCodes: codes as string[], tokens: { kind: 'tokens', auth, refresh, ...breachedFlag(answer.body) } }
+  const tokens = tokensOf(answer.body)
+  if (tokens === null) return { kind: 'failed' }
+  return { kind: 'confirmed', recoveryCodes: codes as string[], tokens: { kind: 'tokens', ...tokens, ...breachedFlag(answer.body) } }
 }

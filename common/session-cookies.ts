@@ -1,8 +1,8 @@
 /**
  * The token cookies as CONTRACT.md fixes them: their names, lifetime and
- * attributes. The page sets them with js-cookie (client/lib/session-cookies.ts);
- * the edge sets the same ones in Set-Cookie after a login posted without
- * scripts (server/edge/form-posts/session-cookies.ts).
+ * attributes. The edge sets them in Set-Cookie, HttpOnly where no script is
+ * to read them (server/edge/session-cookies/set-cookie-headers.ts); the page
+ * writes the readable `auth` cookie with js-cookie (client/lib/session-cookies.ts).
  */
 
 export const AUTH_COOKIE = 'auth'

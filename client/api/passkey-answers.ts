@@ -19,7 +19,8 @@ export type PasskeyOptionsAnswer =
 export interface PasskeyTokens {
   readonly kind: 'tokens'
   readonly auth: string
-  readonly refresh: string
+  /** Null: the edge keeps it in its HttpOnly cookie (SignedIn). */
+  readonly refresh: string | null
   readonly email: string
   readonly name: string
   /** The account's WebAuthn user handle, base64url. */

@@ -42,7 +42,12 @@ export async function passkeyRegister (auth: string, credential: CredentialJson,
   return parseSuccessAnswer(await postJson('/accounts/passkeys/register', { credential, conditional }, { bearer: auth }))
 }
 
-/** Logs out the sign-in the refresh token belongs to (`token/revoke`), so that a refused sign-in leaves no usable session. */
-export async function revokeRefresh (refresh: string): Promise<SuccessAnswer> {
-  return parseSuccessAnswer(await postJson('/accounts/token/revoke', { refresh }))
+/**
+ * Logs out the sign-in whose refresh token the edge has just put in its
+ * HttpOnly cookie (`token/revoke`, which the edge fills from the cookie and
+ * answers by removing the token cookies), so that a refused sign-in leaves
+ * no usable session.
+ */
+export async function revokeRefresh (): Promise<SuccessAnswer> {
+  return parseSuccessAnswer(await postJson('/accounts/token/revoke', {}))
 }

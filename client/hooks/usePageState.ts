@@ -123,6 +123,18 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
     window.location.assign(url)
   }
 
+  /**
+   * The cookies the page writes after a sign-in (docs/security.md, "The
+   * token cookies"): the edge set `refresh`, HttpOnly, with the answer, and
+   * `auth` too with AUTH_COOKIE_HTTPONLY; the page writes the readable
+   * `auth` otherwise. A local-network answer comes from the local service,
+   * past the edge: the page writes both, and a refresh token is due.
+   */
+  function storeTokens ({ auth, refresh }: { readonly auth: string, readonly refresh: string | null }): boolean {
+    if (localAccounts.kind !== 'off') return refresh !== null && storeSessionTokens({ auth, refresh }, config.cookieDomain)
+    return config.authCookieHttpOnly || storeSessionTokens({ auth }, config.cookieDomain)
+  }
+
   function storeLogin (answer: PasswordLoginAnswer, unreadableMessage: string = genericError): boolean {
     if (answer.kind === 'email-not-verified') {
       fail(answer.message)
@@ -134,7 +146,7 @@ export function usePageState (params: PageParams, config: RuntimeConfig, formSta
       return false
     }
     // A token the browser would not keep is no sign-in: say so rather than leave signed out.
-    if (!storeSessionTokens(answer, config.cookieDomain)) {
+    if (!storeTokens(answer)) {
       fail(genericError)
       return false
     }

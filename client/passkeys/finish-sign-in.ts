@@ -9,7 +9,7 @@ import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.
  * How a passkey sign-in ends, after the accounts service's answer. With
  * the domain check, the account's email (known only now) is checked before
  * anything is stored; a refused domain shows the spec's message and the
- * refresh token is revoked, so no usable session is left. Otherwise the
+ * refresh token (in the edge's cookie) is revoked, so no usable session is left. Otherwise the
  * password manager is told the account's passkeys and details, without
  * waiting, and the sign-in ends as every login does.
  */
@@ -22,7 +22,7 @@ export async function finishPasskeySignIn (outcome: PasskeySignInOutcome, page: 
   const refusal = await gate(outcome.email)
   if (refusal !== null) {
     page.fail(refusal)
-    void revokeRefresh(outcome.refresh)
+    void revokeRefresh()
     return
   }
   signalSignedIn(rpId, outcome)

@@ -24,6 +24,7 @@ import englishCatalogue from '../../common/messages/en.json' with { type: 'json'
 import type { MessageKey } from '../../common/message-catalogue.js'
 import type { ProxyTrust } from './trusted-proxy.js'
 import type { ChallengeGate } from './challenge/challenge-gate.js'
+import { tokenAnswers } from './session-cookies/token-answers.js'
 
 export interface AccountsProxyOptions {
   /** Base URL of the accounts service, without a trailing slash. */
@@ -41,6 +42,8 @@ export interface AccountsProxyOptions {
   readonly domainCheck: DomainCheckEnforcement | null
   /** The challenge on logins, registrations and resets when risk has risen (challenge/); null: CHALLENGE=off. */
   readonly challenge: ChallengeGate | null
+  /** COOKIE_DOMAIN (null: derived per host) and AUTH_COOKIE_HTTPONLY, for the token cookies the edge sets (session-cookies/). */
+  readonly tokenCookies: { readonly cookieDomain: string | null, readonly authHttpOnly: boolean }
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
@@ -154,9 +157,12 @@ interface ProxyGroupOptions {
   readonly answerLimitBytes: number
   readonly domainCheck: DomainCheckEnforcement | null
   readonly challenge: ChallengeGate | null
+  readonly tokenCookies: AccountsProxyOptions['tokenCookies']
 }
 
-async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck, challenge }: ProxyGroupOptions): Promise<void> {
+async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck, challenge, tokenCookies }: ProxyGroupOptions): Promise<void> {
+  // The token cookies come with the JSON calls' answers only: the links and form posts carry no tokens.
+  const tokens = tokenAnswers({ ...tokenCookies, prefix: app.prefix, trust })
   if (kind === 'json') {
     app.addHook('onRequest', rejectCrossSiteRequests)
     app.addHook('onRequest', requireContentType(['application/json']))
@@ -171,6 +177,7 @@ async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, ro
     }
     // After the rate limit (an onRequest hook) and the body's checks: a refused call costs the domain service nothing.
     if (domainCheck !== null) app.addHook('preHandler', enforceDomainCheck({ ...domainCheck, prefix: app.prefix }))
+    app.addHook('preHandler', tokens.fillRefreshToken)
   } else if (kind === 'form') {
     app.addHook('onRequest', requireContentType(['application/x-www-form-urlencoded']))
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
@@ -206,6 +213,7 @@ async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, ro
         upstreamName: 'accounts',
         limitBytes: answerLimitBytes,
         onFailure: sendFailure,
+        answerForBrowser: tokens.answerForBrowser,
         ...(signIns === null && challenge === null
           ? {}
           : { onAnswer: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>) => { signIns?.noteAnswer(request, answer); challenge?.noteAnswer(request, answer) } }),
@@ -246,7 +254,8 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
       trust: options.trust,
       answerLimitBytes: options.answerLimitBytes,
       domainCheck: options.domainCheck,
-      challenge: options.challenge
+      challenge: options.challenge,
+      tokenCookies: options.tokenCookies
     })
   }
 

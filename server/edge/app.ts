@@ -85,6 +85,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     rateLimit,
     trust: options.trust,
     answerLimitBytes: config.accountsAnswerLimitBytes,
+    tokenCookies: { cookieDomain: config.cookieDomain, authHttpOnly: config.authCookieHttpOnly },
     domainCheck: config.domainCheckEnforced
       ? { upstream: options.edgeAuthUpstream, upstreamHeaders: options.upstreamHeaders.edgeAuth, timeoutMs: config.upstreamTimeoutMs }
       : null,

@@ -70,6 +70,13 @@ export interface ServerConfig {
   readonly redirectAllowedHosts: readonly string[]
   readonly localAccountsAllowedHosts: readonly string[]
   readonly cookieDomain: string | null
+  /**
+   * AUTH_COOKIE_HTTPONLY: the edge sets the `auth` cookie too, HttpOnly, and
+   * the page does not write it (for products that read it on their servers
+   * only). The `refresh` cookie is HttpOnly whatever it says
+   * (docs/security.md, "The token cookies").
+   */
+  readonly authCookieHttpOnly: boolean
   /** PUBLIC_URL's origin, the page's own address where the edge needs it (a form post's fallback redirect); null: the request's scheme and Host. */
   readonly publicOrigin: string | null
   /**
@@ -313,6 +320,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     localAccountsAllowedHosts: readList(env, 'LOCAL_ACCOUNTS_ALLOWED_HOSTS', isHostOrAddress, 'host names or IP addresses')
       .map((item) => item.toLowerCase()),
     cookieDomain: readCookieDomain(env),
+    authCookieHttpOnly: readBoolean(env, 'AUTH_COOKIE_HTTPONLY', false),
     publicOrigin: readOrigin(env, 'PUBLIC_URL')?.origin ?? null,
     allowedHosts: readAllowedHosts(env),
     trustProxy: readTrustProxy(env),

@@ -71,6 +71,13 @@ export function passOnJsonAnswers (options: {
   readonly refusalOf?: (request: FastifyRequest, status: number, body: Buffer) => Promise<{ readonly status: number, readonly key: MessageKey } | null>
   /** Given each readable answer, before it is passed on (the sign-in metrics read its shape; sign-in-metrics.ts). */
   readonly onAnswer?: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>) => void
+  /**
+   * The answer as the browser receives it, once no refusal replaced it: the
+   * same object passes on the backend's bytes as they came; another is sent
+   * in its place; an UnreadableAnswerError thrown makes it `unreadable`, as a
+   * malformed answer is (the token cookies' handling, session-cookies/token-answers.ts).
+   */
+  readonly answerForBrowser?: (request: FastifyRequest, reply: ProxyReply, status: number, answer: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
 }): OnResponse {
   function dropBackendBodyHeaders (reply: ProxyReply): void {
     for (const name of BODY_HEADERS) reply.removeHeader(name)
@@ -137,9 +144,18 @@ export function passOnJsonAnswers (options: {
       options.onAnswer?.(request as FastifyRequest, read.object)
       return (options.refusalOf?.(request as FastifyRequest, status, body) ?? Promise.resolve(null)).then((refusal) => {
         if (refusal === null) {
+          let passed: Readonly<Record<string, unknown>>
+          try {
+            passed = options.answerForBrowser?.(request as FastifyRequest, reply, status, read.object) ?? read.object
+          } catch (error) {
+            if (!(error instanceof UnreadableAnswerError)) throw error
+            refuse('unreadable', error.reason)
+            return
+          }
           // The backend's own JSON error, which the page shows: passed on, and logged as the backend's failure.
           if (status >= 500) logUpstreamFailure(reply.request, { ...facts(), passedOn: true })
-          void reply.header('content-length', body.length).send(body)
+          const sent = passed === read.object ? body : Buffer.from(JSON.stringify(passed))
+          void reply.header('content-length', sent.length).send(sent)
           return
         }
         dropBackendBodyHeaders(reply)

@@ -18,6 +18,15 @@ export function isSameOriginRequest (request: FastifyRequest): boolean {
   return origin.toLowerCase() === `${request.protocol}://${request.host}`.toLowerCase()
 }
 
+/**
+ * Whether a request comes from a browser: it says where it comes from
+ * (`Sec-Fetch-Site`, which no script can set or remove, or `Origin`, which
+ * browsers send on every POST). Anything else is a server or a tool.
+ */
+export function isBrowserRequest (request: FastifyRequest): boolean {
+  return request.headers['sec-fetch-site'] !== undefined || request.headers.origin !== undefined
+}
+
 /** An onRequest hook refusing cross-site requests with 403. */
 export async function rejectCrossSiteRequests (request: FastifyRequest): Promise<void> {
   if (!isSameOriginRequest(request)) throw new HttpError(403, 'server.crossSite')

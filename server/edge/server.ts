@@ -98,6 +98,7 @@ export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion:
     redirectAllowedHosts: config.redirectAllowedHosts,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
     cookieDomain: config.cookieDomain,
+    authCookieHttpOnly: config.authCookieHttpOnly,
     passwordResetCompletion,
     domainCheckTimeoutMs: config.domainCheckTimeoutMs,
     passkeyRpId: config.passkeys?.rpId ?? null,

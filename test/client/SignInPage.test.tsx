@@ -48,6 +48,38 @@ t.test('a successful login stores the tokens and goes to the redirect target, ke
   // drops Secure cookies on an http page, as it should off loopback) and in real Chromium (test/e2e).
 })
 
+/** The cookies a script on the page reads, by name. */
+function scriptCookies (): Record<string, string> {
+  return Object.fromEntries(document.cookie.split('; ').filter(Boolean).map((pair) => pair.split('=') as [string, string]))
+}
+
+function clearScriptCookies (): void {
+  for (const name of Object.keys(scriptCookies())) document.cookie = `${name}=; Max-Age=0; Path=/`
+}
+
+t.test('after a login the page writes the auth cookie only: the refresh token is the edge\'s HttpOnly cookie', async (t) => {
+  clearScriptCookies()
+  // Even an answer that carries the refresh token (happy-dom's fetch states no site, so the edge
+  // takes it for a tool's call and leaves the body whole) is not written where scripts read it.
+  const { base } = await startBackend(t, routes({ '/v2/login': [200, { auth: 'eyJ.page-auth', refresh: 'page-refresh' }] }))
+  const { user } = renderPage(t, base, '?redirect=%2Fapp')
+  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
+  await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}')
+  await eventually(t, () => window.location.pathname, '/app')
+  t.equal(scriptCookies().auth, 'eyJ.page-auth', 'the auth cookie, for the product\'s scripts')
+  t.notOk(Object.hasOwn(scriptCookies(), 'refresh'), 'no refresh cookie a script can read')
+})
+
+t.test('with AUTH_COOKIE_HTTPONLY the page writes no token cookie at all', async (t) => {
+  clearScriptCookies()
+  const { base } = await startBackend(t, routes({ '/v2/login': [200, { auth: 'eyJ.server-auth', refresh: 'server-refresh' }] }), { env: { AUTH_COOKIE_HTTPONLY: 'true' } })
+  const { user } = renderPage(t, base, '?redirect=%2Fapp', { authCookieHttpOnly: true })
+  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
+  await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}')
+  await eventually(t, () => window.location.pathname, '/app')
+  t.same(scriptCookies(), {}, 'the edge set both, HttpOnly; the page wrote neither')
+})
+
 t.test('tokens the browser does not keep are reported with the generic message, and the page stays', async (t) => {
   const { base } = await startBackend(t, routes({ '/v2/login': [200, { auth: 'eyJ.auth', refresh: 'refresh-1' }] }))
   // happy-dom drops a Secure cookie on a plain-http page at 127.0.0.1, as a browser drops one over

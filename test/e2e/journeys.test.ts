@@ -219,6 +219,8 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     await page.getByRole('button', { name: 'Login', exact: true }).click()
     await page.waitForURL(`${product}/local`)
     t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'auth'))
+    // The answer came from the local listener, past the edge: the page wrote the refresh cookie itself.
+    t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'refresh' && !cookie.httpOnly), 'the refresh cookie, written by the page')
     t.same(problems, [])
   })
 

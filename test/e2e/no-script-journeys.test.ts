@@ -36,16 +36,16 @@ async function fill (page: Page, label: string, value: string, formName = 'login
   await form(page, formName).getByLabel(label, { exact: true }).fill(value)
 }
 
-/** The token cookies as the browser kept them, checked against the page's attributes. */
+/** The token cookies as the browser kept them, checked against the page's attributes (docs/security.md, "The token cookies"). */
 async function checkTokenCookies (t: Test, context: BrowserContext, base: string): Promise<void> {
   const cookies = await context.cookies(base)
-  for (const name of ['auth', 'refresh']) {
+  for (const [name, httpOnly] of [['auth', false], ['refresh', true]] as const) {
     const cookie = cookies.find((candidate) => candidate.name === name)
     t.ok(cookie, `the ${name} cookie is set`)
     if (cookie === undefined) continue
     t.equal(cookie.secure, true, `${name}: Secure`)
     t.equal(cookie.sameSite, 'Lax', `${name}: SameSite=Lax`)
-    t.equal(cookie.httpOnly, false, `${name}: readable by the product's pages, as the page's cookie is`)
+    t.equal(cookie.httpOnly, httpOnly, httpOnly ? `${name}: HttpOnly, as the edge sets it for the page` : `${name}: readable by the product's pages, as the page's cookie is`)
     t.equal(cookie.path, '/')
     const lifetime = cookie.expires - Date.now() / 1000
     t.ok(lifetime > FOURTEEN_DAYS_S - 120 && lifetime <= FOURTEEN_DAYS_S + 5, `${name}: 14 days`)

@@ -12,6 +12,7 @@ import { cookieDomainFor } from '../cookie-domain.js'
 import { statedHostName } from '../host-header.js'
 import { HttpError, textOf } from '../http-error.js'
 import { requireContentType } from '../request-bodies.js'
+import { pageTokenCookies } from '../session-cookies/set-cookie-headers.js'
 import { rejectCrossSiteRequests } from '../same-origin-guard.js'
 import type { ProxyTrust } from '../trusted-proxy.js'
 import { accountsCaller } from './accounts-call.js'
@@ -26,7 +27,6 @@ import type { FormPageAnswer } from './form-page-answer.js'
 import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
 import { RepeatedPosts } from './repeated-posts.js'
 import { secondFactorForm } from './second-factor-form.js'
-import { sessionCookies } from './set-cookie-headers.js'
 import { ssoStartForm } from './sso-start-form.js'
 
 /** The largest form body read: the register form, typed in full, is a few hundred bytes. */
@@ -140,7 +140,8 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
         kind: 'redirect',
         // The hash of the page's address never reaches the server: the target is followed without it.
         location: safeRedirectTarget(pageQueryContext(query).redirect, { origin, hash: '' }, { cookieDomain, allowedHosts: config.redirectAllowedHosts }),
-        cookies: sessionCookies(tokens, cookieDomain)
+        // The edge's proxy set `refresh` (and `auth` with AUTH_COOKIE_HTTPONLY) on the call's answer, passed on by inner-call.ts.
+        cookies: pageTokenCookies(tokens, cookieDomain, config.authCookieHttpOnly)
       })
     }
     // The key holds a digest, never the body: it holds passwords.

@@ -72,7 +72,10 @@ t.test('answers become the union the page switches on', async (t) => {
     ['a hint that is not true is no hint', jsonAnswer(200, { auth: 'a.b.c', refresh: 'r', second_factor_enrolled: 'yes' }), { kind: 'tokens', auth: 'a.b.c', refresh: 'r' }],
     ['an error with 401', jsonAnswer(401, { error: 'Invalid email or password.' }), { kind: 'error', message: 'Invalid email or password.' }],
     ['an error even with 200', jsonAnswer(200, { error: 'Nope.' }), { kind: 'error', message: 'Nope.' }],
-    ['200 without tokens', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'failed' }],
+    // Through the edge the refresh token is in its HttpOnly cookie, never in the body (test/server/edge/session-cookies/).
+    ['the auth token alone: the refresh token is the edge\'s', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'tokens', auth: 'a.b.c', refresh: null }],
+    ['200 without an auth token', jsonAnswer(200, { refresh: 'r' }), { kind: 'failed' }],
+    ['200 with an empty refresh token', jsonAnswer(200, { auth: 'a.b.c', refresh: '' }), { kind: 'failed' }],
     ['500 without text', jsonAnswer(500, {}), { kind: 'failed' }],
     ['503 with the service\'s text', jsonAnswer(503, { error: 'Busy, try again.' }), { kind: 'error', message: 'Busy, try again.' }],
     ['503 without text (a service shedding load): busy, the page says it in its language', jsonAnswer(503, {}), { kind: 'error', message: BUSY_MESSAGE, busy: true }],

@@ -74,7 +74,7 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['passkey register options, modal', () => passkeyRegisterOptions('auth.jwt', false)],
     ['passkey register, the upgrade', () => passkeyRegister('auth.jwt', credential, true)],
     ['passkey register, the offer', () => passkeyRegister('auth.jwt', credential, false)],
-    ['revoke', () => revokeRefresh('refresh-token')],
+    ['revoke', () => revokeRefresh()],
     ['second factor code', () => verifySecondFactor({ challenge: 'c', code: '123456', remember_browser: false })],
     ['second factor recovery code', () => verifySecondFactor({ challenge: 'c', recovery_code: 'abcd-efgh', remember_browser: true })],
     ['enrol start during a login', () => startEnrolment({ kind: 'challenge', challenge: 'c' })],

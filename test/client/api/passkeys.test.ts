@@ -23,7 +23,7 @@ t.test('each passkey call posts its exact JSON body, with the bearer where the c
     ['register options, modal', () => passkeyRegisterOptions('eyJ.auth', false), '/passkeys/register/options', { conditional: false }, 'Bearer eyJ.auth'],
     ['register, the upgrade', () => passkeyRegister('eyJ.auth', credential, true), '/passkeys/register', { credential, conditional: true }, 'Bearer eyJ.auth'],
     ['register, the offer', () => passkeyRegister('eyJ.auth', credential, false), '/passkeys/register', { credential, conditional: false }, 'Bearer eyJ.auth'],
-    ['revoke', () => revokeRefresh('refresh-1'), '/token/revoke', { refresh: 'refresh-1' }, undefined]
+    ['revoke', () => revokeRefresh(), '/token/revoke', {}, undefined]
   ]
   for (const [name, call, path, body, authorization] of calls) {
     const before = upstream.requests.length
@@ -86,7 +86,7 @@ t.test('registration and revocation answer as every registration-type call', asy
   const ok = await startBackend(t, jsonAnswer(200, { success: 'Passkey saved.' }), routes)
   setPageUrl(`${ok.base}/`)
   t.same(await passkeyRegister('eyJ.auth', { id: 'cred-1' }, false), { kind: 'success', message: 'Passkey saved.' })
-  t.same(await revokeRefresh('refresh-1'), { kind: 'success', message: 'Passkey saved.' })
+  t.same(await revokeRefresh(), { kind: 'success', message: 'Passkey saved.' })
 })
 
 t.test('a network failure or an answer that is not JSON is a failed call, not an exception', async (t) => {

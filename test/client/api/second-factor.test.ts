@@ -87,7 +87,9 @@ t.test('verify answers tokens or the refusal; a second challenge or half the tok
     ['a wrong code', 401, { error: 'That code is not right.' }, { kind: 'error', message: 'That code is not right.' }],
     ['throttled', 429, { error: 'Too many tries. Wait 8 seconds.' }, { kind: 'error', message: 'Too many tries. Wait 8 seconds.' }],
     ['another challenge', 200, { second_factor: 'code', challenge: 'ch-2', expires_in: 300 }, { kind: 'failed' }],
-    ['one token', 200, { auth: 'a' }, { kind: 'failed' }],
+    ['the auth token alone (the refresh token is in the edge\'s cookie)', 200, { auth: 'a' }, { kind: 'tokens', auth: 'a', refresh: null }],
+    ['half the tokens', 200, { refresh: 'r' }, { kind: 'failed' }],
+    ['a refresh token that is no string', 200, { auth: 'a', refresh: 7 }, { kind: 'failed' }],
     // The edge answers in the backend's place, with its own text.
     ['not JSON', 200, 'tokens', { kind: 'error', message: ACCOUNTS_FAILURE_MESSAGES.unreadable }]
   ]

@@ -13,22 +13,30 @@ t.test('the cookies last 14 days, Secure, SameSite=Lax, on the whole site, on th
   t.same(sessionCookieAttributes(null), { expires: 14, secure: true, sameSite: 'Lax', path: '/' }, 'null: host-only')
 })
 
-t.test('storing the tokens writes the auth and refresh cookies and says they were kept', async (t) => {
+t.test('storing the auth token writes the auth cookie alone and says it was kept', async (t) => {
   setPageUrl('https://sub.example.com/')
-  t.equal(storeSessionTokens({ auth: 'eyJ.auth.token', refresh: 'refresh-token' }, 'example.com'), true)
+  t.equal(storeSessionTokens({ auth: 'eyJ.auth.token' }, 'example.com'), true)
   t.equal(pageCookies().auth, 'eyJ.auth.token')
-  t.equal(pageCookies().refresh, 'refresh-token')
+  t.equal(pageCookies().refresh, undefined, 'the refresh cookie is the edge\'s, HttpOnly')
+})
+
+t.test('a refresh token from local-network mode, which no edge saw, is written beside it', async (t) => {
+  setPageUrl('https://lan.example.net/')
+  t.equal(storeSessionTokens({ auth: 'eyJ.lan', refresh: 'lan-refresh' }, 'example.net'), true)
+  t.equal(pageCookies().auth, 'eyJ.lan')
+  t.equal(pageCookies().refresh, 'lan-refresh')
 })
 
 t.test('a cookie domain the browser refuses falls back to host-only cookies', async (t) => {
   setPageUrl('https://signin.acme.test/')
-  t.equal(storeSessionTokens({ auth: 'eyJ.acme', refresh: 'acme-refresh' }, 'other.test'), true)
+  t.equal(storeSessionTokens({ auth: 'eyJ.acme' }, 'other.test'), true)
   t.equal(pageCookies().auth, 'eyJ.acme')
 })
 
 t.test('tokens the browser does not keep are reported, not taken for a sign-in', async (t) => {
   // A Secure cookie on a plain-http page off loopback: the browser drops it, as it drops one over 4096 bytes.
   setPageUrl('http://signin.example.com/')
-  t.equal(storeSessionTokens({ auth: 'eyJ.dropped', refresh: 'dropped-refresh' }, 'example.com'), false)
+  t.equal(storeSessionTokens({ auth: 'eyJ.dropped' }, 'example.com'), false)
   t.equal(pageCookies().auth, undefined)
+  t.equal(storeSessionTokens({ auth: 'eyJ.dropped', refresh: 'dropped-refresh' }, 'example.com'), false, 'in local-network mode too')
 })

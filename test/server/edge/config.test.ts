@@ -93,6 +93,17 @@ t.test('the configuration cannot be changed after start', async (t) => {
   t.ok(Object.isFrozen(config.redirectAllowedHosts))
 })
 
+t.test('AUTH_COOKIE_HTTPONLY: false by default (the page writes a readable auth cookie); true or false, else refused naming it', async (t) => {
+  t.equal(loadServerConfig({}).authCookieHttpOnly, false)
+  t.equal(loadServerConfig({ AUTH_COOKIE_HTTPONLY: 'true' }).authCookieHttpOnly, true)
+  t.equal(loadServerConfig({ AUTH_COOKIE_HTTPONLY: 'FALSE' }).authCookieHttpOnly, false)
+  for (const value of ['yes', '1', 'on', 'httponly']) {
+    const error = configErrorFor({ AUTH_COOKIE_HTTPONLY: value })
+    t.equal(error.variable, 'AUTH_COOKIE_HTTPONLY', value)
+    t.equal(error.message, `AUTH_COOKIE_HTTPONLY must be true or false (got "${value}")`, 'one line, naming the variable')
+  }
+})
+
 const badValues: Array<[string, string, RegExp]> = [
   ['PORT', 'abc', /PORT must be a whole number from 0 to 65535 \(got "abc"\)/],
   ['PORT', '70000', /PORT must be a whole number/],

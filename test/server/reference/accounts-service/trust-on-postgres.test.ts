@@ -64,13 +64,16 @@ t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, asyn
     const register = await home.request(`${base}/accounts/register`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
     t.equal(register.status, 200)
     await openLink(onEdge(accountsLinkOf(await emailTo('verify', 'nell'), 'verifyEmail').link))
-    const homeLogin = await (await home.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).json() as { refresh: string }
+    t.equal((await home.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).status, 200)
+    // The page's call is a browser's: the refresh token is in the edge's HttpOnly cookie.
+    const homeRefresh = home.cookie(base, 'refresh')?.value
+    t.ok(homeRefresh, 'the home browser holds its refresh cookie')
     const away = new TestBrowser()
     t.equal((await away.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).status, 200)
     const notice = await emailTo('newBrowser', 'nell')
     const landing = await openLink(onEdge(accountsLinkOf(notice, 'endSessions').link))
     t.match(landing.location, /\/\?view=setPassword&token=[\w-]{43}&notice=sessions-ended&ui_locales=en$/)
-    t.equal((await postJson(base, '/accounts/token/refresh', { refresh: homeLogin.refresh })).status, 401, 'the home browser\'s session has ended')
+    t.equal((await postJson(base, '/accounts/token/refresh', { refresh: homeRefresh })).status, 401, 'the home browser\'s session has ended')
   })
 
   t.test('pre-hijack: a Google sign-in claims the unverified account; the attacker is out', async (t) => {

@@ -49,7 +49,8 @@ t.test('OIDC single sign-on, with a real provider, through the edge', { skip: op
     t.equal(claims.email_verified, true, 'the domain\'s identity provider vouched for the address')
     t.equal(claims.resource_type, 'cluster')
     t.equal(claims.cluster_name, 'prod-eu')
-    t.type(completed.body.refresh, 'string')
+    t.equal(completed.body.refresh, undefined, 'the page\'s call gets no refresh token in the body')
+    t.match(completed.setCookie.find((line) => line.startsWith('refresh=')), /^refresh=[\w-]+;.*; HttpOnly;/, 'it is in the edge\'s HttpOnly cookie')
     t.comment(`OIDC round trip through the edge, provider included: ${Date.now() - started} ms`)
   })
 

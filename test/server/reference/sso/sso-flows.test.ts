@@ -92,11 +92,14 @@ t.test('starting single sign-on and what it leaves behind', { skip: opensslSkip 
     const landing = await stack.oidcRoundTrip(browser, 'alice')
     const binding = browser.cookie(stack.publicUrl, 'sso_state')!.value
     const tokens = await stack.completeLogin(browser, landing)
+    // The page's call is a browser's: its refresh token is in the edge's HttpOnly cookie, not the body.
+    const refresh = browser.cookie(stack.publicUrl, 'refresh')?.value
+    t.ok(refresh, 'the refresh token, in its cookie')
     const samlBrowser = new TestBrowser()
     const samlLanding = await stack.samlRoundTrip(samlBrowser, `bob@${SAML_DOMAIN}`)
 
     const written = stack.logs.slice(before).join('\n')
-    for (const secret of [landing.params.get('id')!, samlLanding.params.get('id')!, binding, String(tokens.body.auth), String(tokens.body.refresh), stack.oidc.clientSecret]) {
+    for (const secret of [landing.params.get('id')!, samlLanding.params.get('id')!, binding, String(tokens.body.auth), String(refresh), stack.oidc.clientSecret]) {
       t.notOk(written.includes(secret), 'a secret stays out of the log')
     }
     t.notMatch(written, /SAMLResponse|code=|state=/)
