@@ -1,3 +1,4 @@
+import { parseChangeRefusal, type ChangeRefusal } from './fresh-proof-answers.js'
 import { postJson } from './http.js'
 import {
   parseEnrolmentConfirmAnswer, parseEnrolmentStartAnswer, parseVerifyAnswer,
@@ -32,10 +33,15 @@ export type EnrolmentAuthority =
 
 const bearerOf = (authority: EnrolmentAuthority) => authority.kind === 'bearer' ? { bearer: authority.auth } : {}
 
-/** A new secret and its otpauth:// URI, for the QR code and for typing. */
-export async function startEnrolment (authority: EnrolmentAuthority): Promise<EnrolmentStartAnswer> {
+/**
+ * A new secret and its otpauth:// URI, for the QR code and for typing. With
+ * the bearer, refused until the account is proven again in this browser
+ * (docs/account-changes.md) where no sign-in here is fresh.
+ */
+export async function startEnrolment (authority: EnrolmentAuthority): Promise<EnrolmentStartAnswer | ChangeRefusal> {
   const body = authority.kind === 'challenge' ? { challenge: authority.challenge } : {}
-  return parseEnrolmentStartAnswer(await postJson('/accounts/second-factor/enrol/start', body, bearerOf(authority)))
+  const answer = await postJson('/accounts/second-factor/enrol/start', body, bearerOf(authority))
+  return parseChangeRefusal(answer) ?? parseEnrolmentStartAnswer(answer)
 }
 
 /**
