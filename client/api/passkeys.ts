@@ -1,5 +1,6 @@
 import type { LoginContextFields } from './accounts.js'
 import { parseSuccessAnswer, type SuccessAnswer } from '../../common/accounts-answers.js'
+import { parseChangeRefusal, type ChangeRefusal } from './fresh-proof-answers.js'
 import { postJson } from './http.js'
 import {
   parsePasskeyLoginAnswer, parsePasskeyOptionsAnswer, type PasskeyLoginAnswer, type PasskeyOptionsAnswer
@@ -32,9 +33,14 @@ export async function passkeyLogin (credential: CredentialJson, context: LoginCo
   return parsePasskeyLoginAnswer(await postJson('/accounts/passkeys/login', { credential, ...context, mediation }))
 }
 
-/** The creation options for the signed-in account; `conditional`: the upgrade right after a password sign-in. */
-export async function passkeyRegisterOptions (auth: string, conditional: boolean): Promise<PasskeyOptionsAnswer> {
-  return parsePasskeyOptionsAnswer(await postJson('/accounts/passkeys/register/options', { conditional }, { bearer: auth }))
+/**
+ * The creation options for the signed-in account; `conditional`: the upgrade
+ * right after a password sign-in. Refused until the account is proven again
+ * in this browser (docs/account-changes.md) where no sign-in here is fresh.
+ */
+export async function passkeyRegisterOptions (auth: string, conditional: boolean): Promise<PasskeyOptionsAnswer | ChangeRefusal> {
+  const answer = await postJson('/accounts/passkeys/register/options', { conditional }, { bearer: auth })
+  return parseChangeRefusal(answer) ?? parsePasskeyOptionsAnswer(answer)
 }
 
 /** Stores the new passkey; `conditional`: it came from the automatic upgrade, as its options did. */

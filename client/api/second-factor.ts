@@ -1,3 +1,4 @@
+import { parseChangeRefusal, type ChangeRefusal } from './fresh-proof-answers.js'
 import { postJson, type PostOptions } from './http.js'
 import {
   parseEnrolmentConfirmAnswer, parseEnrolmentStartAnswer, parseVerifyAnswer,
@@ -50,11 +51,16 @@ function enrolmentTarget (path: string, authority: EnrolmentAuthority): { readon
   return target(path, authority.localOrigin ?? null)
 }
 
-/** A new secret and its otpauth:// URI, for the QR code and for typing. */
-export async function startEnrolment (authority: EnrolmentAuthority): Promise<EnrolmentStartAnswer> {
+/**
+ * A new secret and its otpauth:// URI, for the QR code and for typing. With
+ * the bearer, refused until the account is proven again in this browser
+ * (docs/account-changes.md) where no sign-in here is fresh.
+ */
+export async function startEnrolment (authority: EnrolmentAuthority): Promise<EnrolmentStartAnswer | ChangeRefusal> {
   const body = authority.kind === 'challenge' ? { challenge: authority.challenge } : {}
   const { url, options } = enrolmentTarget('second-factor/enrol/start', authority)
-  return parseEnrolmentStartAnswer(await postJson(url, body, options))
+  const answer = await postJson(url, body, options)
+  return parseChangeRefusal(answer) ?? parseEnrolmentStartAnswer(answer)
 }
 
 /**

@@ -84,9 +84,15 @@ export function usePasskeys (
     /** The offer's props, once an upgrade ended in it; null: no offer. */
     offer: offerFor !== null && chunk !== null
       ? {
+          auth: offerFor,
           onCreate: () => chunk.createPasskey(offerFor),
           onNotNow: chunk.rememberNotNow,
           onDone: page.leaveToRedirect,
+          // Back to the login view (its sign-in is a fresh proof), with the text of a session that ended.
+          onSignInAgain (refusal: string | null): void {
+            setOfferFor(null)
+            if (refusal !== null) page.fail(refusal)
+          },
           failurePauseMs: chunk.passkeyTimings.failurePauseMs
         }
       : null,

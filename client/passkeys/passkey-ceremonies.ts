@@ -1,5 +1,6 @@
 import type { Refusal } from '../../common/accounts-answers.js'
 import type { LoginContextFields } from '../api/accounts.js'
+import type { ChangeRefusal } from '../api/fresh-proof-answers.js'
 import type { PasskeyTokens } from '../api/passkey-answers.js'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions } from '../api/passkeys.js'
 import { cancelled, publicKeyCredential, signal } from './browser-passkeys.js'
@@ -111,9 +112,15 @@ export async function upgradeAfterPassword (auth: string): Promise<UpgradeOutcom
   }
 }
 
-/** The offer's "Create a passkey": the browser's prompt, with user verification; its cancel is no failure. */
-export async function createPasskey (auth: string): Promise<'created' | 'cancelled' | 'failed'> {
+/**
+ * The offer's "Create a passkey": the browser's prompt, with user
+ * verification; its cancel is no failure. Where no sign-in in this browser
+ * is fresh enough (docs/account-changes.md), the service's refusal, for the
+ * offer to ask for a proof (or a new sign-in) and call this again.
+ */
+export async function createPasskey (auth: string): Promise<'created' | 'cancelled' | 'failed' | ChangeRefusal> {
   const options = await passkeyRegisterOptions(auth, false)
+  if (options.kind === 'proof-needed' || options.kind === 'signed-out') return options
   if (options.kind !== 'options') return 'failed'
   let credential: Credential | null
   try {

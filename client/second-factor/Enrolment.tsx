@@ -3,6 +3,8 @@ import { confirmEnrolment, startEnrolment, type EnrolmentAuthority } from '../ap
 import type { EnrolmentConfirmAnswer } from '../../common/second-factor-answers.js'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
+import { ConfirmStep } from '../fresh-proof/ConfirmStep.js'
+import { useFreshProof } from '../fresh-proof/useFreshProof.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
 import { refusalText, useMessages } from '../lib/messages.js'
 import { isAuthenticatorCode } from '../../common/second-factor-codes.js'
@@ -24,6 +26,8 @@ export interface EnrolmentProps {
   /** Leaves the enrolment: back to the login form, or on after the offer. */
   readonly onCancel: () => void
   readonly cancelLabel: string
+  /** Back to the login view, from "Confirm it's you"; `refusal`: the text of a session that ended, shown there. */
+  readonly onSignInAgain: (refusal: string | null) => void
 }
 
 /** The key for typing into an app, in groups of four as authenticator apps show it. */
@@ -33,8 +37,11 @@ export const groupedKey = (secret: string): string => secret.replace(/=+$/, '').
  * Enrolment of an authenticator app: the key as a QR code and as text, the
  * first code to confirm it, then the recovery codes, shown once. Loaded as a
  * chunk of its own (with the QR encoder), only when an enrolment starts.
+ * A signed-in enrolment that the service refuses until the account is proven
+ * again (docs/account-changes.md) shows "Confirm it's you" first, and starts
+ * again by itself after a good proof.
  */
-export function Enrolment ({ authority, rememberOffered, productName, onDone, onCancel, cancelLabel }: EnrolmentProps) {
+export function Enrolment ({ authority, rememberOffered, productName, onDone, onCancel, cancelLabel, onSignInAgain }: EnrolmentProps) {
   const messages = useMessages()
   const { text } = messages
   const [secret, setSecret] = useState<{ secret: string, uri: string } | null>(null)
@@ -45,14 +52,24 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
   const [confirmed, setConfirmed] = useState<Confirmed | null>(null)
   // One start per enrolment, also under StrictMode's second effect run: each start makes a new secret.
   const started = useRef(false)
+  const heading = useRef<HTMLHeadingElement>(null)
+  const proof = useFreshProof(authority.kind === 'bearer' ? authority.auth : null, { retry: start, signInAgain: onSignInAgain })
+  const enrolmentShown = proof.ways === null
+  // The step's heading takes the focus when it shows, and again after "Confirm it's you".
+  useEffect(() => { if (enrolmentShown) heading.current?.focus() }, [enrolmentShown])
+
+  function start (): void {
+    void startEnrolment(authority).then((answer) => {
+      if (answer.kind === 'secret') setSecret({ secret: answer.secret, uri: answer.otpauthUri })
+      else if (answer.kind === 'proof-needed' || answer.kind === 'signed-out') proof.refused(answer)
+      else setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
+    })
+  }
 
   useEffect(() => {
     if (started.current) return
     started.current = true
-    void startEnrolment(authority).then((answer) => {
-      if (answer.kind === 'secret') setSecret({ secret: answer.secret, uri: answer.otpauthUri })
-      else setError(answer.kind === 'error' ? refusalText(answer, messages) : text(ERROR_MESSAGE_KEYS.GENERIC))
-    })
+    start()
   }, [])
 
   async function confirm (event: FormEvent): Promise<void> {
@@ -69,9 +86,10 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
   if (confirmed !== null) {
     return <RecoveryCodes codes={confirmed.recoveryCodes} productName={productName} onContinue={() => onDone(confirmed.tokens)} />
   }
+  if (!enrolmentShown) return <ConfirmStep proof={proof} />
   return (
     <section aria-labelledby='enrolment-heading'>
-      <h1 id='enrolment-heading' className='card__title'>{text('secondFactor.enrolHeading')}</h1>
+      <h1 id='enrolment-heading' className='card__title' tabIndex={-1} ref={heading}>{text('secondFactor.enrolHeading')}</h1>
       <form className='form' noValidate onSubmit={(event) => { void confirm(event) }}>
         <p>{authority.kind === 'challenge' ? text('secondFactor.enrolRequired') : text('secondFactor.enrolExplanation')}</p>
         <div className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>

@@ -27,6 +27,11 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
   const { localAccounts } = page.params
   const localOrigin = localAccounts.kind === 'allowed' ? localAccounts.origin : null
   const rememberOfferedHere = rememberOffered && localOrigin === null
+  // From "Confirm it's you": the login view, whose sign-in is a fresh proof; with the text of a session that ended.
+  const signInAgain = (refusal: string | null): void => {
+    back()
+    if (refusal !== null) page.fail(refusal)
+  }
   return (
     <Suspense fallback={<Spinner />}>
       {step.kind === 'code' && (
@@ -35,7 +40,8 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
       )}
       {step.kind === 'enrol' && (
         <Enrolment authority={{ kind: 'challenge', challenge: step.challenge, localOrigin }} rememberOffered={rememberOfferedHere} productName={productName}
-          onDone={(tokens) => { if (tokens !== null) flow.finish(tokens) }} onCancel={back} cancelLabel={text('secondFactor.backToLogin')} />
+          onDone={(tokens) => { if (tokens !== null) flow.finish(tokens) }} onCancel={back} cancelLabel={text('secondFactor.backToLogin')}
+          onSignInAgain={signInAgain} />
       )}
       {step.kind === 'offer' && (
         <Offer onAccept={() => flow.setStep({ kind: 'enrol-offered', auth: step.auth })}
@@ -43,7 +49,8 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
       )}
       {step.kind === 'enrol-offered' && (
         <Enrolment authority={{ kind: 'bearer', auth: step.auth }} rememberOffered={false} productName={productName}
-          onDone={page.leaveToRedirect} onCancel={page.leaveToRedirect} cancelLabel={text('secondFactor.notNow')} />
+          onDone={page.leaveToRedirect} onCancel={page.leaveToRedirect} cancelLabel={text('secondFactor.notNow')}
+          onSignInAgain={signInAgain} />
       )}
     </Suspense>
   )

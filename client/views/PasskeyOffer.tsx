@@ -1,15 +1,25 @@
 import { useEffect, useRef, useState, type ComponentType } from 'react'
+import type { ChangeRefusal } from '../api/fresh-proof-answers.js'
 import { Button } from '../components/Button.js'
+import { ConfirmStep } from '../fresh-proof/ConfirmStep.js'
+import { useFreshProof } from '../fresh-proof/useFreshProof.js'
 import { withLaterPageTexts } from '../lib/later-page-texts.js'
 import { useMessages } from '../lib/messages.js'
 
 export interface PasskeyOfferProps {
-  /** Creates a passkey with the browser's prompt; `failed` is reported, every ending goes on. */
-  readonly onCreate: () => Promise<'created' | 'cancelled' | 'failed'>
+  /** The stored login's auth token, which proves the account again where the service asks for it. */
+  readonly auth: string
+  /**
+   * Creates a passkey with the browser's prompt; `failed` is reported, every
+   * ending goes on; a refusal that a fresh proof answers shows "Confirm it's you" first.
+   */
+  readonly onCreate: () => Promise<'created' | 'cancelled' | 'failed' | ChangeRefusal>
   /** "Not now": remembered, then on. */
   readonly onNotNow: () => void
   /** Goes on to the redirect target, however the offer ended. */
   readonly onDone: () => void
+  /** Back to the login view; `refusal`: the text of a session that ended, shown there. */
+  readonly onSignInAgain: (refusal: string | null) => void
   /** How long a failure is shown before the page goes on. */
   readonly failurePauseMs: number
 }
@@ -18,24 +28,35 @@ export interface PasskeyOfferProps {
  * The offer after a password sign-in, in the card in place of the login
  * form: its heading takes the focus, so a screen reader announces it and Tab
  * reaches both buttons. Every ending goes on to the redirect target; a
- * failure is said first, for a moment.
+ * failure is said first, for a moment. Where the service wants the account
+ * proven again first (docs/account-changes.md), "Confirm it's you" takes
+ * its place, and a good proof opens the browser's prompt by itself.
  */
-export function PasskeyOffer ({ onCreate, onNotNow, onDone, failurePauseMs }: PasskeyOfferProps) {
+export function PasskeyOffer ({ auth, onCreate, onNotNow, onDone, onSignInAgain, failurePauseMs }: PasskeyOfferProps) {
   const { text } = useMessages()
   const heading = useRef<HTMLHeadingElement>(null)
   const [creating, setCreating] = useState(false)
   const [failed, setFailed] = useState(false)
-  useEffect(() => heading.current?.focus(), [])
+  const proof = useFreshProof(auth, { retry: () => { void create() }, signInAgain: onSignInAgain })
+  const offerShown = proof.ways === null
+  useEffect(() => { if (offerShown) heading.current?.focus() }, [offerShown])
 
   async function create (): Promise<void> {
     setCreating(true)
-    if (await onCreate() === 'failed') {
+    const outcome = await onCreate()
+    if (typeof outcome === 'object') {
+      setCreating(false)
+      proof.refused(outcome)
+      return
+    }
+    if (outcome === 'failed') {
       setFailed(true)
       await new Promise((resolve) => setTimeout(resolve, failurePauseMs))
     }
     onDone()
   }
 
+  if (!offerShown) return <ConfirmStep proof={proof} />
   return (
     <section className='form' aria-labelledby='passkey-offer-heading'>
       <h1 id='passkey-offer-heading' className='card__title' tabIndex={-1} ref={heading}>{text('passkey.offerHeading')}</h1>

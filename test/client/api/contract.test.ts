@@ -5,6 +5,7 @@ import {
   verifyEmailRequest
 } from '../../../client/api/accounts.js'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/api/passkeys.js'
+import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } from '../../../client/api/fresh-proof.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
@@ -74,6 +75,11 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['passkey register options, modal', () => passkeyRegisterOptions('auth.jwt', false)],
     ['passkey register, the upgrade', () => passkeyRegister('auth.jwt', credential, true)],
     ['passkey register, the offer', () => passkeyRegister('auth.jwt', credential, false)],
+    ['the password given again', () => reauthenticate('auth.jwt', { password: 'pw' })],
+    ['a code given again', () => reauthenticate('auth.jwt', { code: '123456' })],
+    ['a recovery code given again', () => reauthenticate('auth.jwt', { recovery_code: 'abcd-efgh' })],
+    ['passkey proof options', () => passkeyReauthenticateOptions('auth.jwt')],
+    ['a passkey proof', () => passkeyReauthenticate('auth.jwt', credential)],
     ['revoke', () => revokeRefresh()],
     ['second factor code', () => verifySecondFactor({ challenge: 'c', code: '123456', remember_browser: false })],
     ['second factor recovery code', () => verifySecondFactor({ challenge: 'c', recovery_code: 'abcd-efgh', remember_browser: true })],

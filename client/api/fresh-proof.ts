@@ -1,0 +1,32 @@
+import type { CredentialJson } from './passkeys.js'
+import { parsePasskeyOptionsAnswer, type PasskeyOptionsAnswer } from './passkey-answers.js'
+import { parseChangeRefusal, parseProofAnswer, type ProofAnswer, type SignedOut } from './fresh-proof-answers.js'
+import { postJson } from './http.js'
+
+/*
+ * The calls that prove the signed-in account again before a change
+ * (docs/account-changes.md), one plain async function each, with the
+ * account's auth token as the bearer. The fresh proof they make is the
+ * HttpOnly `threshold_proof` cookie, which travels as any same-origin cookie
+ * does. Loaded with the lazy parts that change an account only.
+ */
+
+/** What the visitor types to prove the account: the password, an authenticator code or a recovery code. */
+export type SecretProof = { readonly password: string } | { readonly code: string } | { readonly recovery_code: string }
+
+/** `reauthenticate`: the password or a code, given again. */
+export async function reauthenticate (auth: string, proof: SecretProof): Promise<ProofAnswer> {
+  return parseProofAnswer(await postJson('/accounts/reauthenticate', proof, { bearer: auth }))
+}
+
+/** The request options for an assertion by one of the account's own passkeys. */
+export async function passkeyReauthenticateOptions (auth: string): Promise<PasskeyOptionsAnswer | SignedOut> {
+  const answer = await postJson('/accounts/passkeys/reauthenticate/options', {}, { bearer: auth })
+  const refusal = parseChangeRefusal(answer)
+  return refusal?.kind === 'signed-out' ? refusal : parsePasskeyOptionsAnswer(answer)
+}
+
+/** The assertion, made with user verification: a proof as good as the password. */
+export async function passkeyReauthenticate (auth: string, credential: CredentialJson): Promise<ProofAnswer> {
+  return parseProofAnswer(await postJson('/accounts/passkeys/reauthenticate', { credential }, { bearer: auth }))
+}

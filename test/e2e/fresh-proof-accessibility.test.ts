@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import type { MessageKey } from '../../common/message-catalogue.js'
+import { wcagViolations } from '../fixtures/axe.js'
+import { browserSkip, openPage } from '../fixtures/browser.js'
+import { startBuiltServer } from '../fixtures/built-server.js'
+import { startProductApp } from '../fixtures/product-app.js'
+import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
+import { addVirtualAuthenticator } from '../fixtures/virtual-authenticator.js'
+
+/*
+ * axe (WCAG 2.2 A/AA) on "Confirm it's you" in real Chromium, in English and
+ * in Arabic (right to left), at 1280×800 and 375×812, light and dark, and
+ * with a wrong password's refusal shown; against the built server configured
+ * as fresh-proof.test.ts's journeys are. The step is reached as there: the
+ * passkey offer after a password sign-in, with the sign-in's proof deleted.
+ */
+
+const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 812 } } as const
+
+/** A shipped catalogue's texts, as the page in that language shows them. */
+function catalogue (locale: 'en' | 'ar'): (key: MessageKey) => string {
+  const texts = JSON.parse(readFileSync(new URL(`../../common/messages/${locale}.json`, import.meta.url), 'utf8')) as Record<string, string>
+  return (key) => texts[key]!
+}
+
+t.test('axe finds no WCAG 2.2 A/AA violation on Confirm it\'s you, in English and Arabic, at both sizes, light and dark', { skip: browserSkip }, async (t) => {
+  const product = await startProductApp(t)
+  const { base } = await startBuiltServer(t, { REDIRECT_ALLOWED_HOSTS: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '600' })
+  const target = `${base}/?redirect=${encodeURIComponent(`${product}/home`)}`
+  // One account for both languages (registrations are rate limited): each opens a fresh browser context.
+  const email = 'noor@example.test'
+  await registerAccount(base, email)
+
+  for (const [locale, browserLocale] of [['en', 'en-US'], ['ar', 'ar-EG']] as const) {
+    const say = catalogue(locale)
+    const { page, context } = await openPage(t, { ...SIZES.desktop, locale: browserLocale, reducedMotion: 'reduce' })
+    await addVirtualAuthenticator(page)
+    await page.goto(target)
+    t.equal(await page.evaluate(() => document.documentElement.lang), locale, `${locale}: the page speaks it`)
+    await page.getByLabel(say('field.email'), { exact: true }).fill(email)
+    await page.getByLabel(say('field.password'), { exact: true }).fill(GOOD_PASSWORD)
+    await page.getByRole('button', { name: say('login.submit'), exact: true }).click()
+    await page.getByRole('button', { name: say('passkey.create') }).waitFor({ timeout: 10_000 })
+    await context.clearCookies({ name: 'threshold_proof' })
+    await page.getByRole('button', { name: say('passkey.create') }).click()
+    await page.getByRole('heading', { name: say('freshProof.heading') }).waitFor()
+
+    const backgrounds = new Set<string>()
+    for (const [size, viewport] of Object.entries(SIZES)) {
+      await page.setViewportSize(viewport)
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme })
+        backgrounds.add(await page.locator('.card').evaluate((card) => getComputedStyle(card).backgroundColor))
+        t.same(await wcagViolations(page), [], `${locale}, ${size}, ${colorScheme}: the step`)
+      }
+    }
+    t.equal(backgrounds.size, 2, `${locale}: the card is drawn in two schemes (${[...backgrounds].join(', ')})`)
+
+    await page.setViewportSize(SIZES.desktop)
+    await page.emulateMedia({ colorScheme: 'light' })
+    await page.getByLabel(say('field.password'), { exact: true }).fill('not the password at all')
+    await page.getByRole('button', { name: say('freshProof.confirm'), exact: true }).click()
+    await page.getByRole('alert').filter({ hasText: /\S/ }).waitFor()
+    t.comment(`${locale}: the refusal says ${JSON.stringify(await page.getByRole('alert').filter({ hasText: /\S/ }).textContent())}`)
+    t.same(await wcagViolations(page), [], `${locale}: the step with a wrong password's refusal`)
+  }
+})
