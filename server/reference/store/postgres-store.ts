@@ -203,6 +203,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
    ALTER TABLE email_links ADD COLUMN subject TEXT;`
 ]
 
+/** Replaces the account's recovery codes; inside the caller's transaction. */
+async function writeRecoveryCodes (client: pg.PoolClient, accountId: string, recoveryCodeHashes: readonly string[]): Promise<void> {
+  await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
+  for (const hash of recoveryCodeHashes) {
+    await client.query('INSERT INTO recovery_codes (account_id, code_hash) VALUES ($1, $2)', [accountId, hash])
+  }
+}
+
 /**
  * The advisory lock held while migrating, so that instances starting together
  * migrate one after the other (the second finds nothing left to do).
@@ -787,10 +795,7 @@ export class PostgresAccountStore implements AccountStore {
         `UPDATE second_factors SET enrolled_at = $1, last_step = $2
          WHERE account_id = $3 AND enrolled_at IS NULL AND pending_expires_at > $1`, [now, step, accountId])
       if (confirmed.rowCount !== 1) return false
-      await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
-      for (const hash of recoveryCodeHashes) {
-        await client.query('INSERT INTO recovery_codes (account_id, code_hash) VALUES ($1, $2)', [accountId, hash])
-      }
+      await writeRecoveryCodes(client, accountId, recoveryCodeHashes)
       return true
     })
   }
@@ -800,10 +805,7 @@ export class PostgresAccountStore implements AccountStore {
       // Locks the row: a removal running alongside waits, and then finds no codes to orphan.
       const enrolled = await client.query('SELECT 1 FROM second_factors WHERE account_id = $1 AND enrolled_at IS NOT NULL FOR UPDATE', [accountId])
       if (enrolled.rowCount !== 1) return false
-      await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
-      for (const hash of recoveryCodeHashes) {
-        await client.query('INSERT INTO recovery_codes (account_id, code_hash) VALUES ($1, $2)', [accountId, hash])
-      }
+      await writeRecoveryCodes(client, accountId, recoveryCodeHashes)
       return true
     })
   }

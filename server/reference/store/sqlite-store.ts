@@ -662,20 +662,23 @@ export class SqliteAccountStore implements AccountStore {
                                          WHERE account_id = ? AND enrolled_at IS NULL AND pending_expires_at > ?`)
         .run(now, step, accountId, now).changes === 1
       if (!confirmed) return false
-      this.db.prepare('DELETE FROM recovery_codes WHERE account_id = ?').run(accountId)
-      const insert = this.db.prepare('INSERT INTO recovery_codes (account_id, code_hash) VALUES (?, ?)')
-      for (const hash of recoveryCodeHashes) insert.run(accountId, hash)
+      this.writeRecoveryCodes(accountId, recoveryCodeHashes)
       return true
     }).immediate()
+  }
+
+  /** Replaces the account's recovery codes; inside the caller's transaction. */
+  private writeRecoveryCodes (accountId: string, recoveryCodeHashes: readonly string[]): void {
+    this.db.prepare('DELETE FROM recovery_codes WHERE account_id = ?').run(accountId)
+    const insert = this.db.prepare('INSERT INTO recovery_codes (account_id, code_hash) VALUES (?, ?)')
+    for (const hash of recoveryCodeHashes) insert.run(accountId, hash)
   }
 
   async replaceRecoveryCodes (accountId: string, recoveryCodeHashes: readonly string[]): Promise<boolean> {
     return this.db.transaction(() => {
       const enrolled = this.db.prepare('SELECT 1 FROM second_factors WHERE account_id = ? AND enrolled_at IS NOT NULL').get(accountId) !== undefined
       if (!enrolled) return false
-      this.db.prepare('DELETE FROM recovery_codes WHERE account_id = ?').run(accountId)
-      const insert = this.db.prepare('INSERT INTO recovery_codes (account_id, code_hash) VALUES (?, ?)')
-      for (const hash of recoveryCodeHashes) insert.run(accountId, hash)
+      this.writeRecoveryCodes(accountId, recoveryCodeHashes)
       return true
     }).immediate()
   }
