@@ -5,8 +5,9 @@ import { SUCCESS_MESSAGES } from '../../common/page-texts.js'
 import { browserSkip, launchBrowser, waitForHydration } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount } from '../fixtures/reference.js'
+import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
 import { startOidcProvider } from '../fixtures/sso-oidc-provider.js'
+import { ServiceBrowser } from '../fixtures/service-browser.js'
 
 /*
  * The forms of the server-rendered page in real Chromium with JavaScript
@@ -128,11 +129,12 @@ t.test('the forms without scripts in real Chromium against the built server', { 
 
   await t.test('the code step of a login whose second factor is due', async (t) => {
     await registerAccount(base, 'code.noscript@example.test')
-    const tokens = await loginTokens(base, 'code.noscript@example.test')
-    const bearer = { authorization: `Bearer ${tokens.auth}` }
-    const secret = String((await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)).body.secret)
+    // Enrolled in the browser that signed in: the sign-in is its fresh proof.
+    const enrolling = new ServiceBrowser(base)
+    const bearer = await enrolling.bearerAfterSignIn('code.noscript@example.test')
+    const secret = String((await enrolling.post('second-factor/enrol/start', {}, bearer)).body.secret)
     const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 })
-    t.equal((await postJson(base, '/accounts/second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
+    t.equal((await enrolling.post('second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
 
     const { page, context } = await openPage(t)
     await page.goto(`${base}/?redirect=${encodeURIComponent(target)}`)
