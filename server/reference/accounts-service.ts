@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { PASSWORD_BREACHED_FIELD } from '../../common/breached-password.js'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
@@ -321,9 +321,10 @@ export class AccountsService {
     // organisation's requirement to count it as met at refresh (second-factor-requirement.ts).
     const remembered = (method === 'pwd' || method === 'google') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
     const context = remembered ? { ...requested, organizations, ...REMEMBERED_BROWSER_SESSION } : { ...requested, organizations }
-    const tokens = await this.options.tokens.issue(account, context, method)
-    // The sign-in is this browser's proof of the account for the next few minutes (a passkey upgrade, a second factor).
-    const proofCookie = await this.options.proofs.record(account.id, proofOfSignIn(method), facts, { atSignIn: true })
+    const session = { familyId: randomUUID(), signedInAt: this.options.now() }
+    const tokens = await this.options.tokens.issue(account, context, method, session)
+    // The sign-in is this browser's proof of the account, in this session, for the next few minutes (a passkey upgrade, a second factor).
+    const proofCookie = await this.options.proofs.record({ accountId: account.id, sessionId: session.familyId }, proofOfSignIn(method), facts, { atSignIn: true })
     const event = ({
       pwd: 'login.succeeded',
       'pwd+otp': 'login.succeeded',

@@ -256,7 +256,7 @@ export class Passkeys {
       logAuthEvent(facts, 'reauth.failed', { accountId: account.id, clientAddress: facts.clientAddress, via: 'passkey', reason: checked })
       return spent(error(401, say(facts, NOT_VERIFIED)))
     }
-    const cookie = await this.options.proofs.record(account.id, 'hwk', facts, { atSignIn: false })
+    const cookie = await this.options.proofs.record({ accountId: account.id, sessionId: owner.claims.sessionId }, 'hwk', facts, { atSignIn: false })
     logAuthEvent(facts, 'reauth.succeeded', { accountId: account.id, clientAddress: facts.clientAddress, via: 'passkey' })
     return spent({ ...successAnswer(say(facts, 'reauth.done')), cookies: cookie === null ? [] : [cookie] })
   }
@@ -349,7 +349,7 @@ export class Passkeys {
     const info = verification.registrationInfo
     if (info.credential.id !== parsed.value.id) return refused(400, NOT_CREATED, 'id-mismatch')
     // One prompt-less registration per sign-in: a second, or one from another browser, is refused.
-    if (conditional && !await this.options.proofs.spendOnUpgrade(account.id, facts)) return refused(403, 'change.proofRequired', 'upgrade-spent')
+    if (conditional && !await this.options.proofs.spendOnUpgrade(owner.claims.sessionId, facts)) return refused(403, 'change.proofRequired', 'upgrade-spent')
     const now = this.options.now()
     const stored = await this.store.insertPasskey({
       id: info.credential.id,

@@ -88,6 +88,9 @@ export function secondFactorThrottleKey (accountId: string): string {
 
 type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: AnswerKey }
 
+/** Why a code did not match, for the audit log. */
+interface CodeMismatch { readonly mismatch: 'wrong-code' | 'replayed-code' | 'wrong-recovery-code' }
+
 interface CodeRequest {
   readonly challenge: string | null
   readonly code: { readonly totp: string } | { readonly recovery: string } | null
@@ -253,36 +256,35 @@ export class SecondFactors implements SecondFactorGate {
     return await this.finishLogin(account, challenge, rememberBrowser, facts)
   }
 
-  /** An enrolled account's authenticator or recovery code, used up: how it was given, or the refusal. */
-  private async checkCode (account: Account, factor: SecondFactorRecord, code: NonNullable<CodeRequest['code']>, facts: RequestFacts): Promise<'totp' | 'recovery-code' | Answer> {
+  /** Whether the code is the account's, using it up: how it was given, or why not. */
+  private async matchCode (account: Account, factor: SecondFactorRecord, code: NonNullable<CodeRequest['code']>): Promise<'totp' | 'recovery-code' | CodeMismatch> {
     const now = this.options.now()
     if ('totp' in code) {
       const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
-      if (step === null) return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-code')
-      if (!await this.store.acceptSecondFactorStep(account.id, step)) return await this.wrongCode(account, facts, 'second-factor.failed', 'replayed-code')
-      return 'totp'
+      if (step === null) return { mismatch: 'wrong-code' }
+      return await this.store.acceptSecondFactorStep(account.id, step) ? 'totp' : { mismatch: 'replayed-code' }
     }
-    if (!await this.store.useRecoveryCode(account.id, this.options.recoveryCodes.hash(code.recovery), now)) {
-      return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-recovery-code')
-    }
-    return 'recovery-code'
+    return await this.store.useRecoveryCode(account.id, this.options.recoveryCodes.hash(code.recovery), now) ? 'recovery-code' : { mismatch: 'wrong-recovery-code' }
+  }
+
+  /** An enrolled account's authenticator or recovery code at sign-in: how it was given, or the refusal (counted on the code step's lock). */
+  private async checkCode (account: Account, factor: SecondFactorRecord, code: NonNullable<CodeRequest['code']>, facts: RequestFacts): Promise<'totp' | 'recovery-code' | Answer> {
+    const matched = await this.matchCode(account, factor, code)
+    return typeof matched === 'string' ? matched : await this.wrongCode(account, facts, 'second-factor.failed', matched.mismatch)
   }
 
   /**
-   * A code given again to prove the account for a change (fresh-proof/reauthentication.ts):
-   * null when it was right, else the refusal. Wrong codes count as at sign-in.
+   * A code given again to prove the account for a change
+   * (fresh-proof/reauthentication.ts, which counts the failures on its own
+   * locks: a token holder's wrong codes must not lock the owner's sign-in):
+   * 'proven', 'wrong', or the key of why the body is refused.
    */
-  async proveWithCode (account: Account, body: unknown, facts: RequestFacts): Promise<Answer | null> {
+  async proveWithCode (account: Account, body: unknown): Promise<'proven' | 'wrong' | AnswerKey> {
     const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: true })
-    if (!parsed.ok) return error(400, say(facts, parsed.error))
-    const locked = await this.locked(account, facts)
-    if (locked !== null) return locked
+    if (!parsed.ok) return parsed.error
     const factor = await this.store.findSecondFactor(account.id)
-    if (!this.options.settings.enabled || factor?.enrolledAt == null) return error(400, say(facts, 'secondFactor.notEnrolled'))
-    const checked = await this.checkCode(account, factor, parsed.value.code!, facts)
-    if (typeof checked !== 'string') return checked
-    await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
-    return null
+    if (!this.options.settings.enabled || factor?.enrolledAt == null) return 'secondFactor.notEnrolled'
+    return typeof await this.matchCode(account, factor, parsed.value.code!) === 'string' ? 'proven' : 'wrong'
   }
 
   /** `second-factor/remove`: turns the authenticator off, with a fresh proof; not where an organisation requires one. */

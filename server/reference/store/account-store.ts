@@ -189,6 +189,8 @@ export type ProofMethod = 'pwd' | 'hwk' | 'otp' | 'google' | 'sso'
 export interface FreshProof {
   readonly bindingHash: string
   readonly accountId: string
+  /** The session (refresh family) it was made in: it proves nothing for another. */
+  readonly sessionId: string
   readonly method: ProofMethod
   /** Whether the proof was the sign-in itself (a prompt-less passkey registration may use only such a proof, once). */
   readonly atSignIn: boolean
@@ -248,10 +250,10 @@ export interface AccountStore {
   findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null>
   /**
    * Spends the browser's sign-in proof on the one prompt-less passkey
-   * registration it allows: false when it is not the account's, not a
+   * registration it allows: false when it is not the session's, not a
    * sign-in's, expired, or spent already. Atomic.
    */
-  spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean>
+  spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean>
   /** Forgets every proof of the account (its sessions have just been ended). */
   voidFreshProofs (accountId: string): Promise<void>
 

@@ -193,6 +193,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   `CREATE TABLE fresh_proofs (
      binding_hash TEXT PRIMARY KEY,
      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     session_id TEXT NOT NULL,
      method TEXT NOT NULL,
      at_sign_in BOOLEAN NOT NULL,
      proven_at BIGINT NOT NULL,
@@ -532,28 +533,28 @@ export class PostgresAccountStore implements AccountStore {
 
   async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
     await this.pool.query(
-      `INSERT INTO fresh_proofs (binding_hash, account_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
-       VALUES ($1, $2, $3, $4, $5, $6, NULL)
-       ON CONFLICT (binding_hash) DO UPDATE SET account_id = EXCLUDED.account_id, method = EXCLUDED.method,
+      `INSERT INTO fresh_proofs (binding_hash, account_id, session_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
+       VALUES ($1, $2, $7, $3, $4, $5, $6, NULL)
+       ON CONFLICT (binding_hash) DO UPDATE SET account_id = EXCLUDED.account_id, session_id = EXCLUDED.session_id, method = EXCLUDED.method,
          at_sign_in = EXCLUDED.at_sign_in, proven_at = EXCLUDED.proven_at, expires_at = EXCLUDED.expires_at, upgrade_used_at = NULL`,
-      [proof.bindingHash, proof.accountId, proof.method, proof.atSignIn, proof.provenAt, proof.expiresAt])
+      [proof.bindingHash, proof.accountId, proof.method, proof.atSignIn, proof.provenAt, proof.expiresAt, proof.sessionId])
   }
 
   async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
     const { rows } = await this.pool.query<{
-      binding_hash: string, account_id: string, method: ProofMethod, at_sign_in: boolean, proven_at: number, expires_at: number, upgrade_used_at: number | null
+      binding_hash: string, account_id: string, session_id: string, method: ProofMethod, at_sign_in: boolean, proven_at: number, expires_at: number, upgrade_used_at: number | null
     }>('SELECT * FROM fresh_proofs WHERE binding_hash = $1 AND expires_at > $2', [bindingHash, now])
     const row = rows[0]
     return row === undefined
       ? null
-      : { bindingHash: row.binding_hash, accountId: row.account_id, method: row.method, atSignIn: row.at_sign_in, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+      : { bindingHash: row.binding_hash, accountId: row.account_id, sessionId: row.session_id, method: row.method, atSignIn: row.at_sign_in, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
   }
 
-  async spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean> {
+  async spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE fresh_proofs SET upgrade_used_at = $1
-       WHERE binding_hash = $2 AND account_id = $3 AND at_sign_in AND upgrade_used_at IS NULL AND expires_at > $1`,
-      [now, bindingHash, accountId])
+       WHERE binding_hash = $2 AND session_id = $3 AND at_sign_in AND upgrade_used_at IS NULL AND expires_at > $1`,
+      [now, bindingHash, sessionId])
     return rowCount === 1
   }
 

@@ -196,6 +196,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   `CREATE TABLE fresh_proofs (
      binding_hash TEXT PRIMARY KEY,
      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     session_id TEXT NOT NULL,
      method TEXT NOT NULL,
      at_sign_in INTEGER NOT NULL,
      proven_at INTEGER NOT NULL,
@@ -423,24 +424,24 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
-    this.db.prepare(`INSERT OR REPLACE INTO fresh_proofs (binding_hash, account_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
-                     VALUES (?, ?, ?, ?, ?, ?, NULL)`)
-      .run(proof.bindingHash, proof.accountId, proof.method, proof.atSignIn ? 1 : 0, proof.provenAt, proof.expiresAt)
+    this.db.prepare(`INSERT OR REPLACE INTO fresh_proofs (binding_hash, account_id, session_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`)
+      .run(proof.bindingHash, proof.accountId, proof.sessionId, proof.method, proof.atSignIn ? 1 : 0, proof.provenAt, proof.expiresAt)
   }
 
   async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
     const row = this.db.prepare('SELECT * FROM fresh_proofs WHERE binding_hash = ? AND expires_at > ?').get(bindingHash, now) as {
-      binding_hash: string, account_id: string, method: ProofMethod, at_sign_in: number, proven_at: number, expires_at: number, upgrade_used_at: number | null
+      binding_hash: string, account_id: string, session_id: string, method: ProofMethod, at_sign_in: number, proven_at: number, expires_at: number, upgrade_used_at: number | null
     } | undefined
     return row === undefined
       ? null
-      : { bindingHash: row.binding_hash, accountId: row.account_id, method: row.method, atSignIn: row.at_sign_in === 1, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+      : { bindingHash: row.binding_hash, accountId: row.account_id, sessionId: row.session_id, method: row.method, atSignIn: row.at_sign_in === 1, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
   }
 
-  async spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean> {
+  async spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean> {
     return this.db.prepare(`UPDATE fresh_proofs SET upgrade_used_at = ?
-                            WHERE binding_hash = ? AND account_id = ? AND at_sign_in = 1 AND upgrade_used_at IS NULL AND expires_at > ?`)
-      .run(now, bindingHash, accountId, now).changes === 1
+                            WHERE binding_hash = ? AND session_id = ? AND at_sign_in = 1 AND upgrade_used_at IS NULL AND expires_at > ?`)
+      .run(now, bindingHash, sessionId, now).changes === 1
   }
 
   async voidFreshProofs (accountId: string): Promise<void> {
