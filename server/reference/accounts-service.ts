@@ -8,6 +8,8 @@ import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import type { BreachCheck } from './breached-passwords/breach-check.js'
 import type { BrowserNotices } from './browser-notices.js'
+import type { ChangeNotices } from './change-notices/change-notices.js'
+import type { RecentFactors } from './change-notices/recent-factors.js'
 import { RESET_TOKEN_TTL_MS } from './email-links.js'
 import type { EmailVerification } from './email-verification.js'
 import { emailMessages } from './emails/email-messages.js'
@@ -65,6 +67,10 @@ export interface AccountsServiceOptions {
   readonly requireVerifiedEmail: boolean
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
+  /** Tells the owner her password changed. */
+  readonly changeNotices: ChangeNotices
+  /** What a completed reset lists for review (docs/account-changes.md). */
+  readonly recentFactors: RecentFactors
   readonly claims: AccountClaims
   /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
   readonly hashGate: HashGate
@@ -452,7 +458,9 @@ export class AccountsService {
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
-    return success(say(facts, 'resetPassword.done'))
+    if (account !== null) this.options.changeNotices.tellOwner(account, { kind: 'password' }, facts)
+    // The passkeys and app added lately, for the owner to remove what was not hers.
+    return { status: 200, body: { success: say(facts, 'resetPassword.done'), ...await this.options.recentFactors.review(accountId) } }
   }
 
   /**

@@ -12,6 +12,7 @@ import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import { describeBrowser } from './browser-names.js'
 import type { BrowserNotices } from './browser-notices.js'
+import type { ChangeNotices } from './change-notices/change-notices.js'
 import { loginLockDuration, passkeyThrottleKey, waitMessage } from './login-throttles.js'
 import type { ReferenceMetrics } from './metrics.js'
 import {
@@ -43,6 +44,8 @@ export interface PasskeysOptions {
   readonly proofs: FreshProofs
   readonly accounts: AccountsService
   readonly browserNotices: BrowserNotices
+  /** Tells the owner of every passkey added or removed. */
+  readonly changeNotices: ChangeNotices
   readonly settings: PasskeySettings
   /** The relying party's name the browser shows (PRODUCT_NAME). */
   readonly productName: string
@@ -268,11 +271,14 @@ export class Passkeys {
     const { account } = owner
     const id = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).id : undefined
     if (typeof id !== 'string' || !/^[\w-]{1,1366}$/.test(id)) return error(400, say(facts, 'passkey.idInvalid'))
-    if (!await this.store.removePasskey(account.id, id)) {
+    // Read first: the email names it.
+    const passkey = await this.store.findPasskey(id)
+    if (passkey?.accountId !== account.id || !await this.store.removePasskey(account.id, id)) {
       logAuthEvent(facts, 'passkey.remove.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'unknown' })
       return error(404, say(facts, 'passkey.notFound'))
     }
     logAuthEvent(facts, 'passkey.removed', { accountId: account.id, clientAddress: facts.clientAddress })
+    this.options.changeNotices.tellOwner(account, { kind: 'passkey-removed', passkeyName: passkey.name ?? describeBrowser(undefined) }, facts)
     return successAnswer(say(facts, 'passkey.removed'))
   }
 
@@ -351,6 +357,7 @@ export class Passkeys {
     // One prompt-less registration per sign-in: a second, or one from another browser, is refused.
     if (conditional && !await this.options.proofs.spendOnUpgrade(owner.claims.sessionId, facts)) return refused(403, 'change.proofRequired', 'upgrade-spent')
     const now = this.options.now()
+    const name = describeBrowser(facts.browser?.userAgent)
     const stored = await this.store.insertPasskey({
       id: info.credential.id,
       accountId: account.id,
@@ -359,7 +366,7 @@ export class Passkeys {
       transports: parsed.value.response.transports ?? [],
       deviceType: info.credentialDeviceType,
       backedUp: info.credentialBackedUp,
-      name: describeBrowser(facts.browser?.userAgent),
+      name,
       createdAt: now,
       lastUsedAt: null
     })
@@ -367,6 +374,8 @@ export class Passkeys {
     logAuthEvent(facts, 'passkey.register.succeeded', {
       accountId: account.id, clientAddress: facts.clientAddress, conditional, backedUp: info.credentialBackedUp
     })
+    // The prompt-less one too: the owner hears of every passkey, and its link removes this one.
+    this.options.changeNotices.tellOwner(account, { kind: 'passkey-added', passkeyName: name }, facts, { kind: 'passkey', id: info.credential.id })
     return spent(successAnswer(say(facts, 'passkey.created')))
   }
 }

@@ -14,6 +14,7 @@ import {
   type RecoveryCodeHasher,
   type SecretBox
 } from './second-factor-codes.js'
+import type { ChangeNotices } from './change-notices/change-notices.js'
 import { isRefusal, type AccountOwners, type OwnerNeed } from './fresh-proof/account-owner.js'
 import type { EnrolmentCredential, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
 import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind, SecondFactorRecord } from './store/account-store.js'
@@ -56,6 +57,8 @@ export interface SecondFactorsOptions {
   readonly store: AccountStore
   /** Who may change the account outside a login (fresh-proof/account-owner.ts). */
   readonly owners: AccountOwners
+  /** Tells the owner when the app is set up or turned off, and of new recovery codes. */
+  readonly changeNotices: ChangeNotices
   readonly settings: SecondFactorSettings
   readonly secrets: SecretBox
   /** Derives each enrolment's pending secret, which binds it to that enrolment. */
@@ -300,6 +303,7 @@ export class SecondFactors implements SecondFactorGate {
     // A browser that skipped codes would otherwise skip them again if the owner enrols anew.
     await this.store.forgetRememberedBrowsers(account.id, this.options.now())
     logAuthEvent(facts, 'second-factor.removed', { accountId: account.id, clientAddress: facts.clientAddress })
+    this.options.changeNotices.tellOwner(account, { kind: 'second-factor-off' }, facts)
     return { status: 200, body: { success: say(facts, 'secondFactor.removed') } }
   }
 
@@ -314,6 +318,7 @@ export class SecondFactors implements SecondFactorGate {
       return error(404, say(facts, 'secondFactor.notEnrolled'))
     }
     logAuthEvent(facts, 'second-factor.recovery-codes-renewed', { accountId: account.id, clientAddress: facts.clientAddress })
+    this.options.changeNotices.tellOwner(account, { kind: 'recovery-codes' }, facts)
     return { status: 200, body: { recovery_codes: recoveryCodes } }
   }
 
@@ -396,6 +401,8 @@ export class SecondFactors implements SecondFactorGate {
     }
     await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
     logAuthEvent(facts, 'second-factor.enrolled', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: challenge !== null })
+    // During a login too (an organisation's requirement): whoever had the password chose the app; the link removes it.
+    this.options.changeNotices.tellOwner(account, { kind: 'second-factor-on' }, facts, { kind: 'second-factor', enrolledAt: now })
     if (challenge === null) return { status: 200, body: { recovery_codes: recoveryCodes } }
     if (!await this.store.consumeSecondFactorChallenge(challenge.challengeHash, now)) {
       // Enrolled all the same: the next sign-in asks for a code.

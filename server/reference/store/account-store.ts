@@ -79,8 +79,12 @@ export interface SsoIdentity {
   readonly expiresAt: number
 }
 
-/** What a link emailed to an account's owner does when opened. */
-export type EmailLinkPurpose = 'verify-email' | 'end-sessions'
+/**
+ * What a link emailed to an account's owner does when opened; and
+ * `review-factors`, the token a completed reset hands the page to remove
+ * what was added recently (change-notices/recent-factors.ts), kept alike.
+ */
+export type EmailLinkPurpose = 'verify-email' | 'end-sessions' | 'undo-change' | 'review-factors'
 
 export interface EmailLink {
   /** The hash of the token in the link; the token itself is only in the email. */
@@ -88,6 +92,15 @@ export interface EmailLink {
   readonly accountId: string
   readonly purpose: EmailLinkPurpose
   readonly expiresAt: number
+  /** What the link is about, where its purpose needs more than the account (the change to undo); absent: nothing. */
+  readonly subject?: string | null
+}
+
+/** A live link as opened: its account, its subject, and when it was made. */
+export interface OpenedEmailLink {
+  readonly accountId: string
+  readonly subject: string | null
+  readonly createdAt: number
 }
 
 /**
@@ -266,8 +279,10 @@ export interface AccountStore {
   countResetTokensSince (accountId: string, since: number): Promise<number>
 
   insertEmailLink (link: EmailLink, now: number): Promise<void>
-  /** Uses the link once: its account if it was made for `purpose`, unused and unexpired. Atomic. */
-  consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null>
+  /** Uses the link once: the link if it was made for `purpose`, unused and unexpired. Atomic. */
+  consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null>
+  /** The link if it was made for `purpose`, unused and unexpired, without using it (reads only). */
+  findEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null>
   /** How many links for `purpose` were sent to the account since `since`. */
   countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number>
 

@@ -10,6 +10,7 @@ import {
   type CreateAccountResult,
   type EmailLink,
   type EmailLinkPurpose,
+  type OpenedEmailLink,
   type FreshProof,
   type ProofMethod,
   type LoginThrottle,
@@ -257,6 +258,16 @@ function toAccount (row: AccountRow | undefined): Account | null {
     emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
   }
+}
+
+interface EmailLinkRow {
+  account_id: string
+  subject: string | null
+  created_at: number
+}
+
+function toOpenedEmailLink (row: EmailLinkRow | undefined): OpenedEmailLink | null {
+  return row === undefined ? null : { accountId: row.account_id, subject: row.subject, createdAt: row.created_at }
 }
 
 interface PasskeyRow {
@@ -594,15 +605,22 @@ export class PostgresAccountStore implements AccountStore {
 
   async insertEmailLink (link: EmailLink, now: number): Promise<void> {
     await this.pool.query(
-      'INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)',
-      [link.tokenHash, link.accountId, link.purpose, link.expiresAt, now])
+      'INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at, subject) VALUES ($1, $2, $3, $4, $5, $6)',
+      [link.tokenHash, link.accountId, link.purpose, link.expiresAt, now, link.subject ?? null])
   }
 
-  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null> {
-    const { rows } = await this.pool.query<{ account_id: string }>(
+  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
+    const { rows } = await this.pool.query<EmailLinkRow>(
       `UPDATE email_links SET used_at = $1 WHERE token_hash = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $1
-       RETURNING account_id`, [now, tokenHash, purpose])
-    return rows[0]?.account_id ?? null
+       RETURNING account_id, subject, created_at`, [now, tokenHash, purpose])
+    return toOpenedEmailLink(rows[0])
+  }
+
+  async findEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
+    const { rows } = await this.pool.query<EmailLinkRow>(
+      `SELECT account_id, subject, created_at FROM email_links
+       WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3`, [tokenHash, purpose, now])
+    return toOpenedEmailLink(rows[0])
   }
 
   async countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number> {

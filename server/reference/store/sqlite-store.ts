@@ -14,6 +14,7 @@ import {
   type CreateAccountResult,
   type EmailLink,
   type EmailLinkPurpose,
+  type OpenedEmailLink,
   type LoginThrottle,
   type NewAccount,
   type NoticeKind,
@@ -230,6 +231,16 @@ function toAccount (row: AccountRow | undefined): Account | null {
     emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
   }
+}
+
+interface EmailLinkRow {
+  account_id: string
+  subject: string | null
+  created_at: number
+}
+
+function toOpenedEmailLink (row: EmailLinkRow | undefined): OpenedEmailLink | null {
+  return row === undefined ? null : { accountId: row.account_id, subject: row.subject, createdAt: row.created_at }
 }
 
 interface PasskeyRow {
@@ -488,15 +499,21 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async insertEmailLink (link: EmailLink, now: number): Promise<void> {
-    this.db.prepare('INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(link.tokenHash, link.accountId, link.purpose, link.expiresAt, now)
+    this.db.prepare('INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at, subject) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(link.tokenHash, link.accountId, link.purpose, link.expiresAt, now, link.subject ?? null)
   }
 
-  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null> {
+  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
     const row = this.db.prepare(`UPDATE email_links SET used_at = ?
                                  WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
-                                 RETURNING account_id`).get(now, tokenHash, purpose, now) as { account_id: string } | undefined
-    return row?.account_id ?? null
+                                 RETURNING account_id, subject, created_at`).get(now, tokenHash, purpose, now) as EmailLinkRow | undefined
+    return toOpenedEmailLink(row)
+  }
+
+  async findEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
+    const row = this.db.prepare(`SELECT account_id, subject, created_at FROM email_links
+                                 WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?`).get(tokenHash, purpose, now) as EmailLinkRow | undefined
+    return toOpenedEmailLink(row)
   }
 
   async countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number> {
