@@ -7,7 +7,7 @@ import { KNOWN_BROWSER_COOKIE } from '../../server/edge/challenge/known-browser.
 import { browserSkip, launchBrowser, waitForHydration } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
-import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, registerAccount } from '../fixtures/reference.js'
 import { startOidcProvider } from '../fixtures/sso-oidc-provider.js'
 import { ServiceBrowser } from '../fixtures/service-browser.js'
 
