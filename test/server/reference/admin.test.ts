@@ -271,8 +271,8 @@ t.test('end-sessions: a refresh token that worked before it is refused after it,
   const bos = await loginTokens(base, 'bo@example.com')
 
   const ended = await accounts(dataDir, 'end-sessions', 'ANN@example.com')
-  t.same([ended.code, ended.stdout], [0, 'ended every session of ann@example.com: its refresh tokens are revoked (auth tokens already issued end ' +
-    'within 15 minutes), and browsers remembered for its second factor are asked for a code again\n'])
+  t.same([ended.code, ended.stdout], [0, 'ended every session of ann@example.com: its refresh tokens are revoked (auth tokens already issued change ' +
+    'nothing on the account from now on, and end within 15 minutes), and browsers remembered for its second factor are asked for a code again\n'])
   const ann = (await services.store.findAccountByEmail('ann@example.com'))!
   t.match(JSON.parse(ended.stderr) as Record<string, unknown>, { audit: 'sessions.ended-by-operator', by: 'operator', accountId: ann.id })
   t.notMatch(ended.stderr, /ann@example/i, 'the audit line names the account by id, not address')
