@@ -74,13 +74,14 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * nothing to read (json-answers.ts still decodes a coded one).
  */
 /**
- * The calls that change an account or prove it again: they bear the auth
- * token, and the proof cookie of docs/account-changes.md.
+ * The calls that change an account or prove it again, or end its other
+ * sessions: they bear the auth token, and the proof cookie of
+ * docs/account-changes.md.
  */
 const ACCOUNT_CHANGE_PATHS = [
   'passkeys/register/options', 'passkeys/register', 'passkeys/reauthenticate/options', 'passkeys/reauthenticate', 'passkeys/remove',
   'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes',
-  'reauthenticate'
+  'reauthenticate', 'sessions/end-others'
 ]
 
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
