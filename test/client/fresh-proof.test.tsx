@@ -95,6 +95,13 @@ async function toConfirmStep (t: Test, base: string, user: ReturnType<typeof ren
   return heading
 }
 
+/** The passkey is created: the card says so, and Continue leaves for the redirect target. */
+async function continueAfterCreation (t: Test, base: string, user: ReturnType<typeof renderPage>['user']): Promise<void> {
+  await screen.findByRole('heading', { name: english('passkey.offerCreated') })
+  await user.click(screen.getByRole('button', { name: english('passkey.offerContinue') }))
+  await eventually(t, () => window.location.href, `${base}/app`)
+}
+
 const paths = (upstream: Upstream) => upstream.requests.map((request) => request.url)
 const creates = (browser: ReturnType<typeof installStandInBrowser>) => browser.calls.filter((call) => call.kind === 'create')
 
@@ -115,7 +122,7 @@ t.test('the passkey offer answered "fresh proof required": Confirm it\'s you; th
   await user.tab()
   t.equal(document.activeElement, field, 'Tab reaches the password field')
   await user.keyboard('correct horse{Enter}')
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(lastBody(upstream, '/reauthenticate'), { password: 'correct horse' })
   t.equal(upstream.requests.find((request) => request.url === '/reauthenticate')!.headers.authorization, `Bearer ${TOKENS.auth}`, 'with the stored login\'s bearer')
   t.equal(creates(browser).length, 1, 'the browser\'s prompt, with no further click')
@@ -140,7 +147,7 @@ t.test('a wrong password: the refusal announced, the field marked and focused, t
   t.ok(screen.getByRole('heading', { name: english('freshProof.heading') }), 'the step stays')
   await user.clear(field)
   await user.type(field, 'correct horse{Enter}')
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.ok(paths(upstream).includes('/passkeys/register'), 'the passkey was created')
 })
 
@@ -185,7 +192,7 @@ t.test('"Use a passkey": an assertion with the reauthenticate options proves it,
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
   await toConfirmStep(t, base, user)
   await user.click(screen.getByRole('button', { name: english('freshProof.usePasskey') }))
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   const get = browser.calls.filter((call) => call.kind === 'get' && call.options.mediation === undefined)
   t.equal(get.length, 1, 'one modal request')
   t.equal((get[0]!.options.publicKey as PublicKeyCredentialRequestOptions).challenge.byteLength, 6, 'with the reauthenticate options\' challenge')
@@ -227,7 +234,7 @@ t.test('a code from the authenticator app, or a recovery code, proves it too', a
       } else {
         await user.type(codeField, `${proof.code}{Enter}`)
       }
-      await eventually(t, () => window.location.href, `${base}/app`)
+      await continueAfterCreation(t, base, user)
       t.same(lastBody(upstream, '/reauthenticate'), proof)
       t.equal(creates(browser).length, 1, 'the passkey prompt followed')
     })
