@@ -65,6 +65,8 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     t.equal(await password.getAttribute('autocomplete'), 'current-password')
     await password.fill(GOOD_PASSWORD)
     await page.getByRole('button', { name: english('freshProof.confirm') }).click()
+    await page.getByRole('heading', { name: english('passkey.offerCreated') }).waitFor()
+    await page.getByRole('button', { name: english('passkey.offerContinue') }).click()
     await page.waitForURL(`${product}/home`)
     const held = await authenticator.credentials()
     t.equal(held.length, 1, 'the virtual authenticator holds the new passkey')
