@@ -124,7 +124,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           )}
           {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} passwordMinLength={config.passwordMinLength} />}
           {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
-          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} passwordMinLength={config.passwordMinLength} />}
+          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} passwordMinLength={config.passwordMinLength} review={flows.setPassword.review} />}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>

@@ -13,8 +13,10 @@ export const FRESH_PROOF_REQUIRED_REASON = 'fresh_proof_required'
 export const SIGNED_OUT_REASON = 'signed_out'
 
 /**
- * How the owner can prove the account again: `password`, `passkey` and
- * `code` (authenticator or recovery code) where the account has them, and
- * always `sign_in` (a new sign-in in this browser is a proof too).
+ * How the owner can prove the account again, as strongly as a sign-in:
+ * `password` (an account without a second factor), `password+code` (the
+ * password with an authenticator or recovery code, in one call), `code`
+ * (an account with a second factor and no password), `passkey`, and always
+ * `sign_in` (a new sign-in in this browser is a proof too).
  */
-export type ProofChoice = 'password' | 'passkey' | 'code' | 'sign_in'
+export type ProofChoice = 'password' | 'password+code' | 'code' | 'passkey' | 'sign_in'

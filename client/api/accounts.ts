@@ -119,9 +119,19 @@ export interface SetPasswordPayload {
  * spec's six, so its path is not among the spec's (the edge proxies it for
  * the reference service, server/reference/exposed-routes.ts).
  */
-export async function setPassword (payload: SetPasswordPayload): Promise<SuccessAnswer> {
-  return parseSuccessAnswer(await postJson('/accounts/resetPassword', payload))
+export async function setPassword (payload: SetPasswordPayload): Promise<SetPasswordAnswer> {
+  const raw = await postJson('/accounts/resetPassword', payload)
+  const answer = parseSuccessAnswer(raw)
+  return answer.kind === 'success' && raw.kind === 'json' && raw.body.review_token !== undefined ? { ...answer, review: raw.body } : answer
 }
+
+/**
+ * A completed reset's answer; `review`, its body when it lists what was added
+ * lately for the owner to review: parsed (common/recent-factors.ts) by the
+ * lazy part that shows it, client/views/RecentFactors.tsx, to keep the parser
+ * out of the first load.
+ */
+export type SetPasswordAnswer = SuccessAnswer & { readonly review?: Readonly<Record<string, unknown>> }
 
 /**
  * Asks for a new link to verify `email`, after a login refused because the

@@ -13,7 +13,11 @@ import { parseSuccessAnswer, type JsonAnswer, type Refusal } from '../../common/
 /** A way to prove the account again that the page offers in place (a new sign-in, `sign_in`, is always offered). */
 export type ProofWay = Exclude<ProofChoice, 'sign_in'>
 
-/** The change needs a fresh proof first: the ways the service offers, in the page's order. */
+/**
+ * The change needs a fresh proof first: the ways the service offers, in the
+ * page's order. Of `password`, `password+code` and `code`, the service names
+ * at most one: what a sign-in of the account asks for.
+ */
 export interface ProofNeeded {
   readonly kind: 'proof-needed'
   readonly ways: readonly ProofWay[]
@@ -34,7 +38,7 @@ export type ProofAnswer =
   | Refusal
   | { readonly kind: 'failed' }
 
-const WAYS: readonly ProofWay[] = ['password', 'passkey', 'code']
+const WAYS: readonly ProofWay[] = ['password', 'password+code', 'code', 'passkey']
 
 /**
  * A refusal only a proof or a new sign-in answers, or null for any other

@@ -11,10 +11,17 @@ import { postJson } from './http.js'
  * does. Loaded with the lazy parts that change an account only.
  */
 
-/** What the visitor types to prove the account: the password, an authenticator code or a recovery code. */
-export type SecretProof = { readonly password: string } | { readonly code: string } | { readonly recovery_code: string }
+/** A second factor's code: from the authenticator app, or a recovery code. */
+export type CodeProof = { readonly code: string } | { readonly recovery_code: string }
 
-/** `reauthenticate`: the password or a code, given again. */
+/**
+ * What the visitor types to prove the account, as strongly as a sign-in of
+ * it: the password alone (no second factor), the password and a code
+ * together (a second factor), or a code alone (a second factor and no password).
+ */
+export type SecretProof = { readonly password: string } | (CodeProof & { readonly password: string }) | CodeProof
+
+/** `reauthenticate`: the password, a code, or both in one call, given again. */
 export async function reauthenticate (auth: string, proof: SecretProof): Promise<ProofAnswer> {
   return parseProofAnswer(await postJson('/accounts/reauthenticate', proof, { bearer: auth }))
 }

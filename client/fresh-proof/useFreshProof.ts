@@ -6,9 +6,12 @@ import { reauthenticate, type SecretProof } from '../api/fresh-proof.js'
 import { refusalText, useMessages } from '../lib/messages.js'
 import { proveWithPasskey } from '../passkeys/prove-with-passkey.js'
 
+/** A way of proving the account with what the visitor types: the password, the password and a code, or a code. */
+export type SecretWay = Exclude<ProofWay, 'passkey'>
+
 type ProofRequest =
   | { readonly way: 'passkey' }
-  | { readonly way: 'password' | 'code', readonly secret: SecretProof }
+  | { readonly way: SecretWay, readonly secret: SecretProof }
 
 type ProofOutcome = ProofAnswer | { readonly kind: 'cancelled' }
 
@@ -77,7 +80,7 @@ export function useFreshProof (auth: string | null, { retry, signInAgain }: Fres
       reset()
       setWays(refusal.ways)
     },
-    withSecret: (secretWay: 'password' | 'code', secret: SecretProof) => prove({ way: secretWay, secret }),
+    withSecret: (secretWay: SecretWay, secret: SecretProof) => prove({ way: secretWay, secret }),
     withPasskey: () => prove({ way: 'passkey' }),
     /** The visitor switched to another way: the last one's refusal no longer applies. */
     forgetRefusal: reset,

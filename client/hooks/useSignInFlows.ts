@@ -47,7 +47,7 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
     login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating || passkeys.running === 'upgrade' },
     register: { submit: register.submit, submitting: register.isMutating },
     resetPassword: { submit: resetPassword.submit, submitting: resetPassword.isMutating },
-    setPassword: { submit: setPassword.submit, submitting: setPassword.isMutating },
+    setPassword: { submit: setPassword.submit, submitting: setPassword.isMutating, review: setPassword.review },
     google,
     passkeys,
     secondFactor,

@@ -1,10 +1,14 @@
-import { useState, type FormEvent } from 'react'
+import { lazy, Suspense, useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { PasswordField } from '../components/PasswordField.js'
+import { Spinner } from '../components/Spinner.js'
 import { useMessages } from '../lib/messages.js'
 import { FORM_NOTICE_ID, type FormState, type Submission } from './form-view-props.js'
 import { ViewLink } from './ViewLink.js'
+
+// Shown only after a reset that lists something: out of the first load, with its texts (later texts).
+const RecentFactors = lazy(async () => (await import('./RecentFactors.js')).withItsTexts())
 
 export interface SetPasswordViewProps {
   /** Without localMode: the emailed link's view always offers the way back to login. */
@@ -12,11 +16,15 @@ export interface SetPasswordViewProps {
   readonly submission: Submission<[password: string, confirmation: string]>
   /** The fewest characters of a new password (RuntimeConfig.passwordMinLength), for the hint. */
   readonly passwordMinLength: number
+  /** Done, with the answer that lists what was added lately (useSetPassword): the list takes the form's place. */
+  readonly review: Readonly<Record<string, unknown>> | null
 }
 
 /** The end of a password reset: the view the emailed link opens. */
-export function SetPasswordView ({ form, submission, passwordMinLength }: SetPasswordViewProps) {
+export function SetPasswordView ({ form, submission, passwordMinLength, review }: SetPasswordViewProps) {
   const { text } = useMessages()
+  const backToLogin = <p className='links'><ViewLink view='login' onShow={form.onShowView}>{text('links.backToLogin')}</ViewLink></p>
+  if (review !== null) return <><Suspense fallback={<Spinner />}><RecentFactors answer={review} /></Suspense>{backToLogin}</>
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
   function submit (event: FormEvent): void {
@@ -33,7 +41,7 @@ export function SetPasswordView ({ form, submission, passwordMinLength }: SetPas
           value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
         <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('setPassword.submit')}</Button>
       </form>
-      <p className='links'><ViewLink view='login' onShow={form.onShowView}>{text('links.backToLogin')}</ViewLink></p>
+      {backToLogin}
     </>
   )
 }

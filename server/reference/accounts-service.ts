@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { PASSWORD_BREACHED_FIELD } from '../../common/breached-password.js'
 import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
@@ -8,6 +8,8 @@ import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import type { BreachCheck } from './breached-passwords/breach-check.js'
 import type { BrowserNotices } from './browser-notices.js'
+import type { ChangeNotices } from './change-notices/change-notices.js'
+import type { RecentFactors } from './change-notices/recent-factors.js'
 import { RESET_TOKEN_TTL_MS } from './email-links.js'
 import type { EmailVerification } from './email-verification.js'
 import { emailMessages } from './emails/email-messages.js'
@@ -65,6 +67,10 @@ export interface AccountsServiceOptions {
   readonly requireVerifiedEmail: boolean
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
+  /** Tells the owner her password changed. */
+  readonly changeNotices: ChangeNotices
+  /** What a completed reset lists for review (docs/account-changes.md). */
+  readonly recentFactors: RecentFactors
   readonly claims: AccountClaims
   /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
   readonly hashGate: HashGate
@@ -321,9 +327,10 @@ export class AccountsService {
     // organisation's requirement to count it as met at refresh (second-factor-requirement.ts).
     const remembered = (method === 'pwd' || method === 'google') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
     const context = remembered ? { ...requested, organizations, ...REMEMBERED_BROWSER_SESSION } : { ...requested, organizations }
-    const tokens = await this.options.tokens.issue(account, context, method)
-    // The sign-in is this browser's proof of the account for the next few minutes (a passkey upgrade, a second factor).
-    const proofCookie = await this.options.proofs.record(account.id, proofOfSignIn(method), facts, { atSignIn: true })
+    const session = { familyId: randomUUID(), signedInAt: this.options.now() }
+    const tokens = await this.options.tokens.issue(account, context, method, session)
+    // The sign-in is this browser's proof of the account, in this session, for the next few minutes (a passkey upgrade, a second factor).
+    const proofCookie = await this.options.proofs.record({ accountId: account.id, sessionId: session.familyId }, proofOfSignIn(method), facts, { atSignIn: true })
     const event = ({
       pwd: 'login.succeeded',
       'pwd+otp': 'login.succeeded',
@@ -451,7 +458,9 @@ export class AccountsService {
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.clearLocksOfResetter(account.email, facts)
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
-    return success(say(facts, 'resetPassword.done'))
+    if (account !== null) this.options.changeNotices.tellOwner(account, { kind: 'password' }, facts)
+    // The passkeys and app added lately, for the owner to remove what was not hers.
+    return { status: 200, body: { success: say(facts, 'resetPassword.done'), ...await this.options.recentFactors.review(accountId) } }
   }
 
   /**

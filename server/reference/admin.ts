@@ -39,8 +39,9 @@ Commands:
   remove-second-factor <email>          remove the account's authenticator and recovery codes (an owner
                                         locked out of both); remembered browsers are forgotten too
   end-sessions <email>                  sign the account out everywhere: every refresh token is revoked
-                                        (auth tokens already issued end within 15 minutes) and every
-                                        browser remembered for the second factor is asked for a code again
+                                        (auth tokens already issued change nothing on the account from
+                                        now on, and end within 15 minutes) and every browser
+                                        remembered for the second factor is asked for a code again
   rotate-signing-key [--force]          a new key signs auth tokens from 7 minutes on (running
                                         servers read it within a minute); the old key stays in
                                         the key set until its last token has expired
@@ -251,11 +252,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       const now = Date.now()
       await store.revokeAccountRefreshTokens(account.id, now)
       await store.forgetRememberedBrowsers(account.id, now)
+      await store.voidFreshProofs(account.id)
       // The browsers known for "was this you?" stay: they only spare their owner an email, and with none
       // left the next sign-in, whoever's, would count as the account's first browser and send none.
       auditLine('sessions.ended-by-operator', { accountId: account.id })
-      return `ended every session of ${account.email}: its refresh tokens are revoked (auth tokens already issued end ` +
-        'within 15 minutes), and browsers remembered for its second factor are asked for a code again'
+      return `ended every session of ${account.email}: its refresh tokens are revoked (auth tokens already issued change ` +
+        'nothing on the account from now on, and end within 15 minutes), and browsers remembered for its second factor are asked for a code again'
     }
   },
   'remove-passkey': {

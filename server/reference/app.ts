@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsService } from './accounts-service.js'
 import type { BrowserNotices } from './browser-notices.js'
+import type { RecentFactors } from './change-notices/recent-factors.js'
+import type { UndoChange } from './change-notices/undo-change.js'
 import type { EmailVerification } from './email-verification.js'
 import { say } from './answer-texts.js'
 import { requestFacts as factsOf, requestLocale, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './answers.js'
@@ -22,6 +24,9 @@ export interface ReferenceAppOptions {
   readonly accounts: AccountsService
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
+  /** "This wasn't me" under a change's email, and what a completed reset lists (docs/account-changes.md). */
+  readonly undoChange: UndoChange
+  readonly recentFactors: RecentFactors
   readonly tokens: TokenService
   readonly sso: SsoServices
   /** The passkey ceremonies; null: their paths are not served (PASSKEYS=false). */
@@ -80,7 +85,7 @@ export function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
+  const { accounts, verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
     metrics.countSignIn(method, answering, (answer) => answer)
@@ -111,6 +116,12 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   app.get('/endSessions', async (request, reply) =>
     sendRedirect(reply, await browserNotices.endSessions(query(request, 'token'), requestFacts(request, reply))))
+
+  app.get('/undoChange', async (request, reply) =>
+    sendRedirect(reply, await undoChange.undo(query(request, 'token'), requestFacts(request, reply))))
+
+  app.post('/recentFactors/remove', async (request, reply) =>
+    sendAnswer(reply, await recentFactors.remove(request.body, requestFacts(request, reply))))
 
   app.post('/v2/auth/login', async (request, reply) => {
     const method = field(request.body, 'login_method')

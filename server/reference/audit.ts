@@ -23,6 +23,7 @@ export type AuthEvent =
   | 'second-factor.removed' | 'second-factor.remove.refused' | 'second-factor.recovery-codes-renewed' | 'second-factor.recovery-codes.refused'
   | 'passkey.removed' | 'passkey.remove.refused'
   | 'reauth.succeeded' | 'reauth.failed' | 'reauth.throttled'
+  | 'change.notice-sent' | 'change.undone' | 'change.undo-refused' | 'recent-factors.refused'
 
 export interface AuthEventDetails {
   readonly email?: string

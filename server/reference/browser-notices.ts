@@ -108,23 +108,40 @@ export class BrowserNotices {
 
   /**
    * `GET endSessions?token=`: "this was not me". Ends every session of the
-   * account (its refresh tokens are revoked, its other links voided) and
-   * answers the set-password view with a new reset token.
+   * account and answers the set-password view with a new reset token.
    */
   async endSessions (token: unknown, facts: RequestFacts): Promise<string> {
-    const { store, now } = this.options
-    const at = now()
-    const accountId = await consumeEmailLink(store, 'end-sessions', token, at)
+    const accountId = await consumeEmailLink(this.options.store, 'end-sessions', token, this.options.now())
     if (accountId === null) {
       logAuthEvent(facts, 'sessions.link-refused', { clientAddress: facts.clientAddress })
-      return inPageLanguage(`${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`, facts.locale)
+      return this.linkRefusedPage(facts)
     }
+    const page = await this.endEverySession(accountId)
+    logAuthEvent(facts, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
+    return inPageLanguage(page, facts.locale)
+  }
+
+  /**
+   * What every "this was not me" link does once its own part is done
+   * (change-notices/undo-change.ts too): every refresh token of the account
+   * revoked, its remembered browsers forgotten (they would skip the code
+   * step), its fresh proofs and reset links voided; then the set-password
+   * view with a new reset token (on PUBLIC_URL, in no language yet).
+   */
+  async endEverySession (accountId: string): Promise<string> {
+    const { store, now } = this.options
+    const at = now()
     await store.revokeAccountRefreshTokens(accountId, at)
+    await store.forgetRememberedBrowsers(accountId, at)
     await store.voidFreshProofs(accountId)
     await store.voidResetTokens(accountId, at)
     const resetToken = newOpaqueToken()
     await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)
-    logAuthEvent(facts, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
-    return inPageLanguage(`${this.options.publicUrl}${sessionsEndedPage(resetToken)}`, facts.locale)
+    return `${this.options.publicUrl}${sessionsEndedPage(resetToken)}`
+  }
+
+  /** Where a forged, used or expired "this was not me" link lands: the reset view, which says so. */
+  linkRefusedPage (facts: RequestFacts): string {
+    return inPageLanguage(`${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`, facts.locale)
   }
 }

@@ -1,4 +1,4 @@
-import type { AccountStore, EmailLinkPurpose } from './store/account-store.js'
+import type { AccountStore, EmailLinkPurpose, OpenedEmailLink } from './store/account-store.js'
 import { ACCOUNTS_PATH } from './exposed-routes.js'
 import type { Mailer } from './mailer.js'
 import { hashToken, newOpaqueToken } from './tokens.js'
@@ -22,14 +22,20 @@ export const VERIFY_LINK_TTL_MS = 24 * 60 * 60 * 1000
 /** A "was this you?" link works for a week: the owner may read the email days later. */
 export const END_SESSIONS_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000
 
-const LINK_PATHS: Readonly<Record<EmailLinkPurpose, string>> = {
+/** The purposes of links that go out in emails (a review token goes to the page instead). */
+export type EmailedLinkPurpose = Exclude<EmailLinkPurpose, 'review-factors'>
+
+const LINK_PATHS: Readonly<Record<EmailedLinkPurpose, string>> = {
   'verify-email': 'verifyEmail',
-  'end-sessions': 'endSessions'
+  'end-sessions': 'endSessions',
+  'undo-change': 'undoChange'
 }
 
-const LINK_TTL_MS: Readonly<Record<EmailLinkPurpose, number>> = {
+const LINK_TTL_MS: Readonly<Record<EmailedLinkPurpose, number>> = {
   'verify-email': VERIFY_LINK_TTL_MS,
-  'end-sessions': END_SESSIONS_LINK_TTL_MS
+  'end-sessions': END_SESSIONS_LINK_TTL_MS,
+  // "This wasn't me" under a change is read as late as "was this you?" under a sign-in.
+  'undo-change': END_SESSIONS_LINK_TTL_MS
 }
 
 /** The shape of a token in a link; anything else is refused before the store is asked. */
@@ -42,20 +48,26 @@ export const LINK_TOKEN_FORMAT = /^[\w-]{43}$/
  */
 export async function issueEmailLink (
   store: AccountStore,
-  options: { purpose: EmailLinkPurpose, accountId: string, publicUrl: string, now: number, locale: Locale }
+  options: { purpose: EmailedLinkPurpose, accountId: string, publicUrl: string, now: number, locale: Locale, subject?: string }
 ): Promise<string> {
   const token = newOpaqueToken()
   await store.insertEmailLink({
     tokenHash: hashToken(token),
     accountId: options.accountId,
     purpose: options.purpose,
-    expiresAt: options.now + LINK_TTL_MS[options.purpose]
+    expiresAt: options.now + LINK_TTL_MS[options.purpose],
+    subject: options.subject ?? null
   }, options.now)
   return inPageLanguage(`${options.publicUrl}${ACCOUNTS_PATH}/${LINK_PATHS[options.purpose]}?token=${token}`, options.locale)
 }
 
 /** Uses a link's token once; its account, or null for a forged, used, expired or foreign one. */
 export async function consumeEmailLink (store: AccountStore, purpose: EmailLinkPurpose, token: unknown, now: number): Promise<string | null> {
+  return (await openEmailLink(store, purpose, token, now))?.accountId ?? null
+}
+
+/** Uses a link's token once, as consumeEmailLink does: the link with its subject, or null. */
+export async function openEmailLink (store: AccountStore, purpose: EmailLinkPurpose, token: unknown, now: number): Promise<OpenedEmailLink | null> {
   if (typeof token !== 'string' || !LINK_TOKEN_FORMAT.test(token)) return null
-  return store.consumeEmailLink(purpose, hashToken(token), now)
+  return await store.consumeEmailLink(purpose, hashToken(token), now)
 }

@@ -8,7 +8,8 @@ export const ACCOUNTS_PATH = '/accounts'
  * service is in use: the spec's six, and the service's own (reset
  * completion, token refresh and revocation, the key set, the SSO return
  * leg: the OIDC callback and the SAML hand-over step are top-level GETs, the
- * SAML ACS is the identity provider's cross-site form POST).
+ * SAML ACS is the identity provider's cross-site form POST), the links
+ * emailed to owners, and the removal of what a completed reset lists.
  */
 export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   ...SPEC_ACCOUNTS_ROUTES,
@@ -22,6 +23,8 @@ export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   { path: 'auth/sso/saml/metadata', kind: 'read' },
   { path: 'verifyEmail', kind: 'read' },
   { path: 'verifyEmailRequest', kind: 'json' },
-  { path: 'endSessions', kind: 'read' }
+  { path: 'endSessions', kind: 'read' },
+  { path: 'undoChange', kind: 'read' },
+  { path: 'recentFactors/remove', kind: 'json' }
 ]
 

@@ -26,8 +26,11 @@ export type PasswordOperation = 'hash' | 'verify'
 export type LockoutScope = 'address' | 'account_slowdown' | 'passkey' | 'second_factor'
 export const LOCKOUT_SCOPES: readonly LockoutScope[] = ['address', 'account_slowdown', 'passkey', 'second_factor']
 
-export type EmailKind = 'verify_email' | 'password_reset' | 'new_browser' | 'registration_attempt' | 'account_claimed' | 'breached_password' | 'other'
-export const EMAIL_KINDS: readonly EmailKind[] = ['verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'other']
+/** `account_change`: the owner told of a change to how the account signs in (change-notices/change-notices.ts). */
+export type EmailKind = 'verify_email' | 'password_reset' | 'new_browser' | 'registration_attempt' | 'account_claimed' | 'breached_password' | 'account_change' | 'other'
+export const EMAIL_KINDS: readonly EmailKind[] = [
+  'verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'account_change', 'other'
+]
 export type EmailOutcome = 'sent' | 'failed'
 
 /**

@@ -12,6 +12,7 @@ import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import { describeBrowser } from './browser-names.js'
 import type { BrowserNotices } from './browser-notices.js'
+import type { ChangeNotices } from './change-notices/change-notices.js'
 import { loginLockDuration, passkeyThrottleKey, waitMessage } from './login-throttles.js'
 import type { ReferenceMetrics } from './metrics.js'
 import {
@@ -44,6 +45,8 @@ export interface PasskeysOptions {
   readonly proofs: FreshProofs
   readonly accounts: AccountsService
   readonly browserNotices: BrowserNotices
+  /** Tells the owner of every passkey added or removed. */
+  readonly changeNotices: ChangeNotices
   readonly settings: PasskeySettings
   /** The relying party's name the browser shows (PRODUCT_NAME). */
   readonly productName: string
@@ -263,7 +266,7 @@ export class Passkeys {
       logAuthEvent(facts, 'reauth.failed', { accountId: account.id, clientAddress: facts.clientAddress, via: 'passkey', reason: checked })
       return spent(error(401, say(facts, NOT_VERIFIED)))
     }
-    const cookie = await this.options.proofs.record(account.id, 'hwk', facts, { atSignIn: false })
+    const cookie = await this.options.proofs.record({ accountId: account.id, sessionId: owner.claims.sessionId }, 'hwk', facts, { atSignIn: false })
     logAuthEvent(facts, 'reauth.succeeded', { accountId: account.id, clientAddress: facts.clientAddress, via: 'passkey' })
     return spent({ ...successAnswer(say(facts, 'reauth.done')), cookies: cookie === null ? [] : [cookie] })
   }
@@ -275,12 +278,15 @@ export class Passkeys {
     const { account } = owner
     const id = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).id : undefined
     if (typeof id !== 'string' || !/^[\w-]{1,1366}$/.test(id)) return error(400, say(facts, 'passkey.idInvalid'))
-    const sessionsEnded = await removePasskeyAndItsSessions(this.store, account.id, id, this.options.now())
-    if (sessionsEnded === null) {
+    // Read first: the email names it.
+    const passkey = await this.store.findPasskey(id)
+    const sessionsEnded = passkey?.accountId === account.id ? await removePasskeyAndItsSessions(this.store, account.id, id, this.options.now()) : null
+    if (passkey?.accountId !== account.id || sessionsEnded === null) {
       logAuthEvent(facts, 'passkey.remove.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'unknown' })
       return error(404, say(facts, 'passkey.notFound'))
     }
     logAuthEvent(facts, 'passkey.removed', { accountId: account.id, clientAddress: facts.clientAddress, sessionsEnded })
+    this.options.changeNotices.tellOwner(account, { kind: 'passkey-removed', passkeyName: passkey.name ?? describeBrowser(undefined) }, facts)
     return successAnswer(say(facts, 'passkey.removed'))
   }
 
@@ -357,8 +363,9 @@ export class Passkeys {
     const info = verification.registrationInfo
     if (info.credential.id !== parsed.value.id) return refused(400, NOT_CREATED, 'id-mismatch')
     // One prompt-less registration per sign-in: a second, or one from another browser, is refused.
-    if (conditional && !await this.options.proofs.spendOnUpgrade(account.id, facts)) return refused(403, 'change.proofRequired', 'upgrade-spent')
+    if (conditional && !await this.options.proofs.spendOnUpgrade(owner.claims.sessionId, facts)) return refused(403, 'change.proofRequired', 'upgrade-spent')
     const now = this.options.now()
+    const name = describeBrowser(facts.browser?.userAgent)
     const stored = await this.store.insertPasskey({
       id: info.credential.id,
       accountId: account.id,
@@ -367,7 +374,7 @@ export class Passkeys {
       transports: parsed.value.response.transports ?? [],
       deviceType: info.credentialDeviceType,
       backedUp: info.credentialBackedUp,
-      name: describeBrowser(facts.browser?.userAgent),
+      name,
       createdAt: now,
       lastUsedAt: null
     })
@@ -375,6 +382,8 @@ export class Passkeys {
     logAuthEvent(facts, 'passkey.register.succeeded', {
       accountId: account.id, clientAddress: facts.clientAddress, conditional, backedUp: info.credentialBackedUp
     })
+    // The prompt-less one too: the owner hears of every passkey, and its link removes this one.
+    this.options.changeNotices.tellOwner(account, { kind: 'passkey-added', passkeyName: name }, facts, { kind: 'passkey', id: info.credential.id })
     return spent(successAnswer(say(facts, 'passkey.created')))
   }
 }

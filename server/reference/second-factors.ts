@@ -14,6 +14,7 @@ import {
   type RecoveryCodeHasher,
   type SecretBox
 } from './second-factor-codes.js'
+import type { ChangeNotices } from './change-notices/change-notices.js'
 import { isRefusal, type AccountOwners, type OwnerNeed } from './fresh-proof/account-owner.js'
 import type { EnrolmentCredential, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
 import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind, SecondFactorRecord } from './store/account-store.js'
@@ -56,6 +57,8 @@ export interface SecondFactorsOptions {
   readonly store: AccountStore
   /** Who may change the account outside a login (fresh-proof/account-owner.ts). */
   readonly owners: AccountOwners
+  /** Tells the owner when the app is set up or turned off, and of new recovery codes. */
+  readonly changeNotices: ChangeNotices
   readonly settings: SecondFactorSettings
   readonly secrets: SecretBox
   /** Derives each enrolment's pending secret, which binds it to that enrolment. */
@@ -87,6 +90,9 @@ export function secondFactorThrottleKey (accountId: string): string {
 }
 
 type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: AnswerKey }
+
+/** Why a code did not match, for the audit log. */
+interface CodeMismatch { readonly mismatch: 'wrong-code' | 'replayed-code' | 'wrong-recovery-code' }
 
 interface CodeRequest {
   readonly challenge: string | null
@@ -253,36 +259,35 @@ export class SecondFactors implements SecondFactorGate {
     return await this.finishLogin(account, challenge, rememberBrowser, facts)
   }
 
-  /** An enrolled account's authenticator or recovery code, used up: how it was given, or the refusal. */
-  private async checkCode (account: Account, factor: SecondFactorRecord, code: NonNullable<CodeRequest['code']>, facts: RequestFacts): Promise<'totp' | 'recovery-code' | Answer> {
+  /** Whether the code is the account's, using it up: how it was given, or why not. */
+  private async matchCode (account: Account, factor: SecondFactorRecord, code: NonNullable<CodeRequest['code']>): Promise<'totp' | 'recovery-code' | CodeMismatch> {
     const now = this.options.now()
     if ('totp' in code) {
       const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
-      if (step === null) return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-code')
-      if (!await this.store.acceptSecondFactorStep(account.id, step)) return await this.wrongCode(account, facts, 'second-factor.failed', 'replayed-code')
-      return 'totp'
+      if (step === null) return { mismatch: 'wrong-code' }
+      return await this.store.acceptSecondFactorStep(account.id, step) ? 'totp' : { mismatch: 'replayed-code' }
     }
-    if (!await this.store.useRecoveryCode(account.id, this.options.recoveryCodes.hash(code.recovery), now)) {
-      return await this.wrongCode(account, facts, 'second-factor.failed', 'wrong-recovery-code')
-    }
-    return 'recovery-code'
+    return await this.store.useRecoveryCode(account.id, this.options.recoveryCodes.hash(code.recovery), now) ? 'recovery-code' : { mismatch: 'wrong-recovery-code' }
+  }
+
+  /** An enrolled account's authenticator or recovery code at sign-in: how it was given, or the refusal (counted on the code step's lock). */
+  private async checkCode (account: Account, factor: SecondFactorRecord, code: NonNullable<CodeRequest['code']>, facts: RequestFacts): Promise<'totp' | 'recovery-code' | Answer> {
+    const matched = await this.matchCode(account, factor, code)
+    return typeof matched === 'string' ? matched : await this.wrongCode(account, facts, 'second-factor.failed', matched.mismatch)
   }
 
   /**
-   * A code given again to prove the account for a change (fresh-proof/reauthentication.ts):
-   * null when it was right, else the refusal. Wrong codes count as at sign-in.
+   * A code given again to prove the account for a change
+   * (fresh-proof/reauthentication.ts, which counts the failures on its own
+   * locks: a token holder's wrong codes must not lock the owner's sign-in):
+   * 'proven', 'wrong', or the key of why the body is refused.
    */
-  async proveWithCode (account: Account, body: unknown, facts: RequestFacts): Promise<Answer | null> {
+  async proveWithCode (account: Account, body: unknown): Promise<'proven' | 'wrong' | AnswerKey> {
     const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: true })
-    if (!parsed.ok) return error(400, say(facts, parsed.error))
-    const locked = await this.locked(account, facts)
-    if (locked !== null) return locked
+    if (!parsed.ok) return parsed.error
     const factor = await this.store.findSecondFactor(account.id)
-    if (!this.options.settings.enabled || factor?.enrolledAt == null) return error(400, say(facts, 'secondFactor.notEnrolled'))
-    const checked = await this.checkCode(account, factor, parsed.value.code!, facts)
-    if (typeof checked !== 'string') return checked
-    await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
-    return null
+    if (!this.options.settings.enabled || factor?.enrolledAt == null) return 'secondFactor.notEnrolled'
+    return typeof await this.matchCode(account, factor, parsed.value.code!) === 'string' ? 'proven' : 'wrong'
   }
 
   /** `second-factor/remove`: turns the authenticator off, with a fresh proof; not where an organisation requires one. */
@@ -298,6 +303,7 @@ export class SecondFactors implements SecondFactorGate {
     // A browser that skipped codes would otherwise skip them again if the owner enrols anew.
     await this.store.forgetRememberedBrowsers(account.id, this.options.now())
     logAuthEvent(facts, 'second-factor.removed', { accountId: account.id, clientAddress: facts.clientAddress })
+    this.options.changeNotices.tellOwner(account, { kind: 'second-factor-off' }, facts)
     return { status: 200, body: { success: say(facts, 'secondFactor.removed') } }
   }
 
@@ -312,6 +318,7 @@ export class SecondFactors implements SecondFactorGate {
       return error(404, say(facts, 'secondFactor.notEnrolled'))
     }
     logAuthEvent(facts, 'second-factor.recovery-codes-renewed', { accountId: account.id, clientAddress: facts.clientAddress })
+    this.options.changeNotices.tellOwner(account, { kind: 'recovery-codes' }, facts)
     return { status: 200, body: { recovery_codes: recoveryCodes } }
   }
 
@@ -394,6 +401,8 @@ export class SecondFactors implements SecondFactorGate {
     }
     await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
     logAuthEvent(facts, 'second-factor.enrolled', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: challenge !== null })
+    // During a login too (an organisation's requirement): whoever had the password chose the app; the link removes it.
+    this.options.changeNotices.tellOwner(account, { kind: 'second-factor-on' }, facts, { kind: 'second-factor', enrolledAt: now })
     if (challenge === null) return { status: 200, body: { recovery_codes: recoveryCodes } }
     if (!await this.store.consumeSecondFactorChallenge(challenge.challengeHash, now)) {
       // Enrolled all the same: the next sign-in asks for a code.

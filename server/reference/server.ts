@@ -91,6 +91,8 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       accounts: services.accounts,
       verification: services.verification,
       browserNotices: services.browserNotices,
+      undoChange: services.undoChange,
+      recentFactors: services.recentFactors,
       tokens: services.tokens,
       sso: services.sso,
       passkeys: services.passkeys,

@@ -4,6 +4,9 @@ import { AccountClaims } from './account-claims.js'
 import { AccountsService } from './accounts-service.js'
 import { BROWSER_COOKIE, BrowserCookies } from './browser-cookie.js'
 import { BrowserNotices } from './browser-notices.js'
+import { ChangeNotices } from './change-notices/change-notices.js'
+import { RecentFactors } from './change-notices/recent-factors.js'
+import { UndoChange } from './change-notices/undo-change.js'
 import { BreachCheck } from './breached-passwords/breach-check.js'
 import { commonPasswordList } from './common-passwords.js'
 import { EmailVerification } from './email-verification.js'
@@ -44,6 +47,10 @@ export interface ReferenceServices {
   readonly accounts: AccountsService
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
+  /** "This wasn't me" under a change's email (docs/account-changes.md). */
+  readonly undoChange: UndoChange
+  /** What a completed reset lists, and its removal. */
+  readonly recentFactors: RecentFactors
   /** The bound on concurrent password hashing, shared by every call that hashes. */
   readonly hashGate: HashGate
   readonly sso: SsoServices
@@ -121,6 +128,8 @@ export async function createReferenceServices (
   const verification = new EmailVerification(emailing)
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
   const claims = new AccountClaims(emailing)
+  const changeNotices = new ChangeNotices(emailing)
+  const recentFactors = new RecentFactors({ store, now })
   const hashGate = new HashGate(defaultHashGateOptions(), () => metrics.gateRefused())
   const proofs = new FreshProofs(store, now)
   const owners = new AccountOwners({
@@ -129,6 +138,7 @@ export async function createReferenceServices (
   const secondFactors = new SecondFactors({
     store,
     owners,
+    changeNotices,
     settings: config.secondFactor,
     secrets: new SecretBox(secrets.derive(SECOND_FACTOR_ENCRYPTION_PURPOSE)),
     enrolmentSecrets: new EnrolmentSecrets(secrets.derive(ENROLMENT_SECRET_PURPOSE)),
@@ -150,6 +160,8 @@ export async function createReferenceServices (
     requireVerifiedEmail: config.requireVerifiedEmail,
     verification,
     browserNotices,
+    changeNotices,
+    recentFactors,
     claims,
     hashGate,
     metrics,
@@ -171,7 +183,7 @@ export async function createReferenceServices (
   const passkeys = config.passkeys === null
     ? null
     : new Passkeys({
-      store, owners, proofs, accounts, browserNotices, settings: config.passkeys, productName: config.productName, metrics, now
+      store, owners, proofs, accounts, browserNotices, changeNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
   const reauthentication = new Reauthentication({
     store, owners, proofs, accounts, secondFactors: config.secondFactor.enabled ? secondFactors : null
@@ -193,6 +205,8 @@ export async function createReferenceServices (
     accounts,
     verification,
     browserNotices,
+    undoChange: new UndoChange({ store, browserNotices, now }),
+    recentFactors,
     hashGate,
     sso,
     passkeys,

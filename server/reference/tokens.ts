@@ -97,6 +97,8 @@ export class TokenService {
   ) {}
 
   private async signAuthToken (account: Account, context: LoginContext, method: AuthenticationMethod, session: { familyId: string, signedInAt: number }): Promise<string> {
+    // One clock for signing, issuing and verifying (tests move it; in production it is the real one).
+    const issuedAt = Math.floor(this.now() / 1000)
     const key = this.keys.signer(this.now())
     return new SignJWT({
       email: account.email,
@@ -116,8 +118,8 @@ export class TokenService {
       .setSubject(account.id)
       .setIssuer(this.claims.issuer)
       .setAudience(this.claims.audience)
-      .setIssuedAt()
-      .setExpirationTime(`${AUTH_TOKEN_TTL_SECONDS}s`)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + AUTH_TOKEN_TTL_SECONDS)
       .setJti(randomUUID())
       .sign(key.privateKey)
   }

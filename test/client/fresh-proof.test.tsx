@@ -22,6 +22,11 @@ const TOKENS = { auth: 'eyJ.password', refresh: 'refresh-pw' }
 const PROOF_NEEDED = { error: 'For your security, confirm it\'s you before changing how you sign in.', reason: 'fresh_proof_required' }
 const SESSION_ENDED = { error: 'This session has ended. Please sign in again.', reason: 'session_ended' }
 const WRONG_PASSWORD = 'That password is not right.'
+const WRONG_PASSWORD_OR_CODE = 'That password or code is not right.'
+const CODE_TOO = 'Enter a code from your authenticator app too.'
+const PASSWORD = 'correct horse'
+const CODE = '123456'
+const RECOVERY_CODE = 'abcd-efgh'
 const creationOptions = {
   challenge: 'Y2hhbGxlbmdl',
   rp: { id: RP_ID, name: 'Threshold' },
@@ -58,13 +63,32 @@ function accountsService (service: Service) {
       case '/second-factor/enrol/start': return service.proven ? answer(200, { secret: TEST_SECRET, otpauth_uri: TEST_OTPAUTH_URI }) : proofNeeded()
       case '/passkeys/reauthenticate/options': return answer(200, { options: requestOptions })
       case '/passkeys/reauthenticate':
+        service.proven = true
+        return answer(200, { success: 'Thank you, that\'s confirmed.' })
       case '/reauthenticate': {
-        service.proven = path === '/passkeys/reauthenticate' || body.password === 'correct horse' || body.code === '123456' || body.recovery_code === 'abcd-efgh'
-        return service.proven ? answer(200, { success: 'Thank you, that\'s confirmed.' }) : answer(401, { error: WRONG_PASSWORD })
+        const refusal = secretRefusal(service.ways, body)
+        service.proven = refusal === null
+        return refusal === null ? answer(200, { success: 'Thank you, that\'s confirmed.' }) : answer(...refusal)
       }
       default: return answer(404, { error: 'Not found.' })
     }
   }
+}
+
+/**
+ * What the stand-in answers a proof typed for the way it offers, as the
+ * reference service does (server/reference/fresh-proof/reauthentication.ts):
+ * a second factor asks for its code beside the password, in the same call.
+ */
+function secretRefusal (ways: readonly string[], body: Record<string, unknown>): [number, unknown] | null {
+  const codeRight = body.code === CODE || body.recovery_code === RECOVERY_CODE
+  const codeGiven = body.code !== undefined || body.recovery_code !== undefined
+  if (ways.includes('password+code')) {
+    if (!codeGiven) return [400, { error: CODE_TOO }]
+    return body.password === PASSWORD && codeRight ? null : [401, { error: WRONG_PASSWORD_OR_CODE }]
+  }
+  if (ways.includes('code')) return codeRight ? null : [401, { error: WRONG_PASSWORD_OR_CODE }]
+  return body.password === PASSWORD ? null : [401, { error: WRONG_PASSWORD }]
 }
 
 async function setUp (t: Test, ways: string[] = ['password']) {
@@ -114,7 +138,9 @@ t.test('the passkey offer answered "fresh proof required": Confirm it\'s you; th
   const field = screen.getByLabelText(english('field.password'))
   t.equal(field.getAttribute('autocomplete'), 'current-password')
   t.equal(screen.queryByRole('button', { name: english('freshProof.usePasskey') }), null, 'no passkey where the service offers none')
-  t.equal(screen.queryByRole('button', { name: english('freshProof.useCode') }), null, 'no code where the service offers none')
+  t.equal(screen.queryByRole('textbox', { name: english('secondFactor.codeLabel') }), null, 'no code where the service asks for none')
+  t.equal(screen.queryByRole('button', { name: english('secondFactor.useRecovery') }), null, 'nor a recovery code')
+  t.equal(screen.queryByText(english('freshProof.passwordAndCode')), null, 'nor the words that ask for one')
   t.ok(screen.getByRole('button', { name: english('freshProof.signInAgain') }), 'signing in again is always offered')
   t.ok(screen.getByRole('button', { name: english('freshProof.confirm') }).hasAttribute('disabled'), 'nothing to confirm with yet')
 
@@ -216,23 +242,96 @@ t.test('a passkey prompt the visitor cancels says nothing and leaves the step; a
   t.ok(screen.getByRole('heading', { name: english('freshProof.heading') }), 'the step stays')
 })
 
-t.test('a code from the authenticator app, or a recovery code, proves it too', async (t) => {
-  for (const [what, proof] of [['an authenticator code', { code: '123456' }], ['a recovery code', { recovery_code: 'abcd-efgh' }]] as const) {
+/** The code field, as the step names it. */
+const codeField = () => screen.getByRole('textbox', { name: english('secondFactor.codeLabel') })
+
+t.test('a second factor: the password and an authenticator code in one form, by keyboard alone, sent in one call', async (t) => {
+  const { browser, base, upstream } = await setUp(t, ['password+code'])
+  browser.answerCreate = () => ({ credential: standInCredential(attestation) })
+  const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
+  await toConfirmStep(t, base, user)
+  t.ok(screen.getByText(english('freshProof.passwordAndCode')), 'the step asks for both')
+  const password = screen.getByLabelText(english('field.password'))
+  const code = codeField()
+  t.equal(password.getAttribute('autocomplete'), 'current-password')
+  t.equal(code.getAttribute('autocomplete'), 'one-time-code')
+  t.equal(code.getAttribute('inputmode'), 'numeric')
+  t.ok(screen.getByRole('button', { name: english('secondFactor.useRecovery') }), 'a recovery code may take the code\'s place')
+  t.equal(screen.queryByRole('button', { name: english('secondFactor.useCode') }), null)
+  const confirm = screen.getByRole('button', { name: english('freshProof.confirm') })
+
+  // From the heading, Tab reaches the password, then (past its show toggle) the code; Enter confirms both.
+  await user.tab()
+  t.equal(document.activeElement, password, 'Tab reaches the password field')
+  await user.keyboard(PASSWORD)
+  t.ok(confirm.hasAttribute('disabled'), 'the password alone cannot confirm')
+  await user.tab()
+  await user.tab()
+  t.equal(document.activeElement, code, 'then the code field')
+  await user.keyboard(`${CODE}{Enter}`)
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.same(upstream.requests.filter((request) => request.url === '/reauthenticate').map((request) => JSON.parse(request.body.toString('utf8'))),
+    [{ password: PASSWORD, code: CODE }], 'one call, with the password and the code')
+  t.equal(creates(browser).length, 1, 'the passkey prompt followed with no further click')
+})
+
+t.test('a second factor: a recovery code in the code\'s place goes with the password', async (t) => {
+  const { browser, base, upstream } = await setUp(t, ['password+code'])
+  browser.answerCreate = () => ({ credential: standInCredential(attestation) })
+  const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
+  await toConfirmStep(t, base, user)
+  await user.type(screen.getByLabelText(english('field.password')), PASSWORD)
+  await user.click(screen.getByRole('button', { name: english('secondFactor.useRecovery') }))
+  const recovery = screen.getByRole('textbox', { name: english('secondFactor.recoveryLabel') })
+  t.equal(document.activeElement, recovery, 'the recovery field takes the focus')
+  t.equal(screen.queryByRole('textbox', { name: english('secondFactor.codeLabel') }), null, 'in the code\'s place')
+  t.equal((screen.getByLabelText(english('field.password')) as HTMLInputElement).value, PASSWORD, 'the password stays as typed')
+  t.ok(screen.getByRole('button', { name: english('secondFactor.useCode') }), 'with a way back to the authenticator code')
+  await user.type(recovery, `${RECOVERY_CODE}{Enter}`)
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.same(lastBody(upstream, '/reauthenticate'), { password: PASSWORD, recovery_code: RECOVERY_CODE })
+  t.equal(creates(browser).length, 1, 'the passkey prompt followed')
+})
+
+t.test('a second factor: a wrong password or code is announced, both fields marked, the password focused; the step stays', async (t) => {
+  const { browser, base, upstream } = await setUp(t, ['password+code'])
+  browser.answerCreate = () => ({ credential: standInCredential(attestation) })
+  const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
+  await toConfirmStep(t, base, user)
+  const password = screen.getByLabelText(english('field.password'))
+  await user.type(password, 'wrong horse')
+  await user.type(codeField(), `${CODE}{Enter}`)
+  await eventuallyOk(t, () => screen.getAllByRole('alert').some((alert) => alert.textContent === WRONG_PASSWORD_OR_CODE), 'the refusal is announced')
+  for (const [name, field] of [['password', password], ['code', codeField()]] as const) {
+    t.equal(field.getAttribute('aria-invalid'), 'true', `the ${name} field is marked`)
+    t.ok(field.getAttribute('aria-describedby')?.split(' ').some((id) => document.getElementById(id)?.textContent === WRONG_PASSWORD_OR_CODE), 'and described by the refusal')
+  }
+  await eventuallyOk(t, () => document.activeElement === password, 'the password field takes the focus, to be typed again')
+  t.ok(screen.getByRole('heading', { name: english('freshProof.heading') }), 'the step stays')
+  t.equal(creates(browser).length, 0, 'no prompt')
+  await user.clear(password)
+  await user.type(password, `${PASSWORD}{Enter}`)
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.same(lastBody(upstream, '/reauthenticate'), { password: PASSWORD, code: CODE }, 'the code kept beside the right password')
+})
+
+t.test('a second factor and no password: the code alone proves it, or a recovery code', async (t) => {
+  for (const [what, proof] of [['an authenticator code', { code: CODE }], ['a recovery code', { recovery_code: RECOVERY_CODE }]] as const) {
     await t.test(what, async (t) => {
-      const { browser, base, upstream } = await setUp(t, ['password', 'code'])
+      const { browser, base, upstream } = await setUp(t, ['code', 'passkey'])
       browser.answerCreate = () => ({ credential: standInCredential(attestation) })
       const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
       await toConfirmStep(t, base, user)
-      await user.click(screen.getByRole('button', { name: english('freshProof.useCode') }))
-      const codeField = screen.getByRole('textbox', { name: english('secondFactor.codeLabel') })
-      t.equal(document.activeElement, codeField, 'the code field takes the focus')
-      t.equal(screen.queryByLabelText(english('field.password')), null, 'in place of the password')
-      t.ok(screen.getByRole('button', { name: english('freshProof.usePassword') }), 'with a way back to the password')
+      t.equal(screen.queryByLabelText(english('field.password')), null, 'no password field')
+      t.equal(screen.queryByText(english('freshProof.passwordAndCode')), null, 'nor the words that ask for one')
+      t.ok(screen.getByRole('button', { name: english('freshProof.usePasskey') }), 'the passkey beside it')
+      await user.tab()
+      t.equal(document.activeElement, codeField(), 'Tab reaches the code field')
       if ('recovery_code' in proof) {
         await user.click(screen.getByRole('button', { name: english('secondFactor.useRecovery') }))
         await user.type(screen.getByRole('textbox', { name: english('secondFactor.recoveryLabel') }), `${proof.recovery_code}{Enter}`)
       } else {
-        await user.type(codeField, `${proof.code}{Enter}`)
+        await user.keyboard(`${proof.code}{Enter}`)
       }
       await continueAfterCreation(t, base, user)
       t.same(lastBody(upstream, '/reauthenticate'), proof)

@@ -5,7 +5,11 @@ import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
+import { PASSKEY_OFFER_DECLINED_KEY } from '../../client/passkeys/passkey-timing.js'
+import { REMEMBERED_BROWSER_COOKIE } from '../../server/reference/remembered-browser-cookie.js'
+import { passwordLogin } from '../fixtures/passkey-page.js'
 import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
+import { enrolFromOffer, verifyRememberingBrowser } from '../fixtures/second-factor-page.js'
 import { addVirtualAuthenticator } from '../fixtures/virtual-authenticator.js'
 
 /*
@@ -14,6 +18,8 @@ import { addVirtualAuthenticator } from '../fixtures/virtual-authenticator.js'
  * with a wrong password's refusal shown; against the built server configured
  * as fresh-proof.test.ts's journeys are. The step is reached as there: the
  * passkey offer after a password sign-in, with the sign-in's proof deleted.
+ * Its form for an account with an authenticator app (the password and a
+ * code) is checked too, at one size, in a browser remembered for that account.
  */
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 812 } } as const
@@ -31,6 +37,22 @@ t.test('axe finds no WCAG 2.2 A/AA violation on Confirm it\'s you, in English an
   // One account for both languages (registrations are rate limited): each opens a fresh browser context.
   const email = 'noor@example.test'
   await registerAccount(base, email)
+  // An account with an authenticator app, and the cookie of a browser remembered for it: its password sign-in skips the code.
+  const withApp = 'zoe@example.test'
+  await registerAccount(base, withApp)
+  const rememberedBrowser = await (async () => {
+    const { page, context } = await openPage(t)
+    await page.addInitScript((key) => localStorage.setItem(key, String(Date.now() + 86_400_000)), PASSKEY_OFFER_DECLINED_KEY)
+    await page.goto(target)
+    await passwordLogin(page, withApp)
+    const { recoveryCodes } = await enrolFromOffer(page)
+    await page.waitForURL(`${product}/home`)
+    await page.goto(target)
+    await passwordLogin(page, withApp)
+    await verifyRememberingBrowser(page, recoveryCodes[0]!)
+    await page.waitForURL(`${product}/home`)
+    return (await context.cookies()).find((cookie) => cookie.name === REMEMBERED_BROWSER_COOKIE)!
+  })()
 
   for (const [locale, browserLocale] of [['en', 'en-US'], ['ar', 'ar-EG']] as const) {
     const say = catalogue(locale)
@@ -64,5 +86,22 @@ t.test('axe finds no WCAG 2.2 A/AA violation on Confirm it\'s you, in English an
     await page.getByRole('alert').filter({ hasText: /\S/ }).waitFor()
     t.comment(`${locale}: the refusal says ${JSON.stringify(await page.getByRole('alert').filter({ hasText: /\S/ }).textContent())}`)
     t.same(await wcagViolations(page), [], `${locale}: the step with a wrong password's refusal`)
+
+    await context.addCookies([rememberedBrowser])
+    await page.goto(target)
+    await page.getByLabel(say('field.email'), { exact: true }).fill(withApp)
+    await page.getByLabel(say('field.password'), { exact: true }).fill(GOOD_PASSWORD)
+    await page.getByRole('button', { name: say('login.submit'), exact: true }).click()
+    await page.getByRole('button', { name: say('passkey.create') }).waitFor({ timeout: 10_000 })
+    await context.clearCookies({ name: 'threshold_proof' })
+    await page.getByRole('button', { name: say('passkey.create') }).click()
+    await page.getByText(say('freshProof.passwordAndCode')).waitFor()
+    t.same(await wcagViolations(page), [], `${locale}: the step asking for the password and a code`)
+    await page.getByLabel(say('field.password'), { exact: true }).fill('not the password at all')
+    await page.getByRole('textbox', { name: say('secondFactor.codeLabel'), exact: true }).fill('000000')
+    await page.getByRole('button', { name: say('freshProof.confirm'), exact: true }).click()
+    await page.getByRole('alert').filter({ hasText: /\S/ }).waitFor()
+    t.comment(`${locale}: the refusal says ${JSON.stringify(await page.getByRole('alert').filter({ hasText: /\S/ }).textContent())}`)
+    t.same(await wcagViolations(page), [], `${locale}: the password and code step with a refusal`)
   }
 })

@@ -7,6 +7,7 @@ import { english } from '../fixtures/messages.js'
 import { passwordLogin, withoutAutofill } from '../fixtures/passkey-page.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
+import { authenticatorCode, enrolFromOffer, verifyRememberingBrowser } from '../fixtures/second-factor-page.js'
 import { addVirtualAuthenticator, type VirtualCredential } from '../fixtures/virtual-authenticator.js'
 
 /*
@@ -91,6 +92,8 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     await page.getByRole('button', { name: english('secondFactor.offerAccept') }).click()
     t.ok(await confirmStepFocused(page), 'Confirm it\'s you, with the focus on its heading')
     t.equal(await page.getByRole('button', { name: english('freshProof.usePasskey') }).count(), 0, 'no passkey on the account: none offered')
+    // The account has no second factor yet: the password alone is as strong as its sign-in.
+    t.equal(await page.getByRole('textbox', { name: english('secondFactor.codeLabel') }).count(), 0, 'the password alone, no code')
     await page.getByLabel(english('field.password'), { exact: true }).fill(GOOD_PASSWORD)
     await page.keyboard.press('Enter')
     await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
@@ -112,5 +115,49 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     await page.getByRole('button', { name: english('freshProof.usePasskey') }).click()
     await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
     t.ok(await holdsProof(context, base), 'the passkey\'s assertion made a fresh proof')
+  })
+
+  await t.test('with an authenticator app: a remembered browser\'s offer → "Create a passkey" → the password and a code, in one call → the passkey', async (t) => {
+    const email = 'ines@example.test'
+    await registerAccount(base, email)
+    // The enrolment right after a sign-in, which is its proof; the passkey offer declined on that page only.
+    const enrolling = await openWithAuthenticator(t)
+    await declinePasskeyOffer(enrolling.page)
+    await enrolling.page.goto(target)
+    await passwordLogin(enrolling.page, email)
+    const { key, recoveryCodes } = await enrolFromOffer(enrolling.page)
+    await enrolling.page.waitForURL(`${product}/home`)
+
+    // This browser is remembered at its first sign-in with the second factor, so that the next one skips the
+    // code and shows the passkey offer; a recovery code there leaves the app's next code for the proof.
+    const { page, context, authenticator, problems } = await openWithAuthenticator(t)
+    await page.goto(target)
+    await passwordLogin(page, email)
+    await verifyRememberingBrowser(page, recoveryCodes[0]!)
+    await page.waitForURL(`${product}/home`)
+    await page.goto(target)
+    await passwordLogin(page, email)
+    await page.getByRole('heading', { name: english('passkey.offerHeading') }).waitFor({ timeout: 10_000 })
+    await context.clearCookies({ name: PROOF_COOKIE })
+    const proofs: unknown[] = []
+    page.on('request', (request) => { if (new URL(request.url()).pathname === '/accounts/reauthenticate') proofs.push(request.postDataJSON()) })
+    await page.getByRole('button', { name: english('passkey.create') }).click()
+    t.ok(await confirmStepFocused(page), 'Confirm it\'s you, with the focus on its heading')
+    t.ok(await page.getByText(english('freshProof.passwordAndCode')).isVisible(), 'the step asks for the password and a code')
+    const password = page.getByLabel(english('field.password'), { exact: true })
+    const code = page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
+    t.equal(await password.getAttribute('autocomplete'), 'current-password')
+    t.equal(await code.getAttribute('autocomplete'), 'one-time-code')
+    t.equal(await code.getAttribute('inputmode'), 'numeric')
+    const confirm = page.getByRole('button', { name: english('freshProof.confirm') })
+    await password.fill(GOOD_PASSWORD)
+    t.ok(await confirm.isDisabled(), 'the password alone cannot confirm')
+    // The next step's code: the enrolment spent this step's.
+    await code.fill(authenticatorCode(key, 1))
+    await confirm.click()
+    await page.waitForURL(`${product}/home`)
+    t.same(proofs.map((proof) => Object.keys(proof as object).sort()), [['code', 'password']], 'one reauthenticate call, with both')
+    t.equal((await authenticator.credentials()).length, 1, 'the virtual authenticator holds the new passkey')
+    t.same(unexpectedProblems(problems, [403]), [], 'no console errors and no CSP violations')
   })
 })

@@ -3,7 +3,8 @@ import type { Page, Request } from 'playwright-core'
 import t from 'tap'
 import { browserSkip, launchBrowser } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount } from '../fixtures/reference.js'
+import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
+import { ServiceBrowser } from '../fixtures/service-browser.js'
 
 /*
  * The attack on a shared computer (review M1): a visitor signs in without
@@ -39,11 +40,12 @@ t.test('without scripts, going back and forth after a login sends no password ag
 
   await t.test('after the code step', async (t) => {
     await registerAccount(base, 'history.code@example.test')
-    const tokens = await loginTokens(base, 'history.code@example.test')
-    const bearer = { authorization: `Bearer ${tokens.auth}` }
-    const secret = String((await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)).body.secret)
+    // Enrolled in the browser that signed in: the sign-in is its fresh proof.
+    const enrolling = new ServiceBrowser(base)
+    const bearer = await enrolling.bearerAfterSignIn('history.code@example.test')
+    const secret = String((await enrolling.post('second-factor/enrol/start', {}, bearer)).body.secret)
     const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 })
-    t.equal((await postJson(base, '/accounts/second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
+    t.equal((await enrolling.post('second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
 
     const context = await browser.newContext({ javaScriptEnabled: false })
     t.teardown(() => context.close())

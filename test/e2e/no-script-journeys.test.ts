@@ -1,12 +1,15 @@
 import { Secret, TOTP } from 'otpauth'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
+import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
 import { SUCCESS_MESSAGES } from '../../common/page-texts.js'
+import { KNOWN_BROWSER_COOKIE } from '../../server/edge/challenge/known-browser.js'
 import { browserSkip, launchBrowser, waitForHydration } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount } from '../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, registerAccount } from '../fixtures/reference.js'
 import { startOidcProvider } from '../fixtures/sso-oidc-provider.js'
+import { ServiceBrowser } from '../fixtures/service-browser.js'
 
 /*
  * The forms of the server-rendered page in real Chromium with JavaScript
@@ -128,11 +131,12 @@ t.test('the forms without scripts in real Chromium against the built server', { 
 
   await t.test('the code step of a login whose second factor is due', async (t) => {
     await registerAccount(base, 'code.noscript@example.test')
-    const tokens = await loginTokens(base, 'code.noscript@example.test')
-    const bearer = { authorization: `Bearer ${tokens.auth}` }
-    const secret = String((await postJson(base, '/accounts/second-factor/enrol/start', {}, bearer)).body.secret)
+    // Enrolled in the browser that signed in: the sign-in is its fresh proof.
+    const enrolling = new ServiceBrowser(base)
+    const bearer = await enrolling.bearerAfterSignIn('code.noscript@example.test')
+    const secret = String((await enrolling.post('second-factor/enrol/start', {}, bearer)).body.secret)
     const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 })
-    t.equal((await postJson(base, '/accounts/second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
+    t.equal((await enrolling.post('second-factor/enrol/confirm', { code: totp.generate() }, bearer)).status, 200)
 
     const { page, context } = await openPage(t)
     await page.goto(`${base}/?redirect=${encodeURIComponent(target)}`)
@@ -214,4 +218,57 @@ t.test('the forms without scripts in real Chromium against the built server', { 
     await page.waitForURL(target)
     await checkTokenCookies(t, context, base)
   })
+})
+
+t.test('attack: strangers\' guesses at an account; the owner\'s browser that signed in before, with scripts or without, signs in without them, a stranger\'s is told it needs JavaScript', { skip: browserSkip }, async (t) => {
+  const product = await startProductApp(t)
+  const target = `${product}/dashboard`
+  // The challenge at its defaults (5 failed logins an account); strangers' guesses come through a trusted proxy, each from a range of its own.
+  const { base } = await startBuiltServer(t, { CHALLENGE: 'pow', TRUST_PROXY: 'loopback', PASSKEYS: 'false', REDIRECT_ALLOWED_HOSTS: '127.0.0.1' })
+  const owner = 'owner.noscript@example.test'
+  await registerAccount(base, owner)
+  let ranges = 0
+  const strangersGuess = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) {
+      const guess = await postJson(base, '/accounts/v2/login', { email: owner, password: `guess ${i}` }, { 'x-forwarded-for': `2001:db8:${(++ranges).toString(16)}::7` })
+      t.equal(guess.status, 401, `a stranger's guess ${ranges}`)
+    }
+  }
+  let visits = 0
+  /** Logs in as the owner from `page`; the target it leads to. Each post is another (its redirect differs): the edge answers the same post from one address again with its first answer (docs/no-script.md). */
+  const logIn = async (page: Page, scripts = false): Promise<string> => {
+    const visit = `${target}?visit=${++visits}`
+    await page.goto(`${base}/?redirect=${encodeURIComponent(visit)}`)
+    if (scripts) await waitForHydration(page)
+    await fill(page, 'Email', owner)
+    await fill(page, 'Password', GOOD_PASSWORD)
+    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    return visit
+  }
+
+  // Before the attack: the owner signs in without scripts in one browser, with them in another.
+  const withoutScripts = await openPage(t)
+  await withoutScripts.page.waitForURL(await logIn(withoutScripts.page))
+  const note = (await withoutScripts.context.cookies(base)).find((cookie) => cookie.name === KNOWN_BROWSER_COOKIE)
+  t.match(note, { path: '/', httpOnly: true, secure: true, sameSite: 'Strict' }, 'the edge notes the browser, for the whole origin, out of scripts\' reach')
+  const scripted = await openPage(t, true)
+  const scriptedVisit = await logIn(scripted.page, true)
+  // Signed in by the scripts, which offer a second factor before they go on.
+  await scripted.page.getByRole('button', { name: 'Not now' }).click()
+  await scripted.page.waitForURL(scriptedVisit)
+  // The same browser, its scripts turned off: its cookies, nothing else.
+  const scriptsTurnedOff = await openPage(t)
+  await scriptsTurnedOff.context.addCookies(await scripted.context.cookies(base))
+
+  const stranger = await openPage(t)
+  for (const [what, browser] of [['signed in without scripts before', withoutScripts], ['signed in with scripts before', scriptsTurnedOff]] as const) {
+    // Each time: her last sign-in cleared the account's count.
+    await strangersGuess()
+    await logIn(stranger.page)
+    await stranger.page.getByRole('alert').filter({ hasText: englishCatalogue['server.challengeNeedsScripts'] }).waitFor()
+    t.notOk((await stranger.context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'a stranger\'s browser without scripts is told the check needs them, even with the right password')
+    const page = await browser.context.newPage()
+    await page.waitForURL(await logIn(page))
+    t.pass(`the owner's browser ${what} signs in without scripts`)
+  }
 })

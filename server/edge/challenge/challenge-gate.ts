@@ -34,7 +34,7 @@ export interface ChallengeGateOptions {
   readonly keys: EdgeKeys
   readonly risk: Risk
   readonly singleUse: SingleUse
-  /** The edge's own known-browser cookie (known-browser.ts), scoped to the login call. */
+  /** The edge's own known-browser cookie (known-browser.ts): on the page's calls and on its forms posted without scripts alike. */
   readonly knownBrowsers: KnownBrowsers
   /** Where the JSON calls are mounted (`/accounts`). */
   readonly prefix: string
@@ -52,9 +52,12 @@ interface JudgedCall {
   readonly accounts: readonly string[]
   /**
    * Whether the account's count is read: not for a browser that signed in to
-   * it before (the edge's known-browser cookie), nor for a form posted
-   * without scripts, which cannot solve a challenge (docs/challenge.md,
-   * "The owner's way in").
+   * it before (the edge's known-browser cookie, which a form posted without
+   * scripts carries too: form-posts/inner-call.ts), nor for a registration,
+   * reset or verification-link request posted without scripts, which guesses
+   * no password and is the no-script owner's way out (docs/challenge.md,
+   * "The owner's way in"). A login is judged by it however it is sent: a
+   * form post is no way around it.
    */
   readonly accountSignal: boolean
 }
@@ -97,7 +100,8 @@ export function challengeGate (options: ChallengeGateOptions) {
     // Not a string: the backend refuses the body; judged by its range alone.
     const accounts = typeof emails[0] === 'string' ? [accountKeyFor(keys.pseudonym, emails[0])] : []
     const knownBrowser = accounts.length === 1 && knownBrowsers.knows(request.headers.cookie, accounts[0]!)
-    return { path: path as ChallengedPath, range, accounts, accountSignal: !knownBrowser && !isFormPostCall(request) }
+    const sparedWithoutScripts = path !== 'v2/login' && isFormPostCall(request)
+    return { path: path as ChallengedPath, range, accounts, accountSignal: !knownBrowser && !sparedWithoutScripts }
   }
 
   /** Whether the backend signed in the account of a judged login (tokens, or a second factor due: the password was right). */

@@ -38,8 +38,7 @@ export function createChallengeGate (options: {
     keys,
     risk: createRisk(counts, settings, now),
     singleUse: redis === null ? used : sharedSingleUse(redis, used, log, now),
-    // Scoped to the login call: the only one that reads it (a form post's call is exempt without it).
-    knownBrowsers: knownBrowsers(keys.knownBrowserSignature, `${options.prefix}/v2/login`, now),
+    knownBrowsers: knownBrowsers(keys.knownBrowserSignature, now),
     prefix: options.prefix,
     servedHosts: options.servedHosts,
     trust: options.trust,

@@ -17,6 +17,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
  * cannot be made without it, and one account's tag is worth nothing for
  * another. Holding it exempts from one signal only: the range and burst
  * signals, and the backend's own lockouts, apply as to anyone.
+ *
+ * Its path is `/` ({@link KNOWN_BROWSER_PATH}): the login is sent to
+ * `/accounts/v2/login` by the page's scripts and to `/` as a form without
+ * them, and the owner's browser must be known on both. Every same-origin
+ * request then carries it (at most about 200 bytes, host-only: no Domain);
+ * it stays the edge's own, since the proxies pass on only the cookies they
+ * name (accounts-proxy.ts ACCOUNTS_REQUEST_HEADERS, grpc-web-proxy.ts), and
+ * HttpOnly keeps it from the page's scripts.
  */
 
 export const KNOWN_BROWSER_COOKIE = 'threshold_edge_browser'
@@ -24,6 +32,8 @@ export const KNOWN_BROWSER_COOKIE = 'threshold_edge_browser'
 export const KNOWN_BROWSER_DAYS = 90
 /** Accounts one browser is known to at most (a family's shared computer); the oldest is forgotten first. */
 export const KNOWN_BROWSER_MAX_ACCOUNTS = 5
+/** Where the browser sends it: to the page's login call and to its forms posted without scripts (`POST /`). */
+export const KNOWN_BROWSER_PATH = '/'
 
 const DAY_SECONDS = 24 * 60 * 60
 const TAG_LENGTH = 22
@@ -64,11 +74,8 @@ export interface KnownBrowsers {
   remember (cookieHeader: string | undefined, account: string): string
 }
 
-/**
- * Known browsers under `key` (edge-secrets.ts knownBrowserSignature), the
- * cookie scoped to `path` (the login call's: nothing else reads it).
- */
-export function knownBrowsers (key: Buffer, path: string, now: () => number = Date.now): KnownBrowsers {
+/** Known browsers under `key` (edge-secrets.ts knownBrowserSignature). */
+export function knownBrowsers (key: Buffer, now: () => number = Date.now): KnownBrowsers {
   const tagOf = (account: string, expires: number): string =>
     createHmac('sha256', key).update(`${account}:${expires}`).digest('base64url').slice(0, TAG_LENGTH)
   const isFor = (entry: Entry, account: string): boolean =>
@@ -83,7 +90,7 @@ export function knownBrowsers (key: Buffer, path: string, now: () => number = Da
       const others = entriesOf(cookieNamed(cookieHeader, KNOWN_BROWSER_COOKIE), nowSeconds()).filter((entry) => !isFor(entry, account))
       const kept = [{ expires, tag: tagOf(account, expires) }, ...others].slice(0, KNOWN_BROWSER_MAX_ACCOUNTS)
       const value = kept.map((entry) => `${entry.expires}:${entry.tag}`).join('.')
-      return `${KNOWN_BROWSER_COOKIE}=${value}; Max-Age=${KNOWN_BROWSER_DAYS * DAY_SECONDS}; Path=${path}; HttpOnly; Secure; SameSite=Strict`
+      return `${KNOWN_BROWSER_COOKIE}=${value}; Max-Age=${KNOWN_BROWSER_DAYS * DAY_SECONDS}; Path=${KNOWN_BROWSER_PATH}; HttpOnly; Secure; SameSite=Strict`
     }
   }
 }

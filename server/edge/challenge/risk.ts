@@ -88,8 +88,8 @@ export interface Risk {
   /**
    * The level a guarded call from `range` naming `accounts` (both keyed) gets
    * now: 0 = no challenge. With `accountSignal` false the accounts' counts
-   * are not read (a browser their owner signed in with, a form posted
-   * without scripts: challenge-gate.ts): range and burst alone decide.
+   * are not read (a browser their owner signed in with, a reset or the like
+   * posted without scripts: challenge-gate.ts): range and burst alone decide.
    */
   levelFor (range: string, accounts: readonly string[], accountSignal?: boolean): Promise<number>
   /** A login the backend refused (401, or its own 429). */

@@ -7,12 +7,14 @@ import { HttpError } from '../http-error.js'
 /**
  * The visitor's request headers an inner call keeps: those the edge reads to
  * state the client (its address, scheme and host behind a trusted proxy), the
- * browser's name and its cookies. The routes called filter them further, as
- * they filter the page's own calls (accounts-proxy.ts ACCOUNTS_REQUEST_HEADERS).
+ * browser's name and its cookies, among them the edge's own note of a browser
+ * that signed in (challenge/known-browser.ts), which the challenge reads on
+ * the login as it does on the page's. The routes called filter them further,
+ * as they filter the page's own calls (accounts-proxy.ts ACCOUNTS_REQUEST_HEADERS).
  */
 const KEPT_HEADERS = ['host', 'user-agent', 'cookie', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded'] as const
 
-/** Headers of an answer that are the visitor's too: the backend's cookies (SSO state, a remembered browser) and Retry-After. */
+/** Headers of an answer that are the visitor's too: the backend's cookies (SSO state, a remembered browser), the edge's note of a browser that signed in, and Retry-After. */
 const PASSED_BACK_HEADERS = ['set-cookie', 'retry-after'] as const
 
 /**
@@ -20,7 +22,8 @@ const PASSED_BACK_HEADERS = ['set-cookie', 'retry-after'] as const
  * its value: drawn when the process starts, known to no visitor, never
  * passed on (the routes' header allowlists do not name it). The challenge
  * reads it (challenge/challenge-gate.ts): a form posted without scripts
- * cannot solve a challenge, so the account signal is not applied to it.
+ * cannot solve a challenge, so the account signal is not applied to its
+ * registration, reset and verification-link requests; a login meets it.
  */
 const FORM_POST_HEADER = 'x-threshold-form-post'
 const FORM_POST_MARK = Buffer.from(randomBytes(24).toString('base64url'))

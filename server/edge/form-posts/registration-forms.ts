@@ -1,4 +1,5 @@
 import { parseSuccessAnswer, type JsonAnswer } from '../../../common/accounts-answers.js'
+import { parseRecentFactorsReview, RECENT_FACTORS_DAYS } from '../../../common/recent-factors.js'
 import type { RenderedView } from '../../../common/page-render.js'
 import { failureStatus } from './answer-status.js'
 import { refusalText, refused, succeeded, type FormOutcome } from './form-outcome.js'
@@ -63,7 +64,27 @@ export const setPasswordForm: FormHandler = async (post) => {
     password: post.fields.one('password'),
     confirm_password: post.fields.optional('confirm_password', '')
   }
-  return finish(await post.callAccounts('resetPassword', payload), 'setPassword', '', '', post.messages.text('success.passwordSet'), post.messages)
+  const raw = await post.callAccounts('resetPassword', payload)
+  const answer = parseSuccessAnswer(raw)
+  const recent = answer.kind === 'success' && raw.kind === 'json' ? recentFactorsSentence(raw.body, post.messages) : null
+  if (answer.kind !== 'success' || recent === null) return finish(raw, 'setPassword', '', '', post.messages.text('success.passwordSet'), post.messages)
+  return succeeded('login', '', `${answer.message === '' ? post.messages.text('success.passwordSet') : answer.message} ${recent}`)
+}
+
+/**
+ * What the page lists after a reset with scripts (client/views/RecentFactors.tsx), said in
+ * one sentence after the success text: without scripts there is no Remove button (each
+ * removal is a call with the answer's review token), so the sentence says how to get one.
+ */
+function recentFactorsSentence (body: Readonly<Record<string, unknown>>, messages: Messages): string | null {
+  const review = parseRecentFactorsReview(body)
+  if (review === null) return null
+  const dates = new Intl.DateTimeFormat(messages.locale, { dateStyle: 'long', timeZone: 'UTC' })
+  const items = [
+    ...review.passkeys.map((passkey) => messages.text('server.recentPasskey', { name: passkey.name, date: dates.format(new Date(passkey.createdAt)) })),
+    ...review.secondFactorEnrolledAt === null ? [] : [messages.text('server.recentSecondFactor', { date: dates.format(new Date(review.secondFactorEnrolledAt)) })]
+  ]
+  return messages.text('server.recentFactors', { days: RECENT_FACTORS_DAYS, list: new Intl.ListFormat(messages.locale, { type: 'conjunction' }).format(items) })
 }
 
 /**

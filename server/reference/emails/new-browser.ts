@@ -15,9 +15,6 @@ export interface NewBrowserFacts {
 /** "Was this you?": a password sign-in from a browser that had not signed in to the account before. */
 export function newBrowserEmail (options: { to: string, productName: string, facts: NewBrowserFacts, link: string, validDays: number, messages: EmailMessages }): OutgoingEmail {
   const { to, productName, facts, link, validDays, messages } = options
-  // ISO date and 24-hour time read the same in every language; the words around them are translated.
-  const iso = facts.at.toISOString()
-  const when = messages.text('newBrowser.when', { date: iso.slice(0, 10), time: iso.slice(11, 16) })
   return composeEmail({
     kind: 'new_browser',
     to,
@@ -25,12 +22,20 @@ export function newBrowserEmail (options: { to: string, productName: string, fac
     subject: messages.text('newBrowser.subject', { product: productName }),
     before: [
       messages.text('newBrowser.intro', { product: productName }),
-      messages.text('newBrowser.facts', { when, browser: browserIn(messages, facts.browser), address: facts.address }),
+      factsIn(messages, facts),
       messages.text('newBrowser.advice')
     ],
     link: { href: link, label: messages.text('newBrowser.link') },
     after: [messages.text('newBrowser.validity', { days: validDays })]
   })
+}
+
+/** "When: … Browser: … Network address: …" in the email's language: what an owner is told of a request done in her name. */
+export function factsIn (messages: EmailMessages, facts: NewBrowserFacts): string {
+  // ISO date and 24-hour time read the same in every language; the words around them are translated.
+  const iso = facts.at.toISOString()
+  const when = messages.text('newBrowser.when', { date: iso.slice(0, 10), time: iso.slice(11, 16) })
+  return messages.text('newBrowser.facts', { when, browser: browserIn(messages, facts.browser), address: facts.address })
 }
 
 /** The browser's name in the email's language: the names stay, the words around them are translated. */

@@ -61,21 +61,41 @@ export class AccountOwners {
       return error(401, say(facts, 'change.sessionEnded'), { reason: SESSION_ENDED_REASON })
     }
     if (need === 'session') return { account, claims, proof: null }
-    const proof = await this.options.proofs.current(account.id, facts)
-    if (proof === null || (need === 'upgrade' && (!proof.atSignIn || proof.upgradeSpent))) {
-      logAuthEvent(facts, refusal.event, { accountId: account.id, clientAddress: facts.clientAddress, reason: need === 'upgrade' ? 'no-sign-in-proof' : 'no-fresh-proof' })
+    const proof = await this.options.proofs.current({ accountId: account.id, sessionId: claims.sessionId }, facts)
+    const usable = proof !== null && (need === 'upgrade'
+      ? proof.atSignIn && !proof.upgradeSpent
+      : await this.strongEnough(proof, account))
+    if (!usable) {
+      logAuthEvent(facts, refusal.event, {
+        accountId: account.id, clientAddress: facts.clientAddress, reason: proof === null ? 'no-fresh-proof' : need === 'upgrade' ? 'no-sign-in-proof' : 'weak-proof'
+      })
       return error(403, say(facts, 'change.proofRequired'), { reason: FRESH_PROOF_REQUIRED_REASON, proof_methods: await this.proofChoices(account) })
     }
     return { account, claims, proof }
   }
 
+  /**
+   * Whether a proof is as strong as a sign-in of the account: a sign-in is
+   * (by the account's own rules), and so are a passkey and a password given
+   * with a code; a password alone only while the account has no second
+   * factor, or a password and a stolen token would beat it.
+   */
+  private async strongEnough (proof: FreshProof, account: Account): Promise<boolean> {
+    return proof.atSignIn || proof.method === 'otp' || proof.method === 'hwk' || !await this.hasSecondFactor(account)
+  }
+
+  /** Whether the account has an enrolled second factor (its codes are asked for at sign-in). */
+  async hasSecondFactor (account: Account): Promise<boolean> {
+    return this.options.secondFactorEnabled && (await this.options.store.findSecondFactor(account.id))?.enrolledAt != null
+  }
+
   /** The ways the account can prove itself again, for the page to offer. */
   async proofChoices (account: Account): Promise<ProofChoice[]> {
-    const { store, passkeysEnabled, secondFactorEnabled } = this.options
     const choices: ProofChoice[] = []
-    if (account.passwordHash !== null) choices.push('password')
-    if (passkeysEnabled && (await store.listPasskeys(account.id)).length > 0) choices.push('passkey')
-    if (secondFactorEnabled && (await store.findSecondFactor(account.id))?.enrolledAt != null) choices.push('code')
+    const hasSecondFactor = await this.hasSecondFactor(account)
+    if (account.passwordHash !== null) choices.push(hasSecondFactor ? 'password+code' : 'password')
+    else if (hasSecondFactor) choices.push('code')
+    if (this.options.passkeysEnabled && (await this.options.store.listPasskeys(account.id)).length > 0) choices.push('passkey')
     choices.push('sign_in')
     return choices
   }

@@ -24,28 +24,35 @@ export class FreshProofs {
    * that keeps it there, or null where browsers are not recognised (the
    * local-network listener: its sign-ins change nothing).
    */
-  async record (accountId: string, method: ProofMethod, facts: RequestFacts, { atSignIn }: { readonly atSignIn: boolean }): Promise<string | null> {
+  async record (
+    session: { readonly accountId: string, readonly sessionId: string }, method: ProofMethod, facts: RequestFacts,
+    { atSignIn }: { readonly atSignIn: boolean }
+  ): Promise<string | null> {
     if (facts.browser === null) return null
     const binding = newBinding()
     const now = this.now()
     await this.store.insertFreshProof({
-      bindingHash: bindingHash(binding), accountId, method, atSignIn, provenAt: now, expiresAt: now + FRESH_PROOF_WINDOW_MS
+      bindingHash: bindingHash(binding), ...session, method, atSignIn, provenAt: now, expiresAt: now + FRESH_PROOF_WINDOW_MS
     })
     return proofCookie.set(binding)
   }
 
-  /** The browser's live proof of `accountId`, or null (none, another account's, or expired). */
-  async current (accountId: string, facts: RequestFacts): Promise<FreshProof | null> {
+  /**
+   * The browser's live proof made in `sessionId`, or null (none, another
+   * session's or account's, or expired): a proof cookie tossed in from a
+   * sibling subdomain, or kept from an ended session, proves nothing.
+   */
+  async current (session: { readonly accountId: string, readonly sessionId: string }, facts: RequestFacts): Promise<FreshProof | null> {
     const binding = proofCookie.read(facts.browser?.cookieHeader)
     if (binding === null) return null
     const proof = await this.store.findFreshProof(bindingHash(binding), this.now())
-    return proof?.accountId === accountId ? proof : null
+    return proof?.accountId === session.accountId && proof.sessionId === session.sessionId ? proof : null
   }
 
   /** Spends the browser's sign-in proof on the one prompt-less passkey registration it allows (atomic). */
-  async spendOnUpgrade (accountId: string, facts: RequestFacts): Promise<boolean> {
+  async spendOnUpgrade (sessionId: string, facts: RequestFacts): Promise<boolean> {
     const binding = proofCookie.read(facts.browser?.cookieHeader)
-    return binding !== null && await this.store.spendFreshProofOnUpgrade(bindingHash(binding), accountId, this.now())
+    return binding !== null && await this.store.spendFreshProofOnUpgrade(bindingHash(binding), sessionId, this.now())
   }
 
   /** Forgets every proof of the account: its sessions have been ended. */

@@ -84,8 +84,12 @@ export interface SsoIdentity {
   readonly expiresAt: number
 }
 
-/** What a link emailed to an account's owner does when opened. */
-export type EmailLinkPurpose = 'verify-email' | 'end-sessions'
+/**
+ * What a link emailed to an account's owner does when opened; and
+ * `review-factors`, the token a completed reset hands the page to remove
+ * what was added recently (change-notices/recent-factors.ts), kept alike.
+ */
+export type EmailLinkPurpose = 'verify-email' | 'end-sessions' | 'undo-change' | 'review-factors'
 
 export interface EmailLink {
   /** The hash of the token in the link; the token itself is only in the email. */
@@ -93,6 +97,15 @@ export interface EmailLink {
   readonly accountId: string
   readonly purpose: EmailLinkPurpose
   readonly expiresAt: number
+  /** What the link is about, where its purpose needs more than the account (the change to undo); absent: nothing. */
+  readonly subject?: string | null
+}
+
+/** A live link as opened: its account, its subject, and when it was made. */
+export interface OpenedEmailLink {
+  readonly accountId: string
+  readonly subject: string | null
+  readonly createdAt: number
 }
 
 /**
@@ -194,6 +207,8 @@ export type ProofMethod = 'pwd' | 'hwk' | 'otp' | 'google' | 'sso'
 export interface FreshProof {
   readonly bindingHash: string
   readonly accountId: string
+  /** The session (refresh family) it was made in: it proves nothing for another. */
+  readonly sessionId: string
   readonly method: ProofMethod
   /** Whether the proof was the sign-in itself (a prompt-less passkey registration may use only such a proof, once). */
   readonly atSignIn: boolean
@@ -261,10 +276,10 @@ export interface AccountStore {
   findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null>
   /**
    * Spends the browser's sign-in proof on the one prompt-less passkey
-   * registration it allows: false when it is not the account's, not a
+   * registration it allows: false when it is not the session's, not a
    * sign-in's, expired, or spent already. Atomic.
    */
-  spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean>
+  spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean>
   /** Forgets every proof of the account (its sessions have just been ended). */
   voidFreshProofs (accountId: string): Promise<void>
 
@@ -277,8 +292,10 @@ export interface AccountStore {
   countResetTokensSince (accountId: string, since: number): Promise<number>
 
   insertEmailLink (link: EmailLink, now: number): Promise<void>
-  /** Uses the link once: its account if it was made for `purpose`, unused and unexpired. Atomic. */
-  consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null>
+  /** Uses the link once: the link if it was made for `purpose`, unused and unexpired. Atomic. */
+  consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null>
+  /** The link if it was made for `purpose`, unused and unexpired, without using it (reads only). */
+  findEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null>
   /** How many links for `purpose` were sent to the account since `since`. */
   countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number>
 

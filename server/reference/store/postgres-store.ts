@@ -11,6 +11,7 @@ import {
   type CreateAccountResult,
   type EmailLink,
   type EmailLinkPurpose,
+  type OpenedEmailLink,
   type FreshProof,
   type ProofMethod,
   type LoginThrottle,
@@ -194,6 +195,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   `CREATE TABLE fresh_proofs (
      binding_hash TEXT PRIMARY KEY,
      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     session_id TEXT NOT NULL,
      method TEXT NOT NULL,
      at_sign_in BOOLEAN NOT NULL,
      proven_at BIGINT NOT NULL,
@@ -257,6 +259,16 @@ function toAccount (row: AccountRow | undefined): Account | null {
     emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
   }
+}
+
+interface EmailLinkRow {
+  account_id: string
+  subject: string | null
+  created_at: number
+}
+
+function toOpenedEmailLink (row: EmailLinkRow | undefined): OpenedEmailLink | null {
+  return row === undefined ? null : { accountId: row.account_id, subject: row.subject, createdAt: row.created_at }
 }
 
 interface PasskeyRow {
@@ -533,28 +545,28 @@ export class PostgresAccountStore implements AccountStore {
 
   async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
     await this.pool.query(
-      `INSERT INTO fresh_proofs (binding_hash, account_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
-       VALUES ($1, $2, $3, $4, $5, $6, NULL)
-       ON CONFLICT (binding_hash) DO UPDATE SET account_id = EXCLUDED.account_id, method = EXCLUDED.method,
+      `INSERT INTO fresh_proofs (binding_hash, account_id, session_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
+       VALUES ($1, $2, $7, $3, $4, $5, $6, NULL)
+       ON CONFLICT (binding_hash) DO UPDATE SET account_id = EXCLUDED.account_id, session_id = EXCLUDED.session_id, method = EXCLUDED.method,
          at_sign_in = EXCLUDED.at_sign_in, proven_at = EXCLUDED.proven_at, expires_at = EXCLUDED.expires_at, upgrade_used_at = NULL`,
-      [proof.bindingHash, proof.accountId, proof.method, proof.atSignIn, proof.provenAt, proof.expiresAt])
+      [proof.bindingHash, proof.accountId, proof.method, proof.atSignIn, proof.provenAt, proof.expiresAt, proof.sessionId])
   }
 
   async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
     const { rows } = await this.pool.query<{
-      binding_hash: string, account_id: string, method: ProofMethod, at_sign_in: boolean, proven_at: number, expires_at: number, upgrade_used_at: number | null
+      binding_hash: string, account_id: string, session_id: string, method: ProofMethod, at_sign_in: boolean, proven_at: number, expires_at: number, upgrade_used_at: number | null
     }>('SELECT * FROM fresh_proofs WHERE binding_hash = $1 AND expires_at > $2', [bindingHash, now])
     const row = rows[0]
     return row === undefined
       ? null
-      : { bindingHash: row.binding_hash, accountId: row.account_id, method: row.method, atSignIn: row.at_sign_in, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+      : { bindingHash: row.binding_hash, accountId: row.account_id, sessionId: row.session_id, method: row.method, atSignIn: row.at_sign_in, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
   }
 
-  async spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean> {
+  async spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE fresh_proofs SET upgrade_used_at = $1
-       WHERE binding_hash = $2 AND account_id = $3 AND at_sign_in AND upgrade_used_at IS NULL AND expires_at > $1`,
-      [now, bindingHash, accountId])
+       WHERE binding_hash = $2 AND session_id = $3 AND at_sign_in AND upgrade_used_at IS NULL AND expires_at > $1`,
+      [now, bindingHash, sessionId])
     return rowCount === 1
   }
 
@@ -610,15 +622,22 @@ export class PostgresAccountStore implements AccountStore {
 
   async insertEmailLink (link: EmailLink, now: number): Promise<void> {
     await this.pool.query(
-      'INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)',
-      [link.tokenHash, link.accountId, link.purpose, link.expiresAt, now])
+      'INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at, subject) VALUES ($1, $2, $3, $4, $5, $6)',
+      [link.tokenHash, link.accountId, link.purpose, link.expiresAt, now, link.subject ?? null])
   }
 
-  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null> {
-    const { rows } = await this.pool.query<{ account_id: string }>(
+  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
+    const { rows } = await this.pool.query<EmailLinkRow>(
       `UPDATE email_links SET used_at = $1 WHERE token_hash = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $1
-       RETURNING account_id`, [now, tokenHash, purpose])
-    return rows[0]?.account_id ?? null
+       RETURNING account_id, subject, created_at`, [now, tokenHash, purpose])
+    return toOpenedEmailLink(rows[0])
+  }
+
+  async findEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
+    const { rows } = await this.pool.query<EmailLinkRow>(
+      `SELECT account_id, subject, created_at FROM email_links
+       WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3`, [tokenHash, purpose, now])
+    return toOpenedEmailLink(rows[0])
   }
 
   async countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number> {

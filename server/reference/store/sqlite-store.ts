@@ -15,6 +15,7 @@ import {
   type CreateAccountResult,
   type EmailLink,
   type EmailLinkPurpose,
+  type OpenedEmailLink,
   type LoginThrottle,
   type NewAccount,
   type NoticeKind,
@@ -197,6 +198,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   `CREATE TABLE fresh_proofs (
      binding_hash TEXT PRIMARY KEY,
      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     session_id TEXT NOT NULL,
      method TEXT NOT NULL,
      at_sign_in INTEGER NOT NULL,
      proven_at INTEGER NOT NULL,
@@ -230,6 +232,16 @@ function toAccount (row: AccountRow | undefined): Account | null {
     emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at
   }
+}
+
+interface EmailLinkRow {
+  account_id: string
+  subject: string | null
+  created_at: number
+}
+
+function toOpenedEmailLink (row: EmailLinkRow | undefined): OpenedEmailLink | null {
+  return row === undefined ? null : { accountId: row.account_id, subject: row.subject, createdAt: row.created_at }
 }
 
 interface PasskeyRow {
@@ -424,24 +436,24 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
-    this.db.prepare(`INSERT OR REPLACE INTO fresh_proofs (binding_hash, account_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
-                     VALUES (?, ?, ?, ?, ?, ?, NULL)`)
-      .run(proof.bindingHash, proof.accountId, proof.method, proof.atSignIn ? 1 : 0, proof.provenAt, proof.expiresAt)
+    this.db.prepare(`INSERT OR REPLACE INTO fresh_proofs (binding_hash, account_id, session_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`)
+      .run(proof.bindingHash, proof.accountId, proof.sessionId, proof.method, proof.atSignIn ? 1 : 0, proof.provenAt, proof.expiresAt)
   }
 
   async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
     const row = this.db.prepare('SELECT * FROM fresh_proofs WHERE binding_hash = ? AND expires_at > ?').get(bindingHash, now) as {
-      binding_hash: string, account_id: string, method: ProofMethod, at_sign_in: number, proven_at: number, expires_at: number, upgrade_used_at: number | null
+      binding_hash: string, account_id: string, session_id: string, method: ProofMethod, at_sign_in: number, proven_at: number, expires_at: number, upgrade_used_at: number | null
     } | undefined
     return row === undefined
       ? null
-      : { bindingHash: row.binding_hash, accountId: row.account_id, method: row.method, atSignIn: row.at_sign_in === 1, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+      : { bindingHash: row.binding_hash, accountId: row.account_id, sessionId: row.session_id, method: row.method, atSignIn: row.at_sign_in === 1, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
   }
 
-  async spendFreshProofOnUpgrade (bindingHash: string, accountId: string, now: number): Promise<boolean> {
+  async spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean> {
     return this.db.prepare(`UPDATE fresh_proofs SET upgrade_used_at = ?
-                            WHERE binding_hash = ? AND account_id = ? AND at_sign_in = 1 AND upgrade_used_at IS NULL AND expires_at > ?`)
-      .run(now, bindingHash, accountId, now).changes === 1
+                            WHERE binding_hash = ? AND session_id = ? AND at_sign_in = 1 AND upgrade_used_at IS NULL AND expires_at > ?`)
+      .run(now, bindingHash, sessionId, now).changes === 1
   }
 
   async voidFreshProofs (accountId: string): Promise<void> {
@@ -500,15 +512,21 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async insertEmailLink (link: EmailLink, now: number): Promise<void> {
-    this.db.prepare('INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(link.tokenHash, link.accountId, link.purpose, link.expiresAt, now)
+    this.db.prepare('INSERT INTO email_links (token_hash, account_id, purpose, expires_at, created_at, subject) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(link.tokenHash, link.accountId, link.purpose, link.expiresAt, now, link.subject ?? null)
   }
 
-  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<string | null> {
+  async consumeEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
     const row = this.db.prepare(`UPDATE email_links SET used_at = ?
                                  WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
-                                 RETURNING account_id`).get(now, tokenHash, purpose, now) as { account_id: string } | undefined
-    return row?.account_id ?? null
+                                 RETURNING account_id, subject, created_at`).get(now, tokenHash, purpose, now) as EmailLinkRow | undefined
+    return toOpenedEmailLink(row)
+  }
+
+  async findEmailLink (purpose: EmailLinkPurpose, tokenHash: string, now: number): Promise<OpenedEmailLink | null> {
+    const row = this.db.prepare(`SELECT account_id, subject, created_at FROM email_links
+                                 WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?`).get(tokenHash, purpose, now) as EmailLinkRow | undefined
+    return toOpenedEmailLink(row)
   }
 
   async countEmailLinksSince (purpose: EmailLinkPurpose, accountId: string, since: number): Promise<number> {

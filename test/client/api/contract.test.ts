@@ -7,6 +7,7 @@ import {
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/api/passkeys.js'
 import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } from '../../../client/api/fresh-proof.js'
 import { endOtherSessions } from '../../../client/api/other-sessions.js'
+import { removeRecentFactor } from '../../../client/api/recent-factors.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
@@ -69,6 +70,8 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['sso register', () => completeSsoRegister({ register_method: 'OIDC', id: 'one-time-id' })],
     ['set password', () => setPassword({ token: 'reset-token', password: 'pw', confirm_password: 'pw' })],
     ['new verification link', () => verifyEmailRequest({ email: 'a@b.test' })],
+    ['remove a recent passkey', () => removeRecentFactor('review-token', { passkey_id: 'Y3JlZC0x' })],
+    ['remove a recent authenticator app', () => removeRecentFactor('review-token', { second_factor: true })],
     ['passkey login options', () => passkeyLoginOptions()],
     ['passkey login from autofill', () => passkeyLogin(credential, NO_CONTEXT, 'conditional')],
     ['passkey login after the button', () => passkeyLogin(credential, CONTEXT, 'button')],

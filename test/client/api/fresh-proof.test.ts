@@ -22,6 +22,8 @@ t.test('each call that proves the account posts its exact body, with the bearer,
     ['the password', () => reauthenticate('eyJ.auth', { password: 'correct horse' }), '/reauthenticate', { password: 'correct horse' }],
     ['a code', () => reauthenticate('eyJ.auth', { code: '123456' }), '/reauthenticate', { code: '123456' }],
     ['a recovery code', () => reauthenticate('eyJ.auth', { recovery_code: 'abcd-efgh' }), '/reauthenticate', { recovery_code: 'abcd-efgh' }],
+    ['the password and a code', () => reauthenticate('eyJ.auth', { password: 'correct horse', code: '123456' }), '/reauthenticate', { password: 'correct horse', code: '123456' }],
+    ['the password and a recovery code', () => reauthenticate('eyJ.auth', { password: 'correct horse', recovery_code: 'abcd-efgh' }), '/reauthenticate', { password: 'correct horse', recovery_code: 'abcd-efgh' }],
     ['passkey options', () => passkeyReauthenticateOptions('eyJ.auth'), '/passkeys/reauthenticate/options', {}],
     ['a passkey', () => passkeyReauthenticate('eyJ.auth', credential), '/passkeys/reauthenticate', { credential }]
   ]
@@ -41,6 +43,8 @@ t.test('a proof counts on a 2xx answer without error; a session that ended is to
     ['proven', 200, { success: 'Thank you.' }, { kind: 'proven' }],
     ['an error on a 200', 200, { error: 'No.' }, { kind: 'error', message: 'No.' }],
     ['a wrong password', 401, { error: 'That password is not right.' }, { kind: 'error', message: 'That password is not right.' }],
+    ['a wrong password or code', 401, { error: 'That password or code is not right.' }, { kind: 'error', message: 'That password or code is not right.' }],
+    ['the password without the code a second factor asks for', 400, { error: 'Enter a code too.' }, { kind: 'error', message: 'Enter a code too.' }],
     ['a session that ended', 401, SESSION_ENDED, { kind: 'signed-out', message: 'This session has ended.' }],
     ['no session at all', 401, { error: 'Sign in again.', reason: 'signed_out' }, { kind: 'signed-out', message: 'Sign in again.' }],
     ['a session that ended, without a text', 401, { reason: 'session_ended' }, { kind: 'signed-out', message: '' }],
@@ -72,9 +76,12 @@ t.test('the passkey proof\'s options: options, a session that ended, or a refusa
 
 t.test('a change refused for a fresh proof names the ways the page knows, in its order; other refusals stay refusals', async (t) => {
   const cases: Array<[string, number, unknown, unknown]> = [
-    ['every way', 403, { ...PROOF_REQUIRED, proof_methods: ['code', 'sign_in', 'passkey', 'password'] }, { kind: 'proof-needed', ways: ['password', 'passkey', 'code'] }],
+    ['no second factor: the password', 403, { ...PROOF_REQUIRED, proof_methods: ['password', 'passkey', 'sign_in'] }, { kind: 'proof-needed', ways: ['password', 'passkey'] }],
+    ['a second factor: the password and a code', 403, { ...PROOF_REQUIRED, proof_methods: ['password+code', 'passkey', 'sign_in'] }, { kind: 'proof-needed', ways: ['password+code', 'passkey'] }],
+    ['a second factor and no password: a code', 403, { ...PROOF_REQUIRED, proof_methods: ['code', 'sign_in'] }, { kind: 'proof-needed', ways: ['code'] }],
+    ['every way, in any order', 403, { ...PROOF_REQUIRED, proof_methods: ['code', 'sign_in', 'passkey', 'password+code', 'password'] }, { kind: 'proof-needed', ways: ['password', 'password+code', 'code', 'passkey'] }],
     ['only a new sign-in', 403, { ...PROOF_REQUIRED, proof_methods: ['sign_in'] }, { kind: 'proof-needed', ways: [] }],
-    ['ways the page does not know, or none', 403, { ...PROOF_REQUIRED, proof_methods: ['telepathy', 7] }, { kind: 'proof-needed', ways: [] }],
+    ['ways the page does not know, or none', 403, { ...PROOF_REQUIRED, proof_methods: ['telepathy', 7, 'password+telepathy', 'code+password'] }, { kind: 'proof-needed', ways: [] }],
     ['proof_methods that are no list', 403, { ...PROOF_REQUIRED, proof_methods: 'password' }, { kind: 'proof-needed', ways: [] }],
     ['a 403 without the reason', 403, { error: 'Not allowed.' }, { kind: 'error', message: 'Not allowed.' }],
     ['the reason on another status', 400, { ...PROOF_REQUIRED, proof_methods: ['password'] }, { kind: 'error', message: PROOF_REQUIRED.error }],

@@ -229,12 +229,12 @@ t.test('of the parent domain\'s cookies only those the accounts calls read reach
     url: '/accounts/auth/login/sso',
     headers: {
       ...JSON_HEADERS,
-      cookie: 'session=xyz; sso_state=abc; _ga=GA1.2.3; threshold_browser=id.mac; auth=eyJ.auth.token; refresh=r1; sso_statex=1; broken'
+      cookie: 'session=xyz; sso_state=abc; _ga=GA1.2.3; threshold_browser=id.mac; auth=eyJ.auth.token; refresh=r1; sso_statex=1; threshold_edge_browser=1:tag; broken'
     },
     payload: '{}'
   })
   t.equal(upstream.requests[0]!.headers.cookie, 'sso_state=abc; threshold_browser=id.mac; refresh=r1',
-    'the SSO state, known-browser and refresh cookies, and nothing else (not the auth token, not another app\'s session)')
+    'the SSO state, known-browser and refresh cookies, and nothing else (not the auth token, not another app\'s session, not the edge\'s own note of a browser)')
   t.same(response.headers['set-cookie'], ['sso_state=abc; Path=/accounts; HttpOnly; Secure; SameSite=Lax', 'other=1; Path=/'])
 
   await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, cookie: 'session=xyz; _ga=1' }, payload: '{}' })

@@ -50,11 +50,12 @@ t.test('every authentication event is logged, with no password, token or email a
   await postJson(base, '/accounts/v2/login', { email: PERSON, password: NEW_PASSWORD })
 
   // Emails other than the reset are sent after their answers, at moments of their own: checked apart.
-  const sentAfterAnswering = new Set(['verify.email-sent', 'browser.notice-sent', 'browser.notice-suppressed'])
+  const sentAfterAnswering = new Set(['verify.email-sent', 'browser.notice-sent', 'browser.notice-suppressed', 'change.notice-sent'])
   await logs.waitFor((line) => line.audit === 'browser.notice-suppressed')
+  await logs.waitFor((line) => line.audit === 'change.notice-sent')
   t.same(auditEvents(logs).filter((event) => sentAfterAnswering.has(event)).sort(),
-    ['browser.notice-sent', 'browser.notice-suppressed', 'verify.email-sent'],
-    'the verification link; the first login from a new browser (fetch keeps no cookies) is told, the next one held back')
+    ['browser.notice-sent', 'browser.notice-suppressed', 'change.notice-sent', 'verify.email-sent'],
+    'the verification link; the first login from a new browser (fetch keeps no cookies) is told, the next one held back; the new password is told')
   t.same(auditEvents(logs).filter((event) => !sentAfterAnswering.has(event)), [
     'register.succeeded',
     'register.refused',

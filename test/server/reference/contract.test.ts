@@ -209,6 +209,7 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(400, 'post', '/verifyEmailRequest', { json: {} })
   await probe.expect(303, 'get', '/verifyEmail', { query: '?token=not-a-token' })
   await probe.expect(303, 'get', '/endSessions', { query: '?token=not-a-token' })
+  await probe.expect(303, 'get', '/undoChange', { query: '?token=not-a-token' })
 
   // Tokens.
   const tokens = (await probe.expect(200, 'post', '/v2/login', { json: { email: 'ann@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body
@@ -325,20 +326,38 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(400, 'post', '/second-factor/verify', { json: { challenge, code: '12', remember_browser: false } })
   await probe.expect(401, 'post', '/second-factor/verify', { json: { challenge: 'not-a-challenge', code: '123456', remember_browser: false } })
   const [recoveryCode] = confirmed.body.recovery_codes as string[]
-  await probe.expect(200, 'post', '/second-factor/verify', { json: { challenge, recovery_code: recoveryCode, remember_browser: true } })
+  // The session this sign-in starts is the one whose fresh proof the browser now holds.
+  const sifAgain = await probe.expect(200, 'post', '/second-factor/verify', { json: { challenge, recovery_code: recoveryCode, remember_browser: true } })
+  const sifNow = { authorization: `Bearer ${String(sifAgain.body.auth)}` }
 
   // The authenticator's recovery codes renewed, then the authenticator turned off.
   await probe.expect(401, 'post', '/second-factor/recovery-codes', { json: {} })
-  await probe.expect(403, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifBearer, withoutProof: true })
-  await probe.expect(200, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifBearer })
+  await probe.expect(403, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifNow, withoutProof: true })
+  await probe.expect(200, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifNow })
   await probe.expect(401, 'post', '/second-factor/remove', { json: {} })
-  await probe.expect(403, 'post', '/second-factor/remove', { json: {}, headers: sifBearer, withoutProof: true })
+  await probe.expect(403, 'post', '/second-factor/remove', { json: {}, headers: sifNow, withoutProof: true })
   const sifAccount = (await store.findAccountByEmail('sif@example.test'))!
   await store.addMembership(sifAccount.id, 'strict-org')
   await store.setOrganizationRequiresSecondFactor('strict-org', true)
-  await probe.expect(409, 'post', '/second-factor/remove', { json: {}, headers: sifBearer })
+  await probe.expect(409, 'post', '/second-factor/remove', { json: {}, headers: sifNow })
   await store.setOrganizationRequiresSecondFactor('strict-org', false)
-  await probe.expect(200, 'post', '/second-factor/remove', { json: {}, headers: sifBearer })
+  await probe.expect(200, 'post', '/second-factor/remove', { json: {}, headers: sifNow })
+
+  // A reset lists the authenticator set up just now, for removal.
+  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'rue@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  const rueBearer = { authorization: `Bearer ${String((await probe.expect(200, 'post', '/v2/login', { json: { email: 'rue@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body.auth)}` }
+  const rueSecret = String((await probe.expect(200, 'post', '/second-factor/enrol/start', { json: {}, headers: rueBearer })).body.secret)
+  const rueCode = new TOTP({ secret: Secret.fromBase32(rueSecret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
+  await probe.expect(200, 'post', '/second-factor/enrol/confirm', { json: { code: rueCode }, headers: rueBearer })
+  await probe.expect(200, 'post', '/resetPasswordRequest', { json: { email: 'rue@example.test' } })
+  const rueReset = resetLinkOf(await waitForEmail(reference.dataDir, 2, 'reset')).token
+  const listed = await probe.expect(200, 'post', '/resetPassword', { json: { token: rueReset, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  t.ok(listed.body.review_token, 'the reset lists the new authenticator')
+  const review = { review_token: listed.body.review_token, second_factor: true }
+  await probe.expect(400, 'post', '/recentFactors/remove', { json: { review_token: listed.body.review_token } })
+  await probe.expect(401, 'post', '/recentFactors/remove', { json: { ...review, review_token: 'A'.repeat(43) } })
+  await probe.expect(200, 'post', '/recentFactors/remove', { json: review })
+  await probe.expect(404, 'post', '/recentFactors/remove', { json: review })
 
   // Every status the document lists for a reference call was produced above.
   for (const { method, path, operation } of contract.operations) {

@@ -99,7 +99,7 @@ t.test('a registration, a sign-in and guesses until a lock are counted, and no a
   t.equal(emails(text, 'verify_email', 'sent'), 1)
   await new Promise((resolve) => setTimeout(resolve, 200))
   text = (await scrape(reference)).text
-  const sent = ['verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'other']
+  const sent = ['verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'account_change', 'other']
     .reduce((sum, kind) => sum + emails(text, kind, 'sent'), 0)
   t.equal(sent, (await outboxFiles(reference.dataDir)).length, 'as many sent as the outbox holds')
 

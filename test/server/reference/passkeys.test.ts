@@ -112,7 +112,8 @@ t.test('a signed-in account registers a passkey and then signs in with it', asyn
   const refreshed = await postJson(reference.base, '/accounts/token/refresh', { refresh: login.body.refresh })
   t.equal(refreshed.status, 200, 'the refresh token works as any login\'s')
 
-  const again = await browser.registerOptions(setup.auth)
+  // The passkey sign-in is this browser's session now, and its proof.
+  const again = await browser.registerOptions(String(login.body.auth))
   t.same(again.excludeCredentials, [{ id: credential.id, type: 'public-key', transports: ['internal', 'hybrid'] }],
     'the next registration excludes the passkey the account has')
 })
@@ -159,7 +160,8 @@ t.test('a challenge works once, only in the browser that asked, and only for wha
   const options = await browser.loginOptions()
   const assertion = authenticator.get(options)
   const binding = browser.value('passkey_challenge')!
-  t.equal((await browser.post('passkeys/login', { credential: assertion })).status, 200)
+  const signedIn = await browser.post('passkeys/login', { credential: assertion })
+  t.equal(signedIn.status, 200)
   browser.keep('passkey_challenge', binding)
   const replayed = await browser.post('passkeys/login', { credential: assertion })
   t.equal(replayed.status, 400, 'the same response with the same cookie again')
@@ -179,8 +181,8 @@ t.test('a challenge works once, only in the browser that asked, and only for wha
   t.equal(crossed.status, 401, 'the other browser\'s challenge is not the one signed')
   t.match(lastAudit(setup), { audit: 'passkey.login.failed', reason: 'challenge' })
 
-  // A registration challenge does not serve a sign-in.
-  await browser.registerOptions(setup.auth)
+  // A registration challenge does not serve a sign-in (asked for by the browser's newest session, whose proof it holds).
+  await browser.registerOptions(String(signedIn.body.auth))
   const wrongPurpose = await browser.post('passkeys/login', { credential: authenticator.get({ challenge: 'x', rpId: RP_ID }) })
   t.equal(wrongPurpose.status, 400)
 })

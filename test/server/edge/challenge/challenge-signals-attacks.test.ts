@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge.js'
+import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/challenge/known-browser.js'
 import { solvedHeader } from '../../../fixtures/challenge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import { occupyHashGate } from '../../../fixtures/hash-gate.js'
-import { GOOD_PASSWORD, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, registerAccount, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
 
 /*
  * The challenge's signals attacked as the second attack run did, against
@@ -34,9 +35,47 @@ async function login (edge: FastifyInstance, email: string, password: string, he
   return { status: answer.statusCode, body: answer.json() as Record<string, unknown>, cookies: Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie] }
 }
 
-/** The Cookie header of the Set-Cookie values named `name`. */
-const cookieHeader = (cookies: readonly string[], name: string): string =>
-  cookies.filter((cookie) => cookie.startsWith(`${name}=`)).map((cookie) => cookie.slice(0, cookie.indexOf(';'))).join('; ')
+/** The Set-Cookie values of an answer. */
+const setCookies = (answer: LightMyRequestResponse): string[] => [answer.headers['set-cookie'] ?? []].flat().map(String)
+
+/**
+ * The Cookie header a browser sends to `path` after the Set-Cookie values
+ * `cookies` (named `name` only, when given): those whose Path matches it,
+ * as RFC 6265 5.1.4 matches paths. A cookie kept to another path is not sent.
+ */
+function sentTo (cookies: readonly string[], path: string, name?: string): string {
+  const matches = (cookiePath: string): boolean =>
+    path === cookiePath || (path.startsWith(cookiePath) && (cookiePath.endsWith('/') || path[cookiePath.length] === '/'))
+  return cookies
+    .filter((cookie) => name === undefined || cookie.startsWith(`${name}=`))
+    .filter((cookie) => matches(/;\s*Path=([^;]*)/i.exec(cookie)?.[1] ?? '/'))
+    .map((cookie) => cookie.slice(0, cookie.indexOf(';')))
+    .join('; ')
+}
+
+/** A form posted without scripts from the page at `view`, as the browser posts it, from a fresh range unless `headers` names one. */
+async function postForm (edge: FastifyInstance, view: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return await edge.inject({
+    method: 'POST',
+    url: `/?view=${view}`,
+    headers: { ...PAGE_POST_HEADERS, 'x-forwarded-for': freshAddress(), ...headers },
+    payload: formBody(fields)
+  })
+}
+
+/** What became of a login posted without scripts: signed in (a 303 with the token cookies), or the page it was shown again with (after its 303). */
+async function formLogin (edge: FastifyInstance, email: string, password: string, headers: Record<string, string> = {}) {
+  const posted = await postForm(edge, 'login', { form: 'login', email, password }, headers)
+  const cookies = setCookies(posted)
+  if (posted.statusCode === 303 && cookies.some((cookie) => cookie.startsWith('auth='))) return { signedIn: true, status: 303, notice: null, cookies }
+  const page = await followFlash(edge, posted)
+  return { signedIn: false, status: page.statusCode, notice: stateIn(page.body).notice?.text ?? null, cookies }
+}
+
+/** The page's answer to a login posted without scripts that met the challenge: it needs the scripts, says so, and signs no one in. */
+function challengedWithoutScripts (t: Test, answer: Awaited<ReturnType<typeof formLogin>>, what: string): void {
+  t.same({ signedIn: answer.signedIn, status: answer.status, notice: answer.notice }, { signedIn: false, status: 428, notice: englishCatalogue['server.challengeNeedsScripts'] }, what)
+}
 
 /** Strangers' wrong guesses for `email`, each from a range of its own: the account's count rises, no range's does. */
 async function strangersGuess (t: Test, edge: FastifyInstance, email: string, count: number): Promise<void> {
@@ -70,40 +109,97 @@ t.test('attack: a flood of concurrent logins that the hash gate sheds (503) rais
     'once the flood is over, the owner solves the light work and signs in')
 })
 
-t.test('attack: strangers\' guesses raise an account\'s challenge; its owner\'s known browser and a form posted without scripts still sign in, a stranger\'s browser is challenged', async (t) => {
-  const { edge, base } = await startReference(t, { edgeEnv: EDGE_ENV })
+/**
+ * The reference service behind the edge with the owner's account, and the
+ * owner's two browsers, which signed in before the attack: one with the
+ * page's scripts, one without. Then strangers' wrong guesses, each from a
+ * range of its own, raise the account's signal (CHALLENGE_ACCOUNT_FAILURES, 5).
+ */
+async function ownerUnderAttack (t: Test) {
+  const reference = await startReference(t, { edgeEnv: EDGE_ENV })
+  const { edge, base } = reference
   await registerAccount(base, OWNER)
-  await registerAccount(base, 'stranger@example.com')
-
-  const before = await login(edge, OWNER, GOOD_PASSWORD)
-  t.equal(before.status, 200, 'the owner signs in from her browser, before the attack')
-  const ownersBrowser = cookieHeader(before.cookies, KNOWN_BROWSER_COOKIE)
-  t.match(ownersBrowser, new RegExp(`^${KNOWN_BROWSER_COOKIE}=`), 'and the edge notes her browser')
-  const strangersOwn = await login(edge, 'stranger@example.com', GOOD_PASSWORD)
-  const strangersBrowser = cookieHeader(strangersOwn.cookies, KNOWN_BROWSER_COOKIE)
-
+  const scripted = await login(edge, OWNER, GOOD_PASSWORD)
+  t.equal(scripted.status, 200, 'the owner signs in with scripts, before the attack')
+  const withoutScripts = await formLogin(edge, OWNER, GOOD_PASSWORD)
+  t.ok(withoutScripts.signedIn, 'and without them, in another browser')
+  for (const [what, cookies] of [['with scripts', scripted.cookies], ['without', withoutScripts.cookies]] as const) {
+    t.match(sentTo(cookies, '/', KNOWN_BROWSER_COOKIE), new RegExp(`^${KNOWN_BROWSER_COOKIE}=`), `signed in ${what}, the browser carries the edge's note to the no-script form's address too`)
+  }
   await strangersGuess(t, edge, OWNER, 5)
-  t.equal((await login(edge, OWNER, GOOD_PASSWORD)).status, 428, 'a stranger\'s browser is challenged for the account')
-  t.equal((await login(edge, OWNER, GOOD_PASSWORD, { cookie: strangersBrowser })).status, 428, 'also with the edge\'s note of his own account')
-  const forged = ownersBrowser.replace(/:[\w-]{22}$/, `:${'A'.repeat(22)}`)
-  t.equal((await login(edge, OWNER, GOOD_PASSWORD, { cookie: forged })).status, 428, 'also with a note he made up')
+  t.equal((await login(edge, OWNER, GOOD_PASSWORD)).status, 428, 'the account is challenged for a stranger\'s browser')
+  return { ...reference, browsers: { scripted: scripted.cookies, withoutScripts: withoutScripts.cookies } }
+}
+
+t.test('attack: strangers\' guesses raise an account\'s challenge, and a stranger\'s login posted without scripts meets it too: the page says it needs scripts', async (t) => {
+  const { edge } = await ownerUnderAttack(t)
+  challengedWithoutScripts(t, await formLogin(edge, OWNER, GOOD_PASSWORD), 'a form post is no way around the account signal, even with the right password')
+  challengedWithoutScripts(t, await formLogin(edge, OWNER, GOOD_PASSWORD, { 'x-threshold-form-post': 'a'.repeat(32) }), 'nor with a made-up mark of the edge\'s own calls')
   t.equal((await login(edge, OWNER, GOOD_PASSWORD, { 'x-threshold-form-post': 'a'.repeat(32) })).status, 428,
-    'also when he claims his call is the edge\'s own for a form post')
+    'nor does a JSON login get past it by claiming to be the edge\'s call for a form post')
+})
 
-  const posted = await edge.inject({
-    method: 'POST',
-    url: '/?view=login',
-    headers: { ...PAGE_POST_HEADERS, 'x-forwarded-for': freshAddress() },
-    payload: formBody({ form: 'login', email: OWNER, password: GOOD_PASSWORD })
-  })
-  t.equal(posted.statusCode, 303)
-  const signedIn = [posted.headers['set-cookie']].flat().some((cookie) => String(cookie).startsWith('auth='))
-  if (!signedIn) t.comment(`the page said: ${stateIn((await followFlash(edge, posted)).body).notice?.text ?? ''}`)
-  t.ok(signedIn, 'the owner without scripts signs in: the account signal is not applied to a form post')
+t.test('attack: with CHALLENGE_ACCOUNT_FAILURES=0 a login posted without scripts is challenged as the JSON login is', async (t) => {
+  const { edge, url, edgeHeaders } = await startReference(t, { edgeEnv: { ...EDGE_ENV, CHALLENGE_ACCOUNT_FAILURES: '0' } })
+  // At the service itself: through the edge, the registration would be challenged too.
+  const registered = await postJson(url, '/register', { email: OWNER, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD }, edgeHeaders)
+  t.equal(registered.status, 200)
+  t.equal((await login(edge, OWNER, GOOD_PASSWORD)).status, 428, 'the JSON login')
+  challengedWithoutScripts(t, await formLogin(edge, OWNER, GOOD_PASSWORD), 'the same login posted as a form')
+})
 
-  await strangersGuess(t, edge, OWNER, 5)
-  t.equal((await login(edge, OWNER, GOOD_PASSWORD)).status, 428, 'the account is challenged again for strangers')
-  const known = await login(edge, OWNER, GOOD_PASSWORD, { cookie: ownersBrowser })
-  t.equal(known.status, 200, 'her known browser, from another network, signs in without a challenge')
+t.test('under attack, the owner\'s browser that signed in before still signs in by the page\'s call, from another network', async (t) => {
+  const { edge, browsers } = await ownerUnderAttack(t)
+  const known = await login(edge, OWNER, GOOD_PASSWORD, { cookie: sentTo(browsers.scripted, '/accounts/v2/login') })
+  t.equal(known.status, 200, 'no challenge')
   t.ok(typeof known.body.auth === 'string')
+})
+
+t.test('under attack, the owner\'s browser that signed in before, with scripts or without, still signs in without scripts', async (t) => {
+  for (const which of ['scripted', 'withoutScripts'] as const) {
+    await t.test(which === 'scripted' ? 'the browser signed in with the page\'s scripts before' : 'the browser signed in without scripts before', async (t) => {
+      const { edge, browsers } = await ownerUnderAttack(t)
+      const known = await formLogin(edge, OWNER, GOOD_PASSWORD, { cookie: sentTo(browsers[which], '/') })
+      t.ok(known.signedIn, `signed in without a challenge${known.notice === null ? '' : ` (the page said: ${known.notice})`}`)
+      t.match(sentTo(known.cookies, '/', KNOWN_BROWSER_COOKIE), new RegExp(`^${KNOWN_BROWSER_COOKIE}=`), 'and the note renewed')
+    })
+  }
+})
+
+t.test('attack: a made-up known-browser note, or the edge\'s note of another account, does not spare a login for the account, with scripts or without', async (t) => {
+  const { edge, base, browsers } = await ownerUnderAttack(t)
+  await registerAccount(base, 'stranger@example.com')
+  const strangersOwn = sentTo((await login(edge, 'stranger@example.com', GOOD_PASSWORD)).cookies, '/', KNOWN_BROWSER_COOKIE)
+  t.match(strangersOwn, new RegExp(`^${KNOWN_BROWSER_COOKIE}=`), 'the stranger\'s browser has a note of his own account')
+  const owners = sentTo(browsers.scripted, '/', KNOWN_BROWSER_COOKIE)
+  const notes: Array<[string, string]> = [
+    ['his note of his own account', strangersOwn],
+    ['the owner\'s note with its tag made up', owners.replace(/:[\w-]{22}$/, `:${'A'.repeat(22)}`)],
+    ['the owner\'s note with its expiry moved', owners.replace(/=\d+:/, `=${Math.floor(Date.now() / 1000) + 86_400}:`)],
+    ['a note of his making', `${KNOWN_BROWSER_COOKIE}=${Math.floor(Date.now() / 1000) + 86_400}:${'x'.repeat(22)}`]
+  ]
+  for (const [what, cookie] of notes) {
+    t.equal((await login(edge, OWNER, GOOD_PASSWORD, { cookie })).status, 428, `with scripts, ${what}`)
+    challengedWithoutScripts(t, await formLogin(edge, OWNER, GOOD_PASSWORD, { cookie }), `without scripts, ${what}`)
+  }
+})
+
+t.test('under attack, a visitor without scripts whose browser never signed in can still reset the password; the login waits for the strangers\' failures to age out', async (t) => {
+  const { edge, dataDir } = await ownerUnderAttack(t)
+  t.equal((await edge.inject({
+    method: 'POST',
+    url: '/accounts/resetPasswordRequest',
+    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': freshAddress(), 'x-threshold-form-post': 'a'.repeat(32) },
+    payload: JSON.stringify({ email: OWNER })
+  })).statusCode, 428, 'a JSON reset request is asked for work, even when it claims to be the edge\'s call for a form post')
+
+  const requested = await postForm(edge, 'resetPassword', { form: 'resetPassword', email: OWNER })
+  t.equal(requested.statusCode, 200, 'the reset request posted without scripts is judged by range and burst alone')
+  t.equal(stateIn(requested.body).notice?.kind, 'success')
+  const { token } = resetLinkOf(await waitForEmail(dataDir, 1, 'reset'))
+  const newPassword = `${GOOD_PASSWORD} renewed`
+  const set = await postForm(edge, `setPassword&token=${token}`, { form: 'setPassword', password: newPassword, confirm_password: newPassword })
+  t.equal(set.statusCode, 200)
+  t.equal(stateIn(set.body).notice?.kind, 'success', 'the new password is set without scripts')
+  challengedWithoutScripts(t, await formLogin(edge, OWNER, newPassword), 'the login without scripts still meets the account\'s challenge (docs/challenge.md, "The owner\'s way in")')
 })

@@ -13,19 +13,19 @@ const sentBack = (setCookie: string): string => setCookie.slice(0, setCookie.ind
 
 function withClock () {
   const clock = { now: 1_700_000_000_000 }
-  return { clock, browsers: knownBrowsers(KEY, '/accounts/v2/login', () => clock.now) }
+  return { clock, browsers: knownBrowsers(KEY, () => clock.now) }
 }
 
-t.test('a browser that signed in to an account is known to it, and to no other; the cookie is HttpOnly, Secure, SameSite=Strict and scoped to the login call', async (t) => {
+t.test('a browser that signed in to an account is known to it, and to no other; the cookie is HttpOnly, Secure, SameSite=Strict, host-only and sent to the whole origin (the page\'s login call and its no-script forms)', async (t) => {
   const { browsers } = withClock()
   const setCookie = browsers.remember(undefined, ada)
-  t.match(setCookie, new RegExp(`^${KNOWN_BROWSER_COOKIE}=\\d+:[\\w-]{22}; Max-Age=${KNOWN_BROWSER_DAYS * 86400}; Path=/accounts/v2/login; HttpOnly; Secure; SameSite=Strict$`))
+  t.match(setCookie, new RegExp(`^${KNOWN_BROWSER_COOKIE}=\\d+:[\\w-]{22}; Max-Age=${KNOWN_BROWSER_DAYS * 86400}; Path=/; HttpOnly; Secure; SameSite=Strict$`))
   t.notMatch(setCookie, /ada|example/, 'nothing in it names the account')
   const cookie = `theme=dark; ${sentBack(setCookie)}; other=1`
   t.ok(browsers.knows(cookie, ada))
   t.notOk(browsers.knows(cookie, bob), 'another account')
   t.notOk(browsers.knows(undefined, ada), 'no cookie')
-  t.notOk(knownBrowsers(Buffer.alloc(32, 9), '/accounts/v2/login').knows(cookie, ada), 'another EDGE_SECRET')
+  t.notOk(knownBrowsers(Buffer.alloc(32, 9)).knows(cookie, ada), 'another EDGE_SECRET')
 })
 
 t.test('attack: a forged, altered or stretched cookie is not known', async (t) => {

@@ -55,7 +55,8 @@ t.test('a login posted without scripts sends upstream the payload the page sends
 
   const cookies = setCookies(response)
   t.equal(cookies.length, 3, 'the token cookies, and the edge\'s note of a browser that signed in (docs/challenge.md)')
-  t.ok(cookies.some((line) => line.startsWith(`${KNOWN_BROWSER_COOKIE}=`)))
+  const note = cookies.find((line) => line.startsWith(`${KNOWN_BROWSER_COOKIE}=`))
+  t.ok(note?.split('; ').includes('Path=/'), 'the note is sent back with the next form post to `/`, not only with the page\'s login call')
   for (const [name, value, httpOnly] of [['auth', TOKENS.auth, false], ['refresh', TOKENS.refresh, true]] as const) {
     const cookie = cookies.find((line) => line.startsWith(`${name}=`))
     t.ok(cookie, `${name} is set`)

@@ -68,6 +68,29 @@ t.test('setting a password sends the address\'s token with the new password', as
   t.match(stateIn(expired.body), { view: 'setPassword', notice: { kind: 'error', text: 'This link has expired.' } })
 })
 
+t.test('a password set without scripts says what was added lately and how to remove it, in the success text, without the review token', async (t) => {
+  const review = 'r'.repeat(43)
+  const { app } = await edgeAnswering(t, jsonAnswer(200, {
+    success: 'Your password has been changed.',
+    recent_factors: {
+      passkeys: [{ id: 'cGFzc2tleS0x', name: 'Chrome on Windows', created_at: '2026-11-18T10:00:00.000Z' }],
+      second_factor: { enrolled_at: '2026-11-20T23:30:00.000Z' }
+    },
+    review_token: review
+  }))
+  const response = await post(app, { form: 'setPassword', password: PASSWORD, confirm_password: PASSWORD }, 'view=setPassword&token=reset-token-1')
+  t.equal(response.statusCode, 200)
+  t.match(stateIn(response.body), {
+    view: 'login',
+    notice: {
+      kind: 'success',
+      text: 'Your password has been changed. Added to your account in the last 30 days: the passkey “Chrome on Windows” (November 18, 2026) and ' +
+        'an authenticator app (November 20, 2026). If you did not add them yourself, turn on JavaScript and ask for a new reset link: the page that follows can remove them.'
+    }
+  })
+  t.notOk(response.body.includes(review), 'the page holds no review token: nothing on it can use one')
+})
+
 t.test('a new verification link: sent ends the offer, refused keeps it', async (t) => {
   const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, {}))
   const sent = await post(app, { form: 'verificationLink', email: 'ada@example.com' })

@@ -115,17 +115,21 @@ t.test('a logged-out session\'s token is refused at once, not after its 15 minut
   const claims = decodeJwt(auth(setup))
   t.type(claims.sid, 'string', 'the token names its session')
   t.type(claims.auth_time, 'number')
-  const signedIn = await setup.owner.signIn('ada@example.com')
+  // A second session, in another browser, that then logs out: its browser still holds its proof.
+  const elsewhere = new PasskeyBrowser(setup.reference.base)
+  const signedIn = await elsewhere.signIn('ada@example.com')
   const refresh = String(signedIn.body.refresh)
   const second = { authorization: `Bearer ${String(signedIn.body.auth)}` }
   t.equal((await postJson(setup.reference.base, '/accounts/token/revoke', { refresh })).status, 200, 'logged out')
-  const refused = await setup.owner.post('passkeys/register/options', { conditional: false }, second)
+  const refused = await elsewhere.post('passkeys/register/options', { conditional: false }, second)
   t.equal(refused.status, 401)
   t.match(refused.body, { reason: 'session_ended', error: /session has ended/ })
-  t.equal((await setup.owner.post('second-factor/enrol/start', {}, second)).status, 401)
-  t.equal((await setup.owner.post('reauthenticate', { password: 'correct horse battery staple' }, second)).status, 401,
+  t.equal((await elsewhere.post('second-factor/enrol/start', {}, second)).status, 401)
+  t.equal((await elsewhere.post('reauthenticate', { password: 'correct horse battery staple' }, second)).status, 401,
     'nor can it prove anything again')
-  t.equal((await registerPasskey(setup, setup.owner)).status, 200, 'the other session of the browser lives on')
+  t.equal((await registerPasskey(setup, setup.owner)).status, 200, 'the other session lives on')
+  const withOwnersProof = await setup.owner.post('passkeys/register/options', { conditional: false }, second)
+  t.equal(withOwnersProof.status, 401, 'the ended session\'s token is refused even beside a live proof')
 })
 
 t.test('sessions ended by the owner or a reset take their tokens and proofs with them', async (t) => {
@@ -183,8 +187,9 @@ t.test('turning the second factor off and renewing recovery codes need a proof; 
   const newCodes = renewed.body.recovery_codes as string[]
   t.equal(newCodes.length, 10)
   setup.clock.value += FRESH_PROOF_WINDOW_MS + 1000
-  t.equal((await setup.owner.post('reauthenticate', { recovery_code: oldCodes[0] }, setup.bearer)).status, 401, 'the old codes no longer work')
-  t.equal((await setup.owner.post('reauthenticate', { recovery_code: newCodes[0] }, setup.bearer)).status, 200, 'a new one proves the account')
+  const password = 'correct horse battery staple'
+  t.equal((await setup.owner.post('reauthenticate', { password, recovery_code: oldCodes[0] }, setup.bearer)).status, 401, 'the old codes no longer work')
+  t.equal((await setup.owner.post('reauthenticate', { password, recovery_code: newCodes[0] }, setup.bearer)).status, 200, 'a new one proves the account')
 
   const { store } = setup.reference.services
   await store.addMembership(await accountId(setup), 'acme')

@@ -1,0 +1,102 @@
+import t from 'tap'
+import {
+  accountsLinkOf,
+  auditEvents,
+  GOOD_PASSWORD,
+  logCollector,
+  openLink,
+  postJson,
+  startReference,
+  TEST_PUBLIC_URL,
+  waitForEmail
+} from '../../../fixtures/reference.js'
+import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes.js'
+
+/*
+ * "This wasn't me", replayed as the attack it answers: someone with a way
+ * into Ada's account (her password, a session) adds a passkey or an
+ * authenticator app of theirs. The email's link must take it away, and
+ * every session with it, before it leads Ada to a new password.
+ */
+
+const SESSIONS_ENDED = new RegExp(`^${TEST_PUBLIC_URL}/\\?view=setPassword&token=([\\w-]{43})&notice=sessions-ended&ui_locales=en$`)
+const LINK_REFUSED = `${TEST_PUBLIC_URL}/?view=resetPassword&notice=end-sessions-link-invalid&ui_locales=en`
+
+t.test('the passkey-added email\'s link ends every session, removes that passkey for good and leads to a new password, once', async (t) => {
+  const logs = logCollector()
+  const clock = new Clock()
+  const { base, dataDir, services } = await startReference(t, { now: clock.now, logStream: logs.stream })
+  const intruder = await signedInOwner(base, 'ada@example.com')
+  const elsewhere = await signedInOwner(base, 'ada@example.com', { registered: true })
+  const planted = await addPasskey(intruder)
+  t.equal(planted.status, 200)
+  t.equal(await passkeySignIn(intruder), 200, 'the planted passkey signs in')
+  const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'passkeyAdded'), 'undoChange')
+
+  const opened = await openLink(link.replace(TEST_PUBLIC_URL, base))
+  t.equal(opened.status, 303)
+  const landing = SESSIONS_ENDED.exec(opened.location ?? '')
+  t.ok(landing, `the set-password view with a new reset token: ${opened.location}`)
+  for (const session of [intruder, elsewhere]) {
+    t.equal((await postJson(base, '/accounts/token/refresh', { refresh: session.refresh })).status, 401, 'every session has ended')
+  }
+  t.equal(await passkeySignIn(intruder), 401, 'the planted passkey signs in no more')
+  const accountId = (await services.store.findAccountByEmail('ada@example.com'))!.id
+  t.same(await services.store.listPasskeys(accountId), [])
+  t.equal((await addPasskey(intruder)).status, 401, 'nor can the old session\'s token plant another')
+  await logs.waitFor((line) => line.audit === 'change.undone' && line.removed === 'passkey')
+
+  t.equal((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, LINK_REFUSED, 'a second opening is refused')
+  t.ok(auditEvents(logs).includes('change.undo-refused'))
+  t.equal((await openLink(`${base}/accounts/undoChange?token=${'x'.repeat(43)}`)).location, LINK_REFUSED, 'a made-up one too')
+
+  const reset = await postJson(base, '/accounts/resetPassword', { token: landing![1], password: 'a brand new passphrase', confirm_password: 'a brand new passphrase' })
+  t.equal(reset.status, 200, 'the new password is set with the link\'s reset token')
+  t.notOk('review_token' in reset.body, 'the removed passkey is not listed: nothing recent is left')
+})
+
+t.test('the link expires after 7 days', async (t) => {
+  const clock = new Clock()
+  const { base, dataDir } = await startReference(t, { now: clock.now })
+  const owner = await signedInOwner(base, 'eve@example.com')
+  await addPasskey(owner)
+  const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'passkeyAdded'), 'undoChange')
+  clock.passDays(7)
+  t.equal((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, LINK_REFUSED)
+  t.equal(await passkeySignIn(owner), 200, 'the passkey stays')
+})
+
+t.test('the authenticator-on email\'s link removes the app and its recovery codes: the next sign-in asks for no code', async (t) => {
+  const clock = new Clock()
+  const { base, dataDir, services } = await startReference(t, { now: clock.now })
+  const intruder = await signedInOwner(base, 'fay@example.com')
+  await enrolAuthenticator(intruder, clock)
+  const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'secondFactorOn'), 'undoChange')
+  // A reset alone keeps the app (docs/second-factor.md): the intruder's codes would still be asked for.
+  const due = await postJson(base, '/accounts/v2/login', { email: 'fay@example.com', password: GOOD_PASSWORD })
+  t.equal(due.body.second_factor, 'code', 'the intruder\'s app guards the account')
+
+  t.match((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, SESSIONS_ENDED)
+  const accountId = (await services.store.findAccountByEmail('fay@example.com'))!.id
+  t.equal(await services.store.findSecondFactor(accountId), null, 'the app is gone')
+  t.equal(await services.store.countUnusedRecoveryCodes(accountId), 0, 'and its recovery codes')
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh: intruder.refresh })).status, 401, 'and every session')
+  const signIn = await postJson(base, '/accounts/v2/login', { email: 'fay@example.com', password: GOOD_PASSWORD })
+  t.type(signIn.body.auth, 'string', 'the next sign-in asks for no code')
+})
+
+t.test('an authenticator-on link leaves a later enrolment alone: it is not the app the email announced', async (t) => {
+  const clock = new Clock()
+  const { base, dataDir, services } = await startReference(t, { now: clock.now })
+  const owner = await signedInOwner(base, 'gus@example.com')
+  await enrolAuthenticator(owner, clock)
+  const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'secondFactorOn'), 'undoChange')
+  t.equal((await owner.browser.post('second-factor/remove', {}, owner.bearer)).status, 200)
+  clock.value += 60_000
+  await enrolAuthenticator(owner, clock)
+  const accountId = (await services.store.findAccountByEmail('gus@example.com'))!.id
+  const enrolled = await services.store.findSecondFactor(accountId)
+
+  t.match((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, SESSIONS_ENDED, 'the sessions end all the same')
+  t.same(await services.store.findSecondFactor(accountId), enrolled, 'the app set up later stays')
+})
