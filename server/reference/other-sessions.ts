@@ -2,14 +2,12 @@ import { successAnswer, type Answer, type RequestFacts } from './answers.js'
 import { say } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
 import { isRefusal, type AccountOwners } from './fresh-proof/account-owner.js'
-import type { FreshProofs } from './fresh-proof/fresh-proofs.js'
 import type { AccountStore } from './store/account-store.js'
 
 export interface OtherSessionsOptions {
   readonly store: Pick<AccountStore, 'revokeOtherSessions'>
   /** Who may act on the account (fresh-proof/account-owner.ts). */
   readonly owners: AccountOwners
-  readonly proofs: Pick<FreshProofs, 'voidAll'>
   readonly now: () => number
 }
 
@@ -27,9 +25,8 @@ export class OtherSessions {
     const owner = await this.options.owners.check(authToken, facts, 'session', { event: 'sessions.end-others.refused', signedOut: 'session.othersSignedOut' })
     if (isRefusal(owner)) return owner
     const { account, claims } = owner
+    // The proofs made in the ended sessions end with them (fresh-proof/fresh-proofs.ts binds each to its session); the caller's stays.
     const sessionsEnded = await this.options.store.revokeOtherSessions(account.id, claims.sessionId, this.options.now())
-    // Proofs are kept per browser, not per session: one left in another browser must not outlive its session.
-    await this.options.proofs.voidAll(account.id)
     logAuthEvent(facts, 'sessions.others-ended', { accountId: account.id, clientAddress: facts.clientAddress, sessionsEnded })
     return successAnswer(say(facts, 'session.othersEnded'))
   }

@@ -188,7 +188,7 @@ export async function createReferenceServices (
   const reauthentication = new Reauthentication({
     store, owners, proofs, accounts, secondFactors: config.secondFactor.enabled ? secondFactors : null
   })
-  const otherSessions = new OtherSessions({ store, owners, proofs, now })
+  const otherSessions = new OtherSessions({ store, owners, now })
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)

@@ -66,14 +66,16 @@ t.test('ending the other sessions keeps the caller\'s session and ends every oth
   t.match(logs.lines.findLast((line) => line.audit === 'sessions.others-ended'), { accountId, sessionsEnded: 2 })
 })
 
-t.test('a proof left in another browser does not outlive its session: it no longer lets a stolen token change the account', async (t) => {
+t.test('the caller keeps her proof: a change right after needs none again, while the ended session\'s proof proves nothing', async (t) => {
   const { reference } = await setUp(t)
   const owner = await signIn(reference, 'ada@example.com')
-  // The intruder's sign-in left a fresh proof in his browser; later he reads the owner's auth cookie.
+  // The intruder's sign-in left a fresh proof in his browser; later he reads the owner's auth cookie too.
   const intruder = await signIn(reference, 'ada@example.com')
   t.equal((await owner.browser.post('sessions/end-others', {}, owner.bearer)).status, 200)
+  t.equal((await owner.browser.post('passkeys/register/options', { conditional: false }, owner.bearer)).status, 200,
+    'the owner adds a passkey with the sign-in\'s proof, asked nothing again')
   const withStolenToken = await intruder.browser.post('passkeys/register/options', { conditional: false }, owner.bearer)
-  t.equal(withStolenToken.status, 403, 'his old proof is gone: the owner\'s token alone starts no passkey')
+  t.equal(withStolenToken.status, 403, 'his proof, of a session that has ended, does nothing for the owner\'s token')
   t.match(withStolenToken.body, { reason: 'fresh_proof_required' })
 })
 
