@@ -1,7 +1,9 @@
 import { decodeJwt } from 'jose'
 import t, { type Test } from 'tap'
 import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
-import { logCollector, postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/reference.js'
+import {
+  GOOD_PASSWORD, logCollector, postJson, registerAccount, resetLinkOf, startReference, TEST_PUBLIC_URL, waitForEmail, type Reference
+} from '../../fixtures/reference.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 
 /*
@@ -104,4 +106,29 @@ t.test('every session the passkey started ends, and only the owner\'s proof remo
     t.equal(await store.isRefreshFamilyLive(String(decodeJwt(session.auth).sid), Date.now()), false, 'the session has ended')
   }
   t.match(setup.logs.lines.findLast((line) => line.audit === 'passkey.removed'), { sessionsEnded: 2 })
+})
+
+t.test('after a reset, the intruder signs in with his passkey again; removing it from the reset\'s list ends that session too', async (t) => {
+  const setup = await setUp(t)
+  const { base, dataDir } = setup.reference
+  const intruder = new PasskeyBrowser(base)
+  intruder.keep('threshold_proof', setup.owner.value('threshold_proof')!)
+  const intrudersKey = new SoftwareAuthenticator(TEST_PUBLIC_URL)
+  const intrudersPasskey = await registerPasskey(setup, intruder, intrudersKey)
+
+  // The owner resets her password: every session ends, and the page lists what was added lately.
+  t.equal((await postJson(base, '/accounts/resetPasswordRequest', { email: 'ada@example.com' })).status, 200)
+  const { token } = resetLinkOf(await waitForEmail(dataDir, 1, 'reset'))
+  const reset = await postJson(base, '/accounts/resetPassword', { token, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+  t.equal(reset.status, 200)
+  // Before she removes it, his passkey still signs in: a new session.
+  const again = await signInWithPasskey(intruder, intrudersKey)
+  t.equal((await refresh(setup, again.refresh)).status, 200, 'his new session refreshes')
+
+  const removed = await postJson(base, '/accounts/recentFactors/remove', { review_token: reset.body.review_token, passkey_id: intrudersPasskey })
+  t.equal(removed.status, 200, 'the owner removes it from the list')
+  const live = await setup.reference.services.store.isRefreshFamilyLive(String(decodeJwt(again.auth).sid), Date.now())
+  t.equal(live, false, 'the session it started after the reset has ended')
+  const change = await intruder.post('second-factor/enrol/start', {}, { authorization: `Bearer ${again.auth}` })
+  t.same([change.status, change.body.reason], [401, 'session_ended'], 'and his auth token changes nothing')
 })
