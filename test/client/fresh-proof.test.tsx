@@ -269,7 +269,7 @@ t.test('a second factor: the password and an authenticator code in one form, by 
   await user.tab()
   t.equal(document.activeElement, code, 'then the code field')
   await user.keyboard(`${CODE}{Enter}`)
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(upstream.requests.filter((request) => request.url === '/reauthenticate').map((request) => JSON.parse(request.body.toString('utf8'))),
     [{ password: PASSWORD, code: CODE }], 'one call, with the password and the code')
   t.equal(creates(browser).length, 1, 'the passkey prompt followed with no further click')
@@ -288,7 +288,7 @@ t.test('a second factor: a recovery code in the code\'s place goes with the pass
   t.equal((screen.getByLabelText(english('field.password')) as HTMLInputElement).value, PASSWORD, 'the password stays as typed')
   t.ok(screen.getByRole('button', { name: english('secondFactor.useCode') }), 'with a way back to the authenticator code')
   await user.type(recovery, `${RECOVERY_CODE}{Enter}`)
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(lastBody(upstream, '/reauthenticate'), { password: PASSWORD, recovery_code: RECOVERY_CODE })
   t.equal(creates(browser).length, 1, 'the passkey prompt followed')
 })
@@ -311,7 +311,7 @@ t.test('a second factor: a wrong password or code is announced, both fields mark
   t.equal(creates(browser).length, 0, 'no prompt')
   await user.clear(password)
   await user.type(password, `${PASSWORD}{Enter}`)
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(lastBody(upstream, '/reauthenticate'), { password: PASSWORD, code: CODE }, 'the code kept beside the right password')
 })
 
