@@ -65,13 +65,14 @@ export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', '
 /**
  * Keys only a lazily loaded chunk shows (the second factor's steps, the
  * challenge's, the breached-password notice, the SSO modal, the passkey
- * offer, "Confirm it's you" before a change, the list a completed reset
- * shows): a plain page leaves them out and names where they are
- * (PageMessages.laterTextsUrl). `sso.continue` stays: the no-script SSO form
- * says it; `login.withPasskey` is the login view's.
+ * offer, "Confirm it's you" before a change, "Sign out of all other
+ * sessions" after one, the list a completed reset shows): a plain page
+ * leaves them out and names where they are (PageMessages.laterTextsUrl).
+ * `sso.continue` stays: the no-script SSO form says it; `login.withPasskey`
+ * is the login view's.
  */
 export const LATER_PREFIXES: readonly string[] = [
-  'secondFactor.', 'browserCheck.', 'breachedPassword.', 'freshProof.', 'recentFactors.',
+  'secondFactor.', 'browserCheck.', 'breachedPassword.', 'freshProof.', 'otherSessions.', 'recentFactors.',
   'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow'
 ]
 

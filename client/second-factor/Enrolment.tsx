@@ -84,7 +84,10 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
   }
 
   if (confirmed !== null) {
-    return <RecoveryCodes codes={confirmed.recoveryCodes} productName={productName} onContinue={() => onDone(confirmed.tokens)} />
+    return (
+      <RecoveryCodes codes={confirmed.recoveryCodes} productName={productName} onContinue={() => onDone(confirmed.tokens)}
+        endOthersWith={authority.kind === 'bearer' ? authority.auth : null} />
+    )
   }
   if (!enrolmentShown) return <ConfirmStep proof={proof} />
   return (

@@ -2,16 +2,30 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
 import { useMessages } from '../lib/messages.js'
+import { EndOtherSessions } from '../other-sessions/EndOtherSessions.js'
 
 /** The file the Download link saves. */
 export const RECOVERY_CODES_FILE_NAME = 'recovery-codes.txt'
 
+export interface RecoveryCodesProps {
+  readonly codes: readonly string[]
+  readonly productName: string
+  readonly onContinue: () => void
+  /**
+   * The signed-in account's auth token after an enrolment it chose (the
+   * offer's): "Sign out of all other sessions" is offered. Null after an
+   * enrolment a login requires, whose session starts only with Continue.
+   */
+  readonly endOthersWith: string | null
+}
+
 /**
  * The ten recovery codes, shown once: copy, download as a text file, and
  * "I have saved these codes" before Continue, so that nobody clicks past
- * the one chance to keep them.
+ * the one chance to keep them. The factor is on by now: after an enrolment
+ * the account chose, the other sessions can be ended here too.
  */
-export function RecoveryCodes ({ codes, productName, onContinue }: { codes: readonly string[], productName: string, onContinue: () => void }) {
+export function RecoveryCodes ({ codes, productName, onContinue, endOthersWith }: RecoveryCodesProps) {
   const { text } = useMessages()
   const heading = useRef<HTMLHeadingElement>(null)
   const checkboxId = useId()
@@ -38,6 +52,7 @@ export function RecoveryCodes ({ codes, productName, onContinue }: { codes: read
         <input id={checkboxId} type='checkbox' checked={saved} onChange={(event) => setSaved(event.target.checked)} />
         <span>{text('secondFactor.codesSaved')}</span>
       </label>
+      {endOthersWith !== null && <EndOtherSessions auth={endOthersWith} />}
       <Button disabled={!saved} busy={continuing} onClick={() => { setContinuing(true); onContinue() }}>{text('secondFactor.continue')}</Button>
     </section>
   )

@@ -5,6 +5,7 @@ import { ConfirmStep } from '../fresh-proof/ConfirmStep.js'
 import { useFreshProof } from '../fresh-proof/useFreshProof.js'
 import { withLaterPageTexts } from '../lib/later-page-texts.js'
 import { useMessages } from '../lib/messages.js'
+import { EndOtherSessions } from '../other-sessions/EndOtherSessions.js'
 
 export interface PasskeyOfferProps {
   /** The stored login's auth token, which proves the account again where the service asks for it. */
@@ -16,7 +17,7 @@ export interface PasskeyOfferProps {
   readonly onCreate: () => Promise<'created' | 'cancelled' | 'failed' | ChangeRefusal>
   /** "Not now": remembered, then on. */
   readonly onNotNow: () => void
-  /** Goes on to the redirect target, however the offer ended. */
+  /** Goes on to the redirect target, however the offer ended (after a passkey is created, by the visitor's Continue). */
   readonly onDone: () => void
   /** Back to the login view; `refusal`: the text of a session that ended, shown there. */
   readonly onSignInAgain: (refusal: string | null) => void
@@ -30,16 +31,20 @@ export interface PasskeyOfferProps {
  * reaches both buttons. Every ending goes on to the redirect target; a
  * failure is said first, for a moment. Where the service wants the account
  * proven again first (docs/account-changes.md), "Confirm it's you" takes
- * its place, and a good proof opens the browser's prompt by itself.
+ * its place, and a good proof opens the browser's prompt by itself. A
+ * passkey created is a new way in: the card then says so and offers to sign
+ * out of every other session before the visitor goes on.
  */
 export function PasskeyOffer ({ auth, onCreate, onNotNow, onDone, onSignInAgain, failurePauseMs }: PasskeyOfferProps) {
   const { text } = useMessages()
   const heading = useRef<HTMLHeadingElement>(null)
   const [creating, setCreating] = useState(false)
   const [failed, setFailed] = useState(false)
+  const [created, setCreated] = useState(false)
   const proof = useFreshProof(auth, { retry: () => { void create() }, signInAgain: onSignInAgain })
   const offerShown = proof.ways === null
-  useEffect(() => { if (offerShown) heading.current?.focus() }, [offerShown])
+  // The offer's heading, and then the created passkey's, takes the focus.
+  useEffect(() => { if (offerShown) heading.current?.focus() }, [offerShown, created])
 
   async function create (): Promise<void> {
     setCreating(true)
@@ -47,6 +52,10 @@ export function PasskeyOffer ({ auth, onCreate, onNotNow, onDone, onSignInAgain,
     if (typeof outcome === 'object') {
       setCreating(false)
       proof.refused(outcome)
+      return
+    }
+    if (outcome === 'created') {
+      setCreated(true)
       return
     }
     if (outcome === 'failed') {
@@ -57,6 +66,15 @@ export function PasskeyOffer ({ auth, onCreate, onNotNow, onDone, onSignInAgain,
   }
 
   if (!offerShown) return <ConfirmStep proof={proof} />
+  if (created) {
+    return (
+      <section className='form' aria-labelledby='passkey-created-heading'>
+        <h1 id='passkey-created-heading' className='card__title' tabIndex={-1} ref={heading}>{text('passkey.offerCreated')}</h1>
+        <EndOtherSessions auth={auth} />
+        <Button onClick={onDone}>{text('passkey.offerContinue')}</Button>
+      </section>
+    )
+  }
   return (
     <section className='form' aria-labelledby='passkey-offer-heading'>
       <h1 id='passkey-offer-heading' className='card__title' tabIndex={-1} ref={heading}>{text('passkey.offerHeading')}</h1>

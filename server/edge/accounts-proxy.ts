@@ -58,8 +58,8 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * - `Authorization` on the two Google calls, where the page sends the
  *   Google ID token as a bearer credential, and on the two passkey
  *   registration calls, the second-factor enrolment calls and the other calls
- *   that change an account or prove it again, where it sends the account's
- *   auth token;
+ *   that change an account, prove it again or end its other sessions, where
+ *   it sends the account's auth token;
  * - of the cookies, only those the calls read: the SSO state cookie
  *   (`sso_state`, which ties an SSO sign-in to its browser), the known-browser
  *   cookie (`threshold_browser`), `refresh` (token refresh and revocation),
@@ -74,13 +74,14 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * nothing to read (json-answers.ts still decodes a coded one).
  */
 /**
- * The calls that change an account or prove it again: they bear the auth
- * token, and the proof cookie of docs/account-changes.md.
+ * The calls that change an account or prove it again, or end its other
+ * sessions: they bear the auth token, and the proof cookie of
+ * docs/account-changes.md.
  */
 const ACCOUNT_CHANGE_PATHS = [
   'passkeys/register/options', 'passkeys/register', 'passkeys/reauthenticate/options', 'passkeys/reauthenticate', 'passkeys/remove',
   'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes',
-  'reauthenticate'
+  'reauthenticate', 'sessions/end-others'
 ]
 
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { ConfigError } from '../shared/env-parsing.js'
 import { loadReferenceConfig, type ReferenceConfig } from './config.js'
 import { databaseFile, openAccountStore } from './services.js'
+import { removePasskeyAndItsSessions } from './passkey-removal.js'
 import { isCredentialId } from './passkey-requests.js'
 import type { Account, AccountStore, PasskeyCredential } from './store/account-store.js'
 import { parseOrganization } from './validation.js'
@@ -28,8 +29,9 @@ Commands:
   verify-email <email>                  mark the account's address verified (you checked it)
   show <email>                          the account's details and memberships
   passkeys <email>                      the account's passkeys: id, name, created, last used, backed up
-  remove-passkey <email> <passkey-id>   remove one of the account's passkeys: it no longer signs in, and
-                                        the page tells the visitor's password manager to forget it
+  remove-passkey <email> <passkey-id>   remove one of the account's passkeys: it no longer signs in, the
+                                        sessions it started end, and the page tells the visitor's
+                                        password manager to forget it
   require-second-factor <organisation>  members of the organisation must sign in with an authenticator
                                         code (those without one enrol at their next sign-in)
   allow-without-second-factor <organisation>
@@ -263,9 +265,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     async run (store, [email, id]) {
       if (!isCredentialId(id)) throw new CommandError(`${id} is not a passkey id (base64url, as the passkeys command lists them)`, EXIT.USAGE)
       const account = await accountFor(store, email!)
-      if (!await store.removePasskey(account.id, id)) throw new CommandError(`${account.email} has no passkey ${id}`)
-      // Sessions it started stay: end-sessions ends them, with the account's others, if the passkey was stolen.
-      return `removed passkey ${id} of ${account.email}; sessions it started end as they would have`
+      const sessionsEnded = await removePasskeyAndItsSessions(store, account.id, id, Date.now())
+      if (sessionsEnded === null) throw new CommandError(`${account.email} has no passkey ${id}`)
+      auditLine('passkey.removed-by-operator', { accountId: account.id, sessionsEnded })
+      return `removed passkey ${id} of ${account.email} and ended ${sessionsEnded} session${sessionsEnded === 1 ? '' : 's'} it started ` +
+        '(auth tokens already issued end within 15 minutes); the account\'s other sessions go on'
     }
   }
 }

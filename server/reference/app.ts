@@ -13,6 +13,7 @@ import type { ReferenceMetrics, SignInMethod } from './metrics.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
 import type { Passkeys } from './passkeys.js'
 import type { Reauthentication } from './fresh-proof/reauthentication.js'
+import type { OtherSessions } from './other-sessions.js'
 import type { SecondFactors } from './second-factors.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { SsoReply } from './sso/sso-flows.js'
@@ -34,6 +35,8 @@ export interface ReferenceAppOptions {
   readonly secondFactors: SecondFactors | null
   /** Proving the account again before a change: served when passkeys or the second factor are. */
   readonly reauthentication: Reauthentication
+  /** Signing out of every other session: served where passkeys or the second factor are (the factors it follows). */
+  readonly otherSessions: OtherSessions
   readonly pseudonyms: EmailPseudonyms
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
@@ -82,7 +85,7 @@ export function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, pseudonyms, metrics } = options
+  const { accounts, verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
     metrics.countSignIn(method, answering, (answer) => answer)
@@ -174,6 +177,8 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   if (passkeys !== null || secondFactors !== null) {
     app.post('/reauthenticate', async (request, reply) =>
       sendAnswer(reply, await reauthentication.withSecret(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/sessions/end-others', async (request, reply) =>
+      sendAnswer(reply, await otherSessions.endOthers(bearerToken(request), requestFacts(request, reply))))
   }
 
   app.post('/token/refresh', async (request, reply) =>

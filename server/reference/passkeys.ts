@@ -23,6 +23,7 @@ import {
   PASSKEY_CHALLENGE_TTL_MS,
   readChallengeBinding
 } from './passkey-challenge-cookie.js'
+import { removePasskeyAndItsSessions } from './passkey-removal.js'
 import { parseAuthenticationResponse, parseConditional, parseRegistrationResponse } from './passkey-requests.js'
 import { isRefusal, type AccountOwners, type OwnerRefusal } from './fresh-proof/account-owner.js'
 import type { FreshProofs } from './fresh-proof/fresh-proofs.js'
@@ -168,8 +169,14 @@ export class Passkeys {
     await this.store.clearLoginFailures(throttleKey)
     const unverified = this.options.accounts.refusalIfUnverified(account, facts)
     if (unverified !== null) return spent(unverified)
-    const answer = await this.options.accounts.completeLogin(account, context.value, 'hwk', facts)
+    // The session keeps the passkey's id: removing the passkey ends it (passkey-removal.ts).
+    const answer = await this.options.accounts.completeLogin(account, { ...context.value, passkeyId: credential.id }, 'hwk', facts)
     if (answer.status !== 200) return spent(answer)
+    // A removal that ran while this sign-in was checked may have ended the passkey's sessions before this one was stored.
+    if (await this.store.findPasskey(credential.id) === null) {
+      await this.options.accounts.revoke(answer.body.refresh, facts)
+      return failed(401, 'passkey.unknown', 'unknown-credential')
+    }
     const passkeys = await this.store.listPasskeys(account.id)
     const browserCookie = await this.options.browserNotices.signedIn(account, facts)
     return spent({
@@ -264,7 +271,7 @@ export class Passkeys {
     return spent({ ...successAnswer(say(facts, 'reauth.done')), cookies: cookie === null ? [] : [cookie] })
   }
 
-  /** `passkeys/remove`: removes one of the account's passkeys, with a fresh proof. */
+  /** `passkeys/remove`: removes one of the account's passkeys, with a fresh proof, and ends the sessions it started. */
   async remove (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
     const owner = await this.options.owners.check(authToken, facts, 'proof', { event: 'passkey.remove.refused', signedOut: 'change.signedOut' })
     if (isRefusal(owner)) return owner
@@ -273,11 +280,12 @@ export class Passkeys {
     if (typeof id !== 'string' || !/^[\w-]{1,1366}$/.test(id)) return error(400, say(facts, 'passkey.idInvalid'))
     // Read first: the email names it.
     const passkey = await this.store.findPasskey(id)
-    if (passkey?.accountId !== account.id || !await this.store.removePasskey(account.id, id)) {
+    const sessionsEnded = passkey?.accountId === account.id ? await removePasskeyAndItsSessions(this.store, account.id, id, this.options.now()) : null
+    if (passkey?.accountId !== account.id || sessionsEnded === null) {
       logAuthEvent(facts, 'passkey.remove.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'unknown' })
       return error(404, say(facts, 'passkey.notFound'))
     }
-    logAuthEvent(facts, 'passkey.removed', { accountId: account.id, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'passkey.removed', { accountId: account.id, clientAddress: facts.clientAddress, sessionsEnded })
     this.options.changeNotices.tellOwner(account, { kind: 'passkey-removed', passkeyName: passkey.name ?? describeBrowser(undefined) }, facts)
     return successAnswer(say(facts, 'passkey.removed'))
   }

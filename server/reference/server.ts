@@ -98,6 +98,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       passkeys: services.passkeys,
       secondFactors: services.secondFactors,
       reauthentication: services.reauthentication,
+      otherSessions: services.otherSessions,
       pseudonyms: services.pseudonyms,
       metrics: services.metrics
     })

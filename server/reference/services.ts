@@ -13,6 +13,7 @@ import { EmailVerification } from './email-verification.js'
 import { AccountOwners } from './fresh-proof/account-owner.js'
 import { FreshProofs } from './fresh-proof/fresh-proofs.js'
 import { Reauthentication } from './fresh-proof/reauthentication.js'
+import { OtherSessions } from './other-sessions.js'
 import { Passkeys } from './passkeys.js'
 import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './remembered-browser-cookie.js'
 import { RECOVERY_CODE_PURPOSE, RecoveryCodeHasher, SECOND_FACTOR_ENCRYPTION_PURPOSE, SecretBox } from './second-factor-codes.js'
@@ -59,6 +60,8 @@ export interface ReferenceServices {
   readonly secondFactors: SecondFactors | null
   /** Proving the account again before a change (docs/account-changes.md). */
   readonly reauthentication: Reauthentication
+  /** The owner's "sign out of all other sessions" (docs/account-changes.md). */
+  readonly otherSessions: OtherSessions
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -185,6 +188,7 @@ export async function createReferenceServices (
   const reauthentication = new Reauthentication({
     store, owners, proofs, accounts, secondFactors: config.secondFactor.enabled ? secondFactors : null
   })
+  const otherSessions = new OtherSessions({ store, owners, now })
   const purge = setInterval(() => {
     store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
@@ -208,6 +212,7 @@ export async function createReferenceServices (
     passkeys,
     secondFactors: config.secondFactor.enabled ? secondFactors : null,
     reauthentication,
+    otherSessions,
     pseudonyms,
     signingKeys,
     metrics,

@@ -31,6 +31,11 @@ export interface LoginContext {
   readonly clusterName: string | null
   /** Set by the listener the login came through, never by a request body; absent: the edge's. */
   readonly scope?: TokenScope
+  /**
+   * The credential id of the passkey a passkey sign-in used, set by passkeys.ts, never by a
+   * request body: removing the passkey ends the session (docs/passkeys.md). Not in the auth token.
+   */
+  readonly passkeyId?: string
 }
 
 export interface TokenPair {
@@ -169,7 +174,8 @@ export class TokenService {
       resourceType: saved.resourceType,
       clusterName: saved.clusterName,
       ...rememberedBrowserMark(saved),
-      ...(saved.scope === undefined ? {} : { scope: saved.scope })
+      ...(saved.scope === undefined ? {} : { scope: saved.scope }),
+      ...(saved.passkeyId === undefined ? {} : { passkeyId: saved.passkeyId })
     }
     // A login that named organisations needed a membership; once none is
     // left, the login would be refused today, and so is its refresh.

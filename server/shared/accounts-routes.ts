@@ -30,6 +30,7 @@ export const PASSKEY_ROUTES: readonly ProxiedRoute[] = [
   { path: 'passkeys/reauthenticate', kind: 'json' },
   { path: 'passkeys/remove', kind: 'json' },
   { path: 'reauthenticate', kind: 'json' },
+  { path: 'sessions/end-others', kind: 'json' },
   { path: 'token/revoke', kind: 'json' }
 ]
 
@@ -47,7 +48,8 @@ export const SECOND_FACTOR_ROUTES: readonly ProxiedRoute[] = [
   { path: 'second-factor/enrol/confirm', kind: 'json' },
   { path: 'second-factor/remove', kind: 'json' },
   { path: 'second-factor/recovery-codes', kind: 'json' },
-  { path: 'reauthenticate', kind: 'json' }
+  { path: 'reauthenticate', kind: 'json' },
+  { path: 'sessions/end-others', kind: 'json' }
 ]
 
 /** `routes` with the second-factor calls when `secondFactor` is on (each path once). */

@@ -119,6 +119,13 @@ async function toConfirmStep (t: Test, base: string, user: ReturnType<typeof ren
   return heading
 }
 
+/** The passkey is created: the card says so, and Continue leaves for the redirect target. */
+async function continueAfterCreation (t: Test, base: string, user: ReturnType<typeof renderPage>['user']): Promise<void> {
+  await screen.findByRole('heading', { name: english('passkey.offerCreated') })
+  await user.click(screen.getByRole('button', { name: english('passkey.offerContinue') }))
+  await eventually(t, () => window.location.href, `${base}/app`)
+}
+
 const paths = (upstream: Upstream) => upstream.requests.map((request) => request.url)
 const creates = (browser: ReturnType<typeof installStandInBrowser>) => browser.calls.filter((call) => call.kind === 'create')
 
@@ -141,7 +148,7 @@ t.test('the passkey offer answered "fresh proof required": Confirm it\'s you; th
   await user.tab()
   t.equal(document.activeElement, field, 'Tab reaches the password field')
   await user.keyboard('correct horse{Enter}')
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(lastBody(upstream, '/reauthenticate'), { password: 'correct horse' })
   t.equal(upstream.requests.find((request) => request.url === '/reauthenticate')!.headers.authorization, `Bearer ${TOKENS.auth}`, 'with the stored login\'s bearer')
   t.equal(creates(browser).length, 1, 'the browser\'s prompt, with no further click')
@@ -166,7 +173,7 @@ t.test('a wrong password: the refusal announced, the field marked and focused, t
   t.ok(screen.getByRole('heading', { name: english('freshProof.heading') }), 'the step stays')
   await user.clear(field)
   await user.type(field, 'correct horse{Enter}')
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.ok(paths(upstream).includes('/passkeys/register'), 'the passkey was created')
 })
 
@@ -211,7 +218,7 @@ t.test('"Use a passkey": an assertion with the reauthenticate options proves it,
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
   await toConfirmStep(t, base, user)
   await user.click(screen.getByRole('button', { name: english('freshProof.usePasskey') }))
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   const get = browser.calls.filter((call) => call.kind === 'get' && call.options.mediation === undefined)
   t.equal(get.length, 1, 'one modal request')
   t.equal((get[0]!.options.publicKey as PublicKeyCredentialRequestOptions).challenge.byteLength, 6, 'with the reauthenticate options\' challenge')
@@ -262,7 +269,7 @@ t.test('a second factor: the password and an authenticator code in one form, by 
   await user.tab()
   t.equal(document.activeElement, code, 'then the code field')
   await user.keyboard(`${CODE}{Enter}`)
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(upstream.requests.filter((request) => request.url === '/reauthenticate').map((request) => JSON.parse(request.body.toString('utf8'))),
     [{ password: PASSWORD, code: CODE }], 'one call, with the password and the code')
   t.equal(creates(browser).length, 1, 'the passkey prompt followed with no further click')
@@ -281,7 +288,7 @@ t.test('a second factor: a recovery code in the code\'s place goes with the pass
   t.equal((screen.getByLabelText(english('field.password')) as HTMLInputElement).value, PASSWORD, 'the password stays as typed')
   t.ok(screen.getByRole('button', { name: english('secondFactor.useCode') }), 'with a way back to the authenticator code')
   await user.type(recovery, `${RECOVERY_CODE}{Enter}`)
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(lastBody(upstream, '/reauthenticate'), { password: PASSWORD, recovery_code: RECOVERY_CODE })
   t.equal(creates(browser).length, 1, 'the passkey prompt followed')
 })
@@ -304,7 +311,7 @@ t.test('a second factor: a wrong password or code is announced, both fields mark
   t.equal(creates(browser).length, 0, 'no prompt')
   await user.clear(password)
   await user.type(password, `${PASSWORD}{Enter}`)
-  await eventually(t, () => window.location.href, `${base}/app`)
+  await continueAfterCreation(t, base, user)
   t.same(lastBody(upstream, '/reauthenticate'), { password: PASSWORD, code: CODE }, 'the code kept beside the right password')
 })
 
@@ -326,7 +333,7 @@ t.test('a second factor and no password: the code alone proves it, or a recovery
       } else {
         await user.keyboard(`${proof.code}{Enter}`)
       }
-      await eventually(t, () => window.location.href, `${base}/app`)
+      await continueAfterCreation(t, base, user)
       t.same(lastBody(upstream, '/reauthenticate'), proof)
       t.equal(creates(browser).length, 1, 'the passkey prompt followed')
     })

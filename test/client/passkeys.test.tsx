@@ -270,12 +270,16 @@ t.test('a remembered "Not now" means no offer and no upgrade request', async (t)
   t.notOk(paths(upstream).includes('/passkeys/register/options'))
 })
 
-t.test('"Create a passkey" creates one with the browser\'s prompt, then leaves', async (t) => {
+t.test('"Create a passkey" creates one with the browser\'s prompt, says so, and leaves with Continue', async (t) => {
   const { browser, base, upstream } = await setUp(t, { browser: { capabilities: null } })
   browser.answerCreate = () => ({ credential: standInCredential(attestation) })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
   await passwordLogin(user)
   await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
+  const created = await screen.findByRole('heading', { name: english('passkey.offerCreated') })
+  await eventuallyOk(t, () => document.activeElement === created, 'focus on the heading that says so')
+  t.equal(window.location.pathname, '/', 'the page waits for the visitor')
+  await user.click(screen.getByRole('button', { name: english('passkey.offerContinue') }))
   await eventually(t, () => window.location.href, `${base}/app`)
   t.equal(creates(browser)[0]!.options.mediation, undefined, 'the modal prompt')
   t.same(lastBody(upstream, '/passkeys/register/options'), { conditional: false })

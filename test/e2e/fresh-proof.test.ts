@@ -66,6 +66,8 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     t.equal(await password.getAttribute('autocomplete'), 'current-password')
     await password.fill(GOOD_PASSWORD)
     await page.getByRole('button', { name: english('freshProof.confirm') }).click()
+    await page.getByRole('heading', { name: english('passkey.offerCreated') }).waitFor()
+    await page.getByRole('button', { name: english('passkey.offerContinue') }).click()
     await page.waitForURL(`${product}/home`)
     const held = await authenticator.credentials()
     t.equal(held.length, 1, 'the virtual authenticator holds the new passkey')
@@ -153,6 +155,7 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     // The next step's code: the enrolment spent this step's.
     await code.fill(authenticatorCode(key, 1))
     await confirm.click()
+    await page.getByRole('button', { name: english('passkey.offerContinue') }).click()
     await page.waitForURL(`${product}/home`)
     t.same(proofs.map((proof) => Object.keys(proof as object).sort()), [['code', 'password']], 'one reauthenticate call, with both')
     t.equal((await authenticator.credentials()).length, 1, 'the virtual authenticator holds the new passkey')

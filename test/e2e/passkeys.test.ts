@@ -59,6 +59,8 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     t.equal(page.url().startsWith(base), true, 'still on the page')
     await page.keyboard.press('Tab')
     await page.keyboard.press('Enter')
+    // The card says the passkey is ready (and offers to sign out elsewhere: other-sessions.test.ts); Continue goes on.
+    await page.getByRole('button', { name: english('passkey.offerContinue') }).click()
     await page.waitForURL(`${product}/home`)
     const held = await authenticator.credentials()
     t.equal(held.length, 1, 'a passkey on the authenticator')
@@ -104,6 +106,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await page.goto(target)
     await passwordLogin(page, 'eve@blocked.test')
     await page.getByRole('button', { name: english('passkey.create') }).click({ timeout: 10_000 })
+    await page.getByRole('button', { name: english('passkey.offerContinue') }).click()
     await page.waitForURL(`${product}/home`)
     await context.clearCookies()
     await withoutAutofill(page)

@@ -4,6 +4,7 @@ import { say } from '../answer-texts.js'
 import { logAuthEvent } from '../audit.js'
 import { describeBrowser } from '../browser-names.js'
 import { LINK_TOKEN_FORMAT } from '../email-links.js'
+import { removePasskeyAndItsSessions } from '../passkey-removal.js'
 import type { AccountStore } from '../store/account-store.js'
 import { hashToken, newOpaqueToken } from '../tokens.js'
 
@@ -92,8 +93,11 @@ export class RecentFactors {
     }
     if ('passkeyId' in parsed.removal) {
       const passkey = listed.passkeys.includes(parsed.removal.passkeyId) ? await store.findPasskey(parsed.removal.passkeyId) : null
-      if (passkey === null || passkey.accountId !== accountId || passkey.createdAt <= since || !await store.removePasskey(accountId, passkey.id)) return notListed()
-      logAuthEvent(facts, 'passkey.removed', { accountId, clientAddress: facts.clientAddress, via: 'recent-factors' })
+      if (passkey === null || passkey.accountId !== accountId || passkey.createdAt <= since) return notListed()
+      // A session it started since the reset (the passkey still signed in until now) ends with it.
+      const sessionsEnded = await removePasskeyAndItsSessions(store, accountId, passkey.id, at)
+      if (sessionsEnded === null) return notListed()
+      logAuthEvent(facts, 'passkey.removed', { accountId, clientAddress: facts.clientAddress, via: 'recent-factors', sessionsEnded })
       return successAnswer(say(facts, 'passkey.removed'))
     }
     const factor = await store.findSecondFactor(accountId)

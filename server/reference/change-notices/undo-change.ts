@@ -3,6 +3,7 @@ import { logAuthEvent } from '../audit.js'
 import type { BrowserNotices } from '../browser-notices.js'
 import { openEmailLink } from '../email-links.js'
 import { inPageLanguage } from '../page-language.js'
+import { removePasskeyAndItsSessions } from '../passkey-removal.js'
 import type { AccountStore, OpenedEmailLink } from '../store/account-store.js'
 import { parseUndoSubject } from './undo-subject.js'
 
@@ -41,7 +42,8 @@ export class UndoChange {
   private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'nothing'> {
     const { store } = this.options
     const subject = parseUndoSubject(link.subject)
-    if (subject?.kind === 'passkey') return await store.removePasskey(link.accountId, subject.id) ? 'passkey' : 'nothing'
+    // Every session was ended just before; one the passkey started meanwhile ends with it.
+    if (subject?.kind === 'passkey') return await removePasskeyAndItsSessions(store, link.accountId, subject.id, this.options.now()) !== null ? 'passkey' : 'nothing'
     if (subject?.kind === 'second-factor') {
       // The organisation's requirement does not keep it: the next sign-in asks for an enrolment of the owner's own.
       const factor = await store.findSecondFactor(link.accountId)

@@ -15,6 +15,11 @@ export const BROWSER_MEMORY_MS = 400 * 24 * 3600_000
  */
 export const SPENT_ROW_MEMORY_MS = 24 * 3600_000
 
+/** How many sessions a revocation ended: the refresh families among the tokens it revoked (a session has a token per refresh). */
+export function sessionCount (revoked: ReadonlyArray<{ readonly family_id: string }>): number {
+  return new Set(revoked.map((row) => row.family_id)).size
+}
+
 export interface Account {
   readonly id: string
   readonly email: string
@@ -254,6 +259,14 @@ export interface AccountStore {
   markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean>
   revokeRefreshFamily (familyId: string, now: number): Promise<void>
   revokeAccountRefreshTokens (accountId: string, now: number): Promise<void>
+  /**
+   * Revokes the live refresh tokens of the account's sessions that a sign-in
+   * with the passkey `credentialId` started (the `passkeyId` of their login's
+   * context, which tokens.ts keeps): how many sessions ended.
+   */
+  revokeSessionsSignedInWith (accountId: string, credentialId: string, now: number): Promise<number>
+  /** Revokes the live refresh tokens of every session of the account but `keptFamilyId` (the caller's): how many sessions ended. */
+  revokeOtherSessions (accountId: string, keptFamilyId: string, now: number): Promise<number>
   /** Whether the family has a token neither revoked nor expired at `now` (its session lives). */
   isRefreshFamilyLive (familyId: string, now: number): Promise<boolean>
 

@@ -3,6 +3,7 @@ import pg from 'pg'
 import {
   BROWSER_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
+  sessionCount,
   type Account,
   type AccountClaim,
   type AccountStore,
@@ -579,6 +580,22 @@ export class PostgresAccountStore implements AccountStore {
 
   async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
     await revokeRefreshTokensOf(this.pool, accountId, now)
+  }
+
+  async revokeSessionsSignedInWith (accountId: string, credentialId: string, now: number): Promise<number> {
+    const { rows } = await this.pool.query<{ family_id: string }>(
+      `UPDATE refresh_tokens SET revoked_at = $1
+       WHERE account_id = $2 AND revoked_at IS NULL AND expires_at > $1 AND (context::jsonb)->>'passkeyId' = $3
+       RETURNING family_id`, [now, accountId, credentialId])
+    return sessionCount(rows)
+  }
+
+  async revokeOtherSessions (accountId: string, keptFamilyId: string, now: number): Promise<number> {
+    const { rows } = await this.pool.query<{ family_id: string }>(
+      `UPDATE refresh_tokens SET revoked_at = $1
+       WHERE account_id = $2 AND revoked_at IS NULL AND expires_at > $1 AND family_id <> $3
+       RETURNING family_id`, [now, accountId, keptFamilyId])
+    return sessionCount(rows)
   }
 
   async insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void> {

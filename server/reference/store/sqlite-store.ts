@@ -5,6 +5,7 @@ import { dirname } from 'node:path'
 import {
   BROWSER_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
+  sessionCount,
   type Account,
   type FreshProof,
   type ProofMethod,
@@ -465,6 +466,18 @@ export class SqliteAccountStore implements AccountStore {
 
   async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
     this.revokeRefreshTokensOf(accountId, now)
+  }
+
+  async revokeSessionsSignedInWith (accountId: string, credentialId: string, now: number): Promise<number> {
+    return sessionCount(this.db.prepare(`UPDATE refresh_tokens SET revoked_at = ?
+                                         WHERE account_id = ? AND revoked_at IS NULL AND expires_at > ? AND json_extract(context, '$.passkeyId') = ?
+                                         RETURNING family_id`).all(now, accountId, now, credentialId) as Array<{ family_id: string }>)
+  }
+
+  async revokeOtherSessions (accountId: string, keptFamilyId: string, now: number): Promise<number> {
+    return sessionCount(this.db.prepare(`UPDATE refresh_tokens SET revoked_at = ?
+                                         WHERE account_id = ? AND revoked_at IS NULL AND expires_at > ? AND family_id <> ?
+                                         RETURNING family_id`).all(now, accountId, now, keptFamilyId) as Array<{ family_id: string }>)
   }
 
   /** Synchronous, so that claimUnverifiedAccount can run it inside its transaction. */

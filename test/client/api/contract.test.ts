@@ -6,6 +6,7 @@ import {
 } from '../../../client/api/accounts.js'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/api/passkeys.js'
 import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } from '../../../client/api/fresh-proof.js'
+import { endOtherSessions } from '../../../client/api/other-sessions.js'
 import { removeRecentFactor } from '../../../client/api/recent-factors.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
@@ -83,6 +84,7 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['a recovery code given again', () => reauthenticate('auth.jwt', { recovery_code: 'abcd-efgh' })],
     ['passkey proof options', () => passkeyReauthenticateOptions('auth.jwt')],
     ['a passkey proof', () => passkeyReauthenticate('auth.jwt', credential)],
+    ['the other sessions ended', () => endOtherSessions('auth.jwt')],
     ['revoke', () => revokeRefresh()],
     ['second factor code', () => verifySecondFactor({ challenge: 'c', code: '123456', remember_browser: false })],
     ['second factor recovery code', () => verifySecondFactor({ challenge: 'c', recovery_code: 'abcd-efgh', remember_browser: true })],

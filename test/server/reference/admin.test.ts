@@ -13,7 +13,9 @@ import { PostgresAccountStore } from '../../../server/reference/store/postgres-s
 import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
 import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
 import { GOOD_PASSWORD, logCollector, loginTokens, postJson, registerAccount, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../fixtures/reference.js'
+import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
 import { ServiceBrowser } from '../../fixtures/service-browser.js'
+import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const ADMIN = join(ROOT, 'dist/server/accounts-admin.js')
@@ -139,6 +141,33 @@ t.test('passkeys lists an account\'s passkeys, and remove-passkey removes one of
   t.match((await accounts(dataDir, 'passkeys', 'ann@example.com')).stdout, /^Ann@Example\.com has 1 passkey:\nYW5uLWtleQ\n/)
   t.equal((await accounts(dataDir, 'passkeys', 'bo@example.com')).stdout, 'bo@example.com has 1 passkey:\nYm8tcGhvbmU\n  name: none\n  created: 2026-11-02T10:00:00.000Z\n  last used: never\n  synced: yes, backed up\n')
   t.equal((await accounts(dataDir, 'passkeys', 'una@example.com')).stdout, 'una@example.com has no passkey\n')
+})
+
+t.test('remove-passkey ends the sessions the passkey started: a stolen passkey\'s refreshed session is refused, the owner\'s password session goes on', async (t) => {
+  const { base, dataDir, services } = await startReference(t)
+  await registerAccount(base, 'ann@example.com')
+  // The passkey is registered in the browser that signed in (its sign-in is the fresh proof), then signs in elsewhere.
+  const owner = new PasskeyBrowser(base)
+  const ownersAuth = (await owner.bearerAfterSignIn('ann@example.com')).authorization.slice('Bearer '.length)
+  const passwordSession = String((await postJson(base, '/accounts/v2/login', { email: 'ann@example.com', password: GOOD_PASSWORD })).body.refresh)
+  const authenticator = new SoftwareAuthenticator(TEST_PUBLIC_URL)
+  const credential = authenticator.create(await owner.registerOptions(ownersAuth))
+  t.equal((await owner.post('passkeys/register', { credential }, { authorization: `Bearer ${ownersAuth}` })).status, 200)
+  const thief = new PasskeyBrowser(base)
+  const signedIn = await thief.post('passkeys/login', { credential: authenticator.get(await thief.loginOptions()) })
+  const refreshed = await postJson(base, '/accounts/token/refresh', { refresh: signedIn.body.refresh })
+  t.equal(refreshed.status, 200, 'the passkey\'s session refreshes before')
+
+  const removed = await accounts(dataDir, 'remove-passkey', 'ANN@example.com', credential.id)
+  t.same([removed.code, removed.stdout], [0, `removed passkey ${credential.id} of ann@example.com and ended 1 session it started ` +
+    '(auth tokens already issued end within 15 minutes); the account\'s other sessions go on\n'])
+  const ann = (await services.store.findAccountByEmail('ann@example.com'))!
+  t.match(JSON.parse(removed.stderr) as Record<string, unknown>, { audit: 'passkey.removed-by-operator', by: 'operator', accountId: ann.id, sessionsEnded: 1 })
+
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh: refreshed.body.refresh })).status, 401, 'its session is refused at once')
+  const change = await thief.post('second-factor/enrol/start', {}, { authorization: `Bearer ${String(refreshed.body.auth)}` })
+  t.same([change.status, change.body.reason], [401, 'session_ended'], 'and its auth token changes nothing')
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh: passwordSession })).status, 200, 'the password session goes on')
 })
 
 t.test('require-second-factor and allow-without-second-factor; remove-second-factor for a locked-out owner, with its audit line', async (t) => {

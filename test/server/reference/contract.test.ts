@@ -298,6 +298,10 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(404, 'post', '/passkeys/remove', { json: { id: 'bm90LWEtcmVhbC1jcmVkZW50aWFs' }, headers: piaBearer })
   await probe.expect(200, 'post', '/passkeys/remove', { json: { id: credential.id }, headers: piaBearer })
 
+  // Signing out of the other sessions: a live session is enough, without a proof.
+  await probe.expect(401, 'post', '/sessions/end-others', { json: {} })
+  await probe.expect(200, 'post', '/sessions/end-others', { json: {}, headers: piaBearer, withoutProof: true })
+
   // The second factor: a voluntary enrolment, then a login that asks for it.
   await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'sif@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
   const sif = (await probe.expect(200, 'post', '/v2/login', { json: { email: 'sif@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body
