@@ -32,6 +32,9 @@ export class AccountClaims {
     const current = await store.findAccountById(account.id)
     if (current === null) throw new Error('the claimed account has gone')
     if (!claimed) return current
+    // The password's holder may be waiting at the code step: that sign-in ends with the others, and so do its proofs.
+    await store.voidSecondFactorChallenges(account.id)
+    await store.voidFreshProofs(account.id)
     logAuthEvent(facts, 'account.claimed', {
       accountId: account.id, clientAddress: facts.clientAddress, via: proof.via, passwordRemoved: account.passwordHash !== null
     })

@@ -452,6 +452,8 @@ export class AccountsService {
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
     await this.options.proofs.voidAll(accountId)
+    // A sign-in with the old password, waiting for its code or enrolment, ends too.
+    await this.store.voidSecondFactorChallenges(accountId)
     // The second factor stays (docs/second-factor.md), but no browser is spared its code step any more
     // (by the clock the remembered-browser cookies are issued by).
     await this.store.forgetRememberedBrowsers(accountId, this.options.now())

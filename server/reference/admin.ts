@@ -253,6 +253,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       await store.revokeAccountRefreshTokens(account.id, now)
       await store.forgetRememberedBrowsers(account.id, now)
       await store.voidFreshProofs(account.id)
+      await store.voidSecondFactorChallenges(account.id)
       // The browsers known for "was this you?" stay: they only spare their owner an email, and with none
       // left the next sign-in, whoever's, would count as the account's first browser and send none.
       auditLine('sessions.ended-by-operator', { accountId: account.id })

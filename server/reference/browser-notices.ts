@@ -125,7 +125,7 @@ export class BrowserNotices {
    * What every "this was not me" link does once its own part is done
    * (change-notices/undo-change.ts too): every refresh token of the account
    * revoked, its remembered browsers forgotten (they would skip the code
-   * step), its fresh proofs and reset links voided; then the set-password
+   * step), its fresh proofs, waiting second-factor steps and reset links voided; then the set-password
    * view with a new reset token (on PUBLIC_URL, in no language yet).
    */
   async endEverySession (accountId: string): Promise<string> {
@@ -134,6 +134,8 @@ export class BrowserNotices {
     await store.revokeAccountRefreshTokens(accountId, at)
     await store.forgetRememberedBrowsers(accountId, at)
     await store.voidFreshProofs(accountId)
+    // A sign-in waiting for its code or enrolment would otherwise still end in a session.
+    await store.voidSecondFactorChallenges(accountId)
     await store.voidResetTokens(accountId, at)
     const resetToken = newOpaqueToken()
     await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)

@@ -318,7 +318,7 @@ export class SecondFactors implements SecondFactorGate {
       return error(404, say(facts, 'secondFactor.notEnrolled'))
     }
     logAuthEvent(facts, 'second-factor.recovery-codes-renewed', { accountId: account.id, clientAddress: facts.clientAddress })
-    this.options.changeNotices.tellOwner(account, { kind: 'recovery-codes' }, facts)
+    this.options.changeNotices.tellOwner(account, { kind: 'recovery-codes' }, facts, { kind: 'recovery-codes' })
     return { status: 200, body: { recovery_codes: recoveryCodes } }
   }
 

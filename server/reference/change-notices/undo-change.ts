@@ -39,7 +39,7 @@ export class UndoChange {
   }
 
   /** Removes what the link's email announced, if it is still there: what was removed, for the audit log. */
-  private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'nothing'> {
+  private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'recovery-codes' | 'nothing'> {
     const { store } = this.options
     const subject = parseUndoSubject(link.subject)
     // Every session was ended just before; one the passkey started meanwhile ends with it.
@@ -49,6 +49,8 @@ export class UndoChange {
       const factor = await store.findSecondFactor(link.accountId)
       if (factor?.enrolledAt === subject.enrolledAt && await store.removeSecondFactor(link.accountId)) return 'second-factor'
     }
+    // The renewed codes may be someone else's: none is left (the authenticator stays; the owner renews them later).
+    if (subject?.kind === 'recovery-codes' && await store.replaceRecoveryCodes(link.accountId, [])) return 'recovery-codes'
     return 'nothing'
   }
 }

@@ -379,6 +379,8 @@ export interface AccountStore {
   insertSecondFactorChallenge (challenge: SecondFactorChallenge): Promise<void>
   /** The challenge if it exists and has not expired (reads only). */
   findSecondFactorChallenge (challengeHash: string, now: number): Promise<SecondFactorChallenge | null>
+  /** Deletes every second-factor challenge of the account: a login waiting for its code ends with the sessions. */
+  voidSecondFactorChallenges (accountId: string): Promise<void>
   /** Spends the challenge (single successful use): false when gone or expired. Atomic. */
   consumeSecondFactorChallenge (challengeHash: string, now: number): Promise<boolean>
   /** Whether members of `organization` must have a second factor. */

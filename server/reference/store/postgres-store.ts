@@ -570,6 +570,10 @@ export class PostgresAccountStore implements AccountStore {
     return rowCount === 1
   }
 
+  async voidSecondFactorChallenges (accountId: string): Promise<void> {
+    await this.pool.query('DELETE FROM second_factor_challenges WHERE account_id = $1', [accountId])
+  }
+
   async voidFreshProofs (accountId: string): Promise<void> {
     await this.pool.query('DELETE FROM fresh_proofs WHERE account_id = $1', [accountId])
   }

@@ -456,6 +456,10 @@ export class SqliteAccountStore implements AccountStore {
       .run(now, bindingHash, sessionId, now).changes === 1
   }
 
+  async voidSecondFactorChallenges (accountId: string): Promise<void> {
+    this.db.prepare('DELETE FROM second_factor_challenges WHERE account_id = ?').run(accountId)
+  }
+
   async voidFreshProofs (accountId: string): Promise<void> {
     this.db.prepare('DELETE FROM fresh_proofs WHERE account_id = ?').run(accountId)
   }

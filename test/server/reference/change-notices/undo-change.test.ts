@@ -100,3 +100,23 @@ t.test('an authenticator-on link leaves a later enrolment alone: it is not the a
   t.match((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, SESSIONS_ENDED, 'the sessions end all the same')
   t.same(await services.store.findSecondFactor(accountId), enrolled, 'the app set up later stays')
 })
+
+t.test('the new-recovery-codes email\'s link leaves no recovery code: the renewed ones may be someone else\'s', async (t) => {
+  const clock = new Clock()
+  const { base, dataDir, services } = await startReference(t, { now: clock.now })
+  const owner = await signedInOwner(base, 'ada@example.com')
+  await enrolAuthenticator(owner, clock)
+  // Someone with a proof of the account renews the codes and keeps them.
+  const renewed = await owner.browser.post('second-factor/recovery-codes', {}, owner.bearer)
+  t.equal(renewed.status, 200)
+  const [kept] = renewed.body.recovery_codes as string[]
+  const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'recoveryCodes'), 'undoChange')
+  t.equal((await openLink(link.replace(TEST_PUBLIC_URL, base))).status, 303)
+  const accountId = (await services.store.findAccountByEmail('ada@example.com'))!.id
+  t.equal(await services.store.countUnusedRecoveryCodes(accountId), 0, 'none is left')
+  t.not(await services.store.findSecondFactor(accountId), null, 'the authenticator app stays')
+  clock.value += 30_000
+  const challenge = String((await postJson(base, '/accounts/v2/login', { email: 'ada@example.com', password: GOOD_PASSWORD })).body.challenge)
+  t.equal((await postJson(base, '/accounts/second-factor/verify', { challenge, recovery_code: kept, remember_browser: false })).status, 401,
+    'a kept code signs in no more')
+})
