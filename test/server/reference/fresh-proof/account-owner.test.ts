@@ -5,16 +5,12 @@ import { FRESH_PROOF_WINDOW_MS } from '../../../../server/reference/fresh-proof/
 import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
 import { postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/reference.js'
 import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
+import { Clock } from '../../../fixtures/account-changes.js'
 
 /*
  * The attacks of docs/account-changes.md, replayed: whoever reads a visitor's
  * `auth` cookie once holds a bearer token for 15 minutes, and nothing else.
  */
-
-class Clock {
-  value = Math.floor(Date.now() / 30_000) * 30_000 + 1000
-  now = (): number => this.value
-}
 
 interface Setup {
   readonly reference: Reference

@@ -3,6 +3,7 @@ import t, { type Test } from 'tap'
 import { FREE_LOGIN_FAILURES } from '../../../../server/reference/login-throttles.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference, type Reference } from '../../../fixtures/reference.js'
 import { ServiceBrowser } from '../../../fixtures/service-browser.js'
+import { Clock } from '../../../fixtures/account-changes.js'
 
 /*
  * Proofs given again (server/reference/fresh-proof/reauthentication.ts), as
@@ -10,11 +11,6 @@ import { ServiceBrowser } from '../../../fixtures/service-browser.js'
  * of the account, bound to its session, and a token holder's wrong guesses
  * must neither multiply nor lock the owner out.
  */
-
-class Clock {
-  value = Math.floor(Date.now() / 30_000) * 30_000 + 1000
-  now = (): number => this.value
-}
 
 interface Enrolled {
   readonly reference: Reference
