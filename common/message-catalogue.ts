@@ -63,6 +63,12 @@ export interface PageMessages {
 export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', 'noScript.']
 
 /**
+ * The texts of the `notice` codes emailed links land on (common/page-notices.ts):
+ * a page carries only the one its address names.
+ */
+export const ADDRESS_NOTICE_PREFIX = 'notice.'
+
+/**
  * Keys only a lazily loaded chunk shows (the second factor's steps, the
  * challenge's, the breached-password notice, the SSO modal, the passkey
  * offer, "Confirm it's you" before a change, "Sign out of all other

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
 import {
+  ADDRESS_NOTICE_PREFIX,
   createMessages,
   hasPrefix,
   LATER_PREFIXES,
@@ -14,6 +15,7 @@ import {
   type Messages,
   type PageMessages
 } from '../../common/message-catalogue.js'
+import { NOTICE_MESSAGE_KEYS, type PageNotice } from '../../common/page-notices.js'
 import type { MessageOverrides } from './messages-dir.js'
 import type { ExtraAsset } from './static-files.js'
 
@@ -28,9 +30,17 @@ export interface MessageCatalogues {
    * page's scripts can show at first (no server-only, server-rendered-only or later keys) and where the
    * later ones are; with `withLaterTexts` (a page that opens on a second-factor step), those too.
    */
-  pageMessagesJson (locale: Locale, withLaterTexts: boolean): string
+  pageMessagesJson (locale: Locale, embedded: EmbeddedTexts): string
   /** Each language's later texts (LATER_PREFIXES), served as immutable assets under /assets/messages/. */
   readonly laterTextAssets: readonly ExtraAsset[]
+}
+
+/** What a page's embedded texts hold beyond the first load's. */
+export interface EmbeddedTexts {
+  /** The later texts too (LATER_PREFIXES): a page that opens on a second-factor step. */
+  readonly withLaterTexts: boolean
+  /** The text of the notice the page's address names, on its view (common/page-notices.ts). */
+  readonly notice: PageNotice | null
 }
 
 const ENGLISH: Catalogue = englishCatalogue
@@ -74,8 +84,10 @@ function contentHash (text: string): string {
 interface LocaleEntry {
   readonly messages: Messages
   readonly page: PageMessages
-  readonly firstLoadJson: string
-  readonly withLaterJson: string
+  /** By `withLaterTexts`, then by notice ('' for none): filled as pages ask (at most 2 × 7 per language). */
+  readonly embeddedJson: Map<string, string>
+  readonly firstLoad: PageMessages
+  readonly withLater: PageMessages
   readonly laterAsset: ExtraAsset
 }
 
@@ -96,25 +108,34 @@ export async function loadMessageCatalogues (overrides: MessageOverrides): Promi
     const page: PageMessages = Object.freeze({ locale, catalogue: Object.freeze(pageCatalogue) })
     const pick = (keep: (key: string) => boolean): Catalogue =>
       Object.fromEntries(Object.entries(pageCatalogue).filter(([key]) => keep(key))) as Catalogue
-    const scripted = (key: string): boolean => !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES)
+    // A notice's text is shown only where the address names it: no other page carries it.
+    const scripted = (key: string): boolean => !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX)
     const laterJson = JSON.stringify(pick((key) => hasPrefix(key, LATER_PREFIXES)))
     const laterName = `messages/${locale}-${contentHash(laterJson)}.json`
     byLocale.set(locale, {
       messages: createMessages({ locale, catalogue }),
       page,
-      firstLoadJson: serializePageMessages({
-        locale,
-        catalogue: pick((key) => scripted(key) && !hasPrefix(key, LATER_PREFIXES)),
-        laterTextsUrl: `/assets/${laterName}`
-      }),
-      withLaterJson: serializePageMessages({ locale, catalogue: pick(scripted) }),
+      embeddedJson: new Map(),
+      firstLoad: { locale, catalogue: pick((key) => scripted(key) && !hasPrefix(key, LATER_PREFIXES)), laterTextsUrl: `/assets/${laterName}` },
+      withLater: { locale, catalogue: pick(scripted) },
       laterAsset: { name: laterName, source: { body: Buffer.from(laterJson) }, headers: {}, compress: true }
     })
   }))
   return {
     messages: (locale) => byLocale.get(locale)!.messages,
     pageMessages: (locale) => byLocale.get(locale)!.page,
-    pageMessagesJson: (locale, withLaterTexts) => withLaterTexts ? byLocale.get(locale)!.withLaterJson : byLocale.get(locale)!.firstLoadJson,
+    pageMessagesJson (locale, { withLaterTexts, notice }) {
+      const entry = byLocale.get(locale)!
+      const key = `${withLaterTexts ? '+' : ''}${notice ?? ''}`
+      let json = entry.embeddedJson.get(key)
+      if (json === undefined) {
+        const base = withLaterTexts ? entry.withLater : entry.firstLoad
+        const noticeKey = notice === null ? null : NOTICE_MESSAGE_KEYS[notice]
+        json = serializePageMessages(noticeKey === null ? base : { ...base, catalogue: { ...base.catalogue, [noticeKey]: entry.page.catalogue[noticeKey] } })
+        entry.embeddedJson.set(key, json)
+      }
+      return json
+    },
     laterTextAssets: LOCALES.map((locale) => byLocale.get(locale)!.laterAsset)
   }
 }

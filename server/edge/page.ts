@@ -2,11 +2,12 @@ import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import type { Locale, MessageKey, Messages } from '../../common/message-catalogue.js'
 import { viewFrom } from '../../common/page-query.js'
+import { pageNoticeFrom, type PageNotice } from '../../common/page-notices.js'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../common/page-render.js'
 import { serializeRuntimeConfig, type RuntimeConfig } from '../../common/runtime-config.js'
 import type { Theme } from './brand/brand-config.js'
 import { styleHashSource } from './brand/brand-style.js'
-import type { MessageCatalogues } from './message-catalogues.js'
+import type { EmbeddedTexts, MessageCatalogues } from './message-catalogues.js'
 
 /** Slots that build.mjs and client/index.html leave in the page template. */
 const NONCE_SLOT = '__THRESHOLD_NONCE__'
@@ -87,6 +88,11 @@ export interface PageFill {
   readonly query: string
 }
 
+/** The notice code the address names, if any: its text is embedded (the page shows it on its view only). */
+function noticeOfQuery (query: string): PageNotice | null {
+  return query.includes('notice=') ? pageNoticeFrom(new URLSearchParams(query).get('notice')) : null
+}
+
 /** The kept renderings' bytes, for as long as the rendering is kept (page-markup.ts returns the same object for a kept one). */
 const renderedByteCache = new WeakMap<RenderedPage, Buffer>()
 
@@ -149,7 +155,7 @@ export class PreparedPage {
       else if (piece === ROOT_SLOT) parts.push(renderedBytes(fill.rendered))
       else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
       else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
-      else if (piece === MESSAGES_SLOT) parts.push(this.embeddedMessages(fill.locale, fill.state?.secondFactorChallenge != null))
+      else if (piece === MESSAGES_SLOT) parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null, notice: noticeOfQuery(fill.query) }))
       else if (fill.state !== null) {
         parts.push(Buffer.from(`\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`))
       }
@@ -157,11 +163,11 @@ export class PreparedPage {
     return Buffer.concat(parts)
   }
 
-  private embeddedMessages (locale: Locale, withLaterTexts: boolean): Buffer {
-    const key = `${locale}${withLaterTexts ? '+' : ''}`
+  private embeddedMessages (locale: Locale, embedded: EmbeddedTexts): Buffer {
+    const key = `${locale}${embedded.withLaterTexts ? '+' : ''}${embedded.notice ?? ''}`
     let bytes = this.messagesBytes.get(key)
     if (bytes === undefined) {
-      bytes = Buffer.from(this.catalogues.pageMessagesJson(locale, withLaterTexts))
+      bytes = Buffer.from(this.catalogues.pageMessagesJson(locale, embedded))
       this.messagesBytes.set(key, bytes)
     }
     return bytes

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { createPageRenderer } from '../../../client/server-render.js'
-import { hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../common/message-catalogue.js'
+import { ADDRESS_NOTICE_PREFIX, hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../common/message-catalogue.js'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
 import { parseRuntimeConfig } from '../../../common/runtime-config.js'
 import type { PageRenderer } from '../../../common/page-render.js'
@@ -52,9 +52,28 @@ t.test('the page carries one language\'s catalogue, without the edge\'s own text
   const messages = embeddedMessages(page.body)
   t.equal(messages.locale, 'de')
   t.same(Object.keys(messages.catalogue), Object.keys(englishCatalogue).filter((key) => !key.startsWith(SERVER_ONLY_PREFIX) &&
-    !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !hasPrefix(key, LATER_PREFIXES)), 'every key the scripts show at first; no server key, no later key')
+    !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !hasPrefix(key, LATER_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX)),
+  'every key the scripts show at first; no server key, no later key, no notice the address does not name')
   t.ok(page.body.indexOf(`id="${MESSAGES_ELEMENT_ID}"`) > page.body.indexOf('id="threshold-config"'), 'right after the runtime configuration')
   t.equal((await app.inject({ method: 'HEAD', url: '/', headers: { 'accept-language': 'de' } })).headers.vary, 'Accept-Language')
+})
+
+t.test('a page whose address names a notice carries that notice\'s text, in its language, and no other notice\'s', async (t) => {
+  const app = await buildEdge(t, { env: { MESSAGES_DIR: messagesDir(t, { de: { 'notice.undoChange': 'Neues Passwort, dann rückgängig' } }) } })
+  const notices = async (query: string): Promise<string[]> =>
+    Object.keys(embeddedMessages((await app.inject({ url: `/?${query}` })).body).catalogue).filter((key) => key.startsWith(ADDRESS_NOTICE_PREFIX))
+  t.same(await notices('view=setPassword&token=tok_1234567890abcdefghij&notice=undo-change&ui_locales=de'), ['notice.undoChange'])
+  const german = embeddedMessages((await app.inject({ url: '/?view=setPassword&token=tok_1234567890abcdefghij&notice=undo-change&ui_locales=de' })).body)
+  t.equal(german.catalogue['notice.undoChange'], 'Neues Passwort, dann rückgängig', 'the operator\'s text, in the page\'s language')
+  t.same(await notices('notice=email-verified'), ['notice.emailVerified'])
+  t.same(await notices(''), [], 'a plain page carries none')
+  for (const made of ['notice=nonsense', 'notice=__proto__', 'notice=toString', `notice=${'x'.repeat(5000)}`]) {
+    t.same(await notices(made), [], `${made.slice(0, 24)}: none, and the page answers`)
+  }
+  t.equal((await app.inject({ url: '/?notice=undo-change&notice=email-verified' })).statusCode, 200)
+  t.same(await notices('notice=undo-change&notice=email-verified'), ['notice.undoChange'], 'the first of repeated keys, as the page reads it')
+  const rendered = (await app.inject({ url: '/?view=setPassword&token=tok_1234567890abcdefghij&notice=end-sessions' })).body
+  t.match(rendered, englishCatalogue['notice.endSessions'], 'the server-rendered view shows it too')
 })
 
 t.test('a plain page leaves the second factor\'s texts out and names where its language\'s are: an immutable, content-hashed asset', async (t) => {
