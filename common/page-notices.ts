@@ -1,18 +1,43 @@
+import type { MessageKey } from './message-catalogue.js'
+
 /**
  * What the page and the reference accounts service must spell alike for
- * verified addresses: the `notice` codes the service's emailed links land on
- * (`/?view=<view>&notice=<code>`), each with the one view it belongs to, and
- * the reason beside a login refused because the address is not verified yet.
+ * emailed links: the `notice` codes the service's links land on
+ * (`/?view=<view>&notice=<code>`), each with the one view it belongs to and
+ * the catalogue key of what it says, and the reason beside a login refused
+ * because the address is not verified yet.
  */
 
 export const PAGE_NOTICE_VIEWS = Object.freeze({
   'email-verified': 'login',
   'verify-link-invalid': 'login',
+  // Kept for accounts services that end every session when their link is opened.
   'sessions-ended': 'setPassword',
+  // "This was not me" and "this wasn't me": nothing has happened yet; the new password does it.
+  'end-sessions': 'setPassword',
+  'undo-change': 'setPassword',
   'end-sessions-link-invalid': 'resetPassword'
 } as const)
 
 export type PageNotice = keyof typeof PAGE_NOTICE_VIEWS
+
+/**
+ * The text of each code. Only the page whose address names a code carries its
+ * text (server/edge/message-catalogues.ts): the others leave it out.
+ */
+export const NOTICE_MESSAGE_KEYS: Readonly<Record<PageNotice, MessageKey>> = Object.freeze({
+  'email-verified': 'notice.emailVerified',
+  'verify-link-invalid': 'notice.verifyLinkInvalid',
+  'sessions-ended': 'notice.sessionsEnded',
+  'end-sessions': 'notice.endSessions',
+  'undo-change': 'notice.undoChange',
+  'end-sessions-link-invalid': 'notice.endSessionsLinkInvalid'
+})
+
+/** The code an address's `notice` names, when it is one. */
+export function pageNoticeFrom (value: string | null): PageNotice | null {
+  return value !== null && Object.hasOwn(PAGE_NOTICE_VIEWS, value) ? value as PageNotice : null
+}
 
 /** The page's address (path and query) that shows `notice` on its view, with other parameters before it. */
 export function pageWithNotice (notice: PageNotice, parameters: Readonly<Record<string, string>> = {}): string {

@@ -1,8 +1,7 @@
 import { createContext, useContext } from 'react'
 import type { Refusal } from '../../common/accounts-answers.js'
-import { createMessages, formatMessage, type Catalogue, type MessageKey, type Messages } from '../../common/message-catalogue.js'
+import { createMessages, formatMessage, type Catalogue, type Messages } from '../../common/message-catalogue.js'
 import { ERROR_MESSAGE_KEYS, isErrorKey } from '../../common/error-messages.js'
-import type { PageNotice } from '../../common/page-notices.js'
 import { BUSY_MESSAGE_KEY, plainText } from '../../common/page-texts.js'
 
 /** Kept in common/ since the edge makes outside text fit to show too. */
@@ -30,18 +29,6 @@ export function withLaterTexts (messages: Messages, later: Catalogue): Messages 
       : params === undefined ? later[key] : formatMessage(later[key], params)
   }
 }
-
-/**
- * The codes of the `notice` parameter, which the accounts service adds when it
- * sends the browser back from an emailed link, and the key of what each says.
- * Where each is shown, and as what, is in page-params.ts; any other code is ignored.
- */
-export const NOTICE_MESSAGE_KEYS: Readonly<Record<PageNotice, MessageKey>> = Object.freeze({
-  'email-verified': 'notice.emailVerified',
-  'verify-link-invalid': 'notice.verifyLinkInvalid',
-  'sessions-ended': 'notice.sessionsEnded',
-  'end-sessions-link-invalid': 'notice.endSessionsLinkInvalid'
-})
 
 /** The message for the `error` parameter: a catalogue entry in the page's language, or the value itself as plain text. */
 export function messageForErrorParameter (value: string, messages: Messages): string {

@@ -1,8 +1,8 @@
 import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
 import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page-query.js'
-import { PAGE_NOTICE_VIEWS, type PageNotice } from '../../common/page-notices.js'
+import { NOTICE_MESSAGE_KEYS, PAGE_NOTICE_VIEWS, pageNoticeFrom, type PageNotice } from '../../common/page-notices.js'
 import type { MessageKey } from '../../common/message-catalogue.js'
-import { NOTICE_MESSAGE_KEYS, plainText } from './messages.js'
+import { plainText } from './messages.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
 import type { NoticeContent } from '../components/Notice.js'
 
@@ -56,6 +56,8 @@ const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {
   'email-verified': 'success',
   'verify-link-invalid': 'error',
   'sessions-ended': 'success',
+  'end-sessions': 'success',
+  'undo-change': 'success',
   'end-sessions-link-invalid': 'error'
 }
 
@@ -97,9 +99,8 @@ function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
  * appear.
  */
 function noticeFrom (code: string | null, view: View): AddressNotice | null {
-  if (code === null || !Object.hasOwn(PAGE_NOTICE_VIEWS, code)) return null
-  const notice = code as PageNotice
-  return PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], key: NOTICE_MESSAGE_KEYS[notice] } : null
+  const notice = pageNoticeFrom(code)
+  return notice !== null && PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], key: NOTICE_MESSAGE_KEYS[notice] } : null
 }
 
 export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {

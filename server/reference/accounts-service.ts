@@ -10,7 +10,9 @@ import type { BreachCheck } from './breached-passwords/breach-check.js'
 import type { BrowserNotices } from './browser-notices.js'
 import type { ChangeNotices } from './change-notices/change-notices.js'
 import type { RecentFactors } from './change-notices/recent-factors.js'
+import type { UndoChange } from './change-notices/undo-change.js'
 import { RESET_TOKEN_TTL_MS } from './email-links.js'
+import { redeemPasswordLink } from './password-links.js'
 import type { EmailVerification } from './email-verification.js'
 import { emailMessages } from './emails/email-messages.js'
 import { passwordResetEmail } from './emails/password-reset.js'
@@ -71,6 +73,8 @@ export interface AccountsServiceOptions {
   readonly changeNotices: ChangeNotices
   /** What a completed reset lists for review (docs/account-changes.md). */
   readonly recentFactors: RecentFactors
+  /** Removes what a change's email announced, when its "this wasn't me" link brought the new password. */
+  readonly undoChange: UndoChange
   readonly claims: AccountClaims
   /** The bound on concurrent password hashing (hash-gate.ts) that every hash and check goes through. */
   readonly hashGate: HashGate
@@ -440,11 +444,12 @@ export class AccountsService {
     }
     const passwordHash = hashed.hash
     const now = Date.now()
-    const accountId = await this.store.consumeResetToken(hashToken(parsed.value.token), now)
-    if (accountId === null) {
+    const redeemed = await redeemPasswordLink(this.store, parsed.value.token, now)
+    if (redeemed === null) {
       logAuthEvent(facts, 'reset.refused', { clientAddress: facts.clientAddress })
       return error(400, say(facts, 'resetPassword.linkRefused'))
     }
+    const { accountId } = redeemed
     await this.store.updatePasswordHash(accountId, passwordHash)
     // The link came by email: whoever opened it holds the address.
     await this.store.markEmailVerified(accountId, now)
@@ -459,7 +464,9 @@ export class AccountsService {
     await this.store.forgetRememberedBrowsers(accountId, this.options.now())
     const account = await this.store.findAccountById(accountId)
     if (account !== null) await this.clearLocksOfResetter(account.email, facts)
-    logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress })
+    logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress, via: redeemed.via })
+    // "This wasn't me": what the change's email announced goes too, before the list below is made.
+    if (redeemed.via === 'undo-change') await this.options.undoChange.undoAnnounced(redeemed.link, facts)
     if (account !== null) this.options.changeNotices.tellOwner(account, { kind: 'password' }, facts)
     // The passkeys and app added lately, for the owner to remove what was not hers.
     return { status: 200, body: { success: say(facts, 'resetPassword.done'), ...await this.options.recentFactors.review(accountId) } }

@@ -107,7 +107,8 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   app.post('/resetPassword', async (request, reply) =>
     sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request, reply))))
 
-  // Links opened from an email: top-level GETs that land on the page.
+  // Links opened from an email: top-level GETs that land on the page. Only the address's own
+  // verification acts on the GET; the others wait for the owner on the page (password-links.ts).
   app.get('/verifyEmail', async (request, reply) =>
     sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request, reply))))
 
@@ -118,7 +119,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     sendRedirect(reply, await browserNotices.endSessions(query(request, 'token'), requestFacts(request, reply))))
 
   app.get('/undoChange', async (request, reply) =>
-    sendRedirect(reply, await undoChange.undo(query(request, 'token'), requestFacts(request, reply))))
+    sendRedirect(reply, await undoChange.land(query(request, 'token'), requestFacts(request, reply))))
 
   app.post('/recentFactors/remove', async (request, reply) =>
     sendAnswer(reply, await recentFactors.remove(request.body, requestFacts(request, reply))))

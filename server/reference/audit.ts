@@ -8,7 +8,7 @@ export type AuthEvent =
   | 'password.breach-notice-sent'
   | 'register.succeeded' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
   | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused'
-  | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.ended-by-owner' | 'sessions.link-refused'
+  | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.link-refused'
   | 'sessions.others-ended' | 'sessions.end-others.refused'
   | 'account.claimed' | 'account.claim-notice-sent'
   | 'google.login.succeeded' | 'google.login.failed' | 'google.register.succeeded' | 'google.register.failed'

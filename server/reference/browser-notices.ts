@@ -1,28 +1,20 @@
-import { pageWithNotice } from '../../common/page-notices.js'
 import type { EmailAudience, BrowserFacts, RequestFacts } from './answers.js'
 import { logAuthEvent } from './audit.js'
 import type { BrowserCookies } from './browser-cookie.js'
 import { identifyBrowser } from './browser-names.js'
-import { consumeEmailLink, END_SESSIONS_LINK_TTL_MS, issueEmailLink, RESET_TOKEN_TTL_MS, type OwnerEmailing } from './email-links.js'
-import { inPageLanguage } from './page-language.js'
+import { END_SESSIONS_LINK_TTL_MS, issueEmailLink, type OwnerEmailing } from './email-links.js'
 import { emailMessages } from './emails/email-messages.js'
 import { newBrowserEmail } from './emails/new-browser.js'
 import { sendAfterAnswering } from './mailer.js'
+import { landOnNewPassword } from './password-links.js'
 import type { Account } from './store/account-store.js'
-import { hashToken, newOpaqueToken } from './tokens.js'
+import { hashToken } from './tokens.js'
 
 /** However many new browsers sign in, the owner hears of one per quarter of an hour. */
 export const NEW_BROWSER_NOTICE_INTERVAL_MS = 15 * 60 * 1000
 
 /** An account id no account has: looked up for unknown emails. */
 const NO_ACCOUNT_ID = '00000000-0000-0000-0000-000000000000'
-
-export const END_SESSIONS_LINK_REFUSED_PAGE = pageWithNotice('end-sessions-link-invalid')
-
-/** The set-password view with a fresh reset token: where "this was not me" lands once the sessions have ended (on PUBLIC_URL). */
-export function sessionsEndedPage (resetToken: string): string {
-  return pageWithNotice('sessions-ended', { token: resetToken })
-}
 
 export interface BrowserNoticesOptions extends OwnerEmailing {
   readonly cookies: BrowserCookies
@@ -107,43 +99,12 @@ export class BrowserNotices {
   }
 
   /**
-   * `GET endSessions?token=`: "this was not me". Ends every session of the
-   * account and answers the set-password view with a new reset token.
+   * `GET endSessions?token=`: "this was not me". Opening the link changes
+   * nothing (password-links.ts): the set-password view says that saving a new
+   * password ends every session, and the reset's completion does it.
    */
   async endSessions (token: unknown, facts: RequestFacts): Promise<string> {
-    const accountId = await consumeEmailLink(this.options.store, 'end-sessions', token, this.options.now())
-    if (accountId === null) {
-      logAuthEvent(facts, 'sessions.link-refused', { clientAddress: facts.clientAddress })
-      return this.linkRefusedPage(facts)
-    }
-    const page = await this.endEverySession(accountId)
-    logAuthEvent(facts, 'sessions.ended-by-owner', { accountId, clientAddress: facts.clientAddress })
-    return inPageLanguage(page, facts.locale)
-  }
-
-  /**
-   * What every "this was not me" link does once its own part is done
-   * (change-notices/undo-change.ts too): every refresh token of the account
-   * revoked, its remembered browsers forgotten (they would skip the code
-   * step), its fresh proofs, waiting second-factor steps and reset links voided; then the set-password
-   * view with a new reset token (on PUBLIC_URL, in no language yet).
-   */
-  async endEverySession (accountId: string): Promise<string> {
-    const { store, now } = this.options
-    const at = now()
-    await store.revokeAccountRefreshTokens(accountId, at)
-    await store.forgetRememberedBrowsers(accountId, at)
-    await store.voidFreshProofs(accountId)
-    // A sign-in waiting for its code or enrolment would otherwise still end in a session.
-    await store.voidSecondFactorChallenges(accountId)
-    await store.voidResetTokens(accountId, at)
-    const resetToken = newOpaqueToken()
-    await store.insertResetToken(hashToken(resetToken), accountId, at + RESET_TOKEN_TTL_MS)
-    return `${this.options.publicUrl}${sessionsEndedPage(resetToken)}`
-  }
-
-  /** Where a forged, used or expired "this was not me" link lands: the reset view, which says so. */
-  linkRefusedPage (facts: RequestFacts): string {
-    return inPageLanguage(`${this.options.publicUrl}${END_SESSIONS_LINK_REFUSED_PAGE}`, facts.locale)
+    const { store, publicUrl, now } = this.options
+    return await landOnNewPassword(store, { purpose: 'end-sessions', publicUrl, now: now() }, token, facts)
   }
 }

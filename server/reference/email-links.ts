@@ -66,6 +66,12 @@ export async function consumeEmailLink (store: AccountStore, purpose: EmailLinkP
   return (await openEmailLink(store, purpose, token, now))?.accountId ?? null
 }
 
+/** Whether a link's token would still work, without using it: the link with its subject, or null. */
+export async function peekEmailLink (store: AccountStore, purpose: EmailLinkPurpose, token: unknown, now: number): Promise<OpenedEmailLink | null> {
+  if (typeof token !== 'string' || !LINK_TOKEN_FORMAT.test(token)) return null
+  return await store.findEmailLink(purpose, hashToken(token), now)
+}
+
 /** Uses a link's token once, as consumeEmailLink does: the link with its subject, or null. */
 export async function openEmailLink (store: AccountStore, purpose: EmailLinkPurpose, token: unknown, now: number): Promise<OpenedEmailLink | null> {
   if (typeof token !== 'string' || !LINK_TOKEN_FORMAT.test(token)) return null

@@ -282,6 +282,12 @@ export class SecondFactors implements SecondFactorGate {
    * locks: a token holder's wrong codes must not lock the owner's sign-in):
    * 'proven', 'wrong', or the key of why the body is refused.
    */
+  /** Why a code given as a proof cannot be one (its shape alone), or null: asked before anything is checked. */
+  codeShapeError (body: unknown): AnswerKey | null {
+    const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: true })
+    return parsed.ok ? null : parsed.error
+  }
+
   async proveWithCode (account: Account, body: unknown): Promise<'proven' | 'wrong' | AnswerKey> {
     const parsed = parseRequest(body, { codeRequired: true, recoveryAllowed: true })
     if (!parsed.ok) return parsed.error

@@ -150,6 +150,7 @@ export async function createReferenceServices (
     metrics,
     now
   })
+  const undoChange = new UndoChange({ store, publicUrl: config.publicUrl, now })
   const accounts: AccountsService = new AccountsService({
     ...emailing,
     tokens,
@@ -162,6 +163,7 @@ export async function createReferenceServices (
     browserNotices,
     changeNotices,
     recentFactors,
+    undoChange,
     claims,
     hashGate,
     metrics,
@@ -205,7 +207,7 @@ export async function createReferenceServices (
     accounts,
     verification,
     browserNotices,
-    undoChange: new UndoChange({ store, browserNotices, now }),
+    undoChange,
     recentFactors,
     hashGate,
     sso,

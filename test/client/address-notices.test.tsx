@@ -2,7 +2,7 @@ import '../fixtures/dom.js'
 import { act, screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
-import { NOTICE_MESSAGE_KEYS } from '../../client/lib/messages.js'
+import { NOTICE_MESSAGE_KEYS } from '../../common/page-notices.js'
 import { english } from '../fixtures/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
@@ -38,6 +38,8 @@ t.test('each notice shows its text on its own view, with the role and look of a 
     ['email-verified', 'login', 'success'],
     ['verify-link-invalid', 'login', 'error'],
     ['sessions-ended', 'setPassword', 'success'],
+    ['end-sessions', 'setPassword', 'success'],
+    ['undo-change', 'setPassword', 'success'],
     ['end-sessions-link-invalid', 'resetPassword', 'error']
   ]
   for (const [code, ownView, kind] of places) {

@@ -102,9 +102,11 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
       await page.getByRole('status').filter({ hasText: english('notice.emailVerified') }).waitFor()
       t.same(await wcagViolations(page), [], `login with the email-verified notice at ${size}`)
 
-      await page.goto(`${unverified.base}/?view=setPassword&token=tok_1234567890abcdefghij&notice=sessions-ended`)
-      await page.getByRole('status').filter({ hasText: english('notice.sessionsEnded') }).waitFor()
-      t.same(await wcagViolations(page), [], `setPassword with the sessions-ended notice at ${size}`)
+      for (const [notice, key] of [['end-sessions', 'notice.endSessions'], ['undo-change', 'notice.undoChange']] as const) {
+        await page.goto(`${unverified.base}/?view=setPassword&token=tok_1234567890abcdefghij&notice=${notice}`)
+        await page.getByRole('status').filter({ hasText: english(key) }).waitFor()
+        t.same(await wcagViolations(page), [], `setPassword with the ${notice} notice at ${size}`)
+      }
 
       await page.goto(`${unverified.base}/`)
       await page.getByLabel('Email', { exact: true }).fill('kim@example.test')

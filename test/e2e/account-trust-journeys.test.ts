@@ -86,16 +86,15 @@ t.test('verified addresses and "was this you?" in real Chromium against the buil
     const link = await newestLink(server.dataDir, 'endSessions', new Set(emailedLinks(server.dataDir, 'endSessions').slice(0, noticesBefore)))
     t.equal(emailedLinks(server.dataDir, 'endSessions').length, noticesBefore + 1, 'the second browser\'s sign-in, and only it, emailed the owner')
     await first.page.goto(link)
-    await first.page.getByRole('status').filter({ hasText: english('notice.sessionsEnded') }).waitFor()
-    const refreshed = await fetch(`${base}/accounts/token/refresh`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh: firstRefresh })
-    })
-    t.equal(refreshed.status, 401, 'the first browser\'s session has ended')
-
+    await first.page.getByRole('status').filter({ hasText: english('notice.endSessions') }).waitFor()
     await fill(first.page, 'New Password', NEW_PASSWORD)
     await fill(first.page, 'Confirm Password', NEW_PASSWORD)
     await first.page.getByRole('button', { name: 'Set New Password' }).click()
     await first.page.getByRole('status').filter({ hasText: 'password has been changed' }).waitFor()
+    const refreshed = await fetch(`${base}/accounts/token/refresh`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh: firstRefresh })
+    })
+    t.equal(refreshed.status, 401, 'saving it ended the first browser\'s session')
     await logIn(first.page, base, `${product}/again`, 'owen@example.test', NEW_PASSWORD)
     await first.page.waitForURL(`${product}/again`)
     t.same(unexpectedProblems(first.problems, []), [])

@@ -1,44 +1,40 @@
 import type { RequestFacts } from '../answers.js'
 import { logAuthEvent } from '../audit.js'
-import type { BrowserNotices } from '../browser-notices.js'
-import { openEmailLink } from '../email-links.js'
-import { inPageLanguage } from '../page-language.js'
 import { removePasskeyAndItsSessions } from '../passkey-removal.js'
+import { landOnNewPassword } from '../password-links.js'
 import type { AccountStore, OpenedEmailLink } from '../store/account-store.js'
 import { parseUndoSubject } from './undo-subject.js'
 
 export interface UndoChangeOptions {
   readonly store: AccountStore
-  /** Ends the sessions and leads to a new password, as "was this you?" does. */
-  readonly browserNotices: BrowserNotices
+  readonly publicUrl: string
   readonly now: () => number
 }
 
 /**
- * `GET undoChange?token=`: the "this wasn't me" link of a change's email
- * (change-notices.ts). Once, within 7 days: every session of the account
- * ends, what the email announced is removed (the passkey; the authenticator
- * app with its recovery codes), and the owner lands on the set-password view
- * with a new reset token, exactly as after "was this you?" (browser-notices.ts).
+ * The "this wasn't me" link of a change's email (change-notices.ts). Opening
+ * it (`GET undoChange?token=`) changes nothing: it lands on the set-password
+ * view, which says what saving a new password will do. Once, within 7 days,
+ * the new password saved with its token (AccountsService.completePasswordReset)
+ * ends every session, as any reset does, and removes what the email announced
+ * (the passkey; the authenticator app with its recovery codes; renewed codes).
  */
 export class UndoChange {
   constructor (private readonly options: UndoChangeOptions) {}
 
-  /** Where the browser goes next: the set-password view, or the reset view saying the link is spent. */
-  async undo (token: unknown, facts: RequestFacts): Promise<string> {
-    const { store, browserNotices, now } = this.options
-    const link = await openEmailLink(store, 'undo-change', token, now())
-    if (link === null) {
-      logAuthEvent(facts, 'change.undo-refused', { clientAddress: facts.clientAddress })
-      return browserNotices.linkRefusedPage(facts)
-    }
-    const page = await browserNotices.endEverySession(link.accountId)
-    const removed = await this.removeAnnounced(link)
-    logAuthEvent(facts, 'change.undone', { accountId: link.accountId, clientAddress: facts.clientAddress, removed })
-    return inPageLanguage(page, facts.locale)
+  /** Where the browser goes from the link: the set-password view, or the reset view saying the link is spent. */
+  async land (token: unknown, facts: RequestFacts): Promise<string> {
+    const { store, publicUrl, now } = this.options
+    return await landOnNewPassword(store, { purpose: 'undo-change', publicUrl, now: now() }, token, facts)
   }
 
-  /** Removes what the link's email announced, if it is still there: what was removed, for the audit log. */
+  /** Removes what the link's email announced, if it is still there, once the new password is saved. */
+  async undoAnnounced (link: OpenedEmailLink, facts: RequestFacts): Promise<void> {
+    const removed = await this.removeAnnounced(link)
+    logAuthEvent(facts, 'change.undone', { accountId: link.accountId, clientAddress: facts.clientAddress, removed })
+  }
+
+  /** What was removed, for the audit log. */
   private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'recovery-codes' | 'nothing'> {
     const { store } = this.options
     const subject = parseUndoSubject(link.subject)

@@ -26,7 +26,7 @@ export interface ReauthenticationOptions {
   readonly proofs: FreshProofs
   readonly accounts: Pick<AccountsService, 'checkPassword'>
   /** The codes' check; null: SECOND_FACTOR=false. */
-  readonly secondFactors: Pick<SecondFactors, 'proveWithCode'> | null
+  readonly secondFactors: Pick<SecondFactors, 'proveWithCode' | 'codeShapeError'> | null
 }
 
 /** What the visitor gave: the password, a code (authenticator or recovery), or both. */
@@ -56,6 +56,10 @@ export class Reauthentication {
     const given = hasSecondFactor ? offered : { ...offered, code: null }
     const missing = missingPart(account, hasSecondFactor, given)
     if (missing !== null) return error(400, say(facts, missing))
+    // A code that cannot be one is refused before the password is checked: a 400 after a right
+    // password and a 401 after a wrong one would tell a guesser which it was.
+    const malformed = given.code === null ? null : this.options.secondFactors?.codeShapeError(given.code) ?? null
+    if (malformed !== null) return error(400, say(facts, malformed))
 
     const keys = reauthenticationThrottleKeys(claims)
     const locked = await this.lockedUntil(keys)

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { ERROR_MESSAGE_KEYS } from '../../../common/error-messages.js'
-import { messageForErrorParameter, NOTICE_MESSAGE_KEYS } from '../../../client/lib/messages.js'
+import { messageForErrorParameter } from '../../../client/lib/messages.js'
+import { NOTICE_MESSAGE_KEYS } from '../../../common/page-notices.js'
 import { english, ENGLISH_MESSAGES, markedGermanMessages } from '../../fixtures/messages.js'
 import { createMessages } from '../../../common/message-catalogue.js'
 import { parsePageParams } from '../../../client/lib/page-params.js'
@@ -118,6 +119,8 @@ t.test('a notice code names its catalogue text, as a success or an error, on its
     'email-verified': ['login', 'success'],
     'verify-link-invalid': ['login', 'error'],
     'sessions-ended': ['setPassword', 'success'],
+    'end-sessions': ['setPassword', 'success'],
+    'undo-change': ['setPassword', 'success'],
     'end-sessions-link-invalid': ['resetPassword', 'error']
   } as const
   t.same(Object.keys(places).sort(), Object.keys(NOTICE_MESSAGE_KEYS).sort(), 'every code of the catalogue is placed here')

@@ -71,8 +71,11 @@ t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, asyn
     const away = new TestBrowser()
     t.equal((await away.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).status, 200)
     const notice = await emailTo('newBrowser', 'nell')
-    const landing = await openLink(onEdge(accountsLinkOf(notice, 'endSessions').link))
-    t.match(landing.location, /\/\?view=setPassword&token=[\w-]{43}&notice=sessions-ended&ui_locales=en$/)
+    const { link, token } = accountsLinkOf(notice, 'endSessions')
+    const landing = await openLink(onEdge(link))
+    t.match(landing.location, /\/\?view=setPassword&token=[\w-]{43}&notice=end-sessions&ui_locales=en$/)
+    const newPassword = 'nell has a new passphrase'
+    t.equal((await postJson(base, '/accounts/resetPassword', { token, password: newPassword, confirm_password: newPassword })).status, 200)
     t.equal((await postJson(base, '/accounts/token/refresh', { refresh: homeRefresh })).status, 401, 'the home browser\'s session has ended')
   })
 

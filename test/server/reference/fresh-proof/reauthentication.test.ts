@@ -61,6 +61,23 @@ t.test('with a second factor, the password and a stolen token are no proof: a co
   t.equal((await setup.owner.post('second-factor/recovery-codes', {}, setup.bearer)).status, 200, 'then changes her account')
 })
 
+t.test('a malformed code with the password answers alike whether the password is right or wrong: it is no oracle', async (t) => {
+  const setup = await enrolledOwner(t)
+  const attacker = attackerOf(setup)
+  for (const code of ['x', '12345', '1234567', 12345, ''] as const) {
+    const right = await attacker.post('reauthenticate', { password: GOOD_PASSWORD, code }, setup.bearer)
+    const wrong = await attacker.post('reauthenticate', { password: 'not her password at all', code }, setup.bearer)
+    t.same([right.status, right.body], [wrong.status, wrong.body], `code ${JSON.stringify(code)}: the same answer`)
+    t.equal(right.status, 400, 'a clear error: the code cannot be one')
+  }
+  const recovery = await attacker.post('reauthenticate', { password: GOOD_PASSWORD, recovery_code: '!'.repeat(41) }, setup.bearer)
+  const recoveryWrong = await attacker.post('reauthenticate', { password: 'not her password at all', recovery_code: '!'.repeat(41) }, setup.bearer)
+  t.same([recovery.status, recovery.body], [recoveryWrong.status, recoveryWrong.body], 'a malformed recovery code too')
+  // Nothing was checked, so nothing was counted: the owner's proof goes through at once.
+  const proven = await setup.owner.post('reauthenticate', { password: GOOD_PASSWORD, code: setup.code() }, setup.bearer)
+  t.equal(proven.status, 200)
+})
+
 t.test('a proof holds only in the session it was made in', async (t) => {
   const setup = await enrolledOwner(t)
   // A second sign-in (another tab's, or the attacker's replayed one): its token beside the owner's browser's proof.
