@@ -7,16 +7,23 @@ import { sendAfterAnswering } from './mailer.js'
 import { inPageLanguage } from './page-language.js'
 import type { Account } from './store/account-store.js'
 
-/** How the address was just proved: Google (whose subject the account is then tied to) or an SSO provider. */
-export type ClaimProof = { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' }
+/**
+ * How the address was just proved: Google (whose subject the account is then tied to), an SSO
+ * provider, or a link emailed to it that sets a new password (a reset, "was this you?", "this
+ * wasn't me").
+ */
+export type ClaimProof = { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' } | { readonly via: 'emailed-link' }
 
 /**
  * No pre-hijacking. Anyone can register an address with a password; until
- * the address is verified, that says nothing about who holds it. When a
- * Google or SSO sign-in proves the address, the account passes to the person
- * who proved it: the password set before and every session are revoked,
- * every emailed link is void, and the owner is told by email. An account
- * whose address was verified is never claimed this way.
+ * the address is verified, that says nothing about who holds it, nor about
+ * who added the passkeys or the authenticator app the account has. When a
+ * Google or SSO sign-in or an emailed link proves the address, the account
+ * passes to the person who proved it: the password set before, every
+ * passkey, the second factor and every session are removed or revoked,
+ * every emailed link is void, and the owner is told by email (a link's new
+ * password tells her itself). An account whose address was verified is never
+ * claimed this way.
  */
 export class AccountClaims {
   constructor (private readonly options: OwnerEmailing) {}
@@ -25,6 +32,9 @@ export class AccountClaims {
   async claimIfUnverified (account: Account, proof: ClaimProof, facts: RequestFacts): Promise<Account> {
     if (account.emailVerifiedAt !== null) return account
     const { store, now } = this.options
+    // Read before, for the log only: the claim removes them in its own transaction.
+    const passkeysRemoved = (await store.listPasskeys(account.id)).length
+    const secondFactorRemoved = await store.findSecondFactor(account.id) !== null
     const claimed = await store.claimUnverifiedAccount(account.id, {
       now: now(),
       googleSubject: proof.via === 'google' ? proof.googleSubject : null
@@ -36,8 +46,9 @@ export class AccountClaims {
     await store.voidSecondFactorChallenges(account.id)
     await store.voidFreshProofs(account.id)
     logAuthEvent(facts, 'account.claimed', {
-      accountId: account.id, clientAddress: facts.clientAddress, via: proof.via, passwordRemoved: account.passwordHash !== null
+      accountId: account.id, clientAddress: facts.clientAddress, via: proof.via, passwordRemoved: account.passwordHash !== null, passkeysRemoved, secondFactorRemoved
     })
+    if (proof.via === 'emailed-link') return current
     sendAfterAnswering(facts.log, 'account claimed', async () => {
       const delivery = await this.options.mailer.send(accountClaimedEmail({
         to: current.email,

@@ -324,7 +324,9 @@ export class AccountsService {
   }
 
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
-  async completeLogin (account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts): Promise<Answer> {
+  async completeLogin (
+    account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts, { provesBrowser = true }: { readonly provesBrowser?: boolean } = {}
+  ): Promise<Answer> {
     const organizations = await this.allowedOrganizations(account, requested, facts)
     if (organizations === null) return error(403, say(facts, 'login.notAMember'))
     // A remembered browser skipped the code (second-factors.ts): the session keeps that, for an
@@ -334,7 +336,8 @@ export class AccountsService {
     const session = { familyId: randomUUID(), signedInAt: this.options.now() }
     const tokens = await this.options.tokens.issue(account, context, method, session)
     // The sign-in is this browser's proof of the account, in this session, for the next few minutes (a passkey upgrade, a second factor).
-    const proofCookie = await this.options.proofs.record({ accountId: account.id, sessionId: session.familyId }, proofOfSignIn(method), facts, { atSignIn: true })
+    // Not a Google token the page did not ask for: it may have been read from another product's page.
+    const proofCookie = provesBrowser ? await this.options.proofs.record({ accountId: account.id, sessionId: session.familyId }, proofOfSignIn(method), facts, { atSignIn: true }) : null
     const event = ({
       pwd: 'login.succeeded',
       'pwd+otp': 'login.succeeded',
@@ -450,9 +453,11 @@ export class AccountsService {
       return error(400, say(facts, 'resetPassword.linkRefused'))
     }
     const { accountId } = redeemed
+    // The link came by email: whoever opened it holds the address. Until now nobody had shown that,
+    // so nothing set up before (a squatter's passkey or authenticator app) stays (account-claims.ts).
+    const beforeReset = await this.store.findAccountById(accountId)
+    if (beforeReset !== null) await this.options.claims.claimIfUnverified(beforeReset, { via: 'emailed-link' }, facts)
     await this.store.updatePasswordHash(accountId, passwordHash)
-    // The link came by email: whoever opened it holds the address.
-    await this.store.markEmailVerified(accountId, now)
     // Another link sent earlier would otherwise still change the new password.
     await this.store.voidResetTokens(accountId, now)
     await this.store.revokeAccountRefreshTokens(accountId, now)
@@ -492,14 +497,14 @@ export class AccountsService {
       logAuthEvent(facts, 'google.login.failed', { clientAddress: facts.clientAddress, reason: verification.refused })
       return error(401, say(facts, 'google.loginFailed'))
     }
-    const { subject, email } = verification.identity
+    const { subject, email, boundToPage } = verification.identity
     const account = await this.store.findAccountByGoogleSubject(subject) ?? await this.claimForGoogle(email, subject, facts)
     if (account === null) {
       logAuthEvent(facts, 'google.login.failed', { email, reason: 'no account' })
       return error(404, say(facts, 'google.noAccount'))
     }
     const secondFactor = await this.secondFactorStep(account, context.value, 'google', facts)
-    return secondFactor ?? await this.completeLogin(account, context.value, 'google', facts)
+    return secondFactor ?? await this.completeLogin(account, context.value, 'google', facts, { provesBrowser: boundToPage })
   }
 
   /**

@@ -236,9 +236,11 @@ export interface AccountStore {
   markEmailVerified (accountId: string, now: number): Promise<void>
   /**
    * Hands an account whose address was never verified to the person who has
-   * just proved it (through Google or SSO): removes the password set before,
-   * revokes every refresh token, voids every emailed link (reset and
-   * others), marks the address verified and ties `googleSubject` when given.
+   * just proved it (through Google, SSO or an emailed link): removes the
+   * password set before, every passkey, the second factor with its recovery
+   * codes, the browsers known or remembered; revokes every refresh token,
+   * voids every emailed link (reset and others), marks the address verified
+   * and ties `googleSubject` when given.
    * Returns false and changes nothing when the address is verified already.
    * Atomic.
    */

@@ -462,6 +462,12 @@ export class PostgresAccountStore implements AccountStore {
       await revokeRefreshTokensOf(client, accountId, claim.now)
       await voidResetTokensOf(client, accountId, claim.now)
       await client.query('UPDATE email_links SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [claim.now, accountId])
+      // Whoever held the password may have added ways in of his own: none set up before the claim stays.
+      for (const table of ['passkeys', 'passkey_challenges', 'recovery_codes', 'second_factors', 'known_browsers']) {
+        await client.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId])
+      }
+      await client.query('UPDATE accounts SET remembered_browsers_forgotten_at = GREATEST(remembered_browsers_forgotten_at, $1) WHERE id = $2',
+        [claim.now, accountId])
       return true
     })
   }

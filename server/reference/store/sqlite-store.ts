@@ -360,6 +360,12 @@ export class SqliteAccountStore implements AccountStore {
       this.revokeRefreshTokensOf(accountId, claim.now)
       this.voidResetTokensOf(accountId, claim.now)
       this.db.prepare('UPDATE email_links SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(claim.now, accountId)
+      // Whoever held the password may have added ways in of his own: none set up before the claim stays.
+      for (const table of ['passkeys', 'passkey_challenges', 'recovery_codes', 'second_factors', 'known_browsers']) {
+        this.db.prepare(`DELETE FROM ${table} WHERE account_id = ?`).run(accountId)
+      }
+      this.db.prepare('UPDATE accounts SET remembered_browsers_forgotten_at = MAX(remembered_browsers_forgotten_at, ?) WHERE id = ?')
+        .run(claim.now, accountId)
       return true
     }).immediate()
   }

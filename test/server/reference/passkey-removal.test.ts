@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose'
 import t, { type Test } from 'tap'
 import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
 import {
-  GOOD_PASSWORD, logCollector, postJson, registerAccount, resetLinkOf, startReference, TEST_PUBLIC_URL, waitForEmail, type Reference
+  GOOD_PASSWORD, logCollector, postJson, registerAccount, resetLinkOf, startReference, TEST_PUBLIC_URL, verifyAddress, waitForEmail, type Reference
 } from '../../fixtures/reference.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 
@@ -26,6 +26,7 @@ async function setUp (t: Test): Promise<Setup> {
   const logs = logCollector()
   const reference = await startReference(t, { logStream: logs.stream })
   await registerAccount(reference.base, 'ada@example.com')
+  await verifyAddress(reference.base, reference.dataDir, 'ada@example.com')
   const owner = new PasskeyBrowser(reference.base)
   const ownerBearer = await owner.bearerAfterSignIn('ada@example.com')
   return { reference, logs, owner, ownerBearer, accountId: decodeJwt(ownerBearer.authorization.slice('Bearer '.length)).sub! }

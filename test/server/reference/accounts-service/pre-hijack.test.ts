@@ -1,13 +1,16 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
+import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
 import {
   accountsLinkOf,
   GOOD_PASSWORD,
+  logCollector,
   loginTokens,
   openLink,
   postJson,
   registerAccount,
+  resetLinkOf,
   startReference,
   TEST_PUBLIC_URL,
   waitForEmail
@@ -43,7 +46,7 @@ t.test('pre-hijack through Google: the owner\'s Google sign-in takes the account
   const told = await waitForEmail(dataDir, 1, 'claimed')
   t.match(told.raw, /^To: bob@gmail\.example$/m)
   t.match(told.raw, /^Subject: Your Threshold account is now signed in with Google$/m)
-  t.match(told.decoded, /that password has been removed and every other session of the account has ended/)
+  t.match(told.decoded, /that password, and any passkey or authenticator app set up before, have been removed, and every other session of the account has ended/)
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail')
   t.equal((await openLink(link.replace(TEST_PUBLIC_URL, base))).location, `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid&ui_locales=en`,
     'the verification link sent to the address before is void')
@@ -92,4 +95,65 @@ t.test('logins racing the claim leave the attacker no session, however they inte
   }
   // 401, or 429 once the refused racers have locked the address: either way, no way in.
   t.ok([401, 429].includes((await postJson(base, '/accounts/v2/login', { email: 'eve@gmail.example', password: ATTACKER_PASSWORD })).status))
+})
+
+t.test('pre-hijack with ways in of his own: the squatter\'s passkey and authenticator app go with the Google claim', async (t) => {
+  const logs = logCollector()
+  const clock = new Clock()
+  const google = await startGoogleStandIn(t)
+  const reference = await startReference(t, { now: clock.now, logStream: logs.stream, env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl } })
+  const { base, services } = reference
+  // Mallory registers Alice's address before she arrives; his sign-in is his proof for both.
+  await registerAccount(base, 'alice@gmail.example')
+  const mallory = await signedInOwner(reference, 'alice@gmail.example', { registered: true })
+  t.equal((await addPasskey(mallory)).status, 200, 'the squatter adds a passkey')
+  await enrolAuthenticator(mallory, clock)
+  clock.value += 60_000
+
+  const alicesGoogle = { authorization: `Bearer ${await google.credential({ email: 'alice@gmail.example', sub: 'alice-google' })}` }
+  const login = await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' }, alicesGoogle)
+  t.equal(login.status, 200)
+  t.type(login.body.auth, 'string', 'Alice is signed in: no code from the squatter\'s app is asked for')
+  t.equal(await passkeySignIn(mallory), 401, 'the squatter\'s passkey signs in no more')
+  const accountId = (await services.store.findAccountByEmail('alice@gmail.example'))!.id
+  t.same(await services.store.listPasskeys(accountId), [])
+  t.equal(await services.store.findSecondFactor(accountId), null, 'the app is gone')
+  t.equal(await services.store.countUnusedRecoveryCodes(accountId), 0, 'with its recovery codes')
+  t.match(logs.lines.findLast((line) => line.audit === 'account.claimed'), { via: 'google', passkeysRemoved: 1, secondFactorRemoved: true })
+})
+
+t.test('pre-hijack through "forgot password": the owner\'s reset takes the account, and no passkey set up before it stays, however old', async (t) => {
+  const clock = new Clock()
+  const reference = await startReference(t, { now: clock.now })
+  const { base, dataDir, services } = reference
+  await registerAccount(base, 'dan@example.com')
+  const mallory = await signedInOwner(reference, 'dan@example.com', { registered: true })
+  t.equal((await addPasskey(mallory)).status, 200)
+  clock.passDays(31)
+
+  t.equal((await postJson(base, '/accounts/resetPasswordRequest', { email: 'dan@example.com' })).status, 200)
+  const { token } = resetLinkOf(await waitForEmail(dataDir, 1, 'reset'))
+  const reset = await postJson(base, '/accounts/resetPassword', { token, password: 'dan chose this one', confirm_password: 'dan chose this one' })
+  t.equal(reset.status, 200)
+  t.notOk('review_token' in reset.body, 'nothing is left to review')
+  t.equal(await passkeySignIn(mallory), 401, 'the squatter\'s passkey signs in no more')
+  const account = (await services.store.findAccountByEmail('dan@example.com'))!
+  t.not(account.emailVerifiedAt, null, 'the reset verified the address')
+  t.equal(await services.store.findSecondFactor(account.id), null)
+  t.same((await postJson(base, '/accounts/v2/login', { email: 'dan@example.com', password: 'dan chose this one' })).status, 200)
+})
+
+t.test('an owner whose address is verified keeps her passkey through a reset: only an unverified account is claimed', async (t) => {
+  const clock = new Clock()
+  const reference = await startReference(t, { now: clock.now })
+  const { base, dataDir, services } = reference
+  const owner = await signedInOwner(reference, 'eva@example.com')
+  t.equal((await addPasskey(owner)).status, 200)
+  clock.passDays(31)
+  t.equal((await postJson(base, '/accounts/resetPasswordRequest', { email: 'eva@example.com' })).status, 200)
+  const { token } = resetLinkOf(await waitForEmail(dataDir, 1, 'reset'))
+  t.equal((await postJson(base, '/accounts/resetPassword', { token, password: 'eva chose this one', confirm_password: 'eva chose this one' })).status, 200)
+  const accountId = (await services.store.findAccountByEmail('eva@example.com'))!.id
+  t.equal((await services.store.listPasskeys(accountId)).length, 1, 'her passkey stays')
+  t.equal(await passkeySignIn(owner), 200)
 })

@@ -27,7 +27,7 @@ t.test('a passkey added, prompt-less or not, is told to its owner in her languag
   const logs = logCollector()
   const clock = new Clock()
   const { base, dataDir } = await startReference(t, { now: clock.now, logStream: logs.stream })
-  const owner = await signedInOwner(base, 'ada@example.com', { headers: GERMAN_CHROME })
+  const owner = await signedInOwner({ base, dataDir }, 'ada@example.com', { headers: GERMAN_CHROME })
   const prompted = await addPasskey(owner)
   t.equal(prompted.status, 200)
   const [email] = await waitForSubject(dataDir, /^Neuer Passkey in Ihrem Konto bei Threshold$/)
@@ -42,7 +42,7 @@ t.test('a passkey added, prompt-less or not, is told to its owner in her languag
   t.match(email!.decoded, /innerhalb von 7 Tagen/)
 
   // The automatic one right after a sign-in is told too: it is a way into the account all the same.
-  const again = await signedInOwner(base, 'ada@example.com', { headers: GERMAN_CHROME, registered: true })
+  const again = await signedInOwner({ base, dataDir }, 'ada@example.com', { headers: GERMAN_CHROME, registered: true })
   t.equal((await addPasskey(again, true)).status, 200)
   const emails = await waitForSubject(dataDir, /^Neuer Passkey/, 2)
   t.not(accountsLinkOf(emails[1]!, 'undoChange').token, token, 'each change has a link of its own')
@@ -55,7 +55,7 @@ t.test('a passkey added, prompt-less or not, is told to its owner in her languag
 t.test('a passkey removed, the authenticator app set up and turned off, new recovery codes and a new password each email the owner', async (t) => {
   const clock = new Clock()
   const { base, dataDir } = await startReference(t, { now: clock.now })
-  const owner = await signedInOwner(base, 'bea@example.com', { headers: { 'user-agent': CHROME_ON_WINDOWS } })
+  const owner = await signedInOwner({ base, dataDir }, 'bea@example.com', { headers: { 'user-agent': CHROME_ON_WINDOWS } })
   const passkey = await addPasskey(owner)
   t.equal((await owner.browser.post('passkeys/remove', { id: passkey.id }, owner.bearer)).status, 200)
   const removed = await waitForEmail(dataDir, 1, 'passkeyRemoved')
@@ -83,7 +83,7 @@ t.test('a passkey removed, the authenticator app set up and turned off, new reco
 
 t.test('a refused change tells nobody', async (t) => {
   const { base, dataDir } = await startReference(t)
-  const owner = await signedInOwner(base, 'cy@example.com')
+  const owner = await signedInOwner({ base, dataDir }, 'cy@example.com')
   t.equal((await owner.browser.post('passkeys/remove', { id: 'bm90LWhlcmU' }, owner.bearer)).status, 404)
   t.equal((await owner.browser.post('second-factor/remove', {}, owner.bearer)).status, 404)
   t.equal((await owner.browser.post('second-factor/recovery-codes', {}, owner.bearer)).status, 404)

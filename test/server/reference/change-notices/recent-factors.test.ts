@@ -22,10 +22,10 @@ const remove = (base: string, body: Record<string, unknown>) => postJson(base, '
 t.test('a completed reset lists the passkey added 10 days ago, not the one added 40 days ago, and removes it in one step', async (t) => {
   const clock = new Clock(40)
   const { base, dataDir } = await startReference(t, { now: clock.now })
-  const first = await signedInOwner(base, 'ada@example.com')
+  const first = await signedInOwner({ base, dataDir }, 'ada@example.com')
   const old = await addPasskey(first)
   clock.passDays(30)
-  const second = await signedInOwner(base, 'ada@example.com', { registered: true })
+  const second = await signedInOwner({ base, dataDir }, 'ada@example.com', { registered: true })
   const recent = await addPasskey(second)
   clock.passDays(10)
 
@@ -51,7 +51,7 @@ t.test('a completed reset lists the passkey added 10 days ago, not the one added
 t.test('the listed authenticator app is removed even where the organisation requires one: the next sign-in enrols anew', async (t) => {
   const clock = new Clock()
   const { base, dataDir, services } = await startReference(t, { now: clock.now })
-  const owner = await signedInOwner(base, 'bea@example.com')
+  const owner = await signedInOwner({ base, dataDir }, 'bea@example.com')
   await enrolAuthenticator(owner, clock)
   const accountId = (await services.store.findAccountByEmail('bea@example.com'))!.id
   await services.store.addMembership(accountId, 'acme')
@@ -73,7 +73,7 @@ t.test('a review token removes only its own account\'s list, for 30 minutes; a m
   const owners: Record<string, SignedInOwner> = {}
   const passkeys: Record<string, string> = {}
   for (const name of ['cy', 'dee']) {
-    owners[name] = await signedInOwner(base, `${name}@example.com`)
+    owners[name] = await signedInOwner({ base, dataDir }, `${name}@example.com`)
     passkeys[name] = (await addPasskey(owners[name]!)).id
   }
   const cyReview = String((await resetPassword(base, dataDir, 'cy@example.com', 0)).body.review_token)
@@ -82,7 +82,7 @@ t.test('a review token removes only its own account\'s list, for 30 minutes; a m
   t.equal((await remove(base, { review_token: cyReview, passkey_id: passkeys.dee })).status, 404, 'another account\'s passkey')
   const dee = (await services.store.findAccountByEmail('dee@example.com'))!.id
   t.equal((await services.store.listPasskeys(dee)).length, 1, 'stays')
-  const afterwards = await addPasskey(await signedInOwner(base, 'cy@example.com', { registered: true }))
+  const afterwards = await addPasskey(await signedInOwner({ base, dataDir }, 'cy@example.com', { registered: true }))
   t.equal((await remove(base, { review_token: cyReview, passkey_id: afterwards.id })).status, 404, 'one added after the list was made is not on it')
   t.equal((await remove(base, { review_token: 'A'.repeat(43), passkey_id: passkeys.cy })).status, 401, 'a made-up token')
   for (const body of [{}, { review_token: cyReview }, { review_token: cyReview, passkey_id: passkeys.cy, second_factor: true },
@@ -97,7 +97,7 @@ t.test('a review token removes only its own account\'s list, for 30 minutes; a m
 
 t.test('a reset with nothing recent to list carries no review token', async (t) => {
   const { base, dataDir } = await startReference(t)
-  await signedInOwner(base, 'eve@example.com')
+  await signedInOwner({ base, dataDir }, 'eve@example.com')
   const reset = await resetPassword(base, dataDir, 'eve@example.com', 0)
   t.equal(reset.status, 200)
   t.same(Object.keys(reset.body), ['success'])

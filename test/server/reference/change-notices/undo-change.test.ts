@@ -39,8 +39,8 @@ t.test('the passkey-added email\'s link and a new password end every session and
   const logs = logCollector()
   const clock = new Clock()
   const { base, dataDir, services } = await startReference(t, { now: clock.now, logStream: logs.stream })
-  const intruder = await signedInOwner(base, 'ada@example.com')
-  const elsewhere = await signedInOwner(base, 'ada@example.com', { registered: true })
+  const intruder = await signedInOwner({ base, dataDir }, 'ada@example.com')
+  const elsewhere = await signedInOwner({ base, dataDir }, 'ada@example.com', { registered: true })
   const planted = await addPasskey(intruder)
   t.equal(planted.status, 200)
   t.equal(await passkeySignIn(intruder), 200, 'the planted passkey signs in')
@@ -69,7 +69,7 @@ t.test('the passkey-added email\'s link and a new password end every session and
 t.test('a mail scanner that opens the link, again and again, changes nothing: the owner\'s own passkey and sessions stay', async (t) => {
   const clock = new Clock()
   const { base, dataDir, services } = await startReference(t, { now: clock.now })
-  const owner = await signedInOwner(base, 'ben@example.com')
+  const owner = await signedInOwner({ base, dataDir }, 'ben@example.com')
   t.equal((await addPasskey(owner)).status, 200)
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'passkeyAdded'), 'undoChange')
   for (let opening = 0; opening < 3; opening++) {
@@ -92,7 +92,7 @@ t.test('a mail scanner that opens the link, again and again, changes nothing: th
 t.test('a refused new password (too short) uses nothing: the link still works, the passkey stays', async (t) => {
   const clock = new Clock()
   const { base, dataDir, services } = await startReference(t, { now: clock.now })
-  const owner = await signedInOwner(base, 'cy@example.com')
+  const owner = await signedInOwner({ base, dataDir }, 'cy@example.com')
   await addPasskey(owner)
   const { token } = accountsLinkOf(await waitForEmail(dataDir, 1, 'passkeyAdded'), 'undoChange')
   const refused = await postJson(base, '/accounts/resetPassword', { token, password: 'short', confirm_password: 'short' })
@@ -106,7 +106,7 @@ t.test('a refused new password (too short) uses nothing: the link still works, t
 t.test('the link expires after 7 days', async (t) => {
   const clock = new Clock()
   const { base, dataDir } = await startReference(t, { now: clock.now })
-  const owner = await signedInOwner(base, 'eve@example.com')
+  const owner = await signedInOwner({ base, dataDir }, 'eve@example.com')
   await addPasskey(owner)
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'passkeyAdded'), 'undoChange')
   clock.passDays(7)
@@ -117,7 +117,7 @@ t.test('the link expires after 7 days', async (t) => {
 t.test('the authenticator-on email\'s link removes the app and its recovery codes: the next sign-in asks for no code', async (t) => {
   const clock = new Clock()
   const { base, dataDir, services } = await startReference(t, { now: clock.now })
-  const intruder = await signedInOwner(base, 'fay@example.com')
+  const intruder = await signedInOwner({ base, dataDir }, 'fay@example.com')
   await enrolAuthenticator(intruder, clock)
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'secondFactorOn'), 'undoChange')
   // A reset alone keeps the app (docs/second-factor.md): the intruder's codes would still be asked for.
@@ -136,7 +136,7 @@ t.test('the authenticator-on email\'s link removes the app and its recovery code
 t.test('an authenticator-on link leaves a later enrolment alone: it is not the app the email announced', async (t) => {
   const clock = new Clock()
   const { base, dataDir, services } = await startReference(t, { now: clock.now })
-  const owner = await signedInOwner(base, 'gus@example.com')
+  const owner = await signedInOwner({ base, dataDir }, 'gus@example.com')
   await enrolAuthenticator(owner, clock)
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'secondFactorOn'), 'undoChange')
   t.equal((await owner.browser.post('second-factor/remove', {}, owner.bearer)).status, 200)
@@ -152,7 +152,7 @@ t.test('an authenticator-on link leaves a later enrolment alone: it is not the a
 t.test('the new-recovery-codes email\'s link leaves no recovery code: the renewed ones may be someone else\'s', async (t) => {
   const clock = new Clock()
   const { base, dataDir, services } = await startReference(t, { now: clock.now })
-  const owner = await signedInOwner(base, 'ada@example.com')
+  const owner = await signedInOwner({ base, dataDir }, 'ada@example.com')
   await enrolAuthenticator(owner, clock)
   // Someone with a proof of the account renews the codes and keeps them.
   const renewed = await owner.browser.post('second-factor/recovery-codes', {}, owner.bearer)
