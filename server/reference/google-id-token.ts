@@ -8,6 +8,14 @@ export const GOOGLE_ISSUERS = ['https://accounts.google.com', 'accounts.google.c
 export interface GoogleIdentity {
   readonly subject: string
   readonly email: string
+  /**
+   * Whether the token carried the nonce of the page that sent it: only then
+   * was it asked for in this browser. A token without one (allowed unless
+   * GOOGLE_REQUIRE_NONCE) may come from any client on the same Google client
+   * id, a sibling product's page for one: it signs in, but proves nothing
+   * of this browser (docs/account-changes.md).
+   */
+  readonly boundToPage: boolean
 }
 
 export type GoogleVerification = { readonly identity: GoogleIdentity } | { readonly refused: string }
@@ -120,6 +128,6 @@ export function createGoogleTokenVerifier (options: GoogleTokenVerifierOptions):
     if (!await options.store.spendGoogleToken(googleTokenKey(idToken, payload), spentUntil, now())) {
       return { refused: 'the token was used before' }
     }
-    return { identity: { subject: payload.sub, email: payload.email } }
+    return { identity: { subject: payload.sub, email: payload.email, boundToPage: payload.nonce !== undefined } }
   }
 }

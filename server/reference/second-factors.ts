@@ -16,6 +16,7 @@ import {
 } from './second-factor-codes.js'
 import type { ChangeNotices } from './change-notices/change-notices.js'
 import { isRefusal, type AccountOwners, type OwnerNeed } from './fresh-proof/account-owner.js'
+import { reauthenticationThrottleKeys } from './fresh-proof/reauthentication.js'
 import type { EnrolmentCredential, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
 import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind, SecondFactorRecord } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenScope } from './tokens.js'
@@ -199,18 +200,25 @@ export class SecondFactors implements SecondFactorGate {
     return account === null ? null : { challenge: found, account }
   }
 
-  /** A 429 while the account's wrong codes lock it, else null. */
-  private async locked (account: Account, facts: RequestFacts): Promise<Answer | null> {
-    const throttle = await this.store.readLoginThrottle(secondFactorThrottleKey(account.id))
-    if (throttle.lockedUntil <= Date.now()) return null
+  /**
+   * A 429 while wrong codes lock `keys`, else null. The code step's key is the account's; an
+   * enrolment outside a login counts on its session's proofs instead (enrollee).
+   */
+  private async locked (account: Account, facts: RequestFacts, keys: readonly string[] = [secondFactorThrottleKey(account.id)]): Promise<Answer | null> {
+    const throttles = await Promise.all(keys.map(async (key) => await this.store.readLoginThrottle(key)))
+    const lockedUntil = Math.max(...throttles.map((throttle) => throttle.lockedUntil))
+    if (lockedUntil <= Date.now()) return null
     logAuthEvent(facts, 'second-factor.throttled', { accountId: account.id, clientAddress: facts.clientAddress })
-    return error(429, say(facts, waitMessage(throttle.lockedUntil, Date.now())))
+    return error(429, say(facts, waitMessage(lockedUntil, Date.now())))
   }
 
-  private async wrongCode (account: Account, facts: RequestFacts, event: AuthEvent, reason: string): Promise<Answer> {
-    const failure = await this.store.recordLoginFailure(secondFactorThrottleKey(account.id), loginLockDuration, Date.now())
-    if (loginLockDuration(failure.failures) > 0) this.options.metrics.lockout('second_factor')
-    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, reason, failures: failure.failures })
+  private async wrongCode (
+    account: Account, facts: RequestFacts, event: AuthEvent, reason: string, keys: readonly string[] = [secondFactorThrottleKey(account.id)]
+  ): Promise<Answer> {
+    const failures = await Promise.all(keys.map(async (key) => (await this.store.recordLoginFailure(key, loginLockDuration, Date.now())).failures))
+    const most = Math.max(...failures)
+    if (loginLockDuration(most) > 0) this.options.metrics.lockout('second_factor')
+    logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, reason, failures: most })
     return error(401, say(facts, 'secondFactor.wrongCode'))
   }
 
@@ -329,18 +337,24 @@ export class SecondFactors implements SecondFactorGate {
   }
 
   /** The account an enrolment call is for: its login's `enrol` challenge, or its auth token. */
+  /**
+   * Who enrols, and the keys its wrong codes count on: during a login, the account's code step
+   * (whoever holds the challenge holds the password); outside one, the session's proofs, as
+   * reauthentication counts them, so that a token holder's guesses lock his proofs and never the
+   * owner's sign-in.
+   */
   private async enrollee (presented: string | null, authToken: string | null, facts: RequestFacts, event: AuthEvent, need: OwnerNeed): Promise<
-    { account: Account, challenge: SecondFactorChallenge | null } | Answer
+    { account: Account, challenge: SecondFactorChallenge | null, throttleKeys: readonly string[] } | Answer
   > {
     if (presented !== null) {
       const found = await this.findChallenge(presented, 'enrol')
-      if (found !== null) return found
+      if (found !== null) return { ...found, throttleKeys: [secondFactorThrottleKey(found.account.id)] }
       logAuthEvent(facts, event, { clientAddress: facts.clientAddress, reason: 'no-challenge' })
       return error(401, say(facts, NO_CHALLENGE))
     }
     // Outside a login: the owner of a live session, and at the start a fresh proof (docs/account-changes.md).
     const owner = await this.options.owners.check(authToken, facts, need, { event, signedOut: 'secondFactor.signedOut' })
-    return isRefusal(owner) ? owner : { account: owner.account, challenge: null }
+    return isRefusal(owner) ? owner : { account: owner.account, challenge: null, throttleKeys: reauthenticationThrottleKeys(owner.claims) }
   }
 
   /**
@@ -387,8 +401,8 @@ export class SecondFactors implements SecondFactorGate {
     // The proof was asked for at the start; the pending secret is known only to the app that scanned it.
     const enrollee = await this.enrollee(parsed.value.challenge, authToken, facts, 'second-factor.enrol.refused', 'session')
     if ('status' in enrollee) return enrollee
-    const { account, challenge } = enrollee
-    const locked = await this.locked(account, facts)
+    const { account, challenge, throttleKeys } = enrollee
+    const locked = await this.locked(account, facts, throttleKeys)
     if (locked !== null) return locked
     const factor = await this.store.findSecondFactor(account.id)
     const now = this.options.now()
@@ -398,14 +412,14 @@ export class SecondFactors implements SecondFactorGate {
     if (conflict !== null) return conflict
     const code = parsed.value.code as { totp: string }
     const step = matchingStep(this.options.secrets.open(factor.encryptedSecret, account.id), code.totp, now)
-    if (step === null) return await this.wrongCode(account, facts, 'second-factor.enrol.failed', 'wrong-code')
+    if (step === null) return await this.wrongCode(account, facts, 'second-factor.enrol.failed', 'wrong-code', throttleKeys)
     const recoveryCodes = newRecoveryCodes()
     const hashes = recoveryCodes.map((recovery) => this.options.recoveryCodes.hash(normaliseRecoveryCode(recovery)!))
     if (!await this.store.confirmSecondFactorEnrolment(account.id, step, hashes, now)) {
       // Another confirmation got there first, or the secret expired just now.
       return error(409, say(facts, 'secondFactor.enrolled'))
     }
-    await this.store.clearLoginFailures(secondFactorThrottleKey(account.id))
+    await Promise.all(throttleKeys.map(async (key) => await this.store.clearLoginFailures(key)))
     logAuthEvent(facts, 'second-factor.enrolled', { accountId: account.id, clientAddress: facts.clientAddress, duringLogin: challenge !== null })
     // During a login too (an organisation's requirement): whoever had the password chose the app; the link removes it.
     this.options.changeNotices.tellOwner(account, { kind: 'second-factor-on' }, facts, { kind: 'second-factor', enrolledAt: now })

@@ -1,12 +1,15 @@
+import { randomBytes } from 'node:crypto'
 import { decodeJwt } from 'jose'
 import { Secret, TOTP } from 'otpauth'
 import t, { type Test } from 'tap'
+import { googleNonceFor } from '../../../server/reference/google-id-token.js'
 import { FREE_LOGIN_FAILURES } from '../../../server/reference/login-throttles.js'
 import { matchingStep } from '../../../server/reference/second-factor-codes.js'
+import { secondFactorThrottleKey } from '../../../server/reference/second-factors.js'
 import { hashToken, newOpaqueToken } from '../../../server/reference/tokens.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../fixtures/google-identity.js'
 import { PasskeyBrowser } from '../../fixtures/passkey-browser.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, verifyAddress, type Reference } from '../../fixtures/reference.js'
 import { ServiceBrowser } from '../../fixtures/service-browser.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 
@@ -54,6 +57,8 @@ function recoveryOf (email: string): string {
 /** A registered account with an authenticator enrolled through the signed-in enrolment: its secret and recovery codes. */
 async function enrolled (setup: Setup, email: string): Promise<{ secret: string, recoveryCodes: string[] }> {
   await registerAccount(setup.reference.base, email)
+  // Her own address: what she sets up is hers (an unverified account's would go with its claim).
+  await verifyAddress(setup.reference.base, setup.reference.dataDir, email)
   // In the browser that signed in: the sign-in is its fresh proof.
   const browser = new ServiceBrowser(setup.reference.base)
   const bearer = await browser.bearerAfterSignIn(email)
@@ -279,14 +284,42 @@ t.test('SECOND_FACTOR=false: the calls are not served and no login asks', async 
   t.equal(direct.status, 404)
 })
 
+t.test('a token holder\'s wrong codes at an enrolment lock his tries there, not the account\'s code step', async (t) => {
+  const setup = await setUp(t)
+  const { base, dataDir, services } = setup.reference
+  await registerAccount(base, 'ida@example.com')
+  await verifyAddress(base, dataDir, 'ida@example.com')
+  const owner = new ServiceBrowser(base)
+  const bearer = await owner.bearerAfterSignIn('ida@example.com')
+  t.equal((await owner.post('second-factor/enrol/start', {}, bearer)).status, 200, 'Ida starts setting up her app')
+  // Someone who read her token guesses at the pending enrolment from a browser of his own.
+  const attacker = new ServiceBrowser(base)
+  const statuses: number[] = []
+  for (let guess = 0; guess < FREE_LOGIN_FAILURES + 2; guess++) {
+    statuses.push((await attacker.post('second-factor/enrol/confirm', { code: String(100000 + guess) }, bearer)).status)
+  }
+  t.same(statuses, [...Array(FREE_LOGIN_FAILURES + 1).fill(401), 429], 'his guesses are throttled')
+  const ida = (await services.store.findAccountByEmail('ida@example.com'))!
+  const codeStep = await services.store.readLoginThrottle(secondFactorThrottleKey(ida.id))
+  t.same([codeStep.failures, codeStep.lockedUntil], [0, 0], 'the sign-in\'s code step counts none of them')
+})
+
 t.test('a Google sign-in asks for the second factor as a password one does', async (t) => {
   const setup = await setUp(t)
-  const { secret } = await enrolled(setup, 'grace@example.com')
-  const { store } = setup.reference.services
-  const grace = (await store.findAccountByEmail('grace@example.com'))!
-  await store.claimUnverifiedAccount(grace.id, { now: Date.now(), googleSubject: 'grace-google' })
-  const token = await setup.google.credential({ email: 'grace@example.com', sub: 'grace-google' })
-  const answer = await call(setup, 'v2/auth/login', { login_method: 'GOOGLE' }, { authorization: `Bearer ${token}` })
+  const googleToken = async (nonceSecret?: string) =>
+    ({ authorization: `Bearer ${await setup.google.credential({ email: 'grace@example.com', sub: 'grace-google', ...nonceSecret === undefined ? {} : { nonce: googleNonceFor(nonceSecret) } })}` })
+  const registrationSecret = randomBytes(32).toString('base64url')
+  t.equal((await call(setup, 'auth/register', { register_method: 'GOOGLE', google_nonce_secret: registrationSecret }, await googleToken(registrationSecret))).status, 200)
+  // Grace sets up her app in the browser she signed in with Google (the page's nonce makes it her proof).
+  const browser = new ServiceBrowser(setup.reference.base)
+  const signInSecret = randomBytes(32).toString('base64url')
+  const signedIn = await browser.post('v2/auth/login', { login_method: 'GOOGLE', google_nonce_secret: signInSecret }, await googleToken(signInSecret))
+  const bearer = { authorization: `Bearer ${String(signedIn.body.auth)}` }
+  const secret = String((await browser.post('second-factor/enrol/start', {}, bearer)).body.secret)
+  t.equal((await browser.post('second-factor/enrol/confirm', { code: codeFor(setup, secret) }, bearer)).status, 200)
+  setup.clock.nextStep()
+
+  const answer = await call(setup, 'v2/auth/login', { login_method: 'GOOGLE' }, await googleToken())
   t.equal(answer.status, 200)
   t.match(answer.body, { second_factor: 'code', expires_in: 300 })
   t.notOk('auth' in answer.body)

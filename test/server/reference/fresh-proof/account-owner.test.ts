@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto'
 import { decodeJwt } from 'jose'
 import { Secret, TOTP } from 'otpauth'
 import t, { type Test } from 'tap'
 import { FRESH_PROOF_WINDOW_MS } from '../../../../server/reference/fresh-proof/proof-cookie.js'
+import { googleNonceFor } from '../../../../server/reference/google-id-token.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
 import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
 import { postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/reference.js'
 import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
@@ -209,4 +212,32 @@ t.test('a removed passkey signs in no more; removing one needs a proof', async (
   const signIn = await setup.owner.loginOptions()
   const login = await setup.owner.post('passkeys/login', { credential: setup.authenticator.get(signIn) })
   t.equal(login.status, 401)
+})
+
+t.test('a Google token the page did not ask for signs in but proves nothing of the browser: no passkey from a sibling product\'s token', async (t) => {
+  const google = await startGoogleStandIn(t)
+  const { base } = await startReference(t, { env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl } })
+  const token = async (nonceSecret?: string) => ({
+    authorization: `Bearer ${await google.credential({ email: 'gil@gmail.example', sub: 'gil-google', ...nonceSecret === undefined ? {} : { nonce: googleNonceFor(nonceSecret) } })}`
+  })
+  const registration = randomBytes(32).toString('base64url')
+  t.equal((await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE', google_nonce_secret: registration }, await token(registration))).status, 200)
+
+  // The attacker read a nonce-less ID token for the same Google client from another product's page.
+  const attacker = new PasskeyBrowser(base)
+  const signedIn = await attacker.post('v2/auth/login', { login_method: 'GOOGLE' }, await token())
+  t.equal(signedIn.status, 200, 'it signs in (GOOGLE_REQUIRE_NONCE is off)')
+  t.notOk(signedIn.headers.getSetCookie().some((cookie) => cookie.startsWith('threshold_proof=')), 'but leaves no proof in his browser')
+  const bearer = { authorization: `Bearer ${String(signedIn.body.auth)}` }
+  const refused = await attacker.post('passkeys/register/options', { conditional: false }, bearer)
+  t.equal(refused.status, 403, 'so no passkey of his own')
+  t.match(refused.body, { reason: 'fresh_proof_required' })
+  t.equal((await attacker.post('second-factor/enrol/start', {}, bearer)).status, 403, 'nor an authenticator app')
+
+  // Gil, on the page, whose sign-in carried the page's nonce.
+  const gil = new PasskeyBrowser(base)
+  const pageSecret = randomBytes(32).toString('base64url')
+  const own = await gil.post('v2/auth/login', { login_method: 'GOOGLE', google_nonce_secret: pageSecret }, await token(pageSecret))
+  t.ok(own.headers.getSetCookie().some((cookie) => cookie.startsWith('threshold_proof=')), 'the page\'s own sign-in is a proof')
+  t.equal((await gil.post('passkeys/register/options', { conditional: false }, { authorization: `Bearer ${String(own.body.auth)}` })).status, 200)
 })
