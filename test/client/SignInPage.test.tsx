@@ -236,7 +236,7 @@ t.test('the SSO modal: prefilled email, Cancel and Escape close it, focus return
   t.equal(dialog.getAttribute('aria-modal'), 'true')
   const email = within(dialog).getByLabelText('Email') as HTMLInputElement
   t.equal(email.value, 'ada@corp.test')
-  t.equal(document.activeElement, email, 'focus moves into the dialog')
+  await eventuallyOk(t, () => document.activeElement === email, 'focus moves into the dialog')
   t.ok(within(dialog).getByRole('button', { name: 'Login' }))
 
   await user.tab()
@@ -245,7 +245,7 @@ t.test('the SSO modal: prefilled email, Cancel and Escape close it, focus return
   t.ok(dialog.contains(document.activeElement), 'Tab stays inside the dialog')
   await user.keyboard('{Escape}')
   t.equal(screen.queryByRole('dialog'), null, 'Escape closes it')
-  t.equal(document.activeElement, opener, 'focus returns to the button that opened it')
+  await eventuallyOk(t, () => document.activeElement === opener, 'focus returns to the button that opened it')
 
   await user.click(opener)
   await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Cancel' }))

@@ -146,7 +146,7 @@ t.test('the passkey offer answered "fresh proof required": Confirm it\'s you; th
 
   // By keyboard alone: from the heading, Tab reaches the field; Enter confirms.
   await user.tab()
-  t.equal(document.activeElement, field, 'Tab reaches the password field')
+  await eventuallyOk(t, () => document.activeElement === field, 'Tab reaches the password field')
   await user.keyboard('correct horse{Enter}')
   await continueAfterCreation(t, base, user)
   t.same(lastBody(upstream, '/reauthenticate'), { password: 'correct horse' })
@@ -262,12 +262,12 @@ t.test('a second factor: the password and an authenticator code in one form, by 
 
   // From the heading, Tab reaches the password, then (past its show toggle) the code; Enter confirms both.
   await user.tab()
-  t.equal(document.activeElement, password, 'Tab reaches the password field')
+  await eventuallyOk(t, () => document.activeElement === password, 'Tab reaches the password field')
   await user.keyboard(PASSWORD)
   t.ok(confirm.hasAttribute('disabled'), 'the password alone cannot confirm')
   await user.tab()
   await user.tab()
-  t.equal(document.activeElement, code, 'then the code field')
+  await eventuallyOk(t, () => document.activeElement === code, 'then the code field')
   await user.keyboard(`${CODE}{Enter}`)
   await continueAfterCreation(t, base, user)
   t.same(upstream.requests.filter((request) => request.url === '/reauthenticate').map((request) => JSON.parse(request.body.toString('utf8'))),
@@ -283,7 +283,7 @@ t.test('a second factor: a recovery code in the code\'s place goes with the pass
   await user.type(screen.getByLabelText(english('field.password')), PASSWORD)
   await user.click(screen.getByRole('button', { name: english('secondFactor.useRecovery') }))
   const recovery = screen.getByRole('textbox', { name: english('secondFactor.recoveryLabel') })
-  t.equal(document.activeElement, recovery, 'the recovery field takes the focus')
+  await eventuallyOk(t, () => document.activeElement === recovery, 'the recovery field takes the focus')
   t.equal(screen.queryByRole('textbox', { name: english('secondFactor.codeLabel') }), null, 'in the code\'s place')
   t.equal((screen.getByLabelText(english('field.password')) as HTMLInputElement).value, PASSWORD, 'the password stays as typed')
   t.ok(screen.getByRole('button', { name: english('secondFactor.useCode') }), 'with a way back to the authenticator code')
@@ -326,7 +326,7 @@ t.test('a second factor and no password: the code alone proves it, or a recovery
       t.equal(screen.queryByText(english('freshProof.passwordAndCode')), null, 'nor the words that ask for one')
       t.ok(screen.getByRole('button', { name: english('freshProof.usePasskey') }), 'the passkey beside it')
       await user.tab()
-      t.equal(document.activeElement, codeField(), 'Tab reaches the code field')
+      await eventuallyOk(t, () => document.activeElement === codeField(), 'Tab reaches the code field')
       if ('recovery_code' in proof) {
         await user.click(screen.getByRole('button', { name: english('secondFactor.useRecovery') }))
         await user.type(screen.getByRole('textbox', { name: english('secondFactor.recoveryLabel') }), `${proof.recovery_code}{Enter}`)

@@ -210,7 +210,7 @@ t.test('the offer after a password login without a second factor: "Not now" is r
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
   await passwordLogin(user)
   const heading = await screen.findByRole('heading', { name: english('secondFactor.offerHeading') })
-  t.equal(document.activeElement, heading, 'focus on the offer\'s heading')
+  await eventuallyOk(t, () => document.activeElement === heading, 'focus on the offer\'s heading')
   t.match(document.cookie, /auth=eyJ\.second/, 'signed in already')
   const before = Date.now()
   await user.click(screen.getByRole('button', { name: english('secondFactor.notNow') }))
