@@ -1,3 +1,4 @@
+import { SESSION_ENDED_REASON } from '../../common/account-changes.js'
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -334,6 +335,10 @@ export class Passkeys {
       logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason })
       return spent(error(status, say(facts, message)))
     }
+    const sessionEnded = (): Answer => {
+      logAuthEvent(facts, 'passkey.register.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'session-ended' })
+      return spent(error(401, say(facts, 'change.sessionEnded'), { reason: SESSION_ENDED_REASON }))
+    }
     const parsed = parseRegistrationResponse(body)
     if (!parsed.ok) {
       // Before the challenge is taken: it stays, and so does its cookie.
@@ -377,8 +382,13 @@ export class Passkeys {
       name,
       createdAt: now,
       lastUsedAt: null
-    })
-    if (!stored) return refused(409, 'passkey.exists', 'exists')
+    }, { familyId: owner.claims.sessionId, now: Date.now() })
+    if (!stored) {
+      // Not kept either when the session ended while the browser made the credential (a claim, a reset).
+      return await this.store.isRefreshFamilyLive(owner.claims.sessionId, Date.now())
+        ? refused(409, 'passkey.exists', 'exists')
+        : sessionEnded()
+    }
     logAuthEvent(facts, 'passkey.register.succeeded', {
       accountId: account.id, clientAddress: facts.clientAddress, conditional, backedUp: info.credentialBackedUp
     })

@@ -132,16 +132,26 @@ export class TokenService {
     account: Account, context: LoginContext, method: AuthenticationMethod,
     session: { familyId: string, signedInAt: number } = { familyId: randomUUID(), signedInAt: this.now() }
   ): Promise<TokenPair> {
+    const pair = await this.issueInFamily(account, context, method, session)
+    // A new family has no revoked token: only a rotation's successor can be refused.
+    if (pair === null) throw new Error('a new session\'s refresh token was refused')
+    return pair
+  }
+
+  /** As issue, or null when the family was revoked meanwhile (AccountStore.insertRefreshToken). */
+  private async issueInFamily (
+    account: Account, context: LoginContext, method: AuthenticationMethod, session: { familyId: string, signedInAt: number }
+  ): Promise<TokenPair | null> {
     const refresh = newOpaqueToken()
     const saved: SavedLogin = { ...context, method, signedInAt: session.signedInAt }
-    await this.store.insertRefreshToken({
+    const stored = await this.store.insertRefreshToken({
       tokenHash: hashToken(refresh),
       accountId: account.id,
       familyId: session.familyId,
       expiresAt: Date.now() + REFRESH_TOKEN_TTL_MS,
       context: JSON.stringify(saved)
     })
-    return { auth: await this.signAuthToken(account, context, method, session), refresh }
+    return stored ? { auth: await this.signAuthToken(account, context, method, session), refresh } : null
   }
 
   /**
@@ -189,7 +199,9 @@ export class TokenService {
     }
     // A session from before sign-in times were kept counts from this refresh: never older than it is.
     const signedInAt = saved.signedInAt ?? now
-    return { tokens: await this.issue(account, context, saved.method, { familyId: record.familyId, signedInAt }), accountId: account.id }
+    // Revoked since it was read (a reset, a claim, a logout beside this refresh): no successor outlives that.
+    const tokens = await this.issueInFamily(account, context, saved.method, { familyId: record.familyId, signedInAt })
+    return tokens === null ? { refused: 'revoked' } : { tokens, accountId: account.id }
   }
 
   /** Revokes the family of a refresh token (logout). Unknown tokens are ignored. */

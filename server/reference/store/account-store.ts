@@ -255,7 +255,13 @@ export interface AccountStore {
   recordLoginFailure (key: string, lockFor: (failures: number) => number, now: number): Promise<LoginThrottle>
   clearLoginFailures (key: string): Promise<void>
 
-  insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<void>
+  /**
+   * Stores a refresh token, unless its family has a revoked token already: a
+   * rotation that ran beside a revocation (a reset, a claim, a logout) never
+   * stores a successor that outlives it. False when refused. Atomic with the
+   * revocations: one of them orders before the other.
+   */
+  insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<boolean>
   findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null>
   /** Marks the token used if it was unused; false if another call used it first. Atomic. */
   markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean>
@@ -339,7 +345,13 @@ export interface AccountStore {
    */
   passkeyUserHandle (accountId: string): Promise<string | null>
   /** Stores a new passkey; false (and nothing stored) when its id is registered already. */
-  insertPasskey (credential: PasskeyCredential): Promise<boolean>
+  /**
+   * Stores a passkey; false when its id is registered already, or when
+   * `session` (the registering session's refresh family) has ended meanwhile:
+   * a registration under way when every session of the account ended (a
+   * claim, a reset) is not kept. Atomic with the revocations.
+   */
+  insertPasskey (credential: PasskeyCredential, session?: { readonly familyId: string, readonly now: number }): Promise<boolean>
   findPasskey (id: string): Promise<PasskeyCredential | null>
   /** The account's passkeys, oldest first. */
   listPasskeys (accountId: string): Promise<readonly PasskeyCredential[]>

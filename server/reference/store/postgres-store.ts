@@ -306,6 +306,11 @@ async function revokeRefreshTokensOf (db: Queryable, accountId: string, now: num
   await db.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [now, accountId])
 }
 
+/** Orders a revocation of the account's sessions with the inserts that would add to them (insertRefreshToken). */
+async function lockAccountForRevocation (db: Queryable, accountId: string): Promise<void> {
+  await db.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId])
+}
+
 async function voidResetTokensOf (db: Queryable, accountId: string, now: number): Promise<void> {
   await db.query('UPDATE reset_tokens SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [now, accountId])
 }
@@ -463,7 +468,7 @@ export class PostgresAccountStore implements AccountStore {
       await voidResetTokensOf(client, accountId, claim.now)
       await client.query('UPDATE email_links SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [claim.now, accountId])
       // Whoever held the password may have added ways in of his own: none set up before the claim stays.
-      for (const table of ['passkeys', 'passkey_challenges', 'recovery_codes', 'second_factors', 'known_browsers']) {
+      for (const table of ['passkeys', 'passkey_challenges', 'second_factors', 'recovery_codes', 'known_browsers']) {
         await client.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId])
       }
       await client.query('UPDATE accounts SET remembered_browsers_forgotten_at = GREATEST(remembered_browsers_forgotten_at, $1) WHERE id = $2',
@@ -512,10 +517,16 @@ export class PostgresAccountStore implements AccountStore {
     await this.pool.query('DELETE FROM login_throttles WHERE throttle_key = $1', [key])
   }
 
-  async insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<void> {
-    await this.pool.query(
-      'INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context) VALUES ($1, $2, $3, $4, $5)',
-      [record.tokenHash, record.accountId, record.familyId, record.expiresAt, record.context])
+  async insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<boolean> {
+    return await this.inTransaction(async (client) => {
+      // Shared: rotations run side by side; a revocation (lockAccountForRevocation) waits for them, or they for it.
+      await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR SHARE', [record.accountId])
+      const inserted = await client.query(
+        `INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context)
+         SELECT $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $3 AND revoked_at IS NOT NULL)`,
+        [record.tokenHash, record.accountId, record.familyId, record.expiresAt, record.context])
+      return inserted.rowCount === 1
+    })
   }
 
   async findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null> {
@@ -584,28 +595,48 @@ export class PostgresAccountStore implements AccountStore {
     await this.pool.query('DELETE FROM fresh_proofs WHERE account_id = $1', [accountId])
   }
 
+  /*
+   * Every revocation takes the account's row FOR UPDATE first, and every insert of a refresh token
+   * or a passkey takes it FOR SHARE: under READ COMMITTED an UPDATE does not see a row another
+   * transaction has not committed yet, so without the lock a successor stored beside a revocation
+   * would outlive it.
+   */
+
   async revokeRefreshFamily (familyId: string, now: number): Promise<void> {
-    await this.pool.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL', [now, familyId])
+    await this.inTransaction(async (client) => {
+      const { rows } = await client.query<{ account_id: string }>('SELECT account_id FROM refresh_tokens WHERE family_id = $1 LIMIT 1', [familyId])
+      if (rows[0] !== undefined) await lockAccountForRevocation(client, rows[0].account_id)
+      await client.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL', [now, familyId])
+    })
   }
 
   async revokeAccountRefreshTokens (accountId: string, now: number): Promise<void> {
-    await revokeRefreshTokensOf(this.pool, accountId, now)
+    await this.inTransaction(async (client) => {
+      await lockAccountForRevocation(client, accountId)
+      await revokeRefreshTokensOf(client, accountId, now)
+    })
   }
 
   async revokeSessionsSignedInWith (accountId: string, credentialId: string, now: number): Promise<number> {
-    const { rows } = await this.pool.query<{ family_id: string }>(
-      `UPDATE refresh_tokens SET revoked_at = $1
-       WHERE account_id = $2 AND revoked_at IS NULL AND expires_at > $1 AND (context::jsonb)->>'passkeyId' = $3
-       RETURNING family_id`, [now, accountId, credentialId])
-    return sessionCount(rows)
+    return await this.inTransaction(async (client) => {
+      await lockAccountForRevocation(client, accountId)
+      const { rows } = await client.query<{ family_id: string }>(
+        `UPDATE refresh_tokens SET revoked_at = $1
+         WHERE account_id = $2 AND revoked_at IS NULL AND expires_at > $1 AND (context::jsonb)->>'passkeyId' = $3
+         RETURNING family_id`, [now, accountId, credentialId])
+      return sessionCount(rows)
+    })
   }
 
   async revokeOtherSessions (accountId: string, keptFamilyId: string, now: number): Promise<number> {
-    const { rows } = await this.pool.query<{ family_id: string }>(
-      `UPDATE refresh_tokens SET revoked_at = $1
-       WHERE account_id = $2 AND revoked_at IS NULL AND expires_at > $1 AND family_id <> $3
-       RETURNING family_id`, [now, accountId, keptFamilyId])
-    return sessionCount(rows)
+    return await this.inTransaction(async (client) => {
+      await lockAccountForRevocation(client, accountId)
+      const { rows } = await client.query<{ family_id: string }>(
+        `UPDATE refresh_tokens SET revoked_at = $1
+         WHERE account_id = $2 AND revoked_at IS NULL AND expires_at > $1 AND family_id <> $3
+         RETURNING family_id`, [now, accountId, keptFamilyId])
+      return sessionCount(rows)
+    })
   }
 
   async insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void> {
@@ -769,13 +800,20 @@ export class PostgresAccountStore implements AccountStore {
     return rows[0]?.passkey_user_handle ?? null
   }
 
-  async insertPasskey (credential: PasskeyCredential): Promise<boolean> {
-    const result = await this.pool.query(
-      `INSERT INTO passkeys (id, account_id, public_key, counter, transports, device_type, backed_up, name, created_at, last_used_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
-      [credential.id, credential.accountId, credential.publicKey, credential.counter, JSON.stringify(credential.transports),
-        credential.deviceType, credential.backedUp, credential.name, credential.createdAt, credential.lastUsedAt])
-    return result.rowCount === 1
+  async insertPasskey (credential: PasskeyCredential, session?: { readonly familyId: string, readonly now: number }): Promise<boolean> {
+    return await this.inTransaction(async (client) => {
+      // As insertRefreshToken: a revocation of the registering session orders before or after this.
+      await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR SHARE', [credential.accountId])
+      const result = await client.query(
+        `INSERT INTO passkeys (id, account_id, public_key, counter, transports, device_type, backed_up, name, created_at, last_used_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+         WHERE $11::text IS NULL OR EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $11 AND revoked_at IS NULL AND expires_at > $12)
+         ON CONFLICT (id) DO NOTHING`,
+        [credential.id, credential.accountId, credential.publicKey, credential.counter, JSON.stringify(credential.transports),
+          credential.deviceType, credential.backedUp, credential.name, credential.createdAt, credential.lastUsedAt,
+          session?.familyId ?? null, session?.now ?? 0])
+      return result.rowCount === 1
+    })
   }
 
   async findPasskey (id: string): Promise<PasskeyCredential | null> {

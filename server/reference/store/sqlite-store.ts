@@ -361,7 +361,7 @@ export class SqliteAccountStore implements AccountStore {
       this.voidResetTokensOf(accountId, claim.now)
       this.db.prepare('UPDATE email_links SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(claim.now, accountId)
       // Whoever held the password may have added ways in of his own: none set up before the claim stays.
-      for (const table of ['passkeys', 'passkey_challenges', 'recovery_codes', 'second_factors', 'known_browsers']) {
+      for (const table of ['passkeys', 'passkey_challenges', 'second_factors', 'recovery_codes', 'known_browsers']) {
         this.db.prepare(`DELETE FROM ${table} WHERE account_id = ?`).run(accountId)
       }
       this.db.prepare('UPDATE accounts SET remembered_browsers_forgotten_at = MAX(remembered_browsers_forgotten_at, ?) WHERE id = ?')
@@ -408,10 +408,12 @@ export class SqliteAccountStore implements AccountStore {
     this.db.prepare('DELETE FROM login_throttles WHERE throttle_key = ?').run(key)
   }
 
-  async insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<void> {
-    this.db.prepare(`INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context)
-                     VALUES (?, ?, ?, ?, ?)`)
-      .run(record.tokenHash, record.accountId, record.familyId, record.expiresAt, record.context)
+  async insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<boolean> {
+    // One statement: SQLite runs it whole, before or after any revocation.
+    return this.db.prepare(`INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context)
+                            SELECT ?, ?, ?, ?, ?
+                            WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NOT NULL)`)
+      .run(record.tokenHash, record.accountId, record.familyId, record.expiresAt, record.context, record.familyId).changes === 1
   }
 
   async findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null> {
@@ -641,11 +643,14 @@ export class SqliteAccountStore implements AccountStore {
     return row?.passkey_user_handle ?? null
   }
 
-  async insertPasskey (credential: PasskeyCredential): Promise<boolean> {
+  async insertPasskey (credential: PasskeyCredential, session?: { readonly familyId: string, readonly now: number }): Promise<boolean> {
+    // One statement: SQLite runs it whole, before or after any revocation.
     return this.db.prepare(`INSERT OR IGNORE INTO passkeys (id, account_id, public_key, counter, transports, device_type, backed_up,
-                            name, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+                            name, created_at, last_used_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                            WHERE ? IS NULL OR EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL AND expires_at > ?)`)
       .run(credential.id, credential.accountId, credential.publicKey, credential.counter, JSON.stringify(credential.transports),
-        credential.deviceType, credential.backedUp ? 1 : 0, credential.name, credential.createdAt, credential.lastUsedAt).changes === 1
+        credential.deviceType, credential.backedUp ? 1 : 0, credential.name, credential.createdAt, credential.lastUsedAt,
+        session?.familyId ?? null, session?.familyId ?? null, session?.now ?? 0).changes === 1
   }
 
   async findPasskey (id: string): Promise<PasskeyCredential | null> {
