@@ -11,6 +11,8 @@ import type { MessageKey } from './message-catalogue.js'
 export const PAGE_NOTICE_VIEWS = Object.freeze({
   'email-verified': 'login',
   'verify-link-invalid': 'login',
+  // An account with a passkey or an app is verified only from a browser that has signed in to it.
+  'verify-in-known-browser': 'login',
   // Kept for accounts services that end every session when their link is opened.
   'sessions-ended': 'setPassword',
   // "This was not me" and "this wasn't me": nothing has happened yet; the new password does it.
@@ -28,6 +30,7 @@ export type PageNotice = keyof typeof PAGE_NOTICE_VIEWS
 export const NOTICE_MESSAGE_KEYS: Readonly<Record<PageNotice, MessageKey>> = Object.freeze({
   'email-verified': 'notice.emailVerified',
   'verify-link-invalid': 'notice.verifyLinkInvalid',
+  'verify-in-known-browser': 'notice.verifyInKnownBrowser',
   'sessions-ended': 'notice.sessionsEnded',
   'end-sessions': 'notice.endSessions',
   'undo-change': 'notice.undoChange',

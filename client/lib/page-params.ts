@@ -55,6 +55,7 @@ export type PageContext = Pick<PageParams, 'redirect' | 'allowedOrgs' | 'resourc
 const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {
   'email-verified': 'success',
   'verify-link-invalid': 'error',
+  'verify-in-known-browser': 'error',
   'sessions-ended': 'success',
   'end-sessions': 'success',
   'undo-change': 'success',

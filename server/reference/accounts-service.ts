@@ -34,7 +34,7 @@ import { proofOfSignIn, type FreshProofs } from './fresh-proof/fresh-proofs.js'
 import { PasswordWorkRefused, type HashGate } from './hash-gate.js'
 import type { ReferenceMetrics } from './metrics.js'
 import { hashPassword, needsRehash, verifyPassword, type ScryptParameters } from './passwords.js'
-import type { FirstFactor, SecondFactorGate } from './second-factors.js'
+import type { FirstFactor, FirstFactorProof, SecondFactorGate } from './second-factors.js'
 import { REMEMBERED_BROWSER_SESSION, SECOND_FACTOR_REQUIRED_REASON } from './second-factor-requirement.js'
 import type { Account, AccountStore } from './store/account-store.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenScope, type TokenService } from './tokens.js'
@@ -305,12 +305,12 @@ export class AccountsService {
    * login that cannot succeed); null when tokens may be issued now.
    */
   private async secondFactorStep (
-    account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>
+    account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>, firstFactor?: FirstFactorProof
   ): Promise<Answer | null> {
     const gate = this.options.secondFactor
     if (gate === null) return null
     if (await this.allowedOrganizations(account, context, facts) === null) return error(403, say(facts, 'login.notAMember'))
-    return await gate.challengeIfDue(account, context, method, facts, passwordBreached)
+    return await gate.challengeIfDue(account, context, method, facts, passwordBreached, firstFactor)
   }
 
   /**
@@ -325,7 +325,7 @@ export class AccountsService {
 
   /** Issues tokens, if the account belongs to one of the allowed organisations (when any are given). */
   async completeLogin (
-    account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts, { provesBrowser = true }: { readonly provesBrowser?: boolean } = {}
+    account: Account, requested: LoginContext, method: AuthenticationMethod, facts: RequestFacts, { provesBrowser = true }: FirstFactorProof = {}
   ): Promise<Answer> {
     const organizations = await this.allowedOrganizations(account, requested, facts)
     if (organizations === null) return error(403, say(facts, 'login.notAMember'))
@@ -503,7 +503,7 @@ export class AccountsService {
       logAuthEvent(facts, 'google.login.failed', { email, reason: 'no account' })
       return error(404, say(facts, 'google.noAccount'))
     }
-    const secondFactor = await this.secondFactorStep(account, context.value, 'google', facts)
+    const secondFactor = await this.secondFactorStep(account, context.value, 'google', facts, undefined, { provesBrowser: boundToPage })
     return secondFactor ?? await this.completeLogin(account, context.value, 'google', facts, { provesBrowser: boundToPage })
   }
 

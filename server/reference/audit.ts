@@ -7,7 +7,7 @@ export type AuthEvent =
   | 'login.password-breached'
   | 'password.breach-notice-sent'
   | 'register.succeeded' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
-  | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused'
+  | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused' | 'verify.needs-known-browser'
   | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.link-refused'
   | 'sessions.others-ended' | 'sessions.end-others.refused'
   | 'account.claimed' | 'account.claim-notice-sent'

@@ -2,7 +2,8 @@ import { pageWithNotice } from '../../common/page-notices.js'
 import { errorAnswer, successAnswer, type Answer, type EmailAudience, type RequestFacts } from './answers.js'
 import { say, type AnswerKey } from './answer-texts.js'
 import { logAuthEvent } from './audit.js'
-import { consumeEmailLink, issueEmailLink, VERIFY_LINK_TTL_MS, type OwnerEmailing } from './email-links.js'
+import type { BrowserNotices } from './browser-notices.js'
+import { consumeEmailLink, issueEmailLink, peekEmailLink, VERIFY_LINK_TTL_MS, type OwnerEmailing } from './email-links.js'
 import { inPageLanguage } from './page-language.js'
 import { addressVerificationEmail } from './emails/address-verification.js'
 import { emailMessages } from './emails/email-messages.js'
@@ -21,8 +22,14 @@ export const VERIFICATION_EMAILS_PER_HOUR = 5
  */
 export const ADDRESS_VERIFIED_PAGE = pageWithNotice('email-verified')
 export const VERIFY_LINK_REFUSED_PAGE = pageWithNotice('verify-link-invalid')
+export const VERIFY_IN_KNOWN_BROWSER_PAGE = pageWithNotice('verify-in-known-browser')
 
 const VERIFICATION_RESENT: AnswerKey = 'verification.resent'
+
+export interface EmailVerificationOptions extends OwnerEmailing {
+  /** Tells a browser that has signed in to an account from any other. */
+  readonly browsers: Pick<BrowserNotices, 'knownBrowserHash'>
+}
 
 /**
  * Verified addresses: the link sent at registration (and again on request),
@@ -30,7 +37,7 @@ const VERIFICATION_RESENT: AnswerKey = 'verification.resent'
  * address, so it cannot be used to learn which addresses have accounts.
  */
 export class EmailVerification {
-  constructor (private readonly options: OwnerEmailing) {}
+  constructor (private readonly options: EmailVerificationOptions) {}
 
   /** Sends a verification link to the account's address. */
   async sendLink (account: Account, audit: EmailAudience): Promise<void> {
@@ -43,9 +50,24 @@ export class EmailVerification {
     logAuthEvent(audit, 'verify.email-sent', { accountId: account.id, ...delivery })
   }
 
-  /** `GET verifyEmail?token=`: marks the address verified once; answers where the browser goes next. */
+  /**
+   * `GET verifyEmail?token=`: marks the address verified once; answers where the browser goes next.
+   *
+   * An account that holds a passkey or an authenticator app is verified only from a browser that
+   * has signed in to it (its known-browser cookie): whoever registered an address that is not his
+   * and added ways in of his own must not have them made the address owner's by her opening the
+   * link, or by her mail scanner's opening it. Opened elsewhere, the link stays unused and says how
+   * to finish; the owner who did not register proves the address by a reset or Google instead,
+   * which takes the account with everything set up on it (account-claims.ts).
+   */
   async verify (token: unknown, facts: RequestFacts): Promise<string> {
     const now = this.options.now()
+    const pending = await peekEmailLink(this.options.store, 'verify-email', token, now)
+    const account = pending === null ? null : await this.options.store.findAccountById(pending.accountId)
+    if (account !== null && await this.hasWaysIn(account) && await this.options.browsers.knownBrowserHash(account, facts) === null) {
+      logAuthEvent(facts, 'verify.needs-known-browser', { accountId: account.id, clientAddress: facts.clientAddress })
+      return inPageLanguage(`${this.options.publicUrl}${VERIFY_IN_KNOWN_BROWSER_PAGE}`, facts.locale)
+    }
     const accountId = await consumeEmailLink(this.options.store, 'verify-email', token, now)
     if (accountId === null) {
       logAuthEvent(facts, 'verify.refused', { clientAddress: facts.clientAddress })
@@ -54,6 +76,12 @@ export class EmailVerification {
     await this.options.store.markEmailVerified(accountId, now)
     logAuthEvent(facts, 'verify.completed', { accountId, clientAddress: facts.clientAddress })
     return inPageLanguage(`${this.options.publicUrl}${ADDRESS_VERIFIED_PAGE}`, facts.locale)
+  }
+
+  /** Whether the account holds a passkey or an authenticator app (set up or being set up). */
+  private async hasWaysIn (account: Account): Promise<boolean> {
+    const { store } = this.options
+    return (await store.listPasskeys(account.id)).length > 0 || await store.findSecondFactor(account.id) !== null
   }
 
   /** `POST verifyEmailRequest {email}`: a new link, if there is an unverified account and it is not asking too often. */

@@ -38,7 +38,13 @@ export type FirstFactor = 'pwd' | 'google'
  * whether its password was found in the breach corpus, so that the answer
  * with the tokens carries the flag (common/breached-password.ts) after the code.
  */
-type ChallengeContext = LoginContext & { readonly passwordBreached?: true }
+/** What the first factor proved beyond the account: whether it was this browser's own (AccountsService.completeLogin). */
+export interface FirstFactorProof {
+  readonly provesBrowser?: boolean
+}
+
+/** `provesNoBrowser`: the first factor was a Google token the page did not ask for (AccountsService.completeLogin). */
+type ChallengeContext = LoginContext & { readonly passwordBreached?: true, readonly provesNoBrowser?: true }
 
 /** What a login does when its first factor was right: the service's part the accounts service calls. */
 export interface SecondFactorGate {
@@ -47,7 +53,9 @@ export interface SecondFactorGate {
    * remembered), else null. `passwordBreached` is awaited only when a
    * challenge is issued: the breach check runs meanwhile.
    */
-  challengeIfDue (account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>): Promise<Answer | null>
+  challengeIfDue (
+    account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached?: Promise<boolean>, firstFactor?: FirstFactorProof
+  ): Promise<Answer | null>
   /** Whether the account has an enrolled second factor (a remembered browser skipped its code). */
   isEnrolled (accountId: string): Promise<boolean>
   /** Whether the request comes from a browser remembered for the account's second factor ("don't ask again"). */
@@ -69,7 +77,7 @@ export interface SecondFactorsOptions {
   /** PRODUCT_NAME: the issuer the authenticator app shows. */
   readonly productName: string
   /** Issues the tokens of a login (AccountsService.completeLogin). */
-  readonly completeLogin: (account: Account, context: LoginContext, method: AuthenticationMethod, facts: RequestFacts) => Promise<Answer>
+  readonly completeLogin: (account: Account, context: LoginContext, method: AuthenticationMethod, facts: RequestFacts, firstFactor?: FirstFactorProof) => Promise<Answer>
   /** Counts the locks wrong codes set. */
   readonly metrics: Pick<ReferenceMetrics, 'lockout'>
   readonly now: () => number
@@ -147,7 +155,8 @@ export class SecondFactors implements SecondFactorGate {
   private get store (): AccountStore { return this.options.store }
 
   async challengeIfDue (
-    account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached: Promise<boolean> = Promise.resolve(false)
+    account: Account, context: LoginContext, method: FirstFactor, facts: RequestFacts, passwordBreached: Promise<boolean> = Promise.resolve(false),
+    firstFactor: FirstFactorProof = {}
   ): Promise<Answer | null> {
     if (!this.options.settings.enabled) return null
     const factor = await this.store.findSecondFactor(account.id)
@@ -156,9 +165,9 @@ export class SecondFactors implements SecondFactorGate {
         logAuthEvent(facts, 'second-factor.skipped', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'remembered browser' })
         return null
       }
-      return await this.issueChallenge(account, 'code', context, method, facts, passwordBreached)
+      return await this.issueChallenge(account, 'code', context, method, facts, passwordBreached, firstFactor)
     }
-    if (await this.store.secondFactorRequiredFor(account.id)) return await this.issueChallenge(account, 'enrol', context, method, facts, passwordBreached)
+    if (await this.store.secondFactorRequiredFor(account.id)) return await this.issueChallenge(account, 'enrol', context, method, facts, passwordBreached, firstFactor)
     return null
   }
 
@@ -175,11 +184,13 @@ export class SecondFactors implements SecondFactorGate {
 
   private async issueChallenge (
     account: Account, kind: SecondFactorChallengeKind, context: LoginContext, method: FirstFactor, facts: RequestFacts,
-    passwordBreached: Promise<boolean>
+    passwordBreached: Promise<boolean>, firstFactor: FirstFactorProof
   ): Promise<Answer> {
     const challenge = newOpaqueToken()
     // In the record's context JSON, as refresh tokens keep their method in theirs: no new column for one flag.
-    const carried: ChallengeContext = await passwordBreached ? { ...context, passwordBreached: true } : context
+    const carried: ChallengeContext = {
+      ...context, ...await passwordBreached ? { passwordBreached: true } : {}, ...firstFactor.provesBrowser === false ? { provesNoBrowser: true } : {}
+    }
     await this.store.insertSecondFactorChallenge({
       challengeHash: hashToken(challenge),
       accountId: account.id,
@@ -225,8 +236,8 @@ export class SecondFactors implements SecondFactorGate {
   /** Ends the login the challenge held: tokens for its context, amr with 'otp', and the remembered-browser cookie when asked. */
   private async finishLogin (account: Account, challenge: SecondFactorChallenge, rememberBrowser: boolean, facts: RequestFacts): Promise<Answer> {
     const method = `${challenge.method as FirstFactor}+otp` as const
-    const { passwordBreached, ...context } = JSON.parse(challenge.context) as ChallengeContext
-    const tokens = await this.options.completeLogin(account, context, method, facts)
+    const { passwordBreached, provesNoBrowser, ...context } = JSON.parse(challenge.context) as ChallengeContext
+    const tokens = await this.options.completeLogin(account, context, method, facts, { provesBrowser: provesNoBrowser !== true })
     const answer = tokens.status === 200 && passwordBreached === true ? { ...tokens, body: { ...tokens.body, [PASSWORD_BREACHED_FIELD]: true } } : tokens
     if (answer.status !== 200 || !rememberBrowser || !this.options.settings.rememberBrowser) return answer
     logAuthEvent(facts, 'second-factor.browser-remembered', { accountId: account.id, clientAddress: facts.clientAddress })

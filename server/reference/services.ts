@@ -125,8 +125,8 @@ export async function createReferenceServices (
     (kind, outcome) => metrics.email(kind, outcome)
   )
   const emailing = { store, mailer, publicUrl: config.publicUrl, productName: config.productName, now }
-  const verification = new EmailVerification(emailing)
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
+  const verification = new EmailVerification({ ...emailing, browsers: browserNotices })
   const claims = new AccountClaims(emailing)
   const changeNotices = new ChangeNotices(emailing)
   const recentFactors = new RecentFactors({ store, now })
@@ -146,7 +146,7 @@ export async function createReferenceServices (
     rememberedBrowsers: new RememberedBrowserCookies(secrets.derive(REMEMBERED_BROWSER_PURPOSE)),
     productName: config.productName,
     // The accounts service is made just below; a login reaches this only after.
-    completeLogin: async (account, context, method, facts) => await accounts.completeLogin(account, context, method, facts),
+    completeLogin: async (account, context, method, facts, firstFactor) => await accounts.completeLogin(account, context, method, facts, firstFactor),
     metrics,
     now
   })

@@ -37,6 +37,7 @@ t.test('each notice shows its text on its own view, with the role and look of a 
   const places: Array<[keyof typeof NOTICE_MESSAGE_KEYS, ViewName, 'success' | 'error']> = [
     ['email-verified', 'login', 'success'],
     ['verify-link-invalid', 'login', 'error'],
+    ['verify-in-known-browser', 'login', 'error'],
     ['sessions-ended', 'setPassword', 'success'],
     ['end-sessions', 'setPassword', 'success'],
     ['undo-change', 'setPassword', 'success'],

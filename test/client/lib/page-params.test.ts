@@ -118,6 +118,7 @@ t.test('a notice code names its catalogue text, as a success or an error, on its
   const places = {
     'email-verified': ['login', 'success'],
     'verify-link-invalid': ['login', 'error'],
+    'verify-in-known-browser': ['login', 'error'],
     'sessions-ended': ['setPassword', 'success'],
     'end-sessions': ['setPassword', 'success'],
     'undo-change': ['setPassword', 'success'],

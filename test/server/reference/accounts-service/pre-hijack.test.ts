@@ -157,3 +157,45 @@ t.test('an owner whose address is verified keeps her passkey through a reset: on
   t.equal((await services.store.listPasskeys(accountId)).length, 1, 'her passkey stays')
   t.equal(await passkeySignIn(owner), 200)
 })
+
+t.test('a mail scanner opening the verification link does not hand a squatter\'s passkey the address: only a browser that signed in verifies', async (t) => {
+  const logs = logCollector()
+  const clock = new Clock()
+  const google = await startGoogleStandIn(t)
+  const reference = await startReference(t, { now: clock.now, logStream: logs.stream, env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl } })
+  const { base, dataDir, services } = reference
+  await registerAccount(base, 'fay@gmail.example')
+  const mallory = await signedInOwner(reference, 'fay@gmail.example', { registered: true })
+  t.equal((await addPasskey(mallory)).status, 200, 'the squatter adds a passkey')
+  const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail')
+
+  // Fay's mail scanner (or Fay herself, puzzled) opens the link: no cookie of the account's browsers.
+  for (let opening = 0; opening < 2; opening++) {
+    const scanned = await openLink(link.replace(TEST_PUBLIC_URL, base))
+    t.equal(scanned.location, `${TEST_PUBLIC_URL}/?view=login&notice=verify-in-known-browser&ui_locales=en`, 'the link says how to finish, and stays unused')
+  }
+  const account = (await services.store.findAccountByEmail('fay@gmail.example'))!
+  t.equal(account.emailVerifiedAt, null, 'the address is not verified')
+  t.ok(logs.lines.some((line) => line.audit === 'verify.needs-known-browser'))
+
+  // So Fay's Google sign-in still takes the account, and the squatter's passkey with it.
+  const login = await postJson(base, '/accounts/v2/auth/login', { login_method: 'GOOGLE' },
+    { authorization: `Bearer ${await google.credential({ email: 'fay@gmail.example', sub: 'fay-google' })}` })
+  t.equal(login.status, 200)
+  t.equal(await passkeySignIn(mallory), 401, 'the squatter\'s passkey signs in no more')
+})
+
+t.test('an owner with a passkey verifies her address from the browser she signed in with', async (t) => {
+  const clock = new Clock()
+  const reference = await startReference(t, { now: clock.now })
+  const { base, dataDir, services } = reference
+  await registerAccount(base, 'gwen@example.com')
+  const gwen = await signedInOwner(reference, 'gwen@example.com', { registered: true })
+  t.equal((await addPasskey(gwen)).status, 200)
+  const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail')
+  const opened = await openLink(link.replace(TEST_PUBLIC_URL, base), { cookie: gwen.browser.cookie ?? '' })
+  t.equal(opened.location, `${TEST_PUBLIC_URL}/?view=login&notice=email-verified&ui_locales=en`)
+  const account = (await services.store.findAccountByEmail('gwen@example.com'))!
+  t.not(account.emailVerifiedAt, null, 'verified')
+  t.equal((await services.store.listPasskeys(account.id)).length, 1, 'her passkey stays')
+})

@@ -239,5 +239,16 @@ t.test('a Google token the page did not ask for signs in but proves nothing of t
   const pageSecret = randomBytes(32).toString('base64url')
   const own = await gil.post('v2/auth/login', { login_method: 'GOOGLE', google_nonce_secret: pageSecret }, await token(pageSecret))
   t.ok(own.headers.getSetCookie().some((cookie) => cookie.startsWith('threshold_proof=')), 'the page\'s own sign-in is a proof')
-  t.equal((await gil.post('passkeys/register/options', { conditional: false }, { authorization: `Bearer ${String(own.body.auth)}` })).status, 200)
+  const gilBearer = { authorization: `Bearer ${String(own.body.auth)}` }
+  t.equal((await gil.post('passkeys/register/options', { conditional: false }, gilBearer)).status, 200)
+
+  // With an authenticator app, the code step that follows a nonce-less token proves no more than the token did.
+  const secret = String((await gil.post('second-factor/enrol/start', {}, gilBearer)).body.secret)
+  const code = (at: number): string => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at })
+  t.equal((await gil.post('second-factor/enrol/confirm', { code: code(Date.now()) }, gilBearer)).status, 200)
+  const stepped = await attacker.post('v2/auth/login', { login_method: 'GOOGLE' }, await token())
+  t.equal(stepped.body.second_factor, 'code')
+  const verified = await attacker.post('second-factor/verify', { challenge: stepped.body.challenge, code: code(Date.now() + 30_000), remember_browser: false })
+  t.equal(verified.status, 200)
+  t.notOk(verified.headers.getSetCookie().some((cookie) => cookie.startsWith('threshold_proof=')), 'no proof after the code step either')
 })
