@@ -230,7 +230,13 @@ export class AccountsService {
     }
     // Only after the right password: the refusal tells that the account exists.
     const unverified = this.refusalIfUnverified(account, facts)
-    if (unverified !== null) return unverified
+    if (unverified !== null) {
+      // The browser that knows the password is one the verification link then works in (email-verification.ts).
+      const browserId = facts.browser === null ? null : this.options.browserNotices.browserId(facts.browser)
+      if (browserId === null) return unverified
+      await this.options.browserNotices.registeredFrom(account, browserId)
+      return { ...unverified, cookies: [...unverified.cookies ?? [], this.options.browserNotices.setCookie(browserId)] }
+    }
     const secondFactor = await this.secondFactorStep(account, context, 'pwd', facts, breached)
     if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
     if (secondFactor !== null) {

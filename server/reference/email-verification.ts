@@ -53,18 +53,19 @@ export class EmailVerification {
   /**
    * `GET verifyEmail?token=`: marks the address verified once; answers where the browser goes next.
    *
-   * An account that holds a passkey or an authenticator app is verified only from a browser that
-   * has signed in to it (its known-browser cookie): whoever registered an address that is not his
-   * and added ways in of his own must not have them made the address owner's by her opening the
-   * link, or by her mail scanner's opening it. Opened elsewhere, the link stays unused and says how
-   * to finish; the owner who did not register proves the address by a reset or Google instead,
-   * which takes the account with everything set up on it (account-claims.ts).
+   * Only in a browser that registered the account or signed in to it (its known-browser cookie):
+   * verifying ties the address to whoever holds the account. Opened anywhere else, by a mail
+   * scanner or by an address owner who did not register, the link stays unused and says how to
+   * finish; an owner who did not register proves the address by a reset or Google instead, which
+   * takes the account with everything set up on it (account-claims.ts). Otherwise whoever
+   * registered an address that is not his would have the account made his, and every passkey or
+   * app he adds then would survive the owner's resets.
    */
   async verify (token: unknown, facts: RequestFacts): Promise<string> {
     const now = this.options.now()
     const pending = await peekEmailLink(this.options.store, 'verify-email', token, now)
     const account = pending === null ? null : await this.options.store.findAccountById(pending.accountId)
-    if (account !== null && await this.hasWaysIn(account) && await this.options.browsers.knownBrowserHash(account, facts) === null) {
+    if (account !== null && await this.options.browsers.knownBrowserHash(account, facts) === null) {
       logAuthEvent(facts, 'verify.needs-known-browser', { accountId: account.id, clientAddress: facts.clientAddress })
       return inPageLanguage(`${this.options.publicUrl}${VERIFY_IN_KNOWN_BROWSER_PAGE}`, facts.locale)
     }
@@ -76,12 +77,6 @@ export class EmailVerification {
     await this.options.store.markEmailVerified(accountId, now)
     logAuthEvent(facts, 'verify.completed', { accountId, clientAddress: facts.clientAddress })
     return inPageLanguage(`${this.options.publicUrl}${ADDRESS_VERIFIED_PAGE}`, facts.locale)
-  }
-
-  /** Whether the account holds a passkey or an authenticator app (set up or being set up). */
-  private async hasWaysIn (account: Account): Promise<boolean> {
-    const { store } = this.options
-    return (await store.listPasskeys(account.id)).length > 0 || await store.findSecondFactor(account.id) !== null
   }
 
   /** `POST verifyEmailRequest {email}`: a new link, if there is an unverified account and it is not asking too often. */

@@ -306,6 +306,9 @@ async function revokeRefreshTokensOf (db: Queryable, accountId: string, now: num
   await db.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [now, accountId])
 }
 
+/** PostgreSQL's error code for a transaction it rolled back to end a deadlock. */
+const DEADLOCK_DETECTED = '40P01'
+
 /** Orders a revocation of the account's sessions with the inserts that would add to them (insertRefreshToken). */
 async function lockAccountForRevocation (db: Queryable, accountId: string): Promise<void> {
   await db.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId])
@@ -400,8 +403,23 @@ export class PostgresAccountStore implements AccountStore {
     return new PostgresAccountStore(pool, migrated.emailKeyConflicts)
   }
 
-  /** Runs `work` in one transaction on one connection. */
+  /**
+   * Runs `work` in one transaction on one connection. A transaction PostgreSQL chose to end a
+   * deadlock with (40P01) rolled back whole: it runs again, twice at most, rather than failing a
+   * visitor's call (two transactions that lock the same rows in another order, a claim and the
+   * purge, say, are rare but legal).
+   */
   private async inTransaction<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.inOneTransaction(work)
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt === 3) throw error
+      }
+    }
+  }
+
+  private async inOneTransaction<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
     let broken: Error | undefined
     try {
@@ -913,8 +931,9 @@ export class PostgresAccountStore implements AccountStore {
 
   async removeSecondFactor (accountId: string): Promise<boolean> {
     return await this.inTransaction(async (client) => {
-      await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
+      // In the claim's order (second_factors, then recovery_codes), so that the two cannot deadlock.
       const result = await client.query('DELETE FROM second_factors WHERE account_id = $1', [accountId])
+      await client.query('DELETE FROM recovery_codes WHERE account_id = $1', [accountId])
       return result.rowCount === 1
     })
   }
@@ -968,22 +987,22 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async purgeExpired (now: number): Promise<void> {
-    await this.inTransaction(async (client) => {
-      await client.query('DELETE FROM second_factor_challenges WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM second_factors WHERE enrolled_at IS NULL AND pending_expires_at <= $1', [now])
-      await client.query('DELETE FROM passkey_challenges WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM fresh_proofs WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM spent_google_tokens WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
-      await client.query('DELETE FROM sso_transactions WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM sso_identities WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM saml_assertions WHERE expires_at <= $1', [now])
-      await client.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
-      await client.query('DELETE FROM email_links WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
-      await client.query('DELETE FROM known_browsers WHERE last_seen_at <= $1', [now - BROWSER_MEMORY_MS])
-      await client.query('DELETE FROM notice_slots WHERE quiet_until <= $1', [now])
-    })
+    // Each table in a statement of its own: one transaction over them all would hold rows of
+    // every table at once, against calls that lock them in another order.
+    await this.pool.query('DELETE FROM second_factor_challenges WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM second_factors WHERE enrolled_at IS NULL AND pending_expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM passkey_challenges WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM fresh_proofs WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM spent_google_tokens WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM refresh_tokens WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM reset_tokens WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
+    await this.pool.query('DELETE FROM sso_transactions WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM sso_identities WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM saml_assertions WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
+    await this.pool.query('DELETE FROM email_links WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
+    await this.pool.query('DELETE FROM known_browsers WHERE last_seen_at <= $1', [now - BROWSER_MEMORY_MS])
+    await this.pool.query('DELETE FROM notice_slots WHERE quiet_until <= $1', [now])
   }
 
   async close (): Promise<void> {

@@ -12,7 +12,7 @@ import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.j
 import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
-import { GOOD_PASSWORD, resetLinkOf, startReference, TEST_PUBLIC_URL, verifyAddress, waitForEmail } from '../../fixtures/reference.js'
+import { GOOD_PASSWORD, registerAccount, resetLinkOf, startReference, TEST_PUBLIC_URL, verifyAddress, waitForEmail } from '../../fixtures/reference.js'
 import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
 import { TestBrowser } from '../../fixtures/sso-browser.js'
 import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso-certificates.js'
@@ -344,9 +344,8 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(200, 'post', '/second-factor/remove', { json: {}, headers: sifNow })
 
   // A reset lists the authenticator set up just now, for removal.
-  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'rue@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
-  // Her own address: a never-verified account's reset would claim it, and take the authenticator with it.
-  await verifyAddress(reference.base, reference.dataDir, 'rue@example.test')
+  // Her own address, verified where she registered: a never-verified account's reset would claim it, and take the authenticator with it.
+  await verifyAddress(reference.base, reference.dataDir, 'rue@example.test', await registerAccount(reference.base, 'rue@example.test'))
   const rueBearer = { authorization: `Bearer ${String((await probe.expect(200, 'post', '/v2/login', { json: { email: 'rue@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body.auth)}` }
   const rueSecret = String((await probe.expect(200, 'post', '/second-factor/enrol/start', { json: {}, headers: rueBearer })).body.secret)
   const rueCode = new TOTP({ secret: Secret.fromBase32(rueSecret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()

@@ -25,8 +25,7 @@ interface Setup {
 async function setUp (t: Test): Promise<Setup> {
   const logs = logCollector()
   const reference = await startReference(t, { logStream: logs.stream })
-  await registerAccount(reference.base, 'ada@example.com')
-  await verifyAddress(reference.base, reference.dataDir, 'ada@example.com')
+  await verifyAddress(reference.base, reference.dataDir, 'ada@example.com', await registerAccount(reference.base, 'ada@example.com'))
   const owner = new PasskeyBrowser(reference.base)
   const ownerBearer = await owner.bearerAfterSignIn('ada@example.com')
   return { reference, logs, owner, ownerBearer, accountId: decodeJwt(ownerBearer.authorization.slice('Bearer '.length)).sub! }

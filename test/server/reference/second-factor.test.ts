@@ -56,9 +56,9 @@ function recoveryOf (email: string): string {
 
 /** A registered account with an authenticator enrolled through the signed-in enrolment: its secret and recovery codes. */
 async function enrolled (setup: Setup, email: string): Promise<{ secret: string, recoveryCodes: string[] }> {
-  await registerAccount(setup.reference.base, email)
-  // Her own address: what she sets up is hers (an unverified account's would go with its claim).
-  await verifyAddress(setup.reference.base, setup.reference.dataDir, email)
+  const registering = await registerAccount(setup.reference.base, email)
+  // Her own address, verified where she registered: what she sets up is hers (an unverified account's would go with its claim).
+  await verifyAddress(setup.reference.base, setup.reference.dataDir, email, registering)
   // In the browser that signed in: the sign-in is its fresh proof.
   const browser = new ServiceBrowser(setup.reference.base)
   const bearer = await browser.bearerAfterSignIn(email)
@@ -287,8 +287,7 @@ t.test('SECOND_FACTOR=false: the calls are not served and no login asks', async 
 t.test('a token holder\'s wrong codes at an enrolment lock his tries there, not the account\'s code step', async (t) => {
   const setup = await setUp(t)
   const { base, dataDir, services } = setup.reference
-  await registerAccount(base, 'ida@example.com')
-  await verifyAddress(base, dataDir, 'ida@example.com')
+  await verifyAddress(base, dataDir, 'ida@example.com', await registerAccount(base, 'ida@example.com'))
   const owner = new ServiceBrowser(base)
   const bearer = await owner.bearerAfterSignIn('ida@example.com')
   t.equal((await owner.post('second-factor/enrol/start', {}, bearer)).status, 200, 'Ida starts setting up her app')

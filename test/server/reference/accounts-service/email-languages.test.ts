@@ -44,11 +44,13 @@ t.test('a reset asked in Arabic is written right to left; one asked in no shippe
 
 t.test('an emailed link carries its email\'s language, and the page it leads to speaks it, whatever the browser\'s', async (t) => {
   const reference = await startReference(t)
-  await postJson(reference.base, '/accounts/register', { email: 'ada@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD }, { 'accept-language': 'de' })
+  const registered = await postJson(reference.base, '/accounts/register', { email: 'ada@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD }, { 'accept-language': 'de' })
+  // Opened in the browser she registered in (email-verification.ts).
+  const browser = registered.headers.getSetCookie().map((line) => /^(threshold_browser=[^;]*)/.exec(line)?.[1]).find((pair) => pair !== undefined)!
   const verification = await waitForEmail(reference.dataDir, 1)
   const link = /https?:\/\/[^\s"<>]*\/accounts\/verifyEmail\?token=[\w-]+&ui_locales=de(?=[\s"<])/.exec(verification.decoded)?.[0]
   t.ok(link, 'the verification link names German')
-  const landing = await fetch(link!.replace(/^https?:\/\/[^/]+/, reference.base), { redirect: 'manual', headers: { 'accept-language': 'en-GB,en' } })
+  const landing = await fetch(link!.replace(/^https?:\/\/[^/]+/, reference.base), { redirect: 'manual', headers: { 'accept-language': 'en-GB,en', cookie: browser } })
   t.equal(landing.status, 303)
   t.match(landing.headers.get('location'), /\?view=login&notice=email-verified&ui_locales=de$/, 'an English browser lands on the German page')
 

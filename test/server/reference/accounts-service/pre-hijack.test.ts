@@ -65,9 +65,9 @@ t.test('a Google login (not only a registration) claims an unverified account of
 t.test('an account whose address was verified is never claimed by Google: its password keeps working', async (t) => {
   const google = await startGoogleStandIn(t)
   const { base, dataDir } = await startReference(t, { env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl } })
-  await registerAccount(base, 'dan@gmail.example')
+  const dan = await registerAccount(base, 'dan@gmail.example')
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail')
-  await openLink(link.replace(TEST_PUBLIC_URL, base))
+  t.match((await openLink(link.replace(TEST_PUBLIC_URL, base), { cookie: dan.cookie! })).location, /notice=email-verified/)
   const dansGoogle = async () => ({ authorization: `Bearer ${await google.credential({ email: 'dan@gmail.example', sub: 'someone-else' })}` })
   t.same((await postJson(base, '/accounts/auth/register', { register_method: 'GOOGLE' }, await dansGoogle())).body,
     { error: 'An account with this email already exists. Log in with your password.' })

@@ -53,9 +53,11 @@ t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, asyn
 
     const refused = await postJson(base, '/accounts/v2/login', { email: 'pat@example.com', password: GOOD_PASSWORD })
     t.same([refused.status, refused.body.reason], [403, 'email_not_verified'])
+    // The refused login's browser knows the password: the link works there.
+    const known = refused.headers.getSetCookie().map((line) => /^(threshold_browser=[^;]*)/.exec(line)?.[1]).find((pair) => pair !== undefined)!
     await postJson(base, '/accounts/verifyEmailRequest', { email: 'pat@example.com' })
     const link = accountsLinkOf(await emailTo('verify', 'pat', 1), 'verifyEmail').link
-    t.equal((await openLink(onEdge(link))).location, `${TEST_PUBLIC_URL}/?view=login&notice=email-verified&ui_locales=en`)
+    t.equal((await openLink(onEdge(link), { cookie: known })).location, `${TEST_PUBLIC_URL}/?view=login&notice=email-verified&ui_locales=en`)
     t.equal(decodeJwt((await loginTokens(base, 'pat@example.com')).auth).email_verified, true)
   })
 
@@ -63,7 +65,8 @@ t.test('accounts you can trust, with DATABASE_URL', { skip: postgresSkip }, asyn
     const home = new TestBrowser()
     const register = await home.request(`${base}/accounts/register`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
     t.equal(register.status, 200)
-    await openLink(onEdge(accountsLinkOf(await emailTo('verify', 'nell'), 'verifyEmail').link))
+    const verifyLink = onEdge(accountsLinkOf(await emailTo('verify', 'nell'), 'verifyEmail').link)
+    t.match((await openLink(verifyLink, { cookie: home.cookieHeader(verifyLink) })).location, /notice=email-verified/, 'verified in the browser she registered in')
     t.equal((await home.request(`${base}/accounts/v2/login`, { json: { email: 'nell@example.com', password: GOOD_PASSWORD } })).status, 200)
     // The page's call is a browser's: the refresh token is in the edge's HttpOnly cookie.
     const homeRefresh = home.cookie(base, 'refresh')?.value

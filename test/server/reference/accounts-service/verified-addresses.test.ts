@@ -31,7 +31,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve,
 t.test('registration emails a verification link; opening it once marks the address verified in the tokens', async (t) => {
   const logs = logCollector()
   const { base, dataDir } = await startReference(t, { logStream: logs.stream })
-  await registerAccount(base, 'Vera@Example.com')
+  const vera = await registerAccount(base, 'Vera@Example.com')
   t.equal(emailVerified(await loginTokens(base, 'vera@example.com')), false, 'the spec\'s flow: login right after registering, unverified')
 
   const email = await waitForEmail(dataDir, 1, 'verify')
@@ -41,14 +41,19 @@ t.test('registration emails a verification link; opening it once marks the addre
   const { link, token } = accountsLinkOf(email, 'verifyEmail')
   t.equal(link, `${TEST_PUBLIC_URL}/accounts/verifyEmail?token=${token}`)
 
-  const opened = await openLink(onEdge(base, link))
-  t.same([opened.status, opened.location], [303, VERIFIED_LANDING], 'lands on the login view with the success notice')
+  // Opened where nobody signed in (a mail scanner, another device): nothing happens, and the link stays.
+  const elsewhere = await openLink(onEdge(base, link))
+  t.same([elsewhere.status, elsewhere.location], [303, `${TEST_PUBLIC_URL}/?view=login&notice=verify-in-known-browser&ui_locales=en`])
+  t.equal(emailVerified(await loginTokens(base, 'vera@example.com')), false, 'not verified')
+
+  const opened = await openLink(onEdge(base, link), { cookie: vera.cookie! })
+  t.same([opened.status, opened.location], [303, VERIFIED_LANDING], 'in the browser she registered in: the login view with the success notice')
   t.equal(opened.headers.get('cache-control'), 'no-store')
   t.equal(emailVerified(await loginTokens(base, 'vera@example.com')), true)
 
-  const again = await openLink(onEdge(base, link))
+  const again = await openLink(onEdge(base, link), { cookie: vera.cookie! })
   t.same([again.status, again.location], [303, REFUSED_LANDING], 'the link works once')
-  t.same(auditEvents(logs).filter((event) => event.startsWith('verify.')), ['verify.email-sent', 'verify.completed', 'verify.refused'])
+  t.same(auditEvents(logs).filter((event) => event.startsWith('verify.')), ['verify.email-sent', 'verify.needs-known-browser', 'verify.completed', 'verify.refused'])
   t.notOk(logs.text().includes(token), 'the token is never logged')
 })
 
@@ -64,15 +69,15 @@ t.test('a link expires after 24 hours', async (t) => {
 
 t.test('forged, malformed and foreign verification links are refused alike and change nothing', async (t) => {
   const { base, dataDir, services } = await startReference(t)
-  await registerAccount(base, 'owner@example.com')
+  const owner = await registerAccount(base, 'owner@example.com')
   const { link } = accountsLinkOf(await waitForEmail(dataDir, 1, 'verify'), 'verifyEmail')
   const forged = 'A'.repeat(43)
   for (const query of [`token=${forged}`, 'token=', '', 'token=%3Cscript%3E', `token=${'x'.repeat(5000)}`, 'token=a&token=b']) {
-    const answer = await openLink(`${base}/accounts/verifyEmail?${query}`)
+    const answer = await openLink(`${base}/accounts/verifyEmail?${query}`, { cookie: owner.cookie! })
     t.same([answer.status, answer.location], [303, REFUSED_LANDING], `?${query.slice(0, 40)}`)
   }
   t.equal((await services.store.findAccountByEmail('owner@example.com'))?.emailVerifiedAt, null)
-  t.equal((await openLink(onEdge(base, link))).location, VERIFIED_LANDING, 'the real link still works afterwards')
+  t.equal((await openLink(onEdge(base, link), { cookie: owner.cookie! })).location, VERIFIED_LANDING, 'the real link still works afterwards')
   t.equal((await postJson(base, '/accounts/verifyEmail', {})).status, 405, 'only GET opens a link')
 })
 
@@ -88,11 +93,11 @@ t.test('a password reset verifies the address: its link came by email', async (t
 
 t.test('asking for a new link answers alike for every address; only an unverified account gets one', async (t) => {
   const { base, dataDir } = await startReference(t)
-  await registerAccount(base, 'pending@example.com')
-  await registerAccount(base, 'done@example.com')
+  const pending = await registerAccount(base, 'pending@example.com')
+  const doneBrowser = await registerAccount(base, 'done@example.com')
   await waitForEmail(dataDir, 2, 'verify')
   const done = (await outboxEmails(dataDir, 'verify')).find((email) => /^To: done@/m.test(email.raw))!
-  await openLink(onEdge(base, accountsLinkOf(done, 'verifyEmail').link))
+  await openLink(onEdge(base, accountsLinkOf(done, 'verifyEmail').link), { cookie: doneBrowser.cookie! })
 
   for (const email of ['pending@example.com', 'done@example.com', 'nobody@example.com']) {
     const answer = await postJson(base, '/accounts/verifyEmailRequest', { email })
@@ -102,7 +107,7 @@ t.test('asking for a new link answers alike for every address; only an unverifie
   await settle()
   t.equal((await outboxEmails(dataDir, 'verify')).length, 3, 'one new link, for the unverified account')
   t.match(resent.raw, /^To: pending@example\.com$/m)
-  t.equal((await openLink(onEdge(base, accountsLinkOf(resent, 'verifyEmail').link))).location, VERIFIED_LANDING, 'the new link works')
+  t.equal((await openLink(onEdge(base, accountsLinkOf(resent, 'verifyEmail').link), { cookie: pending.cookie! })).location, VERIFIED_LANDING, 'the new link works')
 
   for (const body of [{}, { email: 'not an address' }, { email: ['pending@example.com'] }, null]) {
     const answer = await postJson(base, '/accounts/verifyEmailRequest', body)
@@ -136,7 +141,7 @@ t.test('a storm of requests for new links sends one, then one a minute, and five
 
 t.test('with REQUIRE_VERIFIED_EMAIL, login waits for the verified address; a new link then lets it in', async (t) => {
   const { base, dataDir } = await startReference(t, { env: { REQUIRE_VERIFIED_EMAIL: 'true' } })
-  await registerAccount(base, 'strict@example.com')
+  const registering = await registerAccount(base, 'strict@example.com')
   const first = await waitForEmail(dataDir, 1, 'verify')
 
   const refused = await postJson(base, '/accounts/v2/login', { email: 'strict@example.com', password: GOOD_PASSWORD })
@@ -145,16 +150,19 @@ t.test('with REQUIRE_VERIFIED_EMAIL, login waits for the verified address; a new
     error: 'Your email address is not verified yet. Open the link we sent you, or ask for a new one.',
     reason: 'email_not_verified'
   })
-  t.notOk(refused.headers.get('set-cookie'), 'no browser is recorded for a refused login')
+  // The browser that knows the password (another device, say) is one the link then works in.
+  const known = refused.headers.getSetCookie().map((line) => /^(threshold_browser=[^;]*)/.exec(line)?.[1]).find((pair) => pair !== undefined)
+  t.ok(known, 'the refused login with the right password records its browser')
   const wrong = await postJson(base, '/accounts/v2/login', { email: 'strict@example.com', password: 'not the password at all' })
   t.same([wrong.status, wrong.body], [401, { error: 'Invalid email or password.' }], 'a wrong password learns nothing about verification')
+  t.notOk(wrong.headers.get('set-cookie'), 'and records nothing')
 
   t.same((await postJson(base, '/accounts/verifyEmailRequest', { email: 'strict@example.com' })).body, RESENT)
   const second = await waitForEmail(dataDir, 2, 'verify')
   t.not(accountsLinkOf(second, 'verifyEmail').token, accountsLinkOf(first, 'verifyEmail').token, 'a new link')
-  t.equal((await openLink(onEdge(base, accountsLinkOf(second, 'verifyEmail').link))).location, VERIFIED_LANDING)
+  t.equal((await openLink(onEdge(base, accountsLinkOf(second, 'verifyEmail').link), { cookie: known! })).location, VERIFIED_LANDING)
   t.equal(emailVerified(await loginTokens(base, 'strict@example.com')), true, 'signed in, verified')
-  t.equal((await openLink(onEdge(base, accountsLinkOf(first, 'verifyEmail').link))).location, VERIFIED_LANDING,
+  t.equal((await openLink(onEdge(base, accountsLinkOf(first, 'verifyEmail').link), { cookie: registering.cookie! })).location, VERIFIED_LANDING,
     'the first link, unused and unexpired, still works (and verifies again nothing new)')
 })
 
