@@ -230,13 +230,9 @@ export class AccountsService {
     }
     // Only after the right password: the refusal tells that the account exists.
     const unverified = this.refusalIfUnverified(account, facts)
-    if (unverified !== null) {
-      // The browser that knows the password is one the verification link then works in (email-verification.ts).
-      const browserId = facts.browser === null ? null : this.options.browserNotices.browserId(facts.browser)
-      if (browserId === null) return unverified
-      await this.options.browserNotices.registeredFrom(account, browserId)
-      return { ...unverified, cookies: [...unverified.cookies ?? [], this.options.browserNotices.setCookie(browserId)] }
-    }
+    // Its browser is not recorded: whoever knows the password without the address would then be a
+    // known browser, spared the new-browser email once the owner verifies.
+    if (unverified !== null) return unverified
     const secondFactor = await this.secondFactorStep(account, context, 'pwd', facts, breached)
     if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
     if (secondFactor !== null) {
