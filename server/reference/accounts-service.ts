@@ -379,6 +379,10 @@ export class AccountsService {
     const cookies = browserId === null ? [] : [this.options.browserNotices.setCookie(browserId)]
     const { requireVerifiedEmail } = this.options
     if ('conflict' in result) {
+      if (!requireVerifiedEmail && await this.isRepeatedRegistration(email, password, facts)) {
+        logAuthEvent(facts, 'register.repeated', { email, clientAddress: facts.clientAddress })
+        return success(say(facts, 'register.done'))
+      }
       logAuthEvent(facts, 'register.refused', { email, clientAddress: facts.clientAddress, reason: 'exists' })
       if (!requireVerifiedEmail) return error(409, say(facts, 'register.exists'))
       sendAfterAnswering(facts.log, 'registration attempt', () => this.tellOwnerOfAttempt(email, facts))
@@ -391,6 +395,18 @@ export class AccountsService {
       await this.options.verification.sendLink(account, facts)
     })
     return { ...success(say(facts, requireVerifiedEmail ? REGISTERED_CHECK_INBOX : 'register.done')), cookies }
+  }
+
+  /**
+   * A registration tried again with the same address and password, while the account it made is
+   * still unverified: the first was stored, but its answer was lost (a timeout, a 504). It succeeds
+   * again rather than saying the address is taken; nothing is created twice. Only whoever holds the
+   * password learns anything, and the spec's flow says the address is taken anyway. Its browser
+   * is not recorded: knowing a password is not holding the address (email-verification.ts).
+   */
+  private async isRepeatedRegistration (email: string, password: string, facts: RequestFacts): Promise<boolean> {
+    const existing = await this.store.findAccountByEmail(email)
+    return existing !== null && existing.emailVerifiedAt === null && await this.checkPassword(existing, password, facts.signal)
   }
 
   /** "Someone tried to register with your address", at most once an hour per account. */

@@ -6,7 +6,7 @@ export type AuthEvent =
   | 'login.succeeded' | 'login.failed' | 'login.throttled' | 'login.slowed' | 'login.refused-organization' | 'login.refused-unverified'
   | 'login.password-breached'
   | 'password.breach-notice-sent'
-  | 'register.succeeded' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
+  | 'register.succeeded' | 'register.repeated' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
   | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused' | 'verify.needs-known-browser'
   | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.link-refused'
   | 'sessions.others-ended' | 'sessions.end-others.refused'

@@ -27,7 +27,7 @@ t.test('every authentication event is logged, with no password, token or email a
   const { base, dataDir, services } = await startReference(t, { logStream: logs.stream })
 
   await registerAccount(base, PERSON)
-  await postJson(base, '/accounts/register', { email: PERSON, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
+  await postJson(base, '/accounts/register', { email: PERSON, password: `${GOOD_PASSWORD} too`, confirm_password: `${GOOD_PASSWORD} too` })
   await postJson(base, '/accounts/register', { email: PERSON, password: 'short', confirm_password: 'short' })
   const first = await loginTokens(base, PERSON.toLowerCase())
   await postJson(base, '/accounts/v2/login', { email: PERSON, password: WRONG_PASSWORD })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PASSWORD_HASH_COST } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, logCollector, outboxEmails, postJson, registerAccount, startReference, TEST_PASSWORD_HASH_COST, waitForEmail } from '../../../fixtures/reference.js'
 
 const CREATED = { success: 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.' }
 const EXISTS = { error: 'An account with this email already exists. Log in, or reset your password.' }
@@ -69,8 +69,9 @@ t.test('20 concurrent registrations of one email make exactly one account and 19
   const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => postJson(base, '/accounts/register', {
     first_name: `Racer ${index}`,
     email: index % 2 === 0 ? 'racer@example.com' : 'RACER@example.com',
-    password: GOOD_PASSWORD,
-    confirm_password: GOOD_PASSWORD
+    // Each racer's own password: a repeat of the same one is the same registration (below).
+    password: `${GOOD_PASSWORD} ${index}`,
+    confirm_password: `${GOOD_PASSWORD} ${index}`
   })))
   t.comment(`20 concurrent registrations answered in ${((performance.now() - started) / 1000).toFixed(2)} s`)
   const created = answers.filter((answer) => answer.status === 200)
@@ -81,4 +82,26 @@ t.test('20 concurrent registrations of one email make exactly one account and 19
   t.ok(conflicts.every((answer) => JSON.stringify(answer.body) === JSON.stringify(EXISTS)), 'every conflict has the readable text')
   const account = await services.store.findAccountByEmail('racer@example.com')
   t.ok(account, 'the account exists')
+})
+
+t.test('a registration tried again with the same password after a lost answer succeeds again, making nothing twice', async (t) => {
+  const logs = logCollector()
+  const { base, dataDir, services } = await startReference(t, { logStream: logs.stream })
+  const body = { email: 'retry@example.com', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD }
+  t.same((await postJson(base, '/accounts/register', body)).body, CREATED)
+  // The visitor saw a timeout and presses Sign Up again.
+  const again = await postJson(base, '/accounts/register', { ...body, email: 'RETRY@example.com' })
+  t.same([again.status, again.body], [200, CREATED], 'the same answer, not "already exists"')
+  t.notOk(again.headers.getSetCookie().some((cookie) => cookie.startsWith('threshold_browser=')), 'knowing the password records no browser')
+  const account = await services.store.findAccountByEmail('retry@example.com')
+  t.equal(account?.email, 'retry@example.com', 'one account, as first registered')
+  await logs.waitFor((line) => line.audit === 'register.repeated')
+  await waitForEmail(dataDir, 1, 'verify')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal((await outboxEmails(dataDir, 'verify')).length, 1, 'one verification email')
+
+  const other = await postJson(base, '/accounts/register', { ...body, password: 'another good password', confirm_password: 'another good password' })
+  t.same([other.status, other.body], [409, EXISTS], 'another password: the address is taken')
+  await services.store.markEmailVerified(account!.id, Date.now())
+  t.same((await postJson(base, '/accounts/register', body)).status, 409, 'once verified, a registration is no repeat')
 })
