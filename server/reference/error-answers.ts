@@ -1,7 +1,8 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { requestLocale } from './answers.js'
 import { say, type AnswerKey } from './answer-texts.js'
 import { PasswordWorkRefused } from './hash-gate.js'
+import { isStoreUnavailable } from './store/store-unavailable.js'
 
 /** What a visitor reads for the request errors Fastify itself raises. */
 const READABLE_REQUEST_ERRORS: Readonly<Record<string, AnswerKey>> = {
@@ -12,23 +13,37 @@ const READABLE_REQUEST_ERRORS: Readonly<Record<string, AnswerKey>> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'request.lengthMismatch'
 }
 
-/** A password check refused by the hash gate (hash-gate.ts): the page shows its text. */
+/** A password check refused by the hash gate (hash-gate.ts), or a call made while the store is unreachable: the page shows its text. */
 const SERVICE_BUSY: AnswerKey = 'failure.busy'
+
+/**
+ * Retry-After of a call that failed for want of the store: PostgreSQL
+ * restarts in seconds, and a visitor is asked to try again "in a few seconds".
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5
 
 /**
  * Answers every error of the plugin's routes as the page reads them,
  * `{"error": "<readable text>"}`, instead of Fastify's own shape: a 4xx says
  * what was wrong with the request, a 5xx never shows its cause (a database
  * message, a path) and is logged instead. A password check the hash gate
- * refused answers 503 with Retry-After.
+ * refused, and a call made while the store cannot be reached (a database
+ * restarting), answer 503 with Retry-After: the call may be made again.
  */
 export function answerErrorsAsJson (app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const busy = (retryAfterSeconds: number): FastifyReply =>
+      reply.code(503).header('cache-control', 'no-store').header('retry-after', String(retryAfterSeconds))
+        .send({ error: say({ locale: requestLocale(request) }, SERVICE_BUSY) })
     if (error instanceof PasswordWorkRefused) {
       // Expected under load, and one per request of a burst: a line without a stack.
       request.log.info({ reason: error.reason }, 'password check refused by the hash gate')
-      return reply.code(503).header('cache-control', 'no-store').header('retry-after', String(error.retryAfterSeconds))
-        .send({ error: say({ locale: requestLocale(request) }, SERVICE_BUSY) })
+      return busy(error.retryAfterSeconds)
+    }
+    if (isStoreUnavailable(error)) {
+      // The cause is logged once per outage where the store sees it (services.ts); here a line without a stack.
+      request.log.info({ reason: 'store unavailable', code: (error as { code?: unknown }).code ?? null }, 'call failed: the store cannot be reached')
+      return busy(STORE_RETRY_AFTER_SECONDS)
     }
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     const facts = { locale: requestLocale(request) }

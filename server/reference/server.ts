@@ -83,8 +83,13 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
   app.addHook('onClose', async () => { await services.close() })
 
   // The edge's readiness probe, every 2 s at most while /readyz is asked: the
-  // process answers. Not logged, or it would fill the log with probes.
-  app.get(REFERENCE_HEALTH_PATH, { logLevel: 'silent' }, async () => ({ status: 'ok' }))
+  // process answers, and its store can be reached (a cached `SELECT 1` with
+  // PostgreSQL: AccountStore.reachable). Not logged, or it would fill the log with probes.
+  app.get(REFERENCE_HEALTH_PATH, { logLevel: 'silent' }, async (_request, reply) => {
+    const reachable = await services.store.reachable()
+    return reply.code(reachable ? 200 : 503).header('cache-control', 'no-store')
+      .send(reachable ? { status: 'ok' } : { status: 'unavailable', store: 'unreachable' })
+  })
 
   if (serve.has('accounts')) {
     await app.register(referenceAccountsApp, {

@@ -32,9 +32,11 @@ import type { SsoServices } from './sso/routes.js'
 import { SsoCompletion } from './sso/sso-completion.js'
 import { SsoFlows } from './sso/sso-flows.js'
 import type { AccountStore } from './store/account-store.js'
+import type { EmailKeyConflict } from './store/email-key.js'
 import { PostgresAccountStore } from './store/postgres-store.js'
 import { prepareDatabaseFile } from './store/private-files.js'
 import { SqliteAccountStore } from './store/sqlite-store.js'
+import { describeConnectionFailure, isConnectionFailure, oncePerBurst } from './store/store-unavailable.js'
 import { TokenService } from './tokens.js'
 
 /** Expired rows are purged this often. */
@@ -78,24 +80,58 @@ export function databaseFile (dataDir: string): string {
 
 /**
  * PostgreSQL when DATABASE_URL is set (several instances can share it), else
- * the embedded SQLite file in DATA_DIR (one instance).
+ * the embedded SQLite file in DATA_DIR (one instance). `waitForDatabase`: a
+ * PostgreSQL that cannot be reached yet does not fail the opening; the store
+ * keeps trying, and is not `reachable` until it succeeds (the service; the
+ * admin command fails at once instead).
  */
-export async function openAccountStore (config: ReferenceConfig, log: FastifyBaseLogger): Promise<AccountStore> {
-  let store: AccountStore
+export async function openAccountStore (
+  config: ReferenceConfig,
+  log: FastifyBaseLogger,
+  options: { readonly waitForDatabase?: boolean } = {}
+): Promise<AccountStore> {
+  const logConflicts = (conflicts: readonly EmailKeyConflict[]): void => {
+    for (const conflict of conflicts) {
+      // Ids only: the addresses are personal data.
+      log.warn({ accountId: conflict.id, keptBy: conflict.keptBy },
+        'two accounts have addresses that read as one (look-alike characters or an internationalised domain): the account keptBy keeps the address, and this one can no longer sign in with it until an operator decides')
+    }
+  }
   if (config.databaseUrl === null) {
     prepareDatabaseFile(config.dataDir, databaseFile(config.dataDir), log)
-    store = new SqliteAccountStore(databaseFile(config.dataDir))
-  } else {
-    store = await PostgresAccountStore.open({
-      connectionString: config.databaseUrl,
-      onIdleError: (error) => log.error({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open a new one')
-    })
-    log.info('accounts are stored in PostgreSQL (DATABASE_URL)')
+    const store = new SqliteAccountStore(databaseFile(config.dataDir))
+    logConflicts(store.emailKeyConflicts)
+    return store
   }
-  for (const conflict of store.emailKeyConflicts) {
-    // Ids only: the addresses are personal data.
-    log.warn({ accountId: conflict.id, keptBy: conflict.keptBy },
-      'two accounts have addresses that read as one (look-alike characters or an internationalised domain): the account keptBy keeps the address, and this one can no longer sign in with it until an operator decides')
+  // A restart of PostgreSQL breaks every pooled connection at once: one line says so, not one per connection.
+  const onIdleError = oncePerBurst((error: Error) => log.warn({ database: describeConnectionFailure(error) },
+    'a PostgreSQL connection broke; calls fail as unavailable until new connections work'))
+  const onAttemptFailed = oncePerBurst((error: Error) => {
+    if (isConnectionFailure(error)) {
+      log.warn({ database: describeConnectionFailure(error) }, 'PostgreSQL cannot be reached (DATABASE_URL): trying again; not ready meanwhile')
+    } else {
+      log.error({ err: error }, 'the accounts database cannot be migrated: trying again; not ready meanwhile')
+    }
+  })
+  let waiting = false
+  const store = await PostgresAccountStore.open({
+    connectionString: config.databaseUrl,
+    onIdleError,
+    ...(options.waitForDatabase === true
+      ? {
+          waitForDatabase: {
+            onAttemptFailed: (error: Error) => { waiting = true; onAttemptFailed(error) },
+            onOpened: (conflicts: readonly EmailKeyConflict[]) => {
+              log.info('PostgreSQL reached and the schema migrated: accounts are stored in PostgreSQL (DATABASE_URL)')
+              logConflicts(conflicts)
+            }
+          }
+        }
+      : {})
+  })
+  if (!waiting) {
+    log.info('accounts are stored in PostgreSQL (DATABASE_URL)')
+    logConflicts(store.emailKeyConflicts)
   }
   return store
 }
@@ -113,7 +149,7 @@ export async function createReferenceServices (
   log: FastifyBaseLogger,
   options: ReferenceServicesOptions = {}
 ): Promise<ReferenceServices> {
-  const store = await openAccountStore(config, log)
+  const store = await openAccountStore(config, log, { waitForDatabase: true })
   const signingKeys = await SigningKeys.open(config.dataDir)
   const secrets = await loadOrCreateDerivedSecrets(config.dataDir, signingKeys.newest.derivationSeed)
   const pseudonyms = new EmailPseudonyms(secrets.derive(EMAIL_PSEUDONYM_PURPOSE))

@@ -414,5 +414,11 @@ export interface AccountStore {
    * transactions and throttles, and browsers unseen for `BROWSER_MEMORY_MS`.
    */
   purgeExpired (now: number): Promise<void>
+  /**
+   * Whether calls can reach the store's data now (a database server that is
+   * down, or not reached since the start, cannot): the service's readiness.
+   * Cheap enough to ask at every probe.
+   */
+  reachable (): Promise<boolean>
   close (): Promise<void>
 }

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import {
   BROWSER_MEMORY_MS,
@@ -29,6 +30,7 @@ import {
 } from './account-store.js'
 import { emailKey } from '../../shared/email-key.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
+import { isConnectionFailure, StoreUnavailable } from './store-unavailable.js'
 
 /** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
 type PostgresMigration = string | ((client: pg.PoolClient) => Promise<Rekeying | undefined>)
@@ -322,6 +324,35 @@ function isUniqueViolation (error: unknown): error is pg.DatabaseError {
   return error instanceof pg.DatabaseError && error.code === '23505'
 }
 
+/** A connection taken from the pool for several statements, and how it goes back. */
+interface HeldConnection {
+  /** Marks it broken: it is closed at the release rather than reused. */
+  broke (error: Error): void
+  release (): void
+}
+
+/**
+ * Holds `client` out of the pool. pg-pool listens for a connection's `error`
+ * event only while it is idle in the pool: one that breaks while held (a
+ * restart, pg_terminate_backend) would emit it unheard, which ends the
+ * process. Here it is heard, reported, and the connection is released broken.
+ */
+function holdConnection (client: pg.PoolClient, onConnectionError: (error: Error) => void = () => {}): HeldConnection {
+  let broken: Error | undefined
+  const onError = (error: Error): void => {
+    broken ??= error
+    onConnectionError(error)
+  }
+  client.on('error', onError)
+  return {
+    broke (error) { broken ??= error },
+    release () {
+      client.removeListener('error', onError)
+      client.release(broken)
+    }
+  }
+}
+
 /**
  * Runs the migrations not yet applied, each in its own transaction, under the migration lock.
  * `upTo` stops at an earlier version (tests make databases as older versions left them).
@@ -329,8 +360,8 @@ function isUniqueViolation (error: unknown): error is pg.DatabaseError {
 export async function migrate (pool: pg.Pool, upTo = POSTGRES_MIGRATIONS.length): Promise<{ version: number, emailKeyConflicts: EmailKeyConflict[] }> {
   const emailKeyConflicts: EmailKeyConflict[] = []
   const client = await pool.connect()
+  const held = holdConnection(client)
   let applied = 0
-  let broken: Error | undefined
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
     try {
@@ -361,11 +392,11 @@ export async function migrate (pool: pg.Pool, upTo = POSTGRES_MIGRATIONS.length)
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
     }
   } catch (error) {
-    broken = error as Error
+    // A connection that failed mid-way may still hold the lock: drop it rather than reuse it.
+    held.broke(error as Error)
     throw error
   } finally {
-    // A connection that failed mid-way may still hold the lock: drop it rather than reuse it.
-    client.release(broken)
+    held.release()
   }
   return { version: Math.max(applied, upTo), emailKeyConflicts }
 }
@@ -373,18 +404,77 @@ export async function migrate (pool: pg.Pool, upTo = POSTGRES_MIGRATIONS.length)
 export interface PostgresStoreOptions {
   /** DATABASE_URL. */
   readonly connectionString: string
-  /** Told about errors of idle connections (a restarted server, a dropped link), which must not crash the process. */
+  /**
+   * Told about connections that broke outside a statement's answer: idle in
+   * the pool, or held between the statements of a transaction (a restarted
+   * server, a dropped link, pg_terminate_backend). They must not crash the
+   * process; the pool opens new ones.
+   */
   readonly onIdleError: (error: Error) => void
+  /**
+   * Wait for a database that cannot be reached at the opening instead of
+   * failing it (the service; the admin command fails at once).
+   */
+  readonly waitForDatabase?: DatabaseWait
 }
+
+/** What a store opened before its database could be reached tells while it waits. */
+export interface DatabaseWait {
+  /** Told of each attempt to connect and migrate that failed; another follows after a pause. */
+  readonly onAttemptFailed: (error: Error) => void
+  /** Told once the schema is migrated and calls are served. */
+  readonly onOpened: (emailKeyConflicts: readonly EmailKeyConflict[]) => void
+}
+
+/** The first pause between attempts to reach a database that was down at the start; it doubles up to the longest. */
+export const FIRST_RETRY_MS = 250
+export const LONGEST_RETRY_MS = 5000
+/** How long readiness waits for `SELECT 1`: within the edge's probe timeout (server/edge/upstream-probes.ts). */
+export const REACHABLE_TIMEOUT_MS = 500
+/** How long a reachability answer is reused, so that a flood of probes costs the database one query a second. */
+export const REACHABLE_CACHE_MS = 1000
 
 /** The store for several reference instances: PostgreSQL through a connection pool. */
 export class PostgresAccountStore implements AccountStore {
-  private constructor (
-    private readonly pool: pg.Pool,
-    readonly emailKeyConflicts: AccountStore['emailKeyConflicts']
-  ) {}
+  /** Set while the schema is not migrated yet (the database was down at the start): every call fails as unavailable. */
+  private waiting: AbortController | null = null
+  private conflicts: readonly EmailKeyConflict[]
+  /** When a connection last went back to the pool unbroken: proof enough that the database answers. */
+  private lastHealthyAt = -Infinity
+  private reachability: { readonly at: number, readonly reachable: boolean } | null = null
+  private checking: Promise<boolean> | null = null
 
-  /** Connects, migrates and returns the store; throws if the database cannot be reached or migrated. */
+  private constructor (
+    private readonly connections: pg.Pool,
+    private readonly onConnectionError: (error: Error) => void,
+    emailKeyConflicts: readonly EmailKeyConflict[]
+  ) {
+    this.conflicts = emailKeyConflicts
+    connections.on('release', (error: Error | undefined) => {
+      if (error === undefined) this.lastHealthyAt = performance.now()
+    })
+  }
+
+  get emailKeyConflicts (): readonly EmailKeyConflict[] {
+    return this.conflicts
+  }
+
+  /**
+   * The pool, once the schema is migrated; until then every call fails as
+   * unavailable rather than meet missing tables.
+   */
+  private get pool (): pg.Pool {
+    if (this.waiting !== null) throw new StoreUnavailable('the accounts database has not been reached since the start')
+    return this.connections
+  }
+
+  /**
+   * Connects, migrates and returns the store. A database that cannot be
+   * reached fails the opening, unless `waitForDatabase` is given: then the
+   * store is returned at once and keeps trying in the background, with
+   * backoff, while its calls fail as unavailable and `reachable` is false.
+   * A database that answers but cannot be migrated fails the opening either way.
+   */
   static async open (options: PostgresStoreOptions): Promise<PostgresAccountStore> {
     const pool = new pg.Pool({
       connectionString: options.connectionString,
@@ -392,15 +482,77 @@ export class PostgresAccountStore implements AccountStore {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       types: typeParsers
     })
+    // A pooled connection that breaks while idle is reported here; unheard, the event would end the process.
     pool.on('error', options.onIdleError)
-    let migrated
     try {
-      migrated = await migrate(pool)
+      const migrated = await migrate(pool)
+      return new PostgresAccountStore(pool, options.onIdleError, migrated.emailKeyConflicts)
     } catch (error) {
-      await pool.end()
-      throw error
+      if (options.waitForDatabase === undefined || !isConnectionFailure(error)) {
+        await pool.end()
+        throw error
+      }
+      options.waitForDatabase.onAttemptFailed(error as Error)
+      const store = new PostgresAccountStore(pool, options.onIdleError, [])
+      store.migrateInBackground(options.waitForDatabase)
+      return store
     }
-    return new PostgresAccountStore(pool, migrated.emailKeyConflicts)
+  }
+
+  /** Tries to migrate again after a growing pause until it works or the store closes. */
+  private migrateInBackground (wait: DatabaseWait): void {
+    const waiting = new AbortController()
+    this.waiting = waiting
+    void (async () => {
+      for (let attempt = 1; ; attempt++) {
+        const pauseMs = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1))
+        // Jittered, so that instances started together do not come back together.
+        const slept = await sleep(pauseMs * (0.5 + Math.random() / 2), true, { signal: waiting.signal }).catch(() => false)
+        if (!slept) return
+        try {
+          const migrated = await migrate(this.connections)
+          if (waiting.signal.aborted) return
+          this.conflicts = migrated.emailKeyConflicts
+          this.waiting = null
+          wait.onOpened(migrated.emailKeyConflicts)
+          return
+        } catch (error) {
+          if (waiting.signal.aborted) return
+          // A schema it cannot use is retried too: an operator may fix it, and the instance stays unready meanwhile.
+          wait.onAttemptFailed(error as Error)
+        }
+      }
+    })()
+  }
+
+  /**
+   * Whether the database answers now: a connection came back unbroken
+   * within REACHABLE_CACHE_MS, or a `SELECT 1` answers within
+   * REACHABLE_TIMEOUT_MS (its answer reused for REACHABLE_CACHE_MS, and
+   * shared by callers at the same time).
+   */
+  async reachable (): Promise<boolean> {
+    if (this.waiting !== null) return false
+    const now = performance.now()
+    if (now - this.lastHealthyAt < REACHABLE_CACHE_MS) return true
+    if (this.reachability !== null && now - this.reachability.at < REACHABLE_CACHE_MS) return this.reachability.reachable
+    this.checking ??= this.selectOne().then((reachable) => {
+      this.reachability = { at: performance.now(), reachable }
+      return reachable
+    }).finally(() => { this.checking = null })
+    return await this.checking
+  }
+
+  private async selectOne (): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined
+    // A timer of its own: waiting for a free connection is not bounded by the query's timeout.
+    const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), REACHABLE_TIMEOUT_MS) })
+    const answered = this.connections.query('SELECT 1').then(() => true, () => false)
+    try {
+      return await Promise.race([answered, late])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /**
@@ -421,17 +573,18 @@ export class PostgresAccountStore implements AccountStore {
 
   private async inOneTransaction<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
-    let broken: Error | undefined
+    const held = holdConnection(client, this.onConnectionError)
     try {
       await client.query('BEGIN')
       const result = await work(client)
       await client.query('COMMIT')
       return result
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError })
+      if (isConnectionFailure(error)) held.broke(error as Error)
+      else await client.query('ROLLBACK').catch((rollbackError: Error) => { held.broke(rollbackError) })
       throw error
     } finally {
-      client.release(broken)
+      held.release()
     }
   }
 
@@ -1006,6 +1159,7 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async close (): Promise<void> {
-    await this.pool.end()
+    this.waiting?.abort()
+    await this.connections.end()
   }
 }

@@ -811,6 +811,11 @@ export class SqliteAccountStore implements AccountStore {
     })()
   }
 
+  async reachable (): Promise<boolean> {
+    // A file in this process: there is no server to lose.
+    return true
+  }
+
   async close (): Promise<void> {
     this.db.close()
   }
