@@ -15,6 +15,30 @@ export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
 /** Accepted range of PASSWORD_HASH_COST (log2 of scrypt's N). */
 export const PASSWORD_HASH_COST_RANGE = Object.freeze({ min: 10, max: 20 })
 
+/**
+ * How long a session lives and how a lost refresh answer is forgiven
+ * (docs/reference-service.md#how-long-a-session-lives).
+ */
+export interface SessionSettings {
+  /** REFRESH_REUSE_GRACE_SECONDS: a used refresh token presented again this soon gets a sibling; 0: never. */
+  readonly reuseGraceSeconds: number
+  /** SESSION_IDLE_TIMEOUT_DAYS: the lifetime of each refresh token, so a session unrefreshed this long ends. */
+  readonly idleTimeoutDays: number
+  /** SESSION_MAX_LIFETIME_DAYS: no session outlives its sign-in by more, however often it is refreshed. */
+  readonly maxLifetimeDays: number
+}
+
+/**
+ * The defaults: a grace as long as Okta's, an idle timeout as long as the token cookies, and
+ * NIST SP 800-63B-4's reauthentication bound for AAL1 (docs/reference-service.md#how-long-a-session-lives).
+ */
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = Object.freeze({ reuseGraceSeconds: 30, idleTimeoutDays: 14, maxLifetimeDays: 30 })
+
+/** Accepted range of REFRESH_REUSE_GRACE_SECONDS: longer than a few minutes would hide a stolen token's reuse. */
+export const REFRESH_REUSE_GRACE_RANGE = Object.freeze({ min: 0, max: 300 })
+/** Accepted range of SESSION_MAX_LIFETIME_DAYS and SESSION_IDLE_TIMEOUT_DAYS. */
+export const SESSION_DAYS_RANGE = Object.freeze({ min: 1, max: 365 })
+
 /** Configuration of the embedded reference services (accounts, domain check, local accounts). */
 export interface ReferenceConfig {
   /** The page's public origin, without a trailing slash: links in emails and SSO callbacks use it. */
@@ -62,6 +86,8 @@ export interface ReferenceConfig {
   readonly passwordMinLength: number
   /** BREACHED_PASSWORDS and its settings (docs/breached-passwords.md); null: off. */
   readonly breachedPasswords: BreachedPasswordSettings | null
+  /** REFRESH_REUSE_GRACE_SECONDS, SESSION_IDLE_TIMEOUT_DAYS, SESSION_MAX_LIFETIME_DAYS (docs/reference-service.md#how-long-a-session-lives). */
+  readonly sessions: SessionSettings
   readonly logLevel: LogLevel
 }
 
@@ -98,6 +124,22 @@ function readDatabaseUrl (env: Env): string | null {
   })
   // The raw value: pg reads libpq's query parameters (sslmode, host=/socket/dir) from it.
   return url === undefined ? null : readString(env, 'DATABASE_URL')!
+}
+
+/** The idle timeout defaults to 14 days, or to the maximum lifetime where that is shorter; it never exceeds it. */
+function readSessionSettings (env: Env): SessionSettings {
+  const maxLifetimeDays = readInteger(env, 'SESSION_MAX_LIFETIME_DAYS', { ...SESSION_DAYS_RANGE, fallback: DEFAULT_SESSION_SETTINGS.maxLifetimeDays })
+  const idleTimeoutDays = readInteger(env, 'SESSION_IDLE_TIMEOUT_DAYS', {
+    ...SESSION_DAYS_RANGE, fallback: Math.min(DEFAULT_SESSION_SETTINGS.idleTimeoutDays, maxLifetimeDays)
+  })
+  if (idleTimeoutDays > maxLifetimeDays) {
+    throw new ConfigError('SESSION_IDLE_TIMEOUT_DAYS', `must not exceed SESSION_MAX_LIFETIME_DAYS (${maxLifetimeDays})`, String(idleTimeoutDays))
+  }
+  return {
+    reuseGraceSeconds: readInteger(env, 'REFRESH_REUSE_GRACE_SECONDS', { ...REFRESH_REUSE_GRACE_RANGE, fallback: DEFAULT_SESSION_SETTINGS.reuseGraceSeconds }),
+    idleTimeoutDays,
+    maxLifetimeDays
+  }
 }
 
 /**
@@ -140,6 +182,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     secondFactor: readSecondFactorSettings(env, true),
     passwordMinLength: readPasswordMinLength(env),
     breachedPasswords: readBreachedPasswordSettings(env),
+    sessions: readSessionSettings(env),
     logLevel: readLogLevel(env)
   })
 }

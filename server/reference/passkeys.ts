@@ -382,10 +382,10 @@ export class Passkeys {
       name,
       createdAt: now,
       lastUsedAt: null
-    }, { familyId: owner.claims.sessionId, now: Date.now() })
+    }, { familyId: owner.claims.sessionId, now: this.options.now() })
     if (!stored) {
       // Not kept either when the session ended while the browser made the credential (a claim, a reset).
-      return await this.store.isRefreshFamilyLive(owner.claims.sessionId, Date.now())
+      return await this.store.isRefreshFamilyLive(owner.claims.sessionId, this.options.now())
         ? refused(409, 'passkey.exists', 'exists')
         : sessionEnded()
     }

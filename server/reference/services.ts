@@ -154,7 +154,7 @@ export async function createReferenceServices (
   const secrets = await loadOrCreateDerivedSecrets(config.dataDir, signingKeys.newest.derivationSeed)
   const pseudonyms = new EmailPseudonyms(secrets.derive(EMAIL_PSEUDONYM_PURPOSE))
   const now = options.now ?? Date.now
-  const tokens = new TokenService(store, signingKeys, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl }, now)
+  const tokens = new TokenService(store, signingKeys, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl }, now, config.sessions)
   const metrics = options.metrics ?? new ReferenceMetrics({ processFigures: false })
   const mailer = countingMailer(
     createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') }),

@@ -1,13 +1,15 @@
 import { createLocalJWKSet, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { missesRequiredSecondFactor, rememberedBrowserMark, type SecondFactorSession } from './second-factor-requirement.js'
+import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from './config.js'
 import { SIGNING_ALGORITHM } from './signing-key.js'
 import type { SigningKeys } from './signing-keys.js'
 import type { Account, AccountStore } from './store/account-store.js'
 
-/** The auth token is short-lived; the refresh token lives as long as its cookie (14 days). */
+/** The auth token is short-lived; a refresh token lives for the idle timeout (SessionSettings). */
 export const AUTH_TOKEN_TTL_SECONDS = 15 * 60
-export const REFRESH_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000
+
+const DAY_MS = 24 * 60 * 60 * 1000
 
 /**
  * How a login proved who it is (RFC 8176 values where one exists: `hwk` is a
@@ -67,7 +69,7 @@ export function methodReferences (method: AuthenticationMethod): string[] {
 
 export type RefreshOutcome =
   | { readonly tokens: TokenPair, readonly accountId: string }
-  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'no-allowed-organization' | 'second-factor-required' | 'other-scope' }
+  | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'lifetime-ended' | 'no-allowed-organization' | 'second-factor-required' | 'other-scope' }
 
 export interface RotateOptions {
   /** The service asks for second factors (SECOND_FACTOR): a session an organisation's requirement now excludes is refused. */
@@ -92,8 +94,9 @@ export class TokenService {
     private readonly store: AccountStore,
     private readonly keys: Pick<SigningKeys, 'signer' | 'keySet'>,
     private readonly claims: { readonly issuer: string, readonly audience: string },
-    /** The clock that decides which key signs and which keys are published (tests move it past a rotation). */
-    private readonly now: () => number = Date.now
+    /** The clock that decides which key signs, which keys are published and when refresh tokens expire (tests move it). */
+    private readonly now: () => number = Date.now,
+    private readonly sessions: SessionSettings = DEFAULT_SESSION_SETTINGS
   ) {}
 
   private async signAuthToken (account: Account, context: LoginContext, method: AuthenticationMethod, session: { familyId: string, signedInAt: number }): Promise<string> {
@@ -148,29 +151,40 @@ export class TokenService {
       tokenHash: hashToken(refresh),
       accountId: account.id,
       familyId: session.familyId,
-      expiresAt: Date.now() + REFRESH_TOKEN_TTL_MS,
+      // Never past the session's end, so that isSessionLive says so the moment it comes.
+      expiresAt: Math.min(this.now() + this.sessions.idleTimeoutDays * DAY_MS, session.signedInAt + this.sessions.maxLifetimeDays * DAY_MS),
       context: JSON.stringify(saved)
     })
     return stored ? { auth: await this.signAuthToken(account, context, method, session), refresh } : null
   }
 
   /**
-   * Exchanges a refresh token for a new pair. Each refresh token works once:
-   * presenting a used one means it was stolen (or replayed), and the whole
-   * family is revoked, logging out both the thief and the owner. A session
-   * whose login would be refused today (its organisations left, or a second
-   * factor now required: second-factor-requirement.ts) ends too. Only a token
+   * Exchanges a refresh token for a new pair. Each refresh token is spent by
+   * its first use; presented again within the grace (REFRESH_REUSE_GRACE_SECONDS
+   * of that use: a retry after a lost answer, or a product's parallel calls)
+   * it gets a sibling, a new pair in the same family. Later, it means the token
+   * was stolen (or replayed), and the whole family is revoked, logging out both
+   * the thief and the owner. A session past its maximum lifetime ends, as
+   * does one whose login would be refused today (its organisations left, or a
+   * second factor now required: second-factor-requirement.ts). Only a token
    * of `scope` is exchanged (none: the edge's): one of another scope is
    * refused before it is spent, so that it still works where it belongs.
    */
   async rotate (refreshToken: string, { secondFactors = false, scope }: RotateOptions = {}): Promise<RefreshOutcome> {
-    const now = Date.now()
+    const now = this.now()
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record === null) return { refused: 'unknown' }
     const saved = JSON.parse(record.context) as SavedLogin & SecondFactorSession
     if (saved.scope !== scope) return { refused: 'other-scope' }
+    // The grace never revives a family: a sibling of a revoked one is refused too (insertRefreshToken).
     if (record.revokedAt !== null) return { refused: 'revoked' }
-    if (record.usedAt !== null || !(await this.store.markRefreshTokenUsed(record.tokenHash, now))) {
+    if (saved.signedInAt !== undefined && saved.signedInAt + this.sessions.maxLifetimeDays * DAY_MS <= now) {
+      await this.store.revokeRefreshFamily(record.familyId, now)
+      return { refused: 'lifetime-ended' }
+    }
+    const use = record.usedAt === null ? await this.store.useRefreshToken(record.tokenHash, now) : { first: false, usedAt: record.usedAt }
+    if (use === null) return { refused: 'unknown' }
+    if (!use.first && now - use.usedAt >= this.sessions.reuseGraceSeconds * 1000) {
       await this.store.revokeRefreshFamily(record.familyId, now)
       return { refused: 'reused' }
     }
@@ -207,7 +221,7 @@ export class TokenService {
   /** Revokes the family of a refresh token (logout). Unknown tokens are ignored. */
   async revoke (refreshToken: string): Promise<void> {
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
-    if (record !== null) await this.store.revokeRefreshFamily(record.familyId, Date.now())
+    if (record !== null) await this.store.revokeRefreshFamily(record.familyId, this.now())
   }
 
   /**
@@ -244,7 +258,7 @@ export class TokenService {
    * account changes ask this first.
    */
   async isSessionLive (sessionId: string): Promise<boolean> {
-    return await this.store.isRefreshFamilyLive(sessionId, Date.now())
+    return await this.store.isRefreshFamilyLive(sessionId, this.now())
   }
 
   /**

@@ -62,6 +62,14 @@ export interface RefreshTokenRecord {
   readonly context: string
 }
 
+/** What spending a refresh token found (AccountStore.useRefreshToken). */
+export interface RefreshTokenUse {
+  /** This call spent it. */
+  readonly first: boolean
+  /** When it was first spent, by this call or an earlier one. */
+  readonly usedAt: number
+}
+
 export interface SsoTransaction {
   readonly id: string
   /** The hash of the browser binding held in the state cookie. */
@@ -263,8 +271,11 @@ export interface AccountStore {
    */
   insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<boolean>
   findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null>
-  /** Marks the token used if it was unused; false if another call used it first. Atomic. */
-  markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean>
+  /**
+   * Marks the token used at `now` if it was unused. Of concurrent calls exactly one is
+   * `first`; the others answer the time that one stored. Null when there is no such token.
+   */
+  useRefreshToken (tokenHash: string, now: number): Promise<RefreshTokenUse | null>
   revokeRefreshFamily (familyId: string, now: number): Promise<void>
   revokeAccountRefreshTokens (accountId: string, now: number): Promise<void>
   /**

@@ -25,6 +25,7 @@ import {
   type PasskeyCredential,
   type PasskeyUse,
   type RefreshTokenRecord,
+  type RefreshTokenUse,
   type SsoIdentity,
   type SsoTransaction
 } from './account-store.js'
@@ -718,11 +719,15 @@ export class PostgresAccountStore implements AccountStore {
     }
   }
 
-  async markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean> {
-    // A concurrent update waits for the first, then sees used_at set and changes nothing.
-    const result = await this.pool.query('UPDATE refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL',
+  async useRefreshToken (tokenHash: string, now: number): Promise<RefreshTokenUse | null> {
+    // A concurrent update waits for the first to commit, then sees used_at set and changes nothing;
+    // the read that follows is a new statement, so under READ COMMITTED it sees what the first stored.
+    const marked = await this.pool.query('UPDATE refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL',
       [now, tokenHash])
-    return result.rowCount === 1
+    if (marked.rowCount === 1) return { first: true, usedAt: now }
+    const { rows } = await this.pool.query<{ used_at: number | null }>('SELECT used_at FROM refresh_tokens WHERE token_hash = $1', [tokenHash])
+    const usedAt = rows[0]?.used_at
+    return usedAt == null ? null : { first: false, usedAt }
   }
 
   async isRefreshFamilyLive (familyId: string, now: number): Promise<boolean> {

@@ -26,6 +26,7 @@ import {
   type PasskeyCredential,
   type PasskeyUse,
   type RefreshTokenRecord,
+  type RefreshTokenUse,
   type SsoIdentity,
   type SsoTransaction
 } from './account-store.js'
@@ -433,9 +434,13 @@ export class SqliteAccountStore implements AccountStore {
     }
   }
 
-  async markRefreshTokenUsed (tokenHash: string, now: number): Promise<boolean> {
-    return this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL')
-      .run(now, tokenHash).changes === 1
+  async useRefreshToken (tokenHash: string, now: number): Promise<RefreshTokenUse | null> {
+    // Synchronous from the update to the read: no other call runs between them.
+    if (this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(now, tokenHash).changes === 1) {
+      return { first: true, usedAt: now }
+    }
+    const row = this.db.prepare('SELECT used_at FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as { used_at: number | null } | undefined
+    return row?.used_at == null ? null : { first: false, usedAt: row.used_at }
   }
 
   async isRefreshFamilyLive (familyId: string, now: number): Promise<boolean> {

@@ -88,3 +88,28 @@ t.test('PASSWORD_MIN_LENGTH is 8 by default, may be raised to 64, and is never b
     t.match(error.message, /^PASSWORD_MIN_LENGTH must be a whole number from 8 to 64/, value)
   }
 })
+
+t.test('sessions: a 30 s refresh grace, 14 days idle and 30 days at most by default; the idle timeout follows a shorter maximum', async (t) => {
+  t.same(loadReferenceConfig({}, 8080).sessions, { reuseGraceSeconds: 30, idleTimeoutDays: 14, maxLifetimeDays: 30 })
+  t.same(loadReferenceConfig({ REFRESH_REUSE_GRACE_SECONDS: '0' }, 8080).sessions.reuseGraceSeconds, 0, '0 turns the grace off')
+  t.same(loadReferenceConfig({ SESSION_MAX_LIFETIME_DAYS: '1' }, 8080).sessions, { reuseGraceSeconds: 30, idleTimeoutDays: 1, maxLifetimeDays: 1 })
+  t.same(loadReferenceConfig({ SESSION_MAX_LIFETIME_DAYS: '90', SESSION_IDLE_TIMEOUT_DAYS: '30' }, 8080).sessions,
+    { reuseGraceSeconds: 30, idleTimeoutDays: 30, maxLifetimeDays: 90 })
+})
+
+for (const [env, variable] of [
+  [{ REFRESH_REUSE_GRACE_SECONDS: '-1' }, 'REFRESH_REUSE_GRACE_SECONDS'],
+  [{ REFRESH_REUSE_GRACE_SECONDS: '301' }, 'REFRESH_REUSE_GRACE_SECONDS'],
+  [{ REFRESH_REUSE_GRACE_SECONDS: '30s' }, 'REFRESH_REUSE_GRACE_SECONDS'],
+  [{ SESSION_MAX_LIFETIME_DAYS: '0' }, 'SESSION_MAX_LIFETIME_DAYS'],
+  [{ SESSION_MAX_LIFETIME_DAYS: 'forever' }, 'SESSION_MAX_LIFETIME_DAYS'],
+  [{ SESSION_IDLE_TIMEOUT_DAYS: '0' }, 'SESSION_IDLE_TIMEOUT_DAYS'],
+  [{ SESSION_IDLE_TIMEOUT_DAYS: '31' }, 'SESSION_IDLE_TIMEOUT_DAYS'],
+  [{ SESSION_MAX_LIFETIME_DAYS: '7', SESSION_IDLE_TIMEOUT_DAYS: '14' }, 'SESSION_IDLE_TIMEOUT_DAYS']
+] as const) {
+  t.test(`${JSON.stringify(env)} stops the start with a message naming ${variable}`, async (t) => {
+    const error = configErrorFor(env)
+    t.equal(error.variable, variable)
+    t.match(error.message, new RegExp(`^${variable} `))
+  })
+}

@@ -1,9 +1,14 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
 import t from 'tap'
-import { AUTH_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_MS, hashToken } from '../../../server/reference/tokens.js'
+import { DEFAULT_SESSION_SETTINGS } from '../../../server/reference/config.js'
+import { AUTH_TOKEN_TTL_SECONDS, hashToken } from '../../../server/reference/tokens.js'
+import { Clock } from '../../fixtures/account-changes.js'
 import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL } from '../../fixtures/reference.js'
 
 const ENDED = { error: 'Your session has ended. Please log in again.' }
+const IDLE_TIMEOUT_MS = DEFAULT_SESSION_SETTINGS.idleTimeoutDays * 24 * 60 * 60 * 1000
+/** Past the window in which a used refresh token still gets a sibling (tokens-lifetime.test.ts). */
+const PAST_GRACE_SECONDS = DEFAULT_SESSION_SETTINGS.reuseGraceSeconds + 1
 
 async function keySetThroughEdge (base: string): Promise<{ keySet: JSONWebKeySet, response: Response }> {
   const response = await fetch(`${base}/accounts/.well-known/jwks.json`)
@@ -67,11 +72,12 @@ t.test('a refresh token is stored only as its hash, for 14 days', async (t) => {
   const record = await services.store.findRefreshToken(hashToken(refresh))
   t.ok(record, 'found by its hash')
   t.equal(await services.store.findRefreshToken(refresh), null, 'not by the token itself')
-  t.ok(record!.expiresAt >= started + REFRESH_TOKEN_TTL_MS && record!.expiresAt <= Date.now() + REFRESH_TOKEN_TTL_MS)
+  t.ok(record!.expiresAt >= started + IDLE_TIMEOUT_MS && record!.expiresAt <= Date.now() + IDLE_TIMEOUT_MS)
 })
 
-t.test('refreshing answers a new pair that works, and the old refresh token is refused afterwards', async (t) => {
-  const { base } = await startReference(t)
+t.test('refreshing answers a new pair that works, and the old refresh token is refused once its grace has passed', async (t) => {
+  const clock = new Clock()
+  const { base } = await startReference(t, { now: clock.now })
   await registerAccount(base, 'rotate@example.com')
   const first = await loginTokens(base, 'rotate@example.com', GOOD_PASSWORD, { resource_type: 'database' })
 
@@ -87,17 +93,20 @@ t.test('refreshing answers a new pair that works, and the old refresh token is r
 
   const third = await postJson(base, '/accounts/token/refresh', { refresh: second.body.refresh })
   t.equal(third.status, 200, 'the new refresh token works')
+  clock.passSeconds(PAST_GRACE_SECONDS)
   const reused = await postJson(base, '/accounts/token/refresh', { refresh: first.refresh })
   t.same([reused.status, reused.body], [401, ENDED], 'the first refresh token is refused')
 })
 
-t.test('reusing a spent refresh token revokes its whole family, the newest token included; other logins are untouched', async (t) => {
-  const { base } = await startReference(t)
+t.test('reusing a spent refresh token after its grace revokes its whole family, the newest token included; other logins are untouched', async (t) => {
+  const clock = new Clock()
+  const { base } = await startReference(t, { now: clock.now })
   await registerAccount(base, 'family@example.com')
   const stolen = await loginTokens(base, 'family@example.com')
   const otherDevice = await loginTokens(base, 'family@example.com')
   const owner = (await postJson(base, '/accounts/token/refresh', { refresh: stolen.refresh })).body as { refresh: string }
 
+  clock.passSeconds(PAST_GRACE_SECONDS)
   const thief = await postJson(base, '/accounts/token/refresh', { refresh: stolen.refresh })
   t.same([thief.status, thief.body], [401, ENDED], 'the replay is refused')
   const ownerNext = await postJson(base, '/accounts/token/refresh', { refresh: owner.refresh })
