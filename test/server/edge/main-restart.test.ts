@@ -1,14 +1,14 @@
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { startBuiltServer } from '../../fixtures/built-server.js'
 import { freeLoopbackPort } from '../../fixtures/local-services.js'
 import { GOOD_PASSWORD, registerAccount, temporaryDataDir } from '../../fixtures/reference.js'
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 
 /**
  * The built server restarting behind a balancer: it takes connections only
@@ -132,7 +132,7 @@ t.test('the edge takes no connection until its embedded service can serve sign-i
   // Holds the reference process (the one child with an IPC channel) 1.5 s before it starts: a slow store or migration.
   const slowStart = join(dataDir, '..', `slow-reference-start-${process.pid}.mjs`)
   writeFileSync(slowStart, 'if (process.send !== undefined) await new Promise((resolve) => setTimeout(resolve, 1500))\n')
-  t.teardown(async () => (await import('node:fs')).rmSync(slowStart, { force: true }))
+  t.teardown(() => rmSync(slowStart, { force: true }))
   const port = await freeLoopbackPort()
   const child = spawn(process.execPath, [MAIN], {
     env: {
