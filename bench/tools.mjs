@@ -114,7 +114,8 @@ export async function startEdge (env, { logFile, nodeArgs = [], checkout = THIS_
     if (!running()) throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)
     if (Date.now() > deadline) throw new Error('the server did not start within 15 s')
     const lines = readFileSync(logPath, 'utf8').split('\n')
-    const listening = lines.find((candidate) => candidate.includes('Server listening at'))
+    // The edge's line: with the embedded service, the reference process's own comes first (the edge listens once it is ready).
+    const listening = lines.find((candidate) => candidate.includes('Server listening at') && !candidate.includes('"service":"reference"'))
     // The edge's own line right after listening says whether Node's compile cache was on.
     const startedLine = lines.find((candidate) => candidate.includes('"msg":"started"'))
     if (listening === undefined || startedLine === undefined) {

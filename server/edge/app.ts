@@ -43,6 +43,8 @@ export interface AppOptions {
   readonly assetsDir: string
   /** The backends' readiness probes (upstream-probes.ts). */
   readonly probes: UpstreamProbes
+  /** Whether the instance is draining before a stop (server.ts's startDraining): /readyz then answers 503. */
+  readonly draining: () => boolean
   /** Whether the accounts service behind the edge completes password resets. */
   readonly passwordResetCompletion: boolean
   /** The sign-in page, which also answers a form post (form-posts/). */
@@ -74,7 +76,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
   }))
 
   await fastify.register(pageRoutes, { hotPath: options.hotPath, assets: options.assets, assetsDir: options.assetsDir })
-  await fastify.register(health, { probes: options.probes, includeUpstreams: config.readinessIncludesUpstreams })
+  await fastify.register(health, { probes: options.probes, includeUpstreams: config.readinessIncludesUpstreams, draining: options.draining })
   await fastify.register(webauthnWellKnown, { passkeys: config.passkeys })
   await fastify.register(accountsProxy, {
     prefix: '/accounts',

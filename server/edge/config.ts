@@ -32,6 +32,17 @@ export const DEFAULT_PRODUCT_NAME = 'Threshold'
 export const DEFAULT_SUPPORT_EMAIL = 'support@example.com'
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 30
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
+/**
+ * How long the edge keeps serving after SIGTERM with /readyz failing, so that
+ * a balancer that learns of the stop from /readyz stops sending first: 10 s
+ * covers two failed checks at a 5 s interval (Kubernetes' readinessProbe
+ * with periodSeconds 5, GCP's 5 s default, HAProxy's 2 s × 3), and the few
+ * seconds Kubernetes takes to drop a terminating pod from its endpoints.
+ * docs/scale-out.md#rolling-restarts says what to set for slower balancers.
+ */
+export const DEFAULT_DRAIN_SECONDS = 10
+/** The longest drain accepted: past it, a stop would outlast any supervisor's stop timeout worth having. */
+const MAX_DRAIN_SECONDS = 300
 export { DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../shared/accounts-answer-limit.js'
 
 /** proxy-addr's named ranges, accepted beside addresses and CIDRs. */
@@ -90,6 +101,12 @@ export interface ServerConfig {
   /** Redis holding the rate-limit counts shared by every instance; null: each instance counts alone. */
   readonly redisUrl: string | null
   readonly upstreamTimeoutMs: number
+  /**
+   * DRAIN_SECONDS: after SIGTERM, how long the edge answers with /readyz at
+   * 503 and every answer closing its connection, before it stops accepting
+   * connections (run-edge.ts); 0 stops at once.
+   */
+  readonly drainSeconds: number
   /**
    * The largest answer the edge reads from the accounts service on a JSON
    * call, as sent and once decoded; a larger one is refused as unreadable.
@@ -327,6 +344,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', { min: 1, max: 1_000_000, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),
     redisUrl: readRedisUrl(env),
     upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', { min: 1, max: 600_000, fallback: DEFAULT_UPSTREAM_TIMEOUT_MS }),
+    drainSeconds: readInteger(env, 'DRAIN_SECONDS', { min: 0, max: MAX_DRAIN_SECONDS, fallback: DEFAULT_DRAIN_SECONDS }),
     accountsAnswerLimitBytes: readInteger(env, 'ACCOUNTS_ANSWER_LIMIT_BYTES', { ...ACCOUNTS_ANSWER_LIMIT_RANGE, fallback: DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES }),
     domainCheckEnforced: readBoolean(env, 'DOMAIN_CHECK_ENFORCED', false),
     domainCheckTimeoutMs: readString(env, 'DOMAIN_CHECK_TIMEOUT_MS') === undefined

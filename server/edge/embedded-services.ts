@@ -41,8 +41,9 @@ export interface EmbeddedServices {
 /**
  * Starts the reference services in a child process, so that password hashing
  * and SQLite never stall the edge's event loop, and the edge talks to them
- * over real HTTP exactly as it would to an operator's backend. The edge does
- * not wait for them: it listens at once and /readyz reports when they are up.
+ * over real HTTP exactly as it would to an operator's backend. The edge
+ * listens once `ready` resolves (run-edge.ts), and /readyz reports whether
+ * they still answer.
  */
 export async function startEmbeddedServices (options: {
   env: Env

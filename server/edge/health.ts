@@ -14,6 +14,8 @@ export interface HealthOptions {
   readonly probes: UpstreamProbes
   /** READINESS_INCLUDES_UPSTREAMS: whether a configured backend that is down makes the instance unready. */
   readonly includeUpstreams: boolean
+  /** Whether the instance is draining before a stop; by default never. */
+  readonly draining?: () => boolean
 }
 
 /** The keys of /readyz's `upstreams`. */
@@ -32,14 +34,19 @@ function isReady (states: readonly UpstreamState[], includeUpstreams: boolean): 
 /**
  * `/healthz`: the process answers. `/readyz`: the instance can serve (see
  * {@link isReady}); its body gives every upstream's state either way, `up`,
- * or `down` with a short reason. While the server closes, Fastify answers
- * 503 to every request, /readyz included, and the listener stops accepting
- * connections: a balancer stops sending traffic.
+ * or `down` with a short reason. From the stop signal, through the drain,
+ * /readyz answers 503 `stopping` without probing, while every other route
+ * still serves: a balancer takes the instance out before it stops accepting
+ * connections (docs/scale-out.md#rolling-restarts). /healthz stays 200: the
+ * process is alive, and a liveness check must not kill it mid-drain.
  */
 export async function health (app: FastifyInstance, options: HealthOptions): Promise<void> {
   app.get(LIVENESS_PATH, async () => ({ status: 'ok' }))
 
   app.get(READINESS_PATH, async (_request, reply) => {
+    if (options.draining?.() === true) {
+      return reply.code(503).header('cache-control', 'no-store').send({ status: 'stopping' })
+    }
     const states = await options.probes.check()
     const ready = isReady(states, options.includeUpstreams)
     return reply.code(ready ? 200 : 503).header('cache-control', 'no-store').send({

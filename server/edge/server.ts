@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { createServer as createHttpServer } from 'node:http'
+import { createServer as createHttpServer, type ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import type { PageRenderer } from '../../common/page-render.js'
 import type { RuntimeConfig } from '../../common/runtime-config.js'
@@ -82,6 +82,14 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The sign-in page, for routes that answer with it (a form post's state: page-answer.ts). */
     pageAnswer: PageAnswer
+    /**
+     * Starts the drain before a stop (run-edge.ts): /readyz answers 503 and
+     * every answer closes its connection. Idle connections are left alone
+     * until the close: one closed under the balancer as it sends a POST on it
+     * fails that POST (balancers do not retry a POST they sent), and those it
+     * uses during the drain close cleanly after their answer.
+     */
+    startDraining: () => void
   }
 }
 
@@ -151,11 +159,17 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const allowedHosts = config.allowedHosts === null ? null : new Set(config.allowedHosts)
 
   let closing = false
+  let draining = false
+  const unanswered = new Set<ServerResponse>()
   const fastify = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     trustProxy: trust ?? false,
     bodyLimit: PROXY_BODY_LIMIT_BYTES,
     requestIdHeader: false,
+    // A request read while the server closes was sent by a balancer that has
+    // not yet seen the listener go: it is answered (closing its connection)
+    // rather than refused with a 503 the balancer would pass on for a POST.
+    return503OnClosing: false,
     // A request id is the load balancer's to give: a client's own is ignored.
     genReqId: (request) => requestIdFor(fromTrustedProxy(trust, request) ? request.headers[REQUEST_ID_HEADER] : undefined),
     // One line per answered request comes from logCompletedRequests instead.
@@ -171,10 +185,20 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
       // 30 s past its limit. Sweep at least every second.
       connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs)
     }, (request, response) => {
-      // Once closing starts, Fastify answers (503, Connection: close) so that
-      // keep-alive clients move to another instance. Fastify also refuses a
-      // bad Host (400) or one the edge does not serve (421), with its headers.
+      // Fastify refuses a bad Host (400) or one the edge does not serve (421), with its headers.
+      // From the drain on, every answer, the hot path's and hijacked ones too,
+      // says Connection: close and Node closes the connection after it: the
+      // balancer never sends a request on a connection the edge is closing
+      // (it would fail a POST, which balancers do not retry), and a
+      // connection in flight at the close does not hold the server open.
+      if (draining) response.setHeader('connection', 'close')
+      // The hot path answers within this call; Fastify's routes may answer
+      // later, so a request the drain finds unanswered is told to close too.
       if (!closing && judgeHost(request, allowedHosts, trust) === 'served' && listenerHotPath(request, response)) return
+      if (!draining) {
+        unanswered.add(response)
+        response.once('close', () => unanswered.delete(response))
+      }
       handler(request, response)
     }).on('checkExpectation', refuseExpectation)
   })
@@ -187,12 +211,16 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   fastify.decorate('pageAnswer', pageAnswer)
   fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))
   if (metrics !== null) countFastifyRequests(fastify, metrics, new Set(accountsRoutes.map((route) => route.path)))
-  fastify.addHook('preClose', async () => { closing = true })
-  // A keep-alive connection whose request was in flight at the stop signal
-  // would keep the server open until its idle timeout: close it after its answer.
-  fastify.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close')
+  fastify.addHook('preClose', async () => {
+    closing = true
+    draining = true
   })
+  fastify.decorate('startDraining', () => {
+    if (draining) return
+    draining = true
+    for (const response of unanswered) if (!response.headersSent) response.setHeader('connection', 'close')
+  })
+
 
   // One Redis connection for the whole edge (REDIS_URL), closed with it.
   // ioredis takes a fifth of a second to load: only instances sharing their limits pay for it.
@@ -229,6 +257,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     assets,
     assetsDir,
     probes,
+    draining: () => draining,
     passwordResetCompletion: options.passwordResetCompletion,
     pageAnswer
   })

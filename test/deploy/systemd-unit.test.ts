@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { loadServerConfig } from '../../server/edge/config.js'
+import { DEFAULT_DRAIN_SECONDS } from '../../server/edge/config.js'
 import { SHUTDOWN_DEADLINE_MS } from '../../server/edge/run-edge.js'
 import { loadReferenceConfig } from '../../server/reference/config.js'
 import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy-files.js'
@@ -87,12 +88,13 @@ t.test(`systemd-analyze security rates the unit's exposure at most ${MAX_EXPOSUR
   t.ok(Number(exposure) <= MAX_EXPOSURE, `${exposure} ≤ ${MAX_EXPOSURE}`)
 })
 
-t.test('stopping lets the edge finish: SIGTERM to it alone, and SIGKILL only after its own shutdown deadline', async (t) => {
+t.test('stopping lets the edge finish: SIGTERM to it alone, and SIGKILL only after its default drain and its own shutdown deadline', async (t) => {
   const settings = serviceSettings()
   t.equal(settings.KillSignal, 'SIGTERM')
   t.equal(settings.KillMode, 'mixed', 'the reference service, its child, is stopped by the edge, after the requests in flight')
   const stopSeconds = Number(/^(\d+)s$/.exec(settings.TimeoutStopSec ?? '')?.[1])
-  t.ok(stopSeconds * 1000 > SHUTDOWN_DEADLINE_MS, `TimeoutStopSec ${stopSeconds} s > the edge's ${SHUTDOWN_DEADLINE_MS / 1000} s`)
+  const edgeMs = DEFAULT_DRAIN_SECONDS * 1000 + SHUTDOWN_DEADLINE_MS
+  t.ok(stopSeconds * 1000 > edgeMs, `TimeoutStopSec ${stopSeconds} s > the edge's ${DEFAULT_DRAIN_SECONDS} s drain and ${SHUTDOWN_DEADLINE_MS / 1000} s deadline`)
 })
 
 t.test('DATA_DIR is the state directory systemd makes, for the service\'s user alone', async (t) => {

@@ -29,6 +29,7 @@ t.test('an empty environment gives the documented defaults', async (t) => {
   t.equal(config.rateLimitPerMinute, 30)
   t.equal(config.redisUrl, null)
   t.equal(config.upstreamTimeoutMs, 10_000)
+  t.equal(config.drainSeconds, 10, 'a 10 s drain before a stop')
   t.equal(config.domainCheckTimeoutMs, null)
   t.equal(config.logLevel, 'info')
   t.equal(config.accountsAnswerLimitBytes, 65_536, 'answers up to 64 KiB')
@@ -51,6 +52,7 @@ t.test('every variable is read and normalised', async (t) => {
     TRUST_PROXY: '2',
     RATE_LIMIT_PER_MINUTE: '100',
     UPSTREAM_TIMEOUT_MS: '2500',
+    DRAIN_SECONDS: '0',
     DOMAIN_CHECK_TIMEOUT_MS: '3000',
     ACCOUNTS_ANSWER_LIMIT_BYTES: '262144',
     DOMAIN_CHECK_ENFORCED: 'TRUE',
@@ -67,6 +69,7 @@ t.test('every variable is read and normalised', async (t) => {
   t.equal(config.trustProxy, 2)
   t.equal(config.rateLimitPerMinute, 100)
   t.equal(config.upstreamTimeoutMs, 2500)
+  t.equal(config.drainSeconds, 0)
   t.equal(config.domainCheckTimeoutMs, 3000)
   t.equal(config.accountsAnswerLimitBytes, 262_144)
   t.equal(config.domainCheckEnforced, true)
@@ -118,6 +121,8 @@ const badValues: Array<[string, string, RegExp]> = [
   ['TRUST_PROXY', 'true', /TRUST_PROXY must be/],
   ['RATE_LIMIT_PER_MINUTE', '0', /RATE_LIMIT_PER_MINUTE must be a whole number from 1/],
   ['UPSTREAM_TIMEOUT_MS', '1.5', /UPSTREAM_TIMEOUT_MS must be a whole number/],
+  ['DRAIN_SECONDS', '-1', /DRAIN_SECONDS must be a whole number from 0 to 300 \(got "-1"\)/],
+  ['DRAIN_SECONDS', '301', /DRAIN_SECONDS must be a whole number from 0 to 300/],
   ['LOG_LEVEL', 'verbose', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
   ['SUPPORT_EMAIL', 'nobody', /SUPPORT_EMAIL must be an email address/],
   ['PRODUCT_NAME', '<script>', /PRODUCT_NAME must be 1 to 64 letters/],

@@ -18,7 +18,7 @@ interface Started {
 async function startEmbedded (t: Test, dataDir: string): Promise<Started> {
   const edge = spawn(process.execPath, [MAIN], {
     // Never the public range API (tests run offline): breached passwords have their own tests with a local corpus.
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', BREACHED_PASSWORDS: 'off' },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', BREACHED_PASSWORDS: 'off', DRAIN_SECONDS: '0' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (edge.exitCode === null) edge.kill('SIGKILL') })
@@ -29,7 +29,9 @@ async function startEmbedded (t: Test, dataDir: string): Promise<Started> {
   let base: string | undefined
   while (base === undefined) {
     if (edge.exitCode !== null) throw new Error(`the server exited early: ${output}`)
-    base = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
+    // The edge's line, not the reference process's own (which comes first: the edge listens once it is ready).
+    base = output.split('\n').filter((line) => !line.includes('"service":"reference"'))
+      .map((line) => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1]).find((match) => match !== undefined)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   return { edge, base, exit, output: () => output }

@@ -62,6 +62,8 @@ t.test('with a connection configured, the forked reference service starts SSO an
       HOST: '127.0.0.1',
       PORT: '0',
       DATA_DIR: dataDir,
+      // Stopped at the end with nothing in front to drain for.
+      DRAIN_SECONDS: '0',
       PUBLIC_URL: 'https://signin.example.com',
       // The test calls the edge by its address; PUBLIC_URL's host alone would be refused with 421.
       ALLOWED_HOSTS: 'signin.example.com,127.0.0.1',
@@ -76,8 +78,10 @@ t.test('with a connection configured, the forked reference service starts SSO an
     let seen = ''
     child.stdout.on('data', (chunk: Buffer) => {
       seen += chunk.toString()
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(seen)
-      if (match !== null) resolve(match[1]!)
+      // The edge's line, not the reference process's own (which comes first: the edge listens once it is ready).
+      const match = seen.split('\n').filter((line) => !line.includes('"service":"reference"'))
+        .map((line) => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1]).find((found) => found !== undefined)
+      if (match !== undefined) resolve(match)
     })
     child.once('exit', (code) => reject(new Error(`exited early with ${code}`)))
   })

@@ -29,7 +29,8 @@ function run (env: Record<string, string>): { child: ChildProcess, exit: Promise
 
 /** Starts the built server and waits for its "listening" log line. */
 async function start (t: import('tap').Test, env: Record<string, string>): Promise<Started> {
-  const { child, exit } = run({ HOST: '127.0.0.1', PORT: '0', ...env })
+  // No drain unless a test asks: nothing is in front of these servers (main-restart.test.ts tests the drain).
+  const { child, exit } = run({ HOST: '127.0.0.1', PORT: '0', DRAIN_SECONDS: '0', ...env })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
   const base = await new Promise<string>((resolve, reject) => {
     let seen = ''
@@ -52,6 +53,7 @@ const badConfigurations: Array<[Record<string, string>, RegExp]> = [
   [{ REDIS_URL: 'http://:s3cret@cache.internal' }, /^threshold: invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/redis.internal:6379 \(value not shown: it may hold a password\)$/],
   [{ METRICS_PORT: 'nine' }, /^threshold: invalid configuration: METRICS_PORT must be a whole number from 0 to 65535 \(got "nine"\)$/],
   [{ METRICS_PORT: '9123', PORT: '9123' }, /^threshold: invalid configuration: METRICS_PORT must differ from PORT: the metrics are never served on the public port \(got "9123"\)$/],
+  [{ DRAIN_SECONDS: '10s' }, /^threshold: invalid configuration: DRAIN_SECONDS must be a whole number from 0 to 300 \(got "10s"\)$/],
   [{ DATABASE_URL: 'mysql://app:s3cret@db.internal/app' }, /^threshold: invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/threshold:secret@db.internal:5432\/threshold \(value not shown: it may hold a password\)$/]
 ]
 
@@ -98,7 +100,7 @@ t.test('with METRICS_PORT the built server serves /metrics there, with its build
   child.kill('SIGTERM')
 })
 
-t.test('SIGTERM lets requests in flight finish, refuses new connections and exits 0', async (t) => {
+t.test('SIGTERM after the drain lets requests in flight finish, refuses new connections and exits 0', async (t) => {
   const upstream = await startUpstream(t, (recorded, response) => {
     setTimeout(() => jsonAnswer(200, { auth: 'a', refresh: 'r' })(recorded, response), 1500)
   })
