@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
+import { edgeListeningAddress } from '../../fixtures/built-server.js'
 import { GOOD_PASSWORD, postJson, temporaryDataDir, waitForEmail } from '../../fixtures/reference.js'
 
 const MAIN = fileURLToPath(new URL('../../../dist/server/main.js', import.meta.url))
@@ -29,9 +30,7 @@ async function startEmbedded (t: Test, dataDir: string): Promise<Started> {
   let base: string | undefined
   while (base === undefined) {
     if (edge.exitCode !== null) throw new Error(`the server exited early: ${output}`)
-    // The edge's line, not the reference process's own (which comes first: the edge listens once it is ready).
-    base = output.split('\n').filter((line) => !line.includes('"service":"reference"'))
-      .map((line) => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1]).find((match) => match !== undefined)
+    base = edgeListeningAddress(output)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   return { edge, base, exit, output: () => output }

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso-certificates.js'
+import { edgeListeningAddress } from '../../fixtures/built-server.js'
 
 // The edge checks the reference services' configuration before it forks
 // them, so a bad SSO_CONNECTIONS stops the whole server with one line; a good
@@ -78,9 +79,7 @@ t.test('with a connection configured, the forked reference service starts SSO an
     let seen = ''
     child.stdout.on('data', (chunk: Buffer) => {
       seen += chunk.toString()
-      // The edge's line, not the reference process's own (which comes first: the edge listens once it is ready).
-      const match = seen.split('\n').filter((line) => !line.includes('"service":"reference"'))
-        .map((line) => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1]).find((found) => found !== undefined)
+      const match = edgeListeningAddress(seen)
       if (match !== undefined) resolve(match)
     })
     child.once('exit', (code) => reject(new Error(`exited early with ${code}`)))

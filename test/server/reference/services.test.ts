@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { edgeListeningAddress } from '../../fixtures/built-server.js'
 import { TEST_PASSWORD_HASH_COST } from '../../fixtures/reference.js'
 import t, { type Test } from 'tap'
 import { loadReferenceConfig } from '../../../server/reference/config.js'
@@ -43,7 +44,7 @@ async function startEdge (t: Test, env: Record<string, string>): Promise<Running
   const deadline = Date.now() + 30_000
   let base: string | undefined
   while (Date.now() < deadline && child.exitCode === null) {
-    base ??= /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
+    base ??= edgeListeningAddress(output)
     if (base !== undefined && (await fetch(`${base}/readyz`).catch(() => null))?.status === 200) {
       return {
         base,
@@ -124,7 +125,7 @@ t.test('a DATABASE_URL that cannot be reached at the start does not stop the ser
 
   let readyz: Response | null = null
   for (const deadline = Date.now() + 20_000; Date.now() < deadline && child.exitCode === null;) {
-    const base = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
+    const base = edgeListeningAddress(output)
     // Past the embedded service's start, its answer (503) is what /readyz reports.
     if (base !== undefined && /PostgreSQL cannot be reached/.test(output)) {
       readyz = await fetch(`${base}/readyz`)
