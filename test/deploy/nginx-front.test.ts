@@ -107,6 +107,27 @@ async function ask (port: number, options: { tls: boolean, path?: string, method
   return { status: response.statusCode ?? 0, headers: response.headers, body }
 }
 
+/** nginx serving `front`, stopped when the test ends; resolves once it answers over https. `log()`: what it wrote to stderr. */
+async function runNginx (t: Test, front: Front & { https: number }): Promise<{ log: () => string }> {
+  const nginx = spawn(NGINX!, ['-c', front.conf, '-p', front.dir, '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  nginx.stderr.on('data', (chunk: Buffer) => { log += chunk.toString() })
+  t.teardown(async () => {
+    if (nginx.exitCode !== null) return
+    nginx.kill('SIGQUIT')
+    await once(nginx, 'exit')
+  })
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ask(front.https, { tls: true, path: '/healthz' })
+      return { log: () => log }
+    } catch (error) {
+      if (attempt === 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${log}`, { cause: error })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+}
+
 t.test('nginx -t accepts the site file', { skip }, async (t) => {
   const { status, output } = nginxTest(await frontFiles(t))
   t.equal(status, 0, output)
@@ -125,23 +146,7 @@ t.test('through nginx, the edge serves the page over https, knows the visitor\'s
   const edgePort = Number(new URL(await listen(edge)).port)
   const front = await frontFiles(t, (site) => site.replace('server 127.0.0.1:8080 ', `server 127.0.0.1:${edgePort} `))
   const { https, http } = front
-  const nginx = spawn(NGINX!, ['-c', front.conf, '-p', front.dir, '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let log = ''
-  nginx.stderr.on('data', (chunk: Buffer) => { log += chunk.toString() })
-  t.teardown(async () => {
-    if (nginx.exitCode !== null) return
-    nginx.kill('SIGQUIT')
-    await once(nginx, 'exit')
-  })
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await ask(https, { tls: true, path: '/healthz' })
-      break
-    } catch (error) {
-      if (attempt === 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${log}`, { cause: error })
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
+  const nginx = await runNginx(t, front)
 
   const page = await ask(https, { tls: true, path: '/?redirect=%2Fapp' })
   t.equal(page.status, 200)
@@ -167,7 +172,7 @@ t.test('through nginx, the edge serves the page over https, knows the visitor\'s
   const plain = await ask(http, { tls: false, path: '/?redirect=%2Fapp' })
   t.equal(plain.status, 301)
   t.equal(plain.headers.location, `https://${HOST}/?redirect=%2Fapp`, 'plain http only sends the visitor to https')
-  t.equal(log.split('\n').filter((line) => line !== '' && !KNOWN_WARNING.test(line)).join('\n'), '', 'nginx logged no problem')
+  t.equal(nginx.log().split('\n').filter((line) => line !== '' && !KNOWN_WARNING.test(line)).join('\n'), '', 'nginx logged no problem')
 })
 
 const MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url))
@@ -213,23 +218,7 @@ t.test('restarting one of two built instances behind the shipped nginx file fail
   for (const port of ports) await registerAccount(`http://127.0.0.1:${port}`, 'rolling@example.com')
   const front = await frontFiles(t, (site) => site.replace(/^(\s*)server 127\.0\.0\.1:8080 (.*)$/m,
     `$1server 127.0.0.1:${ports[0]} $2\n$1server 127.0.0.1:${ports[1]} $2`))
-  const nginx = spawn(NGINX!, ['-c', front.conf, '-p', front.dir, '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let log = ''
-  nginx.stderr.on('data', (chunk: Buffer) => { log += chunk.toString() })
-  t.teardown(async () => {
-    if (nginx.exitCode !== null) return
-    nginx.kill('SIGQUIT')
-    await once(nginx, 'exit')
-  })
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await ask(front.https, { tls: true, path: '/healthz' })
-      break
-    } catch (error) {
-      if (attempt === 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${log}`, { cause: error })
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
+  const nginx = await runNginx(t, front)
 
   const answers = new Map<string, number>()
   let sending = true
@@ -258,5 +247,5 @@ t.test('restarting one of two built instances behind the shipped nginx file fail
   t.equal(code, 0, 'the stopped instance exited 0')
   t.same([...answers.keys()], ['200'], `every sign-in call answered 200: ${JSON.stringify(Object.fromEntries(answers))}`)
   t.ok((answers.get('200') ?? 0) > 20, 'a stream of them')
-  t.comment(`sign-in calls through the restart: ${JSON.stringify(Object.fromEntries(answers))}; nginx: ${log}`)
+  t.comment(`sign-in calls through the restart: ${JSON.stringify(Object.fromEntries(answers))}; nginx: ${nginx.log()}`)
 })

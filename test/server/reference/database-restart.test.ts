@@ -1,21 +1,17 @@
-import pg from 'pg'
 import t, { type Test } from 'tap'
 import englishAnswers from '../../../server/reference/messages/en.json' with { type: 'json' }
 import { STORE_RETRY_AFTER_SECONDS } from '../../../server/reference/error-answers.js'
-import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
+import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference, type Reference } from '../../fixtures/reference.js'
 
 // The reference service on PostgreSQL (DATABASE_URL) with the real edge in front, on real ports: what a visitor and a
 // balancer meet while the database restarts, and when an instance starts before it.
 
-/** Waits until `check` answers true, for at most `timeoutMs`. */
-async function eventually (check: () => Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; ;) {
-    if (await check()) return true
-    if (Date.now() > deadline) return false
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+/** How long an instance gets to notice that PostgreSQL went or came back. */
+const RESTART_WAIT_MS = 15_000
+
+/** Waits until `check` answers true, for at most RESTART_WAIT_MS. */
+const eventually = async (check: () => Promise<boolean>): Promise<boolean> => await pollUntil(check, RESTART_WAIT_MS)
 
 /** The statuses of the reference service's own readiness route (what the edge probes) and of the edge's /readyz. */
 async function readiness (reference: Reference): Promise<{ service: number, edge: number }> {
@@ -76,19 +72,9 @@ t.test('with a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     await registerAccount(reference.base, 'cut@example.com')
 
     // Another session holds the sessions' table: the login's statement waits, on a connection the service holds.
-    const blocker = new pg.Client({ connectionString: databaseUrl })
-    await blocker.connect()
-    t.teardown(() => blocker.end())
-    await blocker.query('BEGIN')
-    await blocker.query('LOCK TABLE refresh_tokens IN ACCESS EXCLUSIVE MODE')
+    const { blocker, waitingBackend } = await holdTableLock(t, databaseUrl, 'refresh_tokens')
     const answering = login(reference, 'cut@example.com')
-    let waiting: number | undefined
-    await eventually(async () => {
-      const { rows } = await blocker.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-      waiting = rows[0]?.pid
-      return waiting !== undefined
-    })
+    const waiting = await waitingBackend(RESTART_WAIT_MS)
     t.ok(waiting, 'the login waits on the lock')
     await blocker.query('SELECT pg_terminate_backend($1)', [waiting])
     isUnavailableAnswer(t, await answering, 'that login')

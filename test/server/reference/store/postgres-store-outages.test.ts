@@ -2,7 +2,7 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { PostgresAccountStore, POSTGRES_MIGRATIONS, REACHABLE_CACHE_MS, type DatabaseWait } from '../../../../server/reference/store/postgres-store.js'
 import { isStoreUnavailable, StoreUnavailable } from '../../../../server/reference/store/store-unavailable.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
+import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
 
 const NEW_ACCOUNT = { firstName: null, lastName: null, passwordHash: 'h', googleSubject: null }
 
@@ -16,14 +16,11 @@ async function open (t: Test, connectionString: string, options: { connectionErr
   return store
 }
 
-/** Waits until `check` answers true, for at most `timeoutMs`; answers its last answer. */
-async function eventually (check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; ;) {
-    if (await check()) return true
-    if (Date.now() > deadline) return false
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+/** How long a store gets to notice that PostgreSQL went or came back. */
+const OUTAGE_WAIT_MS = 10_000
+
+/** Waits until `check` answers true, for at most OUTAGE_WAIT_MS. */
+const eventually = async (check: () => Promise<boolean>): Promise<boolean> => await pollUntil(check, OUTAGE_WAIT_MS)
 
 /** The error `promise` rejects with (fails the test when it resolves). */
 async function rejection (t: Test, promise: Promise<unknown>): Promise<unknown> {
@@ -46,19 +43,9 @@ t.test('with a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     const accountId = 'created' in created ? created.created.id : ''
 
     // Another session holds the table the transaction writes: the store's connection waits inside its transaction.
-    const blocker = new pg.Client({ connectionString: url })
-    await blocker.connect()
-    t.teardown(() => blocker.end())
-    await blocker.query('BEGIN')
-    await blocker.query('LOCK TABLE refresh_tokens IN ACCESS EXCLUSIVE MODE')
+    const { blocker, waitingBackend } = await holdTableLock(t, url, 'refresh_tokens')
     const failing = rejection(t, store.revokeAccountRefreshTokens(accountId, Date.now()))
-    let waiting: number | undefined
-    await eventually(async () => {
-      const { rows } = await blocker.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-      waiting = rows[0]?.pid
-      return waiting !== undefined
-    })
+    const waiting = await waitingBackend(OUTAGE_WAIT_MS)
     t.ok(waiting, 'the transaction waits on the lock')
     await blocker.query('SELECT pg_terminate_backend($1)', [waiting])
 
