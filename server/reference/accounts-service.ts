@@ -170,9 +170,9 @@ export class AccountsService {
     const accountKey = accountThrottleKey(email)
 
     const throttle = await this.store.readLoginThrottle(throttleKey)
-    if (throttle.lockedUntil > Date.now()) {
+    if (throttle.lockedUntil > this.options.now()) {
       logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
-      return error(429, say(facts, waitMessage(throttle.lockedUntil, Date.now())))
+      return error(429, say(facts, waitMessage(throttle.lockedUntil, this.options.now())))
     }
     // Failures from everywhere slow the account down, never shut it: see login-throttles.ts.
     if (knownBrowserHash === null) {
@@ -193,7 +193,7 @@ export class AccountsService {
     // locked pair does, right password or not: otherwise guesses sent in
     // parallel would get around the lock.
     if (account === null || !verified) {
-      const now = Date.now()
+      const now = this.options.now()
       const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, now)
       const accountWide = await this.store.recordLoginFailure(accountKey, () => 0, now)
       // Counted once each: the failure that set (or doubled) the pair's lock, the one that started the slow-down.
@@ -204,13 +204,13 @@ export class AccountsService {
       })
       const othersFailed = failure.failures - 1
       return othersFailed > throttle.failures && loginLockDuration(othersFailed) > 0
-        ? error(429, say(facts, waitMessage(failure.lockedUntil, Date.now())))
+        ? error(429, say(facts, waitMessage(failure.lockedUntil, this.options.now())))
         : error(401, say(facts, 'login.invalidCredentials'))
     }
     const current = await this.store.readLoginThrottle(throttleKey)
     if (current.failures > throttle.failures && loginLockDuration(current.failures) > 0) {
       logAuthEvent(facts, 'login.throttled', { email, clientAddress: facts.clientAddress })
-      return error(429, say(facts, waitMessage(current.lockedUntil, Date.now())))
+      return error(429, say(facts, waitMessage(current.lockedUntil, this.options.now())))
     }
     // Asked only now, for the right password (a wrong one is never sent, nor counted), and
     // while the rest of the login goes on: it waits at most the range call's timeout.
@@ -438,7 +438,7 @@ export class AccountsService {
   private async sendResetEmail (email: string, audit: EmailAudience): Promise<void> {
     const account = await this.store.findAccountByEmail(email)
     if (account === null) return
-    const now = Date.now()
+    const now = this.options.now()
     if (await this.store.countResetTokensSince(account.id, now - 60 * 60 * 1000) >= RESET_EMAILS_PER_HOUR) {
       logAuthEvent(audit, 'reset.suppressed', { accountId: account.id, reason: 'hourly limit' })
       return
@@ -464,7 +464,7 @@ export class AccountsService {
       return hashed.refused
     }
     const passwordHash = hashed.hash
-    const now = Date.now()
+    const now = this.options.now()
     const redeemed = await redeemPasswordLink(this.store, parsed.value.token, now)
     if (redeemed === null) {
       logAuthEvent(facts, 'reset.refused', { clientAddress: facts.clientAddress })

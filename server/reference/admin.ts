@@ -191,7 +191,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     async run (store, [email]) {
       const account = await accountFor(store, email!)
       if (account.emailVerifiedAt !== null) return `${account.email} was verified already, on ${new Date(account.emailVerifiedAt).toISOString()}`
-      await store.markEmailVerified(account.id, Date.now())
+      await store.markEmailVerified(account.id, store.now())
       return `${account.email} is now verified`
     }
   },
@@ -237,7 +237,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     async run (store, [email]) {
       const account = await accountFor(store, email!)
       const removed = await store.removeSecondFactor(account.id)
-      await store.forgetRememberedBrowsers(account.id, Date.now())
+      await store.forgetRememberedBrowsers(account.id, store.now())
       if (!removed) throw new CommandError(`${account.email} has no second factor`)
       auditLine('second-factor.removed-by-operator', { accountId: account.id })
       const required = await store.secondFactorRequiredFor(account.id)
@@ -249,7 +249,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     parameters: ['email'],
     async run (store, [email]) {
       const account = await accountFor(store, email!)
-      const now = Date.now()
+      const now = store.now()
       await store.revokeAccountRefreshTokens(account.id, now)
       await store.forgetRememberedBrowsers(account.id, now)
       await store.voidFreshProofs(account.id)
@@ -266,7 +266,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     async run (store, [email, id]) {
       if (!isCredentialId(id)) throw new CommandError(`${id} is not a passkey id (base64url, as the passkeys command lists them)`, EXIT.USAGE)
       const account = await accountFor(store, email!)
-      const sessionsEnded = await removePasskeyAndItsSessions(store, account.id, id, Date.now())
+      const sessionsEnded = await removePasskeyAndItsSessions(store, account.id, id, store.now())
       if (sessionsEnded === null) throw new CommandError(`${account.email} has no passkey ${id}`)
       auditLine('passkey.removed-by-operator', { accountId: account.id, sessionsEnded })
       return `removed passkey ${id} of ${account.email} and ended ${sessionsEnded} session${sessionsEnded === 1 ? '' : 's'} it started ` +

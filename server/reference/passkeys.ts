@@ -131,9 +131,9 @@ export class Passkeys {
   async login (body: unknown, facts: RequestFacts): Promise<Answer> {
     const throttleKey = passkeyThrottleKey(facts.clientAddress)
     const throttle = await this.store.readLoginThrottle(throttleKey)
-    if (throttle.lockedUntil > Date.now()) {
+    if (throttle.lockedUntil > this.options.now()) {
       logAuthEvent(facts, 'passkey.login.throttled', { clientAddress: facts.clientAddress })
-      return error(429, say(facts, waitMessage(throttle.lockedUntil, Date.now())))
+      return error(429, say(facts, waitMessage(throttle.lockedUntil, this.options.now())))
     }
     const context = parseLoginContext(body)
     if (!context.ok) return error(400, say(facts, context.error))
@@ -150,7 +150,7 @@ export class Passkeys {
       return spent(error(400, say(facts, 'passkey.noChallenge')))
     }
     const failed = async (status: number, message: AnswerKey, reason: string, details: Record<string, unknown> = {}): Promise<Answer> => {
-      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, Date.now())
+      const failure = await this.store.recordLoginFailure(throttleKey, loginLockDuration, this.options.now())
       if (loginLockDuration(failure.failures) > 0) this.options.metrics.lockout('passkey')
       logAuthEvent(facts, 'passkey.login.failed', { clientAddress: facts.clientAddress, reason, failures: failure.failures, ...details })
       return spent(error(status, say(facts, message), status === 401 && reason === 'unknown-credential'

@@ -218,15 +218,15 @@ export class SecondFactors implements SecondFactorGate {
   private async locked (account: Account, facts: RequestFacts, keys: readonly string[] = [secondFactorThrottleKey(account.id)]): Promise<Answer | null> {
     const throttles = await Promise.all(keys.map(async (key) => await this.store.readLoginThrottle(key)))
     const lockedUntil = Math.max(...throttles.map((throttle) => throttle.lockedUntil))
-    if (lockedUntil <= Date.now()) return null
+    if (lockedUntil <= this.options.now()) return null
     logAuthEvent(facts, 'second-factor.throttled', { accountId: account.id, clientAddress: facts.clientAddress })
-    return error(429, say(facts, waitMessage(lockedUntil, Date.now())))
+    return error(429, say(facts, waitMessage(lockedUntil, this.options.now())))
   }
 
   private async wrongCode (
     account: Account, facts: RequestFacts, event: AuthEvent, reason: string, keys: readonly string[] = [secondFactorThrottleKey(account.id)]
   ): Promise<Answer> {
-    const failures = await Promise.all(keys.map(async (key) => (await this.store.recordLoginFailure(key, loginLockDuration, Date.now())).failures))
+    const failures = await Promise.all(keys.map(async (key) => (await this.store.recordLoginFailure(key, loginLockDuration, this.options.now())).failures))
     const most = Math.max(...failures)
     if (loginLockDuration(most) > 0) this.options.metrics.lockout('second_factor')
     logAuthEvent(facts, event, { accountId: account.id, clientAddress: facts.clientAddress, reason, failures: most })

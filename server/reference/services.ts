@@ -37,6 +37,7 @@ import { PostgresAccountStore } from './store/postgres-store.js'
 import { prepareDatabaseFile } from './store/private-files.js'
 import { SqliteAccountStore } from './store/sqlite-store.js'
 import { describeConnectionFailure, isConnectionFailure, oncePerBurst } from './store/store-unavailable.js'
+import { clockOffsetWarning } from '../shared/shared-clock.js'
 import { TokenService } from './tokens.js'
 
 /** Expired rows are purged this often. */
@@ -117,6 +118,7 @@ export async function openAccountStore (
   const store = await PostgresAccountStore.open({
     connectionString: config.databaseUrl,
     onIdleError,
+    onClockSynced: clockOffsetWarning(log, 'the PostgreSQL server\'s (DATABASE_URL)'),
     ...(options.waitForDatabase === true
       ? {
           waitForDatabase: {
@@ -137,7 +139,7 @@ export async function openAccountStore (
 }
 
 export interface ReferenceServicesOptions {
-  /** The clock single sign-on and emailed links read (tests move it to expire them). */
+  /** The clock every part reads (tests move it to expire things); by default the store's (AccountStore.now). */
   readonly now?: () => number
   /** Where the services count; by default figures of their own, without the process's. */
   readonly metrics?: ReferenceMetrics
@@ -153,7 +155,8 @@ export async function createReferenceServices (
   const signingKeys = await SigningKeys.open(config.dataDir)
   const secrets = await loadOrCreateDerivedSecrets(config.dataDir, signingKeys.newest.derivationSeed)
   const pseudonyms = new EmailPseudonyms(secrets.derive(EMAIL_PSEUDONYM_PURPOSE))
-  const now = options.now ?? Date.now
+  // The database's clock, so that a lock or expiry one instance writes means the same to the others.
+  const now = options.now ?? (() => store.now())
   const tokens = new TokenService(store, signingKeys, { issuer: `${config.publicUrl}/accounts`, audience: config.publicUrl }, now, config.sessions)
   const metrics = options.metrics ?? new ReferenceMetrics({ processFigures: false })
   const mailer = countingMailer(
@@ -224,11 +227,11 @@ export async function createReferenceServices (
       store, owners, proofs, accounts, browserNotices, changeNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
   const reauthentication = new Reauthentication({
-    store, owners, proofs, accounts, secondFactors: config.secondFactor.enabled ? secondFactors : null
+    store, owners, proofs, accounts, secondFactors: config.secondFactor.enabled ? secondFactors : null, now
   })
   const otherSessions = new OtherSessions({ store, owners, now })
   const purge = setInterval(() => {
-    store.purgeExpired(Date.now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
+    store.purgeExpired(now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
   purge.unref()
   // A rotation (npm run accounts -- rotate-signing-key) is picked up without a restart.

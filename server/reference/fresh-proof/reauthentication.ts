@@ -27,6 +27,8 @@ export interface ReauthenticationOptions {
   readonly accounts: Pick<AccountsService, 'checkPassword'>
   /** The codes' check; null: SECOND_FACTOR=false. */
   readonly secondFactors: Pick<SecondFactors, 'proveWithCode' | 'codeShapeError'> | null
+  /** The clock the instances share (AccountStore.now): its locks are compared by every instance. */
+  readonly now: () => number
 }
 
 /** What the visitor gave: the password, a code (authenticator or recovery), or both. */
@@ -63,17 +65,17 @@ export class Reauthentication {
 
     const keys = reauthenticationThrottleKeys(claims)
     const locked = await this.lockedUntil(keys)
-    if (locked > Date.now()) {
+    if (locked > this.options.now()) {
       logAuthEvent(facts, 'reauth.throttled', { accountId: account.id, clientAddress: facts.clientAddress })
-      return error(429, say(facts, waitMessage(locked, Date.now())))
+      return error(429, say(facts, waitMessage(locked, this.options.now())))
     }
     // Counted before the check, so that guesses sent in parallel cannot all pass the lock above: an
     // attempt that finds others' failures over the free ones already is refused without a check.
-    const counted = await Promise.all(keys.map(async (key) => await this.options.store.recordLoginFailure(key, loginLockDuration, Date.now())))
+    const counted = await Promise.all(keys.map(async (key) => await this.options.store.recordLoginFailure(key, loginLockDuration, this.options.now())))
     const overtaken = counted.find((throttle) => loginLockDuration(throttle.failures - 1) > 0)
     if (overtaken !== undefined) {
       logAuthEvent(facts, 'reauth.throttled', { accountId: account.id, clientAddress: facts.clientAddress })
-      return error(429, say(facts, waitMessage(overtaken.lockedUntil, Date.now())))
+      return error(429, say(facts, waitMessage(overtaken.lockedUntil, this.options.now())))
     }
     const proven = await this.check(account, given, facts)
     if (proven !== 'proven') {

@@ -431,5 +431,13 @@ export interface AccountStore {
    * Cheap enough to ask at every probe.
    */
   reachable (): Promise<boolean>
+  /**
+   * Epoch milliseconds by the clock every instance sharing this store agrees
+   * on: lock ends, throttles and expiries are written by one instance and
+   * compared by another, so each `now` passed in here comes from this
+   * (PostgreSQL: its server's clock, followed by server/shared/shared-clock.ts; SQLite:
+   * the one machine's).
+   */
+  now (): number
   close (): Promise<void>
 }

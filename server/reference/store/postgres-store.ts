@@ -30,6 +30,7 @@ import {
   type SsoTransaction
 } from './account-store.js'
 import { emailKey } from '../../shared/email-key.js'
+import { SharedClock } from '../../shared/shared-clock.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 import { isConnectionFailure, StoreUnavailable } from './store-unavailable.js'
 
@@ -417,6 +418,8 @@ export interface PostgresStoreOptions {
    * failing it (the service; the admin command fails at once).
    */
   readonly waitForDatabase?: DatabaseWait
+  /** Told each offset of this process's clock from the database's, as measured (server/shared/shared-clock.ts). */
+  readonly onClockSynced?: (offsetMs: number) => void
 }
 
 /** What a store opened before its database could be reached tells while it waits. */
@@ -444,13 +447,17 @@ export class PostgresAccountStore implements AccountStore {
   private lastHealthyAt = -Infinity
   private reachability: { readonly at: number, readonly reachable: boolean } | null = null
   private checking: Promise<boolean> | null = null
+  /** The time every instance on this database agrees on (server/shared/shared-clock.ts). */
+  private readonly clock: SharedClock
 
   private constructor (
     private readonly connections: pg.Pool,
     private readonly onConnectionError: (error: Error) => void,
-    emailKeyConflicts: readonly EmailKeyConflict[]
+    emailKeyConflicts: readonly EmailKeyConflict[],
+    onClockSynced?: (offsetMs: number) => void
   ) {
     this.conflicts = emailKeyConflicts
+    this.clock = new SharedClock(async () => await this.readDatabaseTime(), onClockSynced)
     connections.on('release', (error: Error | undefined) => {
       if (error === undefined) this.lastHealthyAt = performance.now()
     })
@@ -487,14 +494,16 @@ export class PostgresAccountStore implements AccountStore {
     pool.on('error', options.onIdleError)
     try {
       const migrated = await migrate(pool)
-      return new PostgresAccountStore(pool, options.onIdleError, migrated.emailKeyConflicts)
+      const store = new PostgresAccountStore(pool, options.onIdleError, migrated.emailKeyConflicts, options.onClockSynced)
+      await store.followDatabaseClock()
+      return store
     } catch (error) {
       if (options.waitForDatabase === undefined || !isConnectionFailure(error)) {
         await pool.end()
         throw error
       }
       options.waitForDatabase.onAttemptFailed(error as Error)
-      const store = new PostgresAccountStore(pool, options.onIdleError, [])
+      const store = new PostgresAccountStore(pool, options.onIdleError, [], options.onClockSynced)
       store.migrateInBackground(options.waitForDatabase)
       return store
     }
@@ -514,6 +523,8 @@ export class PostgresAccountStore implements AccountStore {
           const migrated = await migrate(this.connections)
           if (waiting.signal.aborted) return
           this.conflicts = migrated.emailKeyConflicts
+          await this.followDatabaseClock()
+          if (waiting.signal.aborted) return
           this.waiting = null
           wait.onOpened(migrated.emailKeyConflicts)
           return
@@ -524,6 +535,28 @@ export class PostgresAccountStore implements AccountStore {
         }
       }
     })()
+  }
+
+  /**
+   * Measures the offset from the database's clock, then again every
+   * CLOCK_SYNC_INTERVAL_MS. A first measurement that fails (the database
+   * went away just after the migration) leaves the process's own clock in
+   * use until the next one: no worse than before.
+   */
+  private async followDatabaseClock (): Promise<void> {
+    const failed = (error: unknown): void => { this.onConnectionError(error as Error) }
+    await this.clock.sync().catch(failed)
+    this.clock.keepSynced(failed)
+  }
+
+  private async readDatabaseTime (): Promise<number> {
+    // clock_timestamp(), not now(): now() is the time the transaction began.
+    const { rows } = await this.connections.query<{ ms: number }>('SELECT extract(epoch FROM clock_timestamp()) * 1000 AS ms')
+    return Number(rows[0]!.ms)
+  }
+
+  now (): number {
+    return this.clock.now()
   }
 
   /**
@@ -591,7 +624,7 @@ export class PostgresAccountStore implements AccountStore {
 
   async createAccount (account: NewAccount): Promise<CreateAccountResult> {
     const id = randomUUID()
-    const createdAt = Date.now()
+    const createdAt = this.now()
     try {
       await this.pool.query(
         `INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
@@ -817,7 +850,7 @@ export class PostgresAccountStore implements AccountStore {
 
   async insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void> {
     await this.pool.query('INSERT INTO reset_tokens (token_hash, account_id, expires_at, created_at) VALUES ($1, $2, $3, $4)',
-      [tokenHash, accountId, expiresAt, Date.now()])
+      [tokenHash, accountId, expiresAt, this.now()])
   }
 
   async consumeResetToken (tokenHash: string, now: number): Promise<string | null> {
@@ -1165,6 +1198,7 @@ export class PostgresAccountStore implements AccountStore {
 
   async close (): Promise<void> {
     this.waiting?.abort()
+    this.clock.stop()
     await this.connections.end()
   }
 }

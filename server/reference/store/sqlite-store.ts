@@ -317,7 +317,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async createAccount (account: NewAccount): Promise<CreateAccountResult> {
     const id = randomUUID()
-    const createdAt = Date.now()
+    const createdAt = this.now()
     try {
       this.db.prepare(`INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -504,7 +504,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async insertResetToken (tokenHash: string, accountId: string, expiresAt: number): Promise<void> {
     this.db.prepare('INSERT INTO reset_tokens (token_hash, account_id, expires_at, created_at) VALUES (?, ?, ?, ?)')
-      .run(tokenHash, accountId, expiresAt, Date.now())
+      .run(tokenHash, accountId, expiresAt, this.now())
   }
 
   async consumeResetToken (tokenHash: string, now: number): Promise<string | null> {
@@ -814,6 +814,11 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('DELETE FROM known_browsers WHERE last_seen_at <= ?').run(now - BROWSER_MEMORY_MS)
       this.db.prepare('DELETE FROM notice_slots WHERE quiet_until <= ?').run(now)
     })()
+  }
+
+  /** One file on one machine: the instances that share it share this clock too. */
+  now (): number {
+    return Date.now()
   }
 
   async reachable (): Promise<boolean> {
