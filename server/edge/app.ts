@@ -26,6 +26,8 @@ export interface AppOptions {
   readonly config: ServerConfig
   /** Where rate-limit counts are shared between instances (REDIS_URL); null: counted per instance. */
   readonly redis: Redis | null
+  /** The clock the instances share (Redis's, followed by server/shared/shared-clock.ts); Date.now without Redis. */
+  readonly now: () => number
   /** Base URL of the accounts service in use (configured or embedded). */
   readonly accountsUpstream: string
   /** The paths proxied under /accounts/: the spec's six, plus the embedded service's own and the passkey calls. */
@@ -98,7 +100,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
       log: fastify.log,
       prefix: '/accounts',
       servedHosts: config.allowedHosts === null ? null : new Set(config.allowedHosts),
-      trust: options.trust
+      trust: options.trust,
+      now: options.now
     })
   })
   await fastify.register(formPosts, {

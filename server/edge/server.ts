@@ -29,6 +29,7 @@ import { formActionByHost } from './security-headers.js'
 import { AssetStore } from './static-files.js'
 import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
 import { PROVIDER_ORIGINS } from './challenge/challenge-config.js'
+import { followRedisClock } from './redis-clock.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
 
 /**
@@ -231,6 +232,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     fastify.addHook('onClose', async () => redis.close())
     await redis.connect()
   }
+  // Challenges one instance issues are checked by another, and their counts kept in Redis's time windows:
+  // by Redis's clock, so that an instance whose own clock is off judges them as the others do.
+  const clock = redis === null ? null : await followRedisClock(redis.client, fastify)
 
   // Never to an own backend: the secret is the embedded services' alone.
   const toEmbedded = embeddedSecretHeaders(options.embeddedSecret ?? null)
@@ -247,6 +251,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   await fastify.register(app, {
     config,
     redis: redis?.client ?? null,
+    now: clock === null ? Date.now : () => clock.now(),
     accountsUpstream: options.accountsUpstream,
     accountsRoutes,
     edgeAuthUpstream: options.edgeAuthUpstream,

@@ -147,7 +147,7 @@ export function challengeGate (options: ChallengeGateOptions) {
       if (verdict === 'unverified') request.log.warn({ provider: provider.kind }, 'challenge token could not be verified at the provider')
       return verdict === 'passed' ? null : verdict
     }
-    const checked = await checkProofOfWork(keys, header, bindingOf(call), level)
+    const checked = await checkProofOfWork(keys, header, bindingOf(call), level, now())
     if ('refused' in checked) return checked.refused
     return await singleUse.claim(checked.id, checked.expiresAt) ? null : 'reused'
   }

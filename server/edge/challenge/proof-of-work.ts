@@ -51,8 +51,9 @@ export async function issueProofOfWork (keys: EdgeKeys, level: number, binding: 
     cost: POW_COST,
     counter: randomInt(0, max),
     deriveKey,
-    data: { path: binding.path, account: binding.account, range: binding.range, level },
-    expiresAt: Math.floor(now / 1000) + CHALLENGE_LIFETIME_S,
+    // The expiry travels in the signed data rather than as altcha's expiresAt, which altcha-lib compares with
+    // this process's own clock: a challenge one instance issues is checked by another, by the clock they share.
+    data: { path: binding.path, account: binding.account, range: binding.range, level, expires: Math.floor(now / 1000) + CHALLENGE_LIFETIME_S },
     hmacSignatureSecret: keys.challengeSignature,
     hmacKeySignatureSecret: keys.challengeKeySignature
   })
@@ -99,7 +100,7 @@ function readSolutionHeader (header: string): { challenge: Challenge, solution: 
  * (risk may have risen since it was issued). Single use is the caller's
  * last step, so that a refused solution burns nothing.
  */
-export async function checkProofOfWork (keys: EdgeKeys, header: string, binding: ChallengeBinding, level: number): Promise<SolvedChallenge | { refused: Refusal }> {
+export async function checkProofOfWork (keys: EdgeKeys, header: string, binding: ChallengeBinding, level: number, now: number): Promise<SolvedChallenge | { refused: Refusal }> {
   const read = readSolutionHeader(header)
   if (read === null) return { refused: 'malformed' }
   let result
@@ -121,7 +122,9 @@ export async function checkProofOfWork (keys: EdgeKeys, header: string, binding:
   const parameters = read.challenge.parameters
   const data = parameters.data ?? {}
   if (data.path !== binding.path || data.account !== binding.account || data.range !== binding.range) return { refused: 'mismatch' }
+  // The signature checked: every parameter is ours. One issued before the expiry moved into the data has altcha's.
+  const expiresAt = (typeof data.expires === 'number' ? data.expires : parameters.expiresAt ?? 0) * 1000
+  if (expiresAt <= now) return { refused: 'expired' }
   if (typeof data.level !== 'number' || data.level < level) return { refused: 'outdated' }
-  // The signature checked: every parameter is ours, so expiresAt is set.
-  return { id: read.challenge.signature!, expiresAt: (parameters.expiresAt ?? 0) * 1000 }
+  return { id: read.challenge.signature!, expiresAt }
 }
