@@ -70,12 +70,16 @@ export function methodReferences (method: AuthenticationMethod): string[] {
 export type RefreshOutcome =
   | { readonly tokens: TokenPair, readonly accountId: string }
   | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'lifetime-ended' | 'no-allowed-organization' | 'second-factor-required' | 'other-scope' }
+  /** The caller went away before the rotation: nothing was spent, and the token rotates as before when presented again. */
+  | { readonly unspent: 'client-gone' }
 
 export interface RotateOptions {
   /** The service asks for second factors (SECOND_FACTOR): a session an organisation's requirement now excludes is refused. */
   readonly secondFactors?: boolean
   /** Only a token of this scope is exchanged (none: the edge's). */
   readonly scope?: TokenScope
+  /** Aborted when the caller has gone (RequestFacts.signal): a token not spent yet is then left unspent. */
+  readonly signal?: AbortSignal
 }
 
 
@@ -169,9 +173,10 @@ export class TokenService {
    * of `scope` is exchanged (none: the edge's): one of another scope is
    * refused before it is spent, so that it still works where it belongs.
    * The spend and the successor are one transaction (AccountStore.rotateRefreshToken):
-   * a rotation that fails spends nothing.
+   * a rotation that fails spends nothing, and one whose caller has gone
+   * (`signal`) before it is not made.
    */
-  async rotate (refreshToken: string, { secondFactors = false, scope }: RotateOptions = {}): Promise<RefreshOutcome> {
+  async rotate (refreshToken: string, { secondFactors = false, scope, signal }: RotateOptions = {}): Promise<RefreshOutcome> {
     const now = this.now()
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record === null) return { refused: 'unknown' }
@@ -211,6 +216,8 @@ export class TokenService {
       await this.store.revokeRefreshFamily(record.familyId, now)
       return { refused: 'second-factor-required' }
     }
+    // Nobody would read the successor (the visitor left, or the edge answered 504): the token stays for the retry.
+    if (signal?.aborted === true) return { unspent: 'client-gone' }
     // A session from before sign-in times were kept counts from this refresh: never older than it is.
     const session = { familyId: record.familyId, signedInAt: saved.signedInAt ?? now }
     const { refresh, record: successor } = this.refreshTokenInFamily(context, saved.method, session)
