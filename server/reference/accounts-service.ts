@@ -569,7 +569,14 @@ export class AccountsService {
   /** Token refresh; `scope`: the listener's (local-network mode's own), which refreshes only its own tokens. */
   async refresh (refreshToken: unknown, facts: RequestFacts, scope?: TokenScope): Promise<Answer> {
     if (typeof refreshToken !== 'string' || refreshToken.length > 200) return error(400, say(facts, 'session.refreshRequired'))
-    const outcome = await this.options.tokens.rotate(refreshToken, { secondFactors: this.options.secondFactor !== null, ...(scope === undefined ? {} : { scope }) })
+    const outcome = await this.options.tokens.rotate(refreshToken, {
+      secondFactors: this.options.secondFactor !== null, signal: facts.signal, ...(scope === undefined ? {} : { scope })
+    })
+    if ('unspent' in outcome) {
+      // Nobody reads this answer; a line without the token, as for a password check the gate refused.
+      facts.log.info({ reason: outcome.unspent }, 'refresh not made: the client went away, its token is left unspent')
+      return { ...error(503, say(facts, 'failure.busy')), headers: { 'retry-after': '1' } }
+    }
     if ('refused' in outcome) {
       logAuthEvent(facts, outcome.refused === 'reused' ? 'token.reuse-detected' : 'token.refused', {
         clientAddress: facts.clientAddress, reason: outcome.refused

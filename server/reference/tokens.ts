@@ -4,7 +4,7 @@ import { missesRequiredSecondFactor, rememberedBrowserMark, type SecondFactorSes
 import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from './config.js'
 import { SIGNING_ALGORITHM } from './signing-key.js'
 import type { SigningKeys } from './signing-keys.js'
-import type { Account, AccountStore } from './store/account-store.js'
+import type { Account, AccountStore, RefreshRotation } from './store/account-store.js'
 
 /** The auth token is short-lived; a refresh token lives for the idle timeout (SessionSettings). */
 export const AUTH_TOKEN_TTL_SECONDS = 15 * 60
@@ -70,12 +70,16 @@ export function methodReferences (method: AuthenticationMethod): string[] {
 export type RefreshOutcome =
   | { readonly tokens: TokenPair, readonly accountId: string }
   | { readonly refused: 'unknown' | 'expired' | 'revoked' | 'reused' | 'lifetime-ended' | 'no-allowed-organization' | 'second-factor-required' | 'other-scope' }
+  /** The caller went away before the rotation: nothing was spent, and the token rotates as before when presented again. */
+  | { readonly unspent: 'client-gone' }
 
 export interface RotateOptions {
   /** The service asks for second factors (SECOND_FACTOR): a session an organisation's requirement now excludes is refused. */
   readonly secondFactors?: boolean
   /** Only a token of this scope is exchanged (none: the edge's). */
   readonly scope?: TokenScope
+  /** Aborted when the caller has gone (RequestFacts.signal): a token not spent yet is then left unspent. */
+  readonly signal?: AbortSignal
 }
 
 
@@ -127,35 +131,34 @@ export class TokenService {
       .sign(key.privateKey)
   }
 
-  /**
-   * A new auth token and a refresh token. A login starts a new refresh family
-   * (the session); a rotation passes the family and its sign-in time on.
-   */
+  /** A new auth token and a refresh token. A login starts a new refresh family (the session). */
   async issue (
     account: Account, context: LoginContext, method: AuthenticationMethod,
     session: { familyId: string, signedInAt: number } = { familyId: randomUUID(), signedInAt: this.now() }
   ): Promise<TokenPair> {
-    const pair = await this.issueInFamily(account, context, method, session)
+    const { refresh, record } = this.refreshTokenInFamily(context, method, session)
     // A new family has no revoked token: only a rotation's successor can be refused.
-    if (pair === null) throw new Error('a new session\'s refresh token was refused')
-    return pair
+    if (!await this.store.insertRefreshToken({ ...record, accountId: account.id, familyId: session.familyId })) {
+      throw new Error('a new session\'s refresh token was refused')
+    }
+    return { auth: await this.signAuthToken(account, context, method, session), refresh }
   }
 
-  /** As issue, or null when the family was revoked meanwhile (AccountStore.insertRefreshToken). */
-  private async issueInFamily (
-    account: Account, context: LoginContext, method: AuthenticationMethod, session: { familyId: string, signedInAt: number }
-  ): Promise<TokenPair | null> {
+  /** A new refresh token of the session, and what its record keeps beside the account and family. */
+  private refreshTokenInFamily (
+    context: LoginContext, method: AuthenticationMethod, session: { familyId: string, signedInAt: number }
+  ): { refresh: string, record: RefreshRotation['successor'] } {
     const refresh = newOpaqueToken()
     const saved: SavedLogin = { ...context, method, signedInAt: session.signedInAt }
-    const stored = await this.store.insertRefreshToken({
-      tokenHash: hashToken(refresh),
-      accountId: account.id,
-      familyId: session.familyId,
-      // Never past the session's end, so that isSessionLive says so the moment it comes.
-      expiresAt: Math.min(this.now() + this.sessions.idleTimeoutDays * DAY_MS, session.signedInAt + this.sessions.maxLifetimeDays * DAY_MS),
-      context: JSON.stringify(saved)
-    })
-    return stored ? { auth: await this.signAuthToken(account, context, method, session), refresh } : null
+    return {
+      refresh,
+      record: {
+        tokenHash: hashToken(refresh),
+        // Never past the session's end, so that isSessionLive says so the moment it comes.
+        expiresAt: Math.min(this.now() + this.sessions.idleTimeoutDays * DAY_MS, session.signedInAt + this.sessions.maxLifetimeDays * DAY_MS),
+        context: JSON.stringify(saved)
+      }
+    }
   }
 
   /**
@@ -169,22 +172,24 @@ export class TokenService {
    * second factor now required: second-factor-requirement.ts). Only a token
    * of `scope` is exchanged (none: the edge's): one of another scope is
    * refused before it is spent, so that it still works where it belongs.
+   * The spend and the successor are one transaction (AccountStore.rotateRefreshToken):
+   * a rotation that fails spends nothing, and one whose caller has gone
+   * (`signal`) before it is not made.
    */
-  async rotate (refreshToken: string, { secondFactors = false, scope }: RotateOptions = {}): Promise<RefreshOutcome> {
+  async rotate (refreshToken: string, { secondFactors = false, scope, signal }: RotateOptions = {}): Promise<RefreshOutcome> {
     const now = this.now()
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record === null) return { refused: 'unknown' }
     const saved = JSON.parse(record.context) as SavedLogin & SecondFactorSession
     if (saved.scope !== scope) return { refused: 'other-scope' }
-    // The grace never revives a family: a sibling of a revoked one is refused too (insertRefreshToken).
+    // The grace never revives a family: a sibling of a revoked one is refused too (rotateRefreshToken).
     if (record.revokedAt !== null) return { refused: 'revoked' }
     if (saved.signedInAt !== undefined && saved.signedInAt + this.sessions.maxLifetimeDays * DAY_MS <= now) {
       await this.store.revokeRefreshFamily(record.familyId, now)
       return { refused: 'lifetime-ended' }
     }
-    const use = record.usedAt === null ? await this.store.useRefreshToken(record.tokenHash, now) : { first: false, usedAt: record.usedAt }
-    if (use === null) return { refused: 'unknown' }
-    if (!use.first && now - use.usedAt >= this.sessions.reuseGraceSeconds * 1000) {
+    // A use, once made, never changes: this read tells a theft before anything else is asked (the store tells one made since).
+    if (record.usedAt !== null && now - record.usedAt >= this.sessions.reuseGraceSeconds * 1000) {
       await this.store.revokeRefreshFamily(record.familyId, now)
       return { refused: 'reused' }
     }
@@ -211,11 +216,16 @@ export class TokenService {
       await this.store.revokeRefreshFamily(record.familyId, now)
       return { refused: 'second-factor-required' }
     }
+    // Nobody would read the successor (the visitor left, or the edge answered 504): the token stays for the retry.
+    if (signal?.aborted === true) return { unspent: 'client-gone' }
     // A session from before sign-in times were kept counts from this refresh: never older than it is.
-    const signedInAt = saved.signedInAt ?? now
-    // Revoked since it was read (a reset, a claim, a logout beside this refresh): no successor outlives that.
-    const tokens = await this.issueInFamily(account, context, saved.method, { familyId: record.familyId, signedInAt })
-    return tokens === null ? { refused: 'revoked' } : { tokens, accountId: account.id }
+    const session = { familyId: record.familyId, signedInAt: saved.signedInAt ?? now }
+    const { refresh, record: successor } = this.refreshTokenInFamily(context, saved.method, session)
+    const rotation = await this.store.rotateRefreshToken({
+      tokenHash: record.tokenHash, successor, now, reuseGraceMs: this.sessions.reuseGraceSeconds * 1000
+    })
+    if ('refused' in rotation) return rotation
+    return { tokens: { auth: await this.signAuthToken(account, context, saved.method, session), refresh }, accountId: account.id }
   }
 
   /** Revokes the family of a refresh token (logout). Unknown tokens are ignored. */

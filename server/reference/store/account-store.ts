@@ -62,13 +62,27 @@ export interface RefreshTokenRecord {
   readonly context: string
 }
 
-/** What spending a refresh token found (AccountStore.useRefreshToken). */
-export interface RefreshTokenUse {
-  /** This call spent it. */
-  readonly first: boolean
-  /** When it was first spent, by this call or an earlier one. */
-  readonly usedAt: number
+/** A refresh token presented for rotation, and the successor to store for it (AccountStore.rotateRefreshToken). */
+export interface RefreshRotation {
+  /** The hash of the token presented. */
+  readonly tokenHash: string
+  /** The successor: stored in the presented token's account and family. */
+  readonly successor: Pick<RefreshTokenRecord, 'tokenHash' | 'expiresAt' | 'context'>
+  readonly now: number
+  /** How long after its first use the token still gets a successor (REFRESH_REUSE_GRACE_SECONDS), in milliseconds. */
+  readonly reuseGraceMs: number
 }
+
+/**
+ * What a rotation did. `rotated`: the successor is stored, and the token was
+ * spent by this call (`first-use`) or by one less than the grace before
+ * (`within-grace`). `refused`: nothing stored; `revoked` also when another
+ * token of its family is; `reused`: spent longer than the grace before, and
+ * its family is now revoked.
+ */
+export type RefreshRotationResult =
+  | { readonly rotated: 'first-use' | 'within-grace' }
+  | { readonly refused: 'unknown' | 'revoked' | 'expired' | 'reused' }
 
 export interface SsoTransaction {
   readonly id: string
@@ -272,10 +286,15 @@ export interface AccountStore {
   insertRefreshToken (record: Omit<RefreshTokenRecord, 'usedAt' | 'revokedAt'>): Promise<boolean>
   findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null>
   /**
-   * Marks the token used at `now` if it was unused. Of concurrent calls exactly one is
-   * `first`; the others answer the time that one stored. Null when there is no such token.
+   * Exchanges a refresh token for its successor in one transaction: the token
+   * is spent (at `now`, if unused) and the successor stored, or neither is
+   * (RefreshRotationResult says which refusal). Of concurrent calls with one
+   * unused token, exactly one is `first-use`; the others, within the grace,
+   * each store their own successor in the family. A reuse after the grace
+   * revokes the family in the same transaction. Atomic with the revocations,
+   * as insertRefreshToken is.
    */
-  useRefreshToken (tokenHash: string, now: number): Promise<RefreshTokenUse | null>
+  rotateRefreshToken (rotation: RefreshRotation): Promise<RefreshRotationResult>
   revokeRefreshFamily (familyId: string, now: number): Promise<void>
   revokeAccountRefreshTokens (accountId: string, now: number): Promise<void>
   /**

@@ -24,8 +24,9 @@ import {
   type SecondFactorRecord,
   type PasskeyCredential,
   type PasskeyUse,
+  type RefreshRotation,
+  type RefreshRotationResult,
   type RefreshTokenRecord,
-  type RefreshTokenUse,
   type SsoIdentity,
   type SsoTransaction
 } from './account-store.js'
@@ -316,6 +317,47 @@ const DEADLOCK_DETECTED = '40P01'
 /** Orders a revocation of the account's sessions with the inserts that would add to them (insertRefreshToken). */
 async function lockAccountForRevocation (db: Queryable, accountId: string): Promise<void> {
   await db.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId])
+}
+
+/** rotateOnce found a reuse after the grace under a lock too weak to revoke with: run it again. */
+const LOCK_FOR_REVOCATION = Symbol('lock for revocation')
+
+/**
+ * One transaction of rotateRefreshToken. Its locks come in the order of every revocation and
+ * insert of the account's tokens: the account's row, then token rows. The account's row is
+ * taken FOR SHARE, as an insert takes it: rotations run side by side, and a revocation waits
+ * for them, or they for it, holding nothing the other wants. Where the first read already
+ * shows a reuse after the grace (a use, once made, never changes), it is taken FOR UPDATE, as
+ * a revocation takes it. A reuse seen only under the token's lock can neither revoke under
+ * FOR SHARE (an insert into the family beside it would not see the revocation before its
+ * commit) nor strengthen the lock (that waits for the other holders, one of whom may wait for
+ * this token's lock): the pass ends, changing nothing, and the next sees the use at once.
+ */
+async function rotateOnce (client: pg.PoolClient, rotation: RefreshRotation): Promise<RefreshRotationResult | typeof LOCK_FOR_REVOCATION> {
+  const { tokenHash, successor, now, reuseGraceMs } = rotation
+  const reusedAfterGrace = (usedAt: number | null): boolean => usedAt !== null && now - usedAt >= reuseGraceMs
+  const seen = (await client.query<{ account_id: string, used_at: number | null }>(
+    'SELECT account_id, used_at FROM refresh_tokens WHERE token_hash = $1', [tokenHash])).rows[0]
+  if (seen === undefined) return { refused: 'unknown' }
+  const revoking = reusedAfterGrace(seen.used_at)
+  await client.query(`SELECT 1 FROM accounts WHERE id = $1 FOR ${revoking ? 'UPDATE' : 'SHARE'}`, [seen.account_id])
+  // Concurrent rotations of one token take turns from here to their commit; each then reads the use the one before stored.
+  const token = (await client.query<{ family_id: string, expires_at: number, used_at: number | null, revoked_at: number | null }>(
+    'SELECT family_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE', [tokenHash])).rows[0]
+  if (token === undefined) return { refused: 'unknown' }
+  if (token.revoked_at !== null) return { refused: 'revoked' }
+  if (reusedAfterGrace(token.used_at)) {
+    if (!revoking) return LOCK_FOR_REVOCATION
+    await client.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL', [now, token.family_id])
+    return { refused: 'reused' }
+  }
+  if (token.expires_at <= now) return { refused: 'expired' }
+  const ended = await client.query('SELECT 1 FROM refresh_tokens WHERE family_id = $1 AND revoked_at IS NOT NULL LIMIT 1', [token.family_id])
+  if (ended.rowCount === 1) return { refused: 'revoked' }
+  if (token.used_at === null) await client.query('UPDATE refresh_tokens SET used_at = $1 WHERE token_hash = $2', [now, tokenHash])
+  await client.query('INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context) VALUES ($1, $2, $3, $4, $5)',
+    [successor.tokenHash, seen.account_id, token.family_id, successor.expiresAt, successor.context])
+  return { rotated: token.used_at === null ? 'first-use' : 'within-grace' }
 }
 
 async function voidResetTokensOf (db: Queryable, accountId: string, now: number): Promise<void> {
@@ -752,15 +794,12 @@ export class PostgresAccountStore implements AccountStore {
     }
   }
 
-  async useRefreshToken (tokenHash: string, now: number): Promise<RefreshTokenUse | null> {
-    // A concurrent update waits for the first to commit, then sees used_at set and changes nothing;
-    // the read that follows is a new statement, so under READ COMMITTED it sees what the first stored.
-    const marked = await this.pool.query('UPDATE refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL',
-      [now, tokenHash])
-    if (marked.rowCount === 1) return { first: true, usedAt: now }
-    const { rows } = await this.pool.query<{ used_at: number | null }>('SELECT used_at FROM refresh_tokens WHERE token_hash = $1', [tokenHash])
-    const usedAt = rows[0]?.used_at
-    return usedAt == null ? null : { first: false, usedAt }
+  async rotateRefreshToken (rotation: RefreshRotation): Promise<RefreshRotationResult> {
+    // A second pass only after a use committed beside the first (rotateOnce); that use stays, so the second pass is the last.
+    for (;;) {
+      const result = await this.inTransaction(async (client) => await rotateOnce(client, rotation))
+      if (result !== LOCK_FOR_REVOCATION) return result
+    }
   }
 
   async isRefreshFamilyLive (familyId: string, now: number): Promise<boolean> {

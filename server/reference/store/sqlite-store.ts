@@ -25,8 +25,9 @@ import {
   type SecondFactorRecord,
   type PasskeyCredential,
   type PasskeyUse,
+  type RefreshRotation,
+  type RefreshRotationResult,
   type RefreshTokenRecord,
-  type RefreshTokenUse,
   type SsoIdentity,
   type SsoTransaction
 } from './account-store.js'
@@ -434,13 +435,27 @@ export class SqliteAccountStore implements AccountStore {
     }
   }
 
-  async useRefreshToken (tokenHash: string, now: number): Promise<RefreshTokenUse | null> {
-    // Synchronous from the update to the read: no other call runs between them.
-    if (this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(now, tokenHash).changes === 1) {
-      return { first: true, usedAt: now }
-    }
-    const row = this.db.prepare('SELECT used_at FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as { used_at: number | null } | undefined
-    return row?.used_at == null ? null : { first: false, usedAt: row.used_at }
+  async rotateRefreshToken (rotation: RefreshRotation): Promise<RefreshRotationResult> {
+    // Immediate: the write lock from the start, so that the token read is the one the spend and the insert follow.
+    return this.db.transaction((): RefreshRotationResult => {
+      const { tokenHash, successor, now, reuseGraceMs } = rotation
+      const token = this.db.prepare('SELECT account_id, family_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = ?')
+        .get(tokenHash) as { account_id: string, family_id: string, expires_at: number, used_at: number | null, revoked_at: number | null } | undefined
+      if (token === undefined) return { refused: 'unknown' }
+      if (token.revoked_at !== null) return { refused: 'revoked' }
+      if (token.used_at !== null && now - token.used_at >= reuseGraceMs) {
+        this.revokeFamily(token.family_id, now)
+        return { refused: 'reused' }
+      }
+      if (token.expires_at <= now) return { refused: 'expired' }
+      if (this.db.prepare('SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1').get(token.family_id) !== undefined) {
+        return { refused: 'revoked' }
+      }
+      if (token.used_at === null) this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?').run(now, tokenHash)
+      this.db.prepare('INSERT INTO refresh_tokens (token_hash, account_id, family_id, expires_at, context) VALUES (?, ?, ?, ?, ?)')
+        .run(successor.tokenHash, token.account_id, token.family_id, successor.expiresAt, successor.context)
+      return { rotated: token.used_at === null ? 'first-use' : 'within-grace' }
+    }).immediate()
   }
 
   async isRefreshFamilyLive (familyId: string, now: number): Promise<boolean> {
@@ -478,6 +493,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async revokeRefreshFamily (familyId: string, now: number): Promise<void> {
+    this.revokeFamily(familyId, now)
+  }
+
+  /** Synchronous, so that rotateRefreshToken can run it inside its transaction. */
+  private revokeFamily (familyId: string, now: number): void {
     this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(now, familyId)
   }
 

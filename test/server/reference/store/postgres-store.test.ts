@@ -1,9 +1,10 @@
 import pg from 'pg'
 import t from 'tap'
+import type { RefreshRotation } from '../../../../server/reference/store/account-store.js'
 import { migrate, MIGRATION_LOCK_KEY, PostgresAccountStore, POSTGRES_MIGRATIONS, rekeyEmails } from '../../../../server/reference/store/postgres-store.js'
 import { SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
 import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
+import { pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
 
 async function open (t: import('tap').Test, connectionString: string, idleErrors: Error[] = []): Promise<PostgresAccountStore> {
   const store = await PostgresAccountStore.open({ connectionString, onIdleError: (error) => idleErrors.push(error) })
@@ -31,6 +32,29 @@ async function query<T extends pg.QueryResultRow> (connectionString: string, tex
   }
 }
 
+/** The reuse grace the rotation tests pass (REFRESH_REUSE_GRACE_SECONDS' default). */
+const GRACE_MS = 30_000
+
+/** Another session holding a refresh token's row FOR UPDATE, in a transaction the test ends (`blocker.query('ROLLBACK')`). */
+async function holdTokenRow (t: import('tap').Test, connectionString: string, tokenHash: string) {
+  const blocker = new pg.Client({ connectionString })
+  await blocker.connect()
+  t.teardown(() => blocker.end())
+  await blocker.query('BEGIN')
+  await blocker.query('SELECT 1 FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE', [tokenHash])
+  return {
+    blocker,
+    /** Whether `count` sessions wait on a lock (within five seconds). */
+    waitingBackends: async (count: number): Promise<boolean> => await pollUntil(async () => {
+      // As holdTableLock: a new look at the sessions each time, not the transaction's first.
+      await blocker.query('SELECT pg_stat_clear_snapshot()')
+      const { rows } = await blocker.query<{ waiting: number }>(
+        "SELECT COUNT(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+      return rows[0]!.waiting >= count
+    }, 5000)
+  }
+}
+
 t.test('every SQLite migration has its PostgreSQL twin (the two lists have the same length)', async (t) => {
   t.equal(POSTGRES_MIGRATIONS.length, SQLITE_MIGRATIONS.length,
     'a change to one store\'s schema is made to the other in the same commit')
@@ -46,6 +70,29 @@ t.test('on a real PostgreSQL', { skip: postgresSkip }, async (t) => {
 
   t.test('the PostgreSQL store keeps every promise of AccountStore', async (t) => {
     accountStoreContract(t, async (t) => open(t, await server.createDatabase()))
+  })
+
+  t.test('a reuse after the grace that a rotation beside it made so while it waited still ends the family', async (t) => {
+    const url = await server.createDatabase()
+    const store = await open(t, url)
+    const created = await store.createAccount({ email: 'held@example.com', firstName: null, lastName: null, passwordHash: 'h', googleSubject: null })
+    const accountId = 'created' in created ? created.created.id : ''
+    const now = Date.now()
+    await store.insertRefreshToken({ tokenHash: 'held', accountId, familyId: 'f', expiresAt: now + 86_400_000, context: '{}' })
+    const rotation = (successor: string, at: number): RefreshRotation =>
+      ({ tokenHash: 'held', successor: { tokenHash: successor, expiresAt: at + 86_400_000, context: '{}' }, now: at, reuseGraceMs: GRACE_MS })
+
+    // Another session holds the token's row: both rotations read it unused, then wait for it in turn.
+    const { blocker, waitingBackends } = await holdTokenRow(t, url, 'held')
+    const early = store.rotateRefreshToken(rotation('early', now))
+    t.ok(await waitingBackends(1), 'the first rotation waits')
+    const late = store.rotateRefreshToken(rotation('late', now + GRACE_MS))
+    t.ok(await waitingBackends(2), 'and the second behind it')
+    await blocker.query('ROLLBACK')
+    t.same(await early, { rotated: 'first-use' })
+    t.same(await late, { refused: 'reused' }, 'the second finds the token spent a grace before its own time')
+    t.equal((await store.findRefreshToken('early'))?.revokedAt, now + GRACE_MS, 'the first one\'s successor is revoked')
+    t.equal(await store.findRefreshToken('late'), null, 'no successor of the reuse')
   })
 
   t.test('instances starting at once on an empty database migrate it exactly once', async (t) => {
