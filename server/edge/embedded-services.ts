@@ -9,7 +9,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../reference/exposed-routes.js'
 import type { ReferenceMessage } from '../reference/main.js'
 import { METRICS_TOKEN_VARIABLE, REFERENCE_METRICS_PATH } from '../reference/metrics-route.js'
 
-/** How long the reference process gets to stop after SIGTERM. */
+/** How long the reference process gets to stop once told to. */
 const STOP_GRACE_MS = 3000
 /**
  * How long a scrape waits for the reference process's figures: well within
@@ -118,7 +118,9 @@ export async function startEmbeddedServices (options: {
       stopping = true
       if (child.exitCode !== null || child.signalCode !== null) return
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-      child.kill('SIGTERM')
+      // Closing the channel is the stop it obeys (reference/main.ts): it ignores signals, which may
+      // have reached it from the process group while the edge still needed it.
+      if (child.connected) child.disconnect()
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS)
       await exited
       clearTimeout(timer)

@@ -78,9 +78,20 @@ async function main (): Promise<void> {
     for (const server of servers) await server.close()
     exitAfterLogging(internal.log, 0)
   }
-  process.once('SIGTERM', () => { void stop() })
-  process.once('SIGINT', () => { void stop() })
-  // The edge went away without telling us: do not outlive it.
+  if (process.send === undefined) {
+    process.once('SIGTERM', () => { void stop() })
+    process.once('SIGINT', () => { void stop() })
+  } else {
+    // Started by the edge, which stops it by closing the channel once its own drain is over. A signal
+    // sent to the whole process group (Ctrl-C in a terminal, `timeout`, a supervisor that signals every
+    // process) reaches this one too: obeyed, it would leave the draining edge without its service.
+    const leaveToTheEdge = (signal: NodeJS.Signals): void => {
+      internal.log.info({ signal }, 'the edge stops this process once it has drained')
+    }
+    process.on('SIGTERM', leaveToTheEdge)
+    process.on('SIGINT', leaveToTheEdge)
+  }
+  // The edge is done with us, or went away without telling us: do not outlive it.
   process.once('disconnect', () => { void stop() })
 
   if (!localOnly) {
