@@ -66,7 +66,12 @@ export function printReport (results, { sessionsSettleMs }) {
     if (result.sessions.stuck > 0) console.log(`    sessions neither refreshed nor refused after the fault: ${result.sessions.stuck}`)
     if (result.sessions.lost > 0) console.log(`    lost sessions' 401 reasons: ${JSON.stringify(result.sessions.lostReasons)}`)
     if (result.rightPasswords.refused > 0) {
-      console.log(`    right passwords refused: ${result.rightPasswords.refusals.map((refusal) => `${refusal.kind} ${refusal.status}${refusal.reason === null ? '' : ` (${refusal.reason})`}`).join(', ')}`)
+      const refusals = new Map()
+      for (const { kind, status, reason } of result.rightPasswords.refusals) {
+        const label = `${kind} ${status}${reason === null ? '' : ` (${reason})`}`
+        refusals.set(label, (refusals.get(label) ?? 0) + 1)
+      }
+      console.log(`    right passwords refused: ${[...refusals].map(([label, count]) => `${label} × ${count}`).join(', ')}`)
     }
   }
 }
