@@ -7,6 +7,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -18,18 +19,19 @@ export const SITE_HOST = 'signin.example.com'
 const SUPERUSER = 'threshold'
 
 /**
- * Spawns a server whose output goes to `logFile` and resolves once the log
- * matches `ready`; rejects with the log's tail when it exits first or takes
- * longer than `timeoutMs`.
+ * Spawns a server whose output is appended to `logFile` and resolves once
+ * what it wrote there matches `ready`; rejects with its last lines when it
+ * exits first or takes longer than `timeoutMs`.
  */
 async function spawnUntilReady (command, args, { ready, timeoutMs, logFile, cwd }) {
+  const before = existsSync(logFile) ? readFileSync(logFile, 'utf8').length : 0
   const log = openSync(logFile, 'a')
   const child = spawn(command, args, { stdio: ['ignore', log, log], cwd })
   closeSync(log)
   const exited = new Promise((resolve) => child.once('exit', resolve))
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const text = readFileSync(logFile, 'utf8')
+    const text = readFileSync(logFile, 'utf8').slice(before)
     if (ready.test(text)) break
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL')
@@ -124,14 +126,7 @@ export async function startPostgres (folder) {
       '-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
       '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'
     ])
-    // Each start appends to the log: the ready line looked for is the one after the last start.
-    const before = existsSync(logFile) ? readFileSync(logFile, 'utf8').length : 0
-    running = await spawnUntilReady(command, args, {
-      ready: { test: (text) => /database system is ready to accept connections/.test(text.slice(before)) },
-      timeoutMs: 30_000,
-      logFile,
-      cwd: dir
-    })
+    running = await spawnUntilReady(command, args, { ready: /database system is ready to accept connections/, timeoutMs: 30_000, logFile, cwd: dir })
   }
   for (let attempt = 1; ; attempt++) {
     port = await freePort()
@@ -185,10 +180,9 @@ export async function startRedis (folder) {
   let port = 0
   let running = null
   const launch = async () => {
-    const before = existsSync(logFile) ? readFileSync(logFile, 'utf8').length : 0
     running = await spawnUntilReady('redis-server', [
       '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'
-    ], { ready: { test: (text) => /Ready to accept connections/.test(text.slice(before)) }, timeoutMs: 10_000, logFile })
+    ], { ready: /Ready to accept connections/, timeoutMs: 10_000, logFile })
   }
   for (let attempt = 1; ; attempt++) {
     port = await freePort()
@@ -278,9 +272,9 @@ http {
   }
 }
 
-async function listening (port) {
-  const { connect } = await import('node:net')
-  return await new Promise((resolve) => {
+/** Whether something accepts connections on the loopback port. */
+function listening (port) {
+  return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1')
     socket.once('connect', () => { socket.destroy(); resolve(true) })
     socket.once('error', () => resolve(false))
