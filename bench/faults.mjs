@@ -1,0 +1,152 @@
+// The faults of npm run load:faults, one at a time, each with the load running
+// before, during and after it. Each `run` brings the system back whole (an
+// instance restarted, a database started again) before it resolves; what it
+// returns is a note for the run's report.
+import { request as httpRequest } from 'node:http'
+import { childPids, SITE_HOST } from './fault-services.mjs'
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
+
+/** The clock skew of the clock-skew fault: one instance this far ahead. */
+export const SKEW_SECONDS = 300
+
+/** How far an instance's clock is from this process's, read from its Date header (whole seconds). */
+async function clockOffsetSeconds (port) {
+  const before = Date.now()
+  const response = await fetch(`http://127.0.0.1:${port}/healthz`)
+  await response.arrayBuffer()
+  const theirs = Date.parse(response.headers.get('date'))
+  return Math.round((theirs - (before + Date.now()) / 2) / 1000)
+}
+
+/** The wall clock of the service an instance forked, from the `iat` of an auth token it signs (a login straight to the instance). */
+async function serviceClockOffsetSeconds (port, account) {
+  const before = Date.now()
+  const body = JSON.stringify({ email: account.email, password: account.password })
+  const answer = await new Promise((resolve, reject) => {
+    // node:http, not fetch: fetch does not send a Host header of the caller's, and the edge serves the site's host only.
+    const outgoing = httpRequest({ host: '127.0.0.1', port, path: '/accounts/v2/login', method: 'POST', headers: { host: SITE_HOST, 'content-type': 'application/json' } }, (response) => {
+      let text = ''
+      response.on('data', (chunk) => { text += chunk })
+      response.on('end', () => { try { resolve(JSON.parse(text)) } catch (error) { reject(error) } })
+    })
+    outgoing.on('error', reject)
+    outgoing.end(body)
+  })
+  if (typeof answer.auth !== 'string') return null
+  const { iat } = JSON.parse(Buffer.from(answer.auth.split('.')[1], 'base64url').toString('utf8'))
+  return Math.round(iat - before / 1000)
+}
+
+async function restart (context, instance, signal) {
+  const { exit, ms } = await context.instances.stop(instance, signal)
+  const startMs = await context.instances.start(instance)
+  return `instance ${instance.name}: ${signal}, exited (${exit}) after ${seconds(ms)}, listening again ${seconds(startMs)} later`
+}
+
+/**
+ * The nine faults. `context`: { instances, postgres, redis, load,
+ * freezeMs (longer than UPSTREAM_TIMEOUT_MS), postgresDownMs, outageMs (Redis's),
+ * skewHoldMs }.
+ */
+export const FAULTS = [
+  {
+    name: 'sigterm-restart',
+    what: 'SIGTERM of one instance (drain, stop), then its start: a rolling restart',
+    run: (context) => restart(context, context.instances.instances[0], 'SIGTERM')
+  },
+  {
+    name: 'sigkill-restart',
+    what: 'SIGKILL of one instance, then its start',
+    run: (context) => restart(context, context.instances.instances[0], 'SIGKILL')
+  },
+  {
+    name: 'postgres-restart',
+    what: 'PostgreSQL stopped (fast shutdown) and started again',
+    async run ({ postgres, postgresDownMs }) {
+      const started = Date.now()
+      await postgres.stop()
+      await sleep(postgresDownMs)
+      await postgres.start()
+      return `PostgreSQL down for ${seconds(Date.now() - started)}`
+    }
+  },
+  {
+    name: 'postgres-connections-killed',
+    what: 'every connection of the instances to PostgreSQL ended (pg_terminate_backend)',
+    async run ({ postgres }) {
+      const rows = await postgres.query('SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
+      return `${rows.filter((row) => row.ended).length} connections ended`
+    }
+  },
+  {
+    name: 'redis-outage',
+    what: 'Redis stopped, then started again (empty)',
+    async run ({ redis, outageMs }) {
+      await redis.stop()
+      await sleep(outageMs)
+      await redis.start()
+      return `Redis down for ${seconds(outageMs)}`
+    }
+  },
+  {
+    name: 'service-freeze',
+    what: 'one instance\'s accounts service frozen (SIGSTOP, then SIGCONT), longer than UPSTREAM_TIMEOUT_MS',
+    async run ({ instances, freezeMs }) {
+      const instance = instances.instances[0]
+      const service = childPids(instance.edge.pid)
+      if (service.length === 0) throw new Error(`instance ${instance.name} has no service process to freeze`)
+      for (const pid of service) process.kill(pid, 'SIGSTOP')
+      await sleep(freezeMs)
+      for (const pid of service) process.kill(pid, 'SIGCONT')
+      return `instance ${instance.name}'s service (pid ${service.join(', ')}) frozen ${seconds(freezeMs)}`
+    }
+  },
+  {
+    name: 'postgres-freeze',
+    what: 'PostgreSQL frozen (SIGSTOP of the server and its backends, then SIGCONT), longer than UPSTREAM_TIMEOUT_MS',
+    async run ({ postgres, freezeMs }) {
+      const server = postgres.pid()
+      const frozen = [server, ...childPids(server)]
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP')
+      await sleep(freezeMs)
+      for (const pid of frozen.reverse()) process.kill(pid, 'SIGCONT')
+      return `${frozen.length} PostgreSQL processes frozen ${seconds(freezeMs)}`
+    }
+  },
+  {
+    name: 'table-lock',
+    what: 'accounts and refresh_tokens locked (LOCK TABLE … ACCESS EXCLUSIVE in a transaction), longer than UPSTREAM_TIMEOUT_MS',
+    async run ({ postgres, freezeMs }) {
+      const session = await postgres.connect()
+      try {
+        await session.query('BEGIN')
+        await session.query('LOCK TABLE accounts, refresh_tokens IN ACCESS EXCLUSIVE MODE')
+        await sleep(freezeMs)
+        await session.query('ROLLBACK')
+      } finally {
+        await session.end()
+      }
+      return `tables locked ${seconds(freezeMs)}`
+    }
+  },
+  {
+    name: 'clock-skew',
+    what: `one instance restarted with its clock ${SKEW_SECONDS / 60} minutes ahead (libfaketime), then restarted right`,
+    async run (context) {
+      const { instances, load, skewHoldMs } = context
+      const instance = instances.instances[1]
+      await instances.stop(instance, 'SIGTERM')
+      await instances.start(instance, { skewSeconds: SKEW_SECONDS })
+      const edgeOffset = await clockOffsetSeconds(instance.port)
+      const serviceOffset = await serviceClockOffsetSeconds(instance.port, load.accounts[0])
+      if (Math.abs(edgeOffset - SKEW_SECONDS) > 2 || serviceOffset === null || Math.abs(serviceOffset - SKEW_SECONDS) > 2) {
+        throw new Error(`libfaketime did not move the instance's clock: edge ${edgeOffset} s, service ${serviceOffset} s ahead`)
+      }
+      await sleep(skewHoldMs)
+      await restart(context, instance, 'SIGTERM')
+      return `instance ${instance.name}: clock ${edgeOffset} s ahead (edge's Date header), ${serviceOffset} s (service's token iat) for ${seconds(skewHoldMs)}`
+    }
+  }
+]
