@@ -178,44 +178,18 @@ t.test('the edge takes no connection until its embedded service can serve sign-i
 })
 
 t.test('SIGTERM to the whole process group (Ctrl-C, `timeout`, a supervisor that signals every process): the embedded service serves through the drain and the edge exits 0', async (t) => {
-  const dataDir = temporaryDataDir(t)
-  const port = await freeLoopbackPort()
-  // Its own process group, as a terminal or a supervisor starts it.
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      BREACHED_PASSWORDS: 'off',
-      DRAIN_SECONDS: '2',
-      RATE_LIMIT_PER_MINUTE: '1000000'
-    },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  t.teardown(() => {
-    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL')
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  for (let waited = 0; !/"msg":"started"/.test(output); waited += 50) {
-    if (waited > 20_000 || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  await registerAccount(`http://127.0.0.1:${port}`, EMAIL)
+  const server = await startBuiltServer(t, { LOG_LEVEL: 'info', DRAIN_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' }, { detached: true })
+  const exited = new Promise<number | null>((resolve) => server.process.once('exit', (code) => resolve(code)))
+  await registerAccount(server.base, EMAIL)
 
-  process.kill(-child.pid!, 'SIGTERM')
+  process.kill(-server.process.pid!, 'SIGTERM')
   const signalledAt = Date.now()
   const during: Answer[] = []
   while (Date.now() - signalledAt < 1500) {
-    during.push(await send(port, { method: 'POST', path: '/accounts/v2/login', body: login }))
+    during.push(await send(server.port, { method: 'POST', path: '/accounts/v2/login', body: login }))
   }
   t.ok(during.length > 0 && during.every((answer) => answer.status === 200), `every sign-in through the drain signed in (${during.map((answer) => answer.status).join(' ')})`)
   t.equal(await exited, 0, 'the edge exits 0')
-  t.match(output, /"service":"reference".*"signal":"SIGTERM".*the edge stops this process once it has drained/, 'the service says it waits for the edge')
-  t.notMatch(output, /stopped unexpectedly/, 'no fatal line')
+  t.match(server.output(), /"service":"reference".*"signal":"SIGTERM".*the edge stops this process once it has drained/, 'the service says it waits for the edge')
+  t.notMatch(server.output(), /stopped unexpectedly/, 'no fatal line')
 })
