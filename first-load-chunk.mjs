@@ -1,5 +1,5 @@
 // An esbuild plugin for the client build (build.mjs) and the bundle budget's own-code build
-// (test/build/bundle-budget.test.ts): the whole first load in one chunk.
+// (test/build/bundle-budget.integration.test.ts): the whole first load in one chunk.
 //
 // With code splitting, esbuild puts each module in a chunk named by the set of entry
 // points (the page's entry and every import() target) that reach it. The lazy parts

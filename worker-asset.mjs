@@ -1,5 +1,5 @@
 // An esbuild plugin for the client build (build.mjs), the page renderer's and the bundle budget's
-// (test/build/bundle-budget.test.ts): `import url from './pow-worker.js?worker'` gives the URL of
+// (test/build/bundle-budget.integration.test.ts): `import url from './pow-worker.js?worker'` gives the URL of
 // that module built as a Web Worker script of its own.
 //
 // esbuild has no worker entry points of its own kind. The module is bundled here (every import in,

@@ -1,7 +1,7 @@
 // The real processes of npm run load:faults: PostgreSQL, Redis and nginx with
 // the shipped site file, started on free loopback ports in a folder of the
 // caller's. test/fixtures/postgres-server.ts, redis-server.ts and
-// test/deploy/nginx-front.test.ts start them the same way for the tests;
+// test/deploy/nginx-front.integration.test.ts start them the same way for the tests;
 // bench/ is plain JavaScript that Node runs without their TypeScript loader
 // and tap's teardowns, hence this twin.
 import { execFileSync, spawn } from 'node:child_process'

@@ -17,7 +17,7 @@ import { RegisterView } from './views/RegisterView.js'
 import { ResetPasswordView } from './views/ResetPasswordView.js'
 import { SetPasswordView } from './views/SetPasswordView.js'
 
-// Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.test.ts).
+// Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/message-catalogue.ts), fetched with them.
 const SsoModal = lazy(async () => (await import('./views/SsoModal.js')).withItsTexts())
 const PasskeyOffer = lazy(async () => (await import('./views/PasskeyOffer.js')).withItsTexts())

@@ -57,7 +57,7 @@ export interface PageMessages {
 
 /**
  * Keys the page's scripts never show, left out of the embedded catalogue (the
- * first-load budget, test/build/bundle-budget.test.ts): the `<title>` and the
+ * first-load budget, test/build/bundle-budget.integration.test.ts): the `<title>` and the
  * notes shown without scripts are the server renderer's alone.
  */
 export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', 'noScript.']

@@ -2,7 +2,7 @@ import { GOOGLE_BUTTON_WIDTH_PX } from './constants.js'
 import { GOOGLE_CLIENT_SCRIPT_URL, type GoogleIdentityServices } from './google-identity-services.js'
 import { newGoogleNonce } from './google-nonce.js'
 
-// A chunk of its own (the first-load budget, test/build/bundle-budget.test.ts): only a
+// A chunk of its own (the first-load budget, test/build/bundle-budget.integration.test.ts): only a
 // page that offers Google loads it, while Google's own script, which it loads, is fetched.
 
 let loading: Promise<GoogleIdentityServices> | null = null

@@ -95,7 +95,7 @@ interface LocaleEntry {
  * Loads the shipped catalogues and lays the operator's texts over them, once, at start.
  *
  * The page embeds only what its scripts can show before a lazy chunk loads
- * (the first-load budget, test/build/bundle-budget.test.ts): the second
+ * (the first-load budget, test/build/bundle-budget.integration.test.ts): the second
  * factor's texts are an asset of their own per language, named by the hash of
  * their content (MESSAGES_DIR included), so a browser fetches only its
  * language's, once, and keeps it.

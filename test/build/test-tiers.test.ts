@@ -2,8 +2,10 @@
 // need no build, no browser and no database server and run four files at a
 // time (npm run test:quick runs only these); and integration tests, which
 // need one of those and run two at a time, as more starve Chromium and the
-// built servers on two cores. npm test runs both. The tiers must split the
-// suite exactly, and no unit test may reach for what only the other tier has.
+// built servers on two cores. npm test runs both. A test's tier shows in its
+// name: test/e2e/ and *.integration.test.ts are integration tests, the rest
+// unit tests. The tiers must split the suite exactly, and no unit test may
+// reach for what only the other tier has.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -30,6 +32,12 @@ const all = filesOf('tap')
 t.test('npm test runs the type check, the build and both tiers; test:quick the type check and the unit tier', async (t) => {
   t.equal(scripts.test, 'npm run typecheck && node build.mjs && npm run test:unit && npm run test:integration')
   t.equal(scripts['test:quick'], 'npm run typecheck && npm run test:unit')
+})
+
+t.test('each tier is named by two globs, not by a list of files', async (t) => {
+  t.equal(scripts['test:unit'], "tap -j4 --exclude='test/fixtures/**' --exclude='test/e2e/**' --exclude='test/**/*.integration.test.ts'")
+  t.equal(scripts['test:integration'], "tap -j2 'test/e2e/**/*.test.ts' 'test/**/*.integration.test.ts'")
+  t.same(integration.filter((file) => !file.startsWith('test/e2e/') && !file.endsWith('.integration.test.ts')), [], 'every integration test says so by its folder or name')
 })
 
 t.test('every test file is in exactly one tier', async (t) => {

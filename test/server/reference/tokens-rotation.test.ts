@@ -4,7 +4,7 @@ import { databaseFile } from '../../../server/reference/services.js'
 import { successorRefusedSpendsNothing } from '../../fixtures/token-rotation.js'
 
 // The spend of a refresh token and its successor are one transaction (AccountStore.rotateRefreshToken).
-// On PostgreSQL, with a caller gone before the rotation too: tokens-rotation-on-postgres.test.ts.
+// On PostgreSQL, with a caller gone before the rotation too: tokens-rotation-on-postgres.integration.test.ts.
 
 t.test('a refresh whose successor cannot be stored spends nothing (SQLite)', async (t) => {
   await successorRefusedSpendsNothing(t, 'sqlite', {}, async (dataDir, sql) => {

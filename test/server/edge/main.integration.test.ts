@@ -29,7 +29,7 @@ function run (env: Record<string, string>): { child: ChildProcess, exit: Promise
 
 /** Starts the built server and waits for its "listening" log line. */
 async function start (t: import('tap').Test, env: Record<string, string>): Promise<Started> {
-  // No drain unless a test asks: nothing is in front of these servers (main-restart.test.ts tests the drain).
+  // No drain unless a test asks: nothing is in front of these servers (main-restart.integration.test.ts tests the drain).
   const { child, exit } = run({ HOST: '127.0.0.1', PORT: '0', DRAIN_SECONDS: '0', ...env })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
   const base = await new Promise<string>((resolve, reject) => {

@@ -77,7 +77,7 @@ t.test('SIGTERM under load: every accepted request completes, nothing is cut off
     ACCOUNTS_URL: upstream.url,
     EDGE_AUTH_URL: upstream.url,
     RATE_LIMIT_PER_MINUTE: '1000000',
-    // The stop itself, from the drain's end: main-restart.test.ts covers the drain before it.
+    // The stop itself, from the drain's end: main-restart.integration.test.ts covers the drain before it.
     DRAIN_SECONDS: '0'
   })
   const exited = new Promise<{ code: number | null, at: number }>((resolve) =>
