@@ -12,7 +12,8 @@ FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json build.mjs first-load-chunk.mjs worker-asset.mjs ./
+COPY tsconfig.json build.mjs ./
+COPY build build
 COPY client client
 COPY common common
 COPY server server

@@ -19,8 +19,8 @@ import { copyFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
-import { firstLoadInOneChunk } from './first-load-chunk.mjs'
-import { workerAssets } from './worker-asset.mjs'
+import { firstLoadInOneChunk } from './build/first-load-chunk.mjs'
+import { workerAssets } from './build/worker-asset.mjs'
 
 const root = dirname(fileURLToPath(import.meta.url))
 const dist = join(root, 'dist')
@@ -31,7 +31,7 @@ const clientSourceMapsDir = join(dist, 'client-sourcemaps')
 const stampFile = join(dist, '.build-stamp')
 /** What the stamp records: the Node (V8 and architecture) the build ran on, for which it filled the compile cache. */
 const BUILDING_NODE = `${process.arch}-v8-${process.versions.v8}`
-const SOURCES = ['client', 'common', 'server', 'proto', 'conformance', 'docs/accounts-api.openapi.yaml', 'build.mjs', 'first-load-chunk.mjs', 'worker-asset.mjs', 'package.json', 'package-lock.json']
+const SOURCES = ['client', 'common', 'server', 'proto', 'conformance', 'docs/accounts-api.openapi.yaml', 'build.mjs', 'build', 'package.json', 'package-lock.json']
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
@@ -81,7 +81,7 @@ async function buildClient () {
     chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
     loader: MEDIA_LOADERS,
-    // The proof-of-work Web Worker is an asset of its own, named by its content (worker-asset.mjs).
+    // The proof-of-work Web Worker is an asset of its own, named by its content (build/worker-asset.mjs).
     plugins: [firstLoadInOneChunk(join(root, 'client/start-page.tsx')), workerAssets(CLIENT_TARGETS)],
     logLevel: 'warning'
   })

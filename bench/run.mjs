@@ -127,7 +127,7 @@ async function startPlainNode (edgeBase) {
   return startHelperServer('plain-node-server.mjs', JSON.stringify({ body: await page.text(), headers }))
 }
 
-// The first load's script: its one chunk, which the page preloads (the entry is one line that imports it: first-load-chunk.mjs).
+// The first load's script: its one chunk, which the page preloads (the entry is one line that imports it: build/first-load-chunk.mjs).
 const indexHtml = readFileSync(join(root, 'dist/public/index.html'), 'utf8')
 const mainScriptUrl = (/<link rel="modulepreload" href="(\/assets\/[^"]+\.js)">/.exec(indexHtml) ?? /src="(\/assets\/main-[^"]+\.js)"/.exec(indexHtml))[1]
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { firstLoadInOneChunk } from '../../first-load-chunk.mjs'
-import { workerAssets } from '../../worker-asset.mjs'
+import { firstLoadInOneChunk } from '../../build/first-load-chunk.mjs'
+import { workerAssets } from '../../build/worker-asset.mjs'
 import { buildEdge } from '../fixtures/edge.js'
 
 /**
@@ -28,7 +28,7 @@ import { buildEdge } from '../fixtures/edge.js'
  * +2.1 KB, the brand and dark scheme's CSS +0.4 KB, the catalogue's reader +0.2 KB) and our code to 24.4 KB:
  * the page embeds only the texts its scripts show at first (the second factor's are an asset fetched with their
  * chunk; the title and the no-script notes are the server's), HTML 3.6 → 3.0 KB (German 4.1 → 3.4, Arabic
- * 4.4 → 3.7); the first load is one chunk instead of seven (first-load-chunk.mjs), −1.8 KB; the SSO modal and the
+ * 4.4 → 3.7); the first load is one chunk instead of seven (build/first-load-chunk.mjs), −1.8 KB; the SSO modal and the
  * passkey offer, shown only after a click or a login, are lazy, −0.7 KB: 94.8 KB in all, our code 22.7 KB.
  * Issue 32 (the edge's challenge, the breached-password notice): 97,062 → 97,261 bytes in all (+199; 19 left), our code
  * 22.7 → 23.0 KB: the 428's hand-off to the lazy challenge chunk (client/api/http.ts), the breach flag's parsing and the notice's
@@ -166,7 +166,7 @@ t.test('the page names only assets that exist, and every first-load file is prec
     t.equal((await app.inject({ url: String(url) })).statusCode, 200, String(url))
   }
   for (const path of firstLoadOutputs()) {
-    // The entry is a line that imports the first load's chunk (first-load-chunk.mjs): compressing it gains nothing, and build.mjs keeps no variant that is not smaller.
+    // The entry is a line that imports the first load's chunk (build/first-load-chunk.mjs): compressing it gains nothing, and build.mjs keeps no variant that is not smaller.
     if (readFileSync(`${root}${path}`).length <= MAX_UNCOMPRESSED_BYTES) continue
     t.ok(readFileSync(`${root}${path}.br`).length > 0, `${path}.br`)
     t.ok(readFileSync(`${root}${path}.gz`).length > 0, `${path}.gz`)

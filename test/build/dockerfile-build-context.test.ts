@@ -4,7 +4,7 @@ import t from 'tap'
 
 // The image's build stage copies files one by one (Dockerfile): a module that
 // build.mjs imports and the Dockerfile does not copy breaks `docker build`,
-// which CI cannot run here (no engine). first-load-chunk.mjs went missing so.
+// which CI cannot run here (no engine). build/first-load-chunk.mjs went missing so.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (path: string): string => readFileSync(`${ROOT}${path}`, 'utf8')

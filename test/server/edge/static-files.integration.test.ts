@@ -6,7 +6,7 @@ import { negotiateEncoding } from '../../../server/edge/static-files.js'
 import { buildEdge, listen, PUBLIC_DIR } from '../../fixtures/edge.js'
 
 const assetsDir = join(PUBLIC_DIR, 'assets')
-// The largest script: the first load's chunk. The entry itself is one line that imports it (first-load-chunk.mjs), too small to compress.
+// The largest script: the first load's chunk. The entry itself is one line that imports it (build/first-load-chunk.mjs), too small to compress.
 const mainScript = readdirSync(assetsDir).filter((name) => name.endsWith('.js'))
   .sort((a, b) => statSync(join(assetsDir, b)).size - statSync(join(assetsDir, a)).size)[0]!
 const original = readFileSync(join(assetsDir, mainScript))
