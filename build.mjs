@@ -22,6 +22,8 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { firstLoadInOneChunk } from './build/first-load-chunk.mjs'
 import { workerAssets } from './build/worker-asset.mjs'
 
+/** @import { BuildOptions, Loader, Metafile, Plugin } from 'esbuild' */
+
 const root = dirname(fileURLToPath(import.meta.url))
 const dist = join(root, 'dist')
 const publicDir = join(dist, 'public')
@@ -38,6 +40,10 @@ const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
 // Licence texts (and source maps, when public) are streamed from disk as they are (server/edge/static-files.ts).
 const COMPRESSIBLE = /\.(js|css|svg|html|json)$/
 
+/**
+ * @param {string} path
+ * @returns {Promise<number>}
+ */
 async function newestSourceTime (path) {
   const info = await stat(path).catch(() => null)
   if (info === null) return 0
@@ -56,6 +62,7 @@ async function isStale () {
   return Math.max(...times) > stamp.mtimeMs
 }
 
+/** @param {Buffer} bytes */
 function contentHash (bytes) {
   return createHash('sha256').update(bytes).digest('base64url').slice(0, 10).toUpperCase().replace(/[-_]/g, 'X')
 }
@@ -88,7 +95,10 @@ async function buildClient () {
   return result.metafile
 }
 
-/** The client's media as the client bundle names them: the renderer's markup must point at the same files. */
+/**
+ * The client's media as the client bundle names them: the renderer's markup must point at the same files.
+ * @type {Record<string, Loader>}
+ */
 const MEDIA_LOADERS = { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.webp': 'file', '.png': 'file', '.svg': 'file' }
 
 /**
@@ -119,7 +129,7 @@ async function buildPageRenderer () {
     write: false,
     logLevel: 'warning'
   })
-  const script = result.outputFiles.find((file) => file.path.endsWith('page-renderer.cjs'))
+  const script = (result.outputFiles ?? []).find((file) => file.path.endsWith('page-renderer.cjs'))
   if (script === undefined) throw new Error('build: the page renderer produced no script')
   await mkdir(dirname(script.path), { recursive: true })
   await writeFile(script.path, script.contents)
@@ -132,13 +142,16 @@ async function moveClientSourceMaps () {
   await Promise.all(maps.map((name) => rename(join(assetsDir, name), join(clientSourceMapsDir, name))))
 }
 
-/** Fills the HTML template with the entry's stylesheet, script and preloads. */
+/**
+ * Fills the HTML template with the entry's stylesheet, script and preloads.
+ * @param {Metafile} metafile
+ */
 async function writeIndexHtml (metafile) {
   const outputs = Object.entries(metafile.outputs)
   const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('client/main.tsx'))
   if (entry === undefined) throw new Error('build: the client entry produced no output')
   const [entryPath, entryOutput] = entry
-  const toUrl = (path) => `/${relative(publicDir, join(root, path)).split('\\').join('/')}`
+  const toUrl = (/** @type {string} */ path) => `/${relative(publicDir, join(root, path)).split('\\').join('/')}`
   const preloads = entryOutput.imports
     .filter((imported) => imported.kind === 'import-statement' && !imported.external)
     .map((imported) => `<link rel="modulepreload" href="${toUrl(imported.path)}">`)
@@ -186,7 +199,10 @@ async function precompress () {
  */
 const SERVER_EXTERNALS = ['better-sqlite3', 'pg-native', 'cpu-features', 'ssh2']
 
-/** @fastify/reply-from's `require('undici')` → server/edge/undici-for-reply-from.cjs (why: there). */
+/**
+ * @fastify/reply-from's `require('undici')` → server/edge/undici-for-reply-from.cjs (why: there).
+ * @type {Plugin}
+ */
 const slimUndiciForReplyFrom = {
   name: 'slim-undici-for-reply-from',
   setup (builder) {
@@ -197,7 +213,10 @@ const slimUndiciForReplyFrom = {
   }
 }
 
-/** Options every server build shares. */
+/**
+ * Options every server build shares.
+ * @type {BuildOptions}
+ */
 const SERVER_COMMON = {
   plugins: [slimUndiciForReplyFrom],
   outdir: join(dist, 'server'),
@@ -295,10 +314,12 @@ async function buildConformance () {
  */
 async function writeCompileCache () {
   const env = { PATH: process.env.PATH, ...(process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS }) }
-  await new Promise((resolve, reject) => {
+  /** @type {Promise<void>} */
+  const filled = new Promise((resolve, reject) => {
     execFile(process.execPath, [join(dist, 'server/main.js'), '--write-compile-cache'], { env, timeout: 30_000 },
       (error, _stdout, stderr) => error === null ? resolve() : reject(new Error(`build: filling the compile cache failed: ${stderr || error.message}`)))
   })
+  await filled
 }
 
 async function main () {

@@ -15,11 +15,18 @@
 import { readFile } from 'node:fs/promises'
 import { extname } from 'node:path'
 
-/** The plugin; `startModule` is the absolute path of the module every import() target is made to import. */
+/** @import { Loader, Plugin } from 'esbuild' */
+
+/**
+ * The plugin; `startModule` is the absolute path of the module every import() target is made to import.
+ * @param {string} startModule
+ * @returns {Plugin}
+ */
 export function firstLoadInOneChunk (startModule) {
   return {
     name: 'first-load-in-one-chunk',
     setup (builder) {
+      /** @type {Set<string>} */
       const lazyModules = new Set()
       builder.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind !== 'dynamic-import' || args.pluginData === 'first-load-in-one-chunk') return undefined
@@ -32,7 +39,9 @@ export function firstLoadInOneChunk (startModule) {
       builder.onLoad({ filter: /\.tsx?$/ }, async (args) => {
         if (!lazyModules.has(args.path)) return undefined
         const source = await readFile(args.path, 'utf8')
-        return { contents: `${source}\nimport ${JSON.stringify(startModule)}\n`, loader: extname(args.path).slice(1) }
+        // The filter lets only .ts and .tsx through, both loaders of esbuild's.
+        const loader = /** @type {Loader} */ (extname(args.path).slice(1))
+        return { contents: `${source}\nimport ${JSON.stringify(startModule)}\n`, loader }
       })
     }
   }

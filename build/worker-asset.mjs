@@ -11,9 +11,15 @@
 import { build } from 'esbuild'
 import { basename, dirname, join } from 'node:path'
 
+/** @import { Plugin } from 'esbuild' */
+
 const WORKER_QUERY = '?worker'
 
-/** The plugin; `target` is the browsers the worker is built for (the client's). */
+/**
+ * The plugin; `target` is the browsers the worker is built for (the client's).
+ * @param {string[]} target
+ * @returns {Plugin}
+ */
 export function workerAssets (target) {
   return {
     name: 'worker-assets',
@@ -37,7 +43,9 @@ export function workerAssets (target) {
           metafile: true,
           logLevel: 'warning'
         })
-        return { contents: result.outputFiles[0].contents, loader: 'file', watchFiles: Object.keys(result.metafile.inputs) }
+        const [script] = result.outputFiles
+        if (script === undefined) return { errors: [{ text: `worker-assets: ${args.pluginData} built to no script` }] }
+        return { contents: script.contents, loader: 'file', watchFiles: Object.keys(result.metafile.inputs) }
       })
     }
   }
