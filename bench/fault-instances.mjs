@@ -7,25 +7,39 @@ import { join } from 'node:path'
 import { FAKETIME_LIBRARY } from './fault-services.mjs'
 import { freePort, startEdge } from './tools.mjs'
 
+/** @typedef {Awaited<ReturnType<typeof startEdge>>} Edge */
+/**
+ * One instance: `edge` while it runs, `logFile` its current start's log ('' before its first).
+ * @typedef {{ name: string, port: number, dataDir: string, edge: Edge | null, starts: number, stopping: boolean, logFile: string, skewed: boolean }} Instance
+ */
+/** @typedef {{ instance: string, exit: string, logFile?: string, tail: string }} Crash */
+
 /**
  * Two instances, each on a port of its own and a DATA_DIR of its own whose
  * keys/ is one shared folder (the "shared volume" of docs/scale-out.md).
  * `env`: what both are given. An instance that exits without being told to
  * is a crash: noted with its log's tail (`onCrash`) and started again, so that
  * the run goes on.
+ * @param {{ folder: string, env: Record<string, string>, onCrash: (crash: Crash) => void }} options
  */
 export async function createInstances ({ folder, env, onCrash }) {
   const keys = join(folder, 'keys')
   mkdirSync(keys, { mode: 0o700 })
+  /** @type {Instance[]} */
   const instances = []
+  /** @type {string[]} */
   const logFiles = []
   for (const name of ['a', 'b']) {
     const dataDir = join(folder, `instance-${name}`)
     mkdirSync(dataDir, { mode: 0o700 })
     symlinkSync(keys, join(dataDir, 'keys'))
-    instances.push({ name, port: await freePort(), dataDir, edge: null, starts: 0, stopping: false, logFile: null, skewed: false })
+    instances.push({ name, port: await freePort(), dataDir, edge: null, starts: 0, stopping: false, logFile: '', skewed: false })
   }
 
+  /**
+   * @param {Instance} instance
+   * @param {{ skewSeconds?: number }} [options]
+   */
   async function start (instance, { skewSeconds = 0 } = {}) {
     instance.starts++
     instance.logFile = join(folder, `instance-${instance.name}-${instance.starts}.log`)
@@ -60,10 +74,16 @@ export async function createInstances ({ folder, env, onCrash }) {
     /** Every log an instance has written, one file per start. */
     logFiles,
     start,
-    /** Stops an instance with `signal` (its own process; the service it forked follows) and waits for its exit; resolves with the exit. */
+    /**
+     * Stops an instance with `signal` (its own process; the service it forked follows) and waits for its exit; resolves with the exit.
+     * @param {Instance} instance
+     * @param {NodeJS.Signals} signal
+     */
     async stop (instance, signal) {
-      instance.stopping = true
       const edge = instance.edge
+      // Between a crash and its restart (the watcher's), there is nothing to stop.
+      if (edge === null) throw new Error(`instance ${instance.name} is not running`)
+      instance.stopping = true
       instance.edge = null
       process.kill(edge.pid, signal)
       const startedAt = Date.now()

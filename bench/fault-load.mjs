@@ -14,28 +14,67 @@ const LONGEST_RETRY_WAIT_MS = 2000
 /** A visitor (or a product) stops retrying one call after this long; the call is then given up. */
 const GIVE_UP_AFTER_MS = 60_000
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const jitter = (ms) => Math.round(ms * (0.75 + Math.random() / 2))
+/**
+ * One call's outcome: `status` 0 when no answer came (`error` says why).
+ * @typedef {{ status: number, retryAfterMs?: number | null, json?: { refresh?: string, reason?: string } | null, error?: string }} Answer
+ */
+/** @typedef {{ email: string, password: string, wrong: number, busy: boolean }} Account */
+/** @typedef {{ id: number, token: string | null, okAt: number }} SessionClient */
+/**
+ * The outcomes of the calls made while one fault ran (times in ms since the epoch).
+ * @typedef {object} LoadWindow
+ * @property {string} name
+ * @property {number} calls
+ * @property {number[]} successes when each call that went as expected ended
+ * @property {Map<string, number>} errors each kind of unexpected answer, counted
+ * @property {number[]} errorTimes when each failure (5xx, no answer) came
+ * @property {number} gaveUp
+ * @property {string[]} acknowledged the emails whose registration was answered 200
+ * @property {number} toldTaken
+ * @property {number} rightTried
+ * @property {Array<{ kind: string, status: number, reason: string | null }>} rightRefused
+ * @property {Array<{ session: number, reason: string | null }>} lost
+ */
+
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const jitter = (/** @type {number} */ ms) => Math.round(ms * (0.75 + Math.random() / 2))
 const secret = () => randomBytes(12).toString('base64url')
+const reason = (/** @type {NodeJS.ErrnoException} */ error) => error.code ?? error.message
 
 /**
  * The load, not yet running. `port`: nginx's https port; `host`: the site's
  * host name. `sessions` clients each refresh every `refreshEveryMs`.
+ * @param {{ port: number, host: string, runId: string, sessions?: number, refreshEveryMs?: number, loginWorkers?: number }} options
  */
 export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs = 1000, loginWorkers = 2 }) {
   const agent = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false, servername: host })
-  /** Accounts whose password the load knows: seeded, then every acknowledged registration. */
+  /**
+   * Accounts whose password the load knows: seeded, then every acknowledged registration.
+   * @type {Account[]}
+   */
   const accounts = []
+  /** @type {string[]} */
   const acknowledged = []
   let registrations = 0
   let running = false
+  /** @type {Promise<void>[]} */
   const workers = []
-  /** The session clients: each holds one refresh token at a time (in memory only). */
+  /**
+   * The session clients: each holds one refresh token at a time (in memory only).
+   * @type {SessionClient[]}
+   */
   const clients = []
   let sessionIds = 0
+  /** @type {LoadWindow | null} */
   let window = null
 
-  /** One call; resolves with the status (0: no answer), Retry-After in ms and the JSON body, never throws. */
+  /**
+   * One call; resolves with the status (0: no answer), Retry-After in ms and the JSON body, never throws.
+   * @param {string} method
+   * @param {string} path
+   * @param {object} [body]
+   * @returns {Promise<Answer>}
+   */
   function call (method, path, body) {
     return new Promise((resolve) => {
       const payload = body === undefined ? undefined : JSON.stringify(body)
@@ -48,27 +87,33 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
         headers: { host, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
         timeout: CALL_TIMEOUT_MS
       }, (response) => {
+        /** @type {Buffer[]} */
         const chunks = []
         response.on('data', (chunk) => chunks.push(chunk))
-        response.on('error', (error) => resolve({ status: 0, error: error.code ?? error.message }))
+        response.on('error', (error) => resolve({ status: 0, error: reason(error) }))
         response.on('end', () => {
           let json = null
           if (/json/.test(response.headers['content-type'] ?? '')) {
             try { json = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { json = null }
           }
           const retryAfter = Number(response.headers['retry-after'])
-          resolve({ status: response.statusCode, retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : null, json })
+          resolve({ status: response.statusCode ?? 0, retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : null, json })
         })
       })
       outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })))
-      outgoing.on('error', (error) => resolve({ status: 0, error: error.code ?? error.message }))
+      outgoing.on('error', (error) => resolve({ status: 0, error: reason(error) }))
       outgoing.end(payload)
     })
   }
 
-  const failed = (answer) => answer.status === 0 || answer.status >= 500
+  const failed = (/** @type {Answer} */ answer) => answer.status === 0 || answer.status >= 500
 
-  /** Notes an outcome in the current window: ok, a client-visible error (5xx, no answer) or a wrong answer. */
+  /**
+   * Notes an outcome in the current window: ok, a client-visible error (5xx, no answer) or a wrong answer.
+   * @param {string} kind
+   * @param {Answer} answer
+   * @param {number[]} expected
+   */
   function note (kind, answer, expected) {
     if (window === null) return
     const at = Date.now()
@@ -82,7 +127,13 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     if (failed(answer)) window.errorTimes.push(at)
   }
 
-  /** Sends a call until it is answered by other than a failure (5xx, no answer), waiting as a product would; null when given up. */
+  /**
+   * Sends a call until it is answered by other than a failure (5xx, no answer), waiting as a product would; null when given up.
+   * @param {string} kind
+   * @param {() => Promise<Answer>} send
+   * @param {number[]} expected
+   * @returns {Promise<Answer | null>}
+   */
   async function withRetries (kind, send, expected) {
     const started = Date.now()
     for (;;) {
@@ -97,7 +148,11 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     }
   }
 
-  /** A right password must be let in: anything but 200, once retries are done, is a refusal. */
+  /**
+   * A right password must be let in: anything but 200, once retries are done, is a refusal.
+   * @param {Account} account
+   * @param {string} kind
+   */
   async function rightLogin (account, kind) {
     if (window !== null) window.rightTried++
     const answer = await withRetries(kind, () => call('POST', '/accounts/v2/login', { email: account.email, password: account.password }), [200])
@@ -106,6 +161,10 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     return null
   }
 
+  /**
+   * @param {string} email
+   * @param {string} password
+   */
   async function register (email, password) {
     let failedBefore = false
     const answer = await withRetries('register', async () => {
@@ -124,6 +183,7 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     return answer
   }
 
+  /** @param {boolean} forWrong */
   function pickAccount (forWrong) {
     const free = accounts.filter((account) => !account.busy && (!forWrong || account.wrong < 8))
     if (free.length === 0) return null
@@ -147,6 +207,7 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     }
   }
 
+  /** @param {number} index */
   async function loginWorker (index) {
     for (let turn = index; running; turn++) {
       const wrongFirst = turn % 2 === 1
@@ -170,7 +231,10 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     }
   }
 
-  /** Signs a session client in (a right login, retried until let in); false when it could not be. */
+  /**
+   * Signs a session client in (a right login, retried until let in); false when it could not be.
+   * @param {SessionClient} client
+   */
   async function signIn (client) {
     for (;;) {
       const account = pickAccount(false)
@@ -180,11 +244,12 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
       }
       const answer = await rightLogin(account, 'session sign-in').finally(() => { account.busy = false })
       if (answer?.status !== 200) return false
-      Object.assign(client, { id: ++sessionIds, token: answer.json.refresh, okAt: Date.now() })
+      Object.assign(client, { id: ++sessionIds, token: answer.json?.refresh ?? null, okAt: Date.now() })
       return true
     }
   }
 
+  /** @param {SessionClient} client */
   async function sessionWorker (client) {
     await sleep(Math.random() * refreshEveryMs)
     while (running) {
@@ -197,7 +262,7 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
       const answer = await withRetries('refresh', () => call('POST', '/accounts/token/refresh', { refresh: client.token }), [200])
       if (answer === null) continue
       if (answer.status === 200) {
-        client.token = answer.json.refresh
+        client.token = answer.json?.refresh ?? null
         client.okAt = Date.now()
       } else if (answer.status === 401) {
         // Its owner never ended it: the session was lost.
@@ -211,7 +276,10 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     accounts,
     acknowledged,
     call,
-    /** Registers `count` accounts for the logins, a few at a time, before the load starts. */
+    /**
+     * Registers `count` accounts for the logins, a few at a time, before the load starts.
+     * @param {number} count
+     */
     async seed (count) {
       const queue = Array.from({ length: count }, (_, index) => index)
       await Promise.all(Array.from({ length: 4 }, async () => {
@@ -233,13 +301,18 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
       await Promise.all(workers)
       agent.destroy()
     },
-    /** Starts attributing outcomes to a new window, and returns it. */
+    /**
+     * Starts attributing outcomes to a new window, and returns it.
+     * @param {string} name
+     */
     beginWindow (name) {
-      window = {
+      /** @type {LoadWindow} */
+      const begun = {
         name, calls: 0, successes: [], errors: new Map(), errorTimes: [], gaveUp: 0,
         acknowledged: [], toldTaken: 0, rightTried: 0, rightRefused: [], lost: []
       }
-      return window
+      window = begun
+      return begun
     },
     /** The sessions held now (their ids), to be judged after a fault. */
     liveSessions () {
@@ -249,11 +322,14 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
      * Waits (at most `timeoutMs`) until each of `sessionIds` has either
      * refreshed after `since` or been lost; answers how many did each, and
      * how many did neither.
+     * @param {Set<number>} sessionIds
+     * @param {number} since
+     * @param {number} timeoutMs
      */
     async judgeSessions (sessionIds, since, timeoutMs) {
       const count = () => {
         const alive = clients.filter((client) => sessionIds.has(client.id) && client.okAt > since).length
-        const lost = new Set(window.lost.map((loss) => loss.session).filter((id) => sessionIds.has(id))).size
+        const lost = new Set((window?.lost ?? []).map((loss) => loss.session).filter((id) => sessionIds.has(id))).size
         return { alive, lost, stuck: sessionIds.size - alive - lost }
       }
       for (const deadline = Date.now() + timeoutMs; count().stuck > 0 && Date.now() < deadline;) await sleep(100)

@@ -6,13 +6,35 @@ import { existsSync, readFileSync } from 'node:fs'
 const AUDIT_EVENTS = ['token.reuse-detected', 'token.refused', 'login.throttled', 'login.slowed', 'register.repeated']
 
 /**
+ * One fault's row of the report (load-faults.mjs measures it).
+ * @typedef {object} FaultResult
+ * @property {string} name
+ * @property {string} what
+ * @property {string} note what the fault's run said it did
+ * @property {number} faultMs
+ * @property {number} calls
+ * @property {number} errors
+ * @property {Record<string, number>} errorsByKind
+ * @property {number | null} recoveryMs null: never recovered
+ * @property {{ acknowledged: number, stored: number, toldTakenAfterFailure: number }} registrations
+ * @property {{ held: number, alive: number, lost: number, stuck: number, lostReasons: Array<string | null> }} sessions
+ * @property {{ tried: number, refused: number, refusals: Array<{ kind: string, status: number, reason: string | null }> }} rightPasswords
+ * @property {number} gaveUp
+ * @property {number} crashes
+ * @property {Record<string, number>} logged
+ */
+
+/**
  * Counts, in the instances' logs and nginx's error log so far: the audit
  * events above, the lines at level error or fatal, and nginx's errors by kind.
  * A fault's share is the difference between two counts (`countsSince`).
+ * @param {string[]} instanceLogs
+ * @param {string} nginxLog
  */
 export function countLogEvents (instanceLogs, nginxLog) {
+  /** @type {Map<string, number>} */
   const counts = new Map()
-  const add = (label) => counts.set(label, (counts.get(label) ?? 0) + 1)
+  const add = (/** @type {string} */ label) => counts.set(label, (counts.get(label) ?? 0) + 1)
   for (const file of instanceLogs) {
     if (!existsSync(file)) continue
     for (const line of readFileSync(file, 'utf8').split('\n')) {
@@ -31,14 +53,23 @@ export function countLogEvents (instanceLogs, nginxLog) {
   return counts
 }
 
-/** What was counted after `before` was. */
+/**
+ * What was counted after `before` was.
+ * @param {Map<string, number>} before
+ * @param {Map<string, number>} after
+ * @returns {Record<string, number>}
+ */
 export function countsSince (before, after) {
-  return Object.fromEntries([...after].map(([label, count]) => [label, count - (before.get(label) ?? 0)]).filter(([, count]) => count > 0))
+  return Object.fromEntries([...after].map(([label, count]) => /** @type {const} */ ([label, count - (before.get(label) ?? 0)])).filter(([, count]) => count > 0))
 }
 
-const pad = (value, width) => String(value).padStart(width)
+const pad = (/** @type {string | number} */ value, /** @type {number} */ width) => String(value).padStart(width)
 
-/** The table, its columns' definitions, and a paragraph per fault. */
+/**
+ * The table, its columns' definitions, and a paragraph per fault.
+ * @param {FaultResult[]} results
+ * @param {{ sessionsSettleMs: number }} options
+ */
 export function printReport (results, { sessionsSettleMs }) {
   console.log('\nfault                        errors  recovery  registrations  sessions      right passwords  crashes')
   console.log('                                       (s)    ack / stored   alive / lost  refused / tried')
@@ -66,6 +97,7 @@ export function printReport (results, { sessionsSettleMs }) {
     if (result.sessions.stuck > 0) console.log(`    sessions neither refreshed nor refused after the fault: ${result.sessions.stuck}`)
     if (result.sessions.lost > 0) console.log(`    lost sessions' 401 reasons: ${JSON.stringify(result.sessions.lostReasons)}`)
     if (result.rightPasswords.refused > 0) {
+      /** @type {Map<string, number>} */
       const refusals = new Map()
       for (const { kind, status, reason } of result.rightPasswords.refusals) {
         const label = `${kind} ${status}${reason === null ? '' : ` (${reason})`}`

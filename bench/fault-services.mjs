@@ -18,10 +18,16 @@ const SITE_FILE = fileURLToPath(new URL('../deploy/nginx/threshold.conf', import
 export const SITE_HOST = 'signin.example.com'
 const SUPERUSER = 'threshold'
 
+/** @typedef {{ child: import('node:child_process').ChildProcess, stop: (signal?: NodeJS.Signals) => Promise<void> }} RunningServer */
+
 /**
  * Spawns a server whose output is appended to `logFile` and resolves once
  * what it wrote there matches `ready`; rejects with its last lines when it
  * exits first or takes longer than `timeoutMs`.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ ready: RegExp, timeoutMs: number, logFile: string, cwd?: string }} options
+ * @returns {Promise<RunningServer>}
  */
 async function spawnUntilReady (command, args, { ready, timeoutMs, logFile, cwd }) {
   const before = existsSync(logFile) ? readFileSync(logFile, 'utf8').length : 0
@@ -68,7 +74,11 @@ function postgresBinaries () {
 export const FAKETIME_LIBRARY = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib']
   .map((folder) => join(folder, 'faketime/libfaketime.so.1')).find((path) => existsSync(path)) ?? '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
 
-/** What is missing to run the fault run (libfaketime only for the clock's fault), one line each; empty when nothing is. */
+/**
+ * What is missing to run the fault run (libfaketime only for the clock's fault), one line each; empty when nothing is.
+ * @param {{ faketime: boolean }} options
+ * @returns {string[]}
+ */
 export function missingTools ({ faketime }) {
   return [
     postgresBinaries() === null ? 'PostgreSQL (Debian package postgresql)' : null,
@@ -80,15 +90,24 @@ export function missingTools ({ faketime }) {
 }
 
 
-/** initdb and postgres refuse root: as root, they run as the `postgres` account, which then owns the folder. */
+/** Whether this process runs as root (process.getuid is POSIX only). */
+const asRoot = () => process.getuid?.() === 0
+
+/**
+ * initdb and postgres refuse root: as root, they run as the `postgres` account, which then owns the folder.
+ * @param {string} command
+ * @param {string[]} args
+ * @returns {[string, string[]]}
+ */
 function asServerAccount (command, args) {
-  if (process.getuid() !== 0) return [command, args]
+  if (!asRoot()) return [command, args]
   return ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args]]
 }
 
+/** @param {string} path */
 function giveToServerAccount (path) {
-  if (process.getuid() !== 0) return
-  const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
+  if (!asRoot()) return
+  const id = (/** @type {string} */ flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
   chownSync(path, id('-u'), id('-g'))
 }
 
@@ -98,9 +117,11 @@ function giveToServerAccount (path) {
  * shutdown (SIGINT, which ends open sessions), `start` brings it back with
  * its data on the same port; `query` opens a connection of its own each time,
  * so that it works across restarts.
+ * @param {string} folder
  */
 export async function startPostgres (folder) {
   const binaries = postgresBinaries()
+  if (binaries === null) throw new Error('PostgreSQL is not installed (Debian package postgresql)')
   const dir = join(folder, 'postgres')
   mkdirSync(dir)
   giveToServerAccount(dir)
@@ -115,11 +136,13 @@ export async function startPostgres (folder) {
   ])
   try {
     execFileSync(initCommand, initArgs, { stdio: 'pipe', cwd: dir })
-  } catch (error) {
+  } catch (caught) {
+    const error = /** @type {Error & { stderr?: Buffer }} */ (caught)
     throw new Error(`initdb failed: ${String(error.stderr ?? error.message).trim()}`)
   }
   const logFile = join(folder, 'postgres.log')
   let port = 0
+  /** @type {RunningServer | null} */
   let running = null
   const launch = async () => {
     const [command, args] = asServerAccount(binaries.postgres, [
@@ -138,6 +161,11 @@ export async function startPostgres (folder) {
     }
   }
   const url = (database = 'postgres') => `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`
+  /**
+   * @param {string} sql
+   * @param {unknown[]} [params]
+   * @param {string} [database]
+   */
   const query = async (sql, params = [], database = 'threshold') => {
     const client = new pg.Client({ connectionString: url(database) })
     await client.connect()
@@ -172,12 +200,16 @@ export async function startPostgres (folder) {
   }
 }
 
-/** redis-server on a loopback port, in memory only; `stop` then `start` is an outage that loses its counts. */
+/**
+ * redis-server on a loopback port, in memory only; `stop` then `start` is an outage that loses its counts.
+ * @param {string} folder
+ */
 export async function startRedis (folder) {
   const dir = join(folder, 'redis')
   mkdirSync(dir)
   const logFile = join(folder, 'redis.log')
   let port = 0
+  /** @type {RunningServer | null} */
   let running = null
   const launch = async () => {
     running = await spawnUntilReady('redis-server', [
@@ -212,6 +244,8 @@ export async function startRedis (folder) {
  * self-signed one, and its one upstream line one line per instance, with the
  * file's own parameters (max_fails, fail_timeout). Every other line is the
  * real file's. Its error log (warn and up) goes to `folder/nginx.log`.
+ * @param {string} folder
+ * @param {number[]} instancePorts
  */
 export async function startNginx (folder, instancePorts) {
   const dir = join(folder, 'nginx')
@@ -234,7 +268,7 @@ export async function startNginx (folder, instancePorts) {
   for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp))
   const conf = join(dir, 'nginx.conf')
   writeFileSync(conf, `
-${process.getuid() === 0 ? 'user root;' : ''}
+${asRoot() ? 'user root;' : ''}
 worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
@@ -272,7 +306,11 @@ http {
   }
 }
 
-/** Whether something accepts connections on the loopback port. */
+/**
+ * Whether something accepts connections on the loopback port.
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
 function listening (port) {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1')
@@ -281,7 +319,11 @@ function listening (port) {
   })
 }
 
-/** The process ids of `pid`'s children (Linux: /proc/<pid>/task/<thread>/children). */
+/**
+ * The process ids of `pid`'s children (Linux: /proc/<pid>/task/<thread>/children).
+ * @param {number} pid
+ * @returns {number[]}
+ */
 export function childPids (pid) {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((task) =>

@@ -6,26 +6,58 @@ import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { childPids, SITE_HOST } from './fault-services.mjs'
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
+/** @import { Instance } from './fault-instances.mjs' */
+/** @import { Account } from './fault-load.mjs' */
+/**
+ * What a fault acts on (see FAULTS).
+ * @typedef {object} FaultContext
+ * @property {Awaited<ReturnType<typeof import('./fault-instances.mjs').createInstances>>} instances
+ * @property {Awaited<ReturnType<typeof import('./fault-services.mjs').startPostgres>>} postgres
+ * @property {Awaited<ReturnType<typeof import('./fault-services.mjs').startRedis>>} redis
+ * @property {ReturnType<typeof import('./fault-load.mjs').createLoad>} load
+ * @property {number} freezeMs longer than UPSTREAM_TIMEOUT_MS
+ * @property {number} postgresDownMs
+ * @property {number} outageMs Redis's
+ * @property {number} skewHoldMs
+ */
+/** @typedef {{ name: string, what: string, run: (context: FaultContext) => Promise<string> }} Fault */
+
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`
+
+/**
+ * The instance a fault acts on, by its place.
+ * @param {FaultContext} context
+ * @param {number} index
+ */
+function instanceAt (context, index) {
+  const instance = context.instances.instances[index]
+  if (instance === undefined) throw new Error(`no instance ${index}`)
+  return instance
+}
 
 /** The clock skew of the clock-skew fault: one instance this far ahead. */
 export const SKEW_SECONDS = 300
 
-/** How far an instance's clock is from this process's, read from its Date header (whole seconds). */
+/**
+ * How far an instance's clock is from this process's, read from its Date header (whole seconds).
+ * @param {number} port
+ */
 async function clockOffsetSeconds (port) {
   const before = Date.now()
   const response = await fetch(`http://127.0.0.1:${port}/healthz`)
   await response.arrayBuffer()
-  const theirs = Date.parse(response.headers.get('date'))
+  const theirs = Date.parse(response.headers.get('date') ?? '')
   return Math.round((theirs - (before + Date.now()) / 2) / 1000)
 }
 
 /**
  * The offsets an instance measured from the clocks it shares (server/shared/shared-clock.ts), as its log
  * says them (negative: its own clock is ahead): PostgreSQL's for its service, Redis's for its edge.
+ * @param {string} logFile
  */
 function measuredOffsetsSeconds (logFile) {
+  /** @type {Record<string, number>} */
   const offsets = {}
   for (const line of readFileSync(logFile, 'utf8').split('\n')) {
     const server = /clock differs from the (PostgreSQL|Redis) server/.exec(line)?.[1]
@@ -35,10 +67,15 @@ function measuredOffsetsSeconds (logFile) {
   return offsets
 }
 
-/** The clock the service an instance forked signs with, from the `iat` of an auth token (a login straight to the instance). */
+/**
+ * The clock the service an instance forked signs with, from the `iat` of an auth token (a login straight to the instance).
+ * @param {number} port
+ * @param {Account} account
+ */
 async function serviceClockOffsetSeconds (port, account) {
   const before = Date.now()
   const body = JSON.stringify({ email: account.email, password: account.password })
+  /** @type {{ auth?: unknown }} */
   const answer = await new Promise((resolve, reject) => {
     // node:http, not fetch: fetch does not send a Host header of the caller's, and the edge serves the site's host only.
     const outgoing = httpRequest({ host: '127.0.0.1', port, path: '/accounts/v2/login', method: 'POST', headers: { host: SITE_HOST, 'content-type': 'application/json' } }, (response) => {
@@ -50,10 +87,15 @@ async function serviceClockOffsetSeconds (port, account) {
     outgoing.end(body)
   })
   if (typeof answer.auth !== 'string') return null
-  const { iat } = JSON.parse(Buffer.from(answer.auth.split('.')[1], 'base64url').toString('utf8'))
+  const { iat } = JSON.parse(Buffer.from(answer.auth.split('.')[1] ?? '', 'base64url').toString('utf8'))
   return Math.round(iat - before / 1000)
 }
 
+/**
+ * @param {FaultContext} context
+ * @param {Instance} instance
+ * @param {NodeJS.Signals} signal
+ */
 async function restart (context, instance, signal) {
   const { exit, ms } = await context.instances.stop(instance, signal)
   const startMs = await context.instances.start(instance)
@@ -64,17 +106,18 @@ async function restart (context, instance, signal) {
  * The nine faults. `context`: { instances, postgres, redis, load,
  * freezeMs (longer than UPSTREAM_TIMEOUT_MS), postgresDownMs, outageMs (Redis's),
  * skewHoldMs }.
+ * @type {Fault[]}
  */
 export const FAULTS = [
   {
     name: 'sigterm-restart',
     what: 'SIGTERM of one instance (drain, stop), then its start: a rolling restart',
-    run: (context) => restart(context, context.instances.instances[0], 'SIGTERM')
+    run: (context) => restart(context, instanceAt(context, 0), 'SIGTERM')
   },
   {
     name: 'sigkill-restart',
     what: 'SIGKILL of one instance, then its start',
-    run: (context) => restart(context, context.instances.instances[0], 'SIGKILL')
+    run: (context) => restart(context, instanceAt(context, 0), 'SIGKILL')
   },
   {
     name: 'postgres-restart',
@@ -108,8 +151,10 @@ export const FAULTS = [
   {
     name: 'service-freeze',
     what: 'one instance\'s accounts service frozen (SIGSTOP, then SIGCONT), longer than UPSTREAM_TIMEOUT_MS',
-    async run ({ instances, freezeMs }) {
-      const instance = instances.instances[0]
+    async run (context) {
+      const { freezeMs } = context
+      const instance = instanceAt(context, 0)
+      if (instance.edge === null) throw new Error(`instance ${instance.name} is not running`)
       const service = childPids(instance.edge.pid)
       if (service.length === 0) throw new Error(`instance ${instance.name} has no service process to freeze`)
       for (const pid of service) process.kill(pid, 'SIGSTOP')
@@ -123,6 +168,7 @@ export const FAULTS = [
     what: 'PostgreSQL frozen (SIGSTOP of the server and its backends, then SIGCONT), longer than UPSTREAM_TIMEOUT_MS',
     async run ({ postgres, freezeMs }) {
       const server = postgres.pid()
+      if (server === undefined) throw new Error('PostgreSQL is not running')
       const frozen = [server, ...childPids(server)]
       for (const pid of frozen) process.kill(pid, 'SIGSTOP')
       await sleep(freezeMs)
@@ -151,14 +197,16 @@ export const FAULTS = [
     what: `one instance restarted with its clock ${SKEW_SECONDS / 60} minutes ahead (libfaketime), then restarted right`,
     async run (context) {
       const { instances, load, skewHoldMs } = context
-      const instance = instances.instances[1]
+      const instance = instanceAt(context, 1)
+      const account = load.accounts[0]
+      if (account === undefined) throw new Error('no account to log in with')
       await instances.stop(instance, 'SIGTERM')
       await instances.start(instance, { skewSeconds: SKEW_SECONDS })
       const edgeOffset = await clockOffsetSeconds(instance.port)
       if (Math.abs(edgeOffset - SKEW_SECONDS) > 2) throw new Error(`libfaketime did not move the instance's clock: its Date header is ${edgeOffset} s ahead`)
       // Its own clock is ahead; what it shares follows PostgreSQL's and Redis's, and it says how far it is from them.
       const measured = measuredOffsetsSeconds(instance.logFile)
-      const tokenOffset = await serviceClockOffsetSeconds(instance.port, load.accounts[0])
+      const tokenOffset = await serviceClockOffsetSeconds(instance.port, account)
       await sleep(skewHoldMs)
       await restart(context, instance, 'SIGTERM')
       return `instance ${instance.name}: its Date header ${edgeOffset} s ahead; measured from PostgreSQL ${measured.PostgreSQL ?? '?'} s, ` +

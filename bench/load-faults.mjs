@@ -37,7 +37,7 @@ import { missingTools, SITE_HOST, startNginx, startPostgres, startRedis } from '
 import { FAULTS } from './faults.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
-const argument = (name) => {
+const argument = (/** @type {string} */ name) => {
   const index = process.argv.indexOf(name)
   return index === -1 ? undefined : process.argv[index + 1]
 }
@@ -74,17 +74,25 @@ const folder = mkdtempSync(join(tmpdir(), 'threshold-load-faults-'))
 // PostgreSQL (as the postgres account, when this runs as root) and nginx's workers must reach their folders in it.
 chmodSync(folder, 0o755)
 const runId = randomBytes(4).toString('hex')
+/** @type {Array<import('./fault-instances.mjs').Crash & { fault: string }>} */
 const crashes = []
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms))
+/** @type {import('./fault-load.mjs').LoadWindow | null} */
 let current = null
+/** @type {Array<() => Promise<void>>} */
 const started = []
 const stopAll = async () => {
   for (const stop of started.reverse()) await stop().catch((error) => console.error(`stopping: ${error.message}`))
 }
 
+/** @type {import('./fault-report.mjs').FaultResult[]} */
 const results = []
-let load
-/** Every registration acknowledged in the run (the seeded accounts too), and how many of them PostgreSQL holds at its end. */
+/** @type {ReturnType<typeof createLoad> | null} */
+let load = null
+/**
+ * Every registration acknowledged in the run (the seeded accounts too), and how many of them PostgreSQL holds at its end.
+ * @type {{ acknowledged: number, stored: number }}
+ */
 let overall
 try {
   const postgres = await startPostgres(folder)
