@@ -1,5 +1,5 @@
 // npm run load:stuffing: a credential-stuffing run against the built server
-// with its embedded reference service (issue 32, "Measured").
+// with its embedded reference service (docs/challenge.md, "Measured: a credential-stuffing run").
 //
 //   node bench/credential-stuffing.mjs [--attempts N] [--addresses N] [--concurrency N] [--after-wait S] [--json]
 //

@@ -1,6 +1,6 @@
 // npm run load:burst: a burst of concurrent password logins, each from an
 // IPv6 /64 of its own (so that no per-address limit holds them back), then
-// one legitimate login (issue 25, finding 2).
+// one legitimate login (docs/performance.md, "A burst of logins").
 //
 //   node bench/login-burst.mjs [--checkout DIR]... [--burst N] [--json]
 //
