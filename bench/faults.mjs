@@ -91,6 +91,28 @@ async function serviceClockOffsetSeconds (port, account) {
   return Math.round(iat - before / 1000)
 }
 
+/** PostgreSQL's code for the transaction it ended to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01'
+
+/**
+ * Opens a transaction holding accounts and refresh_tokens exclusively. A service transaction that
+ * holds refresh_tokens and then needs accounts (an insert's foreign-key check) deadlocks with it,
+ * and PostgreSQL ends one of the two: when it ends this one, it tries again.
+ * @param {import('pg').Client} session
+ */
+async function lockTables (session) {
+  for (let attempt = 1; ; attempt++) {
+    await session.query('BEGIN')
+    try {
+      await session.query('LOCK TABLE accounts, refresh_tokens IN ACCESS EXCLUSIVE MODE')
+      return
+    } catch (error) {
+      await session.query('ROLLBACK')
+      if (attempt === 5 || /** @type {{ code?: string }} */ (error).code !== DEADLOCK_DETECTED) throw error
+    }
+  }
+}
+
 /**
  * @param {FaultContext} context
  * @param {Instance} instance
@@ -182,8 +204,7 @@ export const FAULTS = [
     async run ({ postgres, freezeMs }) {
       const session = await postgres.connect()
       try {
-        await session.query('BEGIN')
-        await session.query('LOCK TABLE accounts, refresh_tokens IN ACCESS EXCLUSIVE MODE')
+        await lockTables(session)
         await sleep(freezeMs)
         await session.query('ROLLBACK')
       } finally {
