@@ -19,7 +19,7 @@ COPY common common
 COPY server server
 COPY proto proto
 COPY conformance conformance
-# The conformance check's copy of the accounts contract goes into dist/docs/ (build.mjs).
+# The conformance check's copy of the accounts contract goes into dist/docs/ (build/server.mjs).
 COPY docs/accounts-api.openapi.yaml docs/accounts-api.openapi.yaml
 # The build also fills dist/compile-cache/, but for root: the runtime stage
 # fills its own, as the user the container runs as.

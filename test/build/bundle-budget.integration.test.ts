@@ -70,7 +70,7 @@ t.test('the first load of the login view stays within the size budget', async (t
     external: ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'scheduler'],
     loader: { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.css': 'empty' },
     legalComments: 'none',
-    // As build.mjs splits it: the first load in one chunk, the worker a script of its own.
+    // As build/client.mjs splits it: the first load in one chunk, the worker a script of its own.
     plugins: [firstLoadInOneChunk(`${root}client/start-page.tsx`), workerAssets(['chrome92'])],
     logLevel: 'silent'
   })
@@ -139,7 +139,7 @@ t.test('the page names only assets that exist, and every first-load file is prec
     t.equal((await app.inject({ url: String(url) })).statusCode, 200, String(url))
   }
   for (const path of firstLoadOutputs()) {
-    // The entry is a line that imports the first load's chunk (build/first-load-chunk.mjs): compressing it gains nothing, and build.mjs keeps no variant that is not smaller.
+    // The entry is a line that imports the first load's chunk (build/first-load-chunk.mjs): compressing it gains nothing, and build/client.mjs keeps no variant that is not smaller.
     if (readFileSync(`${root}${path}`).length <= MAX_UNCOMPRESSED_BYTES) continue
     t.ok(readFileSync(`${root}${path}.br`).length > 0, `${path}.br`)
     t.ok(readFileSync(`${root}${path}.gz`).length > 0, `${path}.gz`)

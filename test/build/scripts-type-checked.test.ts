@@ -1,4 +1,4 @@
-// build.mjs, its esbuild plugins and the benchmark scripts are JavaScript that
+// build.mjs, the build's modules in build/ and the benchmark scripts are JavaScript that
 // Node runs as it is: their types are their JSDoc, which two projects of
 // npm run typecheck check as strictly as the TypeScript (docs/development.md).
 import { readdirSync, readFileSync } from 'node:fs'
