@@ -15,10 +15,11 @@
 // measured minutes apart on the same machine.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startNginx } from './nginx-yardstick.mjs'
 import { commandExists, freePort, median, runWrk, startEdge, startHelperServer } from './tools.mjs'
 
 /** @typedef {Awaited<ReturnType<typeof runWrk>>} WrkResult */
@@ -64,74 +65,6 @@ const summarize = (results) => ({
 })
 
 execFileSync(process.execPath, [join(root, 'build.mjs'), '--if-stale'], { stdio: 'inherit' })
-
-/**
- * nginx with one worker, serving the page the edge renders and the same assets, with the same headers.
- * @param {string} edgeBase
- */
-async function startNginx (edgeBase) {
-  const folder = mkdtempSync(join(tmpdir(), 'threshold-nginx-'))
-  chmodSync(folder, 0o755)
-  cpSync(join(root, 'dist/public/assets'), join(folder, 'assets'), { recursive: true })
-  const page = await fetch(`${edgeBase}/`)
-  writeFileSync(join(folder, 'index.html'), await page.text())
-  const pageHeaders = [...page.headers].filter(([name]) => !/^(date|content-length|content-type|connection|keep-alive|transfer-encoding)$/.test(name))
-  const assetResponse = await fetch(`${edgeBase}${mainScriptUrl}`, { headers: { 'accept-encoding': 'gzip' } })
-  await assetResponse.arrayBuffer()
-  const assetHeaders = [...assetResponse.headers].filter(([name]) => !/^(date|content-length|content-type|connection|keep-alive|transfer-encoding|etag|content-encoding|vary|last-modified)$/.test(name))
-  const addHeaders = (/** @type {[string, string][]} */ headers) => headers.map(([name, value]) => `      add_header ${name} "${value.replace(/"/g, '\\"')}" always;`).join('\n')
-  const port = await freePort()
-  writeFileSync(join(folder, 'nginx.conf'), `
-worker_processes 1;
-daemon off;
-pid ${folder}/nginx.pid;
-error_log stderr warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 1000000;
-  client_body_temp_path ${folder}/tmp-body;
-  proxy_temp_path ${folder}/tmp-proxy;
-  fastcgi_temp_path ${folder}/tmp-fastcgi;
-  uwsgi_temp_path ${folder}/tmp-uwsgi;
-  scgi_temp_path ${folder}/tmp-scgi;
-  types { text/html html; text/javascript js; text/css css; image/svg+xml svg; image/jpeg jpg; video/mp4 mp4; video/webm webm; application/json map; }
-  server {
-    listen 127.0.0.1:${port};
-    root ${folder};
-    location = / {
-      try_files /index.html =404;
-${addHeaders(pageHeaders)}
-    }
-    location /assets/ {
-      gzip_static on;
-      etag on;
-${addHeaders(assetHeaders)}
-    }
-  }
-}
-`)
-  const child = spawn('nginx', ['-c', join(folder, 'nginx.conf'), '-p', folder, '-g', 'user root;'], { stdio: ['ignore', 'inherit', 'inherit'] })
-  const base = `http://127.0.0.1:${port}`
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      if ((await fetch(`${base}/`)).ok) break
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-  return {
-    base,
-    version: spawnSync('nginx', ['-v'], { encoding: 'utf8' }).stderr.trim().replace(/^nginx version: /, ''),
-    async stop () {
-      child.kill('SIGQUIT')
-      await once(child, 'exit')
-      rmSync(folder, { recursive: true, force: true })
-    }
-  }
-}
 
 /** From spawn to listening for a Node process that only opens an empty node:http server: the floor for any Node server here. */
 async function emptyServerStartMs () {
@@ -203,7 +136,7 @@ async function main () {
 
   console.error('bench: throughput, edge and nginx')
   const edge = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url })
-  const nginx = commandExists('nginx') ? await startNginx(edge.base) : null
+  const nginx = commandExists('nginx') ? await startNginx(edge.base, mainScriptUrl) : null
   const plainNode = await startPlainNode(edge.base)
   const load = (/** @type {string} */ url, /** @type {Record<string, string>} */ headers = {}) => runWrk({ url, headers, durationSeconds, connections: 64 })
 
