@@ -5,19 +5,14 @@
 // fault), which the run then judges. No password or token is ever printed:
 // outcomes are kept as statuses and counts.
 import { randomBytes } from 'node:crypto'
-import { Agent, request } from 'node:https'
+import { createCaller } from './fault-calls.mjs'
 
-/** A call without an answer within this long counts as a network error (nginx's own timeouts are 60 s). */
-const CALL_TIMEOUT_MS = 30_000
 /** A product retries a failed call after Retry-After, here at most this long, so that a run stays short. */
 const LONGEST_RETRY_WAIT_MS = 2000
 /** A visitor (or a product) stops retrying one call after this long; the call is then given up. */
 const GIVE_UP_AFTER_MS = 60_000
 
-/**
- * One call's outcome: `status` 0 when no answer came (`error` says why).
- * @typedef {{ status: number, retryAfterMs?: number | null, json?: { refresh?: string, reason?: string } | null, error?: string }} Answer
- */
+/** @import { Answer } from './fault-calls.mjs' */
 /** @typedef {{ email: string, password: string, wrong: number, busy: boolean }} Account */
 /** @typedef {{ id: number, token: string | null, okAt: number }} SessionClient */
 /**
@@ -39,7 +34,6 @@ const GIVE_UP_AFTER_MS = 60_000
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const jitter = (/** @type {number} */ ms) => Math.round(ms * (0.75 + Math.random() / 2))
 const secret = () => randomBytes(12).toString('base64url')
-const reason = (/** @type {NodeJS.ErrnoException} */ error) => error.code ?? error.message
 
 /**
  * The load, not yet running. `port`: nginx's https port; `host`: the site's
@@ -47,7 +41,7 @@ const reason = (/** @type {NodeJS.ErrnoException} */ error) => error.code ?? err
  * @param {{ port: number, host: string, runId: string, sessions?: number, refreshEveryMs?: number, loginWorkers?: number }} options
  */
 export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs = 1000, loginWorkers = 2 }) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false, servername: host })
+  const { call, close } = createCaller({ port, host })
   /**
    * Accounts whose password the load knows: seeded, then every acknowledged registration.
    * @type {Account[]}
@@ -67,44 +61,6 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
   let sessionIds = 0
   /** @type {LoadWindow | null} */
   let window = null
-
-  /**
-   * One call; resolves with the status (0: no answer), Retry-After in ms and the JSON body, never throws.
-   * @param {string} method
-   * @param {string} path
-   * @param {object} [body]
-   * @returns {Promise<Answer>}
-   */
-  function call (method, path, body) {
-    return new Promise((resolve) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body)
-      const outgoing = request({
-        host: '127.0.0.1',
-        port,
-        path,
-        method,
-        agent,
-        headers: { host, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
-        timeout: CALL_TIMEOUT_MS
-      }, (response) => {
-        /** @type {Buffer[]} */
-        const chunks = []
-        response.on('data', (chunk) => chunks.push(chunk))
-        response.on('error', (error) => resolve({ status: 0, error: reason(error) }))
-        response.on('end', () => {
-          let json = null
-          if (/json/.test(response.headers['content-type'] ?? '')) {
-            try { json = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { json = null }
-          }
-          const retryAfter = Number(response.headers['retry-after'])
-          resolve({ status: response.statusCode ?? 0, retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : null, json })
-        })
-      })
-      outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })))
-      outgoing.on('error', (error) => resolve({ status: 0, error: reason(error) }))
-      outgoing.end(payload)
-    })
-  }
 
   const failed = (/** @type {Answer} */ answer) => answer.status === 0 || answer.status >= 500
 
@@ -299,7 +255,7 @@ export function createLoad ({ port, host, runId, sessions = 16, refreshEveryMs =
     async stop () {
       running = false
       await Promise.all(workers)
-      agent.destroy()
+      close()
     },
     /**
      * Starts attributing outcomes to a new window, and returns it.

@@ -1,74 +1,22 @@
-// The real processes of npm run load:faults: PostgreSQL, Redis and nginx with
-// the shipped site file, started on free loopback ports in a folder of the
-// caller's. test/fixtures/postgres-server.ts, redis-server.ts and
+// The other real processes of npm run load:faults: Redis and nginx with the
+// shipped site file, started on free loopback ports in a folder of the caller's
+// (PostgreSQL is fault-postgres.mjs's). test/fixtures/redis-server.ts and
 // test/deploy/nginx-front.integration.test.ts start them the same way for the tests;
 // bench/ is plain JavaScript that Node runs without their TypeScript loader
 // and tap's teardowns, hence this twin.
 import { execFileSync, spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
-import { commandExists, freePort } from './tools.mjs'
+import { postgresBinaries } from './fault-postgres.mjs'
+import { commandExists, freePort, isRoot, spawnUntilReady } from './tools.mjs'
+
+/** @import { RunningServer } from './tools.mjs' */
 
 const SITE_FILE = fileURLToPath(new URL('../deploy/nginx/threshold.conf', import.meta.url))
 /** The host the shipped site file serves (and the instances' PUBLIC_URL). */
 export const SITE_HOST = 'signin.example.com'
-const SUPERUSER = 'threshold'
-
-/** @typedef {{ child: import('node:child_process').ChildProcess, stop: (signal?: NodeJS.Signals) => Promise<void> }} RunningServer */
-
-/**
- * Spawns a server whose output is appended to `logFile` and resolves once
- * what it wrote there matches `ready`; rejects with its last lines when it
- * exits first or takes longer than `timeoutMs`.
- * @param {string} command
- * @param {string[]} args
- * @param {{ ready: RegExp, timeoutMs: number, logFile: string, cwd?: string }} options
- * @returns {Promise<RunningServer>}
- */
-async function spawnUntilReady (command, args, { ready, timeoutMs, logFile, cwd }) {
-  const before = existsSync(logFile) ? readFileSync(logFile, 'utf8').length : 0
-  const log = openSync(logFile, 'a')
-  const child = spawn(command, args, { stdio: ['ignore', log, log], cwd })
-  closeSync(log)
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const text = readFileSync(logFile, 'utf8').slice(before)
-    if (ready.test(text)) break
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`${command} did not start: ${text.trim().split('\n').slice(-5).join('\n')}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return {
-    child,
-    async stop (signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return
-      child.kill(signal)
-      // A frozen process acts on the signal only once continued.
-      child.kill('SIGCONT')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-      await exited
-      clearTimeout(timer)
-    }
-  }
-}
-
-/** Debian's newest PostgreSQL, else whatever PATH has. */
-function postgresBinaries () {
-  const root = '/usr/lib/postgresql'
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : []
-  for (const version of versions) {
-    const bin = join(root, version, 'bin')
-    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'postgres'))) return { initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres') }
-  }
-  return commandExists('initdb') && commandExists('postgres') ? { initdb: 'initdb', postgres: 'postgres' } : null
-}
 
 /** libfaketime (Debian's package faketime, for this machine's architecture), preloaded into an instance that runs with a skewed clock. */
 export const FAKETIME_LIBRARY = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib']
@@ -87,117 +35,6 @@ export function missingTools ({ faketime }) {
     commandExists('openssl') ? null : 'openssl',
     !faketime || existsSync(FAKETIME_LIBRARY) ? null : `libfaketime (Debian package faketime: ${FAKETIME_LIBRARY})`
   ].filter((line) => line !== null)
-}
-
-
-/** Whether this process runs as root (process.getuid is POSIX only). */
-const asRoot = () => process.getuid?.() === 0
-
-/**
- * initdb and postgres refuse root: as root, they run as the `postgres` account, which then owns the folder.
- * @param {string} command
- * @param {string[]} args
- * @returns {[string, string[]]}
- */
-function asServerAccount (command, args) {
-  if (!asRoot()) return [command, args]
-  return ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args]]
-}
-
-/** @param {string} path */
-function giveToServerAccount (path) {
-  if (!asRoot()) return
-  const id = (/** @type {string} */ flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
-  chownSync(path, id('-u'), id('-g'))
-}
-
-/**
- * A PostgreSQL cluster in `folder/postgres` with password (SCRAM) logins on a
- * loopback port, tuned as the tests tune it (no fsync). `stop` is a fast
- * shutdown (SIGINT, which ends open sessions), `start` brings it back with
- * its data on the same port; `query` opens a connection of its own each time,
- * so that it works across restarts.
- * @param {string} folder
- */
-export async function startPostgres (folder) {
-  const binaries = postgresBinaries()
-  if (binaries === null) throw new Error('PostgreSQL is not installed (Debian package postgresql)')
-  const dir = join(folder, 'postgres')
-  mkdirSync(dir)
-  giveToServerAccount(dir)
-  const password = randomBytes(18).toString('base64url')
-  const passwordFile = join(dir, 'password')
-  writeFileSync(passwordFile, password, { mode: 0o600 })
-  giveToServerAccount(passwordFile)
-  const dataDir = join(dir, 'data')
-  const [initCommand, initArgs] = asServerAccount(binaries.initdb, [
-    '-D', dataDir, '-U', SUPERUSER, `--pwfile=${passwordFile}`, '--auth-host=scram-sha-256', '--auth-local=trust',
-    '-E', 'UTF8', '--locale=C', '--no-sync'
-  ])
-  try {
-    execFileSync(initCommand, initArgs, { stdio: 'pipe', cwd: dir })
-  } catch (caught) {
-    const error = /** @type {Error & { stderr?: Buffer }} */ (caught)
-    throw new Error(`initdb failed: ${String(error.stderr ?? error.message).trim()}`)
-  }
-  const logFile = join(folder, 'postgres.log')
-  let port = 0
-  /** @type {RunningServer | null} */
-  let running = null
-  const launch = async () => {
-    const [command, args] = asServerAccount(binaries.postgres, [
-      '-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'
-    ])
-    running = await spawnUntilReady(command, args, { ready: /database system is ready to accept connections/, timeoutMs: 30_000, logFile, cwd: dir })
-  }
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort()
-    try {
-      await launch()
-      break
-    } catch (error) {
-      if (attempt === 3 || !/already in use/i.test(String(error))) throw error
-    }
-  }
-  const url = (database = 'postgres') => `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`
-  /**
-   * @param {string} sql
-   * @param {unknown[]} [params]
-   * @param {string} [database]
-   */
-  const query = async (sql, params = [], database = 'threshold') => {
-    const client = new pg.Client({ connectionString: url(database) })
-    await client.connect()
-    try {
-      return (await client.query(sql, params)).rows
-    } finally {
-      await client.end()
-    }
-  }
-  await query('CREATE DATABASE threshold', [], 'postgres')
-  return {
-    url,
-    query,
-    logFile,
-    /** A session of its own, for a fault that holds a lock (the caller ends it). */
-    async connect () {
-      const client = new pg.Client({ connectionString: url('threshold') })
-      await client.connect()
-      return client
-    },
-    async stop () {
-      await running?.stop('SIGINT')
-      running = null
-    },
-    async start () {
-      if (running === null) await launch()
-    },
-    /** The server's process id (its backends are its children); undefined while stopped. */
-    pid () {
-      return running?.child.pid
-    }
-  }
 }
 
 /**
@@ -268,7 +105,7 @@ export async function startNginx (folder, instancePorts) {
   for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp))
   const conf = join(dir, 'nginx.conf')
   writeFileSync(conf, `
-${asRoot() ? 'user root;' : ''}
+${isRoot() ? 'user root;' : ''}
 worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;

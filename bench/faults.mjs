@@ -12,7 +12,7 @@ import { childPids, SITE_HOST } from './fault-services.mjs'
  * What a fault acts on (see FAULTS).
  * @typedef {object} FaultContext
  * @property {Awaited<ReturnType<typeof import('./fault-instances.mjs').createInstances>>} instances
- * @property {Awaited<ReturnType<typeof import('./fault-services.mjs').startPostgres>>} postgres
+ * @property {Awaited<ReturnType<typeof import('./fault-postgres.mjs').startPostgres>>} postgres
  * @property {Awaited<ReturnType<typeof import('./fault-services.mjs').startRedis>>} redis
  * @property {ReturnType<typeof import('./fault-load.mjs').createLoad>} load
  * @property {number} freezeMs longer than UPSTREAM_TIMEOUT_MS

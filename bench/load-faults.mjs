@@ -33,7 +33,8 @@ import { fileURLToPath } from 'node:url'
 import { createInstances } from './fault-instances.mjs'
 import { createLoad } from './fault-load.mjs'
 import { countLogEvents, countsSince, printReport } from './fault-report.mjs'
-import { missingTools, SITE_HOST, startNginx, startPostgres, startRedis } from './fault-services.mjs'
+import { startPostgres } from './fault-postgres.mjs'
+import { missingTools, SITE_HOST, startNginx, startRedis } from './fault-services.mjs'
 import { FAULTS } from './faults.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))

@@ -1,7 +1,7 @@
 // Small helpers shared by the benchmark scripts.
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +11,9 @@ import { promisify } from 'node:util'
 
 /** This checkout: the one whose build the benchmarks run unless told another. */
 const THIS_CHECKOUT = fileURLToPath(new URL('../', import.meta.url))
+
+/** Whether this process runs as root (process.getuid is POSIX only). */
+export const isRoot = () => process.getuid?.() === 0
 
 /** @param {string} command */
 export function commandExists (command) {
@@ -246,6 +249,47 @@ export async function startHelperServer (script, input) {
     async stop () {
       child.kill('SIGTERM')
       await once(child, 'exit')
+    }
+  }
+}
+
+/** @typedef {{ child: import('node:child_process').ChildProcess, stop: (signal?: NodeJS.Signals) => Promise<void> }} RunningServer */
+
+/**
+ * Spawns a server whose output is appended to `logFile` and resolves once
+ * what it wrote there matches `ready`; rejects with its last lines when it
+ * exits first or takes longer than `timeoutMs`.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ ready: RegExp, timeoutMs: number, logFile: string, cwd?: string }} options
+ * @returns {Promise<RunningServer>}
+ */
+export async function spawnUntilReady (command, args, { ready, timeoutMs, logFile, cwd }) {
+  const before = existsSync(logFile) ? readFileSync(logFile, 'utf8').length : 0
+  const log = openSync(logFile, 'a')
+  const child = spawn(command, args, { stdio: ['ignore', log, log], cwd })
+  closeSync(log)
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const text = readFileSync(logFile, 'utf8').slice(before)
+    if (ready.test(text)) break
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`${command} did not start: ${text.trim().split('\n').slice(-5).join('\n')}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return {
+    child,
+    async stop (signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill(signal)
+      // A frozen process acts on the signal only once continued.
+      child.kill('SIGCONT')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(timer)
     }
   }
 }
