@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto'
 import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { commandExists, freePort, isRoot, spawnUntilReady } from './tools.mjs'
+import { commandExists, freePort, isRoot, spawnUntilReady } from '../tools.mjs'
 
-/** @import { RunningServer } from './tools.mjs' */
+/** @import { RunningServer } from '../tools.mjs' */
 
 const SUPERUSER = 'threshold'
 

@@ -4,8 +4,8 @@
 // signing key (DATA_DIR/keys, docs/scale-out.md#the-signing-key-the-same-on-every-instance).
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { FAKETIME_LIBRARY } from './fault-services.mjs'
-import { freePort, startEdge } from './tools.mjs'
+import { FAKETIME_LIBRARY } from './services.mjs'
+import { freePort, startEdge } from '../tools.mjs'
 
 /** @typedef {Awaited<ReturnType<typeof startEdge>>} Edge */
 /**

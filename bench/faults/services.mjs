@@ -1,6 +1,6 @@
 // The other real processes of npm run load:faults: Redis and nginx with the
 // shipped site file, started on free loopback ports in a folder of the caller's
-// (PostgreSQL is fault-postgres.mjs's). test/fixtures/redis-server.ts and
+// (PostgreSQL is postgres.mjs's). test/fixtures/redis-server.ts and
 // test/deploy/nginx-front.integration.test.ts start them the same way for the tests;
 // bench/ is plain JavaScript that Node runs without their TypeScript loader
 // and tap's teardowns, hence this twin.
@@ -9,12 +9,12 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, rea
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { postgresBinaries } from './fault-postgres.mjs'
-import { commandExists, freePort, isRoot, spawnUntilReady } from './tools.mjs'
+import { postgresBinaries } from './postgres.mjs'
+import { commandExists, freePort, isRoot, spawnUntilReady } from '../tools.mjs'
 
-/** @import { RunningServer } from './tools.mjs' */
+/** @import { RunningServer } from '../tools.mjs' */
 
-const SITE_FILE = fileURLToPath(new URL('../deploy/nginx/threshold.conf', import.meta.url))
+const SITE_FILE = fileURLToPath(new URL('../../deploy/nginx/threshold.conf', import.meta.url))
 /** The host the shipped site file serves (and the instances' PUBLIC_URL). */
 export const SITE_HOST = 'signin.example.com'
 

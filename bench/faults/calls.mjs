@@ -1,4 +1,4 @@
-// The calls of npm run load:faults's load (fault-load.mjs): HTTPS to nginx on
+// The calls of npm run load:faults's load (load.mjs): HTTPS to nginx on
 // loopback, named by the site's host, over keep-alive connections; each call
 // resolves with its outcome and never throws, so that a fault is counted, not
 // crashed on.

@@ -5,14 +5,14 @@
 // fault), which the run then judges. No password or token is ever printed:
 // outcomes are kept as statuses and counts.
 import { randomBytes } from 'node:crypto'
-import { createCaller } from './fault-calls.mjs'
+import { createCaller } from './calls.mjs'
 
 /** A product retries a failed call after Retry-After, here at most this long, so that a run stays short. */
 const LONGEST_RETRY_WAIT_MS = 2000
 /** A visitor (or a product) stops retrying one call after this long; the call is then given up. */
 const GIVE_UP_AFTER_MS = 60_000
 
-/** @import { Answer } from './fault-calls.mjs' */
+/** @import { Answer } from './calls.mjs' */
 /** @typedef {{ email: string, password: string, wrong: number, busy: boolean }} Account */
 /** @typedef {{ id: number, token: string | null, okAt: number }} SessionClient */
 /**

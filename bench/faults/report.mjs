@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs'
 const AUDIT_EVENTS = ['token.reuse-detected', 'token.refused', 'login.throttled', 'login.slowed', 'register.repeated']
 
 /**
- * One fault's row of the report (load-faults.mjs measures it).
+ * One fault's row of the report (bench/load-faults.mjs measures it).
  * @typedef {object} FaultResult
  * @property {string} name
  * @property {string} what

@@ -4,17 +4,17 @@
 // returns is a note for the run's report.
 import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import { childPids, SITE_HOST } from './fault-services.mjs'
+import { childPids, SITE_HOST } from './services.mjs'
 
-/** @import { Instance } from './fault-instances.mjs' */
-/** @import { Account } from './fault-load.mjs' */
+/** @import { Instance } from './instances.mjs' */
+/** @import { Account } from './load.mjs' */
 /**
  * What a fault acts on (see FAULTS).
  * @typedef {object} FaultContext
- * @property {Awaited<ReturnType<typeof import('./fault-instances.mjs').createInstances>>} instances
- * @property {Awaited<ReturnType<typeof import('./fault-postgres.mjs').startPostgres>>} postgres
- * @property {Awaited<ReturnType<typeof import('./fault-services.mjs').startRedis>>} redis
- * @property {ReturnType<typeof import('./fault-load.mjs').createLoad>} load
+ * @property {Awaited<ReturnType<typeof import('./instances.mjs').createInstances>>} instances
+ * @property {Awaited<ReturnType<typeof import('./postgres.mjs').startPostgres>>} postgres
+ * @property {Awaited<ReturnType<typeof import('./services.mjs').startRedis>>} redis
+ * @property {ReturnType<typeof import('./load.mjs').createLoad>} load
  * @property {number} freezeMs longer than UPSTREAM_TIMEOUT_MS
  * @property {number} postgresDownMs
  * @property {number} outageMs Redis's
