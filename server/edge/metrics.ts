@@ -17,14 +17,10 @@ declare module 'fastify' {
   }
 }
 
-/**
- * package.json's version. The file sits two folders up both from this
- * source file and from the built bundle (dist/server/edge.cjs), and the
- * image keeps it beside dist/.
- */
-export function readPackageVersion (): string {
+/** The version in the package.json at `packageJson`, or 'unknown'. */
+export function readPackageVersion (packageJson: URL): string {
   try {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
+    const { version } = JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: unknown }
     return typeof version === 'string' ? version : 'unknown'
   } catch {
     return 'unknown'

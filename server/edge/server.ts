@@ -33,6 +33,13 @@ import { followRedisClock } from './redis-clock.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
 
 /**
+ * package.json, for the version the metrics state. It sits two folders up both
+ * from this source file and from the built bundle (dist/server/edge.cjs), and
+ * the image keeps it beside dist/.
+ */
+const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
+
+/**
  * Connection timeouts. Headers must arrive within 15 s and a whole request
  * within 30 s (slow senders are cut off); idle keep-alive connections stay open
  * 72 s, longer than the usual 60 s idle timeout of load balancers, so that the
@@ -139,7 +146,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   ])
   const trust = proxyTrust(config.trustProxy)
   // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
-  const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion() })
+  const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion(PACKAGE_JSON) })
   const pageAnswer = createPageAnswer({
     pages,
     markup: new PageMarkup(renderer),
