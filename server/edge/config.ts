@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import { isHostname, isIpAddress } from '../../common/hosts.js'
-import { isPublicSuffix } from './cookie-domain.js'
+import { isPublicSuffix } from './sessions/cookie-domain.js'
 import {
   ConfigError,
   deepFreeze,
@@ -19,8 +19,8 @@ import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-con
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
 import { readPasswordMinLength } from '../shared/password-min-length.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
-import { canonicalHostName } from './host-header.js'
-import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './messages-dir.js'
+import { canonicalHostName } from './http/host-header.js'
+import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './languages/messages-dir.js'
 import type { Locale } from '../../common/message-catalogue.js'
 import { readChallengeSettings, type ChallengeSettings } from './challenge/challenge-config.js'
 
@@ -54,7 +54,7 @@ export interface ServerConfig {
   readonly host: string
   /**
    * METRICS_PORT: Prometheus metrics at /metrics on this port only, on HOST
-   * (metrics-listener.ts); null: no metrics are kept at all.
+   * (server/edge/metrics/metrics-listener.ts); null: no metrics are kept at all.
    */
   readonly metricsPort: number | null
   /** Base URL of the accounts service, without a trailing slash; null: embedded reference service. */
@@ -114,7 +114,7 @@ export interface ServerConfig {
   readonly accountsAnswerLimitBytes: number
   /**
    * DOMAIN_CHECK_ENFORCED: the edge runs the domain check itself before it
-   * proxies a login call (domain-check-enforcement.ts), not only the page.
+   * proxies a login call (server/edge/domain-check/domain-check-enforcement.ts), not only the page.
    */
   readonly domainCheckEnforced: boolean
   /** Time limit the page puts on the domain authorization check; null: none (the spec's default). */
