@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { IncomingMessage } from 'node:http'
+import { readList, readOrigin, type Env } from '../../shared/env-parsing.js'
 import { HttpError } from './http-error.js'
 import { fromTrustedProxy, type ProxyTrust } from './trusted-proxy.js'
 
@@ -158,4 +159,16 @@ export function checkHost (options: {
     else if (verdict === 'foreign') done(new HttpError(421, 'server.hostForeign'))
     else done()
   }
+}
+
+/**
+ * ALLOWED_HOSTS, port-free names or addresses; without it, PUBLIC_URL's host
+ * (the page's one public origin, which the reference service reads too).
+ */
+export function readAllowedHosts (env: Env): readonly string[] | null {
+  const listed = readList(env, 'ALLOWED_HOSTS', (item) => canonicalHostName(item) !== null,
+    'host names or IP addresses, without a port')
+  if (listed.length > 0) return [...new Set(listed.map((item) => canonicalHostName(item)!))]
+  const publicUrl = readOrigin(env, 'PUBLIC_URL')
+  return publicUrl === undefined ? null : [canonicalHostName(publicUrl.hostname)!]
 }

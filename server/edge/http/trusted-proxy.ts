@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import { BlockList } from 'node:net'
+import { BlockList, isIP } from 'node:net'
+import { readInteger, readList, readString, type Env } from '../../shared/env-parsing.js'
 import { normaliseAddress } from './client-address.js'
 import type { ServerConfig } from '../config.js'
 
@@ -53,4 +54,23 @@ export function proxyTrust (trustProxy: ServerConfig['trustProxy']): ProxyTrust 
 /** Whether the connection itself comes from a trusted proxy. */
 export function fromTrustedProxy (trust: ProxyTrust | null, request: IncomingMessage): boolean {
   return trust !== null && trust(request.socket?.remoteAddress, 0)
+}
+
+function isTrustedProxyEntry (item: string): boolean {
+  if (Object.hasOwn(NAMED_RANGES, item)) return true
+  const [address, prefix, extra] = item.split('/')
+  if (address === undefined || extra !== undefined) return false
+  const family = isIP(address)
+  if (family === 0) return false
+  if (prefix === undefined) return true
+  if (!/^\d{1,3}$/.test(prefix)) return false
+  return Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+/** TRUST_PROXY, as Fastify's `trustProxy` takes it: false (trust none), a hop count, or addresses, CIDRs and named ranges. */
+export function readTrustProxy (env: Env): ServerConfig['trustProxy'] {
+  const raw = readString(env, 'TRUST_PROXY')
+  if (raw === undefined) return false
+  if (/^\d+$/.test(raw)) return readInteger(env, 'TRUST_PROXY', { min: 0, max: 100, fallback: 0 })
+  return readList(env, 'TRUST_PROXY', isTrustedProxyEntry, 'a hop count, or IP addresses and CIDR ranges')
 }

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ConfigError } from '../../shared/env-parsing.js'
+import { ConfigError, readInteger, readString, type Env } from '../../shared/env-parsing.js'
 import type { EdgeMetrics } from './metrics.js'
 
 /** The one path the metrics listener answers. */
@@ -88,4 +88,18 @@ async function scrape (options: MetricsListenerOptions): Promise<string> {
     options.onExtraFailure?.(error)
     return own
   }
+}
+
+/**
+ * METRICS_PORT: a port other than PORT (the public listener must never
+ * answer /metrics, and the two cannot share a port). 0 takes any free port,
+ * as PORT=0 does (tests); unset: off.
+ */
+export function readMetricsPort (env: Env, port: number): number | null {
+  if (readString(env, 'METRICS_PORT') === undefined) return null
+  const metricsPort = readInteger(env, 'METRICS_PORT', { min: 0, max: 65535, fallback: 0 })
+  if (metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT: the metrics are never served on the public port', String(metricsPort))
+  }
+  return metricsPort
 }

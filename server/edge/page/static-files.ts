@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { ConfigError, readString, type Env } from '../../shared/env-parsing.js'
 import type { FileIdentity } from '../brand/brand-files.js'
 import { STATIC_SECURITY_HEADERS } from '../http/security-headers.js'
 
@@ -214,4 +215,12 @@ export class AssetStore {
     }
     return total
   }
+}
+
+/** SOURCE_MAPS: whether the client's source maps are served (public) or not (private, the default). */
+export function readSourceMaps (env: Env): boolean {
+  const value = readString(env, 'SOURCE_MAPS')
+  if (value === undefined || value === 'private') return false
+  if (value === 'public') return true
+  throw new ConfigError('SOURCE_MAPS', 'must be public or private', value)
 }

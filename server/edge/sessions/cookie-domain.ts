@@ -1,5 +1,6 @@
 import { getDomain, parse } from 'tldts'
 import { isHostname, isIpAddress, isLoopbackHost } from '../../../common/hosts.js'
+import { ConfigError, readString, type Env } from '../../shared/env-parsing.js'
 
 /**
  * The Public Suffix List as tldts carries it, with its private section
@@ -40,4 +41,15 @@ export function cookieDomainFor (pageHost: string, configured: string | null): s
   const registrable = getDomain(host, PUBLIC_SUFFIX_LIST)
   if (registrable === null) return null
   return registrable === host ? host : host.slice(host.indexOf('.') + 1)
+}
+
+/** COOKIE_DOMAIN, without a leading dot, lower case; null: derived per host ({@link cookieDomainFor}). */
+export function readCookieDomain (env: Env): string | null {
+  const raw = readString(env, 'COOKIE_DOMAIN')
+  if (raw === undefined) return null
+  const domain = raw.replace(/^\./, '').toLowerCase()
+  if (!isHostname(domain)) throw new ConfigError('COOKIE_DOMAIN', 'must be a domain name', raw)
+  // Browsers refuse such a cookie; were one to take it, every site under the suffix would read the tokens.
+  if (isPublicSuffix(domain)) throw new ConfigError('COOKIE_DOMAIN', 'must not be a public suffix such as co.uk or herokuapp.com', raw)
+  return domain
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { ConfigError, readHttpUrl, type Env } from '../../shared/env-parsing.js'
 import { REFERENCE_HEALTH_PATH } from '../../shared/reference-health.js'
 import type { ServerConfig } from '../config.js'
 import { failureKindOf, isTlsFailure } from './upstream-failures.js'
@@ -180,4 +181,19 @@ export function createUpstreamProbes (options: {
       return round
     }
   }
+}
+
+/**
+ * A health URL (ACCOUNTS_HEALTH_URL, EDGE_AUTH_HEALTH_URL): http(s), as the
+ * base URLs are read; the service's base URL when unset. Set without its
+ * service's URL it is refused: the embedded reference service would then be
+ * running, most likely because the service's own variable is misspelt or
+ * missing, and it is asked on its own route, never on this URL.
+ */
+export function readHealthUrl (env: Env, name: string, serviceVariable: string, serviceUrl: string | null): string | null {
+  const url = readHttpUrl(env, name)
+  if (url !== undefined && serviceUrl === null) {
+    throw new ConfigError(name, `is set but ${serviceVariable} is not: the embedded reference service would be probed on its own route instead; set ${serviceVariable} too, or unset ${name}`)
+  }
+  return url?.href ?? serviceUrl
 }
