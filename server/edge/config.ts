@@ -219,8 +219,8 @@ function readGoogleClientId (env: Env): string | null {
 }
 
 /**
- * Reads every variable of CONTRACT.md. Throws a {@link ConfigError} naming the
- * first bad variable; the result is deeply frozen.
+ * Reads every variable of the server (README.md, "Configuration"). Throws a
+ * {@link ConfigError} naming the first bad variable; the result is deeply frozen.
  */
 export function loadServerConfig (env: Env): ServerConfig {
   const host = readString(env, 'HOST') ?? DEFAULT_HOST

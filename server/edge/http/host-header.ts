@@ -54,7 +54,7 @@ export function parseHost (value: string): HostName | null {
 
 /**
  * The request's Host header, parsed: undefined when there is none and none is
- * needed (HTTP/1.0), null when it is invalid. RFC 9112 §3.2 has a server
+ * needed (HTTP/1.0), null when it is invalid. RFC 9112 ("Request Target") has a server
  * answer 400 to a request with no Host header, several, or an invalid one;
  * the edge also passes the host on to the backends as X-Forwarded-Host,
  * where a backend may build links from it.
@@ -142,7 +142,7 @@ export function forwardedHost (request: IncomingMessage, trust: ProxyTrust | nul
 /**
  * An onRequest hook that refuses, before any route runs, a request whose host
  * is not valid (400, as sent and as the edge will state it to the backends)
- * or not one the edge serves (421 Misdirected Request: RFC 9110 §15.5.20's
+ * or not one the edge serves (421 Misdirected Request: RFC 9110's
  * answer for a request sent to a server that will not answer for its host).
  * Neither answer repeats the host.
  */

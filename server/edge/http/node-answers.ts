@@ -70,7 +70,7 @@ export function answerClientError (this: { log: FastifyBaseLogger }, error: Erro
 /**
  * The server's 'checkExpectation' listener: an `Expect` other than
  * `100-continue` (which Node answers itself) is refused with 417, as RFC 9110
- * §10.1.1 allows, and the request is not processed.
+ * ("Expect") allows, and the request is not processed.
  */
 export function refuseExpectation (_request: IncomingMessage, response: ServerResponse): void {
   const body = JSON.stringify({ error: EXPECTATION_FAILED.message })

@@ -24,8 +24,8 @@ export const GRPC_WEB_CONTENT_TYPES = [
 ] as const
 
 /**
- * The HTTP status the edge answers with when the backend fails; through the
- * table of spec §8 they read as DEADLINE_EXCEEDED and UNAVAILABLE.
+ * The HTTP status the edge answers with when the backend fails; through
+ * HTTP_STATUS_TO_GRPC_STATUS they read as DEADLINE_EXCEEDED and UNAVAILABLE.
  */
 const HTTP_STATUS_FOR_FAILURE: Readonly<Record<UpstreamFailure, number>> = {
   timeout: 504,
@@ -71,7 +71,7 @@ const isGrpcWeb = (contentType: unknown): boolean =>
 
 /**
  * A failure on the gRPC-web route, in gRPC-web's own form: the HTTP status,
- * and a `grpc-status` header that the table of spec §8 derives from it, with
+ * and a `grpc-status` header that HTTP_STATUS_TO_GRPC_STATUS derives from it, with
  * the gRPC-web content type. grpc-web maps an HTTP status to a gRPC status
  * only when the answer is typed as gRPC-web (anything else becomes UNKNOWN),
  * so every failure the page can meet here is sent this way, and the page's

@@ -45,7 +45,7 @@ t.test('one rendering per markup, the rest of the query filled in per request; d
   t.match(slot.html, '<p class="banner">threshold-rest-slot</p>', 'a banner that spells the slot stays as written')
 })
 
-t.test('L3, the attack: a malformed segment does not let a banner that spells the slot take the rest of the query', async (t) => {
+t.test('the attack: a malformed segment does not let a banner that spells the slot take the rest of the query', async (t) => {
   const markup = new PageMarkup(createPageRenderer(TEST_CONFIG))
   for (const search of [
     'home_page_banner=%3Fthreshold%2Drest%2Dslot&view=%&note=ANY+TEXT',

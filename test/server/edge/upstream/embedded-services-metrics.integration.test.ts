@@ -6,7 +6,7 @@ import { REFERENCE_METRICS_PATH } from '../../../../server/reference/metrics-rou
 import { embeddedSecretHeaders } from '../../../../server/shared/embedded-secret.js'
 import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../../fixtures/reference.js'
 
-// Issue 29: the edge reads the forked reference process's figures through
+// The edge reads the forked reference process's figures through
 // EmbeddedServices.metrics(), to serve them after its own. The built
 // reference entry is forked, as in production (integration tier: it needs
 // dist/; forked from source through the test runner's TypeScript loader it
