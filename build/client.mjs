@@ -15,7 +15,7 @@ import { workerAssets } from './worker-asset.mjs'
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
-// Licence texts (and source maps, when public) are streamed from disk as they are (server/edge/static-files.ts).
+// Licence texts (and source maps, when public) are streamed from disk as they are (server/edge/page/static-files.ts).
 const COMPRESSIBLE = /\.(js|css|svg|html|json)$/
 
 /** @param {Buffer} bytes */

@@ -16,7 +16,7 @@ import { dist, root } from './paths.mjs'
 const SERVER_EXTERNALS = ['better-sqlite3', 'pg-native', 'cpu-features', 'ssh2']
 
 /**
- * @fastify/reply-from's `require('undici')` → server/edge/undici-for-reply-from.cjs (why: there).
+ * @fastify/reply-from's `require('undici')` → server/edge/upstream/undici-for-reply-from.cjs (why: there).
  * @type {Plugin}
  */
 const slimUndiciForReplyFrom = {
@@ -24,7 +24,7 @@ const slimUndiciForReplyFrom = {
   setup (builder) {
     builder.onResolve({ filter: /^undici$/ }, (args) =>
       /[\\/]@fastify[\\/]reply-from[\\/]/.test(args.importer)
-        ? { path: join(root, 'server/edge/undici-for-reply-from.cjs') }
+        ? { path: join(root, 'server/edge/upstream/undici-for-reply-from.cjs') }
         : undefined)
   }
 }
