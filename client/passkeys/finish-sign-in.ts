@@ -1,8 +1,8 @@
-import type { DomainGate } from '../hooks/useDomainCheck.js'
-import type { PageState } from '../hooks/usePageState.js'
-import { revokeRefresh } from '../api/passkeys.js'
+import type { DomainGate } from '../domain-check/useDomainCheck.js'
+import type { PageState } from '../page/usePageState.js'
+import { revokeRefresh } from './passkey-calls.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import { refusalText } from '../lib/messages.js'
+import { refusalText } from '../languages/messages.js'
 import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.js'
 
 /**

@@ -1,8 +1,8 @@
 import { lazy, Suspense } from 'react'
 import { Spinner } from '../components/Spinner.js'
-import type { PageState } from '../hooks/usePageState.js'
-import type { SecondFactorFlow } from '../hooks/useSecondFactor.js'
-import { useMessages } from '../lib/messages.js'
+import type { PageState } from '../page/usePageState.js'
+import type { SecondFactorFlow } from './useSecondFactor.js'
+import { useMessages } from '../languages/messages.js'
 import { CodeStep } from './CodeStep.js'
 import { Offer } from './Offer.js'
 

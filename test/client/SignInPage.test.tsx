@@ -44,7 +44,7 @@ t.test('a successful login stores the tokens and goes to the redirect target, ke
   t.same(lastBody(upstream, '/v2/login'), {
     email: 'ada@example.test', password: 'correct horse', insecure_allowed_orgs: ['acme', 'beta'], resource_type: 'cluster', cluster_name: 'prod'
   })
-  // The cookies themselves are checked in test/client/lib/session-cookies.test.ts (happy-dom
+  // The cookies themselves are checked in test/client/sessions/session-cookies.test.ts (happy-dom
   // drops Secure cookies on an http page, as it should off loopback) and in real Chromium (test/e2e).
 })
 
@@ -122,7 +122,7 @@ t.test('a refused login shows the server\'s text; it is hidden and every button 
 
 t.test('an answer the page cannot read shows the edge\'s own message for it, not "could not be reached"', async (t) => {
   // JSON, but not an object: the edge answers in the backend's place (the page's own generic message is for
-  // answers that reach it unreadable, as in local-network mode: test/client/api/accounts.test.ts).
+  // answers that reach it unreadable, as in local-network mode: test/client/http/accounts-calls.test.ts).
   const { base } = await startBackend(t, jsonAnswer(200, ['not', 'an', 'object']))
   const { user } = renderPage(t, base)
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')

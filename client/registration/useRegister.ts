@@ -1,0 +1,26 @@
+import useSWRMutation from 'swr/mutation'
+import { register, type RegisterPayload } from '../sign-in/login-calls.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
+import type { PageState } from '../page/usePageState.js'
+
+/** Registration with email and password; the registered email stays for the login that follows (spec §4). */
+export function useRegister (page: PageState) {
+  const { trigger, isMutating } = useSWRMutation('threshold/register', (_key: string, { arg }: { arg: RegisterPayload }) => register(arg))
+  return {
+    isMutating,
+    submit (payload: RegisterPayload): void {
+      page.clearNotice()
+      if (page.localMode) {
+        page.fail(page.messages.text(ERROR_MESSAGE_KEYS.LOCAL_ACCOUNTS_NOT_SUPPORTED))
+        return
+      }
+      void trigger(payload, {
+        onSuccess: (answer) => {
+          page.finishWithSuccess(answer, page.messages.text(SUCCESS_MESSAGE_KEYS.REGISTERED))
+          if (answer.kind === 'success') page.setEmail(payload.email)
+        }
+      })
+    }
+  }
+}
