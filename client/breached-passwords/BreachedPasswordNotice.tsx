@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type ComponentType } from 'react'
-import { resetPasswordRequest } from '../sign-in/login-calls.js'
+import { resetPasswordRequest } from '../password-reset/password-reset-calls.js'
 import { Button } from '../components/Button.js'
 import { laterPageTexts } from '../languages/later-page-texts.js'
 import { MessagesContext, refusalText, useMessages, withLaterTexts } from '../languages/messages.js'

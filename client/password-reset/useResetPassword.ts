@@ -1,5 +1,5 @@
 import useSWRMutation from 'swr/mutation'
-import { resetPasswordRequest } from '../sign-in/login-calls.js'
+import { resetPasswordRequest } from './password-reset-calls.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from '../page/usePageState.js'

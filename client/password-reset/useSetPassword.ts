@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import useSWRMutation from 'swr/mutation'
-import { setPassword, type SetPasswordPayload } from '../sign-in/login-calls.js'
+import { setPassword, type SetPasswordPayload } from './password-reset-calls.js'
 import { updateSearchParams } from '../page/address-bar.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from '../page/usePageState.js'

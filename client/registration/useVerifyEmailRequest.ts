@@ -1,5 +1,5 @@
 import useSWRMutation from 'swr/mutation'
-import { verifyEmailRequest } from '../sign-in/login-calls.js'
+import { verifyEmailRequest } from './registration-calls.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import { refusalText } from '../languages/messages.js'

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react'
 import useSWRMutation from 'swr/mutation'
-import { completeSsoLogin, completeSsoRegister, type LoginContextFields } from '../sign-in/login-calls.js'
+import type { LoginContextFields } from '../sign-in/login-calls.js'
+import { completeSsoLogin, completeSsoRegister } from './sso-calls.js'
 import type { LoginAnswer, SuccessAnswer } from '../../common/accounts-answers.js'
 import { updateSearchParams } from '../page/address-bar.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'

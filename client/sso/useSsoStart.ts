@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import useSWRMutation from 'swr/mutation'
-import { startSso, type SsoStartPayload } from '../sign-in/login-calls.js'
+import { startSso, type SsoStartPayload } from './sso-calls.js'
 import type { SsoStartAnswer } from '../../common/accounts-answers.js'
 import type { NoticeContent } from '../components/Notice.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'

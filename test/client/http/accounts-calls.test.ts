@@ -1,9 +1,10 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
-import {
-  completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso,
-  verifyEmailRequest
-} from '../../../client/sign-in/login-calls.js'
+import { googleLogin, googleRegister } from '../../../client/google/google-calls.js'
+import { resetPasswordRequest, setPassword } from '../../../client/password-reset/password-reset-calls.js'
+import { register, verifyEmailRequest } from '../../../client/registration/registration-calls.js'
+import { localLogin, login } from '../../../client/sign-in/login-calls.js'
+import { completeSsoLogin, completeSsoRegister, startSso } from '../../../client/sso/sso-calls.js'
 import { BUSY_MESSAGE } from '../../../common/page-texts.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'

@@ -1,9 +1,10 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
-import {
-  completeSsoLogin, completeSsoRegister, googleLogin, googleRegister, localLogin, login, register, resetPasswordRequest, setPassword, startSso,
-  verifyEmailRequest
-} from '../../../client/sign-in/login-calls.js'
+import { googleLogin, googleRegister } from '../../../client/google/google-calls.js'
+import { resetPasswordRequest, setPassword } from '../../../client/password-reset/password-reset-calls.js'
+import { register, verifyEmailRequest } from '../../../client/registration/registration-calls.js'
+import { localLogin, login } from '../../../client/sign-in/login-calls.js'
+import { completeSsoLogin, completeSsoRegister, startSso } from '../../../client/sso/sso-calls.js'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/passkeys/passkey-calls.js'
 import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } from '../../../client/account-changes/fresh-proof-calls.js'
 import { endOtherSessions } from '../../../client/sessions/other-sessions-calls.js'

@@ -1,6 +1,7 @@
 import '../../fixtures/dom.js'
 import t, { type Test } from 'tap'
-import { googleLogin, login } from '../../../client/sign-in/login-calls.js'
+import { googleLogin } from '../../../client/google/google-calls.js'
+import { login } from '../../../client/sign-in/login-calls.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/second-factor/second-factor-calls.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
 import { setPageUrl } from '../../fixtures/dom.js'
