@@ -12,6 +12,9 @@ import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What Google sign-in uses of the page. */
+type GooglePage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'clearNotice' | 'fail' | 'finishLogin' | 'finishWithSuccess'>
+
 type Intent = 'login' | 'register'
 
 interface GoogleRequest {
@@ -32,7 +35,7 @@ type GoogleOutcome =
  * pressed. A credential without an email is a failure (spec §5); so is any
  * unreadable answer, which shows the Google-specific message.
  */
-export function useGoogleSignIn (page: PageState, config: RuntimeConfig, gate: DomainGate, onSecondFactor: (due: SecondFactorDue) => void) {
+export function useGoogleSignIn (page: GooglePage, config: RuntimeConfig, gate: DomainGate, onSecondFactor: (due: SecondFactorDue) => void) {
   const { text } = page.messages
   const loginFailed = text(ERROR_MESSAGE_KEYS.GOOGLE_LOGIN_FAILED)
   const registerFailed = text(ERROR_MESSAGE_KEYS.GOOGLE_REGISTER_FAILED)

@@ -19,7 +19,7 @@ import { useVerifyEmailRequest } from '../registration/useVerifyEmailRequest.js'
  * domain check; and what the flows decide together: whether the page is busy,
  * and which notice shows. Each flow is a hook of its own file.
  */
-export function useSignInFlows (params: PageParams, config: RuntimeConfig, formState: PageFormState | null = null) {
+export function useSignInFlows (params: PageParams, config: RuntimeConfig, formState: PageFormState | null) {
   const page = usePageState(params, config, formState)
   const gate = useDomainCheck(params.domainCheck, config.domainCheckTimeoutMs)
   const sso = useSsoStart(page, gate)
@@ -34,8 +34,8 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
   const ssoCompletion = useSsoCompletion(page)
   const verifyEmail = useVerifyEmailRequest(page)
 
-  const busy = page.leaving || login.isMutating || register.isMutating || resetPassword.isMutating || setPassword.isMutating ||
-    google.isMutating || sso.isMutating || ssoCompletion.isMutating || verifyEmail.isMutating || passkeys.running !== null
+  const busy = page.leaving || login.isMutating || register.submitting || resetPassword.submitting || setPassword.submitting ||
+    google.isMutating || sso.submitting || ssoCompletion.isMutating || verifyEmail.sending || passkeys.running !== null
   return {
     page,
     /** Buttons are disabled while any request runs, or once the page is leaving (spec §2). */
@@ -45,13 +45,13 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
     // Google sign-in and the return from SSO have no spinner of their own: the Login button shows theirs.
     // The upgrade after a password login keeps the Login button's spinner: the login is not over until it ends.
     login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating || passkeys.running === 'upgrade' },
-    register: { submit: register.submit, submitting: register.isMutating },
-    resetPassword: { submit: resetPassword.submit, submitting: resetPassword.isMutating },
-    setPassword: { submit: setPassword.submit, submitting: setPassword.isMutating, review: setPassword.review },
+    register,
+    resetPassword,
+    setPassword,
     google,
     passkeys,
     secondFactor,
-    sso: { ...sso, submitting: sso.isMutating },
-    verificationLink: { offered: verifyEmail.offered, sending: verifyEmail.isMutating, send: verifyEmail.send }
+    sso,
+    verificationLink: verifyEmail
   }
 }

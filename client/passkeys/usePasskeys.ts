@@ -6,6 +6,9 @@ import type { PasskeySignInOutcome } from './passkey-ceremonies.js'
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What passkeys use of the page (a passkey sign-in's end too: finishPasskeySignIn). */
+type PasskeysPage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'leaving' | 'clearNotice' | 'fail' | 'storeLogin' | 'leaveToRedirect' | 'finishLogin'>
+
 type PasskeyChunk = typeof import('./index.js')
 
 const unchanging = (): (() => void) => () => undefined
@@ -25,11 +28,11 @@ const loadChunk = (): Promise<PasskeyChunk> => import('./index.js')
  * this hook only holds the state and starts and stops the requests.
  */
 export function usePasskeys (
-  page: PageState, gate: DomainGate, config: RuntimeConfig, view: View,
+  page: PasskeysPage, gate: DomainGate, config: RuntimeConfig, view: View,
   /** The SSO modal is open, or a second-factor step has the card: no autofill request meanwhile. */
   formCovered: boolean,
   /** After an upgrade that showed no offer, with the tokens stored: what comes next (the second-factor offer, or the redirect). */
-  afterUpgrade: (login: SignedIn) => void = () => page.leaveToRedirect()
+  afterUpgrade: (login: SignedIn) => void
 ) {
   const rpId = config.passkeyRpId!
   const webAuthn = useSyncExternalStore(unchanging, browserHasWebAuthn, assumeWebAuthn)

@@ -4,11 +4,14 @@ import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What a reset request uses of the page. */
+type ResetRequestPage = Pick<PageState, 'messages' | 'localMode' | 'email' | 'clearNotice' | 'fail' | 'finishWithSuccess'>
+
 /** The password reset request, for the email on the page. */
-export function useResetPassword (page: PageState) {
+export function useResetPassword (page: ResetRequestPage) {
   const { trigger, isMutating } = useSWRMutation('threshold/reset-password', (_key: string, { arg }: { arg: { email: string } }) => resetPasswordRequest(arg))
   return {
-    isMutating,
+    submitting: isMutating,
     submit (): void {
       page.clearNotice()
       if (page.localMode) {

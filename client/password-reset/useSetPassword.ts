@@ -5,17 +5,20 @@ import { updateSearchParams } from '../page/address-bar.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What the end of a reset uses of the page. */
+type SetPasswordPage = Pick<PageState, 'params' | 'messages' | 'clearNotice' | 'succeed' | 'finishWithSuccess'>
+
 /**
  * The end of a password reset: the new password, with the token from the
  * emailed link. When the answer lists what was added to the account lately,
  * the view stays, done, and lists it for removal (`review`); otherwise on to
  * the login view.
  */
-export function useSetPassword (page: PageState) {
+export function useSetPassword (page: SetPasswordPage) {
   const { trigger, isMutating } = useSWRMutation('threshold/set-password', (_key: string, { arg }: { arg: SetPasswordPayload }) => setPassword(arg))
   const [review, setReview] = useState<Readonly<Record<string, unknown>> | null>(null)
   return {
-    isMutating,
+    submitting: isMutating,
     review,
     submit (password: string, confirmation: string): void {
       page.clearNotice()

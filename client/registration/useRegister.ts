@@ -4,11 +4,14 @@ import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
 import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What a registration uses of the page. */
+type RegisterPage = Pick<PageState, 'messages' | 'localMode' | 'setEmail' | 'clearNotice' | 'fail' | 'finishWithSuccess'>
+
 /** Registration with email and password; the registered email stays for the login that follows (spec §4). */
-export function useRegister (page: PageState) {
+export function useRegister (page: RegisterPage) {
   const { trigger, isMutating } = useSWRMutation('threshold/register', (_key: string, { arg }: { arg: RegisterPayload }) => register(arg))
   return {
-    isMutating,
+    submitting: isMutating,
     submit (payload: RegisterPayload): void {
       page.clearNotice()
       if (page.localMode) {

@@ -5,17 +5,20 @@ import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
 import { refusalText } from '../languages/messages.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What the request for a new link uses of the page. */
+type VerifyEmailRequestPage = Pick<PageState, 'messages' | 'email' | 'verificationLinkOffered' | 'fail' | 'succeed'>
+
 /**
  * A new verification link, offered after a login refused because the address
  * is not verified yet, for the address in the email field. A refusal (a rate
  * limit, an address the service does not take) keeps the offer, so the
  * visitor can try again; once the link is sent, the offer ends.
  */
-export function useVerifyEmailRequest (page: PageState) {
+export function useVerifyEmailRequest (page: VerifyEmailRequestPage) {
   const { trigger, isMutating } = useSWRMutation('threshold/verify-email-request', (_key: string, { arg }: { arg: { email: string } }) => verifyEmailRequest(arg))
   return {
     offered: page.verificationLinkOffered,
-    isMutating,
+    sending: isMutating,
     /** Sends the link; `onSent` runs once it is sent, when the offer (and its button) goes. */
     send (onSent: () => void): void {
       void trigger({ email: page.email }, {

@@ -5,6 +5,9 @@ import type { PasswordLoginAnswer, SecondFactorDue, SignedIn } from '../../commo
 import { rememberSecondFactorNotNow, secondFactorNotNowRemembered } from './not-now.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What the second factor uses of the page. */
+type SecondFactorPage = Pick<PageState, 'clearNotice' | 'storeLogin' | 'leaveToRedirect'>
+
 /** What takes the card in place of the login form; null: the form. */
 export type SecondFactorStep =
   /** `refusal`: a form post's refused code (PageFormState), shown in the step as its own would be. */
@@ -22,7 +25,7 @@ type Tokens = Extract<PasswordLoginAnswer, { kind: 'tokens' }>
  * the offer of one after a password login that needed none. This hook holds
  * the step; the steps themselves are lazy chunks (client/second-factor/).
  */
-export function useSecondFactor (page: PageState, config: RuntimeConfig, formState: PageFormState | null = null) {
+export function useSecondFactor (page: SecondFactorPage, config: RuntimeConfig, formState: PageFormState | null) {
   // A form post's login that asked for a code (PageFormState) starts at the code step, with the post's refusal if any.
   const [step, setStep] = useState<SecondFactorStep | null>(() => {
     const challenge = formState?.secondFactorChallenge ?? null

@@ -4,6 +4,9 @@ import type { PasswordLoginAnswer, SecondFactorDue } from '../../common/accounts
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What a password login uses of the page. */
+type LoginPage = Pick<PageState, 'params' | 'messages' | 'context' | 'email' | 'clearNotice' | 'fail' | 'finishLogin'>
+
 /** What a password login through the accounts service may hand to passkeys before the page leaves (usePasskeys). */
 type AfterPasswordLogin = (answer: PasswordLoginAnswer) => boolean
 
@@ -18,7 +21,7 @@ interface LoginRequest {
  * when the page asks for one, then as every login ends (with the passkey
  * upgrade between storing the tokens and leaving, where passkeys are offered).
  */
-export function useLogin (page: PageState, gate: DomainGate, afterPasswordLogin: AfterPasswordLogin, onSecondFactor: (due: SecondFactorDue) => void) {
+export function useLogin (page: LoginPage, gate: DomainGate, afterPasswordLogin: AfterPasswordLogin, onSecondFactor: (due: SecondFactorDue) => void) {
   const { trigger, isMutating } = useSWRMutation('threshold/login', async (_key: string, { arg }: { arg: LoginRequest }): Promise<PasswordLoginAnswer> => {
     const refusal = await gate(arg.payload.email)
     if (refusal !== null) return { kind: 'error', message: refusal }

@@ -10,6 +10,9 @@ import { takeSsoStartContext } from './sso-start-context.js'
 import { loginContextFields } from '../../common/page-query.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What the return from single sign-on uses of the page. */
+type SsoCompletionPage = Pick<PageState, 'params' | 'messages' | 'finishWithSuccess' | 'storeLogin' | 'leaveToTarget'>
+
 type SsoCompletion =
   | { readonly intent: 'login', readonly answer: LoginAnswer }
   | { readonly intent: 'register', readonly answer: SuccessAnswer }
@@ -30,7 +33,7 @@ function writeContext (query: URLSearchParams, context: PageContext): void {
  * (the saml or oidc, email, id and login or register parameters), as a login
  * or a registration ends, with the target and context kept at the start.
  */
-export function useSsoCompletion (page: PageState) {
+export function useSsoCompletion (page: SsoCompletionPage) {
   const { trigger, isMutating } = useSWRMutation('threshold/sso-completion', async (_key: string, { arg }: { arg: { ssoReturn: SsoReturn, context: LoginContextFields } }): Promise<SsoCompletion> => {
     const { ssoReturn, context } = arg
     if (ssoReturn.intent === 'register') {

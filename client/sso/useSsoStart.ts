@@ -9,13 +9,16 @@ import { keepSsoStartContext } from './sso-start-context.js'
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 
+/** What the start of single sign-on uses of the page. */
+type SsoStartPage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'leave'>
+
 /**
  * The start of single sign-on, in its modal: the email picks the identity
  * provider and, after the domain check when the page asks for one, the
  * browser goes there, the page's target and context kept in this tab for
  * the return (useSsoCompletion). Failures are told in the modal, not above the form.
  */
-export function useSsoStart (page: PageState, gate: DomainGate) {
+export function useSsoStart (page: SsoStartPage, gate: DomainGate) {
   const { trigger, reset, isMutating } = useSWRMutation('threshold/sso-start', async (_key: string, { arg }: { arg: SsoStartPayload }): Promise<SsoStartAnswer> => {
     const refusal = await gate(arg.email)
     if (refusal !== null) return { kind: 'error', message: refusal }
@@ -30,7 +33,7 @@ export function useSsoStart (page: PageState, gate: DomainGate) {
     modalOpen,
     openModal: () => setModalOpen(true),
     notice,
-    isMutating,
+    submitting: isMutating,
     submit (email: string): void {
       setNotice(null)
       const source = params.view === 'register' ? 'register' : 'login'

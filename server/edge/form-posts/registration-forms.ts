@@ -8,7 +8,7 @@ import type { FormHandler } from './form-post.js'
 
 /*
  * The forms that end, as the page's "registration-type" calls do
- * (usePageState's finishWithSuccess), on the login view with a success text,
+ * (finishWithSuccess in client/page/usePageNotices.ts), on the login view with a success text,
  * or on their own view with the refusal: registration, the reset request and
  * setting a new password; and the request for a new verification link,
  * which stays on the login view either way.
