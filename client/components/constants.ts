@@ -1,5 +1,5 @@
 /**
- * The specification's constants (section 9), each defined once. Sizes reach
+ * The page's fixed sizes, breakpoints, layers and timings, each defined once. Sizes reach
  * the stylesheet where they can (client/styles.css names the constant beside
  * each value it repeats).
  */

@@ -17,7 +17,7 @@ export function preloadDomainCheck (): Promise<DomainCheckModule> {
   return loading
 }
 
-/** The domain authorization check (spec §7); a chunk that fails to load counts as a failed call. */
+/** The domain authorization check (docs/accounts-api.md, "The domain check"); a chunk that fails to load counts as a failed call. */
 export async function checkDomain (domain: string, timeoutMs: number | null): Promise<DomainCheckOutcome> {
   let module: DomainCheckModule
   try {

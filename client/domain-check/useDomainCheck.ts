@@ -25,7 +25,7 @@ function domainCheckRefusal (outcome: DomainCheckOutcome): MessageKey | null {
 const openGate: DomainGate = async () => null
 
 /**
- * The domain authorization check (spec §5) as a gate the login flows pass
+ * The domain authorization check (docs/accounts-api.md, "The domain check") as a gate the login flows pass
  * before they call the accounts service; a gate that lets every login through
  * on pages that do not ask for the check.
  */

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type RefObject } from 'react'
 
 /**
  * The part of Google Identity Services' client the page uses, and the one
- * place its script is loaded from (spec §7: Google's own servers).
+ * place its script is loaded from: Google's own servers.
  */
 export const GOOGLE_CLIENT_SCRIPT_URL = 'https://accounts.google.com/gsi/client'
 
@@ -35,7 +35,7 @@ export function googleSignInAvailable (clientId: string | null, disabledHostname
 }
 
 export interface GoogleIdentity {
-  /** The Google button stays disabled until Google's script has loaded (spec §4). */
+  /** The Google button stays disabled until Google's script has loaded. */
   readonly ready: boolean
   /** Where Google's own button is rendered, hidden. */
   readonly hiddenButtonRef: RefObject<HTMLDivElement | null>

@@ -32,7 +32,7 @@ type GoogleOutcome =
 /**
  * Google login or registration. Our button clicks Google's hidden one; the
  * credential Google hands back is sent with the intent of the button that was
- * pressed. A credential without an email is a failure (spec §5); so is any
+ * pressed. A credential without an email is a failure; so is any
  * unreadable answer, which shows the Google-specific message.
  */
 export function useGoogleSignIn (page: GooglePage, config: RuntimeConfig, gate: DomainGate, onSecondFactor: (due: SecondFactorDue) => void) {

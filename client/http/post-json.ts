@@ -1,12 +1,12 @@
 import type { JsonAnswer } from '../../common/accounts-answers.js'
 import { pageLanguageHeaders } from '../languages/page-language.js'
 
-/** One JSON POST, as every accounts call is (spec §7); the answer's type is shared with the edge. */
+/** One JSON POST, as every accounts call is (docs/accounts-api.md, "How a call travels"); the answer's type is shared with the edge. */
 
 export interface PostOptions {
   /** A bearer credential for the Authorization header (the Google ID token). */
   readonly bearer?: string
-  /** `include` for the SSO calls, whose state cookie must travel (spec §7). */
+  /** `include` for the SSO calls, whose state cookie must travel. */
   readonly credentials?: RequestCredentials
   readonly mode?: RequestMode
   /** Headers of a call made again with a challenge's solution (client/challenge/); such a call's 428 is its caller's. */

@@ -17,12 +17,12 @@ export interface FormState {
   readonly busy: boolean
   /** The last submission was refused: the fields are marked invalid. */
   readonly invalid: boolean
-  /** Local-network mode: no view switching and no support link (spec §4). */
+  /** Local-network mode: no view switching and no support link. */
   readonly localMode: boolean
   readonly onShowView: (view: View) => void
 }
 
-/** The email field, whose value is kept across views (spec §4). */
+/** The email field, whose value is kept across views. */
 export interface EmailField {
   readonly value: string
   readonly onChange: (email: string) => void
@@ -38,7 +38,7 @@ export interface Submission<Args extends unknown[]> {
 export interface SignInMethods {
   readonly password: boolean
   readonly google: boolean
-  /** Google's script has loaded (spec §4). */
+  /** Google's script has loaded. */
   readonly googleReady: boolean
   readonly sso: boolean
   readonly onGoogle: () => void

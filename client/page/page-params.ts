@@ -18,7 +18,7 @@ export interface SsoReturn {
   readonly intent: 'login' | 'register'
 }
 
-/** Everything the page reads from its query string (spec §2), parsed once per address. */
+/** Everything the page reads from its query string (docs/page.md, "Parameters"), parsed once per address. */
 export interface PageParams {
   readonly view: View
   readonly redirect: string | null

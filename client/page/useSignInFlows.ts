@@ -38,9 +38,9 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
     google.isMutating || sso.submitting || ssoCompletion.isMutating || verifyEmail.sending || passkeys.running !== null
   return {
     page,
-    /** Buttons are disabled while any request runs, or once the page is leaving (spec §2). */
+    /** Buttons are disabled while any request runs, or once the page is leaving (docs/page.md, "Choices where the specification is silent"). */
     busy,
-    /** The error is hidden while a request is pending (spec §2). */
+    /** The error is hidden while a request is pending (the same section). */
     notice: busy && page.notice?.kind === 'error' ? null : page.notice,
     // Google sign-in and the return from SSO have no spinner of their own: the Login button shows theirs.
     // The upgrade after a password login keeps the Login button's spinner: the login is not over until it ends.

@@ -7,7 +7,7 @@ import type { PageState } from '../page/usePageState.js'
 /** What a registration uses of the page. */
 type RegisterPage = Pick<PageState, 'messages' | 'localMode' | 'setEmail' | 'clearNotice' | 'fail' | 'finishWithSuccess'>
 
-/** Registration with email and password; the registered email stays for the login that follows (spec §4). */
+/** Registration with email and password; the registered email stays for the login that follows. */
 export function useRegister (page: RegisterPage) {
   const { trigger, isMutating } = useSWRMutation('threshold/register', (_key: string, { arg }: { arg: RegisterPayload }) => register(arg))
   return {

@@ -6,7 +6,7 @@ import { english } from '../../fixtures/messages.js'
 import { renderPage, startBackend } from '../../fixtures/page.js'
 
 /**
- * Paste and password managers always work (issue 32): every password field
+ * Paste and password managers always work: every password field
  * says what it holds in `autocomplete` (a manager fills the current password
  * and offers to make a new one), and a pasted password lands in the field,
  * whole: nothing blocks paste, cuts it to a length, or trims it.
