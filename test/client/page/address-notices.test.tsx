@@ -1,26 +1,16 @@
 import '../../fixtures/dom.js'
 import { act, screen } from '@testing-library/react'
-import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { NOTICE_MESSAGE_KEYS } from '../../../common/page-notices.js'
 import { english } from '../../fixtures/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, eventually, eventuallyOk, renderPage, startBackend } from '../../fixtures/page.js'
 
 /**
  * The `notice` parameter, with which the accounts service sends the browser
  * back from an emailed link: its text above the form on its own view, as a
  * success (role=status) or an error (role=alert), and nowhere else.
  */
-
-/** An upstream that answers each path with its own JSON, after an optional delay. */
-function routes (answers: Record<string, [number, unknown]>, delayMs = 0) {
-  return (request: RecordedRequest, response: ServerResponse) => {
-    const [status, body] = answers[request.url.split('?')[0]!] ?? [404, { error: 'Not found.' }]
-    setTimeout(() => jsonAnswer(status, body)(request, response), delayMs)
-  }
-}
 
 const HEADINGS = { login: english('heading.login'), register: english('heading.register'), resetPassword: english('heading.resetPassword'), setPassword: english('heading.setPassword') }
 type ViewName = keyof typeof HEADINGS
@@ -33,7 +23,7 @@ function formNotice (): { role: string | null, text: string, className: string }
 }
 
 t.test('each notice shows its text on its own view, with the role and look of a success or an error, and on no other view', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const places: Array<[keyof typeof NOTICE_MESSAGE_KEYS, ViewName, 'success' | 'error']> = [
     ['email-verified', 'login', 'success'],
     ['verify-link-invalid', 'login', 'error'],
@@ -58,7 +48,7 @@ t.test('each notice shows its text on its own view, with the role and look of a 
 })
 
 t.test('an unknown notice is ignored: no text above the form', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   for (const value of ['password-changed', 'EMAIL-VERIFIED', 'Your account was deleted.']) {
     const { unmount } = renderPage(t, base, `?notice=${encodeURIComponent(value)}`)
     t.equal(formNotice(), null, value)
@@ -68,13 +58,13 @@ t.test('an unknown notice is ignored: no text above the form', async (t) => {
 })
 
 t.test('the error parameter wins over a notice: the spec\'s message is shown', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   renderPage(t, base, '?error=INACTIVITY_LOGOUT&notice=email-verified')
   t.same(formNotice()?.text, english('error.INACTIVITY_LOGOUT'))
 })
 
 t.test('the notice leaves the address bar once read, other parameters staying; the text stays on the page', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   renderPage(t, base, '?view=setPassword&token=tok_1234567890&notice=sessions-ended&redirect=%2Fapp#top')
   await eventually(t, () => window.location.search, '?view=setPassword&token=tok_1234567890&redirect=%2Fapp')
   t.equal(window.location.hash, '#top', 'the hash is kept')
@@ -83,13 +73,13 @@ t.test('the notice leaves the address bar once read, other parameters staying; t
 })
 
 t.test('an unknown or misplaced notice leaves the address bar too', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   renderPage(t, base, '?view=register&notice=email-verified')
   await eventually(t, () => window.location.search, '?view=register')
 })
 
 t.test('a notice goes once the visitor switches view, and does not come back with its view', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const { user } = renderPage(t, base, '?notice=email-verified')
   t.equal(formNotice()?.text, english('notice.emailVerified'))
   await user.click(screen.getByRole('link', { name: 'Sign Up' }))
@@ -99,7 +89,7 @@ t.test('a notice goes once the visitor switches view, and does not come back wit
 })
 
 t.test('a success notice goes once the visitor logs in; the answer takes its place', async (t) => {
-  const { base } = await startBackend(t, routes({ '/v2/login': [401, { error: 'Invalid email or password.' }] }, 300))
+  const { base } = await startBackend(t, answersByPath({ '/v2/login': [401, { error: 'Invalid email or password.' }] }, 300))
   const { user } = renderPage(t, base, '?notice=email-verified')
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')
   await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
@@ -108,7 +98,7 @@ t.test('a success notice goes once the visitor logs in; the answer takes its pla
 })
 
 t.test('an error notice goes once the visitor asks for a reset; the answer takes its place', async (t) => {
-  const { base } = await startBackend(t, routes({ '/resetPasswordRequest': [200, { success: 'Check your email.' }] }, 300))
+  const { base } = await startBackend(t, answersByPath({ '/resetPasswordRequest': [200, { success: 'Check your email.' }] }, 300))
   const { user } = renderPage(t, base, '?view=resetPassword&notice=end-sessions-link-invalid')
   t.equal(formNotice()?.role, 'alert')
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')
@@ -118,7 +108,7 @@ t.test('an error notice goes once the visitor asks for a reset; the answer takes
 })
 
 t.test('the sessions-ended notice goes once the new password is submitted', async (t) => {
-  const { base } = await startBackend(t, routes({ '/resetPassword': [400, { error: 'Passwords do not match.' }] }, 300), {
+  const { base } = await startBackend(t, answersByPath({ '/resetPassword': [400, { error: 'Passwords do not match.' }] }, 300), {
     accountsRoutes: REFERENCE_ACCOUNTS_ROUTES
   })
   const { user } = renderPage(t, base, '?view=setPassword&token=tok_1234567890&notice=sessions-ended')
@@ -131,7 +121,7 @@ t.test('the sessions-ended notice goes once the new password is submitted', asyn
 })
 
 t.test('the back button does not bring a notice back once it has gone', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const { user } = renderPage(t, base, '?notice=email-verified')
   await eventuallyOk(t, () => !window.location.search.includes('notice'))
   await user.click(screen.getByRole('link', { name: 'Sign Up' }))

@@ -1,11 +1,9 @@
 import '../../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
-import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { english } from '../../fixtures/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
 
 /**
  * Hostile values for every query parameter of the page, through the real
@@ -21,13 +19,6 @@ const INHERITED = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnP
 
 const q = (params: Array<[string, string]>): string => `?${new URLSearchParams(params).toString()}`
 
-function routes (answers: Record<string, [number, unknown]>) {
-  return (request: RecordedRequest, response: ServerResponse) => {
-    const [status, body] = answers[request.url.split('?')[0]!] ?? [404, { error: 'Not found.' }]
-    jsonAnswer(status, body)(request, response)
-  }
-}
-
 /** Nothing from the address bar became an element or ran. */
 function expectNothingInjected (t: Test, what: string): void {
   t.equal(document.querySelector('img[src="x"], script, iframe, object, embed, svg[onload], [onerror]'), null, `${what}: no injected element`)
@@ -36,7 +27,7 @@ function expectNothingInjected (t: Test, what: string): void {
 }
 
 t.test('error: markup, control characters and huge values are shown as bounded plain text; repeated keys take the first', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const cases: Array<[string, string]> = [
     [q([['error', MARKUP]]), MARKUP],
     [q([['error', CONTROL]]), 'a b c d e f g h i'],
@@ -55,7 +46,7 @@ t.test('error: markup, control characters and huge values are shown as bounded p
 })
 
 t.test('home_page_banner: markup, control characters and huge values are shown as bounded plain text', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const cases: Array<[string, string | null]> = [
     [q([['home_page_banner', MARKUP]]), MARKUP],
     [q([['home_page_banner', CONTROL]]), 'a b c d e f g h i'],
@@ -74,7 +65,7 @@ t.test('home_page_banner: markup, control characters and huge values are shown a
 })
 
 t.test('notice: markup, control and bidi characters, huge values and inherited names are never shown, on any view', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const values = [MARKUP, CONTROL, HUGE, ...INHERITED, '\u202eemail-verified', 'email-verified\u200b', '\u2066sessions-ended\u2069', `email-verified${MARKUP}`]
   for (const view of ['login', 'register', 'resetPassword', 'setPassword']) {
     for (const value of values) {
@@ -89,7 +80,7 @@ t.test('notice: markup, control and bidi characters, huge values and inherited n
 })
 
 t.test('view: anything but a known view is the login view', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const values = [...INHERITED, MARKUP, HUGE, 'Register', 'register\u0000', ' register', 'setPassword']
   for (const value of values) {
     const view = renderPage(t, base, q([['view', value]]), { passwordResetCompletion: false })
@@ -103,7 +94,7 @@ t.test('view: anything but a known view is the login view', async (t) => {
 })
 
 t.test('login_method: inherited names, markup and huge lists show every method rather than none', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const values = [...INHERITED, MARKUP, HUGE, Array.from({ length: 10_000 }, () => 'x').join(','), ',,,', '\u0000GOOGLE']
   for (const value of values) {
     const view = renderPage(t, base, q([['login_method', value]]))
@@ -117,7 +108,7 @@ t.test('login_method: inherited names, markup and huge lists show every method r
 })
 
 t.test('supports_domain_auth_check: only "true" turns the check on', async (t) => {
-  const { base, upstream } = await startBackend(t, routes({ '/v2/login': [401, { error: 'Invalid email or password.' }] }))
+  const { base, upstream } = await startBackend(t, answersByPath({ '/v2/login': [401, { error: 'Invalid email or password.' }] }))
   for (const value of ['TRUE', 'true ', '1', 'yes', '__proto__', MARKUP, HUGE]) {
     const { user, unmount } = renderPage(t, base, q([['supports_domain_auth_check', value]]))
     await user.type(screen.getByLabelText('Email'), 'ada@example.test')
@@ -129,7 +120,7 @@ t.test('supports_domain_auth_check: only "true" turns the check on', async (t) =
 })
 
 t.test('the login context fields are sent as given, only as JSON strings, and an oversized set gets a readable refusal', async (t) => {
-  const { base, upstream } = await startBackend(t, routes({ '/v2/login': [401, { error: 'Invalid email or password.' }] }))
+  const { base, upstream } = await startBackend(t, answersByPath({ '/v2/login': [401, { error: 'Invalid email or password.' }] }))
   const login = async (query: string) => {
     const { user, unmount } = renderPage(t, base, query)
     await user.type(screen.getByLabelText('Email'), 'ada@example.test')
@@ -168,7 +159,7 @@ t.test('the login context fields are sent as given, only as JSON strings, and an
 })
 
 t.test('redirect: hostile targets send the visitor to the site origin after a login', async (t) => {
-  const { base } = await startBackend(t, routes({ '/v2/login': [200, { auth: 'a.b.c', refresh: 'r' }] }))
+  const { base } = await startBackend(t, answersByPath({ '/v2/login': [200, { auth: 'a.b.c', refresh: 'r' }] }))
   const targets = [
     'javascript:window.__pwned=1', 'JaVaScRiPt:window.__pwned=1', 'data:text/html,<script>1</script>', '//evil.test/', '/\\evil.test/',
     'https:evil.test', 'https://evil.test\\@127.0.0.1/', 'https://127.0.0.1@evil.test/', 'java\u0000script:1', '\u202ehttps://evil.test',
@@ -186,7 +177,7 @@ t.test('redirect: hostile targets send the visitor to the site origin after a lo
 })
 
 t.test('local_accounts_host and _port: hostile values are refused with a message and no password goes anywhere', async (t) => {
-  const { base, upstream } = await startBackend(t, routes({}))
+  const { base, upstream } = await startBackend(t, answersByPath({}))
   const refused: Array<Array<[string, string]>> = [
     [['local_accounts_host', MARKUP]],
     [['local_accounts_host', '__proto__']],
@@ -215,7 +206,7 @@ t.test('local_accounts_host and _port: hostile values are refused with a message
 })
 
 t.test('the SSO return: hostile email and id are sent as plain strings, once, and leave the address bar', async (t) => {
-  const { base, upstream } = await startBackend(t, routes({ '/v2/auth/login': [401, { error: 'This sign-in link has expired.' }] }))
+  const { base, upstream } = await startBackend(t, answersByPath({ '/v2/auth/login': [401, { error: 'This sign-in link has expired.' }] }))
   const first = renderPage(t, base, q([['oidc', '1'], ['email', MARKUP], ['id', `__proto__${CONTROL}`], ['login', '1'], ['email', 'second@x.test']]))
   await eventually(t, () => screen.getByRole('alert').textContent, 'This sign-in link has expired.')
   t.same(lastBody(upstream, '/v2/auth/login'), {
@@ -227,7 +218,7 @@ t.test('the SSO return: hostile email and id are sent as plain strings, once, an
   expectNothingInjected(t, 'SSO return')
   first.unmount()
 
-  const { base: base2, upstream: upstream2 } = await startBackend(t, routes({}))
+  const { base: base2, upstream: upstream2 } = await startBackend(t, answersByPath({}))
   const huge = renderPage(t, base2, q([['saml', '1'], ['email', 'a@b.test'], ['id', HUGE], ['register', '1']]))
   await eventuallyOk(t, () => /too large/i.test(screen.getByRole('alert').textContent ?? ''), 'a 100 kB id gets a readable refusal')
   t.equal(upstream2.requests.length, 0, 'and does not reach the backend')
@@ -235,7 +226,7 @@ t.test('the SSO return: hostile email and id are sent as plain strings, once, an
 })
 
 t.test('the reset token: hostile values are sent as a plain string and the answer is shown', async (t) => {
-  const { base, upstream } = await startBackend(t, routes({ '/resetPassword': [400, { error: 'This reset link is not valid.' }] }), {
+  const { base, upstream } = await startBackend(t, answersByPath({ '/resetPassword': [400, { error: 'This reset link is not valid.' }] }), {
     accountsRoutes: REFERENCE_ACCOUNTS_ROUTES
   })
   for (const token of [MARKUP, '__proto__', CONTROL]) {
@@ -251,7 +242,7 @@ t.test('the reset token: hostile values are sent as a plain string and the answe
 })
 
 t.test('every parameter hostile at once: the page renders, nothing is injected, and switching views keeps the parameters as they were', async (t) => {
-  const { base } = await startBackend(t, routes({}))
+  const { base } = await startBackend(t, answersByPath({}))
   const names = ['view', 'redirect', 'allowed_org', 'resource_type', 'cluster_name', 'home_page_banner', 'error', 'login_method',
     'local_accounts_port', 'supports_domain_auth_check', 'saml', 'oidc', 'email', 'id', 'token', '__proto__', 'constructor']
   const query = q(names.flatMap((name): Array<[string, string]> => [[name, MARKUP], [name, CONTROL], [name, '__proto__']]))
