@@ -35,7 +35,7 @@ const SOURCES = ['client', 'common', 'server', 'proto', 'conformance', 'docs/acc
 
 /** Browsers the page supports: the last few years of every engine, phones included. */
 const CLIENT_TARGETS = ['chrome92', 'edge92', 'firefox90', 'safari15', 'ios15']
-// Licence texts (and source maps, when public) are streamed from disk as they are (server/edge/static-files.ts).
+// Licence texts (and source maps, when public) are streamed from disk as they are (server/edge/page/static-files.ts).
 const COMPRESSIBLE = /\.(js|css|svg|html|json)$/
 
 async function newestSourceTime (path) {
@@ -186,13 +186,13 @@ async function precompress () {
  */
 const SERVER_EXTERNALS = ['better-sqlite3', 'pg-native', 'cpu-features', 'ssh2']
 
-/** @fastify/reply-from's `require('undici')` → server/edge/undici-for-reply-from.cjs (why: there). */
+/** @fastify/reply-from's `require('undici')` → server/edge/upstream/undici-for-reply-from.cjs (why: there). */
 const slimUndiciForReplyFrom = {
   name: 'slim-undici-for-reply-from',
   setup (builder) {
     builder.onResolve({ filter: /^undici$/ }, (args) =>
       /[\\/]@fastify[\\/]reply-from[\\/]/.test(args.importer)
-        ? { path: join(root, 'server/edge/undici-for-reply-from.cjs') }
+        ? { path: join(root, 'server/edge/upstream/undici-for-reply-from.cjs') }
         : undefined)
   }
 }

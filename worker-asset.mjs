@@ -5,7 +5,7 @@
 // esbuild has no worker entry points of its own kind. The module is bundled here (every import in,
 // a classic script: Firefox before 114 has no module workers), and handed to the file loader, which
 // writes it under the build's asset names, content-hashed (`pow-worker-HASH.js` in /assets/), and
-// puts that URL where the import was. The edge serves it as every asset (server/edge/static-files.ts);
+// puts that URL where the import was. The edge serves it as every asset (server/edge/page/static-files.ts);
 // the page's CSP lets it run: no worker-src, so script-src's 'self' governs workers.
 
 import { build } from 'esbuild'

@@ -1,7 +1,7 @@
 import '../../fixtures/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
-import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import { jsonAnswer } from '../../fixtures/edge.js'
 import { english } from '../../fixtures/messages.js'
