@@ -116,7 +116,7 @@ export async function writeIndexHtml (metafile) {
     ? ''
     : `<link rel="stylesheet" href="${toUrl(entryOutput.cssBundle)}">`
 
-  const favicon = await readFile(join(root, 'client/media/favicon.svg'))
+  const favicon = await readFile(join(root, 'client/brand/media/favicon.svg'))
   const faviconName = `favicon-${contentHash(favicon)}.svg`
   await writeFile(join(assetsDir, faviconName), favicon)
 

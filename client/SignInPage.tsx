@@ -4,24 +4,24 @@ import type { PageFormState } from '../common/page-render.js'
 import type { RuntimeConfig } from '../common/runtime-config.js'
 import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
-import { useSignInFlows } from './hooks/useSignInFlows.js'
-import { useAddressSearch } from './lib/address-bar.js'
-import { fetchLaterTexts } from './api/later-texts.js'
-import { MessagesContext, useMessages, withLaterTexts } from './lib/messages.js'
-import { parsePageParams, type View } from './lib/page-params.js'
-import { usePageHostname } from './lib/page-address.js'
-import { BackgroundVideo } from './views/BackgroundVideo.js'
-import { FORM_NOTICE_ID, type SignInMethods } from './views/form-view-props.js'
-import { LoginView } from './views/LoginView.js'
-import { RegisterView } from './views/RegisterView.js'
-import { ResetPasswordView } from './views/ResetPasswordView.js'
-import { SetPasswordView } from './views/SetPasswordView.js'
+import { useSignInFlows } from './page/useSignInFlows.js'
+import { useAddressSearch } from './page/address-bar.js'
+import { fetchLaterTexts } from './languages/later-texts.js'
+import { MessagesContext, useMessages, withLaterTexts } from './languages/messages.js'
+import { parsePageParams, type View } from './page/page-params.js'
+import { usePageHostname } from './page/page-address.js'
+import { BackgroundVideo } from './brand/BackgroundVideo.js'
+import { FORM_NOTICE_ID, type SignInMethods } from './page/form-view-props.js'
+import { LoginView } from './sign-in/LoginView.js'
+import { RegisterView } from './registration/RegisterView.js'
+import { ResetPasswordView } from './password-reset/ResetPasswordView.js'
+import { SetPasswordView } from './password-reset/SetPasswordView.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/message-catalogue.ts), fetched with them.
-const SsoModal = lazy(async () => (await import('./views/SsoModal.js')).withItsTexts())
-const PasskeyOffer = lazy(async () => (await import('./views/PasskeyOffer.js')).withItsTexts())
-const BreachedPasswordNotice = lazy(async () => (await import('./views/BreachedPasswordNotice.js')).withItsTexts())
+const SsoModal = lazy(async () => (await import('./sso/SsoModal.js')).withItsTexts())
+const PasskeyOffer = lazy(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
+const BreachedPasswordNotice = lazy(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 

@@ -5,7 +5,7 @@ import { EMAIL_NOT_VERIFIED_REASON } from './page-notices.js'
  * One JSON POST's answer, as every accounts call's is (spec §7). Network
  * failures and answers that are not JSON objects come back as `unreadable`;
  * the caller decides what the visitor is told. The page reads it from
- * fetch (client/api/http.ts), the edge from its own call when it answers a
+ * fetch (client/http/post-json.ts), the edge from its own call when it answers a
  * form posted without scripts (server/edge/no-script/).
  */
 export type JsonAnswer =

@@ -93,7 +93,7 @@ export function parsePageFormState (text: string | null | undefined): PageFormSt
 }
 
 /**
- * The query parameters the rendered markup reads (client/lib/page-params.ts:
+ * The query parameters the rendered markup reads (client/page/page-params.ts:
  * the view, the texts shown, the methods offered, local-network mode, the SSO
  * return's email). Every other parameter (`redirect`, the login context,
  * `token`…) varies per visitor and reaches the markup only as the tail of the

@@ -5,7 +5,7 @@ import type { MessageKey } from './message-catalogue.js'
  * posted without scripts (server/edge/no-script/): the successes, the busy
  * service's text, and the one way outside text is made fit to show. Each
  * text's key in the message catalogues is here; the page takes the texts
- * from its embedded catalogue (client/lib/messages.ts).
+ * from its embedded catalogue (client/languages/messages.ts).
  */
 
 /** Longest error text taken from the address bar; longer ones are cut. */

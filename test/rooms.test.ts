@@ -99,15 +99,15 @@ t.test('no import in the tree crosses a boundary', async (t) => {
 
 t.test('the rules refuse the crossings the floor plan forbids', async (t) => {
   const refused: ImportEdge[] = [
-    { from: 'server/edge/config.ts', to: 'client/lib/address-bar.ts' },
+    { from: 'server/edge/config.ts', to: 'client/page/address-bar.ts' },
     { from: 'server/reference/config.ts', to: 'server/edge/config.ts' },
     { from: 'server/edge/run-edge.ts', to: 'server/reference/services.ts' },
     { from: 'server/shared/logger.ts', to: 'server/edge/config.ts' },
-    { from: 'common/hosts.ts', to: 'client/lib/constants.ts' },
+    { from: 'common/hosts.ts', to: 'client/components/constants.ts' },
     { from: 'client/SignInPage.tsx', to: 'server/edge/config.ts' },
     { from: 'server/edge/app.ts', to: 'bench/tools.mjs' },
     { from: 'conformance/suite.ts', to: 'server/reference/accounts-service.ts' },
-    { from: 'conformance/answers.ts', to: 'client/api/answers.ts' },
+    { from: 'conformance/answers.ts', to: 'client/http/post-json.ts' },
     { from: 'conformance/suite.ts', to: 'server/edge/upstream/json-answers.ts' },
     { from: 'examples/accounts-backend/server.ts', to: 'server/shared/logger.ts' },
     { from: 'server/edge/app.ts', to: 'conformance/suite.ts' }
@@ -129,7 +129,7 @@ t.test('the rules allow what the floor plan allows', async (t) => {
     { from: 'server/edge/config.ts', to: 'common/hosts.ts' },
     { from: 'server/reference/config.ts', to: 'server/shared/env-parsing.ts' },
     { from: 'client/main.tsx', to: 'common/runtime-config.ts' },
-    { from: 'client/api/check-domain.ts', to: 'proto/edgeauth/v1/edge_auth_metadata_service.ts' },
+    { from: 'client/domain-check/check-domain.ts', to: 'proto/edgeauth/v1/edge_auth_metadata_service.ts' },
     { from: 'conformance/answers.ts', to: 'server/shared/accounts-contract.ts' },
     { from: 'conformance/suite.ts', to: 'common/accounts-paths.ts' }
   ]

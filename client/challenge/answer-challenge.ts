@@ -1,8 +1,8 @@
 import type { JsonAnswer } from '../../common/accounts-answers.js'
 import { CHALLENGE_HEADER, CHALLENGE_REQUIRED_REASON, CHALLENGE_REQUIRED_STATUS, type ChallengeSpec } from '../../common/challenge.js'
 import type { MessageKey, Messages } from '../../common/message-catalogue.js'
-import { pageTextsWithLater } from '../lib/later-page-texts.js'
-import { FORM_NOTICE_ID, STEP_NOTICE_ID } from '../views/form-view-props.js'
+import { pageTextsWithLater } from '../languages/later-page-texts.js'
+import { FORM_NOTICE_ID, STEP_NOTICE_ID } from '../page/form-view-props.js'
 import { solvePow } from './solve-pow.js'
 
 type Json = Extract<JsonAnswer, { kind: 'json' }>
@@ -25,7 +25,7 @@ const REFUSAL_KEYS: Readonly<Record<'unsupported' | 'failed', MessageKey>> = {
 }
 
 /**
- * The challenge chunk's entry (client/api/http.ts loads it on a 428): solves
+ * The challenge chunk's entry (client/http/post-json.ts loads it on a 428): solves
  * the edge's challenge (common/challenge.ts), without the visitor doing
  * anything, and makes the call again with the solution (`repeat`). The
  * answer is the repeated call's, or a refusal (the 428 status with the

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
-import { COPY_FEEDBACK_MS } from '../lib/constants.js'
-import { useMessages } from '../lib/messages.js'
+import { COPY_FEEDBACK_MS } from './constants.js'
+import { useMessages } from '../languages/messages.js'
 import { Tooltip } from './Tooltip.js'
 
 /** Copies `text` to the clipboard and says so in a tooltip for one second. */

@@ -1,5 +1,5 @@
 import { useState, type KeyboardEvent } from 'react'
-import { useMessages } from '../lib/messages.js'
+import { useMessages } from '../languages/messages.js'
 import { TextField, type TextFieldProps } from './TextField.js'
 
 export interface PasswordFieldProps extends Omit<TextFieldProps, 'type' | 'trailing' | 'onKeyEvent' | 'hint'> {

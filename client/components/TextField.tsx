@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode, type Ref } from 'react'
-import { TEXT_FIELD_FINISHED_TYPING_MS } from '../lib/constants.js'
-import { useValueTypedBeforeHydration } from '../hooks/useValueTypedBeforeHydration.js'
+import { TEXT_FIELD_FINISHED_TYPING_MS } from './constants.js'
+import { useValueTypedBeforeHydration } from './useValueTypedBeforeHydration.js'
 
 export interface TextFieldProps {
   readonly label: string

@@ -1,5 +1,5 @@
 import { cloneElement, useEffect, useId, useRef, useState, type ReactElement } from 'react'
-import { TOOLTIP_LINGER_MS } from '../lib/constants.js'
+import { TOOLTIP_LINGER_MS } from './constants.js'
 
 export interface TooltipProps {
   readonly content: string

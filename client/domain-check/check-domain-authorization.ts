@@ -6,7 +6,7 @@ import {
 } from '../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { GRPC_STATUS } from '../../common/grpc-status.js'
-import { pageLanguageHeaders } from '../api/page-language.js'
+import { pageLanguageHeaders } from '../languages/page-language.js'
 
 /**
  * The domain authorization check over gRPC-web (binary), to the page's own

@@ -1,9 +1,12 @@
-import type { DomainGate } from '../hooks/useDomainCheck.js'
-import type { PageState } from '../hooks/usePageState.js'
-import { revokeRefresh } from '../api/passkeys.js'
+import type { DomainGate } from '../domain-check/useDomainCheck.js'
+import type { PageState } from '../page/usePageState.js'
+import { revokeRefresh } from './passkey-calls.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import { refusalText } from '../lib/messages.js'
+import { refusalText } from '../languages/messages.js'
 import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.js'
+
+/** What the end of a passkey sign-in uses of the page. */
+type PasskeySignInPage = Pick<PageState, 'messages' | 'fail' | 'finishLogin'>
 
 /**
  * How a passkey sign-in ends, after the accounts service's answer. With
@@ -13,7 +16,7 @@ import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.
  * password manager is told the account's passkeys and details, without
  * waiting, and the sign-in ends as every login does.
  */
-export async function finishPasskeySignIn (outcome: PasskeySignInOutcome, page: PageState, gate: DomainGate, rpId: string): Promise<void> {
+export async function finishPasskeySignIn (outcome: PasskeySignInOutcome, page: PasskeySignInPage, gate: DomainGate, rpId: string): Promise<void> {
   if (outcome.kind === 'cancelled') return
   if (outcome.kind !== 'tokens') {
     page.fail(outcome.kind === 'error' ? refusalText(outcome, page.messages) : page.messages.text(ERROR_MESSAGE_KEYS.GENERIC))

@@ -1,5 +1,5 @@
-import type { ProofAnswer } from '../api/fresh-proof-answers.js'
-import { passkeyReauthenticate, passkeyReauthenticateOptions } from '../api/fresh-proof.js'
+import type { ProofAnswer } from '../account-changes/fresh-proof-answers.js'
+import { passkeyReauthenticate, passkeyReauthenticateOptions } from '../account-changes/fresh-proof-calls.js'
 import { cancelled } from './browser-passkeys.js'
 import { credentialToJson, requestOptionsFromJson } from './webauthn-json.js'
 

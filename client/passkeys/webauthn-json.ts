@@ -1,5 +1,5 @@
-import type { CredentialJson } from '../api/passkeys.js'
-import type { WebAuthnOptionsJson } from '../api/passkey-answers.js'
+import type { CredentialJson } from './passkey-calls.js'
+import type { WebAuthnOptionsJson } from './passkey-answers.js'
 
 /*
  * WebAuthn's JSON forms, both ways: the browser's own helpers

@@ -1,11 +1,11 @@
 import { useId, useState, type FormEvent } from 'react'
-import { verifySecondFactor } from '../api/second-factor.js'
+import { verifySecondFactor } from './second-factor-calls.js'
 import type { SecondFactorVerifyAnswer } from '../../common/second-factor-answers.js'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
-import { NeedsScript } from '../components/NeedsScript.js'
+import { NeedsScript } from '../no-script/NeedsScript.js'
 import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import { refusalText, useMessages } from '../lib/messages.js'
+import { refusalText, useMessages } from '../languages/messages.js'
 import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
 import { CodeField } from './code-field.js'
 import { RememberBrowser } from './RememberBrowser.js'
@@ -17,7 +17,7 @@ export interface CodeStepProps {
   readonly refusal?: string | null
   /** Whether to offer "Don't ask again on this browser for 30 days". */
   readonly rememberOffered: boolean
-  /** A local-network login's listener, which issued the challenge (client/api/second-factor.ts); null: the edge's. */
+  /** A local-network login's listener, which issued the challenge (client/second-factor/second-factor-calls.ts); null: the edge's. */
   readonly localOrigin?: string | null
   /** The login's tokens: the page stores them and leaves. */
   readonly onTokens: (tokens: Extract<SecondFactorVerifyAnswer, { kind: 'tokens' }>) => void

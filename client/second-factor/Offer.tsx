@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react'
 import { Button } from '../components/Button.js'
-import { useMessages } from '../lib/messages.js'
+import { useMessages } from '../languages/messages.js'
 
 /**
  * The offer of a second factor after a password login that needed none, as

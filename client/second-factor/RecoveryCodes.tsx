@@ -1,8 +1,8 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
-import { useMessages } from '../lib/messages.js'
-import { EndOtherSessions } from '../other-sessions/EndOtherSessions.js'
+import { useMessages } from '../languages/messages.js'
+import { EndOtherSessions } from '../sessions/EndOtherSessions.js'
 
 /** The file the Download link saves. */
 export const RECOVERY_CODES_FILE_NAME = 'recovery-codes.txt'

@@ -1,5 +1,5 @@
 
-import { useMessages } from '../lib/messages.js'
+import { useMessages } from '../languages/messages.js'
 
 /** "Don't ask again on this browser for 30 days", where the service offers it (SECOND_FACTOR_REMEMBER_BROWSER). */
 export function RememberBrowser ({ checked, onChange }: { checked: boolean, onChange: (checked: boolean) => void }) {

@@ -1,10 +1,13 @@
 import { lazy, Suspense } from 'react'
 import { Spinner } from '../components/Spinner.js'
-import type { PageState } from '../hooks/usePageState.js'
-import type { SecondFactorFlow } from '../hooks/useSecondFactor.js'
-import { useMessages } from '../lib/messages.js'
+import type { PageState } from '../page/usePageState.js'
+import type { SecondFactorFlow } from './useSecondFactor.js'
+import { useMessages } from '../languages/messages.js'
 import { CodeStep } from './CodeStep.js'
 import { Offer } from './Offer.js'
+
+/** What the steps use of the page. */
+type SecondFactorStepsPage = Pick<PageState, 'params' | 'fail' | 'leaveToRedirect'>
 
 // A chunk of its own, loaded when an enrolment starts: the enrolment steps with the QR encoder.
 const Enrolment = lazy(() => import('./Enrolment.js').then((loaded) => ({ default: loaded.Enrolment })))
@@ -17,7 +20,7 @@ const Enrolment = lazy(() => import('./Enrolment.js').then((loaded) => ({ defaul
  * going back to the login form.
  */
 export default function SecondFactorSteps ({ flow, page, rememberOffered, productName }: {
-  flow: SecondFactorFlow, page: PageState, rememberOffered: boolean, productName: string
+  flow: SecondFactorFlow, page: SecondFactorStepsPage, rememberOffered: boolean, productName: string
 }) {
   const { text } = useMessages()
   const { step } = flow

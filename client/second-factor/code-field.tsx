@@ -1,6 +1,6 @@
 import { useId } from 'react'
 import { withoutSpaces } from '../../common/second-factor-codes.js'
-import { useValueTypedBeforeHydration } from '../hooks/useValueTypedBeforeHydration.js'
+import { useValueTypedBeforeHydration } from '../components/useValueTypedBeforeHydration.js'
 
 /**
  * The field for an authenticator code: numeric keyboard, the browser's

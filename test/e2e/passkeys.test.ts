@@ -17,7 +17,7 @@ import { addVirtualAuthenticator, base64url, type VirtualCredential } from '../f
  * reference service (PASSKEYS on, the relying party ID `localhost`), with
  * Chromium's virtual authenticator (CDP WebAuthn domain: internal transport,
  * resident keys, user verification). The conditional-create success path is
- * in test/client/passkeys.test.tsx: the virtual authenticator never
+ * in test/client/passkeys/passkeys.test.tsx: the virtual authenticator never
  * completes it (the page's 3 s bound ends it here). axe on the passkey button
  * and the offer is passkeys-accessibility.test.ts's (together they took 77 s
  * of tap's 120 s in CI).

@@ -24,7 +24,7 @@ const openGate: DomainGate = async () => null
 /**
  * The domain authorization check (docs/accounts-api.md, "The domain check")
  * as the page runs it when its address says `supports_domain_auth_check=true`
- * (client/hooks/useDomainCheck.ts): the domain after the email's last @, asked through the edge's gRPC-web
+ * (client/domain-check/useDomainCheck.ts): the domain after the email's last @, asked through the edge's gRPC-web
  * route the page calls (so its rate limit and metrics apply), within the
  * page's DOMAIN_CHECK_TIMEOUT_MS when one is set. Authorized or unspecified
  * go on; unauthorized is refused with the spec's text; a check that fails or

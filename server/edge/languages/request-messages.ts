@@ -5,7 +5,7 @@ import type { MessageCatalogues } from './message-catalogues.js'
 
 /**
  * The texts the edge answers a request in. A JSON call's language is its
- * Accept-Language, which the page sets to its own language (client/api/http.ts);
+ * Accept-Language, which the page sets to its own language (client/http/post-json.ts);
  * a form post's also follows the posted page's address (`pageQuery`, its
  * `ui_locales`), as the page itself did.
  */

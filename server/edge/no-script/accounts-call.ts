@@ -9,7 +9,7 @@ export type AccountsCall = (path: string, payload: Readonly<Record<string, unkno
 
 /**
  * The accounts calls of one form post, through the edge's own proxy
- * (inner-call.ts), read as the page reads them (client/api/http.ts): a JSON
+ * (inner-call.ts), read as the page reads them (client/http/post-json.ts): a JSON
  * object with its status, else `unreadable`. They say `Accept-Language` as
  * the page would, in the posted page's language: the edge's failure texts
  * and the backend's own follow it. A challenge the edge asks for

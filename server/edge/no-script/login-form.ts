@@ -8,7 +8,7 @@ import type { FormHandler } from './form-post.js'
 const NEEDS_SCRIPTS_STATUS = 409
 
 /**
- * `form=login`: email and password, as client/hooks/useLogin.ts: the domain
+ * `form=login`: email and password, as client/sign-in/useLogin.ts: the domain
  * check first when the address asks for it, then `v2/login` with the login
  * context. Tokens sign in; a code due shows the code step; an enrolment
  * due, or local-network mode, says it needs scripts; an unverified address

@@ -8,7 +8,7 @@ import type { FormHandler } from './form-post.js'
 
 /*
  * The forms that end, as the page's "registration-type" calls do
- * (usePageState's finishWithSuccess), on the login view with a success text,
+ * (finishWithSuccess in client/page/usePageNotices.ts), on the login view with a success text,
  * or on their own view with the refusal: registration, the reset request and
  * setting a new password; and the request for a new verification link,
  * which stays on the login view either way.
@@ -26,7 +26,7 @@ function finish (raw: JsonAnswer, view: RenderedView, email: string, emailAfter:
 }
 
 /**
- * `form=register`, as client/hooks/useRegister.ts: the register view's
+ * `form=register`, as client/registration/useRegister.ts: the register view's
  * fields (first and last name optional, as their inputs are) to `register`;
  * the registered email stays for the login that follows. Not in local-network mode.
  */
@@ -44,7 +44,7 @@ export const registerForm: FormHandler = async (post) => {
 }
 
 /**
- * `form=resetPassword`, as client/hooks/useResetPassword.ts; the email stays
+ * `form=resetPassword`, as client/password-reset/useResetPassword.ts; the email stays
  * for the login view that follows, as the page's email survives the change of view.
  */
 export const resetPasswordForm: FormHandler = async (post) => {
@@ -54,7 +54,7 @@ export const resetPasswordForm: FormHandler = async (post) => {
 }
 
 /**
- * `form=setPassword`, as client/hooks/useSetPassword.ts: the new password
+ * `form=setPassword`, as client/password-reset/useSetPassword.ts: the new password
  * (and its confirmation, when the form posts one) with the address's reset
  * token to `resetPassword`.
  */
@@ -72,7 +72,7 @@ export const setPasswordForm: FormHandler = async (post) => {
 }
 
 /**
- * What the page lists after a reset with scripts (client/views/RecentFactors.tsx), said in
+ * What the page lists after a reset with scripts (client/account-changes/RecentFactors.tsx), said in
  * one sentence after the success text: without scripts there is no Remove button (each
  * removal is a call with the answer's review token), so the sentence says how to get one.
  */
@@ -88,7 +88,7 @@ function recentFactorsSentence (body: Readonly<Record<string, unknown>>, message
 }
 
 /**
- * `form=verificationLink`, as client/hooks/useVerifyEmailRequest.ts: a new
+ * `form=verificationLink`, as client/registration/useVerifyEmailRequest.ts: a new
  * link for the email; once sent the offer ends, a refusal keeps it so the
  * visitor can try again.
  */

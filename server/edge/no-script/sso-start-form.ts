@@ -15,7 +15,7 @@ function isSafeProviderUrl (url: string): boolean {
 }
 
 /**
- * `form=sso`, the start of single sign-on, as client/hooks/useSsoStart.ts:
+ * `form=sso`, the start of single sign-on, as client/sso/useSsoStart.ts:
  * the domain check first when the address asks for it, then `auth/login/sso`
  * with the view as its source, the address's `redirect` and the login
  * context; then a page that sends the visitor on to the answer's `sso_url`

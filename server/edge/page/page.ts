@@ -142,7 +142,7 @@ export class PreparedPage {
    */
   renderBytes (fill: PageFill): Buffer {
     const messages = this.catalogues.messages(fill.locale)
-    // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (client/views).
+    // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (each view's autoFocus, as in client/sign-in/LoginView.tsx).
     const titleKey = fill.state?.notice?.kind === 'error' ? 'page.titleWithError' : 'page.title'
     const heading = fill.rendered.heading !== '' ? fill.rendered.heading : this.unrenderedHeading(fill, messages)
     const title = escapeHtml(messages.text(titleKey, { heading, product: this.productName }))

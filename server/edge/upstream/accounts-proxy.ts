@@ -86,7 +86,7 @@ const ACCOUNT_CHANGE_PATHS = [
 
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
-  // Accept-Language: the language the edge chose (the page sends its own, client/api/http.ts), for the backend's own texts and emails.
+  // Accept-Language: the language the edge chose (the page sends its own, client/http/post-json.ts), for the backend's own texts and emails.
   statesLocale: true,
   onlyOn: {
     authorization: new Set(['v2/auth/login', 'auth/register', ...ACCOUNT_CHANGE_PATHS])

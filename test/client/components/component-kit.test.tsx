@@ -10,7 +10,7 @@ import { Modal } from '../../../client/components/Modal.js'
 import { Spinner } from '../../../client/components/Spinner.js'
 import { TextField } from '../../../client/components/TextField.js'
 import { Tooltip } from '../../../client/components/Tooltip.js'
-import { DESIGN_TOKENS, MODAL_WIDTHS_PX, SPINNER_TURN_MS } from '../../../client/lib/constants.js'
+import { DESIGN_TOKENS, MODAL_WIDTHS_PX, SPINNER_TURN_MS } from '../../../client/components/constants.js'
 
 t.afterEach(() => cleanup())
 const sleep = (ms: number) => act(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))

@@ -37,7 +37,7 @@ t.test('an answer with an enum value this page does not know is reported as unre
   t.same(await checkDomainAuthorization('x.test', { origin, timeoutMs: null }), { kind: 'answered', authorization: 'unrecognised' })
 })
 
-t.test('behind the edge, every HTTP failure reads as the table of spec section 8 says, row by row', async (t) => {
+t.test('behind the edge, every HTTP failure reads as the table of docs/accounts-api.md ("The domain check") says, row by row', async (t) => {
   let status = 200
   const upstream = await startUpstream(t, (_request, response) => {
     response.writeHead(status, { 'content-type': 'text/plain' })

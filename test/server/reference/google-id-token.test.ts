@@ -166,7 +166,7 @@ t.test('a Google ID token is accepted once: caught and sent again, it is refused
   t.equal((await googleLogin(respelt)).status, 401, 'nor is it accepted again under another spelling of its signature')
 })
 
-/** What the page does (client/lib/google-nonce.ts): a secret kept in the page, and its SHA-256 given to Google as the nonce. */
+/** What the page does (client/google/google-nonce.ts): a secret kept in the page, and its SHA-256 given to Google as the nonce. */
 function pageNonce (): { secret: string, nonce: string } {
   const secret = randomBytes(32).toString('base64url')
   return { secret, nonce: createHash('sha256').update(secret).digest('base64url') }

@@ -8,7 +8,7 @@ import { brandFolder, pngClaiming, pngOf, SVG_LOGO } from '../../../fixtures/bra
 
 const files = brandFolder()
 const logo = files.write('logo.png', pngOf(480, 120))
-const media = (name: string) => new URL(`../../../../client/media/${name}`, import.meta.url).pathname
+const media = (name: string) => new URL(`../../../../client/brand/media/${name}`, import.meta.url).pathname
 
 function refusal (env: Record<string, string>): ConfigError {
   try {

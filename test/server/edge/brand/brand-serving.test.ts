@@ -10,7 +10,7 @@ const logoPng = pngOf(480, 120)
 const logo = files.write('acme-logo.png', logoPng)
 const svgLogo = files.write('acme-logo.svg', SVG_LOGO)
 const favicon = files.write('acme-icon.png', pngOf(32, 32))
-const media = (name: string) => new URL(`../../../../client/media/${name}`, import.meta.url).pathname
+const media = (name: string) => new URL(`../../../../client/brand/media/${name}`, import.meta.url).pathname
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 function embeddedConfig (html: string): Record<string, unknown> {

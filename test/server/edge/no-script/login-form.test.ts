@@ -51,7 +51,7 @@ t.test('a login posted without scripts sends upstream the payload the page sends
     insecure_allowed_orgs: ['one', 'two', 'three'],
     resource_type: 'cluster',
     cluster_name: 'east'
-  }, 'as client/api/accounts.ts login() sends it, context fields from the address')
+  }, 'as client/sign-in/login-calls.ts login() sends it, context fields from the address')
 
   const cookies = setCookies(response)
   t.equal(cookies.length, 3, 'the token cookies, and the edge\'s note of a browser that signed in (docs/challenge.md)')

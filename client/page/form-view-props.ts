@@ -1,0 +1,46 @@
+import type { View } from './page-params.js'
+
+/** The error or success text above the form, which describes every form. */
+export const FORM_NOTICE_ID = 'form-notice'
+
+/**
+ * The live region of a step that has taken the card in place of the form (the
+ * breached-password notice): where a call made from that step says what it is
+ * waiting for (client/challenge/answer-challenge.ts), as the form's calls do
+ * after FORM_NOTICE_ID.
+ */
+export const STEP_NOTICE_ID = 'step-notice'
+
+/** What every form view is told about the page. */
+export interface FormState {
+  /** A request is running or the page is leaving: every button is disabled. */
+  readonly busy: boolean
+  /** The last submission was refused: the fields are marked invalid. */
+  readonly invalid: boolean
+  /** Local-network mode: no view switching and no support link. */
+  readonly localMode: boolean
+  readonly onShowView: (view: View) => void
+}
+
+/** The email field, whose value is kept across views. */
+export interface EmailField {
+  readonly value: string
+  readonly onChange: (email: string) => void
+}
+
+/** A view's own request: how to send it, and whether it runs (its button shows the spinner). */
+export interface Submission<Args extends unknown[]> {
+  readonly submit: (...args: Args) => void
+  readonly submitting: boolean
+}
+
+/** Login and register: the methods login_method allows, and how to start the two that are buttons. */
+export interface SignInMethods {
+  readonly password: boolean
+  readonly google: boolean
+  /** Google's script has loaded. */
+  readonly googleReady: boolean
+  readonly sso: boolean
+  readonly onGoogle: () => void
+  readonly onSso: () => void
+}

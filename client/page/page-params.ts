@@ -1,0 +1,123 @@
+import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
+import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page-query.js'
+import { NOTICE_MESSAGE_KEYS, PAGE_NOTICE_VIEWS, pageNoticeFrom, type PageNotice } from '../../common/page-notices.js'
+import type { MessageKey } from '../../common/message-catalogue.js'
+import { plainText } from '../languages/messages.js'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { NoticeContent } from '../components/Notice.js'
+
+export type View = PageView
+
+/** The sign-in methods: local email and password, Google, and custom SSO (SAML or OIDC). */
+export type LoginMethod = 'password' | 'google' | 'sso'
+
+export interface SsoReturn {
+  readonly protocol: 'SAML' | 'OIDC'
+  readonly email: string
+  readonly id: string
+  readonly intent: 'login' | 'register'
+}
+
+/** Everything the page reads from its query string (docs/page.md, "Parameters"), parsed once per address. */
+export interface PageParams {
+  readonly view: View
+  readonly redirect: string | null
+  readonly allowedOrgs: readonly string[]
+  readonly resourceType: string | null
+  readonly clusterName: string | null
+  /** The methods login_method allows; every method when the parameter is absent. */
+  readonly loginMethods: ReadonlySet<LoginMethod>
+  readonly ssoReturn: SsoReturn | null
+  readonly banner: string | null
+  readonly localAccounts: LocalAccountsTarget
+  /** The `error` parameter made plain, if anything is left of it: a catalogue key or a text to show as it came (messageForErrorParameter). */
+  readonly errorParameter: string | null
+  /** What the `notice` parameter says, when its code is known and belongs to this view (shown like the form's own notices). */
+  readonly notice: AddressNotice | null
+  readonly domainCheck: boolean
+  readonly resetToken: string | null
+}
+
+/** A notice from the address: whether it reads as a success or an error, and its text's key (the page says it in its language). */
+export interface AddressNotice {
+  readonly kind: NoticeContent['kind']
+  readonly key: MessageKey
+}
+
+/** Where to go after a login, and the context a login carries: what single sign-on keeps across its round trip. */
+export type PageContext = Pick<PageParams, 'redirect' | 'allowedOrgs' | 'resourceType' | 'clusterName'>
+
+/**
+ * Whether each `notice` code reads as a success or an error. Its view is in
+ * common/page-notices.ts, shared with the service that sends the browser
+ * there; on any other view the code says nothing that applies, so it is not shown.
+ */
+const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {
+  'email-verified': 'success',
+  'verify-link-invalid': 'error',
+  'verify-in-known-browser': 'error',
+  'sessions-ended': 'success',
+  'end-sessions': 'success',
+  'undo-change': 'success',
+  'end-sessions-link-invalid': 'error'
+}
+
+const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])
+const MAX_BANNER_LENGTH = 200
+
+/** Text to show, or null when nothing is left once control and invisible characters are gone. */
+function shownText (value: string | null, toText: (value: string) => string): string | null {
+  return nonEmpty(value === null ? null : toText(value))
+}
+
+/**
+ * The methods `login_method` allows. Unknown values are ignored; when none of
+ * the values is known, every method is shown rather than an empty page.
+ */
+function loginMethodsFrom (params: URLSearchParams, productName: string): ReadonlySet<LoginMethod> {
+  const requested = listParameter(params, 'login_method').map((value) => value.toUpperCase())
+  const methods = new Set<LoginMethod>()
+  for (const value of requested) {
+    if (value === 'GOOGLE') methods.add('google')
+    else if (value === 'SAML' || value === 'CUSTOM_SSO' || value === 'OIDC') methods.add('sso')
+    else if (value === productName.toUpperCase()) methods.add('password')
+  }
+  return methods.size === 0 ? ALL_METHODS : methods
+}
+
+function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
+  const protocol = params.has('saml') ? 'SAML' : params.has('oidc') ? 'OIDC' : null
+  const email = nonEmpty(params.get('email'))
+  const id = nonEmpty(params.get('id'))
+  const intent = params.has('register') ? 'register' : params.has('login') ? 'login' : null
+  if (protocol === null || email === null || id === null || intent === null) return null
+  return { protocol, email, id, intent }
+}
+
+/**
+ * The notice for a known code on its own view. Unlike `error`, the value is
+ * never shown itself: anyone can write a link, so only the catalogue's texts
+ * appear.
+ */
+function noticeFrom (code: string | null, view: View): AddressNotice | null {
+  const notice = pageNoticeFrom(code)
+  return notice !== null && PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], key: NOTICE_MESSAGE_KEYS[notice] } : null
+}
+
+export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {
+  const params = new URLSearchParams(search)
+  const localAccounts = resolveLocalAccounts(params, pageHostname, config.localAccountsAllowedHosts)
+  const view = viewFrom(params.get('view'), config.passwordResetCompletion)
+  return {
+    view,
+    ...pageQueryContext(params),
+    loginMethods: localAccounts.kind === 'off' ? loginMethodsFrom(params, config.productName) : new Set(['password']),
+    ssoReturn: ssoReturnFrom(params),
+    banner: shownText(params.get('home_page_banner'), (value) => plainText(value, MAX_BANNER_LENGTH)),
+    localAccounts,
+    errorParameter: shownText(params.get('error'), plainText),
+    notice: noticeFrom(params.get('notice'), view),
+    domainCheck: domainCheckRequested(params),
+    resetToken: resetTokenFrom(params)
+  }
+}

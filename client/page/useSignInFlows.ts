@@ -1,0 +1,57 @@
+import type { PageFormState } from '../../common/page-render.js'
+import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { PageParams } from './page-params.js'
+import { useDomainCheck } from '../domain-check/useDomainCheck.js'
+import { useGoogleSignIn } from '../google/useGoogleSignIn.js'
+import { useLogin } from '../sign-in/useLogin.js'
+import { usePageState } from './usePageState.js'
+import { usePasskeys } from '../passkeys/usePasskeys.js'
+import { useSecondFactor } from '../second-factor/useSecondFactor.js'
+import { useRegister } from '../registration/useRegister.js'
+import { useResetPassword } from '../password-reset/useResetPassword.js'
+import { useSetPassword } from '../password-reset/useSetPassword.js'
+import { useSsoCompletion } from '../sso/useSsoCompletion.js'
+import { useSsoStart } from '../sso/useSsoStart.js'
+import { useVerifyEmailRequest } from '../registration/useVerifyEmailRequest.js'
+
+/**
+ * Every flow of the page, wired to the page state and, for the logins, to the
+ * domain check; and what the flows decide together: whether the page is busy,
+ * and which notice shows. Each flow is a hook of its own file.
+ */
+export function useSignInFlows (params: PageParams, config: RuntimeConfig, formState: PageFormState | null) {
+  const page = usePageState(params, config, formState)
+  const gate = useDomainCheck(params.domainCheck, config.domainCheckTimeoutMs)
+  const sso = useSsoStart(page, gate)
+  const secondFactor = useSecondFactor(page, config, formState)
+  // After a password login, at most one offer: the passkey one first; the second-factor one only where no passkey offer showed.
+  const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen || secondFactor.step !== null, secondFactor.offerOrLeave)
+  const login = useLogin(page, gate, (answer) => passkeys.afterPasswordLogin(answer) || secondFactor.afterPasswordLogin(answer), secondFactor.begin)
+  const register = useRegister(page)
+  const resetPassword = useResetPassword(page)
+  const setPassword = useSetPassword(page)
+  const google = useGoogleSignIn(page, config, gate, secondFactor.begin)
+  const ssoCompletion = useSsoCompletion(page)
+  const verifyEmail = useVerifyEmailRequest(page)
+
+  const busy = page.leaving || login.isMutating || register.submitting || resetPassword.submitting || setPassword.submitting ||
+    google.isMutating || sso.submitting || ssoCompletion.isMutating || verifyEmail.sending || passkeys.running !== null
+  return {
+    page,
+    /** Buttons are disabled while any request runs, or once the page is leaving (docs/page.md, "Choices where the specification is silent"). */
+    busy,
+    /** The error is hidden while a request is pending (the same section). */
+    notice: busy && page.notice?.kind === 'error' ? null : page.notice,
+    // Google sign-in and the return from SSO have no spinner of their own: the Login button shows theirs.
+    // The upgrade after a password login keeps the Login button's spinner: the login is not over until it ends.
+    login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating || passkeys.running === 'upgrade' },
+    register,
+    resetPassword,
+    setPassword,
+    google,
+    passkeys,
+    secondFactor,
+    sso,
+    verificationLink: verifyEmail
+  }
+}

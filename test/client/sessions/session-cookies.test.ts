@@ -1,0 +1,42 @@
+import '../../fixtures/dom.js'
+import t from 'tap'
+import { storeSessionTokens } from '../../../client/sessions/session-cookies.js'
+import { sessionCookieAttributes } from '../../../common/session-cookies.js'
+import { setPageUrl } from '../../fixtures/dom.js'
+
+function pageCookies (): Record<string, string> {
+  return Object.fromEntries(document.cookie.split('; ').filter(Boolean).map((pair) => pair.split('=') as [string, string]))
+}
+
+t.test('the cookies last 14 days, Secure, SameSite=Lax, on the whole site, on the domain the edge gave', async (t) => {
+  t.same(sessionCookieAttributes('example.com'), { expires: 14, secure: true, sameSite: 'Lax', path: '/', domain: 'example.com' })
+  t.same(sessionCookieAttributes(null), { expires: 14, secure: true, sameSite: 'Lax', path: '/' }, 'null: host-only')
+})
+
+t.test('storing the auth token writes the auth cookie alone and says it was kept', async (t) => {
+  setPageUrl('https://sub.example.com/')
+  t.equal(storeSessionTokens({ auth: 'eyJ.auth.token' }, 'example.com'), true)
+  t.equal(pageCookies().auth, 'eyJ.auth.token')
+  t.equal(pageCookies().refresh, undefined, 'the refresh cookie is the edge\'s, HttpOnly')
+})
+
+t.test('a refresh token from local-network mode, which no edge saw, is written beside it', async (t) => {
+  setPageUrl('https://lan.example.net/')
+  t.equal(storeSessionTokens({ auth: 'eyJ.lan', refresh: 'lan-refresh' }, 'example.net'), true)
+  t.equal(pageCookies().auth, 'eyJ.lan')
+  t.equal(pageCookies().refresh, 'lan-refresh')
+})
+
+t.test('a cookie domain the browser refuses falls back to host-only cookies', async (t) => {
+  setPageUrl('https://signin.acme.test/')
+  t.equal(storeSessionTokens({ auth: 'eyJ.acme' }, 'other.test'), true)
+  t.equal(pageCookies().auth, 'eyJ.acme')
+})
+
+t.test('tokens the browser does not keep are reported, not taken for a sign-in', async (t) => {
+  // A Secure cookie on a plain-http page off loopback: the browser drops it, as it drops one over 4096 bytes.
+  setPageUrl('http://signin.example.com/')
+  t.equal(storeSessionTokens({ auth: 'eyJ.dropped' }, 'example.com'), false)
+  t.equal(pageCookies().auth, undefined)
+  t.equal(storeSessionTokens({ auth: 'eyJ.dropped', refresh: 'dropped-refresh' }, 'example.com'), false, 'in local-network mode too')
+})
