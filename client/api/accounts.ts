@@ -117,7 +117,7 @@ export interface SetPasswordPayload {
 /**
  * Completes a password reset: the reference service's own call, beside the
  * spec's six, so its path is not among the spec's (the edge proxies it for
- * the reference service, server/reference/exposed-routes.ts).
+ * the reference service, server/reference/http/exposed-routes.ts).
  */
 export async function setPassword (payload: SetPasswordPayload): Promise<SetPasswordAnswer> {
   const raw = await postJson('/accounts/resetPassword', payload)
@@ -137,7 +137,7 @@ export type SetPasswordAnswer = SuccessAnswer & { readonly review?: Readonly<Rec
  * Asks for a new link to verify `email`, after a login refused because the
  * address is not verified yet. The reference service's own call, like
  * setPassword: the edge proxies it only where the service names it
- * (server/reference/exposed-routes.ts).
+ * (server/reference/http/exposed-routes.ts).
  */
 export async function verifyEmailRequest (payload: { readonly email: string }): Promise<SuccessAnswer> {
   return parseSuccessAnswer(await postJson('/accounts/verifyEmailRequest', payload))

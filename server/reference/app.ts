@@ -1,24 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AccountsService } from './accounts-service.js'
-import type { BrowserNotices } from './browser-notices.js'
-import type { RecentFactors } from './change-notices/recent-factors.js'
-import type { UndoChange } from './change-notices/undo-change.js'
-import type { EmailVerification } from './email-verification.js'
-import { say } from './answer-texts.js'
-import { requestFacts as factsOf, requestLocale, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './answers.js'
-import type { EmailPseudonyms } from './email-pseudonyms.js'
-import { answerErrorsAsJson } from './error-answers.js'
-import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
-import type { ReferenceMetrics, SignInMethod } from './metrics.js'
-import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
-import type { Passkeys } from './passkeys.js'
-import type { Reauthentication } from './fresh-proof/reauthentication.js'
-import type { OtherSessions } from './other-sessions.js'
-import type { SecondFactors } from './second-factors.js'
+import type { AccountsService } from './sign-in/accounts-service.js'
+import type { BrowserNotices } from './known-browsers/browser-notices.js'
+import type { RecentFactors } from './account-changes/recent-factors.js'
+import type { UndoChange } from './account-changes/undo-change.js'
+import type { EmailVerification } from './registration/email-verification.js'
+import { say } from './languages/answer-texts.js'
+import { requestFacts as factsOf, requestLocale, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './http/answers.js'
+import type { EmailPseudonyms } from './audit/email-pseudonyms.js'
+import { answerErrorsAsJson } from './http/error-answers.js'
+import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google/google-id-token.js'
+import type { ReferenceMetrics, SignInMethod } from './metrics/metrics.js'
+import { KEY_SET_MAX_AGE_SECONDS } from './keys/signing-keys.js'
+import type { Passkeys } from './passkeys/passkeys.js'
+import type { Reauthentication } from './account-changes/reauthentication.js'
+import type { OtherSessions } from './sessions/other-sessions.js'
+import type { SecondFactors } from './second-factor/second-factors.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { SsoReply } from './sso/sso-flows.js'
-import type { TokenService } from './tokens.js'
-import { parseLoginContext } from './validation.js'
+import type { TokenService } from './sessions/tokens.js'
+import { parseLoginContext } from './http/validation.js'
 
 export interface ReferenceAppOptions {
   readonly accounts: AccountsService
@@ -108,7 +108,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request, reply))))
 
   // Links opened from an email: top-level GETs that land on the page. Only the address's own
-  // verification acts on the GET; the others wait for the owner on the page (password-links.ts).
+  // verification acts on the GET; the others wait for the owner on the page (server/reference/password-reset/password-links.ts).
   app.get('/verifyEmail', async (request, reply) =>
     sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request, reply))))
 

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { NOTICE_MESSAGE_KEYS } from '../../common/page-notices.js'
 import { english } from '../fixtures/messages.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/http/exposed-routes.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, renderPage, startBackend } from '../fixtures/page.js'
 

@@ -3,7 +3,7 @@ import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { english } from '../fixtures/messages.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/http/exposed-routes.js'
 import { jsonAnswer, type RecordedRequest } from '../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../fixtures/page.js'
 

@@ -1,5 +1,5 @@
 import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml'
-import { parseEmail } from '../validation.js'
+import { parseEmail } from '../http/validation.js'
 import type { AssertedIdentity } from './asserted-identity.js'
 import type { SamlConnection } from './connections.js'
 import { SSO_STATE_TTL_MS } from './state-cookie.js'

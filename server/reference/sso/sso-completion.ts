@@ -1,11 +1,11 @@
-import type { AccountClaims } from '../account-claims.js'
-import type { AccountsService } from '../accounts-service.js'
-import type { Answer, RequestFacts } from '../answers.js'
-import { say, type AnswerKey } from '../answer-texts.js'
-import { logAuthEvent } from '../audit.js'
+import type { AccountClaims } from '../account-changes/account-claims.js'
+import type { AccountsService } from '../sign-in/accounts-service.js'
+import type { Answer, RequestFacts } from '../http/answers.js'
+import { say, type AnswerKey } from '../languages/answer-texts.js'
+import { logAuthEvent } from '../audit/audit.js'
 import type { Account, AccountStore, SsoIdentity } from '../store/account-store.js'
 import { emailKey } from '../../shared/email-key.js'
-import { hashToken } from '../tokens.js'
+import { hashToken } from '../sessions/tokens.js'
 import { parseSsoLoginCompletion, parseSsoRegisterCompletion, type SsoCompletion as Completion } from './requests.js'
 import type { SsoReply } from './sso-flows.js'
 import { bindingMatches, clearedStateCookie, readBinding } from './state-cookie.js'
@@ -35,7 +35,7 @@ const refused = (facts: RequestFacts): SsoReply => reply({ status: 401, body: { 
  * signs in the account with the asserted email, creating it on first use
  * (just-in-time), whether it was made with a password, Google or SSO; an
  * account whose address was never verified is claimed first
- * (account-claims.ts). Register creates the account, claims an unverified
+ * (server/reference/account-changes/account-claims.ts). Register creates the account, claims an unverified
  * one, or says a verified one exists.
  */
 export class SsoCompletion {

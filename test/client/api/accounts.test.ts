@@ -6,7 +6,7 @@ import {
 } from '../../../client/api/accounts.js'
 import { BUSY_MESSAGE } from '../../../common/page-texts.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
 import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'

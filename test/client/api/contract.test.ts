@@ -9,7 +9,7 @@ import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } f
 import { endOtherSessions } from '../../../client/api/other-sessions.js'
 import { removeRecentFactor } from '../../../client/api/recent-factors.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../server/shared/accounts-contract.js'
 import { setPageUrl } from '../../fixtures/dom.js'
