@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AccountsService } from './sign-in/accounts-service.js'
 import type { BrowserNotices } from './known-browsers/browser-notices.js'
 import type { RecentFactors } from './account-changes/recent-factors.js'
 import type { UndoChange } from './account-changes/undo-change.js'
@@ -15,13 +14,14 @@ import type { Passkeys } from './passkeys/passkeys.js'
 import type { Reauthentication } from './account-changes/reauthentication.js'
 import type { OtherSessions } from './sessions/other-sessions.js'
 import type { SecondFactors } from './second-factor/second-factors.js'
+import type { ReferenceServices } from './services.js'
 import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
 import type { SsoReply } from './sso/sso-flows.js'
 import type { TokenService } from './sessions/tokens.js'
 import { parseLoginContext } from './http/validation.js'
 
-export interface ReferenceAppOptions {
-  readonly accounts: AccountsService
+export interface ReferenceAppOptions extends Pick<ReferenceServices,
+  'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'> {
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
   /** "This wasn't me" under a change's email, and what a completed reset lists (docs/account-changes.md). */
@@ -85,7 +85,7 @@ export function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
+  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
     metrics.countSignIn(method, answering, (answer) => answer)
@@ -96,16 +96,16 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   await app.register(ssoRoutes, { sso, pseudonyms })
 
   app.post('/v2/login', async (request, reply) =>
-    sendAnswer(reply, await countSignIn('password', accounts.passwordLogin(request.body, requestFacts(request, reply)))))
+    sendAnswer(reply, await countSignIn('password', options.passwordSignIn.login(request.body, requestFacts(request, reply)))))
 
   app.post('/register', async (request, reply) =>
-    sendAnswer(reply, await accounts.register(request.body, requestFacts(request, reply))))
+    sendAnswer(reply, await options.registration.register(request.body, requestFacts(request, reply))))
 
   app.post('/resetPasswordRequest', async (request, reply) =>
-    sendAnswer(reply, await accounts.requestPasswordReset(request.body, requestFacts(request, reply))))
+    sendAnswer(reply, await options.resetRequest.request(request.body, requestFacts(request, reply))))
 
   app.post('/resetPassword', async (request, reply) =>
-    sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request, reply))))
+    sendAnswer(reply, await options.resetCompletion.complete(request.body, requestFacts(request, reply))))
 
   // Links opened from an email: top-level GETs that land on the page. Only the address's own
   // verification acts on the GET; the others wait for the owner on the page (server/reference/password-reset/password-links.ts).
@@ -128,7 +128,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     const method = field(request.body, 'login_method')
     if (method === 'GOOGLE') {
       return sendAnswer(reply, await countSignIn('google',
-        accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply))))
+        options.googleSignIn.login(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply))))
     }
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await countSsoSignIn(sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
@@ -138,7 +138,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   app.post('/auth/register', async (request, reply) => {
     const method = field(request.body, 'register_method')
-    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(googleCredential(request), requestFacts(request, reply)))
+    if (method === 'GOOGLE') return sendAnswer(reply, await options.googleRegistration.register(googleCredential(request), requestFacts(request, reply)))
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request, reply)))
     }
@@ -183,10 +183,10 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   }
 
   app.post('/token/refresh', async (request, reply) =>
-    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
+    sendAnswer(reply, await options.sessionTokens.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.post('/token/revoke', async (request, reply) =>
-    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
+    sendAnswer(reply, await options.sessionTokens.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.get('/.well-known/jwks.json', async (_request, reply) =>
     reply.header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`).send(tokens.keySet()))

@@ -93,7 +93,13 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
 
   if (serve.has('accounts')) {
     await app.register(referenceAccountsApp, {
-      accounts: services.accounts,
+      passwordSignIn: services.passwordSignIn,
+      registration: services.registration,
+      resetRequest: services.resetRequest,
+      resetCompletion: services.resetCompletion,
+      googleSignIn: services.googleSignIn,
+      googleRegistration: services.googleRegistration,
+      sessionTokens: services.sessionTokens,
       verification: services.verification,
       browserNotices: services.browserNotices,
       undoChange: services.undoChange,
@@ -132,7 +138,8 @@ export async function buildLocalAccountsServer (options: {
 }): Promise<FastifyInstance> {
   const local = Fastify({ logger: options.logger, bodyLimit: BODY_LIMIT_BYTES })
   await local.register(localAccountsApp, {
-    accounts: options.services.accounts,
+    passwordSignIn: options.services.passwordSignIn,
+    sessionTokens: options.services.sessionTokens,
     secondFactors: options.services.secondFactors?.withScope(LOCAL_NETWORK_SCOPE) ?? null,
     allowedOrigins: options.services.config.localAccountsAllowedOrigins,
     perMinute: options.perMinute,

@@ -61,4 +61,17 @@ export class AccountClaims {
     })
     return current
   }
+
+  /**
+   * An account made with a password for `email`, never verified, passes to
+   * whoever Google vouches for: the account, now tied to `subject`, or null
+   * when there is none to claim.
+   */
+  async claimForGoogle (email: string, subject: string, facts: RequestFacts): Promise<Account | null> {
+    const existing = await this.options.store.findAccountByEmail(email)
+    if (existing === null || existing.emailVerifiedAt !== null || existing.googleSubject !== null) return null
+    const claimed = await this.claimIfUnverified(existing, { via: 'google', googleSubject: subject }, facts)
+    // Verified by someone else meanwhile: then it is not this Google account's.
+    return claimed.googleSubject === subject ? claimed : null
+  }
 }

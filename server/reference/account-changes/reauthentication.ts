@@ -1,7 +1,7 @@
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
 import { logAuthEvent } from '../audit/audit.js'
-import type { AccountsService } from '../sign-in/accounts-service.js'
+import type { PasswordWork } from '../passwords/password-work.js'
 import { loginLockDuration, waitMessage } from '../sign-in/login-throttles.js'
 import type { SecondFactors } from '../second-factor/second-factors.js'
 import type { Account, AccountStore } from '../store/account-store.js'
@@ -24,7 +24,7 @@ export interface ReauthenticationOptions {
   readonly store: AccountStore
   readonly owners: AccountOwners
   readonly proofs: FreshProofs
-  readonly accounts: Pick<AccountsService, 'checkPassword'>
+  readonly passwords: Pick<PasswordWork, 'checkPassword'>
   /** The codes' check; null: SECOND_FACTOR=false. */
   readonly secondFactors: Pick<SecondFactors, 'proveWithCode' | 'codeShapeError'> | null
   /** The clock the instances share (AccountStore.now): its locks are compared by every instance. */
@@ -100,7 +100,7 @@ export class Reauthentication {
 
   /** Checks every part given: the password first (a wrong one spends no code), then the code. */
   private async check (account: Account, given: GivenProof, facts: RequestFacts): Promise<'proven' | 'wrong' | AnswerKey> {
-    if (given.password !== null && !await this.options.accounts.checkPassword(account, given.password, facts.signal)) return 'wrong'
+    if (given.password !== null && !await this.options.passwords.checkPassword(account, given.password, facts.signal)) return 'wrong'
     if (given.code === null) return 'proven'
     if (this.options.secondFactors === null) return 'secondFactor.notEnrolled'
     return await this.options.secondFactors.proveWithCode(account, given.code)

@@ -15,7 +15,7 @@ export interface UndoChangeOptions {
  * The "this wasn't me" link of a change's email (change-notices.ts). Opening
  * it (`GET undoChange?token=`) changes nothing: it lands on the set-password
  * view, which says what saving a new password will do. Once, within 7 days,
- * the new password saved with its token (AccountsService.completePasswordReset)
+ * the new password saved with its token (ResetCompletion.complete)
  * ends every session, as any reset does, and removes what the email announced
  * (the passkey; the authenticator app with its recovery codes; renewed codes).
  */

@@ -7,12 +7,12 @@ import {
   type AuthenticationResponseJSON
 } from '@simplewebauthn/server'
 import type { PasskeySettings } from '../../shared/passkey-config.js'
-import type { AccountsService } from '../sign-in/accounts-service.js'
+import type { SessionTokens } from '../sessions/session-tokens.js'
+import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { describeBrowser } from '../known-browsers/browser-names.js'
-import type { BrowserNotices } from '../known-browsers/browser-notices.js'
 import type { ChangeNotices } from '../account-changes/change-notices.js'
 import { loginLockDuration, passkeyThrottleKey, waitMessage } from '../sign-in/login-throttles.js'
 import type { ReferenceMetrics } from '../metrics/metrics.js'
@@ -44,8 +44,10 @@ export interface PasskeysOptions {
   /** Who may change the account (server/reference/account-changes/account-owner.ts). */
   readonly owners: AccountOwners
   readonly proofs: FreshProofs
-  readonly accounts: AccountsService
-  readonly browserNotices: BrowserNotices
+  /** Ends the sign-in as every flow does. */
+  readonly after: AfterFirstFactor
+  /** Ends a session a removal raced with. */
+  readonly sessionTokens: Pick<SessionTokens, 'revoke'>
   /** Tells the owner of every passkey added or removed. */
   readonly changeNotices: ChangeNotices
   readonly settings: PasskeySettings
@@ -168,19 +170,18 @@ export class Passkeys {
     if (checked !== 'verified') return failed(401, NOT_VERIFIED, checked, { accountId: account.id })
 
     await this.store.clearLoginFailures(throttleKey)
-    const unverified = this.options.accounts.refusalIfUnverified(account, facts)
+    const unverified = this.options.after.refusalIfUnverified(account, facts)
     if (unverified !== null) return spent(unverified)
     // The session keeps the passkey's id: removing the passkey ends it (passkey-removal.ts).
-    const answer = await this.options.accounts.completeLogin(account, { ...context.value, passkeyId: credential.id }, 'hwk', facts)
+    const answer = await this.options.after.completeLogin(account, { ...context.value, passkeyId: credential.id }, 'hwk', facts)
     if (answer.status !== 200) return spent(answer)
     // A removal that ran while this sign-in was checked may have ended the passkey's sessions before this one was stored.
     if (await this.store.findPasskey(credential.id) === null) {
-      await this.options.accounts.revoke(answer.body.refresh, facts)
+      await this.options.sessionTokens.revoke(answer.body.refresh, facts)
       return failed(401, 'passkey.unknown', 'unknown-credential')
     }
     const passkeys = await this.store.listPasskeys(account.id)
-    const browserCookie = await this.options.browserNotices.signedIn(account, facts)
-    return spent({
+    return spent(await this.options.after.withBrowserCookie(account, {
       ...answer,
       status: 200,
       body: {
@@ -189,9 +190,8 @@ export class Passkeys {
         name: displayName(account),
         user_id: await this.store.passkeyUserHandle(account.id),
         credential_ids: passkeys.map((passkey) => passkey.id)
-      },
-      cookies: [...answer.cookies ?? [], ...browserCookie === null ? [] : [browserCookie]]
-    })
+      }
+    }, facts))
   }
 
   /**

@@ -38,12 +38,12 @@ export type FirstFactor = 'pwd' | 'google'
  * whether its password was found in the breach corpus, so that the answer
  * with the tokens carries the flag (common/breached-password.ts) after the code.
  */
-/** What the first factor proved beyond the account: whether it was this browser's own (AccountsService.completeLogin). */
+/** What the first factor proved beyond the account: whether it was this browser's own (AfterFirstFactor.completeLogin). */
 export interface FirstFactorProof {
   readonly provesBrowser?: boolean
 }
 
-/** `provesNoBrowser`: the first factor was a Google token the page did not ask for (AccountsService.completeLogin). */
+/** `provesNoBrowser`: the first factor was a Google token the page did not ask for (AfterFirstFactor.completeLogin). */
 type ChallengeContext = LoginContext & { readonly passwordBreached?: true, readonly provesNoBrowser?: true }
 
 /** What a login does when its first factor was right: the service's part the accounts service calls. */
@@ -76,7 +76,7 @@ export interface SecondFactorsOptions {
   readonly rememberedBrowsers: RememberedBrowserCookies
   /** PRODUCT_NAME: the issuer the authenticator app shows. */
   readonly productName: string
-  /** Issues the tokens of a login (AccountsService.completeLogin). */
+  /** Issues the tokens of a login (AfterFirstFactor.completeLogin). */
   readonly completeLogin: (account: Account, context: LoginContext, method: AuthenticationMethod, facts: RequestFacts, firstFactor?: FirstFactorProof) => Promise<Answer>
   /** Counts the locks wrong codes set. */
   readonly metrics: Pick<ReferenceMetrics, 'lockout'>

@@ -1,6 +1,5 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AccountsService } from './accounts-service.js'
 import { field, secondFactorMethod } from '../app.js'
 import { requestFacts, requestLocale, sendAnswer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
@@ -8,10 +7,13 @@ import type { EmailPseudonyms } from '../audit/email-pseudonyms.js'
 import { answerErrorsAsJson, answerNotFoundAsJson } from '../http/error-answers.js'
 import type { ReferenceMetrics } from '../metrics/metrics.js'
 import type { SecondFactors } from '../second-factor/second-factors.js'
+import type { SessionTokens } from '../sessions/session-tokens.js'
 import type { TokenScope } from '../sessions/tokens.js'
+import type { PasswordSignIn } from './password-sign-in.js'
 
 export interface LocalAccountsOptions {
-  readonly accounts: AccountsService
+  readonly passwordSignIn: PasswordSignIn
+  readonly sessionTokens: SessionTokens
   /**
    * The second factor's calls for this listener's logins (SecondFactors.withScope);
    * null: SECOND_FACTOR=false, and no login asks.
@@ -48,7 +50,7 @@ const TOKEN_PATHS = ['/token/refresh', '/token/revoke'] as const
  * service refreshes none of it and changes no account with it.
  */
 export async function localAccountsApp (app: FastifyInstance, options: LocalAccountsOptions): Promise<void> {
-  const { accounts, secondFactors, pseudonyms, metrics } = options
+  const { passwordSignIn, sessionTokens, secondFactors, pseudonyms, metrics } = options
   const allowed = new Set(options.allowedOrigins.map((origin) => origin.toLowerCase()))
   // Called from another origin: no browser to recognise (its cookies are not sent), so no "was this you?" and no remembered browser.
   const factsOf = (request: FastifyRequest, reply: FastifyReply): RequestFacts => ({ ...requestFacts(request, reply, pseudonyms), browser: null })
@@ -87,7 +89,7 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
 
   app.post('/authenticate', async (request, reply) =>
     sendAnswer(reply, await metrics.countSignIn('password',
-      accounts.passwordLogin(request.body, factsOf(request, reply), { scope: LOCAL_NETWORK_SCOPE }),
+      passwordSignIn.login(request.body, factsOf(request, reply), { scope: LOCAL_NETWORK_SCOPE }),
       (answer) => answer)))
 
   if (secondFactors !== null) {
@@ -102,8 +104,8 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
   }
 
   app.post('/token/refresh', async (request, reply) =>
-    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh'), factsOf(request, reply), LOCAL_NETWORK_SCOPE)))
+    sendAnswer(reply, await sessionTokens.refresh(field(request.body, 'refresh'), factsOf(request, reply), LOCAL_NETWORK_SCOPE)))
 
   app.post('/token/revoke', async (request, reply) =>
-    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh'), factsOf(request, reply))))
+    sendAnswer(reply, await sessionTokens.revoke(field(request.body, 'refresh'), factsOf(request, reply))))
 }

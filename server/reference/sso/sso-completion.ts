@@ -1,5 +1,5 @@
 import type { AccountClaims } from '../account-changes/account-claims.js'
-import type { AccountsService } from '../sign-in/accounts-service.js'
+import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
 import { logAuthEvent } from '../audit/audit.js'
@@ -14,7 +14,8 @@ const SSO_LINK_REFUSED: AnswerKey = 'sso.linkRefused'
 
 export interface SsoCompletionOptions {
   readonly store: AccountStore
-  readonly accounts: AccountsService
+  /** Ends the sign-in as every flow does. */
+  readonly after: Pick<AfterFirstFactor, 'completeLogin'>
   readonly claims: AccountClaims
   readonly now: () => number
 }
@@ -86,7 +87,7 @@ export class SsoCompletion {
       return refused(facts)
     }
     const account = await this.findOrCreateAccount(identity.email, facts)
-    return reply(await this.options.accounts.completeLogin(account, parsed.value.context, 'sso', facts))
+    return reply(await this.options.after.completeLogin(account, parsed.value.context, 'sso', facts))
   }
 
   /** `auth/register` with `register_method` OIDC or SAML. */

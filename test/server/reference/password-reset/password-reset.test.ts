@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import t from 'tap'
-import { RESET_EMAILS_PER_HOUR } from '../../../../server/reference/sign-in/accounts-service.js'
+import { RESET_EMAILS_PER_HOUR } from '../../../../server/reference/password-reset/reset-request.js'
 import { addressThrottleKey, loginLockDuration } from '../../../../server/reference/sign-in/login-throttles.js'
 import { hashToken, newOpaqueToken } from '../../../../server/reference/sessions/tokens.js'
 import {

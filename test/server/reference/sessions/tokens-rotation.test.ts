@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import t from 'tap'
-import { databaseFile } from '../../../../server/reference/services.js'
+import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { successorRefusedSpendsNothing } from '../../../fixtures/token-rotation.js'
 
 // The spend of a refresh token and its successor are one transaction (AccountStore.rotateRefreshToken).

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import { buildLocalAccountsServer } from '../../../../server/reference/server.js'
 import { loggerOptions } from '../../../../server/shared/logger.js'
 import { hashPassword } from '../../../../server/reference/passwords/passwords.js'
-import { databaseFile } from '../../../../server/reference/services.js'
+import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { SqliteAccountStore } from '../../../../server/reference/store/sqlite-store.js'
 import { listen } from '../../../fixtures/edge.js'
 import {
