@@ -164,15 +164,15 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   if (secondFactors !== null) {
     app.post('/second-factor/verify', async (request, reply) =>
-      sendAnswer(reply, await countSignIn(secondFactorMethod(request.body), secondFactors.verify(request.body, requestFacts(request, reply)))))
+      sendAnswer(reply, await countSignIn(secondFactorMethod(request.body), secondFactors.codeStep.verify(request.body, requestFacts(request, reply)))))
     app.post('/second-factor/enrol/start', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.enrolStart(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.enrolment.start(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/second-factor/enrol/confirm', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.enrolConfirm(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.enrolment.confirm(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/second-factor/remove', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.remove(bearerToken(request), requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.changes.remove(bearerToken(request), requestFacts(request, reply))))
     app.post('/second-factor/recovery-codes', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.changes.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
   }
 
   if (passkeys !== null || secondFactors !== null) {

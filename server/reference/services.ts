@@ -124,7 +124,7 @@ export async function createReferenceServices (
   const owners = new AccountOwners({
     store, tokens, proofs, passkeysEnabled: config.passkeys !== null, secondFactorEnabled: config.secondFactor.enabled
   })
-  const secondFactorGate = config.secondFactor.enabled
+  const secondFactor = config.secondFactor.enabled
     ? secondFactors(config, secrets, {
       store,
       owners,
@@ -136,7 +136,7 @@ export async function createReferenceServices (
     })
     : null
   const after: AfterFirstFactor = new AfterFirstFactor({
-    store, tokens, requireVerifiedEmail: config.requireVerifiedEmail, secondFactor: secondFactorGate, proofs, browserNotices, now
+    store, tokens, requireVerifiedEmail: config.requireVerifiedEmail, secondFactor: secondFactor?.gate ?? null, proofs, browserNotices, now
   })
   const undoChange = new UndoChange({ store, publicUrl: config.publicUrl, now })
   const work = new PasswordWork({ hashGate, metrics, parameters: scryptParametersForCost(config.passwordHashCost) })
@@ -161,7 +161,7 @@ export async function createReferenceServices (
     : new Passkeys({
       store, owners, proofs, after, sessionTokens, changeNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
-  const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactors: secondFactorGate, now })
+  const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
   const otherSessions = new OtherSessions({ store, owners, now })
   const purge = setInterval(() => {
     store.purgeExpired(now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
@@ -192,7 +192,7 @@ export async function createReferenceServices (
     hashGate,
     sso,
     passkeys,
-    secondFactors: secondFactorGate,
+    secondFactors: secondFactor,
     reauthentication,
     otherSessions,
     pseudonyms,

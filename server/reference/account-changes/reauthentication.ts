@@ -3,7 +3,7 @@ import { say, type AnswerKey } from '../languages/answer-texts.js'
 import { logAuthEvent } from '../audit/audit.js'
 import type { PasswordWork } from '../passwords/password-work.js'
 import { loginLockDuration, waitMessage } from '../sign-in/login-throttles.js'
-import type { SecondFactors } from '../second-factor/second-factors.js'
+import type { CodeCheck } from '../second-factor/code-check.js'
 import type { Account, AccountStore } from '../store/account-store.js'
 import type { AuthTokenClaims } from '../sessions/tokens.js'
 import { PASSWORD_MAX_LENGTH } from '../http/validation.js'
@@ -26,7 +26,7 @@ export interface ReauthenticationOptions {
   readonly proofs: FreshProofs
   readonly passwords: Pick<PasswordWork, 'checkPassword'>
   /** The codes' check; null: SECOND_FACTOR=false. */
-  readonly secondFactors: Pick<SecondFactors, 'proveWithCode' | 'codeShapeError'> | null
+  readonly secondFactorCodes: Pick<CodeCheck, 'proveWithCode' | 'codeShapeError'> | null
   /** The clock the instances share (AccountStore.now): its locks are compared by every instance. */
   readonly now: () => number
 }
@@ -53,14 +53,14 @@ export class Reauthentication {
     const { account, claims } = owner
     const offered = givenProof(body)
     if (offered === null) return error(400, say(facts, 'reauth.proofMissing'))
-    const hasSecondFactor = this.options.secondFactors !== null && await this.options.owners.hasSecondFactor(account)
+    const hasSecondFactor = this.options.secondFactorCodes !== null && await this.options.owners.hasSecondFactor(account)
     // Without a second factor, a code proves nothing more: only the password is checked.
     const given = hasSecondFactor ? offered : { ...offered, code: null }
     const missing = missingPart(account, hasSecondFactor, given)
     if (missing !== null) return error(400, say(facts, missing))
     // A code that cannot be one is refused before the password is checked: a 400 after a right
     // password and a 401 after a wrong one would tell a guesser which it was.
-    const malformed = given.code === null ? null : this.options.secondFactors?.codeShapeError(given.code) ?? null
+    const malformed = given.code === null ? null : this.options.secondFactorCodes?.codeShapeError(given.code) ?? null
     if (malformed !== null) return error(400, say(facts, malformed))
 
     const keys = reauthenticationThrottleKeys(claims)
@@ -102,8 +102,8 @@ export class Reauthentication {
   private async check (account: Account, given: GivenProof, facts: RequestFacts): Promise<'proven' | 'wrong' | AnswerKey> {
     if (given.password !== null && !await this.options.passwords.checkPassword(account, given.password, facts.signal)) return 'wrong'
     if (given.code === null) return 'proven'
-    if (this.options.secondFactors === null) return 'secondFactor.notEnrolled'
-    return await this.options.secondFactors.proveWithCode(account, given.code)
+    if (this.options.secondFactorCodes === null) return 'secondFactor.notEnrolled'
+    return await this.options.secondFactorCodes.proveWithCode(account, given.code)
   }
 }
 

@@ -6,7 +6,8 @@ import { errorAnswer as error, type Answer, type RequestFacts } from '../http/an
 import type { BrowserNotices } from '../known-browsers/browser-notices.js'
 import { say } from '../languages/answer-texts.js'
 import { REMEMBERED_BROWSER_SESSION } from '../second-factor/second-factor-requirement.js'
-import type { FirstFactor, FirstFactorProof, SecondFactorGate } from '../second-factor/second-factors.js'
+import type { FirstFactor, FirstFactorProof } from '../second-factor/login-challenges.js'
+import type { SecondFactorGate } from '../second-factor/second-factor-gate.js'
 import type { AuthenticationMethod, LoginContext, TokenService } from '../sessions/tokens.js'
 import type { Account, AccountStore } from '../store/account-store.js'
 

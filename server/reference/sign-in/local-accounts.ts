@@ -95,12 +95,12 @@ export async function localAccountsApp (app: FastifyInstance, options: LocalAcco
   if (secondFactors !== null) {
     app.post('/second-factor/verify', async (request, reply) =>
       sendAnswer(reply, await metrics.countSignIn(secondFactorMethod(request.body),
-        secondFactors.verify(request.body, factsOf(request, reply)), (answer) => answer)))
+        secondFactors.codeStep.verify(request.body, factsOf(request, reply)), (answer) => answer)))
     // With the login's challenge only: an enrolment by bearer token is an account change, which this listener's tokens never make.
     app.post('/second-factor/enrol/start', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.enrolStart(null, request.body, factsOf(request, reply))))
+      sendAnswer(reply, await secondFactors.enrolment.start(null, request.body, factsOf(request, reply))))
     app.post('/second-factor/enrol/confirm', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.enrolConfirm(null, request.body, factsOf(request, reply))))
+      sendAnswer(reply, await secondFactors.enrolment.confirm(null, request.body, factsOf(request, reply))))
   }
 
   app.post('/token/refresh', async (request, reply) =>
