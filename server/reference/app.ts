@@ -146,20 +146,20 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   })
 
   if (passkeys !== null) {
-    app.post('/passkeys/login/options', async (request, reply) =>
-      sendAnswer(reply, await passkeys.loginOptions(requestFacts(request, reply))))
+    app.post('/passkeys/login/options', async (_request, reply) =>
+      sendAnswer(reply, await passkeys.signIn.loginOptions()))
     app.post('/passkeys/login', async (request, reply) =>
-      sendAnswer(reply, await countSignIn('passkey', passkeys.login(request.body, requestFacts(request, reply)))))
+      sendAnswer(reply, await countSignIn('passkey', passkeys.signIn.login(request.body, requestFacts(request, reply)))))
     app.post('/passkeys/register/options', async (request, reply) =>
-      sendAnswer(reply, await passkeys.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.registration.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/register', async (request, reply) =>
-      sendAnswer(reply, await passkeys.register(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.registration.register(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/reauthenticate/options', async (request, reply) =>
-      sendAnswer(reply, await passkeys.reauthenticateOptions(bearerToken(request), requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.reauthentication.reauthenticateOptions(bearerToken(request), requestFacts(request, reply))))
     app.post('/passkeys/reauthenticate', async (request, reply) =>
-      sendAnswer(reply, await passkeys.reauthenticate(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.reauthentication.reauthenticate(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/remove', async (request, reply) =>
-      sendAnswer(reply, await passkeys.remove(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.removal.remove(bearerToken(request), request.body, requestFacts(request, reply))))
   }
 
   if (secondFactors !== null) {

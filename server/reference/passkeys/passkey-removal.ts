@@ -1,3 +1,9 @@
+import { isRefusal, type AccountOwners } from '../account-changes/account-owner.js'
+import type { ChangeNotices } from '../account-changes/change-notices.js'
+import { logAuthEvent } from '../audit/audit.js'
+import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
+import { describeBrowser } from '../known-browsers/browser-names.js'
+import { say } from '../languages/answer-texts.js'
 import type { AccountStore } from '../store/account-store.js'
 
 /**
@@ -12,6 +18,40 @@ export async function removePasskeyAndItsSessions (
 ): Promise<number | null> {
   if (!await store.removePasskey(accountId, credentialId)) return null
   // After the removal: a sign-in checked meanwhile either stored its session before this
-  // revocation, or finds the passkey gone once it has (Passkeys.login).
+  // revocation, or finds the passkey gone once it has (PasskeySignIn.login).
   return await store.revokeSessionsSignedInWith(accountId, credentialId, now)
+}
+
+export interface PasskeyRemovalOptions {
+  readonly store: AccountStore
+  /** Who may change the account (server/reference/account-changes/account-owner.ts). */
+  readonly owners: AccountOwners
+  /** Tells the owner of every passkey removed. */
+  readonly changeNotices: ChangeNotices
+  readonly now: () => number
+}
+
+/** The owner's removal of one of her passkeys. */
+export class PasskeyRemoval {
+  constructor (private readonly options: PasskeyRemovalOptions) {}
+
+  /** `passkeys/remove`: removes one of the account's passkeys, with a fresh proof, and ends the sessions it started. */
+  async remove (authToken: string | null, body: unknown, facts: RequestFacts): Promise<Answer> {
+    const { store } = this.options
+    const owner = await this.options.owners.check(authToken, facts, 'proof', { event: 'passkey.remove.refused', signedOut: 'change.signedOut' })
+    if (isRefusal(owner)) return owner
+    const { account } = owner
+    const id = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).id : undefined
+    if (typeof id !== 'string' || !/^[\w-]{1,1366}$/.test(id)) return error(400, say(facts, 'passkey.idInvalid'))
+    // Read first: the email names it.
+    const passkey = await store.findPasskey(id)
+    const sessionsEnded = passkey?.accountId === account.id ? await removePasskeyAndItsSessions(store, account.id, id, this.options.now()) : null
+    if (passkey?.accountId !== account.id || sessionsEnded === null) {
+      logAuthEvent(facts, 'passkey.remove.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'unknown' })
+      return error(404, say(facts, 'passkey.notFound'))
+    }
+    logAuthEvent(facts, 'passkey.removed', { accountId: account.id, clientAddress: facts.clientAddress, sessionsEnded })
+    this.options.changeNotices.tellOwner(account, { kind: 'passkey-removed', passkeyName: passkey.name ?? describeBrowser(undefined) }, facts)
+    return successAnswer(say(facts, 'passkey.removed'))
+  }
 }
