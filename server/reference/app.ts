@@ -1,43 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { BrowserNotices } from './known-browsers/browser-notices.js'
-import type { RecentFactors } from './account-changes/recent-factors.js'
-import type { UndoChange } from './account-changes/undo-change.js'
-import type { EmailVerification } from './registration/email-verification.js'
 import { say } from './languages/answer-texts.js'
 import { requestFacts as factsOf, requestLocale, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './http/answers.js'
-import type { EmailPseudonyms } from './audit/email-pseudonyms.js'
 import { answerErrorsAsJson } from './http/error-answers.js'
 import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google/google-id-token.js'
 import type { ReferenceMetrics, SignInMethod } from './metrics/metrics.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './keys/signing-keys.js'
-import type { Passkeys } from './passkeys/passkeys.js'
-import type { Reauthentication } from './account-changes/reauthentication.js'
-import type { OtherSessions } from './sessions/other-sessions.js'
-import type { SecondFactors } from './second-factor/second-factors.js'
 import type { ReferenceServices } from './services.js'
-import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
+import { sendSsoReply, ssoRoutes } from './sso/routes.js'
 import type { SsoReply } from './sso/sso-flows.js'
-import type { TokenService } from './sessions/tokens.js'
 import { parseLoginContext } from './http/validation.js'
 
+/**
+ * The services the routes call, as createReferenceServices makes them. The
+ * passkey and second-factor paths are served only where those are on (their
+ * services are not null); reauthentication and the end of other sessions
+ * where either is, since they follow those factors.
+ */
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
-  'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'> {
-  readonly verification: EmailVerification
-  readonly browserNotices: BrowserNotices
-  /** "This wasn't me" under a change's email, and what a completed reset lists (docs/account-changes.md). */
-  readonly undoChange: UndoChange
-  readonly recentFactors: RecentFactors
-  readonly tokens: TokenService
-  readonly sso: SsoServices
-  /** The passkey ceremonies; null: their paths are not served (PASSKEYS=false). */
-  readonly passkeys: Passkeys | null
-  /** The second factor's calls; null: their paths are not served (SECOND_FACTOR=false). */
-  readonly secondFactors: SecondFactors | null
-  /** Proving the account again before a change: served when passkeys or the second factor are. */
-  readonly reauthentication: Reauthentication
-  /** Signing out of every other session: served where passkeys or the second factor are (the factors it follows). */
-  readonly otherSessions: OtherSessions
-  readonly pseudonyms: EmailPseudonyms
+  | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
+  | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors'
+  | 'reauthentication' | 'otherSessions' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }

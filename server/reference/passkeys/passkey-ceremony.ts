@@ -1,7 +1,7 @@
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server'
 import type { PasskeySettings } from '../../shared/passkey-config.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
-import type { Account, AccountStore, PasskeyChallenge, PasskeyChallengePurpose, PasskeyCredential } from '../store/account-store.js'
+import type { Account, PasskeyChallenge, PasskeyChallengePurpose, PasskeyCredential } from '../store/account-store.js'
 import {
   challengeBindingHash,
   challengeCookie,
@@ -10,12 +10,9 @@ import {
   PASSKEY_CHALLENGE_TTL_MS,
   readChallengeBinding
 } from './passkey-challenge-cookie.js'
+import type { PasskeysOptions } from './passkeys.js'
 
-export interface PasskeyCeremonyOptions {
-  readonly store: AccountStore
-  readonly settings: PasskeySettings
-  readonly now: () => number
-}
+export type PasskeyCeremonyOptions = Pick<PasskeysOptions, 'store' | 'settings' | 'now'>
 
 /**
  * Why the WebAuthn library refused a response, for the audit log only: its

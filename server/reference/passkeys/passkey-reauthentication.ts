@@ -1,23 +1,18 @@
 import { generateAuthenticationOptions } from '@simplewebauthn/server'
-import { isRefusal, type AccountOwners, type OwnerRefusal } from '../account-changes/account-owner.js'
-import type { FreshProofs } from '../account-changes/fresh-proofs.js'
+import { isRefusal, type OwnerRefusal } from '../account-changes/account-owner.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
-import type { AccountStore } from '../store/account-store.js'
 import { spent, type PasskeyCeremony } from './passkey-ceremony.js'
 import { PASSKEY_CHALLENGE_TTL_MS } from './passkey-challenge-cookie.js'
 import { parseAuthenticationResponse } from './passkey-requests.js'
 import { NOT_VERIFIED } from './passkey-sign-in.js'
+import type { PasskeysOptions } from './passkeys.js'
 
 const REAUTH_REFUSAL: OwnerRefusal = { event: 'reauth.failed', signedOut: 'change.signedOut' }
 
-export interface PasskeyReauthenticationOptions {
-  readonly store: AccountStore
+export interface PasskeyReauthenticationOptions extends Pick<PasskeysOptions, 'store' | 'owners' | 'proofs'> {
   readonly ceremony: PasskeyCeremony
-  /** Who may change the account (server/reference/account-changes/account-owner.ts). */
-  readonly owners: AccountOwners
-  readonly proofs: FreshProofs
 }
 
 /** Proving the signed-in account again with one of its own passkeys, before a change (docs/account-changes.md). */

@@ -1,32 +1,23 @@
 import { SESSION_ENDED_REASON } from '../../../common/account-changes.js'
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server'
-import { isRefusal, type AccountOwners, type OwnerRefusal } from '../account-changes/account-owner.js'
-import type { ChangeNotices } from '../account-changes/change-notices.js'
-import type { FreshProofs } from '../account-changes/fresh-proofs.js'
+import { isRefusal, type OwnerRefusal } from '../account-changes/account-owner.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { describeBrowser } from '../known-browsers/browser-names.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
-import type { AccountStore } from '../store/account-store.js'
 import { displayName, refusalReason, spent, type PasskeyCeremony } from './passkey-ceremony.js'
 import { PASSKEY_CHALLENGE_TTL_MS } from './passkey-challenge-cookie.js'
 import { parseConditional, parseRegistrationResponse } from './passkey-requests.js'
+import type { PasskeysOptions } from './passkeys.js'
 
 const NOT_CREATED: AnswerKey = 'passkey.notCreated'
 /** How the registration calls are refused when the caller is not signed in. */
 const REGISTER_REFUSAL: OwnerRefusal = { event: 'passkey.register.refused', signedOut: 'passkey.signedOut' }
 
-export interface PasskeyRegistrationOptions {
-  readonly store: AccountStore
+export interface PasskeyRegistrationOptions extends Pick<PasskeysOptions,
+  'store' | 'owners' | 'proofs' | 'changeNotices' | 'productName' | 'now'
+> {
   readonly ceremony: PasskeyCeremony
-  /** Who may change the account (server/reference/account-changes/account-owner.ts). */
-  readonly owners: AccountOwners
-  readonly proofs: FreshProofs
-  /** Tells the owner of every passkey added. */
-  readonly changeNotices: ChangeNotices
-  /** The relying party's name the browser shows (PRODUCT_NAME). */
-  readonly productName: string
-  readonly now: () => number
 }
 
 /**

@@ -1,10 +1,10 @@
-import { isRefusal, type AccountOwners } from '../account-changes/account-owner.js'
-import type { ChangeNotices } from '../account-changes/change-notices.js'
+import { isRefusal } from '../account-changes/account-owner.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { describeBrowser } from '../known-browsers/browser-names.js'
 import { say } from '../languages/answer-texts.js'
 import type { AccountStore } from '../store/account-store.js'
+import type { PasskeysOptions } from './passkeys.js'
 
 /**
  * Removes one of the account's passkeys and ends every session a sign-in
@@ -22,14 +22,7 @@ export async function removePasskeyAndItsSessions (
   return await store.revokeSessionsSignedInWith(accountId, credentialId, now)
 }
 
-export interface PasskeyRemovalOptions {
-  readonly store: AccountStore
-  /** Who may change the account (server/reference/account-changes/account-owner.ts). */
-  readonly owners: AccountOwners
-  /** Tells the owner of every passkey removed. */
-  readonly changeNotices: ChangeNotices
-  readonly now: () => number
-}
+export type PasskeyRemovalOptions = Pick<PasskeysOptions, 'store' | 'owners' | 'changeNotices' | 'now'>
 
 /** The owner's removal of one of her passkeys. */
 export class PasskeyRemoval {

@@ -3,28 +3,17 @@ import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'
 import { parseLoginContext } from '../http/validation.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
-import type { ReferenceMetrics } from '../metrics/metrics.js'
-import type { SessionTokens } from '../sessions/session-tokens.js'
-import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
 import { loginLockDuration, passkeyThrottleKey, waitMessage } from '../sign-in/login-throttles.js'
-import type { AccountStore } from '../store/account-store.js'
 import { displayName, spent, type PasskeyCeremony } from './passkey-ceremony.js'
 import { PASSKEY_CHALLENGE_TTL_MS } from './passkey-challenge-cookie.js'
 import { parseAuthenticationResponse } from './passkey-requests.js'
+import type { PasskeysOptions } from './passkeys.js'
 
 export const UNKNOWN_CREDENTIAL_REASON = 'unknown_credential'
 export const NOT_VERIFIED: AnswerKey = 'passkey.notVerified'
 
-export interface PasskeySignInOptions {
-  readonly store: AccountStore
+export interface PasskeySignInOptions extends Pick<PasskeysOptions, 'store' | 'after' | 'sessionTokens' | 'metrics' | 'now'> {
   readonly ceremony: PasskeyCeremony
-  /** Ends the sign-in as every flow does. */
-  readonly after: AfterFirstFactor
-  /** Ends a session a removal raced with. */
-  readonly sessionTokens: Pick<SessionTokens, 'revoke'>
-  /** Counts the locks failures set. */
-  readonly metrics: Pick<ReferenceMetrics, 'lockout'>
-  readonly now: () => number
 }
 
 /** Signing in with a passkey: discoverable credentials, user verification required. */

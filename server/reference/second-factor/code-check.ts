@@ -1,16 +1,10 @@
-import type { SecondFactorSettings } from '../../shared/second-factor-config.js'
 import type { AnswerKey } from '../languages/answer-texts.js'
-import type { Account, AccountStore, SecondFactorRecord } from '../store/account-store.js'
+import type { Account, SecondFactorRecord } from '../store/account-store.js'
 import { parseCodeRequest, type GivenCode } from './code-requests.js'
-import { matchingStep, type RecoveryCodeHasher, type SecretBox } from './second-factor-codes.js'
+import { matchingStep } from './second-factor-codes.js'
+import type { SecondFactorsOptions } from './second-factors.js'
 
-export interface CodeCheckOptions {
-  readonly store: AccountStore
-  readonly settings: SecondFactorSettings
-  readonly secrets: SecretBox
-  readonly recoveryCodes: RecoveryCodeHasher
-  readonly now: () => number
-}
+export type CodeCheckOptions = Pick<SecondFactorsOptions, 'store' | 'settings' | 'secrets' | 'recoveryCodes' | 'now'>
 
 /** Why a code did not match, for the audit log. */
 export interface CodeMismatch { readonly mismatch: 'wrong-code' | 'replayed-code' | 'wrong-recovery-code' }

@@ -1,21 +1,16 @@
 import { logAuthEvent, type AuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
-import type { ReferenceMetrics } from '../metrics/metrics.js'
 import { loginLockDuration, waitMessage } from '../sign-in/login-throttles.js'
-import type { Account, AccountStore } from '../store/account-store.js'
+import type { Account } from '../store/account-store.js'
+import type { SecondFactorsOptions } from './second-factors.js'
 
 /** The throttle of wrong codes of one account (server/reference/sign-in/login-throttles.ts' durations: 4 free, then doubling). */
 export function secondFactorThrottleKey (accountId: string): string {
   return `second-factor:${accountId}`
 }
 
-export interface CodeThrottleOptions {
-  readonly store: AccountStore
-  /** Counts the locks wrong codes set. */
-  readonly metrics: Pick<ReferenceMetrics, 'lockout'>
-  readonly now: () => number
-}
+export type CodeThrottleOptions = Pick<SecondFactorsOptions, 'store' | 'metrics' | 'now'>
 
 /**
  * Wrong codes lock the keys they count on: the code step's key is the

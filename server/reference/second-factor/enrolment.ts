@@ -1,37 +1,25 @@
-import type { SecondFactorSettings } from '../../shared/second-factor-config.js'
-import type { ChangeNotices } from '../account-changes/change-notices.js'
-import { isRefusal, type AccountOwners, type OwnerNeed } from '../account-changes/account-owner.js'
+import { isRefusal, type OwnerNeed } from '../account-changes/account-owner.js'
 import { reauthenticationThrottleKeys } from '../account-changes/reauthentication.js'
 import { logAuthEvent, type AuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
-import type { Account, AccountStore, SecondFactorChallenge, SecondFactorRecord } from '../store/account-store.js'
+import type { Account, SecondFactorChallenge, SecondFactorRecord } from '../store/account-store.js'
 import { parseCodeRequest } from './code-requests.js'
 import { NO_CHALLENGE } from './code-step.js'
 import { secondFactorThrottleKey, type CodeThrottle } from './code-throttle.js'
 import type { LoginChallenges } from './login-challenges.js'
-import { matchingStep, newRecoveryCodes, normaliseRecoveryCode, totpFor, type RecoveryCodeHasher, type SecretBox } from './second-factor-codes.js'
-import type { EnrolmentCredential, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
+import { matchingStep, newRecoveryCodes, normaliseRecoveryCode, totpFor } from './second-factor-codes.js'
+import type { EnrolmentCredential } from './second-factor-enrolment-secrets.js'
+import type { SecondFactorsOptions } from './second-factors.js'
 
 /** How long a secret from enrol/start may be confirmed. */
 export const PENDING_SECRET_TTL_MS = 10 * 60 * 1000
 
-export interface EnrolmentOptions {
-  readonly store: AccountStore
-  /** Who may change the account outside a login (server/reference/account-changes/account-owner.ts). */
-  readonly owners: AccountOwners
-  /** Tells the owner when the app is set up. */
-  readonly changeNotices: ChangeNotices
-  readonly settings: SecondFactorSettings
-  readonly secrets: SecretBox
-  /** Derives each enrolment's pending secret, which binds it to that enrolment. */
-  readonly enrolmentSecrets: EnrolmentSecrets
-  readonly recoveryCodes: RecoveryCodeHasher
-  /** PRODUCT_NAME: the issuer the authenticator app shows. */
-  readonly productName: string
+export interface EnrolmentOptions extends Pick<SecondFactorsOptions,
+  'store' | 'owners' | 'changeNotices' | 'settings' | 'secrets' | 'enrolmentSecrets' | 'recoveryCodes' | 'productName' | 'now'
+> {
   readonly challenges: LoginChallenges
   readonly throttle: CodeThrottle
-  readonly now: () => number
 }
 
 /** Who enrols, and the keys its wrong codes count on. */

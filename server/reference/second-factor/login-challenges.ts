@@ -1,10 +1,9 @@
 import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-password.js'
-import type { SecondFactorSettings } from '../../shared/second-factor-config.js'
 import { logAuthEvent } from '../audit/audit.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
-import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext, type TokenScope } from '../sessions/tokens.js'
-import type { Account, AccountStore, SecondFactorChallenge, SecondFactorChallengeKind } from '../store/account-store.js'
-import type { RememberedBrowserCookies } from './remembered-browser-cookie.js'
+import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext } from '../sessions/tokens.js'
+import type { Account, SecondFactorChallenge, SecondFactorChallengeKind } from '../store/account-store.js'
+import type { SecondFactorsOptions } from './second-factors.js'
 
 /** How long a login may wait for its second factor: the challenge's life. */
 export const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
@@ -29,18 +28,9 @@ type ChallengeContext = LoginContext & { readonly passwordBreached?: true, reado
 /** Issues the tokens of a login (AfterFirstFactor.completeLogin). */
 export type CompleteLogin = (account: Account, context: LoginContext, method: AuthenticationMethod, facts: RequestFacts, firstFactor?: FirstFactorProof) => Promise<Answer>
 
-export interface LoginChallengesOptions {
-  readonly store: AccountStore
-  readonly settings: SecondFactorSettings
-  readonly rememberedBrowsers: RememberedBrowserCookies
-  readonly completeLogin: CompleteLogin
-  readonly now: () => number
-  /**
-   * The listener these calls answer on, when not the edge's (SecondFactors.withScope):
-   * only challenges of logins made there are taken.
-   */
-  readonly scope?: TokenScope
-}
+export type LoginChallengesOptions = Pick<SecondFactorsOptions,
+  'store' | 'settings' | 'rememberedBrowsers' | 'completeLogin' | 'now' | 'scope'
+>
 
 /**
  * A login waiting for its second factor (docs/second-factor.md): the

@@ -1,22 +1,13 @@
-import type { SecondFactorSettings } from '../../shared/second-factor-config.js'
-import { isRefusal, type AccountOwners } from '../account-changes/account-owner.js'
-import type { ChangeNotices } from '../account-changes/change-notices.js'
+import { isRefusal } from '../account-changes/account-owner.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
-import type { AccountStore } from '../store/account-store.js'
-import { newRecoveryCodes, normaliseRecoveryCode, type RecoveryCodeHasher } from './second-factor-codes.js'
+import { newRecoveryCodes, normaliseRecoveryCode } from './second-factor-codes.js'
+import type { SecondFactorsOptions } from './second-factors.js'
 
-export interface SecondFactorChangesOptions {
-  readonly store: AccountStore
-  /** Who may change the account (server/reference/account-changes/account-owner.ts). */
-  readonly owners: AccountOwners
-  /** Tells the owner when the app is turned off, and of new recovery codes. */
-  readonly changeNotices: ChangeNotices
-  readonly settings: SecondFactorSettings
-  readonly recoveryCodes: RecoveryCodeHasher
-  readonly now: () => number
-}
+export type SecondFactorChangesOptions = Pick<SecondFactorsOptions,
+  'store' | 'owners' | 'changeNotices' | 'settings' | 'recoveryCodes' | 'now'
+>
 
 /** The owner's changes to an enrolled second factor, each with a fresh proof: turning it off, new recovery codes. */
 export class SecondFactorChanges {

@@ -1,17 +1,12 @@
-import type { SecondFactorSettings } from '../../shared/second-factor-config.js'
 import { logAuthEvent } from '../audit/audit.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
 import type { LoginContext } from '../sessions/tokens.js'
-import type { Account, AccountStore } from '../store/account-store.js'
+import type { Account } from '../store/account-store.js'
 import type { FirstFactor, FirstFactorProof, LoginChallenges } from './login-challenges.js'
-import type { RememberedBrowserCookies } from './remembered-browser-cookie.js'
+import type { SecondFactorsOptions } from './second-factors.js'
 
-export interface SecondFactorGateOptions {
-  readonly store: AccountStore
-  readonly settings: SecondFactorSettings
-  readonly rememberedBrowsers: RememberedBrowserCookies
+export interface SecondFactorGateOptions extends Pick<SecondFactorsOptions, 'store' | 'settings' | 'rememberedBrowsers' | 'now'> {
   readonly challenges: LoginChallenges
-  readonly now: () => number
 }
 
 /**
