@@ -10,7 +10,7 @@ import { say } from '../languages/answer-texts.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { decodeBase64Chunks, decodeFrames, DATA_FRAME, encodeFrame, encodeTrailers, isCompressed, MalformedFramesError } from '../../shared/grpc-web-frames.js'
 
-/** Status codes this responder uses (spec §8). */
+/** The gRPC status codes this responder answers with (docs/accounts-api.md#the-domain-check). */
 export const GRPC_STATUS = Object.freeze({ OK: 0, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 })
 
 export const RESPONDER_BODY_LIMIT_BYTES = 16 * 1024

@@ -114,7 +114,7 @@ export function createGoogleTokenVerifier (options: GoogleTokenVerifierOptions):
       return { refused: `the token did not verify (${(error as { code?: string }).code ?? 'error'})` }
     }
     // A token for several audiences was obtained by whichever client `azp` names (OpenID Connect
-    // Core 3.1.3.7): one issued to another client that merely lists ours is not ours to accept.
+    // Core's ID token validation): one issued to another client that merely lists ours is not ours to accept.
     if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== options.clientId) {
       return { refused: 'the token was issued to another client (azp)' }
     }

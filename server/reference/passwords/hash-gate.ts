@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os'
  * Password hashing is the service's costly work (scrypt at N = 2^17: 128 MiB
  * and a few hundred milliseconds of a core each), and without a bound a burst
  * of logins queues more of it than the machine can do before the edge gives
- * up (issue 25, finding 2): every answer then times out, and the hashing for
+ * up: every answer then times out, and the hashing for
  * answers nobody waits for any more goes on after the burst. The gate in
  * front of every hash and check:
  *

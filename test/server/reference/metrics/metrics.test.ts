@@ -22,7 +22,7 @@ import { opensslSkip } from '../../../fixtures/sso-certificates.js'
 import { OIDC_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
 import { ServiceBrowser } from '../../../fixtures/service-browser.js'
 
-// Issue 29: the reference service's own figures (password hashing time,
+// The reference service's own figures (password hashing time,
 // lockouts, emails sent or failed, sign-ins), read as the edge reads them:
 // from GET /metrics on the service's loopback listener, with the edge's token.
 

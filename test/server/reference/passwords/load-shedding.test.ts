@@ -4,7 +4,7 @@ import { occupyHashGate } from '../../../fixtures/hash-gate.js'
 import { accountThrottleKey } from '../../../../server/reference/sign-in/login-throttles.js'
 import { auditEvents, GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
 
-// Issue 25, finding 2: a burst of logins kept the service hashing for
+// Without the hash gate, a burst of logins kept the service hashing for
 // requests the edge had abandoned, and every login timed out. The burst
 // itself is measured by `npm run load:burst` (docs/performance.md); these
 // tests fill the gate as a burst does, with work held for as long as the

@@ -3,7 +3,7 @@ import { PostgresAccountStore } from '../../../../server/reference/store/postgre
 import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
 import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
 
-// Issue 25, finding 1, with DATABASE_URL: the locks and counts are in
+// The lockouts of lockouts.test.ts, with DATABASE_URL: the locks and counts are in
 // PostgreSQL, which every instance shares, and the attack fails there too.
 t.test('lockouts that cannot be turned on a victim, with DATABASE_URL', { skip: postgresSkip }, async (t) => {
   const server = await startPostgresServer(t)

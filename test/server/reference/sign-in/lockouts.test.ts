@@ -15,7 +15,7 @@ import {
   type ReferenceOptions
 } from '../../../fixtures/reference.js'
 
-// Issue 25, finding 1: failures from every address locked the account, right
+// Locks once keyed by the account alone: failures from every address locked it, right
 // password included, so that one guess per quarter of an hour kept its owner
 // out. Each test is that attack: an attacker fails again and again, and the
 // owner signs in all the same.
