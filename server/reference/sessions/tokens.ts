@@ -34,7 +34,7 @@ export interface LoginContext {
   /** Set by the listener the login came through, never by a request body; absent: the edge's. */
   readonly scope?: TokenScope
   /**
-   * The credential id of the passkey a passkey sign-in used, set by server/reference/passkeys/passkeys.ts, never by a
+   * The credential id of the passkey a passkey sign-in used, set by PasskeySignIn.login, never by a
    * request body: removing the passkey ends the session (docs/passkeys.md). Not in the auth token.
    */
   readonly passkeyId?: string

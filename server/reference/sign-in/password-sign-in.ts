@@ -63,7 +63,7 @@ export class PasswordSignIn {
     const secondFactor = await after.secondFactorStep(account, context, 'pwd', facts, breached)
     if (secondFactor !== null && secondFactor.status !== 200) return secondFactor
     if (secondFactor !== null) {
-      // The challenge record carries the flag on to the answer with the tokens (CodeStep.verify).
+      // The challenge record carries the flag on to the answer with the tokens (LoginChallenges.finishLogin).
       if (await breached) this.options.breachNotices.signedInWithBreachedPassword(account, facts)
       // As below: a reset during this login's hashing leaves it nothing to continue.
       if (await this.changedMeanwhile(account, password, passwordHash)) return error(401, say(facts, 'login.invalidCredentials'))
