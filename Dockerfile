@@ -12,13 +12,14 @@ FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json build.mjs first-load-chunk.mjs worker-asset.mjs ./
+COPY tsconfig.json build.mjs ./
+COPY build build
 COPY client client
 COPY common common
 COPY server server
 COPY proto proto
 COPY conformance conformance
-# The conformance check's copy of the accounts contract goes into dist/docs/ (build.mjs).
+# The conformance check's copy of the accounts contract goes into dist/docs/ (build/server.mjs).
 COPY docs/accounts-api.openapi.yaml docs/accounts-api.openapi.yaml
 # The build also fills dist/compile-cache/, but for root: the runtime stage
 # fills its own, as the user the container runs as.

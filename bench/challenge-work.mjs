@@ -20,10 +20,10 @@ import { createServer } from 'node:http'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { median } from './tools.mjs'
+import { median, portOf } from './tools.mjs'
 
 const here = fileURLToPath(new URL('../', import.meta.url))
-const option = (name, fallback) => {
+const option = (/** @type {string} */ name, /** @type {number} */ fallback) => {
   const index = process.argv.indexOf(name)
   return index === -1 ? fallback : Number(process.argv[index + 1])
 }
@@ -34,24 +34,28 @@ const LEVEL_ONE_MAX_COUNTER = 600
 const SECRET = 'a benchmark secret of 32 characters or more'
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
+/** @param {number} level */
 async function challengeOf (level) {
   const max = LEVEL_ONE_MAX_COUNTER * 2 ** (level - 1)
   const counter = Math.floor(Math.random() * max)
   return await createChallenge({ algorithm: 'PBKDF2/SHA-256', cost: COST, counter, deriveKey, hmacSignatureSecret: SECRET, hmacKeySignatureSecret: SECRET + '-key' })
 }
 
-const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length
-const summary = (times, counters) => `mean ${Math.round(mean(times))} ms, median ${Math.round(median(times))} ms (${Math.round(Math.min(...times))}–${Math.round(Math.max(...times))}); ` +
+const mean = (/** @type {number[]} */ values) => values.reduce((sum, value) => sum + value, 0) / values.length
+const summary = (/** @type {number[]} */ times, /** @type {number[]} */ counters) => `mean ${Math.round(mean(times))} ms, median ${Math.round(median(times))} ms (${Math.round(Math.min(...times))}–${Math.round(Math.max(...times))}); ` +
   `${(times.reduce((sum, time) => sum + time, 0) / counters.reduce((sum, counter) => sum + counter + 1, 0)).toFixed(2)} ms per derivation`
 
 for (let level = 1; level <= LEVELS; level++) {
+  /** @type {number[]} */
   const times = []
+  /** @type {number[]} */
   const counters = []
   for (let draw = 0; draw < DRAWS; draw++) {
     const challenge = await challengeOf(level)
     const started = performance.now()
     const solution = await solveChallenge({ challenge, deriveKey })
     times.push(performance.now() - started)
+    if (solution === null) throw new Error(`Node found no solution at level ${level}`)
     counters.push(solution.counter)
   }
   console.log(`Node, level ${level}: ${summary(times, counters)}`)
@@ -64,7 +68,7 @@ if (!existsSync(CHROMIUM)) {
   const altchaDir = join(here, 'node_modules/altcha-lib/dist/esm/v2')
   // A page on 127.0.0.1 (a secure context, for WebCrypto) that serves altcha-lib's own ES modules.
   const server = createServer((request, response) => {
-    const path = new URL(request.url, 'http://x').pathname
+    const path = new URL(request.url ?? '/', 'http://x').pathname
     if (path.startsWith('/altcha/') && !path.includes('..')) {
       try {
         response.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(join(altchaDir, path.slice('/altcha/'.length))))
@@ -79,19 +83,25 @@ if (!existsSync(CHROMIUM)) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'], headless: true })
   try {
     const page = await browser.newPage()
-    await page.goto(`http://127.0.0.1:${server.address().port}/`)
+    await page.goto(`http://127.0.0.1:${portOf(server)}/`)
     for (let level = 1; level <= LEVELS; level++) {
+      /** @type {number[]} */
       const times = []
+      /** @type {number[]} */
       const counters = []
       for (let draw = 0; draw < DRAWS; draw++) {
         const challenge = await challengeOf(level)
         const { solution, ms } = await page.evaluate(async (challenge) => {
-          const { solveChallenge } = await import('/altcha/index.js')
-          const { deriveKey } = await import('/altcha/algorithms/web/pbkdf2.js')
+          // The page's URLs of altcha-lib's modules (the server above serves them), typed as the package's own.
+          const index = '/altcha/index.js'
+          const webPbkdf2 = '/altcha/algorithms/web/pbkdf2.js'
+          const { solveChallenge } = /** @type {typeof import('altcha-lib')} */ (await import(index))
+          const { deriveKey } = /** @type {typeof import('altcha-lib/algorithms/web/pbkdf2')} */ (await import(webPbkdf2))
           const started = performance.now()
           const solution = await solveChallenge({ challenge, deriveKey })
           return { solution, ms: performance.now() - started }
         }, challenge)
+        if (solution === null) throw new Error(`Chromium found no solution at level ${level}`)
         const checked = await verifySolution({ challenge, solution, deriveKey, hmacSignatureSecret: SECRET, hmacKeySignatureSecret: SECRET + '-key' })
         if (!checked.verified) throw new Error(`Chromium's solution at level ${level} does not verify`)
         times.push(ms)

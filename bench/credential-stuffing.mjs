@@ -1,5 +1,5 @@
 // npm run load:stuffing: a credential-stuffing run against the built server
-// with its embedded reference service (issue 32, "Measured").
+// with its embedded reference service (docs/challenge.md, "Measured: a credential-stuffing run").
 //
 //   node bench/credential-stuffing.mjs [--attempts N] [--addresses N] [--concurrency N] [--after-wait S] [--json]
 //
@@ -32,9 +32,14 @@ import { solveChallenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
-import { median, startSigninServer } from './tools.mjs'
+import { median, portOf, startSigninServer } from './tools.mjs'
 
-const option = (name, fallback) => {
+/** @import { Challenge } from 'altcha-lib' */
+/** @typedef {{ email: string, password: string }} Pair */
+/** @typedef {{ status: number, challenged: boolean, solveMs: number, level: unknown }} LoginOutcome */
+/** @typedef {{ header: string, ms: number, level: unknown }} Solved */
+
+const option = (/** @type {string} */ name, /** @type {number} */ fallback) => {
   const index = process.argv.indexOf(name)
   return index === -1 ? fallback : Number(process.argv[index + 1])
 }
@@ -46,7 +51,8 @@ const json = process.argv.includes('--json')
 
 const ACCOUNTS = 50
 const RIGHT_PAIRS = 10
-const PASSWORD = (index) => `account ${index} long password`
+const EMAIL = (/** @type {number} */ index) => `member${index}@example.com`
+const PASSWORD = (/** @type {number} */ index) => `account ${index} long password`
 const VISITOR = { email: 'visitor@example.org', password: 'the visitor\'s own long password' }
 const VISITOR_ADDRESS = '192.0.2.10'
 const HEADER = 'x-threshold-challenge'
@@ -64,9 +70,17 @@ async function startEmptyRangeServer () {
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
-  return { url: `http://127.0.0.1:${server.address().port}/range/`, calls: () => calls, close: () => server.close() }
+  return { url: `http://127.0.0.1:${portOf(server)}/range/`, calls: () => calls, close: () => server.close() }
 }
 
+/**
+ * @param {string} base
+ * @param {string} path
+ * @param {object} body
+ * @param {string} address the client's, as X-Forwarded-For names it
+ * @param {Record<string, string>} [headers]
+ * @returns {Promise<{ status: number, answer: any }>}
+ */
 async function post (base, path, body, address, headers = {}) {
   const response = await fetch(`${base}${path}`, {
     method: 'POST',
@@ -79,7 +93,11 @@ async function post (base, path, body, address, headers = {}) {
   return { status: response.status, answer }
 }
 
-/** Solves a 428's proof of work as an attacker would, in Node; the solution header and the time it took. */
+/**
+ * Solves a 428's proof of work as an attacker would, in Node; the solution header and the time it took.
+ * @param {Challenge} challenge
+ * @returns {Promise<Solved>}
+ */
 async function solve (challenge) {
   const started = performance.now()
   const solution = await solveChallenge({ challenge, deriveKey, timeout: 120_000 })
@@ -92,14 +110,23 @@ async function solve (challenge) {
  * is the work itself rather than a share of the machine among many solvers
  * (a real attacker pays it in CPU time the same way).
  */
+/** @type {Promise<unknown>} */
 let solverQueue = Promise.resolve()
+/** @param {Challenge} challenge */
 function solveInTurn (challenge) {
   const solved = solverQueue.then(() => solve(challenge))
   solverQueue = solved.then(() => undefined, () => undefined)
   return solved
 }
 
-/** One login as a client that solves challenges: its final status, whether it was challenged, the solving ms and level. */
+/**
+ * One login as a client that solves challenges: its final status, whether it was challenged, the solving ms and level.
+ * @param {string} base
+ * @param {Pair} pair
+ * @param {string} address
+ * @param {(challenge: Challenge) => Promise<Solved>} [solver]
+ * @returns {Promise<LoginOutcome>}
+ */
 async function loginSolving (base, pair, address, solver = solve) {
   const first = await post(base, '/accounts/v2/login', pair, address)
   if (first.status !== 428 || first.answer?.challenge?.kind !== 'pow') return { status: first.status, challenged: false, solveMs: 0, level: 0 }
@@ -108,18 +135,18 @@ async function loginSolving (base, pair, address, solver = solve) {
   return { status: second.status, challenged: true, solveMs: solved.ms, level: solved.level }
 }
 
-const percentile = (values, p) => {
+const percentile = (/** @type {number[]} */ values, /** @type {number} */ p) => {
   if (values.length === 0) return 0
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
 }
-const round = (value) => Math.round(value)
+const round = (/** @type {number} */ value) => Math.round(value)
 
 const rangeServer = await startEmptyRangeServer()
 const server = await startSigninServer({ PASSWORD_HASH_COST: '10', BREACHED_PASSWORDS_URL: rangeServer.url })
 try {
-  const emails = Array.from({ length: ACCOUNTS }, (_, index) => `member${index}@example.com`)
-  for (const [index, email] of [...emails.entries(), [-1, VISITOR.email]]) {
+  const emails = Array.from({ length: ACCOUNTS }, (_, index) => EMAIL(index))
+  for (const [index, email] of /** @type {Array<[number, string]>} */ ([...emails.entries(), [-1, VISITOR.email]])) {
     const password = index === -1 ? VISITOR.password : PASSWORD(index)
     const address = index === -1 ? VISITOR_ADDRESS : `100.64.${index}.1`
     const registered = await post(server.base, '/accounts/register', { email, password, confirm_password: password }, address)
@@ -128,28 +155,35 @@ try {
   const before = await loginSolving(server.base, VISITOR, VISITOR_ADDRESS)
 
   // The leaked list: one pair in eight names an account here; RIGHT_PAIRS of those carry its password.
+  /** @type {Pair[]} */
   const pairs = Array.from({ length: ATTEMPTS }, (_, index) => {
     if (index % 8 !== 0) return { email: `leaked${index}@example.net`, password: `leaked password ${index}` }
     const account = (index / 8) % ACCOUNTS
     const right = index % Math.floor(ATTEMPTS / RIGHT_PAIRS) === 0
-    return { email: emails[account], password: right ? PASSWORD(account) : `leaked password ${index}` }
+    return { email: EMAIL(account), password: right ? PASSWORD(account) : `leaked password ${index}` }
   })
   const rightPairs = pairs.filter((pair) => emails.includes(pair.email) && pair.password === PASSWORD(emails.indexOf(pair.email))).length
-  const addressOf = (index) => {
+  const addressOf = (/** @type {number} */ index) => {
     const slot = index % ADDRESSES
     return `198.18.${Math.floor(slot / 4)}.${10 + (slot % 4)}`
   }
 
+  /** @type {Array<LoginOutcome & { endedMs: number }>} */
   const results = new Array(ATTEMPTS)
   let next = 0
+  /** @type {number | null} */
   let firstChallengeAt = null
+  /** @type {number | null} */
   let firstChallengeMs = null
   const started = performance.now()
+  /** @type {LoginOutcome[]} */
   const visitorDuring = []
   const attack = Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < ATTEMPTS) {
       const index = next++
-      const result = await loginSolving(server.base, pairs[index], addressOf(index), solveInTurn)
+      const pair = pairs[index]
+      if (pair === undefined) break
+      const result = await loginSolving(server.base, pair, addressOf(index), solveInTurn)
       if (result.challenged && firstChallengeAt === null) {
         firstChallengeAt = index
         firstChallengeMs = performance.now() - started
@@ -172,12 +206,15 @@ try {
   const challenged = results.filter((result) => result.challenged)
   const solveMs = challenged.map((result) => result.solveMs)
   const passedBeforeChallenges = firstChallengeAt === null ? ATTEMPTS : results.slice(0, firstChallengeAt).filter((result) => !result.challenged).length
+  /** @type {Record<string, number>} */
   const statuses = {}
   for (const result of results) statuses[result.status] = (statuses[result.status] ?? 0) + 1
+  /** @type {Record<string, number>} */
   const levels = {}
-  for (const result of challenged) levels[result.level] = (levels[result.level] ?? 0) + 1
+  for (const result of challenged) levels[String(result.level)] = (levels[String(result.level)] ?? 0) + 1
   // Attempts answered per second before the first challenge, and after it.
-  const answeredBefore = firstChallengeMs === null ? ATTEMPTS : results.filter((result) => result.endedMs <= firstChallengeMs).length
+  const challengedFromMs = firstChallengeMs
+  const answeredBefore = challengedFromMs === null ? ATTEMPTS : results.filter((result) => result.endedMs <= challengedFromMs).length
   const ratePerSecond = {
     beforeChallenges: firstChallengeMs === null ? round(ATTEMPTS / (attackMs / 1000)) : round(answeredBefore / (firstChallengeMs / 1000)),
     afterFirstChallenge: firstChallengeMs === null ? null : round((ATTEMPTS - answeredBefore) / ((attackMs - firstChallengeMs) / 1000))

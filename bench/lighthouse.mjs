@@ -22,6 +22,13 @@ const CATEGORIES = ['performance', 'accessibility']
 const UNSCORED = new Set(['informative', 'notApplicable', 'manual', 'error'])
 const METRICS = ['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index']
 
+/**
+ * The parts of Lighthouse's JSON report read here (Lighthouse is fetched by npx, so its own types are not at hand).
+ * @typedef {{ id: string, title: string, displayValue?: string, score: number | null, scoreDisplayMode: string }} Audit
+ * @typedef {{ score: number, auditRefs: Array<{ id: string, group?: string }> }} Category
+ * @typedef {{ categories: Record<string, Category>, audits: Record<string, Audit>, runtimeError?: { message: string } }} LighthouseReport
+ */
+
 execFileSync(process.execPath, [fileURLToPath(new URL('../build.mjs', import.meta.url)), '--if-stale'], { stdio: 'inherit' })
 if (!commandExists(CHROMIUM)) {
   console.error(`bench:lighthouse: Chromium is not installed at ${CHROMIUM} (Debian package chromium)`)
@@ -32,7 +39,12 @@ const folder = mkdtempSync(join(tmpdir(), 'threshold-lighthouse-'))
 const dataDir = join(folder, 'data')
 const edge = await startEdge({ DATA_DIR: dataDir })
 
-/** Runs Lighthouse on `url` and reads its JSON report. */
+/**
+ * Runs Lighthouse on `url` and reads its JSON report.
+ * @param {string} url
+ * @param {string} reportPath
+ * @returns {Promise<LighthouseReport>}
+ */
 async function lighthouse (url, reportPath) {
   // Node from this process first on PATH: Lighthouse needs Node 22.19 or later, which npm scripts run (the machine's may be older).
   const env = { ...process.env, CHROME_PATH: CHROMIUM, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }
@@ -41,13 +53,27 @@ async function lighthouse (url, reportPath) {
   return JSON.parse(readFileSync(reportPath, 'utf8'))
 }
 
+/**
+ * @param {import('./page-views.mjs').PageView} view
+ * @param {LighthouseReport} result
+ */
 function summary (view, result) {
-  const scores = CATEGORIES.map((name) => `${name} ${Math.round(result.categories[name].score * 100)}`).join(', ')
-  const metrics = METRICS.map((id) => `${result.audits[id].title} ${result.audits[id].displayValue}`).join(', ')
-  const failing = CATEGORIES.flatMap((name) => result.categories[name].auditRefs
+  const categoryNamed = (/** @type {string} */ name) => {
+    const found = result.categories[name]
+    if (found === undefined) throw new Error(`Lighthouse's report on ${view.name} has no category ${name}`)
+    return found
+  }
+  const auditNamed = (/** @type {string} */ id) => {
+    const found = result.audits[id]
+    if (found === undefined) throw new Error(`Lighthouse's report on ${view.name} has no audit ${id}`)
+    return found
+  }
+  const scores = CATEGORIES.map((name) => `${name} ${Math.round(categoryNamed(name).score * 100)}`).join(', ')
+  const metrics = METRICS.map((id) => `${auditNamed(id).title} ${auditNamed(id).displayValue}`).join(', ')
+  const failing = CATEGORIES.flatMap((name) => categoryNamed(name).auditRefs
     // The report's own view leaves out the hidden group (metrics such as Time to Interactive that weigh nothing).
     .filter((ref) => ref.group !== 'hidden')
-    .map((ref) => result.audits[ref.id])
+    .map((ref) => auditNamed(ref.id))
     .filter((audit) => !UNSCORED.has(audit.scoreDisplayMode) && audit.score !== null && audit.score < 1 && !METRICS.includes(audit.id))
     .map((audit) => `    ${name}: ${audit.title}${audit.displayValue ? ` (${audit.displayValue})` : ''}`))
   return [`${view.name}: ${scores}`, `  ${metrics}`, ...(failing.length === 0 ? ['  no failing audits'] : ['  failing audits:', ...failing])].join('\n')

@@ -8,14 +8,14 @@
 //   embedded reference service, the same environment (DATABASE_URL, REDIS_URL,
 //   EDGE_SECRET, PUBLIC_URL) and one keys/ folder, each on its own port and
 //   DATA_DIR; PostgreSQL, Redis and nginx are real processes on loopback ports
-//   (bench/fault-services.mjs).
-// - The load, through nginx over https (bench/fault-load.mjs): the page,
+//   (bench/faults/services.mjs).
+// - The load, through nginx over https (bench/faults/load.mjs): the page,
 //   registrations (retried with the same address and password after a 5xx, as
 //   a visitor would), right logins, wrong-then-right logins, and session
 //   clients that each refresh their token every second, retrying a 5xx or an
 //   unanswered call with the token they hold (docs/reference-service.md,
 //   "Refreshing from a product").
-// - Each fault (bench/faults.mjs) runs with the load going: N seconds of load
+// - Each fault (bench/faults/faults.mjs) runs with the load going: N seconds of load
 //   before it, the fault itself, N seconds after it. Then: every registration
 //   acknowledged (2xx) in its window must be in PostgreSQL, every session held
 //   when it began must have refreshed since it ended (a 401 is a lost session),
@@ -30,14 +30,15 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createInstances } from './fault-instances.mjs'
-import { createLoad } from './fault-load.mjs'
-import { countLogEvents, countsSince, printReport } from './fault-report.mjs'
-import { missingTools, SITE_HOST, startNginx, startPostgres, startRedis } from './fault-services.mjs'
-import { FAULTS } from './faults.mjs'
+import { FAULTS } from './faults/faults.mjs'
+import { createInstances } from './faults/instances.mjs'
+import { createLoad } from './faults/load.mjs'
+import { startPostgres } from './faults/postgres.mjs'
+import { countLogEvents, countsSince, printReport } from './faults/report.mjs'
+import { missingTools, SITE_HOST, startNginx, startRedis } from './faults/services.mjs'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
-const argument = (name) => {
+const argument = (/** @type {string} */ name) => {
   const index = process.argv.indexOf(name)
   return index === -1 ? undefined : process.argv[index + 1]
 }
@@ -74,17 +75,25 @@ const folder = mkdtempSync(join(tmpdir(), 'threshold-load-faults-'))
 // PostgreSQL (as the postgres account, when this runs as root) and nginx's workers must reach their folders in it.
 chmodSync(folder, 0o755)
 const runId = randomBytes(4).toString('hex')
+/** @type {Array<import('./faults/instances.mjs').Crash & { fault: string }>} */
 const crashes = []
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms))
+/** @type {import('./faults/load.mjs').LoadWindow | null} */
 let current = null
+/** @type {Array<() => Promise<void>>} */
 const started = []
 const stopAll = async () => {
   for (const stop of started.reverse()) await stop().catch((error) => console.error(`stopping: ${error.message}`))
 }
 
+/** @type {import('./faults/report.mjs').FaultResult[]} */
 const results = []
-let load
-/** Every registration acknowledged in the run (the seeded accounts too), and how many of them PostgreSQL holds at its end. */
+/** @type {ReturnType<typeof createLoad> | null} */
+let load = null
+/**
+ * Every registration acknowledged in the run (the seeded accounts too), and how many of them PostgreSQL holds at its end.
+ * @type {{ acknowledged: number, stored: number }}
+ */
 let overall
 try {
   const postgres = await startPostgres(folder)

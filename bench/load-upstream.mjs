@@ -3,6 +3,7 @@
 // with a token pair of realistic size, at once. Prints its URL, then serves
 // until it is stopped.
 import { createServer } from 'node:http'
+import { portOf } from './tools.mjs'
 
 const answer = JSON.stringify({
   auth: `eyJhbGciOiJFZERTQSIsImtpZCI6ImxvYWQiLCJ0eXAiOiJhdCtqd3QifQ.${'e'.repeat(420)}.${'s'.repeat(86)}`,
@@ -18,7 +19,7 @@ const server = createServer((request, response) => {
 })
 server.keepAliveTimeout = 75_000
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`)
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${portOf(server)}` })}\n`)
 })
 process.once('SIGTERM', () => {
   server.closeAllConnections()

@@ -30,7 +30,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startEdge, startHelperServer } from './tools.mjs'
 
+/** @typedef {{ at: number, rss: number, heapUsed: number }} MemorySample what memory-probe.mjs writes, one a line */
+
 const root = fileURLToPath(new URL('../', import.meta.url))
+/**
+ * @param {string} name
+ * @param {number} fallback
+ */
 const option = (name, fallback) => {
   const index = process.argv.indexOf(name)
   const value = index === -1 ? NaN : Number(process.argv[index + 1])
@@ -46,11 +52,15 @@ const GROWTH_SLACK_BYTES = 4 * 1024 * 1024
 const sampleEveryMs = Math.round(Math.max(200, Math.min(1000, durationSeconds * 1000 / 15)))
 const printEveryMs = Math.max(1000, Math.min(5000, Math.round(durationSeconds * 1000 / 6)))
 
-const mib = (bytes) => (bytes / 1024 / 1024).toFixed(1)
-const mean = (values) => values.length === 0 ? NaN : values.reduce((sum, value) => sum + value, 0) / values.length
+const mib = (/** @type {number} */ bytes) => (bytes / 1024 / 1024).toFixed(1)
+const mean = (/** @type {number[]} */ values) => values.length === 0 ? NaN : values.reduce((sum, value) => sum + value, 0) / values.length
 
 execFileSync(process.execPath, [join(root, 'build.mjs'), '--if-stale'], { stdio: 'inherit' })
 
+/**
+ * @param {string} file
+ * @returns {MemorySample[]}
+ */
 function readSamples (file) {
   let text = ''
   try {
@@ -71,10 +81,14 @@ function readSamples (file) {
 /**
  * The memory rule: samples cut into thirds by time; the last third's mean may
  * exceed the middle third's by at most GROWTH_ALLOWED + GROWTH_SLACK_BYTES.
+ * @param {MemorySample[]} samples
+ * @param {number} startedAt
+ * @param {number} endedAt
+ * @param {'rss' | 'heapUsed'} field
  */
 function judgeMemory (samples, startedAt, endedAt, field) {
   const third = (endedAt - startedAt) / 3
-  const within = (from, to) => samples.filter((sample) => sample.at >= from && sample.at < to).map((sample) => sample[field])
+  const within = (/** @type {number} */ from, /** @type {number} */ to) => samples.filter((sample) => sample.at >= from && sample.at < to).map((sample) => sample[field])
   const first = mean(within(startedAt, startedAt + third))
   const middle = mean(within(startedAt + third, startedAt + 2 * third))
   const last = mean(within(startedAt + 2 * third, endedAt + 1))
@@ -83,6 +97,7 @@ function judgeMemory (samples, startedAt, endedAt, field) {
   return { first, middle, last, growth, limit, pass: Number.isFinite(last) && Number.isFinite(middle) && last <= limit }
 }
 
+/** @param {autocannon.Result} result */
 function summarise (result) {
   return {
     requestsPerSecond: Math.round(result.requests.total / (result.duration || durationSeconds)),
@@ -113,13 +128,16 @@ console.log(`  page: GET / and login: POST /accounts/v2/login (proxied to a loca
 console.log(`  RATE_LIMIT_PER_MINUTE=${RATE_LIMIT_PER_MINUTE} for the run: all the load comes from one address, which the default limit would answer with 429`)
 console.log('  the machine may be shared: figures vary from run to run; the judgement does not depend on speed\n')
 
+/** @type {autocannon.Result[]} */
 let results
-let startedAt
+const startedAt = Date.now()
+/** @type {number} */
 let endedAt
+/** @type {boolean} */
 let edgeSurvived
+/** @type {number} */
 let logBytes
 try {
-  startedAt = Date.now()
   const common = { connections, duration: durationSeconds, timeout: 10 }
   const progress = setInterval(() => {
     const latest = readSamples(probeFile).at(-1)
@@ -153,9 +171,11 @@ try {
 const samples = readSamples(probeFile)
 rmSync(folder, { recursive: true, force: true })
 
-const targets = { page: summarise(results[0]), login: summarise(results[1]) }
+const [pageResult, loginResult] = results
+if (pageResult === undefined || loginResult === undefined) throw new Error('load: autocannon gave no result')
+const targets = { page: summarise(pageResult), login: summarise(loginResult) }
 console.log('\ntarget                      req/s    p50 ms   p99 ms   requests   errors   timeouts   non-2xx')
-for (const [label, figures] of [['GET /', targets.page], ['POST /accounts/v2/login', targets.login]]) {
+for (const [label, figures] of /** @type {const} */ ([['GET /', targets.page], ['POST /accounts/v2/login', targets.login]])) {
   console.log(`${label.padEnd(26)}${String(figures.requestsPerSecond).padStart(7)}${String(figures.p50Ms).padStart(10)}${String(figures.p99Ms).padStart(9)}` +
     `${String(figures.requests).padStart(11)}${String(figures.errors).padStart(9)}${String(figures.timeouts).padStart(11)}${String(figures.non2xx).padStart(10)}`)
 }
@@ -163,7 +183,7 @@ for (const [label, figures] of [['GET /', targets.page], ['POST /accounts/v2/log
 const memory = { rss: judgeMemory(samples, startedAt, endedAt, 'rss'), heap: judgeMemory(samples, startedAt, endedAt, 'heapUsed') }
 console.log(`\nthe edge logged ${mib(logBytes)} MiB (LOG_LEVEL=info) and was ${edgeSurvived ? 'still running' : 'NOT running'} at the end`)
 console.log(`edge memory, mean of each third of the run (${samples.length} samples, one every ${sampleEveryMs} ms):`)
-for (const [label, figures] of [['rss ', memory.rss], ['heap', memory.heap]]) {
+for (const [label, figures] of /** @type {const} */ ([['rss ', memory.rss], ['heap', memory.heap]])) {
   console.log(`  ${label}  ${mib(figures.first)} → ${mib(figures.middle)} → ${mib(figures.last)} MiB   last vs middle ${(figures.growth * 100).toFixed(1)} %` +
     `   (limit ${mib(figures.limit)} MiB)`)
 }

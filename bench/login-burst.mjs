@@ -1,6 +1,6 @@
 // npm run load:burst: a burst of concurrent password logins, each from an
 // IPv6 /64 of its own (so that no per-address limit holds them back), then
-// one legitimate login (issue 25, finding 2).
+// one legitimate login (docs/performance.md, "A burst of logins").
 //
 //   node bench/login-burst.mjs [--checkout DIR]... [--burst N] [--json]
 //
@@ -20,7 +20,7 @@
 //   until she is let in.
 // Printed: the answers of the burst by status, the longest and the median,
 // the owner's try during the burst, and the time from the burst's end to
-// her successful login. The aims (issue 25): every answer within 5 s, the
+// her successful login. The aims: every answer within 5 s, the
 // owner in within 2 s of the burst's end. Figures only: nothing fails.
 // `--json` adds them as one JSON line at the end.
 import { resolve } from 'node:path'
@@ -39,7 +39,14 @@ const OWNER_PASSWORD = 'correct horse battery staple'
 const OWNER_ADDRESS = '198.51.100.7'
 const GIVE_UP_AFTER_MS = 60_000
 
-/** One JSON POST as the page sends it; resolves with the status, Retry-After and when it started and ended. */
+/**
+ * One JSON POST as the page sends it; resolves with the status (a text when no answer came), Retry-After and when it started and ended.
+ * @param {string} base
+ * @param {string} path
+ * @param {object} body
+ * @param {string} address the client's, as X-Forwarded-For names it
+ * @returns {Promise<{ status: number | string, retryAfter: string | null, started: number, ended: number }>}
+ */
 async function post (base, path, body, address) {
   const started = performance.now()
   try {
@@ -50,13 +57,15 @@ async function post (base, path, body, address) {
     })
     await response.arrayBuffer()
     return { status: response.status, retryAfter: response.headers.get('retry-after'), started, ended: performance.now() }
-  } catch (error) {
+  } catch (caught) {
+    const error = /** @type {Error & { cause?: { code?: string } }} */ (caught)
     return { status: `failed (${error.cause?.code ?? error.message})`, retryAfter: null, started, ended: performance.now() }
   }
 }
 
-const ownerLogin = (base) => post(base, '/accounts/v2/login', { email: OWNER, password: OWNER_PASSWORD }, OWNER_ADDRESS)
+const ownerLogin = (/** @type {string} */ base) => post(base, '/accounts/v2/login', { email: OWNER, password: OWNER_PASSWORD }, OWNER_ADDRESS)
 
+/** @param {string} checkout */
 async function measure (checkout) {
   // The burst must not become range calls to the public API: no BREACHED_PASSWORDS_URL, so the check is off
   // (docs/breached-passwords.md).
@@ -83,6 +92,7 @@ async function measure (checkout) {
       await new Promise((resolve) => setTimeout(resolve, retryAfterMs))
     }
     const durations = answers.map((answer) => answer.ended - answer.started)
+    /** @type {Record<string, number>} */
     const statuses = {}
     for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1
     return {

@@ -22,22 +22,30 @@
 // hydrated ≤ visible = usable (the next frame); a server-rendered one shows
 // (and, posting by itself, accepts) the form before its scripts hydrate it.
 
-/** Records the milestones of the form whose submit button reads `submitText` in window.__pageMilestones. */
+/** @typedef {{ visible?: number, usable?: number, hydrated?: number }} Milestones */
+/** @typedef {Window & { __pageMilestones?: Milestones }} WatchedWindow the page's window once watchPageMilestones runs */
+
+/**
+ * Records the milestones of the form whose submit button reads `submitText` in window.__pageMilestones.
+ * @param {string} submitText
+ */
 export function watchPageMilestones (submitText) {
+  /** @type {Milestones} */
   const milestones = {}
-  window.__pageMilestones = milestones
-  const submitButton = () => [...document.querySelectorAll('button[type="submit"]')]
-    .find((candidate) => candidate.textContent.trim() === submitText)
+  const watched = /** @type {WatchedWindow} */ (window)
+  watched.__pageMilestones = milestones
+  const submitButton = () => [.../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('button[type="submit"]'))]
+    .find((candidate) => candidate.textContent?.trim() === submitText)
   const stylesLoaded = () => {
-    const links = [...document.querySelectorAll('link[rel~="stylesheet"]')]
+    const links = [.../** @type {NodeListOf<HTMLLinkElement>} */ (document.querySelectorAll('link[rel~="stylesheet"]'))]
     return links.length > 0 && links.every((link) => link.sheet !== null)
   }
-  const isHydrated = (button) => Object.keys(button).some((key) => key.startsWith('__reactFiber$') || key.startsWith('__reactProps$'))
-  const postsWithoutScripts = (button) => button.form !== null && button.form.getAttribute('method')?.toLowerCase() === 'post'
+  const isHydrated = (/** @type {HTMLButtonElement} */ button) => Object.keys(button).some((key) => key.startsWith('__reactFiber$') || key.startsWith('__reactProps$'))
+  const postsWithoutScripts = (/** @type {HTMLButtonElement} */ button) => button.form !== null && button.form.getAttribute('method')?.toLowerCase() === 'post'
   const done = () => milestones.visible !== undefined && milestones.usable !== undefined && milestones.hydrated !== undefined
 
   // Called from a mutation (exact time for markup that scripts insert) and once a frame.
-  const check = (inFrame) => {
+  const check = (/** @type {boolean} */ inFrame) => {
     const now = performance.now()
     const button = submitButton()
     if (button === undefined) return

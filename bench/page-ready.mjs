@@ -17,11 +17,16 @@ import { gzipSync } from 'node:zlib'
 import { chromium } from 'playwright-core'
 import { watchPageMilestones } from './page-milestones.mjs'
 import { pageView } from './page-views.mjs'
-import { commandExists, median, startEdge } from './tools.mjs'
+import { commandExists, median, portOf, startEdge } from './tools.mjs'
+
+/** @import { BrowserContext } from 'playwright-core' */
+/** @import { WatchedWindow } from './page-milestones.mjs' */
+/** @import { PageView } from './page-views.mjs' */
+/** @typedef {Record<'visible' | 'usable' | 'hydrated', number>} VisitMilestones */
 
 const DEFAULT_RUNS = 10
 const AIM_FIRST_VISIT_USABLE_MS = 600
-const MILESTONES = ['visible', 'usable', 'hydrated']
+const MILESTONES = /** @type {const} */ (['visible', 'usable', 'hydrated'])
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const NETWORK = { offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8 }
 // setPassword is left out: the edge shows it only with the embedded accounts service, and this bench's backend is a stand-in.
@@ -44,14 +49,17 @@ if (!commandExists(CHROMIUM)) {
 // The page calls no backend before its form is usable; a stand-in answers anything it might.
 const backend = createServer((_request, response) => response.end('{}')).listen(0, '127.0.0.1')
 await new Promise((resolve) => backend.once('listening', resolve))
-const backendUrl = `http://127.0.0.1:${backend.address().port}`
+const backendUrl = `http://127.0.0.1:${portOf(backend)}`
 const edge = await startEdge({ ACCOUNTS_URL: backendUrl, EDGE_AUTH_URL: backendUrl, LOG_LEVEL: 'info' })
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
 })
 
-/** The view's HTML as the edge sends it, and its size gzipped (the edge sends the page uncompressed; a front proxy may gzip it). */
+/**
+ * The view's HTML as the edge sends it, and its size gzipped (the edge sends the page uncompressed; a front proxy may gzip it).
+ * @param {PageView} view
+ */
 async function htmlSize (view) {
   const response = await fetch(edge.base + '/' + view.query, { headers: { 'accept-encoding': 'identity' } })
   const body = Buffer.from(await response.arrayBuffer())
@@ -59,6 +67,11 @@ async function htmlSize (view) {
   return { raw: body.length, gzip: gzipSync(body).length, encoding: response.headers.get('content-encoding') ?? 'none' }
 }
 
+/**
+ * @param {BrowserContext} context
+ * @param {PageView} view
+ * @returns {Promise<VisitMilestones>}
+ */
 async function visit (context, view) {
   const page = await context.newPage()
   const cdp = await context.newCDPSession(page)
@@ -68,14 +81,18 @@ async function visit (context, view) {
   await page.addInitScript(watchPageMilestones, view.submitText)
   await page.goto(edge.base + '/' + view.query, { waitUntil: 'commit' })
   await page.waitForFunction(
-    (names) => names.every((name) => window.__pageMilestones?.[name] !== undefined), MILESTONES, { timeout: 30_000 })
-  const milestones = await page.evaluate(() => window.__pageMilestones)
+    (names) => names.every((name) => /** @type {WatchedWindow} */ (window).__pageMilestones?.[name] !== undefined), MILESTONES, { timeout: 30_000 })
+  const milestones = await page.evaluate(() => /** @type {WatchedWindow} */ (window).__pageMilestones)
   await page.close()
-  return Object.fromEntries(MILESTONES.map((name) => [name, Math.round(milestones[name])]))
+  const at = (/** @type {keyof VisitMilestones} */ name) => Math.round(milestones?.[name] ?? Number.NaN)
+  return { visible: at('visible'), usable: at('usable'), hydrated: at('hydrated') }
 }
 
+/** @param {PageView} view */
 async function measureView (view) {
+  /** @type {VisitMilestones[]} */
   const first = []
+  /** @type {VisitMilestones[]} */
   const repeat = []
   for (let run = 0; run < runs; run++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
@@ -86,18 +103,23 @@ async function measureView (view) {
   return { first, repeat }
 }
 
-const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`
-const medianOf = (visits, name) => median(visits.map((one) => one[name]))
+const kb = (/** @type {number} */ bytes) => `${(bytes / 1024).toFixed(1)} KiB`
+const medianOf = (/** @type {VisitMilestones[]} */ visits, /** @type {keyof VisitMilestones} */ name) => median(visits.map((one) => one[name]))
 
+/**
+ * @param {PageView} view
+ * @param {Awaited<ReturnType<typeof htmlSize>>} size
+ * @param {{ first: VisitMilestones[], repeat: VisitMilestones[] }} visits
+ */
 function report (view, size, { first, repeat }) {
   const lines = [
     `${view.name} view (submit button "${view.submitText}"), HTML ${size.raw} B = ${kb(size.raw)} raw, ${size.gzip} B = ${kb(size.gzip)} gzipped (the edge sends it with content-encoding ${size.encoding})`,
     `  median of ${runs}, ms     ${MILESTONES.map((name) => name.padStart(8)).join(' ')}`
   ]
-  for (const [label, visits] of [['first visit ', first], ['repeat visit', repeat]]) {
+  for (const [label, visits] of /** @type {const} */ ([['first visit ', first], ['repeat visit', repeat]])) {
     lines.push(`  ${label}          ${MILESTONES.map((name) => String(medianOf(visits, name)).padStart(8)).join(' ')}`)
   }
-  for (const [label, visits] of [['first', first], ['repeat', repeat]]) {
+  for (const [label, visits] of /** @type {const} */ ([['first', first], ['repeat', repeat]])) {
     for (const name of MILESTONES) lines.push(`    ${label} ${name} runs: ${visits.map((one) => one[name]).join(', ')}`)
   }
   const firstUsable = medianOf(first, 'usable')

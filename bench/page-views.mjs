@@ -12,7 +12,12 @@ export const PAGE_VIEWS = Object.freeze([
   { name: 'setPassword', query: '?view=setPassword&token=bench-stand-in-token', submitText: 'Set New Password' }
 ])
 
-/** The view named `name`, or an error that lists the known names. */
+/** @typedef {typeof PAGE_VIEWS[number]} PageView */
+
+/**
+ * The view named `name`, or an error that lists the known names.
+ * @param {string} name
+ */
 export function pageView (name) {
   const view = PAGE_VIEWS.find((candidate) => candidate.name === name)
   if (view === undefined) throw new Error(`unknown view ${JSON.stringify(name)}: one of ${PAGE_VIEWS.map((known) => known.name).join(', ')}`)

@@ -4,6 +4,7 @@
 // ({ body, headers }); prints its URL, then serves until it is stopped.
 import { createServer } from 'node:http'
 import { text } from 'node:stream/consumers'
+import { portOf } from './tools.mjs'
 
 const { body, headers } = JSON.parse(await text(process.stdin))
 const server = createServer((_request, response) => {
@@ -11,7 +12,7 @@ const server = createServer((_request, response) => {
   response.end(body)
 })
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`)
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${portOf(server)}` })}\n`)
 })
 process.once('SIGTERM', () => {
   server.closeAllConnections()

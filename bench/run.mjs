@@ -15,11 +15,14 @@
 // measured minutes apart on the same machine.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startNginx } from './nginx-yardstick.mjs'
 import { commandExists, freePort, median, runWrk, startEdge, startHelperServer } from './tools.mjs'
+
+/** @typedef {Awaited<ReturnType<typeof runWrk>>} WrkResult */
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 4
@@ -29,14 +32,32 @@ const durationSeconds = Number(process.argv[process.argv.indexOf('--duration') +
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5
 /** Unmeasured load before the rounds, so that no round pays for V8's optimizing compiler warming up. */
 const WARM_UP_SECONDS = 2
-const ratio = (ours, theirs) => theirs > 0 ? (ours / theirs).toFixed(2) : 'n/a'
-/** The median of a list of numbers, without rounding. */
+const ratio = (/** @type {number} */ ours, /** @type {number} */ theirs) => theirs > 0 ? (ours / theirs).toFixed(2) : 'n/a'
+/**
+ * The median of a list of numbers, without rounding.
+ * @param {number[]} values
+ */
 const middle = (values) => {
   const sorted = [...values].sort((a, b) => a - b)
   const half = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2
+  const at = (/** @type {number} */ index) => sorted[index] ?? Number.NaN
+  return sorted.length % 2 === 1 ? at(half) : (at(half - 1) + at(half)) / 2
 }
-/** Several wrk results as one: the median of each figure. */
+/**
+ * Two contenders' results of the same rounds, paired by round (they took turns in each).
+ * @template T
+ * @param {T[]} ours
+ * @param {T[]} theirs
+ * @returns {Array<[T, T]>}
+ */
+const byRound = (ours, theirs) => ours.flatMap((one, round) => {
+  const other = theirs[round]
+  return other === undefined ? [] : [[one, other]]
+})
+/**
+ * Several wrk results as one: the median of each figure.
+ * @param {WrkResult[]} results
+ */
 const summarize = (results) => ({
   requestsPerSecond: middle(results.map((one) => one.requestsPerSecond)),
   p50Ms: middle(results.map((one) => one.p50Ms)),
@@ -44,71 +65,6 @@ const summarize = (results) => ({
 })
 
 execFileSync(process.execPath, [join(root, 'build.mjs'), '--if-stale'], { stdio: 'inherit' })
-
-/** nginx with one worker, serving the page the edge renders and the same assets, with the same headers. */
-async function startNginx (edgeBase) {
-  const folder = mkdtempSync(join(tmpdir(), 'threshold-nginx-'))
-  chmodSync(folder, 0o755)
-  cpSync(join(root, 'dist/public/assets'), join(folder, 'assets'), { recursive: true })
-  const page = await fetch(`${edgeBase}/`)
-  writeFileSync(join(folder, 'index.html'), await page.text())
-  const pageHeaders = [...page.headers].filter(([name]) => !/^(date|content-length|content-type|connection|keep-alive|transfer-encoding)$/.test(name))
-  const assetResponse = await fetch(`${edgeBase}${mainScriptUrl}`, { headers: { 'accept-encoding': 'gzip' } })
-  await assetResponse.arrayBuffer()
-  const assetHeaders = [...assetResponse.headers].filter(([name]) => !/^(date|content-length|content-type|connection|keep-alive|transfer-encoding|etag|content-encoding|vary|last-modified)$/.test(name))
-  const addHeaders = (headers) => headers.map(([name, value]) => `      add_header ${name} "${value.replace(/"/g, '\\"')}" always;`).join('\n')
-  const port = await freePort()
-  writeFileSync(join(folder, 'nginx.conf'), `
-worker_processes 1;
-daemon off;
-pid ${folder}/nginx.pid;
-error_log stderr warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 1000000;
-  client_body_temp_path ${folder}/tmp-body;
-  proxy_temp_path ${folder}/tmp-proxy;
-  fastcgi_temp_path ${folder}/tmp-fastcgi;
-  uwsgi_temp_path ${folder}/tmp-uwsgi;
-  scgi_temp_path ${folder}/tmp-scgi;
-  types { text/html html; text/javascript js; text/css css; image/svg+xml svg; image/jpeg jpg; video/mp4 mp4; video/webm webm; application/json map; }
-  server {
-    listen 127.0.0.1:${port};
-    root ${folder};
-    location = / {
-      try_files /index.html =404;
-${addHeaders(pageHeaders)}
-    }
-    location /assets/ {
-      gzip_static on;
-      etag on;
-${addHeaders(assetHeaders)}
-    }
-  }
-}
-`)
-  const child = spawn('nginx', ['-c', join(folder, 'nginx.conf'), '-p', folder, '-g', 'user root;'], { stdio: ['ignore', 'inherit', 'inherit'] })
-  const base = `http://127.0.0.1:${port}`
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      if ((await fetch(`${base}/`)).ok) break
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-  return {
-    base,
-    version: spawnSync('nginx', ['-v'], { encoding: 'utf8' }).stderr.trim().replace(/^nginx version: /, ''),
-    async stop () {
-      child.kill('SIGQUIT')
-      await once(child, 'exit')
-      rmSync(folder, { recursive: true, force: true })
-    }
-  }
-}
 
 /** From spawn to listening for a Node process that only opens an empty node:http server: the floor for any Node server here. */
 async function emptyServerStartMs () {
@@ -120,16 +76,24 @@ async function emptyServerStartMs () {
   return Number(output.trim()) - started
 }
 
-/** node:http answering the page the edge rendered, with its headers, from memory: one Node process's ceiling. */
+/**
+ * node:http answering the page the edge rendered, with its headers, from memory: one Node process's ceiling.
+ * @param {string} edgeBase
+ */
 async function startPlainNode (edgeBase) {
   const page = await fetch(`${edgeBase}/`)
   const headers = [...page.headers].filter(([name]) => !/^(date|connection|keep-alive|transfer-encoding)$/.test(name)).flat()
   return startHelperServer('plain-node-server.mjs', JSON.stringify({ body: await page.text(), headers }))
 }
 
-// The first load's script: its one chunk, which the page preloads (the entry is one line that imports it: first-load-chunk.mjs).
-const indexHtml = readFileSync(join(root, 'dist/public/index.html'), 'utf8')
-const mainScriptUrl = (/<link rel="modulepreload" href="(\/assets\/[^"]+\.js)">/.exec(indexHtml) ?? /src="(\/assets\/main-[^"]+\.js)"/.exec(indexHtml))[1]
+/** The first load's script: its one chunk, which the page preloads (the entry is one line that imports it: build/first-load-chunk.mjs). */
+function firstLoadScriptUrl () {
+  const indexHtml = readFileSync(join(root, 'dist/public/index.html'), 'utf8')
+  const url = (/<link rel="modulepreload" href="(\/assets\/[^"]+\.js)">/.exec(indexHtml) ?? /src="(\/assets\/main-[^"]+\.js)"/.exec(indexHtml))?.[1]
+  if (url === undefined) throw new Error('bench: dist/public/index.html names no script')
+  return url
+}
+const mainScriptUrl = firstLoadScriptUrl()
 
 async function main () {
   if (!commandExists('wrk')) {
@@ -172,34 +136,40 @@ async function main () {
 
   console.error('bench: throughput, edge and nginx')
   const edge = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url })
-  const nginx = commandExists('nginx') ? await startNginx(edge.base) : null
+  const nginx = commandExists('nginx') ? await startNginx(edge.base, mainScriptUrl) : null
   const plainNode = await startPlainNode(edge.base)
-  const load = (url, headers = {}) => runWrk({ url, headers, durationSeconds, connections: 64 })
+  const load = (/** @type {string} */ url, /** @type {Record<string, string>} */ headers = {}) => runWrk({ url, headers, durationSeconds, connections: 64 })
 
-  const targets = [['page', '/', {}], ['main script (gzip)', mainScriptUrl, { 'accept-encoding': 'gzip' }]]
-  const measured = Object.fromEntries(targets.map(([name]) => [name, { edge: [], nginx: [] }]))
+  /** @typedef {{ name: string, path: string, headers: Record<string, string>, edge: WrkResult[], nginx: WrkResult[] }} Target */
+  /** @type {Target} */
+  const page = { name: 'page', path: '/', headers: {}, edge: [], nginx: [] }
+  /** @type {Target} */
+  const mainScript = { name: 'main script (gzip)', path: mainScriptUrl, headers: { 'accept-encoding': 'gzip' }, edge: [], nginx: [] }
+  const targets = [page, mainScript]
+  /** @type {WrkResult[]} */
   const plainNodeRounds = []
-  for (const [, path, headers] of targets) {
+  for (const { path, headers } of targets) {
     await runWrk({ url: `${edge.base}${path}`, headers, durationSeconds: WARM_UP_SECONDS, connections: 64 })
     if (nginx !== null) await runWrk({ url: `${nginx.base}${path}`, headers, durationSeconds: WARM_UP_SECONDS, connections: 64 })
   }
   await runWrk({ url: `${plainNode.url}/`, durationSeconds: WARM_UP_SECONDS, connections: 64 })
   for (let round = 0; round < rounds; round++) {
-    for (const [name, path, headers] of targets) {
-      measured[name].edge.push(await load(`${edge.base}${path}`, headers))
-      if (nginx !== null) measured[name].nginx.push(await load(`${nginx.base}${path}`, headers))
+    for (const target of targets) {
+      target.edge.push(await load(`${edge.base}${target.path}`, target.headers))
+      if (nginx !== null) target.nginx.push(await load(`${nginx.base}${target.path}`, target.headers))
     }
     plainNodeRounds.push(await load(`${plainNode.url}/`))
   }
   await plainNode.stop()
-  const results = Object.fromEntries(targets.map(([name]) => [name, {
-    edge: summarize(measured[name].edge),
-    nginx: nginx === null ? null : summarize(measured[name].nginx),
-    ratio: nginx === null ? null : middle(measured[name].edge.map((ours, round) => ours.requestsPerSecond / measured[name].nginx[round].requestsPerSecond))
-  }]))
+  const results = targets.map((target) => ({
+    target,
+    edge: summarize(target.edge),
+    nginx: nginx === null ? null : summarize(target.nginx),
+    ratio: nginx === null ? null : middle(byRound(target.edge, target.nginx).map(([ours, theirs]) => ours.requestsPerSecond / theirs.requestsPerSecond))
+  }))
   const plainNodePage = summarize(plainNodeRounds)
-  const plainVsNginx = nginx === null ? null : middle(plainNodeRounds.map((plain, round) => plain.requestsPerSecond / measured.page.nginx[round].requestsPerSecond))
-  const edgeVsPlain = middle(plainNodeRounds.map((plain, round) => measured.page.edge[round].requestsPerSecond / plain.requestsPerSecond))
+  const plainVsNginx = nginx === null ? null : middle(byRound(plainNodeRounds, page.nginx).map(([plain, theirs]) => plain.requestsPerSecond / theirs.requestsPerSecond))
+  const edgeVsPlain = middle(byRound(page.edge, plainNodeRounds).map(([ours, plain]) => ours.requestsPerSecond / plain.requestsPerSecond))
 
   console.error('bench: the page with and without metrics')
   // A second edge, the same but for METRICS_PORT, taking turns with the first
@@ -207,11 +177,14 @@ async function main () {
   const metricsPort = await freePort()
   const metered = await startEdge({ ACCOUNTS_URL: backend.url, EDGE_AUTH_URL: backend.url, METRICS_PORT: String(metricsPort) })
   const scrapeUrl = `http://127.0.0.1:${metricsPort}/metrics`
-  const seriesIn = (text) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length
+  const seriesIn = (/** @type {string} */ text) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length
   const seriesBefore = seriesIn(await (await fetch(scrapeUrl)).text())
   await runWrk({ url: `${metered.base}/`, durationSeconds: WARM_UP_SECONDS, connections: 64 })
+  /** @type {WrkResult[]} */
   const withoutMetrics = []
+  /** @type {WrkResult[]} */
   const withMetrics = []
+  /** @type {number[]} */
   const scrapeMs = []
   for (let round = 0; round < rounds; round++) {
     withoutMetrics.push(await load(`${edge.base}/`))
@@ -230,14 +203,16 @@ async function main () {
   }
   const seriesAfter = seriesIn(await (await fetch(scrapeUrl)).text())
   await metered.stop()
-  const metricsRatio = middle(withMetrics.map((one, round) => one.requestsPerSecond / withoutMetrics[round].requestsPerSecond))
+  const metricsRatio = middle(byRound(withMetrics, withoutMetrics).map(([one, other]) => one.requestsPerSecond / other.requestsPerSecond))
   const withoutSummary = summarize(withoutMetrics)
   const withSummary = summarize(withMetrics)
 
   console.error('bench: proxy overhead')
   // The proxy's cost: one connection, sequential calls, p50 through the edge vs straight to the backend.
   const post = { method: 'POST', body: '{"email":"a@b.test","password":"x"}', headers: { 'content-type': 'application/json' } }
+  /** @type {WrkResult[]} */
   const directRounds = []
+  /** @type {WrkResult[]} */
   const proxiedRounds = []
   for (let round = 0; round < rounds; round++) {
     directRounds.push(await runWrk({ url: `${backend.url}/v2/login`, durationSeconds: 3, connections: 1, ...post }))
@@ -245,15 +220,15 @@ async function main () {
   }
   const direct = summarize(directRounds)
   const proxied = summarize(proxiedRounds)
-  const proxyOverheadMs = middle(proxiedRounds.map((through, round) => through.p50Ms - directRounds[round].p50Ms))
+  const proxyOverheadMs = middle(byRound(proxiedRounds, directRounds).map(([through, straight]) => through.p50Ms - straight.p50Ms))
 
   await nginx?.stop()
   await edge.stop()
   await backend.stop()
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${nginx?.version ?? 'no nginx'}, wrk ${spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0]?.split(' ')[1] ?? ''}`
-  const rows = Object.entries(results).map(([name, { edge: ours, nginx: theirs, ratio: oursToTheirs }]) =>
-    `| ${name} | ${Math.round(ours.requestsPerSecond).toLocaleString('en')} | ${ours.p99Ms.toFixed(2)} ms | ${theirs === null ? 'n/a' : Math.round(theirs.requestsPerSecond).toLocaleString('en')} | ${theirs === null ? 'n/a' : `${theirs.p99Ms.toFixed(2)} ms`} | ${oursToTheirs === null ? 'n/a' : `${oursToTheirs.toFixed(2)}× (${measured[name].edge.map((one, round) => ratio(one.requestsPerSecond, measured[name].nginx[round].requestsPerSecond)).join(', ')})`} |`)
+  const rows = results.map(({ target, edge: ours, nginx: theirs, ratio: oursToTheirs }) =>
+    `| ${target.name} | ${Math.round(ours.requestsPerSecond).toLocaleString('en')} | ${ours.p99Ms.toFixed(2)} ms | ${theirs === null ? 'n/a' : Math.round(theirs.requestsPerSecond).toLocaleString('en')} | ${theirs === null ? 'n/a' : `${theirs.p99Ms.toFixed(2)} ms`} | ${oursToTheirs === null ? 'n/a' : `${oursToTheirs.toFixed(2)}× (${byRound(target.edge, target.nginx).map(([one, other]) => ratio(one.requestsPerSecond, other.requestsPerSecond)).join(', ')})`} |`)
   const report = `# Benchmarks
 
 Measured by \`npm run bench\` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}.
@@ -290,7 +265,7 @@ ${durationSeconds} s each), the metered one scraped every second while loaded:
 | with metrics, scraped | ${Math.round(withSummary.requestsPerSecond).toLocaleString('en')} | ${withSummary.p99Ms.toFixed(2)} ms |
 
 With metrics the page is served at **${metricsRatio.toFixed(3)}×** the speed without (each round's:
-${withMetrics.map((one, round) => ratio(one.requestsPerSecond, withoutMetrics[round].requestsPerSecond)).join(', ')}; target: at least 0.95×).
+${byRound(withMetrics, withoutMetrics).map(([one, other]) => ratio(one.requestsPerSecond, other.requestsPerSecond)).join(', ')}; target: at least 0.95×).
 A scrape took ${middle(scrapeMs).toFixed(1)} ms at the median (${scrapeMs.length} scrapes); the scrape held ${seriesBefore} series
 before the load and ${seriesAfter} after it (the page's request count and histogram, and the garbage collector's figures once it has run).
 

@@ -6,7 +6,7 @@ import { EMAIL_NOT_VERIFIED_REASON } from './page-notices.js'
  * failures and answers that are not JSON objects come back as `unreadable`;
  * the caller decides what the visitor is told. The page reads it from
  * fetch (client/api/http.ts), the edge from its own call when it answers a
- * form posted without scripts (server/edge/form-posts/).
+ * form posted without scripts (server/edge/no-script/).
  */
 export type JsonAnswer =
   | { readonly kind: 'json', readonly status: number, readonly body: Readonly<Record<string, unknown>> }

@@ -1,6 +1,6 @@
 /**
  * English's note for a local-network login posted without scripts, which the
- * edge answers itself (server/edge/form-posts/no-script-messages.ts): kept
+ * edge answers itself (server/edge/no-script/no-script-messages.ts): kept
  * for the edge until server/ speaks the catalogue (issue 31), then this file
  * goes. The page says it from the catalogue (`noScript.localNetwork`).
  */

@@ -25,7 +25,7 @@ export type PageNotice = keyof typeof PAGE_NOTICE_VIEWS
 
 /**
  * The text of each code. Only the page whose address names a code carries its
- * text (server/edge/message-catalogues.ts): the others leave it out.
+ * text (server/edge/languages/message-catalogues.ts): the others leave it out.
  */
 export const NOTICE_MESSAGE_KEYS: Readonly<Record<PageNotice, MessageKey>> = Object.freeze({
   'email-verified': 'notice.emailVerified',

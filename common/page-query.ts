@@ -1,7 +1,7 @@
 /**
  * The parts of the page's address that its forms act on, read one way for
  * the page (client/lib/page-params.ts) and for the edge when it answers a
- * form posted without scripts to the same address (server/edge/form-posts/).
+ * form posted without scripts to the same address (server/edge/no-script/).
  */
 
 /** Values of a parameter that may repeat or be a comma-separated list. */
@@ -32,7 +32,7 @@ export interface PageQueryContext {
   readonly clusterName: string | null
 }
 
-/** The context fields every login call carries (spec §3): the page's calls and a form post's send the same (client/hooks/usePageState.ts, server/edge/form-posts/). */
+/** The context fields every login call carries (spec §3): the page's calls and a form post's send the same (client/hooks/usePageState.ts, server/edge/no-script/). */
 export function loginContextFields (context: Pick<PageQueryContext, 'allowedOrgs' | 'resourceType' | 'clusterName'>): {
   readonly insecure_allowed_orgs: readonly string[]
   readonly resource_type: string | null

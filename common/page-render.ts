@@ -98,7 +98,7 @@ export function parsePageFormState (text: string | null | undefined): PageFormSt
  * return's email). Every other parameter (`redirect`, the login context,
  * `token`…) varies per visitor and reaches the markup only as the tail of the
  * links to the other views, so the edge keeps one rendering per set of these
- * and fills the tail in per request (server/edge/page-markup.ts).
+ * and fills the tail in per request (server/edge/page/page-markup.ts).
  */
 export const MARKUP_PARAMETERS: ReadonlySet<string> = new Set([
   'view', 'home_page_banner', 'error', 'notice', 'login_method', 'local_accounts_host', 'local_accounts_port',

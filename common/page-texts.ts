@@ -2,7 +2,7 @@ import type { MessageKey } from './message-catalogue.js'
 
 /**
  * Texts the page shows that the edge shows too, when it answers a form
- * posted without scripts (server/edge/form-posts/): the successes, the busy
+ * posted without scripts (server/edge/no-script/): the successes, the busy
  * service's text, and the one way outside text is made fit to show. Each
  * text's key in the message catalogues is here; the page takes the texts
  * from its embedded catalogue (client/lib/messages.ts).

@@ -1,7 +1,7 @@
 /**
  * The token cookies as CONTRACT.md fixes them: their names, lifetime and
  * attributes. The edge sets them in Set-Cookie, HttpOnly where no script is
- * to read them (server/edge/session-cookies/set-cookie-headers.ts); the page
+ * to read them (server/edge/sessions/set-cookie-headers.ts); the page
  * writes the readable `auth` cookie with js-cookie (client/lib/session-cookies.ts).
  */
 

@@ -3,7 +3,7 @@ import { MAX_ANSWER_BYTES, type Exchange } from './http-client.js'
 
 /**
  * An exchange read as the edge and the page read it: only a JSON object
- * reaches the page (server/edge/json-answers.ts), and the page takes from it
+ * reaches the page (server/edge/upstream/json-answers.ts), and the page takes from it
  * what client/api/answers.ts takes. Every reason here is written for the
  * operator of the backend, with what the edge or the page would do instead.
  */
@@ -58,7 +58,7 @@ export function readAnswer (exchange: Exchange): Answer {
   const contentType = String(headers['content-type'] ?? '')
   if (!isJsonType(contentType)) {
     const what = contentType === '' ? 'no Content-Type' : `Content-Type ${excerpt(contentType, 40)}`
-    // As server/edge/json-answers.ts does: a non-JSON 503 or 504 keeps its meaning, anything else is its 502.
+    // As server/edge/upstream/json-answers.ts does: a non-JSON 503 or 504 keeps its meaning, anything else is its 502.
     const edgeStatus = status === 503 || status === 504 ? status : 502
     return unreadable(`${status} with ${what}, not JSON (${text === '' ? 'empty body' : excerpt(text, 50)}): the edge would answer ${edgeStatus} instead`)
   }

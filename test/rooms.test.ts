@@ -14,7 +14,7 @@ const ROOMS = ['common', 'client', 'proto', 'server/shared', 'server/edge', 'ser
 type Room = typeof ROOMS[number]
 
 /** The one edge module that starts the reference services (and may see them). */
-const REFERENCE_STARTER = 'server/edge/embedded-services.ts'
+const REFERENCE_STARTER = 'server/edge/upstream/embedded-services.ts'
 
 /** The rooms each room may import from (besides packages and Node's own modules). */
 const MAY_IMPORT: Record<Room, readonly Room[]> = {
@@ -108,7 +108,7 @@ t.test('the rules refuse the crossings the floor plan forbids', async (t) => {
     { from: 'server/edge/app.ts', to: 'bench/tools.mjs' },
     { from: 'conformance/suite.ts', to: 'server/reference/sign-in/password-sign-in.ts' },
     { from: 'conformance/answers.ts', to: 'client/api/answers.ts' },
-    { from: 'conformance/suite.ts', to: 'server/edge/json-answers.ts' },
+    { from: 'conformance/suite.ts', to: 'server/edge/upstream/json-answers.ts' },
     { from: 'examples/accounts-backend/server.ts', to: 'server/shared/logger.ts' },
     { from: 'server/edge/app.ts', to: 'conformance/suite.ts' }
   ]

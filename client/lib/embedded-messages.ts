@@ -29,7 +29,7 @@ export function parseEmbeddedMessages (text: string | null | undefined): PageMes
   }
 }
 
-/** Where the edge serves a language's later texts (server/edge/message-catalogues.ts). */
+/** Where the edge serves a language's later texts (server/edge/languages/message-catalogues.ts). */
 const LATER_TEXTS_PATH = /^\/assets\/messages\/[a-z]{2}-[A-Za-z0-9_-]+\.json$/
 
 /** The string texts of a parsed JSON object; null when it is not one. */

@@ -1,5 +1,5 @@
 import Cookies from 'js-cookie'
-// Kept in common/ since the edge sets the same cookies (server/edge/session-cookies/set-cookie-headers.ts).
+// Kept in common/ since the edge sets the same cookies (server/edge/sessions/set-cookie-headers.ts).
 import {
   AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes, type SessionCookieAttributes
 } from '../../common/session-cookies.js'

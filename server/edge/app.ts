@@ -1,26 +1,26 @@
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
-import { accountsProxy } from './accounts-proxy.js'
-import type { FormFlash } from './form-posts/form-flash.js'
-import { formPosts } from './form-posts/form-posts-route.js'
-import { formPageAnswerFrom } from './form-posts/form-page-answer.js'
-import type { PageAnswer } from './page-answer.js'
+import { accountsProxy } from './upstream/accounts-proxy.js'
+import type { FormFlash } from './no-script/form-flash.js'
+import { formPosts } from './no-script/form-posts-route.js'
+import { formPageAnswerFrom } from './no-script/form-page-answer.js'
+import type { PageAnswer } from './page/page-answer.js'
 import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { ServerConfig } from './config.js'
-import { grpcWebProxy } from './grpc-web-proxy.js'
-import { health, HEALTH_PATHS } from './health.js'
-import { checkHost } from './host-header.js'
-import type { HotPathHandler } from './hot-path.js'
-import { notFoundAndErrors } from './not-found.js'
-import { pageRoutes } from './page-routes.js'
-import type { RateLimitSettings } from './rate-limit.js'
-import { securityHeaders } from './security-headers.js'
-import type { AssetStore } from './static-files.js'
-import type { ProxyTrust } from './trusted-proxy.js'
-import type { UpstreamProbes } from './upstream-probes.js'
-import { webauthnWellKnown } from './webauthn-well-known.js'
+import { grpcWebProxy } from './upstream/grpc-web-proxy.js'
+import { health, HEALTH_PATHS } from './health/health.js'
+import { checkHost } from './http/host-header.js'
+import type { HotPathHandler } from './page/hot-path.js'
+import { notFoundAndErrors } from './page/not-found.js'
+import { pageRoutes } from './page/page-routes.js'
+import type { RateLimitSettings } from './http/rate-limit.js'
+import { securityHeaders } from './http/security-headers.js'
+import type { AssetStore } from './page/static-files.js'
+import type { ProxyTrust } from './http/trusted-proxy.js'
+import type { UpstreamProbes } from './upstream/upstream-probes.js'
+import { webauthnWellKnown } from './passkeys/webauthn-well-known.js'
 import { createChallengeGate } from './challenge/challenge-setup.js'
-import { edgeKeys } from './challenge/edge-secrets.js'
+import { edgeKeys } from './keys/edge-secrets.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -39,11 +39,11 @@ export interface AppOptions {
   readonly hotPath: HotPathHandler
   /** The flash cookie that carries a form post's page to the GET after its 303. */
   readonly formFlash: FormFlash
-  /** TRUST_PROXY as the edge applies it (trusted-proxy.ts). */
+  /** TRUST_PROXY as the edge applies it (server/edge/http/trusted-proxy.ts). */
   readonly trust: ProxyTrust | null
   readonly assets: AssetStore
   readonly assetsDir: string
-  /** The backends' readiness probes (upstream-probes.ts). */
+  /** The backends' readiness probes (server/edge/upstream/upstream-probes.ts). */
   readonly probes: UpstreamProbes
   /** Whether the instance is draining before a stop (server.ts's startDraining): /readyz then answers 503. */
   readonly draining: () => boolean

@@ -1,6 +1,5 @@
-import { isIP } from 'node:net'
 import { isHostname, isIpAddress } from '../../common/hosts.js'
-import { isPublicSuffix } from './cookie-domain.js'
+import type { Locale } from '../../common/message-catalogue.js'
 import {
   ConfigError,
   deepFreeze,
@@ -15,14 +14,19 @@ import {
 } from '../shared/env-parsing.js'
 import { ACCOUNTS_ANSWER_LIMIT_RANGE, DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../shared/accounts-answer-limit.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
-import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
+import type { PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
 import { readPasswordMinLength } from '../shared/password-min-length.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
-import { canonicalHostName } from './host-header.js'
-import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './messages-dir.js'
-import type { Locale } from '../../common/message-catalogue.js'
 import { readChallengeSettings, type ChallengeSettings } from './challenge/challenge-config.js'
+import { readAllowedHosts } from './http/host-header.js'
+import { readTrustProxy } from './http/trusted-proxy.js'
+import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './languages/messages-dir.js'
+import { readMetricsPort } from './metrics/metrics-listener.js'
+import { readSourceMaps } from './page/static-files.js'
+import { readPasskeys } from './passkeys/passkey-settings.js'
+import { isPublicSuffix, readCookieDomain } from './sessions/cookie-domain.js'
+import { readHealthUrl } from './upstream/upstream-probes.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
 
@@ -45,16 +49,13 @@ export const DEFAULT_DRAIN_SECONDS = 10
 const MAX_DRAIN_SECONDS = 300
 export { DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../shared/accounts-answer-limit.js'
 
-/** proxy-addr's named ranges, accepted beside addresses and CIDRs. */
-const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
-
 /** The edge server's configuration, validated once at start and then frozen. */
 export interface ServerConfig {
   readonly port: number
   readonly host: string
   /**
    * METRICS_PORT: Prometheus metrics at /metrics on this port only, on HOST
-   * (metrics-listener.ts); null: no metrics are kept at all.
+   * (server/edge/metrics/metrics-listener.ts); null: no metrics are kept at all.
    */
   readonly metricsPort: number | null
   /** Base URL of the accounts service, without a trailing slash; null: embedded reference service. */
@@ -114,7 +115,7 @@ export interface ServerConfig {
   readonly accountsAnswerLimitBytes: number
   /**
    * DOMAIN_CHECK_ENFORCED: the edge runs the domain check itself before it
-   * proxies a login call (domain-check-enforcement.ts), not only the page.
+   * proxies a login call (server/edge/domain-check/domain-check-enforcement.ts), not only the page.
    */
   readonly domainCheckEnforced: boolean
   /** Time limit the page puts on the domain authorization check; null: none (the spec's default). */
@@ -178,42 +179,9 @@ function isHostOrAddress (item: string): boolean {
   return isHostname(item.toLowerCase()) || isIpAddress(item)
 }
 
-function isTrustedProxyEntry (item: string): boolean {
-  if (TRUST_PROXY_NAMES.has(item)) return true
-  const [address, prefix, extra] = item.split('/')
-  if (address === undefined || extra !== undefined) return false
-  const family = isIP(address)
-  if (family === 0) return false
-  if (prefix === undefined) return true
-  if (!/^\d{1,3}$/.test(prefix)) return false
-  return Number(prefix) <= (family === 4 ? 32 : 128)
-}
-
-function readTrustProxy (env: Env): ServerConfig['trustProxy'] {
-  const raw = readString(env, 'TRUST_PROXY')
-  if (raw === undefined) return false
-  if (/^\d+$/.test(raw)) return readInteger(env, 'TRUST_PROXY', { min: 0, max: 100, fallback: 0 })
-  return readList(env, 'TRUST_PROXY', isTrustedProxyEntry, 'a hop count, or IP addresses and CIDR ranges')
-}
-
 function readBaseUrl (env: Env, name: string): string | null {
   const url = readHttpUrl(env, name)
   return url === undefined ? null : url.href.replace(/\/+$/, '')
-}
-
-/**
- * A health URL (ACCOUNTS_HEALTH_URL, EDGE_AUTH_HEALTH_URL): http(s), as the
- * base URLs are read; the service's base URL when unset. Set without its
- * service's URL it is refused: the embedded reference service would then be
- * running, most likely because the service's own variable is misspelt or
- * missing, and it is asked on its own route, never on this URL.
- */
-function readHealthUrl (env: Env, name: string, serviceVariable: string, serviceUrl: string | null): string | null {
-  const url = readHttpUrl(env, name)
-  if (url !== undefined && serviceUrl === null) {
-    throw new ConfigError(name, `is set but ${serviceVariable} is not: the embedded reference service would be probed on its own route instead; set ${serviceVariable} too, or unset ${name}`)
-  }
-  return url?.href ?? serviceUrl
 }
 
 function readRedisUrl (env: Env): string | null {
@@ -250,66 +218,9 @@ function readGoogleClientId (env: Env): string | null {
   return value
 }
 
-function readCookieDomain (env: Env): string | null {
-  const raw = readString(env, 'COOKIE_DOMAIN')
-  if (raw === undefined) return null
-  const domain = raw.replace(/^\./, '').toLowerCase()
-  if (!isHostname(domain)) throw new ConfigError('COOKIE_DOMAIN', 'must be a domain name', raw)
-  // Browsers refuse such a cookie; were one to take it, every site under the suffix would read the tokens.
-  if (isPublicSuffix(domain)) throw new ConfigError('COOKIE_DOMAIN', 'must not be a public suffix such as co.uk or herokuapp.com', raw)
-  return domain
-}
-
-function readSourceMaps (env: Env): boolean {
-  const value = readString(env, 'SOURCE_MAPS')
-  if (value === undefined || value === 'private') return false
-  if (value === 'public') return true
-  throw new ConfigError('SOURCE_MAPS', 'must be public or private', value)
-}
-
 /**
- * ALLOWED_HOSTS, port-free names or addresses; without it, PUBLIC_URL's host
- * (the page's one public origin, which the reference service reads too).
- */
-function readAllowedHosts (env: Env): readonly string[] | null {
-  const listed = readList(env, 'ALLOWED_HOSTS', (item) => canonicalHostName(item) !== null,
-    'host names or IP addresses, without a port')
-  if (listed.length > 0) return [...new Set(listed.map((item) => canonicalHostName(item)!))]
-  const publicUrl = readOrigin(env, 'PUBLIC_URL')
-  return publicUrl === undefined ? null : [canonicalHostName(publicUrl.hostname)!]
-}
-
-/**
- * The passkey variables, read as the reference service reads them; here also
- * a relying party ID on a public suffix (co.uk, github.io) is refused: every
- * site under it could then ask for the visitors' passkeys.
- */
-function readPasskeys (env: Env, accountsUrl: string | null, port: number): PasskeySettings | null {
-  const publicOrigin = readOrigin(env, 'PUBLIC_URL')?.origin ?? `http://localhost:${port}`
-  const settings = readPasskeySettings(env, publicOrigin, accountsUrl === null)
-  if (settings !== null && isPublicSuffix(settings.rpId)) {
-    throw new ConfigError('PASSKEY_RP_ID', 'must not be a public suffix such as co.uk or github.io, whose sites belong to many owners', settings.rpId)
-  }
-  return settings
-}
-
-/**
- * METRICS_PORT: a port other than PORT (the public listener must never
- * answer /metrics, and the two cannot share a port). 0 takes any free port,
- * as PORT=0 does (tests); unset: off.
- */
-function readMetricsPort (env: Env, port: number): number | null {
-  if (readString(env, 'METRICS_PORT') === undefined) return null
-  const metricsPort = readInteger(env, 'METRICS_PORT', { min: 0, max: 65535, fallback: 0 })
-  if (metricsPort !== 0 && metricsPort === port) {
-    throw new ConfigError('METRICS_PORT', 'must differ from PORT: the metrics are never served on the public port', String(metricsPort))
-  }
-  return metricsPort
-}
-
-/**
- * Reads every variable of CONTRACT.md. Throws a {@link ConfigError} naming the
- * first bad variable; the result is deeply frozen.
+ * Reads every variable of the server (README.md, "Configuration"). Throws a
+ * {@link ConfigError} naming the first bad variable; the result is deeply frozen.
  */
 export function loadServerConfig (env: Env): ServerConfig {
   const host = readString(env, 'HOST') ?? DEFAULT_HOST

@@ -11,7 +11,7 @@ import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 import type { runEdge } from './run-edge.js'
 
 const EDGE_BUNDLE = fileURLToPath(new URL('./edge.cjs', import.meta.url))
-/** The page renderer (client/server-render.tsx), which the edge loads at start (server/edge/page-renderer.ts): cached alike. */
+/** The page renderer (client/server-render.tsx), which the edge loads at start (server/edge/page/page-renderer.ts): cached alike. */
 const RENDERER_BUNDLE = fileURLToPath(new URL('./page-renderer.cjs', import.meta.url))
 const CACHE_DIR = fileURLToPath(new URL('../compile-cache/', import.meta.url))
 

@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url'
 import { ACCOUNTS_API_VERSION } from '../../common/accounts-paths.js'
 import { SPEC_ACCOUNTS_ROUTES } from '../shared/accounts-routes.js'
 import { ConfigError, loadServerConfig, type ServerConfig } from './config.js'
-import type { EmbeddedServices } from './embedded-services.js'
+import type { EmbeddedServices } from './upstream/embedded-services.js'
 import { exitAfterLogging } from '../shared/logger.js'
-import { startMetricsListener } from './metrics-listener.js'
+import { startMetricsListener } from './metrics/metrics-listener.js'
 import { createServer } from './server.js'
 
 /** After the drain (DRAIN_SECONDS), the process exits within this time even if requests hang. */
@@ -67,7 +67,7 @@ export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<F
   let embedded: EmbeddedServices | null = null
   if (config.accountsUrl === null || config.edgeAuthUrl === null) {
     try {
-      const { startEmbeddedServices } = await import('./embedded-services.js')
+      const { startEmbeddedServices } = await import('./upstream/embedded-services.js')
       embedded = await startEmbeddedServices({
         env,
         accounts: config.accountsUrl === null,

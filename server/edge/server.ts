@@ -8,29 +8,36 @@ import app from './app.js'
 import { loadBrandAssets } from './brand/brand-assets.js'
 import { pageBackground, pageLogo, pageLook } from './brand/brand-page.js'
 import type { ServerConfig } from './config.js'
-import { cookieDomainFor } from './cookie-domain.js'
+import { cookieDomainFor } from './sessions/cookie-domain.js'
 import { embeddedSecretHeaders } from '../shared/embedded-secret.js'
-import { judgeHost, statedHostName } from './host-header.js'
-import { createFormFlash, flashedPageFrom } from './form-posts/form-flash.js'
-import { createHotPath } from './hot-path.js'
-import { createEdgeMetrics, readPackageVersion, type EdgeMetrics } from './metrics.js'
-import { countedHotPath, countFastifyRequests } from './request-metrics.js'
+import { judgeHost, statedHostName } from './http/host-header.js'
+import { createFormFlash, flashedPageFrom } from './no-script/form-flash.js'
+import { createHotPath } from './page/hot-path.js'
+import { createEdgeMetrics, readPackageVersion, type EdgeMetrics } from './metrics/metrics.js'
+import { countedHotPath, countFastifyRequests } from './metrics/request-metrics.js'
 import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
-import { answerClientError, refuseExpectation } from './node-answers.js'
-import { answerFrameworkError } from './not-found.js'
-import { loadMessageCatalogues } from './message-catalogues.js'
-import { createNonceSource, PageTemplate } from './page.js'
-import { messagesForRequests } from './request-messages.js'
-import { createPageAnswer, type PageAnswer } from './page-answer.js'
-import { PageMarkup } from './page-markup.js'
-import { loadPageRenderer } from './page-renderer.js'
-import { PROXY_BODY_LIMIT_BYTES } from './request-bodies.js'
-import { formActionByHost } from './security-headers.js'
-import { AssetStore } from './static-files.js'
-import { fromTrustedProxy, proxyTrust } from './trusted-proxy.js'
+import { answerClientError, refuseExpectation } from './http/node-answers.js'
+import { answerFrameworkError } from './page/not-found.js'
+import { loadMessageCatalogues } from './languages/message-catalogues.js'
+import { createNonceSource, PageTemplate } from './page/page.js'
+import { messagesForRequests } from './languages/request-messages.js'
+import { createPageAnswer, type PageAnswer } from './page/page-answer.js'
+import { PageMarkup } from './page/page-markup.js'
+import { loadPageRenderer } from './page/page-renderer.js'
+import { PROXY_BODY_LIMIT_BYTES } from './http/request-bodies.js'
+import { formActionByHost } from './http/security-headers.js'
+import { AssetStore } from './page/static-files.js'
+import { fromTrustedProxy, proxyTrust } from './http/trusted-proxy.js'
 import { PROVIDER_ORIGINS } from './challenge/challenge-config.js'
-import { followRedisClock } from './redis-clock.js'
-import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream-probes.js'
+import { followRedisClock } from './redis/redis-clock.js'
+import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream/upstream-probes.js'
+
+/**
+ * package.json, for the version the metrics state. It sits two folders up both
+ * from this source file and from the built bundle (dist/server/edge.cjs), and
+ * the image keeps it beside dist/.
+ */
+const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
 
 /**
  * Connection timeouts. Headers must arrive within 15 s and a whole request
@@ -81,7 +88,7 @@ export interface CreateServerOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The sign-in page, for routes that answer with it (a form post's state: page-answer.ts). */
+    /** The sign-in page, for routes that answer with it (a form post's state: server/edge/page/page-answer.ts). */
     pageAnswer: PageAnswer
     /**
      * Starts the drain before a stop (run-edge.ts): /readyz answers 503 and
@@ -96,7 +103,7 @@ declare module 'fastify' {
 
 /**
  * The page's runtime configuration; `cookieDomain` is COOKIE_DOMAIN here, and
- * the page for each host gets the one decided for that host (page.ts).
+ * the page for each host gets the one decided for that host (server/edge/page/page.ts).
  */
 export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
   return {
@@ -139,7 +146,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   ])
   const trust = proxyTrust(config.trustProxy)
   // Without METRICS_PORT nothing is recorded: no registry, no timer, no check on the hot path.
-  const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion() })
+  const metrics = config.metricsPort === null ? null : options.metrics ?? createEdgeMetrics({ version: readPackageVersion(PACKAGE_JSON) })
   const pageAnswer = createPageAnswer({
     pages,
     markup: new PageMarkup(renderer),
@@ -227,7 +234,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   // ioredis takes a fifth of a second to load: only instances sharing their limits pay for it.
   const redis = config.redisUrl === null
     ? null
-    : (await import('./redis-client.js')).createRedisConnection(config.redisUrl, fastify.log)
+    : (await import('./redis/redis-client.js')).createRedisConnection(config.redisUrl, fastify.log)
   if (redis !== null) {
     fastify.addHook('onClose', async () => redis.close())
     await redis.connect()

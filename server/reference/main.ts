@@ -2,7 +2,7 @@
 // service and the domain-check responder on a loopback port the edge proxies
 // to, and, when asked, the local-network accounts listener.
 //
-// Started by the edge (server/edge/embedded-services.ts) with an IPC channel, or
+// Started by the edge (server/edge/upstream/embedded-services.ts) with an IPC channel, or
 // alone as `npm run local-accounts` for local-network mode.
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../common/local-accounts.js'

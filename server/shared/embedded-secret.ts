@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 
 /**
  * The secret the edge shares with the embedded reference services at their
- * start: made afresh by the edge (server/edge/embedded-services.ts), handed
+ * start: made afresh by the edge (server/edge/upstream/embedded-services.ts), handed
  * to the child process in its environment, and sent on every call the edge
  * makes to them. The services' loopback port refuses any request without it
  * (server/reference/http/edge-only.ts): loopback is open to every process of the

@@ -3,43 +3,16 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { firstLoadInOneChunk } from '../../first-load-chunk.mjs'
-import { workerAssets } from '../../worker-asset.mjs'
+import { firstLoadInOneChunk } from '../../build/first-load-chunk.mjs'
+import { workerAssets } from '../../build/worker-asset.mjs'
 import { buildEdge } from '../fixtures/edge.js'
 
 /**
- * The size budget of the first load of the login view (issue: performance):
- * HTML, CSS and JavaScript, gzip, ≤ 95 KB in all; our own code (everything but
- * react and react-dom) ≤ 22 KB (20 KB until passkeys, issue 26: their hook, button
- * and offer, and the chunk the login view shares with the lazy passkey chunk,
- * took 1.8 KB of the 3 KB the issue allowed them; 23 KB since the second factor, issue 27: its hook and
- * answer parsing, ~0.3 KB, and ~0.9 KB of chunk split — Button, Spinner, CopyButton and Tooltip, shared
- * with its lazy chunks, leave the main file for chunks of their own, which gzip less well); 23.9 KB since
- * the view is rendered on the server, issue 30: hydration from a form post's state (its parsing, the
- * address put right), the address the server gives the components, the view links' fixed order (viewLinkHref),
- * the hidden form names and the no-script wrappers (their notes and SSO form stay server-only), ~0.8 KB;
- * the HTML now carries the view (1.6 KB of the total); 24.0 KB since the review of issue 30: input typed before
- * hydration taken into the state (useValueTypedBeforeHydration) and a refused post's first invalid field focused, ~0.1 KB
- * after the savings found (the start-up parses the address once); 24.2 KB since the page speaks the visitor's language, issue 31:
- * the English texts left the bundle, but each is now named by its catalogue key, about as long, and the catalogue's reader
- * (common/message-catalogue.ts, client/lib/embedded-messages.ts, the context and its calls) came in: +1.3 KB minified,
- * +0.17 KB gzip (23.9 → 24.1 KB); the texts themselves now travel in the HTML (the edge embeds the chosen catalogue).
- * Back to 24.0 KB at the end of issue 31, which had taken the total to 97.6 KB (the English catalogue in the HTML
- * +2.1 KB, the brand and dark scheme's CSS +0.4 KB, the catalogue's reader +0.2 KB) and our code to 24.4 KB:
- * the page embeds only the texts its scripts show at first (the second factor's are an asset fetched with their
- * chunk; the title and the no-script notes are the server's), HTML 3.6 → 3.0 KB (German 4.1 → 3.4, Arabic
- * 4.4 → 3.7); the first load is one chunk instead of seven (first-load-chunk.mjs), −1.8 KB; the SSO modal and the
- * passkey offer, shown only after a click or a login, are lazy, −0.7 KB: 94.8 KB in all, our code 22.7 KB.
- * Issue 32 (the edge's challenge, the breached-password notice): 97,062 → 97,261 bytes in all (+199; 19 left), our code
- * 22.7 → 23.0 KB: the 428's hand-off to the lazy challenge chunk (client/api/http.ts), the breach flag's parsing and the notice's
- * state and lazy component. The solver (altcha-lib), its worker script, the widget adapter, the notice and their texts
- * (later texts) are lazy; the live region that says "checking your browser" is the chunk's, not the first load's.
- * The review of issue 32 found that 19 bytes too thin (another zlib, one more text, and CI breaks) and took
- * 97,261 → 96,854 bytes (−407, our code 23.0 → 22.7 KB) while adding the hint's PASSWORD_MIN_LENGTH (+139: the
- * minimum's parsing and the {min} placeholder): the SSO modal's and the passkey offer's texts became later texts
- * (HTML 3.0 → 2.8 KB), and loading Google Identity Services with its nonce became a chunk of its own
- * (client/lib/google-start.ts), fetched only where Google is offered.
- * grpc-web and google-protobuf only in the lazy chunk. Sizes are deterministic, so the budget fails the build when broken.
+ * The size budget of the first load of the login view: HTML, CSS and
+ * JavaScript, gzip, ≤ 95 KB in all; our own code (everything but react and
+ * react-dom) ≤ 24 KB. grpc-web and google-protobuf only in the lazy chunk.
+ * Sizes are deterministic, so the budget fails the build when broken. What
+ * moved the figures, and when: docs/performance.md, "The first load's budget".
  */
 const BUDGET_TOTAL_BYTES = 95 * 1024
 const BUDGET_OWN_CODE_BYTES = 24.0 * 1024
@@ -97,7 +70,7 @@ t.test('the first load of the login view stays within the size budget', async (t
     external: ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'scheduler'],
     loader: { '.mp4': 'file', '.webm': 'file', '.jpg': 'file', '.css': 'empty' },
     legalComments: 'none',
-    // As build.mjs splits it: the first load in one chunk, the worker a script of its own.
+    // As build/client.mjs splits it: the first load in one chunk, the worker a script of its own.
     plugins: [firstLoadInOneChunk(`${root}client/start-page.tsx`), workerAssets(['chrome92'])],
     logLevel: 'silent'
   })
@@ -166,7 +139,7 @@ t.test('the page names only assets that exist, and every first-load file is prec
     t.equal((await app.inject({ url: String(url) })).statusCode, 200, String(url))
   }
   for (const path of firstLoadOutputs()) {
-    // The entry is a line that imports the first load's chunk (first-load-chunk.mjs): compressing it gains nothing, and build.mjs keeps no variant that is not smaller.
+    // The entry is a line that imports the first load's chunk (build/first-load-chunk.mjs): compressing it gains nothing, and build/client.mjs keeps no variant that is not smaller.
     if (readFileSync(`${root}${path}`).length <= MAX_UNCOMPRESSED_BYTES) continue
     t.ok(readFileSync(`${root}${path}.br`).length > 0, `${path}.br`)
     t.ok(readFileSync(`${root}${path}.gz`).length > 0, `${path}.gz`)

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
+import { posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
 // The image's build stage copies files one by one (Dockerfile): a module that
 // build.mjs imports and the Dockerfile does not copy breaks `docker build`,
-// which CI cannot run here (no engine). first-load-chunk.mjs went missing so.
+// which CI cannot run here (no engine). build/first-load-chunk.mjs went missing so.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (path: string): string => readFileSync(`${ROOT}${path}`, 'utf8')
@@ -20,10 +21,10 @@ function copiedPaths (dockerfile: string): Set<string> {
   return paths
 }
 
-/** The files build.mjs imports by a relative path, and those they import in turn. */
+/** The files build.mjs imports by a relative path, and those they import in turn (repository-relative). */
 function localImports (file: string, seen = new Set<string>()): Set<string> {
-  for (const match of read(file).matchAll(/^import [^'"]*['"](\.\/[^'"]+)['"]/gm)) {
-    const path = match[1]!.slice(2)
+  for (const match of read(file).matchAll(/^import [^'"]*['"](\.\.?\/[^'"]+)['"]/gm)) {
+    const path = posix.join(posix.dirname(file), match[1]!)
     if (seen.has(path)) continue
     seen.add(path)
     localImports(path, seen)

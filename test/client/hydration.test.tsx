@@ -7,7 +7,7 @@ import { RUNTIME_CONFIG_ELEMENT_ID, serializeRuntimeConfig } from '../../common/
 import { MESSAGES_ELEMENT_ID, serializePageMessages, type PageMessages } from '../../common/message-catalogue.js'
 import { startPage } from '../../client/start-page.js'
 import { createPageRenderer } from '../../client/server-render.js'
-import { PageMarkup } from '../../server/edge/page-markup.js'
+import { PageMarkup } from '../../server/edge/page/page-markup.js'
 import { SignInPage } from '../../client/SignInPage.js'
 import { setPageUrl, setViewportWidth } from '../fixtures/dom.js'
 import { englishMessages, InLanguage, markedGermanMessages } from '../fixtures/messages.js'
@@ -34,7 +34,7 @@ async function hydrate (
   const renderer = createPageRenderer(config)
   // What the browser sends: the address as it parsed it (a raw `"` or `<` percent-encoded).
   const search = location.search.replace(/^\?/, '')
-  // A GET's markup as the edge serves it: a kept rendering, its view links filled in (server/edge/page-markup.ts).
+  // A GET's markup as the edge serves it: a kept rendering, its view links filled in (server/edge/page/page-markup.ts).
   const { html } = state === null
     ? new PageMarkup(renderer).forQuery(search, 'localhost', messages)
     : renderer.render({ search, hostname: 'localhost', state, messages })

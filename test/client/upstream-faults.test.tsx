@@ -1,7 +1,7 @@
 import '../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
-import { ACCOUNTS_FAILURE_MESSAGES } from '../../server/edge/accounts-proxy.js'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../server/edge/upstream/accounts-proxy.js'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE } from '../../common/page-texts.js'

@@ -2,7 +2,7 @@ import t from 'tap'
 import { safeRedirectTarget, type PageLocation } from '../../common/redirect-target.js'
 
 const page: PageLocation = { origin: 'https://signin.example.com', hash: '' }
-/** As the edge decides for signin.example.com (test/server/edge/cookie-domain.test.ts). */
+/** As the edge decides for signin.example.com (test/server/edge/sessions/cookie-domain.test.ts). */
 const rules = { cookieDomain: 'example.com', allowedHosts: ['partner.test', '*.trusted.test'] }
 const FALLBACK = 'https://signin.example.com/'
 

@@ -3,7 +3,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
 import { SUCCESS_MESSAGES } from '../../common/page-texts.js'
-import { KNOWN_BROWSER_COOKIE } from '../../server/edge/challenge/known-browser.js'
+import { KNOWN_BROWSER_COOKIE } from '../../server/edge/known-browsers/known-browser.js'
 import { browserSkip, launchBrowser, waitForHydration } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'

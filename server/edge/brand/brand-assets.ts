@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
-import type { ExtraAsset } from '../static-files.js'
+import type { ExtraAsset } from '../page/static-files.js'
 import type { BrandSettings } from './brand-config.js'
 import { servedExtension, type BrandFile } from './brand-files.js'
 

@@ -1,5 +1,5 @@
 import type { PageBackground, PageLogo } from '../../../common/runtime-config.js'
-import type { PageLook } from '../page.js'
+import type { PageLook } from '../page/page.js'
 import { brandAssetUrl } from './brand-assets.js'
 import type { BrandSettings } from './brand-config.js'
 import { brandStyleSheet } from './brand-style.js'

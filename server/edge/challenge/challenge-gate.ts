@@ -10,15 +10,15 @@ import {
   type ChallengedPath
 } from '../../../common/challenge.js'
 import type { MessageKey } from '../../../common/message-catalogue.js'
-import { clientAddress } from '../client-address.js'
-import { isFormPostCall } from '../form-posts/inner-call.js'
-import { canonicalHostName, statedHostName, type AllowedHosts } from '../host-header.js'
-import { topLevelMembers } from '../login-emails.js'
-import type { ProxyTrust } from '../trusted-proxy.js'
-import { answerShape } from '../sign-in-metrics.js'
+import { clientAddress } from '../http/client-address.js'
+import { isFormPostCall } from '../no-script/inner-call.js'
+import { canonicalHostName, statedHostName, type AllowedHosts } from '../http/host-header.js'
+import { topLevelMembers } from '../domain-check/login-emails.js'
+import type { ProxyTrust } from '../http/trusted-proxy.js'
+import { answerShape } from '../metrics/sign-in-metrics.js'
 import type { ChallengeSettings } from './challenge-config.js'
-import type { EdgeKeys } from './edge-secrets.js'
-import type { KnownBrowsers } from './known-browser.js'
+import type { EdgeKeys } from '../keys/edge-secrets.js'
+import type { KnownBrowsers } from '../known-browsers/known-browser.js'
 import { checkProofOfWork, issueProofOfWork, type ChallengeBinding, type Refusal } from './proof-of-work.js'
 import { verifyProviderToken } from './provider-token.js'
 import { accountKeyFor, rangeKeyFor, riskRangeOf, type Risk } from './risk.js'
@@ -34,7 +34,7 @@ export interface ChallengeGateOptions {
   readonly keys: EdgeKeys
   readonly risk: Risk
   readonly singleUse: SingleUse
-  /** The edge's own known-browser cookie (known-browser.ts): on the page's calls and on its forms posted without scripts alike. */
+  /** The edge's own known-browser cookie (server/edge/known-browsers/known-browser.ts): on the page's calls and on its forms posted without scripts alike. */
   readonly knownBrowsers: KnownBrowsers
   /** Where the JSON calls are mounted (`/accounts`). */
   readonly prefix: string
@@ -53,7 +53,7 @@ interface JudgedCall {
   /**
    * Whether the account's count is read: not for a browser that signed in to
    * it before (the edge's known-browser cookie, which a form posted without
-   * scripts carries too: form-posts/inner-call.ts), nor for a registration,
+   * scripts carries too: server/edge/no-script/inner-call.ts), nor for a registration,
    * reset or verification-link request posted without scripts, which guesses
    * no password and is the no-script owner's way out (docs/challenge.md,
    * "The owner's way in"). A login is judged by it however it is sent: a
@@ -67,9 +67,9 @@ interface JudgedCall {
  * JSON accounts calls, which asks for a challenge on the guarded calls
  * ({@link CHALLENGED_PATHS}) once risk has risen, and checks the solution
  * the page sends back; and what it learns from the backend's answers
- * (`noteAnswer` for json-answers.ts, `onResponse` as a hook): failed and
+ * (`noteAnswer` for server/edge/upstream/json-answers.ts, `onResponse` as a hook): failed and
  * successful logins, and calls the backend shed (503). A successful login
- * also marks its browser as known to the account (`onSend`, known-browser.ts).
+ * also marks its browser as known to the account (`onSend`, server/edge/known-browsers/known-browser.ts).
  * At level 0 a guarded call costs one read of the counts.
  * A guarded call whose body names `email` more than once is answered 400.
  * Nothing of a body is kept or logged: accounts and ranges are keyed hashes.
@@ -171,14 +171,14 @@ export function challengeGate (options: ChallengeGateOptions) {
       if (call.path !== 'v2/login') void risk.noteRequest(call.range)
       return undefined
     },
-    /** For json-answers.ts: the backend's readable answer, whose shape tells a successful login. */
+    /** For server/edge/upstream/json-answers.ts: the backend's readable answer, whose shape tells a successful login. */
     noteAnswer (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void {
       answered.set(request, answer)
     },
     /**
      * An `onSend` hook: a login the backend accepted marks its browser as
-     * known to the account (known-browser.ts), as a form post's call does
-     * for the visitor's browser (form-posts/inner-call.ts passes it back).
+     * known to the account (server/edge/known-browsers/known-browser.ts), as a form post's call does
+     * for the visitor's browser (server/edge/no-script/inner-call.ts passes it back).
      */
     async onSend (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
       const call = judgedCalls.get(request)

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { AllowedHosts } from '../host-header.js'
-import type { ProxyTrust } from '../trusted-proxy.js'
+import type { AllowedHosts } from '../http/host-header.js'
+import type { ProxyTrust } from '../http/trusted-proxy.js'
 import type { ChallengeSettings } from './challenge-config.js'
 import { challengeGate, type ChallengeGate } from './challenge-gate.js'
-import type { EdgeKeys } from './edge-secrets.js'
-import { knownBrowsers } from './known-browser.js'
+import type { EdgeKeys } from '../keys/edge-secrets.js'
+import { knownBrowsers } from '../known-browsers/known-browser.js'
 import { createRisk } from './risk.js'
 import { localSingleUse, sharedSingleUse } from './single-use.js'
 import { localWindowCounts, redisWindowCounts, sharedWindowCounts } from './window-counts.js'
@@ -17,7 +17,7 @@ import { localWindowCounts, redisWindowCounts, sharedWindowCounts } from './wind
  */
 export function createChallengeGate (options: {
   readonly settings: ChallengeSettings
-  /** The edge's keys (edge-secrets.ts), from EDGE_SECRET. */
+  /** The edge's keys (server/edge/keys/edge-secrets.ts), from EDGE_SECRET. */
   readonly keys: EdgeKeys
   readonly redis: Redis | null
   readonly log: FastifyBaseLogger

@@ -1,5 +1,5 @@
 import { CHALLENGE_HEADER_MAX_LENGTH } from '../../../common/challenge.js'
-import { postOnce } from '../outbound-post.js'
+import { postOnce } from '../upstream/outbound-post.js'
 import type { ProviderSettings } from './challenge-config.js'
 
 /** How long the edge waits for the provider's siteverify. */

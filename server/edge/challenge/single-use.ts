@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
-import { redisSharing } from '../redis-sharing.js'
+import { redisSharing } from '../redis/redis-sharing.js'
 
 /** Records solved challenges until they expire, so that each is accepted once. */
 export interface SingleUse {

@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
-import { redisSharing } from '../redis-sharing.js'
+import { redisSharing } from '../redis/redis-sharing.js'
 
 /**
  * Counts in one-minute buckets: a count "over the last W minutes" is the sum
  * of the current bucket and the W - 1 before it, so it falls again bucket by
  * bucket as the minutes pass. Kept in Redis when it is shared (REDIS_URL),
  * so that every instance sees every failure, and in this process while Redis
- * fails, as the rate limits are (rate-limit.ts): each change between the two
+ * fails, as the rate limits are (server/edge/http/rate-limit.ts): each change between the two
  * is logged once.
  */
 

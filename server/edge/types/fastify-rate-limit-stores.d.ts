@@ -1,5 +1,5 @@
 // @fastify/rate-limit ships its two stores without type declarations; these
-// are the parts of them that server/edge/rate-limit.ts uses.
+// are the parts of them that server/edge/http/rate-limit.ts uses.
 declare module '@fastify/rate-limit/store/RedisStore.js' {
   import type { FastifyRateLimitStore } from '@fastify/rate-limit'
   import type { Redis } from 'ioredis'

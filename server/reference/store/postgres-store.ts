@@ -434,7 +434,7 @@ export interface DatabaseWait {
 /** The first pause between attempts to reach a database that was down at the start; it doubles up to the longest. */
 export const FIRST_RETRY_MS = 250
 export const LONGEST_RETRY_MS = 5000
-/** How long readiness waits for `SELECT 1`: within the edge's probe timeout (server/edge/upstream-probes.ts). */
+/** How long readiness waits for `SELECT 1`: within the edge's probe timeout (server/edge/upstream/upstream-probes.ts). */
 export const REACHABLE_TIMEOUT_MS = 500
 /** How long a reachability answer is reused, so that a flood of probes costs the database one query a second. */
 export const REACHABLE_CACHE_MS = 1000

@@ -5,14 +5,14 @@ import {
   verifyEmailRequest
 } from '../../../client/api/accounts.js'
 import { BUSY_MESSAGE } from '../../../common/page-texts.js'
-import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import type { ServerResponse } from 'node:http'
 import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
 
-/** The edge's answer when the backend answered something the page cannot read (server/edge/json-answers.ts). */
+/** The edge's answer when the backend answered something the page cannot read (server/edge/upstream/json-answers.ts). */
 const UNREADABLE = ACCOUNTS_FAILURE_MESSAGES.unreadable
 
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
@@ -72,7 +72,7 @@ t.test('answers become the union the page switches on', async (t) => {
     ['a hint that is not true is no hint', jsonAnswer(200, { auth: 'a.b.c', refresh: 'r', second_factor_enrolled: 'yes' }), { kind: 'tokens', auth: 'a.b.c', refresh: 'r' }],
     ['an error with 401', jsonAnswer(401, { error: 'Invalid email or password.' }), { kind: 'error', message: 'Invalid email or password.' }],
     ['an error even with 200', jsonAnswer(200, { error: 'Nope.' }), { kind: 'error', message: 'Nope.' }],
-    // Through the edge the refresh token is in its HttpOnly cookie, never in the body (test/server/edge/session-cookies/).
+    // Through the edge the refresh token is in its HttpOnly cookie, never in the body (test/server/edge/sessions/).
     ['the auth token alone: the refresh token is the edge\'s', jsonAnswer(200, { auth: 'a.b.c' }), { kind: 'tokens', auth: 'a.b.c', refresh: null }],
     ['200 without an auth token', jsonAnswer(200, { refresh: 'r' }), { kind: 'failed' }],
     ['200 with an empty refresh token', jsonAnswer(200, { auth: 'a.b.c', refresh: '' }), { kind: 'failed' }],

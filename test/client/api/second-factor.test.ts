@@ -2,7 +2,7 @@ import '../../fixtures/dom.js'
 import t, { type Test } from 'tap'
 import { googleLogin, login } from '../../../client/api/accounts.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/api/second-factor.js'
-import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/accounts-proxy.js'
+import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import { jsonAnswer, localAccountsAnswer, startUpstream } from '../../fixtures/edge.js'
 import { startBackend } from '../../fixtures/page.js'
@@ -38,7 +38,7 @@ t.test('each second-factor call posts its exact JSON body, with the bearer only 
     const seen = upstream.requests.at(-1)!
     t.equal(seen.url, path, `${name}: path`)
     t.same(JSON.parse(seen.body.toString('utf8')), body, `${name}: exact body`)
-    // The edge forwards Authorization only on the paths it lists (server/edge/accounts-proxy.ts), the enrolment's two among them.
+    // The edge forwards Authorization only on the paths it lists (server/edge/upstream/accounts-proxy.ts), the enrolment's two among them.
     t.equal(seen.headers.authorization, authorization, `${name}: Authorization`)
   }
 })

@@ -30,7 +30,7 @@ const contract = loadAccountsContract()
 type PathItem = { readonly 'x-threshold-proxied'?: readonly string[], readonly 'x-threshold-route-kind'?: string }
 const pathItem = (path: string): PathItem => contract.document.paths[path] as PathItem
 
-/** Statuses only the edge gives (its own refusals), checked in test/server/edge/accounts-contract.test.ts. */
+/** Statuses only the edge gives (its own refusals), checked in test/server/edge/upstream/accounts-contract.test.ts. */
 const EDGE_STATUSES = new Set(['413', '415', '429', '502', '503', '504'])
 /** Documented statuses this suite does not produce, and why. */
 const NOT_PRODUCED_HERE: Readonly<Record<string, string>> = {

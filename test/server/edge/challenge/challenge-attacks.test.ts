@@ -8,7 +8,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exp
 import { buildEdge, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 
 /*
- * The per-account signal, attacked as the security review did (issue 32):
+ * The per-account signal, attacked as a security review would:
  * look-alike spellings of a victim's address, bodies naming `email` more
  * than once (the gate and the backend reading different members), and a
  * successful login used to clear a victim's count. Each guess comes from a

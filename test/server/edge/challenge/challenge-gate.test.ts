@@ -6,9 +6,9 @@ import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER, CHALLENGE_HEADER_MAX_LENGTH, CHALLENGED_PATHS } from '../../../../common/challenge.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import germanCatalogue from '../../../../common/messages/de.json' with { type: 'json' }
-import { edgeKeys } from '../../../../server/edge/challenge/edge-secrets.js'
+import { edgeKeys } from '../../../../server/edge/keys/edge-secrets.js'
 import { issueProofOfWork, LEVEL_ONE_MAX_COUNTER, POW_COST } from '../../../../server/edge/challenge/proof-of-work.js'
-import { createEdgeMetrics } from '../../../../server/edge/metrics.js'
+import { createEdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
 import { PROVIDER_ANSWER_LIMIT_BYTES } from '../../../../server/edge/challenge/provider-token.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'

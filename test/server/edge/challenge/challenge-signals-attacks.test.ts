@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
-import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/challenge/known-browser.js'
+import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/known-browsers/known-browser.js'
 import { solvedHeader } from '../../../fixtures/challenge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 import { occupyHashGate } from '../../../fixtures/hash-gate.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { edgeKeys } from '../../../../server/edge/challenge/edge-secrets.js'
+import { edgeKeys } from '../../../../server/edge/keys/edge-secrets.js'
 import { checkProofOfWork, issueProofOfWork } from '../../../../server/edge/challenge/proof-of-work.js'
 import { solvedHeader } from '../../../fixtures/challenge.js'
 

@@ -255,7 +255,7 @@ t.test('"don\'t ask again on this browser": the cookie skips the code step for i
   const { store } = setup.reference.services
   const bobAccount = (await store.findAccountByEmail('bob@example.com'))!
   const resetToken = newOpaqueToken()
-  await store.insertResetToken(hashToken(resetToken), bobAccount.id, Date.now() + 60_000)
+  await store.insertResetToken(hashToken(resetToken), bobAccount.id, setup.clock.value + 60_000)
   const reset = await call(setup, 'resetPassword', { token: resetToken, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD })
   t.equal(reset.status, 200)
   t.match((await login(setup, 'bob@example.com', { cookie: bobsCookie })).body, { second_factor: 'code' }, 'forgotten by the reset')

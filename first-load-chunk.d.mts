@@ -1,4 +1,0 @@
-import type { Plugin } from 'esbuild'
-
-/** The esbuild plugin that keeps the client's first load in one chunk (first-load-chunk.mjs says why). */
-export function firstLoadInOneChunk (startModule: string): Plugin

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto'
+import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
+import {
+  ADDRESS_NOTICE_PREFIX,
+  createMessages,
+  hasPrefix,
+  LATER_PREFIXES,
+  LOCALES,
+  serializePageMessages,
+  SERVER_ONLY_PREFIX,
+  SERVER_RENDERED_ONLY_PREFIXES,
+  type Catalogue,
+  type Locale,
+  type MessageKey,
+  type Messages,
+  type PageMessages
+} from '../../../common/message-catalogue.js'
+import { NOTICE_MESSAGE_KEYS, type PageNotice } from '../../../common/page-notices.js'
+import type { MessageOverrides } from './messages-dir.js'
+import type { ExtraAsset } from '../page/static-files.js'
+
+/** The edge's texts in every shipped language, ready to speak and to embed. */
+export interface MessageCatalogues {
+  /** The texts in `locale`: what the edge says itself (its JSON failures, a refused form post). */
+  messages (locale: Locale): Messages
+  /** What the page is given in `locale` (for the server renderer): the catalogue without the server-only keys. */
+  pageMessages (locale: Locale): PageMessages
+  /**
+   * The page's `<script id="threshold-messages">` content for `locale`, serialised once: the texts the
+   * page's scripts can show at first (no server-only, server-rendered-only or later keys) and where the
+   * later ones are; with `withLaterTexts` (a page that opens on a second-factor step), those too.
+   */
+  pageMessagesJson (locale: Locale, embedded: EmbeddedTexts): string
+  /** Each language's later texts (LATER_PREFIXES), served as immutable assets under /assets/messages/. */
+  readonly laterTextAssets: readonly ExtraAsset[]
+}
+
+/** What a page's embedded texts hold beyond the first load's. */
+export interface EmbeddedTexts {
+  /** The later texts too (LATER_PREFIXES): a page that opens on a second-factor step. */
+  readonly withLaterTexts: boolean
+  /** The text of the notice the page's address names, on its view (common/page-notices.ts). */
+  readonly notice: PageNotice | null
+}
+
+const ENGLISH: Catalogue = englishCatalogue
+
+/**
+ * A shipped catalogue, bundled by esbuild (a template import bundles every
+ * file of common/messages/); null when that language's file is not there.
+ */
+async function shippedCatalogue (locale: Locale): Promise<Readonly<Record<string, unknown>> | null> {
+  if (locale === 'en') return ENGLISH
+  try {
+    return (await import(`../../../common/messages/${locale}.json`, { with: { type: 'json' } })).default
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Every key English has, in order: the operator's text (MESSAGES_DIR), else
+ * the shipped language's, else English's. A catalogue missing a key is a
+ * test failure (test/common/message-catalogues.test.ts), never a blank page.
+ */
+function completeCatalogue (shipped: Readonly<Record<string, unknown>> | null, override: Partial<Catalogue> | undefined): Catalogue {
+  const catalogue: Partial<Record<MessageKey, string>> = {}
+  for (const key of Object.keys(ENGLISH) as MessageKey[]) {
+    const shippedText = shipped?.[key]
+    catalogue[key] = override?.[key] ?? (typeof shippedText === 'string' ? shippedText : ENGLISH[key])
+  }
+  return catalogue as Catalogue
+}
+
+function withoutServerKeys (catalogue: Catalogue): Catalogue {
+  return Object.fromEntries(Object.entries(catalogue).filter(([key]) => !key.startsWith(SERVER_ONLY_PREFIX))) as Catalogue
+}
+
+/** The first 10 characters of the SHA-256 (base64url), as build.mjs names the client's assets. */
+function contentHash (text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 10)
+}
+
+interface LocaleEntry {
+  readonly messages: Messages
+  readonly page: PageMessages
+  /** By `withLaterTexts`, then by notice ('' for none): filled as pages ask (at most 2 × 7 per language). */
+  readonly embeddedJson: Map<string, string>
+  readonly firstLoad: PageMessages
+  readonly withLater: PageMessages
+  readonly laterAsset: ExtraAsset
+}
+
+/**
+ * Loads the shipped catalogues and lays the operator's texts over them, once, at start.
+ *
+ * The page embeds only what its scripts can show before a lazy chunk loads
+ * (the first-load budget, test/build/bundle-budget.integration.test.ts): the second
+ * factor's texts are an asset of their own per language, named by the hash of
+ * their content (MESSAGES_DIR included), so a browser fetches only its
+ * language's, once, and keeps it.
+ */
+export async function loadMessageCatalogues (overrides: MessageOverrides): Promise<MessageCatalogues> {
+  const byLocale = new Map<Locale, LocaleEntry>()
+  await Promise.all(LOCALES.map(async (locale) => {
+    const catalogue = completeCatalogue(await shippedCatalogue(locale), overrides[locale])
+    const pageCatalogue = withoutServerKeys(catalogue)
+    const page: PageMessages = Object.freeze({ locale, catalogue: Object.freeze(pageCatalogue) })
+    const pick = (keep: (key: string) => boolean): Catalogue =>
+      Object.fromEntries(Object.entries(pageCatalogue).filter(([key]) => keep(key))) as Catalogue
+    // A notice's text is shown only where the address names it: no other page carries it.
+    const scripted = (key: string): boolean => !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX)
+    const laterJson = JSON.stringify(pick((key) => hasPrefix(key, LATER_PREFIXES)))
+    const laterName = `messages/${locale}-${contentHash(laterJson)}.json`
+    byLocale.set(locale, {
+      messages: createMessages({ locale, catalogue }),
+      page,
+      embeddedJson: new Map(),
+      firstLoad: { locale, catalogue: pick((key) => scripted(key) && !hasPrefix(key, LATER_PREFIXES)), laterTextsUrl: `/assets/${laterName}` },
+      withLater: { locale, catalogue: pick(scripted) },
+      laterAsset: { name: laterName, source: { body: Buffer.from(laterJson) }, headers: {}, compress: true }
+    })
+  }))
+  return {
+    messages: (locale) => byLocale.get(locale)!.messages,
+    pageMessages: (locale) => byLocale.get(locale)!.page,
+    pageMessagesJson (locale, { withLaterTexts, notice }) {
+      const entry = byLocale.get(locale)!
+      const key = `${withLaterTexts ? '+' : ''}${notice ?? ''}`
+      let json = entry.embeddedJson.get(key)
+      if (json === undefined) {
+        const base = withLaterTexts ? entry.withLater : entry.firstLoad
+        const noticeKey = notice === null ? null : NOTICE_MESSAGE_KEYS[notice]
+        json = serializePageMessages(noticeKey === null ? base : { ...base, catalogue: { ...base.catalogue, [noticeKey]: entry.page.catalogue[noticeKey] } })
+        entry.embeddedJson.set(key, json)
+      }
+      return json
+    },
+    laterTextAssets: LOCALES.map((locale) => byLocale.get(locale)!.laterAsset)
+  }
+}

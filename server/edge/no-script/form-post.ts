@@ -1,0 +1,32 @@
+import type { SignedIn } from '../../../common/accounts-answers.js'
+import type { LocalAccountsTarget } from '../../../common/local-accounts.js'
+import type { Messages } from '../../../common/message-catalogue.js'
+import type { PageQueryContext, PageView } from '../../../common/page-query.js'
+import type { AccountsCall } from './accounts-call.js'
+import type { DomainGate } from '../domain-check/domain-gate.js'
+import type { FormFields } from './form-fields.js'
+import type { FormOutcome } from './form-outcome.js'
+
+/** What one form's handler is given: the post, what its address says, and the calls it may make. */
+export interface FormPost {
+  readonly fields: FormFields
+  /** The posted page's language (its address's ui_locales, else Accept-Language): what the edge says is said in it. */
+  readonly messages: Messages
+  /** The view the address asks for (the page's `view`). */
+  readonly view: PageView
+  /** `redirect` and the login context, read from the address as the page reads them. */
+  readonly context: PageQueryContext
+  readonly localAccounts: LocalAccountsTarget
+  /** The reset token in the address (`token`). */
+  readonly resetToken: string | null
+  /** Whether the code step offers "Don't ask again on this browser" (SECOND_FACTOR_REMEMBER_BROWSER). */
+  readonly rememberBrowserOffered: boolean
+  readonly callAccounts: AccountsCall
+  readonly domainGate: DomainGate
+  /** A login's end: the token cookies and a 303 to the validated redirect target. */
+  readonly signIn: (tokens: SignedIn) => FormOutcome
+}
+
+/** One form's handler: the `form` field names it. */
+export type FormHandler = (post: FormPost) => Promise<FormOutcome>
+

@@ -1,0 +1,119 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { resolveLocalAccounts } from '../../../common/local-accounts.js'
+import type { Locale } from '../../../common/message-catalogue.js'
+import type { PageFormState, PageRenderer, RenderedPage } from '../../../common/page-render.js'
+import { chooseLocale, uiLocalesOf } from '../../shared/locale-choice.js'
+import type { MessageCatalogues } from '../languages/message-catalogues.js'
+import { UNRENDERED, type PageMarkup } from './page-markup.js'
+import type { PageTemplate } from './page.js'
+import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS, withChallengeProviderSources } from '../http/security-headers.js'
+
+export interface PageAnswerOptions {
+  /** The page, prepared per host (its cookie domain follows the host). */
+  readonly pages: PageTemplate
+  /** The rendered view for a GET, kept per host and markup parameters. */
+  readonly markup: PageMarkup
+  /** The renderer itself, for a form post's state (never kept: it carries the visitor's email). */
+  readonly renderer: PageRenderer
+  readonly localAccountsAllowedHosts: readonly string[]
+  readonly nextNonce: () => string
+  /** The host name the request is for, as the edge states it (server/edge/http/host-header.ts statedHostName). */
+  readonly hostnameOf: (request: IncomingMessage) => string
+  /** The page's `form-action` sources for a host (server/edge/http/security-headers.ts formActionSources). */
+  readonly formActionFor: (hostname: string) => string
+  /** The texts of every language (server/edge/languages/message-catalogues.ts). */
+  readonly catalogues: MessageCatalogues
+  /** DEFAULT_LOCALE. */
+  readonly defaultLocale: Locale
+  /** The challenge provider's origins for the page's CSP (CHALLENGE=turnstile or hcaptcha); none by default. */
+  readonly challengeProviderOrigins?: string | null
+}
+
+/**
+ * Answers with the sign-in page in the visitor's language (ui_locales in the
+ * address, else Accept-Language, else DEFAULT_LOCALE): a GET or HEAD of `/`, or a form post
+ * answered with the page in a state (server/edge form posts: the email kept,
+ * the notice, the code step). The response is written in full on the raw
+ * Node response; a Fastify route calls `reply.hijack()` first.
+ */
+export interface PageAnswer {
+  /** The page for `/?{query}` (the query without `?`): the view rendered, a fresh nonce, the page's CSP, no-store. */
+  page (request: IncomingMessage, response: ServerResponse, query: string): void
+  /**
+   * The page after a form post: the view of `state` rendered with it and the
+   * state embedded for the scripts to hydrate into, with `status` (200 for a
+   * refusal shown as a notice, 4xx/5xx where the post itself failed) and the
+   * same headers as the page. `query` is the address the form posted to (its
+   * query without `?`), which the page's links and the next post keep.
+   */
+  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState, status?: number): RenderFailure | null
+}
+
+/** A render that threw: the page went out without its view (the scripts render it), and the caller logs it. */
+export interface RenderFailure {
+  readonly error: unknown
+}
+
+const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
+  .filter(([name]) => name !== 'content-security-policy')
+  // The language follows Accept-Language (the address's ui_locales is part of the URL already).
+  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE], ['vary', 'Accept-Language']])
+  .flat()
+
+/** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
+export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
+  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor, catalogues, defaultLocale } = options
+  const providerOrigins = options.challengeProviderOrigins ?? null
+
+  function localeOf (request: IncomingMessage, query: string): Locale {
+    return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale })
+  }
+
+  function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
+    hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null): void {
+    let localAccountsOrigin: string | null = null
+    if (query.includes('local_accounts_host')) {
+      const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
+      if (target.kind === 'allowed') localAccountsOrigin = target.origin
+    }
+    const nonce = nextNonce()
+    const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query })
+    const headers = PAGE_HEADERS.slice()
+    const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources)
+    headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
+    response.writeHead(status, headers)
+    response.end(request.method === 'HEAD' ? undefined : body)
+  }
+
+  // A render that throws (a bug, not a visitor's doing: hostile values are text) must not take the page down.
+  function safely (render: () => RenderedPage): RenderedPage {
+    try {
+      return render()
+    } catch {
+      return UNRENDERED
+    }
+  }
+
+  return {
+    page (request, response, query) {
+      const hostname = hostnameOf(request)
+      const locale = localeOf(request, query)
+      write(request, response, query, 200, hostname, locale, safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale))), null)
+    },
+    pageWithState (request, response, query, state, status = 200) {
+      const hostname = hostnameOf(request)
+      const locale = localeOf(request, query)
+      let failure: RenderFailure | null = null
+      const rendered = safely(() => {
+        try {
+          return renderer.render({ search: query, hostname, state, messages: catalogues.pageMessages(locale) })
+        } catch (error) {
+          failure = { error }
+          throw error
+        }
+      })
+      write(request, response, query, status, hostname, locale, rendered, state)
+      return failure
+    }
+  }
+}

@@ -1,0 +1,259 @@
+import { randomFillSync } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import type { Locale, MessageKey, Messages } from '../../../common/message-catalogue.js'
+import { viewFrom } from '../../../common/page-query.js'
+import { pageNoticeFrom, type PageNotice } from '../../../common/page-notices.js'
+import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../../common/page-render.js'
+import { serializeRuntimeConfig, type RuntimeConfig } from '../../../common/runtime-config.js'
+import type { Theme } from '../brand/brand-config.js'
+import { styleHashSource } from '../brand/brand-style.js'
+import type { EmbeddedTexts, MessageCatalogues } from '../languages/message-catalogues.js'
+
+/** Slots that build.mjs and client/index.html leave in the page template. */
+const NONCE_SLOT = '__THRESHOLD_NONCE__'
+const TITLE_SLOT = '__THRESHOLD_TITLE__'
+const CONFIG_SLOT = '__THRESHOLD_RUNTIME_CONFIG__'
+/** Inside `<div id="root">`: the rendered view. */
+const ROOT_SLOT = '__THRESHOLD_ROOT__'
+/** After the configuration's script: a form post's state, when the page answers one. */
+const STATE_SLOT = '__THRESHOLD_STATE__'
+/** Per instance, filled once at load ({@link PageLook}): `<html data-theme>`, the color-scheme meta, the brand's `<style>`. */
+const THEME_SLOT = '__THRESHOLD_THEME__'
+const COLOR_SCHEME_SLOT = '__THRESHOLD_COLOR_SCHEME__'
+const BRAND_STYLE_SLOT = '<!--THRESHOLD:BRAND-STYLE-->'
+/** The build's own icon link (build.mjs), which FAVICON replaces. */
+const BUILD_FAVICON = /<link rel="icon" [^>]*>/
+
+/** What the operator's brand sets in the page, the same for every host and response. */
+export interface PageLook {
+  readonly theme: Theme
+  /** FAVICON's URL and Content-Type; null: the build's icon. */
+  readonly favicon: { readonly href: string, readonly type: string } | null
+  /** The brand colours' CSS (server/edge/brand/brand-style.ts); null: none. */
+  readonly brandStyle: string | null
+}
+
+const COLOR_SCHEMES: Readonly<Record<Theme, string>> = { light: 'light', dark: 'dark', system: 'light dark' }
+
+/**
+ * The template with the look filled in. The values are the configuration's,
+ * checked at start (a theme name, hashed asset paths, `#rrggbb` colours),
+ * never a request's. The style goes in as it is, byte for byte, because the
+ * CSP allows it by its hash; it can hold no `<` to close its element.
+ */
+function withLook (template: string, look: PageLook): string {
+  if (look.brandStyle?.includes('<') === true) throw new Error('the brand style must not contain "<"')
+  let html = template
+    .replace(THEME_SLOT, look.theme)
+    .replace(COLOR_SCHEME_SLOT, COLOR_SCHEMES[look.theme])
+    .replace(BRAND_STYLE_SLOT, () => look.brandStyle === null ? '' : `<style>${look.brandStyle}</style>`)
+  if (look.favicon !== null) {
+    const link = `<link rel="icon" href="${escapeHtml(look.favicon.href)}" type="${escapeHtml(look.favicon.type)}">`
+    html = BUILD_FAVICON.test(html) ? html.replace(BUILD_FAVICON, () => link) : html.replace('</head>', () => `  ${link}\n  </head>`)
+  }
+  return html
+}
+
+/** The default look: the system's scheme, the build's icon, no brand colours. */
+export const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, brandStyle: null })
+/** `<html lang dir>` and the chosen language's catalogue (common/message-catalogue.ts MESSAGES_ELEMENT_ID). */
+const LANG_SLOT = '__THRESHOLD_LANG__'
+const DIR_SLOT = '__THRESHOLD_DIR__'
+const MESSAGES_SLOT = '__THRESHOLD_MESSAGES__'
+const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__)/
+
+/** Escapes text for an HTML text node or a quoted attribute value. */
+export function escapeHtml (text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
+}
+
+/**
+ * Pages prepared for this many distinct hosts are kept. Until ALLOWED_HOSTS
+ * refuses foreign Host headers, the host is the visitor's to choose: beyond
+ * the cap a page is prepared per request (a few microseconds), never stored,
+ * so no stream of invented hosts can grow the memory. A real site has a
+ * handful of names.
+ */
+export const MAX_CACHED_PAGE_HOSTS = 100
+
+/** What each response fills in: its language, its CSP nonce, and the view rendered for it. */
+export interface PageFill {
+  /** The language chosen for the request (server/shared/locale-choice.ts). */
+  readonly locale: Locale
+  readonly nonce: string
+  readonly rendered: RenderedPage
+  /** A form post's state, embedded for the page to hydrate into (PAGE_STATE_ELEMENT_ID); null for a plain GET. */
+  readonly state: PageFormState | null
+  /** The address's query (without `?`): the view whose heading titles a page whose view was not rendered (heading ''). */
+  readonly query: string
+}
+
+/** The notice code the address names, if any: its text is embedded (the page shows it on its view only). */
+function noticeOfQuery (query: string): PageNotice | null {
+  return query.includes('notice=') ? pageNoticeFrom(new URLSearchParams(query).get('notice')) : null
+}
+
+/** The kept renderings' bytes, for as long as the rendering is kept (page-markup.ts returns the same object for a kept one). */
+const renderedByteCache = new WeakMap<RenderedPage, Buffer>()
+
+function renderedBytes (rendered: RenderedPage): Buffer {
+  let bytes = renderedByteCache.get(rendered)
+  if (bytes === undefined) {
+    bytes = Buffer.from(rendered.html)
+    renderedByteCache.set(rendered, bytes)
+  }
+  return bytes
+}
+
+/** The page for one host: everything but the per-response parts (language, nonce, title, rendered view, state) is filled in. */
+export class PreparedPage {
+  /** The template cut at its per-response slots: odd indexes are slot names. */
+  private readonly pieces: readonly string[]
+
+  /** The text pieces' UTF-8 bytes, encoded once: a page view copies them rather than encoding 8 KB of text again. */
+  private readonly pieceBytes: ReadonlyArray<Buffer | null>
+  /** Each language's embedded texts (with or without the second factor's) as bytes, encoded on first use. */
+  private readonly messagesBytes = new Map<string, Buffer>()
+  private readonly passwordResetCompletion: boolean
+
+  /**
+   * `templatePieces`: the template already cut at its per-response slots
+   * (odd indexes are slot names); the configuration goes into the text pieces
+   * only after the cut, so no configured text (PRODUCT_NAME…) can become a slot.
+   */
+  constructor (templatePieces: readonly string[], config: RuntimeConfig, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
+    this.passwordResetCompletion = config.passwordResetCompletion
+    const configJson = serializeRuntimeConfig(config)
+    // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
+    this.pieces = templatePieces.map((piece, index) => index % 2 === 0 ? piece.replace(CONFIG_SLOT, () => configJson) : piece)
+    this.pieceBytes = this.pieces.map((piece, index) => index % 2 === 0 ? Buffer.from(piece) : null)
+  }
+
+  /** The page as text (tests and tools read it so); the edge sends renderBytes'. */
+  render (fill: PageFill): string {
+    return this.renderBytes(fill).toString()
+  }
+
+  /**
+   * The page's bytes for one response. The template's pieces, the kept
+   * renderings and each language's embedded texts are UTF-8 encoded once and
+   * copied per response: encoding the page's 8–9 KB of text (not all ASCII)
+   * on every view halved the page's throughput when the texts came in.
+   */
+  renderBytes (fill: PageFill): Buffer {
+    const messages = this.catalogues.messages(fill.locale)
+    // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (client/views).
+    const titleKey = fill.state?.notice?.kind === 'error' ? 'page.titleWithError' : 'page.title'
+    const heading = fill.rendered.heading !== '' ? fill.rendered.heading : this.unrenderedHeading(fill, messages)
+    const title = escapeHtml(messages.text(titleKey, { heading, product: this.productName }))
+    const parts: Buffer[] = []
+    for (let index = 0; index < this.pieces.length; index++) {
+      const piece = this.pieces[index]!
+      if (index % 2 === 0) parts.push(this.pieceBytes[index]!)
+      else if (piece === NONCE_SLOT) parts.push(Buffer.from(fill.nonce, 'latin1'))
+      else if (piece === TITLE_SLOT) parts.push(Buffer.from(title))
+      else if (piece === ROOT_SLOT) parts.push(renderedBytes(fill.rendered))
+      else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
+      else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
+      else if (piece === MESSAGES_SLOT) parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null, notice: noticeOfQuery(fill.query) }))
+      else if (fill.state !== null) {
+        parts.push(Buffer.from(`\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`))
+      }
+    }
+    return Buffer.concat(parts)
+  }
+
+  private embeddedMessages (locale: Locale, embedded: EmbeddedTexts): Buffer {
+    const key = `${locale}${embedded.withLaterTexts ? '+' : ''}${embedded.notice ?? ''}`
+    let bytes = this.messagesBytes.get(key)
+    if (bytes === undefined) {
+      bytes = Buffer.from(this.catalogues.pageMessagesJson(locale, embedded))
+      this.messagesBytes.set(key, bytes)
+    }
+    return bytes
+  }
+
+  /** The heading of the view the scripts will render, as client/server-render.tsx words it, when the render budget left none. */
+  private unrenderedHeading (fill: PageFill, messages: Messages): string {
+    if (fill.state?.secondFactorChallenge != null) return messages.text('secondFactor.codeHeading')
+    const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
+    return messages.text(`heading.${view}` satisfies MessageKey)
+  }
+}
+
+/**
+ * The page template, read once at start. The runtime configuration is the
+ * same for every host but for the cookie domain, which follows the host the
+ * browser asked for (server/edge/sessions/cookie-domain.ts); the page for a host is
+ * prepared on its first request and kept, so that a page view costs a nonce,
+ * the rendered view (server/edge/page/page-markup.ts keeps those) and a string join.
+ */
+export class PageTemplate {
+  private readonly byHost = new Map<string, PreparedPage>()
+  /** The template cut at its per-response slots, once (odd indexes are slot names). */
+  private readonly templatePieces: readonly string[]
+
+  private constructor (
+    template: string,
+    private readonly runtimeConfig: RuntimeConfig,
+    private readonly cookieDomainOf: (hostname: string) => string | null,
+    private readonly catalogues: MessageCatalogues,
+    /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
+    readonly styleSources: string
+  ) {
+    this.templatePieces = template.split(PER_RESPONSE_SLOTS)
+  }
+
+  /**
+   * Reads the template. `cookieDomainOf` gives the cookie domain for a host
+   * name as the edge states it (canonical: lower case, without the port);
+   * `catalogues` the texts of every language, the page's own serialised once each.
+   * `look` (theme, favicon, brand colours) is filled in here, once.
+   */
+  static async load (
+    indexHtmlPath: string,
+    runtimeConfig: RuntimeConfig,
+    cookieDomainOf: (hostname: string) => string | null,
+    catalogues: MessageCatalogues,
+    look: PageLook = PLAIN_LOOK
+  ): Promise<PageTemplate> {
+    const template = await readFile(indexHtmlPath, 'utf8')
+    const slots = [CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
+    if (!slots.every((slot) => template.includes(slot))) {
+      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages and brand settings); run the build again`)
+    }
+    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf, catalogues,
+      look.brandStyle === null ? '' : styleHashSource(look.brandStyle))
+  }
+
+  /** The page for a host name (as the edge states it: see server/edge/http/host-header.ts statedHostName). */
+  forHost (hostname: string): PreparedPage {
+    const cached = this.byHost.get(hostname)
+    if (cached !== undefined) return cached
+    const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
+    const page = new PreparedPage(this.templatePieces, config, this.runtimeConfig.productName, this.catalogues)
+    if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
+    return page
+  }
+}
+
+const NONCE_BYTES = 16
+const POOL_NONCES = 256
+
+/**
+ * CSP nonces: 128 random bits each, base64. Drawn from a pool refilled 256 at
+ * a time, because a call into the CSPRNG per page view shows in throughput.
+ */
+export function createNonceSource (): () => string {
+  const pool = Buffer.alloc(NONCE_BYTES * POOL_NONCES)
+  let offset = pool.length
+  return function nextNonce (): string {
+    if (offset === pool.length) {
+      randomFillSync(pool)
+      offset = 0
+    }
+    const nonce = pool.toString('base64', offset, offset + NONCE_BYTES)
+    offset += NONCE_BYTES
+    return nonce
+  }
+}

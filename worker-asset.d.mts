@@ -1,4 +1,0 @@
-import type { Plugin } from 'esbuild'
-
-/** The esbuild plugin of worker-asset.mjs: a `?worker` import is the hashed URL of that module built as a Web Worker script. */
-export function workerAssets (target: string[]): Plugin
