@@ -81,7 +81,7 @@ export async function buildReference () {
     ...SERVER_COMMON,
     entryPoints: {
       reference: join(root, 'server/reference/main.ts'),
-      'accounts-admin': join(root, 'server/reference/admin.ts')
+      'accounts-admin': join(root, 'server/reference/admin/admin.ts')
     },
     // What only some starts need (SSO, PostgreSQL) stays in chunks that are never parsed.
     splitting: true,

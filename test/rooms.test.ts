@@ -106,7 +106,7 @@ t.test('the rules refuse the crossings the floor plan forbids', async (t) => {
     { from: 'common/hosts.ts', to: 'client/components/constants.ts' },
     { from: 'client/SignInPage.tsx', to: 'server/edge/config.ts' },
     { from: 'server/edge/app.ts', to: 'bench/tools.mjs' },
-    { from: 'conformance/suite.ts', to: 'server/reference/accounts-service.ts' },
+    { from: 'conformance/suite.ts', to: 'server/reference/sign-in/password-sign-in.ts' },
     { from: 'conformance/answers.ts', to: 'client/http/post-json.ts' },
     { from: 'conformance/suite.ts', to: 'server/edge/upstream/json-answers.ts' },
     { from: 'examples/accounts-backend/server.ts', to: 'server/shared/logger.ts' },

@@ -17,7 +17,7 @@ export interface SetPasswordPayload {
 /**
  * Completes a password reset: the reference service's own call, beside the
  * spec's six, so its path is not among the spec's (the edge proxies it for
- * the reference service, server/reference/exposed-routes.ts).
+ * the reference service, server/reference/http/exposed-routes.ts).
  */
 export async function setPassword (payload: SetPasswordPayload): Promise<SetPasswordAnswer> {
   const raw = await postJson('/accounts/resetPassword', payload)

@@ -20,7 +20,7 @@ export async function register (payload: RegisterPayload): Promise<SuccessAnswer
  * Asks for a new link to verify `email`, after a login refused because the
  * address is not verified yet. The reference service's own call, beside the
  * spec's six: the edge proxies it only where the service names it
- * (server/reference/exposed-routes.ts).
+ * (server/reference/http/exposed-routes.ts).
  */
 export async function verifyEmailRequest (payload: { readonly email: string }): Promise<SuccessAnswer> {
   return parseSuccessAnswer(await postJson('/accounts/verifyEmailRequest', payload))

@@ -1,43 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AccountsService } from './accounts-service.js'
-import type { BrowserNotices } from './browser-notices.js'
-import type { RecentFactors } from './change-notices/recent-factors.js'
-import type { UndoChange } from './change-notices/undo-change.js'
-import type { EmailVerification } from './email-verification.js'
-import { say } from './answer-texts.js'
-import { requestFacts as factsOf, requestLocale, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './answers.js'
-import type { EmailPseudonyms } from './email-pseudonyms.js'
-import { answerErrorsAsJson } from './error-answers.js'
-import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google-id-token.js'
-import type { ReferenceMetrics, SignInMethod } from './metrics.js'
-import { KEY_SET_MAX_AGE_SECONDS } from './signing-keys.js'
-import type { Passkeys } from './passkeys.js'
-import type { Reauthentication } from './fresh-proof/reauthentication.js'
-import type { OtherSessions } from './other-sessions.js'
-import type { SecondFactors } from './second-factors.js'
-import { sendSsoReply, ssoRoutes, type SsoServices } from './sso/routes.js'
+import { say } from './languages/answer-texts.js'
+import { requestFacts as factsOf, requestLocale, sendAnswer, sendRedirect, type Answer, type RequestFacts } from './http/answers.js'
+import { answerErrorsAsJson } from './http/error-answers.js'
+import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google/google-id-token.js'
+import type { ReferenceMetrics, SignInMethod } from './metrics/metrics.js'
+import { KEY_SET_MAX_AGE_SECONDS } from './keys/signing-keys.js'
+import type { ReferenceServices } from './services.js'
+import { sendSsoReply, ssoRoutes } from './sso/routes.js'
 import type { SsoReply } from './sso/sso-flows.js'
-import type { TokenService } from './tokens.js'
-import { parseLoginContext } from './validation.js'
+import { parseLoginContext } from './http/validation.js'
 
-export interface ReferenceAppOptions {
-  readonly accounts: AccountsService
-  readonly verification: EmailVerification
-  readonly browserNotices: BrowserNotices
-  /** "This wasn't me" under a change's email, and what a completed reset lists (docs/account-changes.md). */
-  readonly undoChange: UndoChange
-  readonly recentFactors: RecentFactors
-  readonly tokens: TokenService
-  readonly sso: SsoServices
-  /** The passkey ceremonies; null: their paths are not served (PASSKEYS=false). */
-  readonly passkeys: Passkeys | null
-  /** The second factor's calls; null: their paths are not served (SECOND_FACTOR=false). */
-  readonly secondFactors: SecondFactors | null
-  /** Proving the account again before a change: served when passkeys or the second factor are. */
-  readonly reauthentication: Reauthentication
-  /** Signing out of every other session: served where passkeys or the second factor are (the factors it follows). */
-  readonly otherSessions: OtherSessions
-  readonly pseudonyms: EmailPseudonyms
+/**
+ * The services the routes call, as createReferenceServices makes them. The
+ * passkey and second-factor paths are served only where those are on (their
+ * services are not null); reauthentication and the end of other sessions
+ * where either is, since they follow those factors.
+ */
+export interface ReferenceAppOptions extends Pick<ReferenceServices,
+  | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
+  | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors'
+  | 'reauthentication' | 'otherSessions' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
@@ -85,7 +67,7 @@ export function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { accounts, verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
+  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
   const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
     metrics.countSignIn(method, answering, (answer) => answer)
@@ -96,19 +78,19 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   await app.register(ssoRoutes, { sso, pseudonyms })
 
   app.post('/v2/login', async (request, reply) =>
-    sendAnswer(reply, await countSignIn('password', accounts.passwordLogin(request.body, requestFacts(request, reply)))))
+    sendAnswer(reply, await countSignIn('password', options.passwordSignIn.login(request.body, requestFacts(request, reply)))))
 
   app.post('/register', async (request, reply) =>
-    sendAnswer(reply, await accounts.register(request.body, requestFacts(request, reply))))
+    sendAnswer(reply, await options.registration.register(request.body, requestFacts(request, reply))))
 
   app.post('/resetPasswordRequest', async (request, reply) =>
-    sendAnswer(reply, await accounts.requestPasswordReset(request.body, requestFacts(request, reply))))
+    sendAnswer(reply, await options.resetRequest.request(request.body, requestFacts(request, reply))))
 
   app.post('/resetPassword', async (request, reply) =>
-    sendAnswer(reply, await accounts.completePasswordReset(request.body, requestFacts(request, reply))))
+    sendAnswer(reply, await options.resetCompletion.complete(request.body, requestFacts(request, reply))))
 
   // Links opened from an email: top-level GETs that land on the page. Only the address's own
-  // verification acts on the GET; the others wait for the owner on the page (password-links.ts).
+  // verification acts on the GET; the others wait for the owner on the page (server/reference/password-reset/password-links.ts).
   app.get('/verifyEmail', async (request, reply) =>
     sendRedirect(reply, await verification.verify(query(request, 'token'), requestFacts(request, reply))))
 
@@ -128,7 +110,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     const method = field(request.body, 'login_method')
     if (method === 'GOOGLE') {
       return sendAnswer(reply, await countSignIn('google',
-        accounts.googleLogin(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply))))
+        options.googleSignIn.login(googleCredential(request), parseLoginContext(request.body), requestFacts(request, reply))))
     }
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await countSsoSignIn(sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
@@ -138,7 +120,7 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   app.post('/auth/register', async (request, reply) => {
     const method = field(request.body, 'register_method')
-    if (method === 'GOOGLE') return sendAnswer(reply, await accounts.googleRegister(googleCredential(request), requestFacts(request, reply)))
+    if (method === 'GOOGLE') return sendAnswer(reply, await options.googleRegistration.register(googleCredential(request), requestFacts(request, reply)))
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await sso.completion.register(request.body, request.headers.cookie, requestFacts(request, reply)))
     }
@@ -146,33 +128,33 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   })
 
   if (passkeys !== null) {
-    app.post('/passkeys/login/options', async (request, reply) =>
-      sendAnswer(reply, await passkeys.loginOptions(requestFacts(request, reply))))
+    app.post('/passkeys/login/options', async (_request, reply) =>
+      sendAnswer(reply, await passkeys.signIn.loginOptions()))
     app.post('/passkeys/login', async (request, reply) =>
-      sendAnswer(reply, await countSignIn('passkey', passkeys.login(request.body, requestFacts(request, reply)))))
+      sendAnswer(reply, await countSignIn('passkey', passkeys.signIn.login(request.body, requestFacts(request, reply)))))
     app.post('/passkeys/register/options', async (request, reply) =>
-      sendAnswer(reply, await passkeys.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.registration.registerOptions(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/register', async (request, reply) =>
-      sendAnswer(reply, await passkeys.register(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.registration.register(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/reauthenticate/options', async (request, reply) =>
-      sendAnswer(reply, await passkeys.reauthenticateOptions(bearerToken(request), requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.reauthentication.reauthenticateOptions(bearerToken(request), requestFacts(request, reply))))
     app.post('/passkeys/reauthenticate', async (request, reply) =>
-      sendAnswer(reply, await passkeys.reauthenticate(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.reauthentication.reauthenticate(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/remove', async (request, reply) =>
-      sendAnswer(reply, await passkeys.remove(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await passkeys.removal.remove(bearerToken(request), request.body, requestFacts(request, reply))))
   }
 
   if (secondFactors !== null) {
     app.post('/second-factor/verify', async (request, reply) =>
-      sendAnswer(reply, await countSignIn(secondFactorMethod(request.body), secondFactors.verify(request.body, requestFacts(request, reply)))))
+      sendAnswer(reply, await countSignIn(secondFactorMethod(request.body), secondFactors.codeStep.verify(request.body, requestFacts(request, reply)))))
     app.post('/second-factor/enrol/start', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.enrolStart(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.enrolment.start(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/second-factor/enrol/confirm', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.enrolConfirm(bearerToken(request), request.body, requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.enrolment.confirm(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/second-factor/remove', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.remove(bearerToken(request), requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.changes.remove(bearerToken(request), requestFacts(request, reply))))
     app.post('/second-factor/recovery-codes', async (request, reply) =>
-      sendAnswer(reply, await secondFactors.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
+      sendAnswer(reply, await secondFactors.changes.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
   }
 
   if (passkeys !== null || secondFactors !== null) {
@@ -183,10 +165,10 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   }
 
   app.post('/token/refresh', async (request, reply) =>
-    sendAnswer(reply, await accounts.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
+    sendAnswer(reply, await options.sessionTokens.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.post('/token/revoke', async (request, reply) =>
-    sendAnswer(reply, await accounts.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
+    sendAnswer(reply, await options.sessionTokens.revoke(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))
 
   app.get('/.well-known/jwks.json', async (_request, reply) =>
     reply.header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`).send(tokens.keySet()))

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../common/hosts.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
-import { OWASP_SCRYPT_COST } from './passwords.js'
+import { OWASP_SCRYPT_COST } from './passwords/passwords.js'
 import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readOrigin, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'

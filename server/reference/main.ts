@@ -11,7 +11,7 @@ import { ConfigError } from '../shared/env-parsing.js'
 import { exitAfterLogging, loggerOptions } from '../shared/logger.js'
 import { exitOnUnsupportedNode } from '../shared/supported-node.js'
 import { loadReferenceConfig } from './config.js'
-import { METRICS_TOKEN_VARIABLE } from './metrics-route.js'
+import { METRICS_TOKEN_VARIABLE } from './metrics/metrics-route.js'
 import { buildLocalAccountsServer, buildReferenceServer, ReferenceStoreError, type ReferenceServiceName } from './server.js'
 
 /** Messages to the edge process. */

@@ -3,11 +3,11 @@ import { logCompletedRequests, REQUEST_ID_HEADER, requestIdFor } from '../shared
 import { REFERENCE_HEALTH_PATH } from '../shared/reference-health.js'
 import { referenceAccountsApp } from './app.js'
 import type { ReferenceConfig } from './config.js'
-import { edgeAuthResponder } from './edge-auth-responder.js'
-import { acceptOnlyTheEdge } from './edge-only.js'
-import { LOCAL_NETWORK_SCOPE, localAccountsApp } from './local-accounts.js'
-import { ReferenceMetrics } from './metrics.js'
-import { referenceMetricsRoute } from './metrics-route.js'
+import { edgeAuthResponder } from './domain-check/edge-auth-responder.js'
+import { acceptOnlyTheEdge } from './http/edge-only.js'
+import { LOCAL_NETWORK_SCOPE, localAccountsApp } from './sign-in/local-accounts.js'
+import { ReferenceMetrics } from './metrics/metrics.js'
+import { referenceMetricsRoute } from './metrics/metrics-route.js'
 import { createReferenceServices, type ReferenceServices, type ReferenceServicesOptions } from './services.js'
 
 /** The largest request body the reference services read: every call they answer is a small form or JSON object. */
@@ -23,14 +23,14 @@ export interface ReferenceServerOptions extends ReferenceServicesOptions {
   /** The services to answer; both by default. */
   readonly serve?: ReadonlySet<ReferenceServiceName>
   /**
-   * The edge's token for `GET /metrics` (metrics-route.ts): with it, the
+   * The edge's token for `GET /metrics` (server/reference/metrics/metrics-route.ts): with it, the
    * route is served and the process's own figures are collected too;
    * without, neither.
    */
   readonly metricsToken?: string | null
   /**
    * The secret the edge sends on every call (server/shared/embedded-secret.ts):
-   * any request without it is refused before its route (edge-only.ts). Null:
+   * any request without it is refused before its route (server/reference/http/edge-only.ts). Null:
    * no edge calls this server (`npm run local-accounts`), and it answers nobody.
    */
   readonly embeddedSecret: string | null
@@ -58,7 +58,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
   const serve = options.serve ?? new Set<ReferenceServiceName>(['accounts', 'edge-auth'])
   const app = Fastify({
     logger: options.logger,
-    // The client address is the one the edge states: a request reaches a route only with the edge's secret (edge-only.ts).
+    // The client address is the one the edge states: a request reaches a route only with the edge's secret (server/reference/http/edge-only.ts).
     trustProxy: 'loopback',
     bodyLimit: BODY_LIMIT_BYTES,
     // The edge's request id is kept, so that one request reads as one in both logs.
@@ -93,7 +93,13 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
 
   if (serve.has('accounts')) {
     await app.register(referenceAccountsApp, {
-      accounts: services.accounts,
+      passwordSignIn: services.passwordSignIn,
+      registration: services.registration,
+      resetRequest: services.resetRequest,
+      resetCompletion: services.resetCompletion,
+      googleSignIn: services.googleSignIn,
+      googleRegistration: services.googleRegistration,
+      sessionTokens: services.sessionTokens,
       verification: services.verification,
       browserNotices: services.browserNotices,
       undoChange: services.undoChange,
@@ -132,7 +138,8 @@ export async function buildLocalAccountsServer (options: {
 }): Promise<FastifyInstance> {
   const local = Fastify({ logger: options.logger, bodyLimit: BODY_LIMIT_BYTES })
   await local.register(localAccountsApp, {
-    accounts: options.services.accounts,
+    passwordSignIn: options.services.passwordSignIn,
+    sessionTokens: options.services.sessionTokens,
     secondFactors: options.services.secondFactors?.withScope(LOCAL_NETWORK_SCOPE) ?? null,
     allowedOrigins: options.services.config.localAccountsAllowedOrigins,
     perMinute: options.perMinute,

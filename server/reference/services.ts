@@ -1,44 +1,50 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { join } from 'node:path'
-import { AccountClaims } from './account-claims.js'
-import { AccountsService } from './accounts-service.js'
-import { BROWSER_COOKIE, BrowserCookies } from './browser-cookie.js'
-import { BrowserNotices } from './browser-notices.js'
-import { ChangeNotices } from './change-notices/change-notices.js'
-import { RecentFactors } from './change-notices/recent-factors.js'
-import { UndoChange } from './change-notices/undo-change.js'
+import { AccountClaims } from './account-changes/account-claims.js'
+import { AccountOwners } from './account-changes/account-owner.js'
+import { ChangeNotices } from './account-changes/change-notices.js'
+import { FreshProofs } from './account-changes/fresh-proofs.js'
+import { Reauthentication } from './account-changes/reauthentication.js'
+import { RecentFactors } from './account-changes/recent-factors.js'
+import { UndoChange } from './account-changes/undo-change.js'
+import { EMAIL_PSEUDONYM_PURPOSE, EmailPseudonyms } from './audit/email-pseudonyms.js'
 import { BreachCheck } from './breached-passwords/breach-check.js'
-import { commonPasswordList } from './common-passwords.js'
-import { EmailVerification } from './email-verification.js'
-import { AccountOwners } from './fresh-proof/account-owner.js'
-import { FreshProofs } from './fresh-proof/fresh-proofs.js'
-import { Reauthentication } from './fresh-proof/reauthentication.js'
-import { OtherSessions } from './other-sessions.js'
-import { Passkeys } from './passkeys.js'
-import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './remembered-browser-cookie.js'
-import { RECOVERY_CODE_PURPOSE, RecoveryCodeHasher, SECOND_FACTOR_ENCRYPTION_PURPOSE, SecretBox } from './second-factor-codes.js'
-import { ENROLMENT_SECRET_PURPOSE, EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
-import { SecondFactors } from './second-factors.js'
-import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords.js'
+import { BreachNotices } from './breached-passwords/breach-notices.js'
 import type { ReferenceConfig } from './config.js'
-import { defaultHashGateOptions, HashGate } from './hash-gate.js'
-import { createGoogleTokenVerifier } from './google-id-token.js'
-import { countingMailer, createMailer } from './mailer.js'
-import { ReferenceMetrics } from './metrics.js'
-import { KEY_RELOAD_INTERVAL_MS, SigningKeys } from './signing-keys.js'
-import { loadOrCreateDerivedSecrets } from './derived-secrets.js'
-import { EMAIL_PSEUDONYM_PURPOSE, EmailPseudonyms } from './email-pseudonyms.js'
+import { countingMailer, createMailer } from './emails/mailer.js'
+import { createGoogleTokenVerifier } from './google/google-id-token.js'
+import { GoogleRegistration } from './google/google-registration.js'
+import { GoogleSignIn } from './google/google-sign-in.js'
+import { loadOrCreateDerivedSecrets, type DerivedSecrets } from './keys/derived-secrets.js'
+import { KEY_RELOAD_INTERVAL_MS, SigningKeys } from './keys/signing-keys.js'
+import { BROWSER_COOKIE, BrowserCookies } from './known-browsers/browser-cookie.js'
+import { BrowserNotices } from './known-browsers/browser-notices.js'
+import { ReferenceMetrics } from './metrics/metrics.js'
+import { Passkeys } from './passkeys/passkeys.js'
+import { ResetCompletion } from './password-reset/reset-completion.js'
+import { ResetRequest } from './password-reset/reset-request.js'
+import { commonPasswordList } from './passwords/common-passwords.js'
+import { defaultHashGateOptions, HashGate } from './passwords/hash-gate.js'
+import { NewPasswords } from './passwords/new-passwords.js'
+import { PasswordWork } from './passwords/password-work.js'
+import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords/passwords.js'
+import { EmailVerification } from './registration/email-verification.js'
+import { Registration } from './registration/registration.js'
+import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './second-factor/remembered-browser-cookie.js'
+import { RECOVERY_CODE_PURPOSE, RecoveryCodeHasher, SECOND_FACTOR_ENCRYPTION_PURPOSE, SecretBox } from './second-factor/second-factor-codes.js'
+import { ENROLMENT_SECRET_PURPOSE, EnrolmentSecrets } from './second-factor/second-factor-enrolment-secrets.js'
+import { SecondFactors, type SecondFactorsOptions } from './second-factor/second-factors.js'
+import { OtherSessions } from './sessions/other-sessions.js'
+import { SessionTokens } from './sessions/session-tokens.js'
+import { TokenService } from './sessions/tokens.js'
+import { AfterFirstFactor } from './sign-in/after-first-factor.js'
+import { LoginAttempts } from './sign-in/login-attempts.js'
+import { PasswordSignIn } from './sign-in/password-sign-in.js'
 import type { SsoServices } from './sso/routes.js'
 import { SsoCompletion } from './sso/sso-completion.js'
 import { SsoFlows } from './sso/sso-flows.js'
 import type { AccountStore } from './store/account-store.js'
-import type { EmailKeyConflict } from './store/email-key.js'
-import { PostgresAccountStore } from './store/postgres-store.js'
-import { prepareDatabaseFile } from './store/private-files.js'
-import { SqliteAccountStore } from './store/sqlite-store.js'
-import { describeConnectionFailure, isConnectionFailure, oncePerBurst } from './store/store-unavailable.js'
-import { clockOffsetWarning } from '../shared/shared-clock.js'
-import { TokenService } from './tokens.js'
+import { openAccountStore } from './store/open-store.js'
 
 /** Expired rows are purged this often. */
 export const PURGE_INTERVAL_MS = 60 * 60 * 1000
@@ -47,7 +53,15 @@ export interface ReferenceServices {
   readonly config: ReferenceConfig
   readonly store: AccountStore
   readonly tokens: TokenService
-  readonly accounts: AccountsService
+  /** `v2/login` (and local-network mode's `/authenticate`). */
+  readonly passwordSignIn: PasswordSignIn
+  readonly registration: Registration
+  readonly resetRequest: ResetRequest
+  readonly resetCompletion: ResetCompletion
+  readonly googleSignIn: GoogleSignIn
+  readonly googleRegistration: GoogleRegistration
+  /** Token refresh and revocation. */
+  readonly sessionTokens: SessionTokens
   readonly verification: EmailVerification
   readonly browserNotices: BrowserNotices
   /** "This wasn't me" under a change's email (docs/account-changes.md). */
@@ -69,73 +83,9 @@ export interface ReferenceServices {
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
   readonly signingKeys: SigningKeys
-  /** This process's figures (metrics.ts). */
+  /** This process's figures (server/reference/metrics/metrics.ts). */
   readonly metrics: ReferenceMetrics
   close (): Promise<void>
-}
-
-/** The SQLite file inside DATA_DIR. */
-export function databaseFile (dataDir: string): string {
-  return join(dataDir, 'accounts.sqlite')
-}
-
-/**
- * PostgreSQL when DATABASE_URL is set (several instances can share it), else
- * the embedded SQLite file in DATA_DIR (one instance). `waitForDatabase`: a
- * PostgreSQL that cannot be reached yet does not fail the opening; the store
- * keeps trying, and is not `reachable` until it succeeds (the service; the
- * admin command fails at once instead).
- */
-export async function openAccountStore (
-  config: ReferenceConfig,
-  log: FastifyBaseLogger,
-  options: { readonly waitForDatabase?: boolean } = {}
-): Promise<AccountStore> {
-  const logConflicts = (conflicts: readonly EmailKeyConflict[]): void => {
-    for (const conflict of conflicts) {
-      // Ids only: the addresses are personal data.
-      log.warn({ accountId: conflict.id, keptBy: conflict.keptBy },
-        'two accounts have addresses that read as one (look-alike characters or an internationalised domain): the account keptBy keeps the address, and this one can no longer sign in with it until an operator decides')
-    }
-  }
-  if (config.databaseUrl === null) {
-    prepareDatabaseFile(config.dataDir, databaseFile(config.dataDir), log)
-    const store = new SqliteAccountStore(databaseFile(config.dataDir))
-    logConflicts(store.emailKeyConflicts)
-    return store
-  }
-  // A restart of PostgreSQL breaks every pooled connection at once: one line says so, not one per connection.
-  const onIdleError = oncePerBurst((error: Error) => log.warn({ database: describeConnectionFailure(error) },
-    'a PostgreSQL connection broke; calls fail as unavailable until new connections work'))
-  const onAttemptFailed = oncePerBurst((error: Error) => {
-    if (isConnectionFailure(error)) {
-      log.warn({ database: describeConnectionFailure(error) }, 'PostgreSQL cannot be reached (DATABASE_URL): trying again; not ready meanwhile')
-    } else {
-      log.error({ err: error }, 'the accounts database cannot be migrated: trying again; not ready meanwhile')
-    }
-  })
-  let waiting = false
-  const store = await PostgresAccountStore.open({
-    connectionString: config.databaseUrl,
-    onIdleError,
-    onClockSynced: clockOffsetWarning(log, 'the PostgreSQL server\'s (DATABASE_URL)'),
-    ...(options.waitForDatabase === true
-      ? {
-          waitForDatabase: {
-            onAttemptFailed: (error: Error) => { waiting = true; onAttemptFailed(error) },
-            onOpened: (conflicts: readonly EmailKeyConflict[]) => {
-              log.info('PostgreSQL reached and the schema migrated: accounts are stored in PostgreSQL (DATABASE_URL)')
-              logConflicts(conflicts)
-            }
-          }
-        }
-      : {})
-  })
-  if (!waiting) {
-    log.info('accounts are stored in PostgreSQL (DATABASE_URL)')
-    logConflicts(store.emailKeyConflicts)
-  }
-  return store
 }
 
 export interface ReferenceServicesOptions {
@@ -174,43 +124,28 @@ export async function createReferenceServices (
   const owners = new AccountOwners({
     store, tokens, proofs, passkeysEnabled: config.passkeys !== null, secondFactorEnabled: config.secondFactor.enabled
   })
-  const secondFactors = new SecondFactors({
-    store,
-    owners,
-    changeNotices,
-    settings: config.secondFactor,
-    secrets: new SecretBox(secrets.derive(SECOND_FACTOR_ENCRYPTION_PURPOSE)),
-    enrolmentSecrets: new EnrolmentSecrets(secrets.derive(ENROLMENT_SECRET_PURPOSE)),
-    recoveryCodes: new RecoveryCodeHasher(secrets.derive(RECOVERY_CODE_PURPOSE)),
-    rememberedBrowsers: new RememberedBrowserCookies(secrets.derive(REMEMBERED_BROWSER_PURPOSE)),
-    productName: config.productName,
-    // The accounts service is made just below; a login reaches this only after.
-    completeLogin: async (account, context, method, facts, firstFactor) => await accounts.completeLogin(account, context, method, facts, firstFactor),
-    metrics,
-    now
+  const secondFactor = config.secondFactor.enabled
+    ? secondFactors(config, secrets, {
+      store,
+      owners,
+      changeNotices,
+      // The code step ends a sign-in as every flow does; `after` is made just below, and a login reaches this only after.
+      completeLogin: async (account, context, method, facts, firstFactor) => await after.completeLogin(account, context, method, facts, firstFactor),
+      metrics,
+      now
+    })
+    : null
+  const after: AfterFirstFactor = new AfterFirstFactor({
+    store, tokens, requireVerifiedEmail: config.requireVerifiedEmail, secondFactor: secondFactor?.gate ?? null, proofs, browserNotices, now
   })
   const undoChange = new UndoChange({ store, publicUrl: config.publicUrl, now })
-  const accounts: AccountsService = new AccountsService({
-    ...emailing,
-    tokens,
-    verifyGoogleToken: createGoogleTokenVerifier({
-      clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, requireNonce: config.googleRequireNonce, store, now
-    }),
-    passwordParameters: scryptParametersForCost(config.passwordHashCost),
-    requireVerifiedEmail: config.requireVerifiedEmail,
-    verification,
-    browserNotices,
-    changeNotices,
-    recentFactors,
-    undoChange,
-    claims,
-    hashGate,
-    metrics,
-    passwordMinLength: config.passwordMinLength,
-    breachCheck: config.breachedPasswords === null ? null : new BreachCheck({ settings: config.breachedPasswords, log, metrics }),
-    secondFactor: config.secondFactor.enabled ? secondFactors : null,
-    proofs
+  const work = new PasswordWork({ hashGate, metrics, parameters: scryptParametersForCost(config.passwordHashCost) })
+  const breachCheck = config.breachedPasswords === null ? null : new BreachCheck({ settings: config.breachedPasswords, log, metrics })
+  const newPasswords = new NewPasswords({ work, breachCheck, minLength: config.passwordMinLength, productName: config.productName })
+  const verifyGoogleToken = createGoogleTokenVerifier({
+    clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, requireNonce: config.googleRequireNonce, store, now
   })
+  const sessionTokens = new SessionTokens({ tokens, secondFactors: config.secondFactor.enabled })
   // Built now rather than at the first registration, which would wait for it.
   commonPasswordList()
   if (config.passwordHashCost < OWASP_SCRYPT_COST) {
@@ -219,16 +154,14 @@ export async function createReferenceServices (
   }
   const sso: SsoServices = {
     flows: new SsoFlows({ store, connections: config.ssoConnections, publicUrl: config.publicUrl, now }),
-    completion: new SsoCompletion({ store, accounts, claims, now })
+    completion: new SsoCompletion({ store, after, claims, now })
   }
   const passkeys = config.passkeys === null
     ? null
     : new Passkeys({
-      store, owners, proofs, accounts, browserNotices, changeNotices, settings: config.passkeys, productName: config.productName, metrics, now
+      store, owners, proofs, after, sessionTokens, changeNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
-  const reauthentication = new Reauthentication({
-    store, owners, proofs, accounts, secondFactors: config.secondFactor.enabled ? secondFactors : null, now
-  })
+  const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
   const otherSessions = new OtherSessions({ store, owners, now })
   const purge = setInterval(() => {
     store.purgeExpired(now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
@@ -243,7 +176,15 @@ export async function createReferenceServices (
     config,
     store,
     tokens,
-    accounts,
+    passwordSignIn: new PasswordSignIn({
+      store, tokens, work, attempts: new LoginAttempts({ store, metrics, now }), browserNotices, breachCheck, breachNotices: new BreachNotices(emailing), after
+    }),
+    registration: new Registration({ ...emailing, work, newPasswords, requireVerifiedEmail: config.requireVerifiedEmail, verification, browserNotices }),
+    resetRequest: new ResetRequest(emailing),
+    resetCompletion: new ResetCompletion({ store, newPasswords, claims, proofs, browserNotices, undoChange, changeNotices, recentFactors, now }),
+    googleSignIn: new GoogleSignIn({ store, verifyGoogleToken, claims, after }),
+    googleRegistration: new GoogleRegistration({ store, verifyGoogleToken, claims, now }),
+    sessionTokens,
     verification,
     browserNotices,
     undoChange,
@@ -251,7 +192,7 @@ export async function createReferenceServices (
     hashGate,
     sso,
     passkeys,
-    secondFactors: config.secondFactor.enabled ? secondFactors : null,
+    secondFactors: secondFactor,
     reauthentication,
     otherSessions,
     pseudonyms,
@@ -263,4 +204,21 @@ export async function createReferenceServices (
       await store.close()
     }
   }
+}
+
+/** The second factor's calls, from the secrets derived for it. */
+function secondFactors (
+  config: ReferenceConfig,
+  secrets: DerivedSecrets,
+  parts: Pick<SecondFactorsOptions, 'store' | 'owners' | 'changeNotices' | 'completeLogin' | 'metrics' | 'now'>
+): SecondFactors {
+  return new SecondFactors({
+    ...parts,
+    settings: config.secondFactor,
+    secrets: new SecretBox(secrets.derive(SECOND_FACTOR_ENCRYPTION_PURPOSE)),
+    enrolmentSecrets: new EnrolmentSecrets(secrets.derive(ENROLMENT_SECRET_PURPOSE)),
+    recoveryCodes: new RecoveryCodeHasher(secrets.derive(RECOVERY_CODE_PURPOSE)),
+    rememberedBrowsers: new RememberedBrowserCookies(secrets.derive(REMEMBERED_BROWSER_PURPOSE)),
+    productName: config.productName
+  })
 }

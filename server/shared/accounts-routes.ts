@@ -3,7 +3,7 @@ import { SPEC_ACCOUNTS_PATHS } from '../../common/accounts-paths.js'
 /**
  * How one path under `/accounts/` is proxied. The edge proxies the spec's
  * paths; the reference service names the extra ones it serves behind the edge
- * (server/reference/exposed-routes.ts), so the type lives where both see it.
+ * (server/reference/http/exposed-routes.ts), so the type lives where both see it.
  * - `json`: a same-origin JSON POST from the page (the spec's calls), answered
  *   with JSON only (see server/edge/upstream/json-answers.ts).
  * - `form`: a cross-site form POST, such as a SAML identity provider's.

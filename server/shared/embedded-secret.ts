@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
  * start: made afresh by the edge (server/edge/upstream/embedded-services.ts), handed
  * to the child process in its environment, and sent on every call the edge
  * makes to them. The services' loopback port refuses any request without it
- * (server/reference/edge-only.ts): loopback is open to every process of the
+ * (server/reference/http/edge-only.ts): loopback is open to every process of the
  * host, and only the edge may state a client's address there.
  */
 

@@ -21,7 +21,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const FAMILIES = [
   { name: 'page', folder: 'common/messages', users: ['client', 'common', 'server/edge', 'server/shared'] },
   { name: 'email', folder: 'server/reference/emails/messages', users: ['server/reference/emails'] },
-  { name: 'answer', folder: 'server/reference/messages', users: ['server/reference'] }
+  { name: 'answer', folder: 'server/reference/languages', users: ['server/reference'] }
 ] as const
 
 /**

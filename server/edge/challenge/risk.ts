@@ -19,7 +19,7 @@ import { BUCKET_MS, type WindowCounts } from './window-counts.js'
  *   accounts service finds it by), by a keyed hash, never the address itself;
  * - failed logins across all accounts per minute (a burst), and calls the
  *   backend shed because it was overloaded (its 503: the reference service's
- *   hash gate, server/reference/hash-gate.ts), which a flood from fresh
+ *   hash gate, server/reference/passwords/hash-gate.ts), which a flood from fresh
  *   ranges causes before any password is checked or any range counts much.
  * A successful login clears its account's count. Ranges, too, are counted by
  * a keyed hash: nothing in the counts (in Redis) names a client.

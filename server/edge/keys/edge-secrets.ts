@@ -1,6 +1,6 @@
 import { hkdfSync, randomBytes } from 'node:crypto'
 
-/** The edge's HMAC keys, one per purpose, derived from EDGE_SECRET (HKDF-SHA-256, as server/reference/derived-secrets.ts derives its own). */
+/** The edge's HMAC keys, one per purpose, derived from EDGE_SECRET (HKDF-SHA-256, as server/reference/keys/derived-secrets.ts derives its own). */
 export interface EdgeKeys {
   /** Signs a challenge's parameters (its binding included). */
   readonly challengeSignature: string

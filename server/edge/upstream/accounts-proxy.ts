@@ -54,7 +54,7 @@ export const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * (upstream.ts says what that leaves out, and why):
  * - the body's type and length, and `Accept`;
  * - `User-Agent`, from which the reference service names the browser in its
- *   "was this you?" email (server/reference/browser-names.ts);
+ *   "was this you?" email (server/reference/known-browsers/browser-names.ts);
  * - `Authorization` on the two Google calls, where the page sends the
  *   Google ID token as a bearer credential, and on the two passkey
  *   registration calls, the second-factor enrolment calls and the other calls

@@ -5,9 +5,9 @@ import { EMBEDDED_SECRET_VARIABLE, embeddedSecretHeaders, newEmbeddedSecret } fr
 import type { Env } from '../../shared/env-parsing.js'
 import { freeLoopbackPort } from '../../shared/free-port.js'
 import { loadReferenceConfig } from '../../reference/config.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../reference/http/exposed-routes.js'
 import type { ReferenceMessage } from '../../reference/main.js'
-import { METRICS_TOKEN_VARIABLE, REFERENCE_METRICS_PATH } from '../../reference/metrics-route.js'
+import { METRICS_TOKEN_VARIABLE, REFERENCE_METRICS_PATH } from '../../reference/metrics/metrics-route.js'
 
 /** How long the reference process gets to stop once told to. */
 const STOP_GRACE_MS = 3000
@@ -59,7 +59,7 @@ export async function startEmbeddedServices (options: {
   loadReferenceConfig(options.env, options.edgePort)
   const port = await freeLoopbackPort()
   const services = [options.accounts ? 'accounts' : null, options.edgeAuth ? 'edge-auth' : null].filter(Boolean).join(',')
-  // Made afresh at each start: only this process and the child know it (server/reference/metrics-route.ts says why).
+  // Made afresh at each start: only this process and the child know it (server/reference/metrics/metrics-route.ts says why).
   const metricsToken = options.metrics ? randomBytes(32).toString('base64url') : null
   // Likewise; an environment is readable by the same user only (/proc/<pid>/environ), as a socket file would be.
   const secret = newEmbeddedSecret()

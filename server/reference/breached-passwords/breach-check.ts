@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { AnswerKey } from '../answer-texts.js'
-import type { BreachCheckPurpose, ReferenceMetrics } from '../metrics.js'
+import type { AnswerKey } from '../languages/answer-texts.js'
+import type { BreachCheckPurpose, ReferenceMetrics } from '../metrics/metrics.js'
 import { RangeClient, type RangeLookup } from './range-client.js'
 import type { BreachedPasswordSettings } from './settings.js'
 

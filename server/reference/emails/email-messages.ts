@@ -1,4 +1,4 @@
-import { catalogueFamily, type CatalogueTexts } from '../catalogue-family.js'
+import { catalogueFamily, type CatalogueTexts } from '../languages/catalogue-family.js'
 import arabic from './messages/ar.json' with { type: 'json' }
 import german from './messages/de.json' with { type: 'json' }
 import englishEmails from './messages/en.json' with { type: 'json' }

@@ -1,5 +1,5 @@
-import type { OutgoingEmail } from '../mailer.js'
-import type { EmailKind } from '../metrics.js'
+import type { OutgoingEmail } from './mailer.js'
+import type { EmailKind } from '../metrics/metrics.js'
 import type { EmailMessages } from './email-messages.js'
 
 /** What one email says: paragraphs, the link it exists for (if any), then more paragraphs. */

@@ -1,7 +1,7 @@
-import type { OutgoingEmail } from '../mailer.js'
+import type { OutgoingEmail } from './mailer.js'
 import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
-import { nameBrowser, type BrowserIdentity } from '../browser-names.js'
+import { nameBrowser, type BrowserIdentity } from '../known-browsers/browser-names.js'
 
 export interface NewBrowserFacts {
   /** When the sign-in happened, written out in UTC. */

@@ -1,4 +1,4 @@
-import type { OutgoingEmail } from '../mailer.js'
+import type { OutgoingEmail } from './mailer.js'
 import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
 

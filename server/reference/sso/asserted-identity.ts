@@ -1,5 +1,5 @@
-import type { AnswerText } from '../answer-texts.js'
-import { parseEmail } from '../validation.js'
+import type { AnswerText } from '../languages/answer-texts.js'
+import { parseEmail } from '../http/validation.js'
 import { connectionDomainOf } from './connections.js'
 
 /** Who an identity provider says the visitor is, after its answer has been verified. */

@@ -1,5 +1,5 @@
-import type { LoginContext } from '../tokens.js'
-import { asBody, parseEmail, parseLoginContext, type Body, type Parsed } from '../validation.js'
+import type { LoginContext } from '../sessions/tokens.js'
+import { asBody, parseEmail, parseLoginContext, type Body, type Parsed } from '../http/validation.js'
 import type { SsoContext, SsoProtocol } from './page-return.js'
 
 /** The page's SSO calls, parsed at the boundary into typed values or a message it can show. */
@@ -7,7 +7,7 @@ import type { SsoContext, SsoProtocol } from './page-return.js'
 export const REDIRECT_MAX_LENGTH = 2048
 
 // A redirect is handed back to the page as given, so only what could break the
-// answer is refused here; validation.ts's wider set also keeps bidi and
+// answer is refused here; server/reference/http/validation.ts's wider set also keeps bidi and
 // zero-width characters out of stored names and addresses.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { say } from '../answer-texts.js'
-import { requestFacts as factsOf, requestLocale, type RequestFacts } from '../answers.js'
-import type { EmailPseudonyms } from '../email-pseudonyms.js'
+import { say } from '../languages/answer-texts.js'
+import { requestFacts as factsOf, requestLocale, type RequestFacts } from '../http/answers.js'
+import type { EmailPseudonyms } from '../audit/email-pseudonyms.js'
 import type { SsoCompletion } from './sso-completion.js'
 import { SSO_PATHS, type SsoFlows, type SsoReply } from './sso-flows.js'
 

@@ -1,5 +1,5 @@
 import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml'
-import { parseEmail } from '../validation.js'
+import { parseEmail } from '../http/validation.js'
 import type { AssertedIdentity } from './asserted-identity.js'
 import type { SamlConnection } from './connections.js'
 import { SSO_STATE_TTL_MS } from './state-cookie.js'
@@ -135,7 +135,7 @@ export class SamlServiceProvider {
     const assertion = (profile.getAssertion?.() as { Assertion?: XmlNode } | undefined)?.Assertion
     if (assertion === undefined) throw new Error('the response holds no assertion')
 
-    // node-saml leaves the Recipient to us (saml-profiles 4.1.4.2: it must be our ACS).
+    // node-saml leaves the Recipient to us (SAML's Web Browser SSO profile: it must be our ACS).
     const addressedToUs = children(children(assertion, 'Subject')[0], 'SubjectConfirmation').some((confirmation) =>
       confirmation.$?.Method === BEARER &&
       children(confirmation, 'SubjectConfirmationData').some((data) => data.$?.Recipient === this.acsUrl))

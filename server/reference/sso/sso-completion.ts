@@ -1,11 +1,11 @@
-import type { AccountClaims } from '../account-claims.js'
-import type { AccountsService } from '../accounts-service.js'
-import type { Answer, RequestFacts } from '../answers.js'
-import { say, type AnswerKey } from '../answer-texts.js'
-import { logAuthEvent } from '../audit.js'
+import type { AccountClaims } from '../account-changes/account-claims.js'
+import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
+import type { Answer, RequestFacts } from '../http/answers.js'
+import { say, type AnswerKey } from '../languages/answer-texts.js'
+import { logAuthEvent } from '../audit/audit.js'
 import type { Account, AccountStore, SsoIdentity } from '../store/account-store.js'
 import { emailKey } from '../../shared/email-key.js'
-import { hashToken } from '../tokens.js'
+import { hashToken } from '../sessions/tokens.js'
 import { parseSsoLoginCompletion, parseSsoRegisterCompletion, type SsoCompletion as Completion } from './requests.js'
 import type { SsoReply } from './sso-flows.js'
 import { bindingMatches, clearedStateCookie, readBinding } from './state-cookie.js'
@@ -14,7 +14,8 @@ const SSO_LINK_REFUSED: AnswerKey = 'sso.linkRefused'
 
 export interface SsoCompletionOptions {
   readonly store: AccountStore
-  readonly accounts: AccountsService
+  /** Ends the sign-in as every flow does. */
+  readonly after: Pick<AfterFirstFactor, 'completeLogin'>
   readonly claims: AccountClaims
   readonly now: () => number
 }
@@ -35,7 +36,7 @@ const refused = (facts: RequestFacts): SsoReply => reply({ status: 401, body: { 
  * signs in the account with the asserted email, creating it on first use
  * (just-in-time), whether it was made with a password, Google or SSO; an
  * account whose address was never verified is claimed first
- * (account-claims.ts). Register creates the account, claims an unverified
+ * (server/reference/account-changes/account-claims.ts). Register creates the account, claims an unverified
  * one, or says a verified one exists.
  */
 export class SsoCompletion {
@@ -86,7 +87,7 @@ export class SsoCompletion {
       return refused(facts)
     }
     const account = await this.findOrCreateAccount(identity.email, facts)
-    return reply(await this.options.accounts.completeLogin(account, parsed.value.context, 'sso', facts))
+    return reply(await this.options.after.completeLogin(account, parsed.value.context, 'sso', facts))
   }
 
   /** `auth/register` with `register_method` OIDC or SAML. */

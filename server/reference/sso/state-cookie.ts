@@ -1,4 +1,4 @@
-import { bindingCookie } from '../binding-cookie.js'
+import { bindingCookie } from '../http/binding-cookie.js'
 
 /**
  * The SSO state cookie ties one sign-in to the browser that started it. It
@@ -13,7 +13,7 @@ export const SSO_STATE_TTL_MS = 10 * 60 * 1000
 
 const cookie = bindingCookie(SSO_STATE_COOKIE, SSO_STATE_TTL_MS, 'Lax')
 
-export { bindingHash, bindingMatches, newBinding } from '../binding-cookie.js'
+export { bindingHash, bindingMatches, newBinding } from '../http/binding-cookie.js'
 /** The Set-Cookie value that stores `binding` for the rest of the sign-in. */
 export const stateCookie = cookie.set
 /** The Set-Cookie value that removes the cookie once the sign-in is over. */

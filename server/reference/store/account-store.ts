@@ -109,7 +109,7 @@ export interface SsoIdentity {
 /**
  * What a link emailed to an account's owner does when opened; and
  * `review-factors`, the token a completed reset hands the page to remove
- * what was added recently (change-notices/recent-factors.ts), kept alike.
+ * what was added recently (server/reference/account-changes/recent-factors.ts), kept alike.
  */
 export type EmailLinkPurpose = 'verify-email' | 'end-sessions' | 'undo-change' | 'review-factors'
 
@@ -209,7 +209,7 @@ export interface SecondFactorChallenge {
 /** An account's authenticator secret: pending until its first code confirms it. */
 export interface SecondFactorRecord {
   readonly accountId: string
-  /** The TOTP secret, encrypted (second-factor-secrets.ts). */
+  /** The TOTP secret, encrypted (SecretBox, server/reference/second-factor/second-factor-codes.ts). */
   readonly encryptedSecret: string
   /** When it was confirmed; null while pending. */
   readonly enrolledAt: number | null
@@ -244,7 +244,7 @@ export type CreateAccountResult = { readonly created: Account } | { readonly con
 
 export interface AccountStore {
   /**
-   * Accounts the migration to the current email keys (store/email-key.ts)
+   * Accounts the migration to the current email keys (email-key.ts)
    * found reading as another account's address: left for an operator.
    */
   readonly emailKeyConflicts: readonly EmailKeyConflict[]
@@ -300,7 +300,7 @@ export interface AccountStore {
   /**
    * Revokes the live refresh tokens of the account's sessions that a sign-in
    * with the passkey `credentialId` started (the `passkeyId` of their login's
-   * context, which tokens.ts keeps): how many sessions ended.
+   * context, which server/reference/sessions/tokens.ts keeps): how many sessions ended.
    */
   revokeSessionsSignedInWith (accountId: string, credentialId: string, now: number): Promise<number>
   /** Revokes the live refresh tokens of every session of the account but `keptFamilyId` (the caller's): how many sessions ended. */

@@ -14,13 +14,11 @@ import {
   type EmailLinkPurpose,
   type OpenedEmailLink,
   type FreshProof,
-  type ProofMethod,
   type LoginThrottle,
   type NewAccount,
   type NoticeKind,
   type PasskeyChallenge,
   type SecondFactorChallenge,
-  type SecondFactorChallengeKind,
   type SecondFactorRecord,
   type PasskeyCredential,
   type PasskeyUse,
@@ -33,6 +31,30 @@ import {
 import { emailKey } from '../../shared/email-key.js'
 import { SharedClock } from '../../shared/shared-clock.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
+import {
+  createdAccount,
+  newAccountValues,
+  toAccount,
+  toFreshProof,
+  toLivePasskeyChallenge,
+  toLiveSsoIdentity,
+  toLiveSsoTransaction,
+  toOpenedEmailLink,
+  toPasskey,
+  toRefreshToken,
+  toSecondFactor,
+  toSecondFactorChallenge,
+  type AccountRow,
+  type EmailLinkRow,
+  type FreshProofRow,
+  type PasskeyChallengeRow,
+  type PasskeyRow,
+  type RefreshTokenRow,
+  type SecondFactorChallengeRow,
+  type SecondFactorRow,
+  type SsoIdentityRow,
+  type SsoTransactionRow
+} from './rows.js'
 import { isConnectionFailure, StoreUnavailable } from './store-unavailable.js'
 
 /** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
@@ -239,69 +261,6 @@ const INT8_OID = 20
 const typeParsers: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser']
-}
-
-interface AccountRow {
-  id: string
-  email: string
-  first_name: string | null
-  last_name: string | null
-  password_hash: string | null
-  google_subject: string | null
-  email_verified_at: number | null
-  created_at: number
-}
-
-function toAccount (row: AccountRow | undefined): Account | null {
-  if (row === undefined) return null
-  return {
-    id: row.id,
-    email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    passwordHash: row.password_hash,
-    googleSubject: row.google_subject,
-    emailVerifiedAt: row.email_verified_at,
-    createdAt: row.created_at
-  }
-}
-
-interface EmailLinkRow {
-  account_id: string
-  subject: string | null
-  created_at: number
-}
-
-function toOpenedEmailLink (row: EmailLinkRow | undefined): OpenedEmailLink | null {
-  return row === undefined ? null : { accountId: row.account_id, subject: row.subject, createdAt: row.created_at }
-}
-
-interface PasskeyRow {
-  id: string
-  account_id: string
-  public_key: string
-  counter: number
-  transports: string
-  device_type: 'singleDevice' | 'multiDevice'
-  backed_up: boolean
-  name: string | null
-  created_at: number
-  last_used_at: number | null
-}
-
-function toPasskey (row: PasskeyRow): PasskeyCredential {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    publicKey: row.public_key,
-    counter: row.counter,
-    transports: JSON.parse(row.transports) as string[],
-    deviceType: row.device_type,
-    backedUp: row.backed_up,
-    name: row.name,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at
-  }
 }
 
 /** The pool, or one connection inside a transaction. */
@@ -671,13 +630,12 @@ export class PostgresAccountStore implements AccountStore {
       await this.pool.query(
         `INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [id, account.email, emailKey(account.email), account.firstName, account.lastName,
-          account.passwordHash, account.googleSubject, account.emailVerifiedAt ?? null, createdAt])
+        newAccountValues(id, account, emailKey(account.email), createdAt))
     } catch (error) {
       if (isUniqueViolation(error)) return { conflict: error.constraint === 'accounts_google_subject_unique' ? 'google-subject' : 'email' }
       throw error
     }
-    return { created: { id, createdAt, ...account, emailVerifiedAt: account.emailVerifiedAt ?? null } }
+    return { created: createdAccount(id, account, createdAt) }
   }
 
   async findAccountByEmail (email: string): Promise<Account | null> {
@@ -777,21 +735,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null> {
-    const { rows } = await this.pool.query<{
-      token_hash: string, account_id: string, family_id: string, expires_at: number,
-      used_at: number | null, revoked_at: number | null, context: string
-    }>('SELECT * FROM refresh_tokens WHERE token_hash = $1', [tokenHash])
-    const row = rows[0]
-    if (row === undefined) return null
-    return {
-      tokenHash: row.token_hash,
-      accountId: row.account_id,
-      familyId: row.family_id,
-      expiresAt: row.expires_at,
-      usedAt: row.used_at,
-      revokedAt: row.revoked_at,
-      context: row.context
-    }
+    const { rows } = await this.pool.query<RefreshTokenRow>('SELECT * FROM refresh_tokens WHERE token_hash = $1', [tokenHash])
+    return toRefreshToken(rows[0])
   }
 
   async rotateRefreshToken (rotation: RefreshRotation): Promise<RefreshRotationResult> {
@@ -818,13 +763,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
-    const { rows } = await this.pool.query<{
-      binding_hash: string, account_id: string, session_id: string, method: ProofMethod, at_sign_in: boolean, proven_at: number, expires_at: number, upgrade_used_at: number | null
-    }>('SELECT * FROM fresh_proofs WHERE binding_hash = $1 AND expires_at > $2', [bindingHash, now])
-    const row = rows[0]
-    return row === undefined
-      ? null
-      : { bindingHash: row.binding_hash, accountId: row.account_id, sessionId: row.session_id, method: row.method, atSignIn: row.at_sign_in, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+    const { rows } = await this.pool.query<FreshProofRow>('SELECT * FROM fresh_proofs WHERE binding_hash = $1 AND expires_at > $2', [bindingHash, now])
+    return toFreshProof(rows[0])
   }
 
   async spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean> {
@@ -980,19 +920,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
-    const { rows } = await this.pool.query<{
-      id: string, binding_hash: string, connection_domain: string, protocol: 'oidc' | 'saml', data: string, expires_at: number
-    }>('DELETE FROM sso_transactions WHERE id = $1 RETURNING *', [id])
-    const row = rows[0]
-    if (row === undefined || row.expires_at <= now) return null
-    return {
-      id: row.id,
-      bindingHash: row.binding_hash,
-      connectionDomain: row.connection_domain,
-      protocol: row.protocol,
-      data: row.data,
-      expiresAt: row.expires_at
-    }
+    const { rows } = await this.pool.query<SsoTransactionRow>('DELETE FROM sso_transactions WHERE id = $1 RETURNING *', [id])
+    return toLiveSsoTransaction(rows[0], now)
   }
 
   async insertSsoIdentity (identity: SsoIdentity): Promise<void> {
@@ -1004,21 +933,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async takeSsoIdentity (idHash: string, now: number): Promise<SsoIdentity | null> {
-    const { rows } = await this.pool.query<{
-      id_hash: string, binding_hash: string, email: string, protocol: 'oidc' | 'saml', subject: string,
-      connection_domain: string, expires_at: number
-    }>('DELETE FROM sso_identities WHERE id_hash = $1 RETURNING *', [idHash])
-    const row = rows[0]
-    if (row === undefined || row.expires_at <= now) return null
-    return {
-      idHash: row.id_hash,
-      bindingHash: row.binding_hash,
-      email: row.email,
-      protocol: row.protocol,
-      subject: row.subject,
-      connectionDomain: row.connection_domain,
-      expiresAt: row.expires_at
-    }
+    const { rows } = await this.pool.query<SsoIdentityRow>('DELETE FROM sso_identities WHERE id_hash = $1 RETURNING *', [idHash])
+    return toLiveSsoIdentity(rows[0], now)
   }
 
   async rememberAssertion (assertionId: string, expiresAt: number, now: number): Promise<boolean> {
@@ -1094,12 +1010,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null> {
-    const { rows } = await this.pool.query<{
-      binding_hash: string, purpose: PasskeyChallenge['purpose'], account_id: string | null, challenge: string, expires_at: number
-    }>('DELETE FROM passkey_challenges WHERE binding_hash = $1 RETURNING *', [bindingHash])
-    const row = rows[0]
-    if (row === undefined || row.expires_at <= now) return null
-    return { bindingHash: row.binding_hash, purpose: row.purpose, accountId: row.account_id, challenge: row.challenge, expiresAt: row.expires_at }
+    const { rows } = await this.pool.query<PasskeyChallengeRow>('DELETE FROM passkey_challenges WHERE binding_hash = $1 RETURNING *', [bindingHash])
+    return toLivePasskeyChallenge(rows[0], now)
   }
 
   async startSecondFactorEnrolment (accountId: string, encryptedSecret: string, pendingExpiresAt: number): Promise<boolean> {
@@ -1112,13 +1024,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async findSecondFactor (accountId: string): Promise<SecondFactorRecord | null> {
-    const { rows } = await this.pool.query<{
-      account_id: string, encrypted_secret: string, enrolled_at: number | null, pending_expires_at: number, last_step: number
-    }>('SELECT * FROM second_factors WHERE account_id = $1', [accountId])
-    const row = rows[0]
-    return row === undefined
-      ? null
-      : { accountId: row.account_id, encryptedSecret: row.encrypted_secret, enrolledAt: row.enrolled_at, pendingExpiresAt: row.pending_expires_at, lastStep: row.last_step }
+    const { rows } = await this.pool.query<SecondFactorRow>('SELECT * FROM second_factors WHERE account_id = $1', [accountId])
+    return toSecondFactor(rows[0])
   }
 
   async confirmSecondFactorEnrolment (accountId: string, step: number, recoveryCodeHashes: readonly string[], now: number): Promise<boolean> {
@@ -1175,13 +1082,9 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async findSecondFactorChallenge (challengeHash: string, now: number): Promise<SecondFactorChallenge | null> {
-    const { rows } = await this.pool.query<{
-      challenge_hash: string, account_id: string, kind: SecondFactorChallengeKind, context: string, method: string, expires_at: number
-    }>('SELECT * FROM second_factor_challenges WHERE challenge_hash = $1 AND expires_at > $2', [challengeHash, now])
-    const row = rows[0]
-    return row === undefined
-      ? null
-      : { challengeHash: row.challenge_hash, accountId: row.account_id, kind: row.kind, context: row.context, method: row.method, expiresAt: row.expires_at }
+    const { rows } = await this.pool.query<SecondFactorChallengeRow>(
+      'SELECT * FROM second_factor_challenges WHERE challenge_hash = $1 AND expires_at > $2', [challengeHash, now])
+    return toSecondFactorChallenge(rows[0])
   }
 
   async consumeSecondFactorChallenge (challengeHash: string, now: number): Promise<boolean> {

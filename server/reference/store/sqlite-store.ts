@@ -8,7 +8,6 @@ import {
   sessionCount,
   type Account,
   type FreshProof,
-  type ProofMethod,
   type AccountClaim,
   type AccountStore,
   type BrowserSighting,
@@ -21,7 +20,6 @@ import {
   type NoticeKind,
   type PasskeyChallenge,
   type SecondFactorChallenge,
-  type SecondFactorChallengeKind,
   type SecondFactorRecord,
   type PasskeyCredential,
   type PasskeyUse,
@@ -33,6 +31,30 @@ import {
 } from './account-store.js'
 import { emailKey } from '../../shared/email-key.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
+import {
+  createdAccount,
+  newAccountValues,
+  toAccount,
+  toFreshProof,
+  toLivePasskeyChallenge,
+  toLiveSsoIdentity,
+  toLiveSsoTransaction,
+  toOpenedEmailLink,
+  toPasskey,
+  toRefreshToken,
+  toSecondFactor,
+  toSecondFactorChallenge,
+  type AccountRow,
+  type EmailLinkRow,
+  type FreshProofRow,
+  type PasskeyChallengeRow,
+  type PasskeyRow,
+  type RefreshTokenRow,
+  type SecondFactorChallengeRow,
+  type SecondFactorRow,
+  type SsoIdentityRow,
+  type SsoTransactionRow
+} from './rows.js'
 
 /** One schema change: SQL, or a step that needs JavaScript (and may leave notes for the operator). */
 type SqliteMigration = string | ((db: Database.Database) => Rekeying | undefined)
@@ -211,69 +233,6 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
    ALTER TABLE email_links ADD COLUMN subject TEXT;`
 ]
 
-interface AccountRow {
-  id: string
-  email: string
-  first_name: string | null
-  last_name: string | null
-  password_hash: string | null
-  google_subject: string | null
-  email_verified_at: number | null
-  created_at: number
-}
-
-function toAccount (row: AccountRow | undefined): Account | null {
-  if (row === undefined) return null
-  return {
-    id: row.id,
-    email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    passwordHash: row.password_hash,
-    googleSubject: row.google_subject,
-    emailVerifiedAt: row.email_verified_at,
-    createdAt: row.created_at
-  }
-}
-
-interface EmailLinkRow {
-  account_id: string
-  subject: string | null
-  created_at: number
-}
-
-function toOpenedEmailLink (row: EmailLinkRow | undefined): OpenedEmailLink | null {
-  return row === undefined ? null : { accountId: row.account_id, subject: row.subject, createdAt: row.created_at }
-}
-
-interface PasskeyRow {
-  id: string
-  account_id: string
-  public_key: string
-  counter: number
-  transports: string
-  device_type: 'singleDevice' | 'multiDevice'
-  backed_up: number
-  name: string | null
-  created_at: number
-  last_used_at: number | null
-}
-
-function toPasskey (row: PasskeyRow): PasskeyCredential {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    publicKey: row.public_key,
-    counter: row.counter,
-    transports: JSON.parse(row.transports) as string[],
-    deviceType: row.device_type,
-    backedUp: row.backed_up === 1,
-    name: row.name,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at
-  }
-}
-
 function isUniqueViolation (error: unknown): error is { code: string, message: string } {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
 }
@@ -322,13 +281,12 @@ export class SqliteAccountStore implements AccountStore {
     try {
       this.db.prepare(`INSERT INTO accounts (id, email, email_key, first_name, last_name, password_hash, google_subject, email_verified_at, created_at)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(id, account.email, emailKey(account.email), account.firstName, account.lastName,
-          account.passwordHash, account.googleSubject, account.emailVerifiedAt ?? null, createdAt)
+        .run(...newAccountValues(id, account, emailKey(account.email), createdAt))
     } catch (error) {
       if (isUniqueViolation(error)) return { conflict: error.message.includes('google_subject') ? 'google-subject' : 'email' }
       throw error
     }
-    return { created: { id, createdAt, ...account, emailVerifiedAt: account.emailVerifiedAt ?? null } }
+    return { created: createdAccount(id, account, createdAt) }
   }
 
   async findAccountByEmail (email: string): Promise<Account | null> {
@@ -419,20 +377,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async findRefreshToken (tokenHash: string): Promise<RefreshTokenRecord | null> {
-    const row = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as {
-      token_hash: string, account_id: string, family_id: string, expires_at: number,
-      used_at: number | null, revoked_at: number | null, context: string
-    } | undefined
-    if (row === undefined) return null
-    return {
-      tokenHash: row.token_hash,
-      accountId: row.account_id,
-      familyId: row.family_id,
-      expiresAt: row.expires_at,
-      usedAt: row.used_at,
-      revokedAt: row.revoked_at,
-      context: row.context
-    }
+    return toRefreshToken(this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as RefreshTokenRow | undefined)
   }
 
   async rotateRefreshToken (rotation: RefreshRotation): Promise<RefreshRotationResult> {
@@ -470,12 +415,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async findFreshProof (bindingHash: string, now: number): Promise<FreshProof | null> {
-    const row = this.db.prepare('SELECT * FROM fresh_proofs WHERE binding_hash = ? AND expires_at > ?').get(bindingHash, now) as {
-      binding_hash: string, account_id: string, session_id: string, method: ProofMethod, at_sign_in: number, proven_at: number, expires_at: number, upgrade_used_at: number | null
-    } | undefined
-    return row === undefined
-      ? null
-      : { bindingHash: row.binding_hash, accountId: row.account_id, sessionId: row.session_id, method: row.method, atSignIn: row.at_sign_in === 1, provenAt: row.proven_at, expiresAt: row.expires_at, upgradeSpent: row.upgrade_used_at !== null }
+    return toFreshProof(this.db.prepare('SELECT * FROM fresh_proofs WHERE binding_hash = ? AND expires_at > ?').get(bindingHash, now) as FreshProofRow | undefined)
   }
 
   async spendFreshProofOnUpgrade (bindingHash: string, sessionId: string, now: number): Promise<boolean> {
@@ -606,18 +546,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
-    const row = this.db.prepare('DELETE FROM sso_transactions WHERE id = ? RETURNING *').get(id) as {
-      id: string, binding_hash: string, connection_domain: string, protocol: 'oidc' | 'saml', data: string, expires_at: number
-    } | undefined
-    if (row === undefined || row.expires_at <= now) return null
-    return {
-      id: row.id,
-      bindingHash: row.binding_hash,
-      connectionDomain: row.connection_domain,
-      protocol: row.protocol,
-      data: row.data,
-      expiresAt: row.expires_at
-    }
+    return toLiveSsoTransaction(this.db.prepare('DELETE FROM sso_transactions WHERE id = ? RETURNING *').get(id) as SsoTransactionRow | undefined, now)
   }
 
   async insertSsoIdentity (identity: SsoIdentity): Promise<void> {
@@ -628,20 +557,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async takeSsoIdentity (idHash: string, now: number): Promise<SsoIdentity | null> {
-    const row = this.db.prepare('DELETE FROM sso_identities WHERE id_hash = ? RETURNING *').get(idHash) as {
-      id_hash: string, binding_hash: string, email: string, protocol: 'oidc' | 'saml', subject: string,
-      connection_domain: string, expires_at: number
-    } | undefined
-    if (row === undefined || row.expires_at <= now) return null
-    return {
-      idHash: row.id_hash,
-      bindingHash: row.binding_hash,
-      email: row.email,
-      protocol: row.protocol,
-      subject: row.subject,
-      connectionDomain: row.connection_domain,
-      expiresAt: row.expires_at
-    }
+    return toLiveSsoIdentity(this.db.prepare('DELETE FROM sso_identities WHERE id_hash = ? RETURNING *').get(idHash) as SsoIdentityRow | undefined, now)
   }
 
   async rememberAssertion (assertionId: string, expiresAt: number, now: number): Promise<boolean> {
@@ -704,11 +620,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null> {
-    const row = this.db.prepare('DELETE FROM passkey_challenges WHERE binding_hash = ? RETURNING *').get(bindingHash) as {
-      binding_hash: string, purpose: PasskeyChallenge['purpose'], account_id: string | null, challenge: string, expires_at: number
-    } | undefined
-    if (row === undefined || row.expires_at <= now) return null
-    return { bindingHash: row.binding_hash, purpose: row.purpose, accountId: row.account_id, challenge: row.challenge, expiresAt: row.expires_at }
+    return toLivePasskeyChallenge(this.db.prepare('DELETE FROM passkey_challenges WHERE binding_hash = ? RETURNING *').get(bindingHash) as PasskeyChallengeRow | undefined, now)
   }
 
   async startSecondFactorEnrolment (accountId: string, encryptedSecret: string, pendingExpiresAt: number): Promise<boolean> {
@@ -719,12 +631,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async findSecondFactor (accountId: string): Promise<SecondFactorRecord | null> {
-    const row = this.db.prepare('SELECT * FROM second_factors WHERE account_id = ?').get(accountId) as {
-      account_id: string, encrypted_secret: string, enrolled_at: number | null, pending_expires_at: number, last_step: number
-    } | undefined
-    return row === undefined
-      ? null
-      : { accountId: row.account_id, encryptedSecret: row.encrypted_secret, enrolledAt: row.enrolled_at, pendingExpiresAt: row.pending_expires_at, lastStep: row.last_step }
+    return toSecondFactor(this.db.prepare('SELECT * FROM second_factors WHERE account_id = ?').get(accountId) as SecondFactorRow | undefined)
   }
 
   async confirmSecondFactorEnrolment (accountId: string, step: number, recoveryCodeHashes: readonly string[], now: number): Promise<boolean> {
@@ -781,12 +688,8 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async findSecondFactorChallenge (challengeHash: string, now: number): Promise<SecondFactorChallenge | null> {
-    const row = this.db.prepare('SELECT * FROM second_factor_challenges WHERE challenge_hash = ? AND expires_at > ?').get(challengeHash, now) as {
-      challenge_hash: string, account_id: string, kind: SecondFactorChallengeKind, context: string, method: string, expires_at: number
-    } | undefined
-    return row === undefined
-      ? null
-      : { challengeHash: row.challenge_hash, accountId: row.account_id, kind: row.kind, context: row.context, method: row.method, expiresAt: row.expires_at }
+    return toSecondFactorChallenge(this.db.prepare('SELECT * FROM second_factor_challenges WHERE challenge_hash = ? AND expires_at > ?')
+      .get(challengeHash, now) as SecondFactorChallengeRow | undefined)
   }
 
   async consumeSecondFactorChallenge (challengeHash: string, now: number): Promise<boolean> {

@@ -1,7 +1,7 @@
 /**
  * A call the store cannot serve now for want of its database: not a fault of
  * the call, and one that succeeds again once the database is back. The
- * service answers it 503 with Retry-After (error-answers.ts), as it answers
+ * service answers it 503 with Retry-After (server/reference/http/error-answers.ts), as it answers
  * a password check the hash gate sheds.
  */
 export class StoreUnavailable extends Error {

@@ -2,7 +2,7 @@ import '../../fixtures/dom.js'
 import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { english } from '../../fixtures/messages.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
 import { jsonAnswer, type RecordedRequest, type Upstream } from '../../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
@@ -77,7 +77,7 @@ function accountsService (service: Service) {
 
 /**
  * What the stand-in answers a proof typed for the way it offers, as the
- * reference service does (server/reference/fresh-proof/reauthentication.ts):
+ * reference service does (server/reference/account-changes/reauthentication.ts):
  * a second factor asks for its code beside the password, in the same call.
  */
 function secretRefusal (ways: readonly string[], body: Record<string, unknown>): [number, unknown] | null {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import { newGoogleNonce } from '../../../client/google/google-nonce.js'
-import { googleNonceFor } from '../../../server/reference/google-id-token.js'
+import { googleNonceFor } from '../../../server/reference/google/google-id-token.js'
 
 t.test('the nonce given to Google is the SHA-256 of a fresh 256-bit secret, as the accounts service checks it', async (t) => {
   const first = await newGoogleNonce()

@@ -10,7 +10,7 @@ import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } f
 import { endOtherSessions } from '../../../client/sessions/other-sessions-calls.js'
 import { removeRecentFactor } from '../../../client/account-changes/recent-factors-calls.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/second-factor/second-factor-calls.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../server/shared/accounts-contract.js'
 import { setPageUrl } from '../../fixtures/dom.js'

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE } from '../../../common/page-texts.js'
 import { english, markedGermanMessages } from '../../fixtures/messages.js'
-import englishAnswers from '../../../server/reference/messages/en.json' with { type: 'json' }
+import englishAnswers from '../../../server/reference/languages/en.json' with { type: 'json' }
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
 import { eventually, renderPage, startBackend } from '../../fixtures/page.js'

@@ -2,7 +2,7 @@ import '../../fixtures/dom.js'
 import { screen, within } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { english } from '../../fixtures/messages.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
 
 /**

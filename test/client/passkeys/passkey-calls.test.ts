@@ -1,7 +1,7 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/passkeys/passkey-calls.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import { jsonAnswer } from '../../fixtures/edge.js'

@@ -16,7 +16,7 @@ t.test('a password reset request goes back to the login view with the success te
 
 t.test('the reset link\'s view sets a new password and returns to login', async (t) => {
   const { base, upstream } = await startBackend(t, answersByPath({ '/resetPassword': [200, { success: 'Password changed.' }] }), {
-    accountsRoutes: (await import('../../../server/reference/exposed-routes.js')).REFERENCE_ACCOUNTS_ROUTES
+    accountsRoutes: (await import('../../../server/reference/http/exposed-routes.js')).REFERENCE_ACCOUNTS_ROUTES
   })
   const { user } = renderPage(t, base, '?view=setPassword&token=tok_1234567890abcdefghij')
   await user.type(screen.getByLabelText('New Password'), 'a new passphrase')

@@ -5,7 +5,7 @@ import t from 'tap'
 import { english } from '../../fixtures/messages.js'
 import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 
 /**
  * A login refused because the address is not verified yet (403 with the

@@ -276,7 +276,7 @@ t.test('with passkeys on, the passkey offer comes first and no second-factor off
 })
 
 /**
- * A local-network accounts listener (server/reference/local-accounts.ts) that asks for `step` at
+ * A local-network accounts listener (server/reference/sign-in/local-accounts.ts) that asks for `step` at
  * /authenticate and answers the second factor's calls as the reference one does, with CORS for the page.
  */
 async function startLocalListener (t: Test, step: 'code' | 'enrol') {

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import frenchCatalogue from '../../../../common/messages/fr.json' with { type: 'json' }
 import { emailKey } from '../../../../server/shared/email-key.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 import { buildEdge, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 
 /*

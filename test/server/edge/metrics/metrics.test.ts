@@ -15,7 +15,7 @@ import { DATA_FRAME, encodeFrame, encodeTrailers } from '../../../../server/shar
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeOptions, type RecordedRequest } from '../../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
 import { answerByPath } from '../../../fixtures/second-factor.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 
 /*
  * The edge's metrics (METRICS_PORT): the listener of their own, what is

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
 import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
-import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/exposed-routes.js'
+import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { REFERENCE_METRICS_TIMEOUT_MS, startEmbeddedServices, type EmbeddedServices } from '../../../../server/edge/upstream/embedded-services.js'
-import { REFERENCE_METRICS_PATH } from '../../../../server/reference/metrics-route.js'
+import { REFERENCE_METRICS_PATH } from '../../../../server/reference/metrics/metrics-route.js'
 import { embeddedSecretHeaders } from '../../../../server/shared/embedded-secret.js'
 import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../../fixtures/reference.js'
 

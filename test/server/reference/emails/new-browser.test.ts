@@ -1,5 +1,5 @@
 import t from 'tap'
-import { identifyBrowser } from '../../../../server/reference/browser-names.js'
+import { identifyBrowser } from '../../../../server/reference/known-browsers/browser-names.js'
 import { emailMessages } from '../../../../server/reference/emails/email-messages.js'
 import { newBrowserEmail } from '../../../../server/reference/emails/new-browser.js'
 

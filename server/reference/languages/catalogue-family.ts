@@ -1,0 +1,37 @@
+import { formatMessage, LOCALES, textDirection, type Locale, type MessageParams } from '../../../common/message-catalogue.js'
+
+/** One family's texts (the emails', the answers') in one language. */
+export interface CatalogueTexts<Key extends string> {
+  readonly locale: Locale
+  readonly dir: 'ltr' | 'rtl'
+  text (key: Key, params?: MessageParams): string
+}
+
+/** Every shipped language but English, the reference each family is written in first. */
+export type TranslatedLocale = Exclude<Locale, 'en'>
+
+/**
+ * The reference service's texts of one family, per language: `english` is
+ * the reference, `translations` the other shipped catalogues of the same
+ * folder (imported statically, so esbuild bundles them). Built once at
+ * import; a lookup is a map read.
+ */
+export function catalogueFamily<Key extends string> (
+  english: Readonly<Record<Key, string>>,
+  translations: Readonly<Record<TranslatedLocale, Readonly<Record<string, unknown>>>>
+): (locale: Locale) => CatalogueTexts<Key> {
+  const byLocale = new Map<Locale, CatalogueTexts<Key>>()
+  for (const locale of LOCALES) {
+    const shipped: Readonly<Record<string, unknown>> = locale === 'en' ? english : translations[locale]
+    byLocale.set(locale, {
+      locale,
+      dir: textDirection(locale),
+      text (key, params) {
+        const candidate = shipped[key]
+        // A key the language lacks is said in English (the catalogue test keeps them whole).
+        return formatMessage(typeof candidate === 'string' ? candidate : english[key], params)
+      }
+    })
+  }
+  return (locale) => byLocale.get(locale)!
+}

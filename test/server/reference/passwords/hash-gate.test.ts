@@ -1,0 +1,94 @@
+import t from 'tap'
+import { defaultHashGateOptions, HashGate, PasswordWorkRefused, threadPoolSize } from '../../../../server/reference/passwords/hash-gate.js'
+
+/** Work that runs until released: stands for a hash that takes as long as the test wants. */
+function heldWork (): { work: () => Promise<string>, started: Promise<void>, release: () => void } {
+  let release!: () => void
+  let markStarted!: () => void
+  const started = new Promise<void>((resolve) => { markStarted = resolve })
+  const done = new Promise<string>((resolve) => { release = () => resolve('done') })
+  return { work: () => { markStarted(); return done }, started, release }
+}
+
+const refusal = (reason: 'busy' | 'client-gone') => ({ name: 'Error', code: 'PASSWORD_WORK_REFUSED', reason })
+
+t.test('sized to the machine: one hash per core, within libuv\'s thread pool', async (t) => {
+  const options = defaultHashGateOptions()
+  t.ok(options.concurrency >= 1 && options.concurrency <= threadPoolSize())
+  t.equal(options.maxQueue, options.concurrency * 64)
+  t.equal(options.maxWaitMs, 2000)
+  t.equal(threadPoolSize({}), 4, "libuv's default")
+  t.equal(threadPoolSize({ UV_THREADPOOL_SIZE: '16' }), 16)
+  t.equal(threadPoolSize({ UV_THREADPOOL_SIZE: 'many' }), 4)
+})
+
+t.test('at most `concurrency` run at once; the next starts when one ends', async (t) => {
+  const gate = new HashGate({ concurrency: 2, maxQueue: 10, maxWaitMs: 60_000 })
+  const held = [heldWork(), heldWork(), heldWork()]
+  const results = held.map((hold) => gate.run(hold.work))
+  await Promise.all([held[0]!.started, held[1]!.started])
+  t.same(gate.load, { running: 2, queued: 1 })
+  let thirdStarted = false
+  void held[2]!.started.then(() => { thirdStarted = true })
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(thirdStarted, false, 'the third waits')
+  held[0]!.release()
+  await held[2]!.started
+  t.same(gate.load, { running: 2, queued: 0 }, 'the first one\'s turn passed to the third')
+  held[1]!.release()
+  held[2]!.release()
+  t.same(await Promise.all(results), ['done', 'done', 'done'])
+  t.same(gate.load, { running: 0, queued: 0 })
+})
+
+t.test('a full queue refuses at once, with a Retry-After of at least a second', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 1, maxWaitMs: 60_000 })
+  const running = heldWork()
+  const queued = heldWork()
+  const first = gate.run(running.work)
+  const second = gate.run(queued.work)
+  const started = performance.now()
+  const error = await gate.run(async () => t.fail('refused work must not run')).catch((caught: unknown) => caught)
+  t.ok(performance.now() - started < 50, 'answered at once')
+  t.match(error, refusal('busy'))
+  t.ok((error as PasswordWorkRefused).retryAfterSeconds >= 1)
+  running.release()
+  queued.release()
+  await Promise.all([first, second])
+})
+
+t.test('work that would wait past the longest wait is refused: at once when the recent hashes say so, else when the wait is up', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 100, maxWaitMs: 300 })
+  // Teach the gate that a hash takes about 200 ms here.
+  await gate.run(() => new Promise((resolve) => setTimeout(resolve, 200)))
+  const running = heldWork()
+  const first = gate.run(running.work)
+  const queued = gate.run(async () => 'queued')
+  const started = performance.now()
+  await t.rejects(gate.run(async () => 'third'), refusal('busy'), 'two hashes ahead (about 400 ms) is past the 300 ms wait: refused at once')
+  t.ok(performance.now() - started < 50)
+  await t.rejects(queued, refusal('busy'), 'the queued one gave up when its wait was up')
+  t.ok(performance.now() - started >= 250, `after ${(performance.now() - started).toFixed(0)} ms`)
+  t.same(gate.load, { running: 1, queued: 0 })
+  running.release()
+  await first
+})
+
+t.test('queued work whose client went away is dropped before it runs, and frees its place', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 1, maxWaitMs: 60_000 })
+  const running = heldWork()
+  const first = gate.run(running.work)
+  const client = new AbortController()
+  let ran = false
+  const abandoned = gate.run(async () => { ran = true }, client.signal)
+  t.same(gate.load, { running: 1, queued: 1 })
+  client.abort()
+  await t.rejects(abandoned, refusal('client-gone'))
+  t.same(gate.load, { running: 1, queued: 0 }, 'its place in the queue is free again')
+  const next = gate.run(async () => 'next')
+  running.release()
+  t.equal(await next, 'next')
+  await first
+  t.equal(ran, false, 'the abandoned work never ran')
+  await t.rejects(gate.run(async () => t.fail('must not run'), client.signal), refusal('client-gone'), 'nor does work whose client is gone already')
+})
