@@ -2,7 +2,7 @@ import { BUSY_MESSAGE, plainText } from './page-texts.js'
 import { EMAIL_NOT_VERIFIED_REASON } from './page-notices.js'
 
 /**
- * One JSON POST's answer, as every accounts call's is (spec §7). Network
+ * One JSON POST's answer, as every accounts call's is (docs/accounts-api.md, "How a call travels"). Network
  * failures and answers that are not JSON objects come back as `unreadable`;
  * the caller decides what the visitor is told. The page reads it from
  * fetch (client/http/post-json.ts), the edge from its own call when it answers a

@@ -26,10 +26,9 @@ export function isErrorKey (value: string): value is ErrorKey {
 }
 
 /**
- * The English texts, for the edge's answers until it speaks the visitor's
- * language (issue 31: server/ takes its texts from the catalogue, then this
- * goes). The page never imports it: its texts come from the embedded
- * catalogue. Marked pure so that a bundle that does not use it drops it.
+ * The English texts, as the tests read the edge's answers against them (the
+ * edge and the page take theirs from the catalogues, in the visitor's
+ * language). Marked pure so that a bundle that does not use it drops it.
  */
 export const ERROR_MESSAGES: Readonly<Record<ErrorKey, string>> = /* @__PURE__ */ Object.freeze({
   INACTIVITY_LOGOUT: 'You have been logged out due to inactivity.',

@@ -1,5 +1,5 @@
 /**
- * gRPC status codes and the HTTP status → gRPC status mapping of spec §8,
+ * gRPC status codes and the HTTP status → gRPC status mapping of docs/accounts-api.md, "The domain check",
  * in one table. grpc-web applies this mapping when a call fails at the HTTP
  * level; the tests hold the real client to this table row by row.
  */

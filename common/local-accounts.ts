@@ -1,7 +1,7 @@
 import { hostMatchesPattern, isHostname, isIPv6, isIpAddress, isLoopbackHost } from './hosts.js'
 import type { MessageKey } from './message-catalogue.js'
 
-/** Port of the local accounts service when `local_accounts_port` is absent (spec §9). */
+/** Port of the local accounts service when `local_accounts_port` is absent (docs/accounts-api.md, "Local-network mode"). */
 export const DEFAULT_LOCAL_ACCOUNTS_PORT = 10064
 
 /** Where local-network mode sends the login payload, or why it may not (the reason's text, by its key in the message catalogues). */

@@ -24,7 +24,7 @@ export function viewFrom (value: string | null, passwordResetCompletion: boolean
   return 'login'
 }
 
-/** Where to go after a login, and the context a login carries (spec §2, §3). */
+/** Where to go after a login, and the context a login carries (docs/page.md, "Parameters" and "After a login"). */
 export interface PageQueryContext {
   readonly redirect: string | null
   readonly allowedOrgs: readonly string[]
@@ -32,7 +32,7 @@ export interface PageQueryContext {
   readonly clusterName: string | null
 }
 
-/** The context fields every login call carries (spec §3): the page's calls and a form post's send the same (client/page/usePageState.ts, server/edge/no-script/). */
+/** The context fields every login call carries (docs/page.md, "Parameters"): the page's calls and a form post's send the same (client/page/usePageState.ts, server/edge/no-script/). */
 export function loginContextFields (context: Pick<PageQueryContext, 'allowedOrgs' | 'resourceType' | 'clusterName'>): {
   readonly insecure_allowed_orgs: readonly string[]
   readonly resource_type: string | null
@@ -50,7 +50,7 @@ export function pageQueryContext (params: URLSearchParams): PageQueryContext {
   }
 }
 
-/** Whether the address asks for the domain authorization check (spec §5). */
+/** Whether the address asks for the domain authorization check (docs/page.md, "Parameters"). */
 export const domainCheckRequested = (params: URLSearchParams): boolean => params.get('supports_domain_auth_check') === 'true'
 
 /** The reset token of an emailed link (`view=setPassword&token=…`). */

@@ -26,10 +26,9 @@ export const SUCCESS_MESSAGE_KEYS = Object.freeze({
 export const BUSY_MESSAGE_KEY = 'failure.busy' satisfies MessageKey
 
 /**
- * The English texts, for the edge's answers until it speaks the visitor's
- * language (issue 31: server/ takes its texts from the catalogue, then these
- * go). The page never imports them; marked pure so that a bundle that does
- * not use them drops them.
+ * The English texts, as the tests read answers against them (the edge and
+ * the page take theirs from the catalogues, in the visitor's language).
+ * Marked pure so that a bundle that does not use them drops them.
  */
 export const SUCCESS_MESSAGES: Readonly<Record<keyof typeof SUCCESS_MESSAGE_KEYS, string>> = /* @__PURE__ */ Object.freeze({
   REGISTERED: 'Your account has been created. You can now log in.',

@@ -21,7 +21,7 @@ export class UnreadableAnswerError extends Error {
 }
 
 /**
- * `deflate` is meant to be zlib-wrapped (RFC 9110 §8.4.1.2), but some servers
+ * `deflate` is meant to be zlib-wrapped (RFC 9110, the "deflate" coding), but some servers
  * send raw DEFLATE under that name; browsers read both, and so does the edge,
  * choosing by the first byte as undici's fetch does.
  */

@@ -17,7 +17,7 @@ import { grafanaQueryAsPromql, metricNamesIn, selectorsIn } from '../fixtures/pr
  * and an instance variable that every query obeys, every panel titled with
  * queries that parse (`promtool check rules` on a file holding each as a
  * recording rule) and read only metrics the edge exports, and a panel for
- * each of issue 29's figures.
+ * each of the figures in THRESHOLD_METRICS (test/fixtures/metric-names.ts).
  */
 
 const board = dashboard()
@@ -124,7 +124,7 @@ t.test('every query obeys the job and instance variables', async (t) => {
   }
 })
 
-t.test('a panel for each of issue 29\'s figures, and for the processes', async (t) => {
+t.test('a panel for each of the named figures, and for the processes', async (t) => {
   const read = new Set(dashboardQueries(board).flatMap((query) => metricNamesIn(query.expr)))
   const histograms = Object.entries(THRESHOLD_METRICS).filter(([, type]) => type === 'histogram').map(([name]) => name)
   for (const name of Object.keys(THRESHOLD_METRICS)) {

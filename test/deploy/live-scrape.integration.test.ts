@@ -1,4 +1,4 @@
-// The alert rules, the dashboard and the list of issue 29's metrics were
+// The alert rules, the dashboard and the list of named metrics were
 // written against names; this reads a real scrape of the built server (the
 // edge with its embedded reference service, as the image runs it) and checks
 // that every name they read is one it exports, so that no alert or panel

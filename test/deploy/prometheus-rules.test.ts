@@ -30,7 +30,7 @@ const RULES = readFileSync(MONITORING_FILES.alertRules, 'utf8')
 const RULES_TESTS = readFileSync(MONITORING_FILES.alertRulesTests, 'utf8')
 const OPERATIONS = readFileSync(MONITORING_FILES.operationsDoc, 'utf8')
 
-/** The alerts issue 29 named, which docs and dashboards refer to. */
+/** The alerts docs/operations.md names, which docs and dashboards refer to. */
 const NAMED_ALERTS = [
   'ThresholdDown', 'ThresholdAccountsUnreachable', 'ThresholdDomainCheckUnreachable', 'ThresholdUpstreamFailing',
   'ThresholdPageSlow', 'ThresholdAccountsSlow', 'ThresholdLockoutStorm', 'ThresholdSignInFailuresHigh',
@@ -102,7 +102,7 @@ t.test('the unit tests fail when a threshold or a guard moves (they can fail)', 
   })
 })
 
-t.test('every alert issue 29 named is there, and no alert is there twice', async (t) => {
+t.test('every named alert is there, and no alert is there twice', async (t) => {
   const names = alerts.map((rule) => rule.alert!)
   for (const name of NAMED_ALERTS) t.ok(names.includes(name), name)
   t.equal(new Set(names).size, names.length)
@@ -168,7 +168,7 @@ t.test('the annotations\' own queries parse', { skip }, async (t) => {
   t.equal(status, 0, output)
 })
 
-t.test('issue 32\'s alerts are there: a challenge storm, and the breached-password corpus failing', async (t) => {
+t.test('the challenge\'s and the breached-password corpus\'s alerts are there: a challenge storm, and the corpus failing', async (t) => {
   const names = alerts.map((rule) => rule.alert!)
   t.ok(names.includes('ThresholdChallengeStorm'))
   t.ok(names.includes('ThresholdBreachedPasswordsUnavailable'))

@@ -7,7 +7,7 @@ import { startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
 
 /**
- * The edge's challenge solved by real Chromium (issue 32): the built server
+ * The edge's challenge solved by real Chromium: the built server
  * (dist/) with the proof of work always asked for (CHALLENGE_RANGE_FAILURES=0),
  * a registration and a login from the page, each answered 428 first; the
  * page solves it in a Web Worker (its own hashed script under /assets/, which
