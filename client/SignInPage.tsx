@@ -1,7 +1,7 @@
 import { createContext, lazy, Suspense, useContext, type ComponentType } from 'react'
-import type { MessageKey } from '../common/message-catalogue.js'
-import type { PageFormState } from '../common/page-render.js'
-import type { RuntimeConfig } from '../common/runtime-config.js'
+import type { MessageKey } from '../common/languages/message-catalogue.js'
+import type { PageFormState } from '../common/page/page-render.js'
+import type { RuntimeConfig } from '../common/page/runtime-config.js'
 import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
 import { useSignInFlows } from './page/useSignInFlows.js'
@@ -18,7 +18,7 @@ import { ResetPasswordView } from './password-reset/ResetPasswordView.js'
 import { SetPasswordView } from './password-reset/SetPasswordView.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
-// Their texts too are later texts (common/message-catalogue.ts), fetched with them.
+// Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
 const SsoModal = lazy(async () => (await import('./sso/SsoModal.js')).withItsTexts())
 const PasskeyOffer = lazy(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
 const BreachedPasswordNotice = lazy(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
@@ -31,7 +31,7 @@ type SecondFactorStepsProps = Parameters<SecondFactorStepsComponent>[0]
  * The second factor's steps as the browser loads them: a chunk of their own,
  * fetched when a login first needs one (docs/page.md), together with their
  * texts when the edge left those out of the page (`laterTextsUrl`,
- * common/message-catalogue.ts): both in parallel, rendered once both are here.
+ * common/languages/message-catalogue.ts): both in parallel, rendered once both are here.
  */
 export function lazySecondFactorSteps (laterTextsUrl?: string): ComponentType<SecondFactorStepsProps> {
   return lazy(async () => {

@@ -1,13 +1,13 @@
 import { StrictMode } from 'react'
 import { createRoot, hydrateRoot, type RootOptions, type Root } from 'react-dom/client'
 import { preloadDomainCheck } from './domain-check/check-domain.js'
-import { createMessages, MESSAGES_ELEMENT_ID } from '../common/message-catalogue.js'
+import { createMessages, MESSAGES_ELEMENT_ID } from '../common/languages/message-catalogue.js'
 import { searchForView } from './page/address-bar.js'
 import { parseEmbeddedMessages } from './languages/embedded-messages.js'
 import { MessagesContext } from './languages/messages.js'
 import { parsePageParams } from './page/page-params.js'
-import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page-render.js'
-import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/runtime-config.js'
+import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page/page-render.js'
+import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/page/runtime-config.js'
 import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 
 /**

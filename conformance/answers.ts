@@ -4,7 +4,7 @@ import { MAX_ANSWER_BYTES, type Exchange } from './http-client.js'
 /**
  * An exchange read as the edge and the page read it: only a JSON object
  * reaches the page (server/edge/upstream/json-answers.ts), and the page takes from it
- * what common/accounts-answers.ts takes. Every reason here is written for the
+ * what common/http/accounts-answers.ts takes. Every reason here is written for the
  * operator of the backend, with what the edge or the page would do instead.
  */
 

@@ -103,7 +103,7 @@ t.test('the rules refuse the crossings the floor plan forbids', async (t) => {
     { from: 'server/reference/config.ts', to: 'server/edge/config.ts' },
     { from: 'server/edge/run-edge.ts', to: 'server/reference/services.ts' },
     { from: 'server/shared/logger.ts', to: 'server/edge/config.ts' },
-    { from: 'common/hosts.ts', to: 'client/components/constants.ts' },
+    { from: 'common/http/hosts.ts', to: 'client/components/constants.ts' },
     { from: 'client/SignInPage.tsx', to: 'server/edge/config.ts' },
     { from: 'server/edge/app.ts', to: 'bench/tools.mjs' },
     { from: 'conformance/suite.ts', to: 'server/reference/sign-in/password-sign-in.ts' },
@@ -113,8 +113,8 @@ t.test('the rules refuse the crossings the floor plan forbids', async (t) => {
     { from: 'server/edge/app.ts', to: 'conformance/suite.ts' }
   ]
   for (const edge of refused) t.not(boundaryViolation(edge), null, `${edge.from} → ${edge.to}`)
-  t.not(packageViolation('common/hosts.ts', 'node:net'), null, 'common/ uses no Node module')
-  t.not(packageViolation('common/hosts.ts', 'react'), null, 'common/ uses no package')
+  t.not(packageViolation('common/http/hosts.ts', 'node:net'), null, 'common/ uses no Node module')
+  t.not(packageViolation('common/http/hosts.ts', 'react'), null, 'common/ uses no package')
 })
 
 t.test('a source file outside every room is a finding', async (t) => {
@@ -126,12 +126,12 @@ t.test('a source file outside every room is a finding', async (t) => {
 t.test('the rules allow what the floor plan allows', async (t) => {
   const allowed: ImportEdge[] = [
     { from: REFERENCE_STARTER, to: 'server/reference/config.ts' },
-    { from: 'server/edge/config.ts', to: 'common/hosts.ts' },
+    { from: 'server/edge/config.ts', to: 'common/http/hosts.ts' },
     { from: 'server/reference/config.ts', to: 'server/shared/env-parsing.ts' },
-    { from: 'client/main.tsx', to: 'common/runtime-config.ts' },
+    { from: 'client/main.tsx', to: 'common/page/runtime-config.ts' },
     { from: 'client/domain-check/check-domain.ts', to: 'proto/edgeauth/v1/edge_auth_metadata_service.ts' },
     { from: 'conformance/answers.ts', to: 'server/shared/accounts-contract.ts' },
-    { from: 'conformance/suite.ts', to: 'common/accounts-paths.ts' }
+    { from: 'conformance/suite.ts', to: 'common/http/accounts-paths.ts' }
   ]
   for (const edge of allowed) t.equal(boundaryViolation(edge), null, `${edge.from} → ${edge.to}`)
   t.equal(packageViolation('server/edge/app.ts', 'fastify'), null)

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
-import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor-codes.js'
+import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor/second-factor-codes.js'
 import type { CodeProof, SecretProof } from './fresh-proof-calls.js'
 import { Button } from '../components/Button.js'
 import { PasswordField } from '../components/PasswordField.js'

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ComponentType } from 'react'
-import { parseRecentFactorsReview, RECENT_FACTORS_DAYS, type RecentFactorsReview } from '../../common/recent-factors.js'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { parseRecentFactorsReview, RECENT_FACTORS_DAYS, type RecentFactorsReview } from '../../common/account-changes/recent-factors.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
 import { Button } from '../components/Button.js'
 import { useRecentFactors, type RecentFactor } from './useRecentFactors.js'
 import { withLaterPageTexts } from '../languages/later-page-texts.js'
@@ -77,5 +77,5 @@ function RecentFactorsList ({ review }: { readonly review: RecentFactorsReview }
   )
 }
 
-/** The list as SetPasswordView loads it (React.lazy), with its texts (later texts: common/message-catalogue.ts). */
+/** The list as SetPasswordView loads it (React.lazy), with its texts (later texts: common/languages/message-catalogue.ts). */
 export const withItsTexts = async (): Promise<{ default: ComponentType<RecentFactorsProps> }> => withLaterPageTexts(RecentFactors)

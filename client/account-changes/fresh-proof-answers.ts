@@ -1,13 +1,13 @@
 import {
   FRESH_PROOF_REQUIRED_REASON, SESSION_ENDED_REASON, SIGNED_OUT_REASON, type ProofChoice
-} from '../../common/account-changes.js'
-import { parseSuccessAnswer, type JsonAnswer, type Refusal } from '../../common/accounts-answers.js'
+} from '../../common/account-changes/account-changes.js'
+import { parseSuccessAnswer, type JsonAnswer, type Refusal } from '../../common/http/accounts-answers.js'
 
 /**
  * The refusals of a change to how an account signs in (adding a passkey,
  * enrolling a second factor), and the answers of the calls that prove the
  * account again (docs/account-changes.md), parsed at the boundary as the
- * other calls' are (common/accounts-answers.ts).
+ * other calls' are (common/http/accounts-answers.ts).
  */
 
 /** A way to prove the account again that the page offers in place (a new sign-in, `sign_in`, is always offered). */

@@ -1,8 +1,8 @@
-import { parseSuccessAnswer, type SuccessAnswer } from '../../common/accounts-answers.js'
+import { parseSuccessAnswer, type SuccessAnswer } from '../../common/http/accounts-answers.js'
 import { postJson } from '../http/post-json.js'
 
 /*
- * The removal of what a completed reset listed (common/recent-factors.ts).
+ * The removal of what a completed reset listed (common/account-changes/recent-factors.ts).
  * Loaded with the list's chunk only, never on the first load.
  */
 

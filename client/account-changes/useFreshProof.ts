@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import useSWRMutation from 'swr/mutation'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
 import type { ChangeRefusal, ProofAnswer, ProofWay } from './fresh-proof-answers.js'
 import { reauthenticate, type SecretProof } from './fresh-proof-calls.js'
 import { refusalText, useMessages } from '../languages/messages.js'

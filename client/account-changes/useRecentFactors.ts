@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import useSWRMutation from 'swr/mutation'
-import type { RecentFactorsReview } from '../../common/recent-factors.js'
+import type { RecentFactorsReview } from '../../common/account-changes/recent-factors.js'
 import { removeRecentFactor, type RecentFactorRemoval } from './recent-factors-calls.js'
 
 /** One listed item: a passkey with its name, or the authenticator app; `at` is when it was added (ISO 8601). */

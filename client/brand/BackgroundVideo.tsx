@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { PageBackground } from '../../common/runtime-config.js'
+import type { PageBackground } from '../../common/page/runtime-config.js'
 import desktopPoster from './media/background-desktop-poster.jpg'
 import desktopMp4 from './media/background-desktop.mp4'
 import desktopWebm from './media/background-desktop.webm'

@@ -3,7 +3,7 @@ import { resetPasswordRequest } from '../password-reset/password-reset-calls.js'
 import { Button } from '../components/Button.js'
 import { laterPageTexts } from '../languages/later-page-texts.js'
 import { MessagesContext, refusalText, useMessages, withLaterTexts } from '../languages/messages.js'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
 import { STEP_NOTICE_ID } from '../page/form-view-props.js'
 
 export interface BreachedPasswordNoticeProps {

@@ -1,6 +1,6 @@
-import type { JsonAnswer } from '../../common/accounts-answers.js'
-import { CHALLENGE_HEADER, CHALLENGE_REQUIRED_REASON, CHALLENGE_REQUIRED_STATUS, type ChallengeSpec } from '../../common/challenge.js'
-import type { MessageKey, Messages } from '../../common/message-catalogue.js'
+import type { JsonAnswer } from '../../common/http/accounts-answers.js'
+import { CHALLENGE_HEADER, CHALLENGE_REQUIRED_REASON, CHALLENGE_REQUIRED_STATUS, type ChallengeSpec } from '../../common/challenge/challenge.js'
+import type { MessageKey, Messages } from '../../common/languages/message-catalogue.js'
 import { pageTextsWithLater } from '../languages/later-page-texts.js'
 import { FORM_NOTICE_ID, STEP_NOTICE_ID } from '../page/form-view-props.js'
 import { solvePow } from './solve-pow.js'
@@ -26,7 +26,7 @@ const REFUSAL_KEYS: Readonly<Record<'unsupported' | 'failed', MessageKey>> = {
 
 /**
  * The challenge chunk's entry (client/http/post-json.ts loads it on a 428): solves
- * the edge's challenge (common/challenge.ts), without the visitor doing
+ * the edge's challenge (common/challenge/challenge.ts), without the visitor doing
  * anything, and makes the call again with the solution (`repeat`). The
  * answer is the repeated call's, or a refusal (the 428 status with the
  * page's text as `error`) that the call's parser shows as any refusal. A 428
@@ -91,7 +91,7 @@ async function withCheckingNote<T> (texts: Promise<Messages | null>, solving: Pr
 const isChallenge = (answer: JsonAnswer): answer is Json =>
   answer.kind === 'json' && answer.status === CHALLENGE_REQUIRED_STATUS && answer.body.reason === CHALLENGE_REQUIRED_REASON
 
-/** The spec as common/challenge.ts describes it; null for anything else (the page cannot solve it). */
+/** The spec as common/challenge/challenge.ts describes it; null for anything else (the page cannot solve it). */
 function specOf (value: unknown): ChallengeSpec | null {
   if (value === null || typeof value !== 'object') return null
   const spec = value as Record<string, unknown>

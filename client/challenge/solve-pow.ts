@@ -20,7 +20,7 @@ export type PowOutcome =
   | { readonly kind: 'unsupported' | 'failed' }
 
 /**
- * Solves an ALTCHA v2 challenge (common/challenge.ts, kind `pow`) and
+ * Solves an ALTCHA v2 challenge (common/challenge/challenge.ts, kind `pow`) and
  * encodes the header: base64url of JSON `{ challenge, solution }`.
  *
  * In Web Workers where the browser has them, so the page stays responsive;

@@ -5,7 +5,7 @@ import {
   CheckDomainAuthorizationResponse_Authorization as Authorization
 } from '../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../proto/edgeauth/v1/edge_auth_metadata_service.js'
-import { GRPC_STATUS } from '../../common/grpc-status.js'
+import { GRPC_STATUS } from '../../common/domain-check/grpc-status.js'
 import { pageLanguageHeaders } from '../languages/page-language.js'
 
 /**

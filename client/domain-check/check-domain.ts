@@ -1,5 +1,5 @@
 import type { DomainCheckOutcome } from './check-domain-authorization.js'
-import { GRPC_STATUS } from '../../common/grpc-status.js'
+import { GRPC_STATUS } from '../../common/domain-check/grpc-status.js'
 
 export type { DomainCheckOutcome }
 

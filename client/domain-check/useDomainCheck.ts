@@ -1,8 +1,8 @@
 import useSWRMutation from 'swr/mutation'
 import { checkDomain, type DomainCheckOutcome } from './check-domain.js'
-import { emailDomain } from '../../common/email-domain.js'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import type { MessageKey } from '../../common/message-catalogue.js'
+import { emailDomain } from '../../common/domain-check/email-domain.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
+import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { useMessages } from '../languages/messages.js'
 
 /** Refuses a login with a message, or lets it go on (null). */

@@ -1,4 +1,4 @@
-import { parseLoginAnswer, parseSuccessAnswer, type LoginAnswer, type SuccessAnswer } from '../../common/accounts-answers.js'
+import { parseLoginAnswer, parseSuccessAnswer, type LoginAnswer, type SuccessAnswer } from '../../common/http/accounts-answers.js'
 import { accountsUrl } from '../http/accounts-url.js'
 import { postJson } from '../http/post-json.js'
 import type { LoginContextFields } from '../sign-in/login-calls.js'

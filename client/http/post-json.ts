@@ -1,4 +1,4 @@
-import type { JsonAnswer } from '../../common/accounts-answers.js'
+import type { JsonAnswer } from '../../common/http/accounts-answers.js'
 import { pageLanguageHeaders } from '../languages/page-language.js'
 
 /** One JSON POST, as every accounts call is (docs/accounts-api.md, "How a call travels"); the answer's type is shared with the edge. */
@@ -36,7 +36,7 @@ export async function postJson (url: string, body: unknown, options: PostOptions
     const parsed: unknown = await response.json()
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { kind: 'unreadable' }
     const answer = { kind: 'json', status: response.status, body: parsed as Record<string, unknown> } as const
-    // The edge asks for a challenge (common/challenge.ts): solved by a chunk loaded only then, and the call made again.
+    // The edge asks for a challenge (common/challenge/challenge.ts): solved by a chunk loaded only then, and the call made again.
     return answer.status === 428 && !options.headers
       ? (await import('../challenge/answer-challenge.js')).answerChallenge(answer, (headers) => postJson(url, body, { ...options, headers }))
       : answer

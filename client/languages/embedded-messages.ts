@@ -1,4 +1,4 @@
-import { isLocale, type Catalogue, type PageMessages } from '../../common/message-catalogue.js'
+import { isLocale, type Catalogue, type PageMessages } from '../../common/languages/message-catalogue.js'
 
 /** What the page speaks when the edge embedded no readable catalogue: English's tag, and no texts (keys show). */
 const UNREADABLE: PageMessages = { locale: 'en', catalogue: {} as Catalogue }

@@ -1,5 +1,5 @@
 import { createElement, type ComponentType } from 'react'
-import { createMessages, MESSAGES_ELEMENT_ID, type Catalogue, type Messages } from '../../common/message-catalogue.js'
+import { createMessages, MESSAGES_ELEMENT_ID, type Catalogue, type Messages } from '../../common/languages/message-catalogue.js'
 import { fetchLaterTexts } from './later-texts.js'
 import { parseEmbeddedMessages } from './embedded-messages.js'
 import { MessagesContext, useMessages, withLaterTexts } from './messages.js'
@@ -9,7 +9,7 @@ let later: { readonly url: string | undefined, readonly texts: Promise<Catalogue
 
 /**
  * For the lazy parts only (the challenge, the breached-password notice): the
- * later texts (common/message-catalogue.ts LATER_PREFIXES) when the edge left
+ * later texts (common/languages/message-catalogue.ts LATER_PREFIXES) when the edge left
  * them out of the page, fetched once; null when the page's catalogue holds
  * them (the server renderer's, a test's). Read from the document, as the
  * page's start reads the catalogue, so that no first-load code carries the

@@ -1,11 +1,11 @@
-import type { Catalogue } from '../../common/message-catalogue.js'
+import type { Catalogue } from '../../common/languages/message-catalogue.js'
 import { textsOf } from './embedded-messages.js'
 
 /** How many times a failed fetch of the later texts is tried again before the step fails. */
 const LATER_TEXTS_RETRIES = 1
 
 /**
- * The later texts (common/message-catalogue.ts LATER_PREFIXES) the edge
+ * The later texts (common/languages/message-catalogue.ts LATER_PREFIXES) the edge
  * serves at `url`, an immutable asset the browser keeps. A failed fetch is
  * tried once more; a second failure rejects, so the lazy part that needs the
  * texts fails as a chunk that cannot load does, rather than show its keys or

@@ -1,8 +1,8 @@
 import { createContext, useContext } from 'react'
-import type { Refusal } from '../../common/accounts-answers.js'
-import { createMessages, formatMessage, type Catalogue, type Messages } from '../../common/message-catalogue.js'
-import { ERROR_MESSAGE_KEYS, isErrorKey } from '../../common/error-messages.js'
-import { BUSY_MESSAGE_KEY, plainText } from '../../common/page-texts.js'
+import type { Refusal } from '../../common/http/accounts-answers.js'
+import { createMessages, formatMessage, type Catalogue, type Messages } from '../../common/languages/message-catalogue.js'
+import { ERROR_MESSAGE_KEYS, isErrorKey } from '../../common/languages/error-messages.js'
+import { BUSY_MESSAGE_KEY, plainText } from '../../common/languages/page-texts.js'
 
 /** Kept in common/ since the edge makes outside text fit to show too. */
 export { plainText }

@@ -1,4 +1,4 @@
-import type { MessageKey } from '../../common/message-catalogue.js'
+import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import type { NoScriptContent } from './NeedsScript.js'
 import { useMessages } from '../languages/messages.js'
 import { SsoFallback } from '../sso/SsoFallback.js'

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { viewLinkHref } from '../../common/page-render.js'
+import { viewLinkHref } from '../../common/page/page-render.js'
 import { useAddressSearch } from './address-bar.js'
 import type { View } from './page-params.js'
 

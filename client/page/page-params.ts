@@ -1,9 +1,9 @@
-import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/local-accounts.js'
-import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page-query.js'
-import { NOTICE_MESSAGE_KEYS, PAGE_NOTICE_VIEWS, pageNoticeFrom, type PageNotice } from '../../common/page-notices.js'
-import type { MessageKey } from '../../common/message-catalogue.js'
+import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/sign-in/local-accounts.js'
+import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page/page-query.js'
+import { NOTICE_MESSAGE_KEYS, PAGE_NOTICE_VIEWS, pageNoticeFrom, type PageNotice } from '../../common/page/page-notices.js'
+import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { plainText } from '../languages/messages.js'
-import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { RuntimeConfig } from '../../common/page/runtime-config.js'
 import type { NoticeContent } from '../components/Notice.js'
 
 export type View = PageView
@@ -49,7 +49,7 @@ export type PageContext = Pick<PageParams, 'redirect' | 'allowedOrgs' | 'resourc
 
 /**
  * Whether each `notice` code reads as a success or an error. Its view is in
- * common/page-notices.ts, shared with the service that sends the browser
+ * common/page/page-notices.ts, shared with the service that sends the browser
  * there; on any other view the code says nothing that applies, so it is not shown.
  */
 const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {

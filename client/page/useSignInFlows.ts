@@ -1,5 +1,5 @@
-import type { PageFormState } from '../../common/page-render.js'
-import type { RuntimeConfig } from '../../common/runtime-config.js'
+import type { PageFormState } from '../../common/page/page-render.js'
+import type { RuntimeConfig } from '../../common/page/runtime-config.js'
 import type { PageParams } from './page-params.js'
 import { useDomainCheck } from '../domain-check/useDomainCheck.js'
 import { useGoogleSignIn } from '../google/useGoogleSignIn.js'

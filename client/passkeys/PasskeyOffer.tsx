@@ -86,5 +86,5 @@ export function PasskeyOffer ({ auth, onCreate, onNotNow, onDone, onSignInAgain,
   )
 }
 
-/** The offer as SignInPage loads it (React.lazy), with its texts (later texts: common/message-catalogue.ts). */
+/** The offer as SignInPage loads it (React.lazy), with its texts (later texts: common/languages/message-catalogue.ts). */
 export const withItsTexts = async (): Promise<{ default: ComponentType<PasskeyOfferProps> }> => withLaterPageTexts(PasskeyOffer)

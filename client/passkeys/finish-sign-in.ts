@@ -1,7 +1,7 @@
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 import { revokeRefresh } from './passkey-calls.js'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
 import { refusalText } from '../languages/messages.js'
 import { signalSignedIn, type PasskeySignInOutcome } from './passkey-ceremonies.js'
 

@@ -1,9 +1,9 @@
-import type { JsonAnswer, Refusal } from '../../common/accounts-answers.js'
-import { parseLoginAnswer, parseSuccessAnswer } from '../../common/accounts-answers.js'
+import type { JsonAnswer, Refusal } from '../../common/http/accounts-answers.js'
+import { parseLoginAnswer, parseSuccessAnswer } from '../../common/http/accounts-answers.js'
 
 /**
  * The answers of the passkey calls (docs/passkeys.md), parsed at the boundary
- * as the other calls' are (common/accounts-answers.ts): a server `error` wins whatever the
+ * as the other calls' are (common/http/accounts-answers.ts): a server `error` wins whatever the
  * status; anything the page cannot use is `failed`.
  */
 

@@ -1,5 +1,5 @@
 import type { LoginContextFields } from '../sign-in/login-calls.js'
-import { parseSuccessAnswer, type SuccessAnswer } from '../../common/accounts-answers.js'
+import { parseSuccessAnswer, type SuccessAnswer } from '../../common/http/accounts-answers.js'
 import { parseChangeRefusal, type ChangeRefusal } from '../account-changes/fresh-proof-answers.js'
 import { postJson } from '../http/post-json.js'
 import {

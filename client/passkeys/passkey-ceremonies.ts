@@ -1,4 +1,4 @@
-import type { Refusal } from '../../common/accounts-answers.js'
+import type { Refusal } from '../../common/http/accounts-answers.js'
 import type { LoginContextFields } from '../sign-in/login-calls.js'
 import type { ChangeRefusal } from '../account-changes/fresh-proof-answers.js'
 import type { PasskeyTokens } from './passkey-answers.js'

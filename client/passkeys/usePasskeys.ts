@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react'
-import type { RuntimeConfig } from '../../common/runtime-config.js'
-import type { PasswordLoginAnswer, SignedIn } from '../../common/accounts-answers.js'
+import type { RuntimeConfig } from '../../common/page/runtime-config.js'
+import type { PasswordLoginAnswer, SignedIn } from '../../common/http/accounts-answers.js'
 import type { View } from '../page/page-params.js'
 import type { PasskeySignInOutcome } from './passkey-ceremonies.js'
 import type { DomainGate } from '../domain-check/useDomainCheck.js'

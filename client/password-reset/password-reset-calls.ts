@@ -1,4 +1,4 @@
-import { parseSuccessAnswer, type SuccessAnswer } from '../../common/accounts-answers.js'
+import { parseSuccessAnswer, type SuccessAnswer } from '../../common/http/accounts-answers.js'
 import { accountsUrl } from '../http/accounts-url.js'
 import { postJson } from '../http/post-json.js'
 
@@ -27,7 +27,7 @@ export async function setPassword (payload: SetPasswordPayload): Promise<SetPass
 
 /**
  * A completed reset's answer; `review`, its body when it lists what was added
- * lately for the owner to review: parsed (common/recent-factors.ts) by the
+ * lately for the owner to review: parsed (common/account-changes/recent-factors.ts) by the
  * lazy part that shows it, client/account-changes/RecentFactors.tsx, to keep the parser
  * out of the first load.
  */

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import useSWRMutation from 'swr/mutation'
 import { setPassword, type SetPasswordPayload } from './password-reset-calls.js'
 import { updateSearchParams } from '../page/address-bar.js'
-import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/languages/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What the end of a reset uses of the page. */

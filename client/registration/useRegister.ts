@@ -1,7 +1,7 @@
 import useSWRMutation from 'swr/mutation'
 import { register, type RegisterPayload } from './registration-calls.js'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/languages/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What a registration uses of the page. */

@@ -1,7 +1,7 @@
 import useSWRMutation from 'swr/mutation'
 import { verifyEmailRequest } from './registration-calls.js'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
-import { SUCCESS_MESSAGE_KEYS } from '../../common/page-texts.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
+import { SUCCESS_MESSAGE_KEYS } from '../../common/languages/page-texts.js'
 import { refusalText } from '../languages/messages.js'
 import type { PageState } from '../page/usePageState.js'
 

@@ -1,5 +1,5 @@
 import { useId } from 'react'
-import { withoutSpaces } from '../../common/second-factor-codes.js'
+import { withoutSpaces } from '../../common/second-factor/second-factor-codes.js'
 import { useValueTypedBeforeHydration } from '../components/useValueTypedBeforeHydration.js'
 
 /**

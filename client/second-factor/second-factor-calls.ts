@@ -3,7 +3,7 @@ import { postJson, type PostOptions } from '../http/post-json.js'
 import {
   parseEnrolmentConfirmAnswer, parseEnrolmentStartAnswer, parseVerifyAnswer,
   type EnrolmentConfirmAnswer, type EnrolmentStartAnswer, type SecondFactorVerifyAnswer
-} from '../../common/second-factor-answers.js'
+} from '../../common/second-factor/second-factor-answers.js'
 
 /*
  * The second-factor calls of docs/second-factor.md, one plain async function

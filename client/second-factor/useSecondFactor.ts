@@ -1,7 +1,7 @@
 import { useState } from 'react'
-import type { PageFormState } from '../../common/page-render.js'
-import type { RuntimeConfig } from '../../common/runtime-config.js'
-import type { PasswordLoginAnswer, SecondFactorDue, SignedIn } from '../../common/accounts-answers.js'
+import type { PageFormState } from '../../common/page/page-render.js'
+import type { RuntimeConfig } from '../../common/page/runtime-config.js'
+import type { PasswordLoginAnswer, SecondFactorDue, SignedIn } from '../../common/http/accounts-answers.js'
 import { rememberSecondFactorNotNow, secondFactorNotNowRemembered } from './not-now.js'
 import type { PageState } from '../page/usePageState.js'
 

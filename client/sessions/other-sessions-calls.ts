@@ -1,4 +1,4 @@
-import { parseSuccessAnswer, type SuccessAnswer } from '../../common/accounts-answers.js'
+import { parseSuccessAnswer, type SuccessAnswer } from '../../common/http/accounts-answers.js'
 import { postJson } from '../http/post-json.js'
 
 /*

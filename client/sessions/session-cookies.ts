@@ -2,7 +2,7 @@ import Cookies from 'js-cookie'
 // Kept in common/ since the edge sets the same cookies (server/edge/sessions/set-cookie-headers.ts).
 import {
   AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes, type SessionCookieAttributes
-} from '../../common/session-cookies.js'
+} from '../../common/sessions/session-cookies.js'
 
 /** The token cookies the page writes itself: `auth`, and `refresh` only where no edge saw the answer (local-network mode). */
 export interface PageWrittenTokens {

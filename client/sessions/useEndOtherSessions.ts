@@ -1,5 +1,5 @@
 import useSWRMutation from 'swr/mutation'
-import { ERROR_MESSAGE_KEYS } from '../../common/error-messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
 import { endOtherSessions } from './other-sessions-calls.js'
 import { refusalText, useMessages } from '../languages/messages.js'
 

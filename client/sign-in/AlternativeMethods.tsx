@@ -1,6 +1,6 @@
 import { Button } from '../components/Button.js'
 import { NeedsScript } from '../no-script/NeedsScript.js'
-import type { MessageKey } from '../../common/message-catalogue.js'
+import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { useMessages } from '../languages/messages.js'
 import type { SignInMethods } from '../page/form-view-props.js'
 

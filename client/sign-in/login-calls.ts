@@ -1,13 +1,13 @@
 import {
   parseLoginAnswer, parsePasswordLoginAnswer, type LoginAnswer, type PasswordLoginAnswer
-} from '../../common/accounts-answers.js'
+} from '../../common/http/accounts-answers.js'
 import { accountsUrl } from '../http/accounts-url.js'
 import { postJson } from '../http/post-json.js'
 
 /*
  * The password login calls (docs/accounts-api.md, "The calls"), one plain
  * async function each, with their request bodies. Every function answers with
- * a union parsed in common/accounts-answers.ts and never throws;
+ * a union parsed in common/http/accounts-answers.ts and never throws;
  * client/http/post-json.ts is the one place that calls fetch.
  */
 
@@ -31,7 +31,7 @@ export async function login (payload: LoginPayload): Promise<PasswordLoginAnswer
 /**
  * Login in local-network mode: the payload goes straight from the browser to
  * `{scheme}://{host}:{port}/authenticate`, a URL already checked against the
- * allowed hosts (common/local-accounts.ts). No cookies travel.
+ * allowed hosts (common/sign-in/local-accounts.ts). No cookies travel.
  */
 export async function localLogin (authenticateUrl: string, payload: LoginPayload): Promise<LoginAnswer> {
   return parseLoginAnswer(await postJson(authenticateUrl, payload, { mode: 'cors', credentials: 'omit' }))

@@ -1,6 +1,6 @@
 import useSWRMutation from 'swr/mutation'
 import { localLogin, login, type LoginPayload } from './login-calls.js'
-import type { PasswordLoginAnswer, SecondFactorDue } from '../../common/accounts-answers.js'
+import type { PasswordLoginAnswer, SecondFactorDue } from '../../common/http/accounts-answers.js'
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 

@@ -48,5 +48,5 @@ export function SsoModal ({ initialEmail, intent, busy, sso }: SsoModalProps) {
   )
 }
 
-/** The modal as SignInPage loads it (React.lazy), with its texts (later texts: common/message-catalogue.ts). */
+/** The modal as SignInPage loads it (React.lazy), with its texts (later texts: common/languages/message-catalogue.ts). */
 export const withItsTexts = async (): Promise<{ default: ComponentType<SsoModalProps> }> => withLaterPageTexts(SsoModal)

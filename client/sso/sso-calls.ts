@@ -1,6 +1,6 @@
 import {
   parseLoginAnswer, parseSsoStartAnswer, parseSuccessAnswer, type LoginAnswer, type SsoStartAnswer, type SuccessAnswer
-} from '../../common/accounts-answers.js'
+} from '../../common/http/accounts-answers.js'
 import { accountsUrl } from '../http/accounts-url.js'
 import { postJson } from '../http/post-json.js'
 import type { LoginContextFields } from '../sign-in/login-calls.js'

@@ -1,5 +1,5 @@
 import type { PageContext } from '../page/page-params.js'
-import { MAX_TARGET_LENGTH } from '../../common/redirect-target.js'
+import { MAX_TARGET_LENGTH } from '../../common/page/redirect-target.js'
 
 /**
  * What the page had when single sign-on started (`redirect` and the context

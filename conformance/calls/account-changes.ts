@@ -1,4 +1,4 @@
-import { FRESH_PROOF_REQUIRED_REASON, SESSION_ENDED_REASON, SIGNED_OUT_REASON } from '../../common/account-changes.js'
+import { FRESH_PROOF_REQUIRED_REASON, SESSION_ENDED_REASON, SIGNED_OUT_REASON } from '../../common/account-changes/account-changes.js'
 import type { ReadableAnswer } from '../answers.js'
 import { checkCall, rowsFor, type Probe, type Row } from '../rows.js'
 import { NO_CONTEXT } from './login-context.js'

@@ -1,4 +1,4 @@
-import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page-notices.js'
+import { EMAIL_NOT_VERIFIED_REASON } from '../../common/page/page-notices.js'
 import { describe, notRefusal, notTokens, type Answer } from '../answers.js'
 import { checkCall, rowsFor, type Probe, type Row, type TestAccount } from '../rows.js'
 import { NO_CONTEXT, randomName, unknownAddress } from './login-context.js'

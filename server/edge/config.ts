@@ -1,5 +1,5 @@
-import { isHostname, isIpAddress } from '../../common/hosts.js'
-import type { Locale } from '../../common/message-catalogue.js'
+import { isHostname, isIpAddress } from '../../common/http/hosts.js'
+import type { Locale } from '../../common/languages/message-catalogue.js'
 import {
   ConfigError,
   deepFreeze,
@@ -14,9 +14,9 @@ import {
 } from '../shared/env-parsing.js'
 import { ACCOUNTS_ANSWER_LIMIT_RANGE, DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../shared/accounts-answer-limit.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
-import type { PasskeySettings } from '../shared/passkey-config.js'
-import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor-config.js'
-import { readPasswordMinLength } from '../shared/password-min-length.js'
+import type { PasskeySettings } from '../shared/passkeys/passkey-config.js'
+import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
+import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
 import { readChallengeSettings, type ChallengeSettings } from './challenge/challenge-config.js'
 import { readAllowedHosts } from './http/host-header.js'

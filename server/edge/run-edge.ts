@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { fileURLToPath } from 'node:url'
-import { ACCOUNTS_API_VERSION } from '../../common/accounts-paths.js'
+import { ACCOUNTS_API_VERSION } from '../../common/http/accounts-paths.js'
 import { SPEC_ACCOUNTS_ROUTES } from '../shared/accounts-routes.js'
 import { ConfigError, loadServerConfig, type ServerConfig } from './config.js'
 import type { EmbeddedServices } from './upstream/embedded-services.js'

@@ -5,7 +5,7 @@
 // Started by the edge (server/edge/upstream/embedded-services.ts) with an IPC channel, or
 // alone as `npm run local-accounts` for local-network mode.
 import type { FastifyInstance } from 'fastify'
-import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../common/local-accounts.js'
+import { DEFAULT_LOCAL_ACCOUNTS_PORT } from '../../common/sign-in/local-accounts.js'
 import { EMBEDDED_SECRET_VARIABLE } from '../shared/embedded-secret.js'
 import { ConfigError } from '../shared/env-parsing.js'
 import { exitAfterLogging, loggerOptions } from '../shared/logger.js'

@@ -1,4 +1,4 @@
-import { SPEC_ACCOUNTS_PATHS } from '../../common/accounts-paths.js'
+import { SPEC_ACCOUNTS_PATHS } from '../../common/http/accounts-paths.js'
 
 /**
  * How one path under `/accounts/` is proxied. The edge proxies the spec's

@@ -19,7 +19,7 @@ t.test('views switch by rewriting the query string, keeping the rest, and the ba
     await new Promise((resolve) => setTimeout(resolve, 50))
   })
   await eventuallyOk(t, () => screen.queryByRole('button', { name: 'Login' }) !== null, 'back returns to the login view')
-  // The view first, then the rest as written (common/page-render.ts viewLinkHref: the server renders them alike).
+  // The view first, then the rest as written (common/page/page-render.ts viewLinkHref: the server renders them alike).
   t.equal(screen.getByRole('link', { name: 'Sign Up' }).getAttribute('href'), '/?view=register&redirect=%2Fapp&cluster_name=prod', 'links are real URLs')
 })
 

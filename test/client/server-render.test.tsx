@@ -1,7 +1,7 @@
 import t from 'tap'
-import { parsePageFormState, serializePageFormState, viewLinkHref, type PageFormState } from '../../common/page-render.js'
+import { parsePageFormState, serializePageFormState, viewLinkHref, type PageFormState } from '../../common/page/page-render.js'
 import { createPageRenderer } from '../../client/server-render.js'
-import type { PageMessages } from '../../common/message-catalogue.js'
+import type { PageMessages } from '../../common/languages/message-catalogue.js'
 import { englishMessages, markedGermanMessages } from '../fixtures/messages.js'
 import { TEST_CONFIG } from '../fixtures/page.js'
 

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { CHALLENGE_HEADER, CHALLENGE_REQUIRED_STATUS } from '../../common/challenge.js'
+import { CHALLENGE_HEADER, CHALLENGE_REQUIRED_STATUS } from '../../common/challenge/challenge.js'
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'

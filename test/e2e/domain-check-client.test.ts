@@ -1,8 +1,8 @@
 import { build } from 'esbuild'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { GRPC_STATUS, grpcStatusForHttpStatus, HTTP_STATUS_TO_GRPC_STATUS } from '../../common/grpc-status.js'
-import { encodeFrame, encodeTrailers } from '../../server/shared/grpc-web-frames.js'
+import { GRPC_STATUS, grpcStatusForHttpStatus, HTTP_STATUS_TO_GRPC_STATUS } from '../../common/domain-check/grpc-status.js'
+import { encodeFrame, encodeTrailers } from '../../server/shared/domain-check/grpc-web-frames.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startUpstream } from '../fixtures/edge.js'
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import type { MessageKey } from '../../common/message-catalogue.js'
+import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'

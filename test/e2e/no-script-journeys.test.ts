@@ -2,7 +2,7 @@ import { Secret, TOTP } from 'otpauth'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import englishCatalogue from '../../common/messages/en.json' with { type: 'json' }
-import { SUCCESS_MESSAGES } from '../../common/page-texts.js'
+import { SUCCESS_MESSAGES } from '../../common/languages/page-texts.js'
 import { KNOWN_BROWSER_COOKIE } from '../../server/edge/known-browsers/known-browser.js'
 import { browserSkip, launchBrowser, waitForHydration } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'

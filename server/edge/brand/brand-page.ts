@@ -1,4 +1,4 @@
-import type { PageBackground, PageLogo } from '../../../common/runtime-config.js'
+import type { PageBackground, PageLogo } from '../../../common/page/runtime-config.js'
 import type { PageLook } from '../page/page.js'
 import { brandAssetUrl } from './brand-assets.js'
 import type { BrandSettings } from './brand-config.js'

@@ -8,8 +8,8 @@ import {
   type ChallengeRequired,
   type ChallengeSpec,
   type ChallengedPath
-} from '../../../common/challenge.js'
-import type { MessageKey } from '../../../common/message-catalogue.js'
+} from '../../../common/challenge/challenge.js'
+import type { MessageKey } from '../../../common/languages/message-catalogue.js'
 import { clientAddress } from '../http/client-address.js'
 import { isFormPostCall } from '../no-script/inner-call.js'
 import { canonicalHostName, statedHostName, type AllowedHosts } from '../http/host-header.js'

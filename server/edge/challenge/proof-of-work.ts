@@ -1,7 +1,7 @@
 import { createChallenge, verifySolution, type Challenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
 import { randomInt } from 'node:crypto'
-import { CHALLENGE_HEADER_MAX_LENGTH } from '../../../common/challenge.js'
+import { CHALLENGE_HEADER_MAX_LENGTH } from '../../../common/challenge/challenge.js'
 import type { EdgeKeys } from '../keys/edge-secrets.js'
 
 /**

@@ -1,4 +1,4 @@
-import { CHALLENGE_HEADER_MAX_LENGTH } from '../../../common/challenge.js'
+import { CHALLENGE_HEADER_MAX_LENGTH } from '../../../common/challenge/challenge.js'
 import { postOnce } from '../upstream/outbound-post.js'
 import type { ProviderSettings } from './challenge-config.js'
 

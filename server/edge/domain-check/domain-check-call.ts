@@ -4,7 +4,7 @@ import {
   CheckDomainAuthorizationResponse_Authorization as Authorization
 } from '../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
-import { DATA_FRAME, decodeFrames, encodeFrame, isCompressed, TRAILER_FRAME } from '../../shared/grpc-web-frames.js'
+import { DATA_FRAME, decodeFrames, encodeFrame, isCompressed, TRAILER_FRAME } from '../../shared/domain-check/grpc-web-frames.js'
 import { REQUEST_ID_HEADER } from '../../shared/logger.js'
 import { OutboundCallError, postOnce, type OutboundAnswer } from '../upstream/outbound-post.js'
 import { failureKindOf, failureKindOfStatus, type UpstreamFailureKind } from '../upstream/upstream-failures.js'

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { MessageKey } from '../../../common/message-catalogue.js'
+import type { MessageKey } from '../../../common/languages/message-catalogue.js'
 import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
 import { REQUEST_ID_HEADER } from '../../shared/logger.js'
 import { domainOfEmail, loginEmails } from './login-emails.js'

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { emailDomain } from '../../../common/email-domain.js'
-import type { MessageKey } from '../../../common/message-catalogue.js'
+import { emailDomain } from '../../../common/domain-check/email-domain.js'
+import type { MessageKey } from '../../../common/languages/message-catalogue.js'
 import { CheckDomainAuthorizationRequest } from '../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
-import { DATA_FRAME, encodeFrame } from '../../shared/grpc-web-frames.js'
+import { DATA_FRAME, encodeFrame } from '../../shared/domain-check/grpc-web-frames.js'
 import { readDomainCheckAnswer } from './domain-check-call.js'
 import { callEdgeRoute } from '../no-script/inner-call.js'
 

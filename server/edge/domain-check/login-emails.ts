@@ -107,7 +107,7 @@ export function loginEmails (body: Buffer | undefined, authorization: string | u
 
 /**
  * The domain the check asks about, as the page computes it
- * (common/email-domain.ts): the part after the last `@`, trimmed; null
+ * (common/domain-check/email-domain.ts): the part after the last `@`, trimmed; null
  * when there is no `@` or nothing after it (no address the backend accepts).
  */
 export function domainOfEmail (email: string): string | null {

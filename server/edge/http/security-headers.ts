@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { isLoopbackHost } from '../../../common/hosts.js'
+import { isLoopbackHost } from '../../../common/http/hosts.js'
 
 /** Google Identity Services, as Google documents its CSP needs. */
 const GOOGLE_CLIENT_SCRIPT = 'https://accounts.google.com/gsi/client'
@@ -18,7 +18,7 @@ const GOOGLE_STYLE = 'https://accounts.google.com/gsi/style'
 const STATIC_FORM_ACTION = ["'self'"]
 
 /**
- * Loopback over http, as the redirect check allows it (common/hosts.ts
+ * Loopback over http, as the redirect check allows it (common/http/hosts.ts
  * isLoopbackHost), named only for a page itself served on a loopback host
  * (a developer's machine, local-network mode): a page on a public host over
  * https that names any `http:` source loses the MDN HTTP Observatory's CSP
@@ -33,7 +33,7 @@ const LOOPBACK_FORM_ACTION = ['http://localhost:*', 'http://127.0.0.1:*']
  * The page's `form-action` for a host: exactly where a form post may lead.
  * Browsers hold the redirects after a form's submission to `form-action`
  * too, and a login posted without scripts ends in a 303 to the redirect
- * target, which the redirect check (common/redirect-target.ts) allows on
+ * target, which the redirect check (common/page/redirect-target.ts) allows on
  * this origin, the cookie domain and its subdomains, and the
  * REDIRECT_ALLOWED_HOSTS hosts, over https (any port), or http on loopback
  * for a page on a loopback host ({@link LOOPBACK_FORM_ACTION}). The SSO

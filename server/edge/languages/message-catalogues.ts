@@ -14,8 +14,8 @@ import {
   type MessageKey,
   type Messages,
   type PageMessages
-} from '../../../common/message-catalogue.js'
-import { NOTICE_MESSAGE_KEYS, type PageNotice } from '../../../common/page-notices.js'
+} from '../../../common/languages/message-catalogue.js'
+import { NOTICE_MESSAGE_KEYS, type PageNotice } from '../../../common/page/page-notices.js'
 import type { MessageOverrides } from './messages-dir.js'
 import type { ExtraAsset } from '../page/static-files.js'
 
@@ -39,7 +39,7 @@ export interface MessageCatalogues {
 export interface EmbeddedTexts {
   /** The later texts too (LATER_PREFIXES): a page that opens on a second-factor step. */
   readonly withLaterTexts: boolean
-  /** The text of the notice the page's address names, on its view (common/page-notices.ts). */
+  /** The text of the notice the page's address names, on its view (common/page/page-notices.ts). */
   readonly notice: PageNotice | null
 }
 
@@ -61,7 +61,7 @@ async function shippedCatalogue (locale: Locale): Promise<Readonly<Record<string
 /**
  * Every key English has, in order: the operator's text (MESSAGES_DIR), else
  * the shipped language's, else English's. A catalogue missing a key is a
- * test failure (test/common/message-catalogues.test.ts), never a blank page.
+ * test failure (test/common/languages/message-catalogues.test.ts), never a blank page.
  */
 function completeCatalogue (shipped: Readonly<Record<string, unknown>> | null, override: Partial<Catalogue> | undefined): Catalogue {
   const catalogue: Partial<Record<MessageKey, string>> = {}

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
-import { isLocale, LOCALES, placeholdersOf, type Catalogue, type Locale, type MessageKey } from '../../../common/message-catalogue.js'
+import { isLocale, LOCALES, placeholdersOf, type Catalogue, type Locale, type MessageKey } from '../../../common/languages/message-catalogue.js'
 import { ConfigError, readString, type Env } from '../../shared/env-parsing.js'
-import { supportedLocaleOf } from '../../shared/locale-choice.js'
+import { supportedLocaleOf } from '../../shared/languages/locale-choice.js'
 
 /** The operator's own texts (MESSAGES_DIR), per language: only the keys they replace. */
 export type MessageOverrides = Readonly<Partial<Record<Locale, Partial<Catalogue>>>>

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import type { Locale, Messages } from '../../../common/message-catalogue.js'
-import { chooseLocale, uiLocalesOf } from '../../shared/locale-choice.js'
+import type { Locale, Messages } from '../../../common/languages/message-catalogue.js'
+import { chooseLocale, uiLocalesOf } from '../../shared/languages/locale-choice.js'
 import type { MessageCatalogues } from './message-catalogues.js'
 
 /**

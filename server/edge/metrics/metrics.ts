@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client'
-import { ACCOUNTS_API_VERSION } from '../../../common/accounts-paths.js'
+import { ACCOUNTS_API_VERSION } from '../../../common/http/accounts-paths.js'
 
 /*
  * The edge's Prometheus metrics (docs/operations.md#metrics), in one
@@ -39,7 +39,7 @@ export type PasskeyRegistrationKind = 'offer' | 'automatic_upgrade'
 export type PasskeyRegistrationOutcome = 'success' | 'refused' | 'error'
 export type DomainCheckSource = 'page' | 'enforced'
 export type DomainCheckResult = 'authorized' | 'unauthorized' | 'unspecified' | 'failed'
-/** A guarded call (common/challenge.ts CHALLENGED_PATHS). */
+/** A guarded call (common/challenge/challenge.ts CHALLENGED_PATHS). */
 export type ChallengePathLabel = 'v2/login' | 'register' | 'resetPasswordRequest' | 'verifyEmailRequest'
 /** issued, passed, or refused_<why> (server/edge/challenge/challenge-gate.ts). */
 export type ChallengeOutcomeLabel = string

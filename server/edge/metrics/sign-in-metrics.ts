@@ -12,7 +12,7 @@ import type { EdgeMetrics, PasskeyRegistrationKind, SignInMethod, SignInOutcome 
 /** What a readable 2xx answer of a sign-in call carried. */
 export type AnswerShape = 'tokens' | 'challenge' | 'error' | 'neither'
 
-/** The shape of a decoded JSON object answer, as the page reads it (common/accounts-answers.ts). */
+/** The shape of a decoded JSON object answer, as the page reads it (common/http/accounts-answers.ts). */
 export function answerShape (answer: Readonly<Record<string, unknown>>): AnswerShape {
   if (typeof answer.error === 'string' && answer.error !== '') return 'error'
   if (typeof answer.second_factor === 'string' && typeof answer.challenge === 'string') return 'challenge'

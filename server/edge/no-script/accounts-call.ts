@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { JsonAnswer } from '../../../common/accounts-answers.js'
-import { CHALLENGE_REQUIRED_REASON, CHALLENGE_REQUIRED_STATUS } from '../../../common/challenge.js'
-import type { Messages } from '../../../common/message-catalogue.js'
+import type { JsonAnswer } from '../../../common/http/accounts-answers.js'
+import { CHALLENGE_REQUIRED_REASON, CHALLENGE_REQUIRED_STATUS } from '../../../common/challenge/challenge.js'
+import type { Messages } from '../../../common/languages/message-catalogue.js'
 import { callEdgeRoute } from './inner-call.js'
 
 /** One accounts call as a form post makes it: the path under /accounts/ and the JSON body the page's scripts send. */

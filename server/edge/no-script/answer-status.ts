@@ -1,4 +1,4 @@
-import type { JsonAnswer } from '../../../common/accounts-answers.js'
+import type { JsonAnswer } from '../../../common/http/accounts-answers.js'
 
 /** What a failure's page is answered with when the call gave nothing usable: the proxy's own status for a failed backend. */
 const UNUSABLE_ANSWER_STATUS = 502

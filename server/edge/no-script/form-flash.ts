@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
-import { parsePageFormState, type PageFormState } from '../../../common/page-render.js'
+import { parsePageFormState, type PageFormState } from '../../../common/page/page-render.js'
 import type { PageAnswer } from '../page/page-answer.js'
 
 /**

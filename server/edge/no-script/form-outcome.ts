@@ -1,6 +1,6 @@
-import type { Refusal } from '../../../common/accounts-answers.js'
-import type { Messages } from '../../../common/message-catalogue.js'
-import type { PageFormState, RenderedView } from '../../../common/page-render.js'
+import type { Refusal } from '../../../common/http/accounts-answers.js'
+import type { Messages } from '../../../common/languages/message-catalogue.js'
+import type { PageFormState, RenderedView } from '../../../common/page/page-render.js'
 
 /**
  * How a form post ends: the page rendered for a state, with a status that

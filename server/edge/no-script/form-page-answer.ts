@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { PageFormState } from '../../../common/page-render.js'
+import type { PageFormState } from '../../../common/page/page-render.js'
 import type { PageAnswer } from '../page/page-answer.js'
 
 /**

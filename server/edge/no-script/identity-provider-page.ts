@@ -1,4 +1,4 @@
-import type { Messages } from '../../../common/message-catalogue.js'
+import type { Messages } from '../../../common/languages/message-catalogue.js'
 import { escapeHtml } from '../page/page.js'
 
 /**

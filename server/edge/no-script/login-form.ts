@@ -1,7 +1,7 @@
-import { parsePasswordLoginAnswer } from '../../../common/accounts-answers.js'
+import { parsePasswordLoginAnswer } from '../../../common/http/accounts-answers.js'
 import { failureStatus } from './answer-status.js'
 import { codeStep, refusalText, refused } from './form-outcome.js'
-import { loginContextFields } from '../../../common/page-query.js'
+import { loginContextFields } from '../../../common/page/page-query.js'
 import type { FormHandler } from './form-post.js'
 
 /** A login the visitor cannot finish here: what it needs is the page's scripts (docs/no-script.md). */

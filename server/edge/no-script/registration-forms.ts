@@ -1,9 +1,9 @@
-import { parseSuccessAnswer, type JsonAnswer } from '../../../common/accounts-answers.js'
-import { parseRecentFactorsReview, RECENT_FACTORS_DAYS } from '../../../common/recent-factors.js'
-import type { RenderedView } from '../../../common/page-render.js'
+import { parseSuccessAnswer, type JsonAnswer } from '../../../common/http/accounts-answers.js'
+import { parseRecentFactorsReview, RECENT_FACTORS_DAYS } from '../../../common/account-changes/recent-factors.js'
+import type { RenderedView } from '../../../common/page/page-render.js'
 import { failureStatus } from './answer-status.js'
 import { refusalText, refused, succeeded, type FormOutcome } from './form-outcome.js'
-import type { Messages } from '../../../common/message-catalogue.js'
+import type { Messages } from '../../../common/languages/message-catalogue.js'
 import type { FormHandler } from './form-post.js'
 
 /*

@@ -1,5 +1,5 @@
-import { isAuthenticatorCode, withoutSpaces } from '../../../common/second-factor-codes.js'
-import { parseVerifyAnswer } from '../../../common/second-factor-answers.js'
+import { isAuthenticatorCode, withoutSpaces } from '../../../common/second-factor/second-factor-codes.js'
+import { parseVerifyAnswer } from '../../../common/second-factor/second-factor-answers.js'
 import { failureStatus } from './answer-status.js'
 import { FormFieldsError } from './form-fields.js'
 import { refusalText, refused } from './form-outcome.js'

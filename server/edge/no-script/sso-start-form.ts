@@ -1,8 +1,8 @@
-import { parseSsoStartAnswer } from '../../../common/accounts-answers.js'
-import { isLoopbackHost } from '../../../common/hosts.js'
+import { parseSsoStartAnswer } from '../../../common/http/accounts-answers.js'
+import { isLoopbackHost } from '../../../common/http/hosts.js'
 import { failureStatus } from './answer-status.js'
 import { refusalText, refused } from './form-outcome.js'
-import { loginContextFields } from '../../../common/page-query.js'
+import { loginContextFields } from '../../../common/page/page-query.js'
 import type { FormHandler } from './form-post.js'
 
 /** An `sso_url` this edge will not send a visitor to is an answer it cannot use, as the status table says (docs/no-script.md). */

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { logFailure } from '../upstream/client-gone.js'
 import { textOf } from '../http/http-error.js'
 import { NO_STORE, STATIC_SECURITY_HEADERS } from '../http/security-headers.js'
-import type { Messages } from '../../../common/message-catalogue.js'
+import type { Messages } from '../../../common/languages/message-catalogue.js'
 import { escapeHtml } from './page.js'
 
 /** The 404 page in a language (an operator's texts included), written once per language and kept. */

@@ -1,5 +1,5 @@
-import type { PageMessages } from '../../../common/message-catalogue.js'
-import { splitQuery, type PageRenderer, type RenderedPage } from '../../../common/page-render.js'
+import type { PageMessages } from '../../../common/languages/message-catalogue.js'
+import { splitQuery, type PageRenderer, type RenderedPage } from '../../../common/page/page-render.js'
 
 /**
  * Renderings kept, one per host, language and set of markup parameters, the least
@@ -28,7 +28,7 @@ const FREE_TEXT_PARAMETERS: ReadonlySet<string> = new Set(['home_page_banner', '
 
 /**
  * Stands for the query's other parameters (`redirect`, the login context…)
- * in a kept rendering: common/page-render.ts's viewLinkHref puts them last in
+ * in a kept rendering: common/page/page-render.ts's viewLinkHref puts them last in
  * the links to the other views, which is the only place the markup shows them.
  */
 const REST_SLOT = 'threshold-rest-slot'
@@ -77,7 +77,7 @@ export interface PageMarkupOptions {
 
 /**
  * The rendered view for a GET of the page, kept per language, per host and
- * per the parameters that shape the markup (common/page-render.ts MARKUP_PARAMETERS
+ * per the parameters that shape the markup (common/page/page-render.ts MARKUP_PARAMETERS
  * but the free text), not per raw query: `redirect` and the login context
  * vary per visitor and only end the view links, which are filled in per
  * request. Free text is rendered per request, within the render budget.

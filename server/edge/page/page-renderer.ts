@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import type { PageRenderer } from '../../../common/page-render.js'
-import type { RuntimeConfig } from '../../../common/runtime-config.js'
+import type { PageRenderer } from '../../../common/page/page-render.js'
+import type { RuntimeConfig } from '../../../common/page/runtime-config.js'
 
 /** What dist/server/page-renderer.cjs exports (client/server-render.tsx). */
 interface RendererModule {

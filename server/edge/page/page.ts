@@ -1,10 +1,10 @@
 import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import type { Locale, MessageKey, Messages } from '../../../common/message-catalogue.js'
-import { viewFrom } from '../../../common/page-query.js'
-import { pageNoticeFrom, type PageNotice } from '../../../common/page-notices.js'
-import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../../common/page-render.js'
-import { serializeRuntimeConfig, type RuntimeConfig } from '../../../common/runtime-config.js'
+import type { Locale, MessageKey, Messages } from '../../../common/languages/message-catalogue.js'
+import { viewFrom } from '../../../common/page/page-query.js'
+import { pageNoticeFrom, type PageNotice } from '../../../common/page/page-notices.js'
+import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../../common/page/page-render.js'
+import { serializeRuntimeConfig, type RuntimeConfig } from '../../../common/page/runtime-config.js'
 import type { Theme } from '../brand/brand-config.js'
 import { styleHashSource } from '../brand/brand-style.js'
 import type { EmbeddedTexts, MessageCatalogues } from '../languages/message-catalogues.js'
@@ -56,7 +56,7 @@ function withLook (template: string, look: PageLook): string {
 
 /** The default look: the system's scheme, the build's icon, no brand colours. */
 export const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, brandStyle: null })
-/** `<html lang dir>` and the chosen language's catalogue (common/message-catalogue.ts MESSAGES_ELEMENT_ID). */
+/** `<html lang dir>` and the chosen language's catalogue (common/languages/message-catalogue.ts MESSAGES_ELEMENT_ID). */
 const LANG_SLOT = '__THRESHOLD_LANG__'
 const DIR_SLOT = '__THRESHOLD_DIR__'
 const MESSAGES_SLOT = '__THRESHOLD_MESSAGES__'
@@ -78,7 +78,7 @@ export const MAX_CACHED_PAGE_HOSTS = 100
 
 /** What each response fills in: its language, its CSP nonce, and the view rendered for it. */
 export interface PageFill {
-  /** The language chosen for the request (server/shared/locale-choice.ts). */
+  /** The language chosen for the request (server/shared/languages/locale-choice.ts). */
   readonly locale: Locale
   readonly nonce: string
   readonly rendered: RenderedPage

@@ -1,5 +1,5 @@
 import { ConfigError, readOrigin, type Env } from '../../shared/env-parsing.js'
-import { readPasskeySettings, type PasskeySettings } from '../../shared/passkey-config.js'
+import { readPasskeySettings, type PasskeySettings } from '../../shared/passkeys/passkey-config.js'
 import { isPublicSuffix } from '../sessions/cookie-domain.js'
 
 /**

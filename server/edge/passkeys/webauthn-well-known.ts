@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { PasskeySettings } from '../../shared/passkey-config.js'
+import type { PasskeySettings } from '../../shared/passkeys/passkey-config.js'
 
 /** The well-known URL of WebAuthn Related Origin Requests. */
 export const WEBAUTHN_WELL_KNOWN_PATH = '/.well-known/webauthn'

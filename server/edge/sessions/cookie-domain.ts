@@ -1,5 +1,5 @@
 import { getDomain, parse } from 'tldts'
-import { isHostname, isIpAddress, isLoopbackHost } from '../../../common/hosts.js'
+import { isHostname, isIpAddress, isLoopbackHost } from '../../../common/http/hosts.js'
 import { ConfigError, readString, type Env } from '../../shared/env-parsing.js'
 
 /**

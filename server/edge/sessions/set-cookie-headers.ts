@@ -1,4 +1,4 @@
-import { AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes } from '../../../common/session-cookies.js'
+import { AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes } from '../../../common/sessions/session-cookies.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -15,7 +15,7 @@ function cookieValue (value: string): string {
   return encodeURIComponent(value).replace(/%(2[346BF]|3[AC-F]|40|5[BDE]|60|7[BCD])/g, decodeURIComponent)
 }
 
-/** The attributes after the value: the page's (common/session-cookies.ts), and HttpOnly where asked. */
+/** The attributes after the value: the page's (common/sessions/session-cookies.ts), and HttpOnly where asked. */
 function attributesOf (cookieDomain: string | null, httpOnly: boolean, lifetime: string): string {
   const attributes = sessionCookieAttributes(cookieDomain)
   return [
@@ -30,7 +30,7 @@ function attributesOf (cookieDomain: string | null, httpOnly: boolean, lifetime:
 
 /**
  * The Set-Cookie value of one token cookie: the attributes the page gives
- * its own (common/session-cookies.ts: Expires 14 days on, Path=/, the host's
+ * its own (common/sessions/session-cookies.ts: Expires 14 days on, Path=/, the host's
  * cookie domain, Secure, SameSite=Lax), and HttpOnly where no script is to
  * read it (docs/security.md, "The token cookies"). Where the page reads its
  * cookies back and falls back to host-only ones, a Set-Cookie cannot: the

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { UnreadableAnswerError } from '../../shared/content-codings.js'
-import { REFRESH_COOKIE } from '../../../common/session-cookies.js'
+import { REFRESH_COOKIE } from '../../../common/sessions/session-cookies.js'
 import { cookieDomainFor } from './cookie-domain.js'
 import { statedHostName } from '../http/host-header.js'
 import { isBrowserRequest } from '../http/same-origin-guard.js'
@@ -62,7 +62,7 @@ function jsonObjectOf (body: unknown): Record<string, unknown> | null {
  *   AUTH_COOKIE_HTTPONLY=true). No answer reaches a browser
  *   (isBrowserRequest) with `refresh` in its body, and a 2xx one with an
  *   `auth` token but no refresh token is unreadable, as the page's parser
- *   would have found it before (common/accounts-answers.ts tokensOf); a
+ *   would have found it before (common/http/accounts-answers.ts tokensOf); a
  *   server or a tool, which no page script runs in, gets the answer as the
  *   accounts API gives it. `auth` stays: the page sends it as a bearer token
  *   right after the sign-in (a passkey, a second factor) and writes its

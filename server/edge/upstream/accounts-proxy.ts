@@ -21,7 +21,7 @@ import {
 import type { ProxiedRoute } from '../../shared/accounts-routes.js'
 import { textOf } from '../http/http-error.js'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
-import type { MessageKey } from '../../../common/message-catalogue.js'
+import type { MessageKey } from '../../../common/languages/message-catalogue.js'
 import type { ProxyTrust } from '../http/trusted-proxy.js'
 import type { ChallengeGate } from '../challenge/challenge-gate.js'
 import { tokenAnswers } from '../sessions/token-answers.js'

@@ -1,7 +1,7 @@
 import httpProxy from '@fastify/http-proxy'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { grpcStatusForHttpStatus } from '../../../common/grpc-status.js'
+import { grpcStatusForHttpStatus } from '../../../common/domain-check/grpc-status.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'

@@ -1,4 +1,4 @@
-import type { MessageKey } from '../../../common/message-catalogue.js'
+import type { MessageKey } from '../../../common/languages/message-catalogue.js'
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy'
 import type { FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'

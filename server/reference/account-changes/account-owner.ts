@@ -1,4 +1,4 @@
-import { FRESH_PROOF_REQUIRED_REASON, SESSION_ENDED_REASON, SIGNED_OUT_REASON, type ProofChoice } from '../../../common/account-changes.js'
+import { FRESH_PROOF_REQUIRED_REASON, SESSION_ENDED_REASON, SIGNED_OUT_REASON, type ProofChoice } from '../../../common/account-changes/account-changes.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
 import { logAuthEvent, type AuthEvent } from '../audit/audit.js'

@@ -1,4 +1,4 @@
-import { RECENT_FACTORS_DAYS } from '../../../common/recent-factors.js'
+import { RECENT_FACTORS_DAYS } from '../../../common/account-changes/recent-factors.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
 import { logAuthEvent } from '../audit/audit.js'

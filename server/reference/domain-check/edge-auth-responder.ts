@@ -8,7 +8,7 @@ import {
 import { requestLocale } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
-import { decodeBase64Chunks, decodeFrames, DATA_FRAME, encodeFrame, encodeTrailers, isCompressed, MalformedFramesError } from '../../shared/grpc-web-frames.js'
+import { decodeBase64Chunks, decodeFrames, DATA_FRAME, encodeFrame, encodeTrailers, isCompressed, MalformedFramesError } from '../../shared/domain-check/grpc-web-frames.js'
 
 /** The gRPC status codes this responder answers with (docs/accounts-api.md#the-domain-check). */
 export const GRPC_STATUS = Object.freeze({ OK: 0, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 })

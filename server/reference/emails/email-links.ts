@@ -3,7 +3,7 @@ import { ACCOUNTS_PATH } from '../http/exposed-routes.js'
 import type { Mailer } from './mailer.js'
 import { hashToken, newOpaqueToken } from '../sessions/tokens.js'
 import { inPageLanguage } from '../languages/page-language.js'
-import type { Locale } from '../../../common/message-catalogue.js'
+import type { Locale } from '../../../common/languages/message-catalogue.js'
 
 /** What every service that emails an account's owner works with. */
 export interface OwnerEmailing {

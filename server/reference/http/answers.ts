@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import type { Locale } from '../../../common/message-catalogue.js'
-import { chooseLocale, uiLocalesOf } from '../../shared/locale-choice.js'
+import type { Locale } from '../../../common/languages/message-catalogue.js'
+import { chooseLocale, uiLocalesOf } from '../../shared/languages/locale-choice.js'
 import type { EmailPseudonyms } from '../audit/email-pseudonyms.js'
 
 /** An answer of the service: the HTTP status, the JSON body the page reads, and any cookies to set. */

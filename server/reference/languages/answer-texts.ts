@@ -1,4 +1,4 @@
-import type { Locale, MessageParams } from '../../../common/message-catalogue.js'
+import type { Locale, MessageParams } from '../../../common/languages/message-catalogue.js'
 import { catalogueFamily } from './catalogue-family.js'
 import arabic from './ar.json' with { type: 'json' }
 import german from './de.json' with { type: 'json' }

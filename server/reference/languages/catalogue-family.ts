@@ -1,4 +1,4 @@
-import { formatMessage, LOCALES, textDirection, type Locale, type MessageParams } from '../../../common/message-catalogue.js'
+import { formatMessage, LOCALES, textDirection, type Locale, type MessageParams } from '../../../common/languages/message-catalogue.js'
 
 /** One family's texts (the emails', the answers') in one language. */
 export interface CatalogueTexts<Key extends string> {

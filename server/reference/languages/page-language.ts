@@ -1,4 +1,4 @@
-import type { Locale } from '../../../common/message-catalogue.js'
+import type { Locale } from '../../../common/languages/message-catalogue.js'
 
 /**
  * A page address the service sends a visitor to (a link in an email, the end

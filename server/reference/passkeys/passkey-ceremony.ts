@@ -1,5 +1,5 @@
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server'
-import type { PasskeySettings } from '../../shared/passkey-config.js'
+import type { PasskeySettings } from '../../shared/passkeys/passkey-config.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
 import type { Account, PasskeyChallenge, PasskeyChallengePurpose, PasskeyCredential } from '../store/account-store.js'
 import {

@@ -1,4 +1,4 @@
-import { SESSION_ENDED_REASON } from '../../../common/account-changes.js'
+import { SESSION_ENDED_REASON } from '../../../common/account-changes/account-changes.js'
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server'
 import { isRefusal, type OwnerRefusal } from '../account-changes/account-owner.js'
 import { logAuthEvent } from '../audit/audit.js'

@@ -1,4 +1,4 @@
-import type { PasskeySettings } from '../../shared/passkey-config.js'
+import type { PasskeySettings } from '../../shared/passkeys/passkey-config.js'
 import type { AccountOwners } from '../account-changes/account-owner.js'
 import type { ChangeNotices } from '../account-changes/change-notices.js'
 import type { FreshProofs } from '../account-changes/fresh-proofs.js'

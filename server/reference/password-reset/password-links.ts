@@ -1,4 +1,4 @@
-import { pageWithNotice } from '../../../common/page-notices.js'
+import { pageWithNotice } from '../../../common/page/page-notices.js'
 import type { RequestFacts } from '../http/answers.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { openEmailLink, peekEmailLink } from '../emails/email-links.js'

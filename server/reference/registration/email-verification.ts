@@ -1,4 +1,4 @@
-import { pageWithNotice } from '../../../common/page-notices.js'
+import { pageWithNotice } from '../../../common/page/page-notices.js'
 import { errorAnswer, successAnswer, type Answer, type EmailAudience, type RequestFacts } from '../http/answers.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
 import { logAuthEvent } from '../audit/audit.js'

@@ -1,4 +1,4 @@
-import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-password.js'
+import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/breached-password.js'
 import { logAuthEvent } from '../audit/audit.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
 import { hashToken, newOpaqueToken, type AuthenticationMethod, type LoginContext } from '../sessions/tokens.js'
@@ -19,7 +19,7 @@ export interface FirstFactorProof {
 /**
  * What a challenge record's context holds: the login's context fields, and
  * whether its password was found in the breach corpus, so that the answer
- * with the tokens carries the flag (common/breached-password.ts) after the
+ * with the tokens carries the flag (common/breached-passwords/breached-password.ts) after the
  * code. `provesNoBrowser`: the first factor was a Google token the page did
  * not ask for (AfterFirstFactor.completeLogin).
  */

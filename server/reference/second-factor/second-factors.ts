@@ -1,4 +1,4 @@
-import type { SecondFactorSettings } from '../../shared/second-factor-config.js'
+import type { SecondFactorSettings } from '../../shared/second-factor/second-factor-config.js'
 import type { AccountOwners } from '../account-changes/account-owner.js'
 import type { ChangeNotices } from '../account-changes/change-notices.js'
 import type { ReferenceMetrics } from '../metrics/metrics.js'

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { EMAIL_NOT_VERIFIED_REASON } from '../../../common/page-notices.js'
+import { EMAIL_NOT_VERIFIED_REASON } from '../../../common/page/page-notices.js'
 import { proofOfSignIn, type FreshProofs } from '../account-changes/fresh-proofs.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'

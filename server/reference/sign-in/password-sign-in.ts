@@ -1,4 +1,4 @@
-import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-password.js'
+import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/breached-password.js'
 import { logAuthEvent } from '../audit/audit.js'
 import type { BreachCheck } from '../breached-passwords/breach-check.js'
 import type { BreachNotices } from '../breached-passwords/breach-notices.js'

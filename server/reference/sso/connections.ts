@@ -2,7 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { domainToASCII } from 'node:url'
-import { isHostname, isLoopbackHost } from '../../../common/hosts.js'
+import { isHostname, isLoopbackHost } from '../../../common/http/hosts.js'
 import { ConfigError } from '../../shared/env-parsing.js'
 
 /**

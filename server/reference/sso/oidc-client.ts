@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client'
-import { isLoopbackHost } from '../../../common/hosts.js'
+import { isLoopbackHost } from '../../../common/http/hosts.js'
 import type { AssertedIdentity } from './asserted-identity.js'
 import type { OidcConnection } from './connections.js'
 

@@ -1,4 +1,4 @@
-import type { Locale } from '../../../common/message-catalogue.js'
+import type { Locale } from '../../../common/languages/message-catalogue.js'
 
 /**
  * Where the browser goes at the end of the identity provider's leg: back to

@@ -1,6 +1,6 @@
 import t from 'tap'
-import type { PageFormState } from '../../../common/page-render.js'
-import type { RuntimeConfig } from '../../../common/runtime-config.js'
+import type { PageFormState } from '../../../common/page/page-render.js'
+import type { RuntimeConfig } from '../../../common/page/runtime-config.js'
 import { createPageRenderer } from '../../../client/server-render.js'
 import { englishMessages } from '../../fixtures/messages.js'
 import { TEST_CONFIG } from '../../fixtures/page.js'

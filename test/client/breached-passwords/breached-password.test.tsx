@@ -2,7 +2,7 @@ import '../../fixtures/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
-import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-password.js'
+import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/breached-password.js'
 import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
 import { english } from '../../fixtures/messages.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
@@ -10,7 +10,7 @@ import { SECOND_FACTOR_TEST_ROUTES } from '../../fixtures/second-factor.js'
 
 /**
  * After a login whose answer says the password was found in a breach
- * (common/breached-password.ts), the page says so before it leaves, through
+ * (common/breached-passwords/breached-password.ts), the page says so before it leaves, through
  * the real edge in front of a real upstream: the reset link on offer, and
  * Continue going on as the login would have. And the refusals of a new
  * password found in a breach (registration, reset) read as any refusal.

@@ -4,9 +4,9 @@ import { createChallenge, verifySolution } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
-import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-password.js'
-import { CHALLENGE_HEADER } from '../../../common/challenge.js'
-import { MESSAGES_ELEMENT_ID, serializePageMessages, type PageMessages } from '../../../common/message-catalogue.js'
+import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/breached-password.js'
+import { CHALLENGE_HEADER } from '../../../common/challenge/challenge.js'
+import { MESSAGES_ELEMENT_ID, serializePageMessages, type PageMessages } from '../../../common/languages/message-catalogue.js'
 import { CHALLENGE_ROUNDS, CHECKING_NOTE_DELAY_MS } from '../../../client/challenge/answer-challenge.js'
 import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
 import { english, englishMessages } from '../../fixtures/messages.js'
@@ -16,7 +16,7 @@ import { eventually, eventuallyOk, pageOrigin, renderPage } from '../../fixtures
  * The page against a gate of its own making, a real HTTP server on port 0 at
  * the page's origin that asks for real ALTCHA challenges (altcha-lib's
  * createChallenge, signed) and checks the solutions the page sends back
- * (verifySolution), as the edge's gate does (common/challenge.ts). happy-dom
+ * (verifySolution), as the edge's gate does (common/challenge/challenge.ts). happy-dom
  * has no Web Workers: the page solves on its own thread here, the path of a
  * browser without workers; real Chromium's workers are test/e2e/challenge.test.ts's.
  */

@@ -1,8 +1,8 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
 import { checkDomainAuthorization } from '../../../client/domain-check/check-domain-authorization.js'
-import { GRPC_STATUS, grpcStatusForHttpStatus, HTTP_STATUS_TO_GRPC_STATUS } from '../../../common/grpc-status.js'
-import { encodeFrame, encodeTrailers } from '../../../server/shared/grpc-web-frames.js'
+import { GRPC_STATUS, grpcStatusForHttpStatus, HTTP_STATUS_TO_GRPC_STATUS } from '../../../common/domain-check/grpc-status.js'
+import { encodeFrame, encodeTrailers } from '../../../server/shared/domain-check/grpc-web-frames.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 // grpc-web's own HTTP-status path and the deadline are also held to the table
 // in real Chromium (test/e2e/domain-check-client.test.ts): happy-dom's

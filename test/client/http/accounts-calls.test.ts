@@ -5,7 +5,7 @@ import { resetPasswordRequest, setPassword } from '../../../client/password-rese
 import { register, verifyEmailRequest } from '../../../client/registration/registration-calls.js'
 import { localLogin, login } from '../../../client/sign-in/login-calls.js'
 import { completeSsoLogin, completeSsoRegister, startSso } from '../../../client/sso/sso-calls.js'
-import { BUSY_MESSAGE } from '../../../common/page-texts.js'
+import { BUSY_MESSAGE } from '../../../common/languages/page-texts.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { setPageUrl } from '../../fixtures/dom.js'

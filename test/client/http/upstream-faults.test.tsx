@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { BUSY_MESSAGE } from '../../../common/page-texts.js'
+import { BUSY_MESSAGE } from '../../../common/languages/page-texts.js'
 import { english, markedGermanMessages } from '../../fixtures/messages.js'
 import englishAnswers from '../../../server/reference/languages/en.json' with { type: 'json' }
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../../fixtures/edge.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createMessages, serializePageMessages } from '../../../common/message-catalogue.js'
+import { createMessages, serializePageMessages } from '../../../common/languages/message-catalogue.js'
 import { parseEmbeddedMessages } from '../../../client/languages/embedded-messages.js'
 import { englishMessages, markedGermanMessages } from '../../fixtures/messages.js'
 

@@ -6,14 +6,14 @@ import t from 'tap'
 import { parseEmbeddedMessages } from '../../../client/languages/embedded-messages.js'
 import { MessagesContext } from '../../../client/languages/messages.js'
 import { SignInPage } from '../../../client/SignInPage.js'
-import { createMessages, MESSAGES_ELEMENT_ID } from '../../../common/message-catalogue.js'
+import { createMessages, MESSAGES_ELEMENT_ID } from '../../../common/languages/message-catalogue.js'
 import germanCatalogue from '../../../common/messages/de.json' with { type: 'json' }
 import { jsonAnswer } from '../../fixtures/edge.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 import { startBackend, TEST_CONFIG } from '../../fixtures/page.js'
 
 /**
- * The SSO modal's texts are later texts (common/message-catalogue.ts): the
+ * The SSO modal's texts are later texts (common/languages/message-catalogue.ts): the
  * page as the edge serves it leaves them out, and the modal fetches them with
  * its chunk (client/languages/later-page-texts.ts), so it opens in the page's language.
  */

@@ -1,7 +1,7 @@
 import '../../fixtures/dom.js'
 import { act, screen } from '@testing-library/react'
 import t from 'tap'
-import { NOTICE_MESSAGE_KEYS } from '../../../common/page-notices.js'
+import { NOTICE_MESSAGE_KEYS } from '../../../common/page/page-notices.js'
 import { english } from '../../fixtures/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { answersByPath, eventually, eventuallyOk, renderPage, startBackend } from '../../fixtures/page.js'

@@ -1,11 +1,11 @@
 import t from 'tap'
-import { ERROR_MESSAGE_KEYS } from '../../../common/error-messages.js'
+import { ERROR_MESSAGE_KEYS } from '../../../common/languages/error-messages.js'
 import { messageForErrorParameter } from '../../../client/languages/messages.js'
-import { NOTICE_MESSAGE_KEYS } from '../../../common/page-notices.js'
+import { NOTICE_MESSAGE_KEYS } from '../../../common/page/page-notices.js'
 import { english, ENGLISH_MESSAGES, markedGermanMessages } from '../../fixtures/messages.js'
-import { createMessages } from '../../../common/message-catalogue.js'
+import { createMessages } from '../../../common/languages/message-catalogue.js'
 import { parsePageParams } from '../../../client/page/page-params.js'
-import { parseRuntimeConfig } from '../../../common/runtime-config.js'
+import { parseRuntimeConfig } from '../../../common/page/runtime-config.js'
 
 const config = parseRuntimeConfig(JSON.stringify({ productName: 'Acme Cloud', passwordResetCompletion: true, localAccountsAllowedHosts: ['nas.lan'] }))
 const parse = (query: string, hostname = 'signin.acme.test') => parsePageParams(query, hostname, config)

@@ -6,7 +6,7 @@ import t from 'tap'
 import { parseEmbeddedMessages } from '../../../client/languages/embedded-messages.js'
 import { MessagesContext } from '../../../client/languages/messages.js'
 import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage } from '../../../client/SignInPage.js'
-import { createMessages, MESSAGES_ELEMENT_ID } from '../../../common/message-catalogue.js'
+import { createMessages, MESSAGES_ELEMENT_ID } from '../../../common/languages/message-catalogue.js'
 import germanCatalogue from '../../../common/messages/de.json' with { type: 'json' }
 import { setPageUrl } from '../../fixtures/dom.js'
 import { startBackend, TEST_CONFIG } from '../../fixtures/page.js'

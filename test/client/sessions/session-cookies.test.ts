@@ -1,7 +1,7 @@
 import '../../fixtures/dom.js'
 import t from 'tap'
 import { storeSessionTokens } from '../../../client/sessions/session-cookies.js'
-import { sessionCookieAttributes } from '../../../common/session-cookies.js'
+import { sessionCookieAttributes } from '../../../common/sessions/session-cookies.js'
 import { setPageUrl } from '../../fixtures/dom.js'
 
 function pageCookies (): Record<string, string> {

@@ -2,7 +2,7 @@ import { validate, compileErrors } from '@readme/openapi-parser'
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { parse } from 'yaml'
-import { ACCOUNTS_API_VERSION } from '../../../common/accounts-paths.js'
+import { ACCOUNTS_API_VERSION } from '../../../common/http/accounts-paths.js'
 import { accountsContractFromText, CONTRACT_PATH, loadAccountsContract } from '../../../server/shared/accounts-contract.js'
 
 const contract = loadAccountsContract()

@@ -6,7 +6,7 @@ import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
 import { EMBEDDED_SECRET_HEADER, newEmbeddedSecret } from '../../../server/shared/embedded-secret.js'
-import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../server/shared/grpc-web-frames.js'
+import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../server/shared/domain-check/grpc-web-frames.js'
 import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest, type Upstream } from '../../fixtures/edge.js'
 import { formBody, PAGE_POST_HEADERS } from '../../fixtures/form-page.js'
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { CHALLENGE_HEADER, CHALLENGE_HEADER_MAX_LENGTH, CHALLENGED_PATHS } from '../../../../common/challenge.js'
+import { CHALLENGE_HEADER, CHALLENGE_HEADER_MAX_LENGTH, CHALLENGED_PATHS } from '../../../../common/challenge/challenge.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import germanCatalogue from '../../../../common/messages/de.json' with { type: 'json' }
 import { edgeKeys } from '../../../../server/edge/keys/edge-secrets.js'

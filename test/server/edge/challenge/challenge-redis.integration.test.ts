@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import { CHALLENGE_HEADER } from '../../../../common/challenge.js'
+import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
 import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
 import { solvedHeader } from '../../../fixtures/challenge.js'
 import { redisSkip, startRedisServer } from '../../../fixtures/redis-server.js'

@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
-import { CHALLENGE_HEADER } from '../../../../common/challenge.js'
+import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/known-browsers/known-browser.js'
 import { solvedHeader } from '../../../fixtures/challenge.js'

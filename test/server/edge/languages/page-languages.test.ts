@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { createPageRenderer } from '../../../../client/server-render.js'
-import { ADDRESS_NOTICE_PREFIX, hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../../common/message-catalogue.js'
+import { ADDRESS_NOTICE_PREFIX, hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../../common/languages/message-catalogue.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
-import { parseRuntimeConfig } from '../../../../common/runtime-config.js'
-import type { PageRenderer } from '../../../../common/page-render.js'
+import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
+import type { PageRenderer } from '../../../../common/page/page-render.js'
 import { PageMarkup } from '../../../../server/edge/page/page-markup.js'
 import { buildEdge } from '../../../fixtures/edge.js'
 

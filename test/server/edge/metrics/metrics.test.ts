@@ -11,7 +11,7 @@ import { ConfigError, loadServerConfig } from '../../../../server/edge/config.js
 import { startMetricsListener } from '../../../../server/edge/metrics/metrics-listener.js'
 import { createEdgeMetrics, type EdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
 import { withPasskeyRoutes, withSecondFactorRoutes, SPEC_ACCOUNTS_ROUTES } from '../../../../server/shared/accounts-routes.js'
-import { DATA_FRAME, encodeFrame, encodeTrailers } from '../../../../server/shared/grpc-web-frames.js'
+import { DATA_FRAME, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeOptions, type RecordedRequest } from '../../../fixtures/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
 import { answerByPath } from '../../../fixtures/second-factor.js'

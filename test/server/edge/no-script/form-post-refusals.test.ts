@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
+import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ERROR_MESSAGES } from '../../../../common/error-messages.js'
+import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
 import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'

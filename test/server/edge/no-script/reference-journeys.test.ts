@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
-import { SUCCESS_MESSAGES } from '../../../../common/page-texts.js'
+import { SUCCESS_MESSAGES } from '../../../../common/languages/page-texts.js'
 import { startMetricsListener } from '../../../../server/edge/metrics/metrics-listener.js'
 import { FORM_FLASH_COOKIE } from '../../../../server/edge/no-script/form-flash.js'
 import { formBody, stateIn } from '../../../fixtures/form-page.js'

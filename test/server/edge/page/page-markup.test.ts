@@ -4,10 +4,10 @@ import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createPageRenderer } from '../../../../client/server-render.js'
-import { PAGE_STATE_ELEMENT_ID, parsePageFormState, type PageFormState } from '../../../../common/page-render.js'
+import { PAGE_STATE_ELEMENT_ID, parsePageFormState, type PageFormState } from '../../../../common/page/page-render.js'
 import { MAX_CACHED_MARKUPS, PageMarkup, UNCACHED_RENDERS_PER_SECOND } from '../../../../server/edge/page/page-markup.js'
 import { buildEdge } from '../../../fixtures/edge.js'
-import { parseRuntimeConfig } from '../../../../common/runtime-config.js'
+import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 
 const ENGLISH = englishMessages()
 

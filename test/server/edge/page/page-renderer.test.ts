@@ -1,7 +1,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseRuntimeConfig } from '../../../../common/runtime-config.js'
+import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { loadPageRenderer } from '../../../../server/edge/page/page-renderer.js'
 import { createServer } from '../../../../server/edge/server.js'
 import { loadServerConfig } from '../../../../server/edge/config.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseRuntimeConfig, serializeRuntimeConfig } from '../../../../common/runtime-config.js'
+import { parseRuntimeConfig, serializeRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { MAX_CACHED_PAGE_HOSTS } from '../../../../server/edge/page/page.js'
 import { buildEdge } from '../../../fixtures/edge.js'
 

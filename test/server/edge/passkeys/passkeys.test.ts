@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseRuntimeConfig } from '../../../../common/runtime-config.js'
+import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CHALLENGE_HEADER } from '../../../../common/challenge.js'
+import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
 import { startBuiltServer, type BuiltServer } from '../../../fixtures/built-server.js'
 import { solvedHeader } from '../../../fixtures/challenge.js'
 import { faketimeSkip, skewedClockEnv } from '../../../fixtures/faketime.js'

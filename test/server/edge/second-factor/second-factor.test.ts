@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseRuntimeConfig } from '../../../../common/runtime-config.js'
+import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { ConfigError, loadServerConfig } from '../../../../server/edge/config.js'
 import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
 

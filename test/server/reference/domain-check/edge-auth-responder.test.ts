@@ -3,7 +3,7 @@ import t from 'tap'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { authorizationFor, canonicalDomain, edgeAuthResponder } from '../../../../server/reference/domain-check/edge-auth-responder.js'
-import { decodeFrames, encodeFrame, encodeTrailers } from '../../../../server/shared/grpc-web-frames.js'
+import { decodeFrames, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
 
 async function responder (t: import('tap').Test) {
   const app = Fastify({ logger: false })

@@ -1,4 +1,4 @@
-import { hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from './hosts.js'
+import { hostMatchesPattern, isLoopbackHost, isSameOrSubdomain } from '../http/hosts.js'
 
 export interface PageLocation {
   readonly origin: string

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { safeRedirectTarget, type PageLocation } from '../../common/redirect-target.js'
+import { safeRedirectTarget, type PageLocation } from '../../../common/page/redirect-target.js'
 
 const page: PageLocation = { origin: 'https://signin.example.com', hash: '' }
 /** As the edge decides for signin.example.com (test/server/edge/sessions/cookie-domain.test.ts). */

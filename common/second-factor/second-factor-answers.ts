@@ -1,4 +1,4 @@
-import { breachedFlag, parseLoginAnswer, parseSuccessAnswer, tokensOf, type JsonAnswer, type LoginAnswer, type Refusal, type SignedIn } from './accounts-answers.js'
+import { breachedFlag, parseLoginAnswer, parseSuccessAnswer, tokensOf, type JsonAnswer, type LoginAnswer, type Refusal, type SignedIn } from '../http/accounts-answers.js'
 
 /**
  * The answers of the second-factor calls (docs/second-factor.md), parsed at

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { jsonForScriptElement } from '../../common/json-for-script.js'
+import { jsonForScriptElement } from '../../../common/page/json-for-script.js'
 
 t.test('a value cannot close its script element or start markup, and reads back unchanged', async (t) => {
   const hostile = { text: '</script><script>alert(1)</script><!-- & \u2028\u2029 >' }

@@ -1,5 +1,5 @@
-import { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_RANGE } from '../../common/password-length.js'
-import { readInteger, type Env } from './env-parsing.js'
+import { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_RANGE } from '../../../common/passwords/password-length.js'
+import { readInteger, type Env } from '../env-parsing.js'
 
 /**
  * PASSWORD_MIN_LENGTH (docs/breached-passwords.md), read alike by the

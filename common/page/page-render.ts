@@ -8,7 +8,7 @@
  * by path, typed by this interface, as it loads the page template.
  */
 
-import type { PageMessages } from './message-catalogue.js'
+import type { PageMessages } from '../languages/message-catalogue.js'
 import { jsonForScriptElement } from './json-for-script.js'
 
 /** The views the page shows (the client's `View`). */
@@ -46,7 +46,7 @@ export interface PageRenderRequest {
   readonly search: string
   readonly hostname: string
   readonly state: PageFormState | null
-  /** The chosen language and its catalogue (common/message-catalogue.ts). */
+  /** The chosen language and its catalogue (common/languages/message-catalogue.ts). */
   readonly messages: PageMessages
 }
 

@@ -1,5 +1,5 @@
-import { BUSY_MESSAGE, plainText } from './page-texts.js'
-import { EMAIL_NOT_VERIFIED_REASON } from './page-notices.js'
+import { BUSY_MESSAGE, plainText } from '../languages/page-texts.js'
+import { EMAIL_NOT_VERIFIED_REASON } from '../page/page-notices.js'
 
 /**
  * One JSON POST's answer, as every accounts call's is (docs/accounts-api.md, "How a call travels"). Network
@@ -53,7 +53,7 @@ export interface SignedIn {
    */
   readonly refresh: string | null
   readonly secondFactorEnrolled?: boolean
-  /** The password of this login was found in a breach (common/breached-password.ts): the page says so before it leaves. */
+  /** The password of this login was found in a breach (common/breached-passwords/breached-password.ts): the page says so before it leaves. */
   readonly passwordBreached?: boolean
 }
 
@@ -140,7 +140,7 @@ export function tokensOf (body: Readonly<Record<string, unknown>>): { readonly a
   return nonEmptyString(refresh) ? { auth, refresh } : null
 }
 
-/** A login answer's `password_breached: true` (common/breached-password.ts), as SignedIn carries it; anything else is no flag. */
+/** A login answer's `password_breached: true` (common/breached-passwords/breached-password.ts), as SignedIn carries it; anything else is no flag. */
 export function breachedFlag (body: Readonly<Record<string, unknown>>): { readonly passwordBreached?: true } {
   return body.password_breached === true ? { passwordBreached: true } : {}
 }

@@ -1,4 +1,4 @@
-import type { MessageKey } from './message-catalogue.js'
+import type { MessageKey } from '../languages/message-catalogue.js'
 
 /**
  * What the page and the reference accounts service must spell alike for

@@ -1,4 +1,4 @@
-import { readBoolean, type Env } from './env-parsing.js'
+import { readBoolean, type Env } from '../env-parsing.js'
 
 /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md), read alike by the edge and the reference service. */
 export interface SecondFactorSettings {

@@ -1,5 +1,5 @@
-import { isHostname, isIpAddress, isLoopbackHost, isSameOrSubdomain } from '../../common/hosts.js'
-import { ConfigError, readBoolean, readList, readString, type Env } from './env-parsing.js'
+import { isHostname, isIpAddress, isLoopbackHost, isSameOrSubdomain } from '../../../common/http/hosts.js'
+import { ConfigError, readBoolean, readList, readString, type Env } from '../env-parsing.js'
 
 /**
  * Passkeys as configured (docs/passkeys.md): the relying party ID every

@@ -8,9 +8,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { LOCALES, placeholdersOf } from '../../common/message-catalogue.js'
+import { LOCALES, placeholdersOf } from '../../../common/languages/message-catalogue.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** The families of catalogues: one file per locale in each folder, `en.json` the reference. */
 /**

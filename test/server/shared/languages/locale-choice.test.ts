@@ -1,5 +1,5 @@
 import t from 'tap'
-import { chooseLocale, supportedLocaleOf } from '../../../server/shared/locale-choice.js'
+import { chooseLocale, supportedLocaleOf } from '../../../../server/shared/languages/locale-choice.js'
 
 const defaultLocale = 'en'
 

@@ -1,4 +1,4 @@
-import { isLocale, LOCALES, type Locale } from '../../common/message-catalogue.js'
+import { isLocale, LOCALES, type Locale } from '../../../common/languages/message-catalogue.js'
 
 /**
  * How much of `ui_locales` or `Accept-Language` is read. Browsers send a

@@ -9,8 +9,8 @@
  * start with SERVER_ONLY_PREFIX are texts only the edge says (its own answers
  * to the accounts calls, a form it cannot read) and are left out of the page.
  */
-import type englishCatalogue from './messages/en.json'
-import { jsonForScriptElement } from './json-for-script.js'
+import type englishCatalogue from '../messages/en.json'
+import { jsonForScriptElement } from '../page/json-for-script.js'
 
 /** Every key of the catalogues, as English has them. */
 export type MessageKey = keyof typeof englishCatalogue
@@ -63,7 +63,7 @@ export interface PageMessages {
 export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', 'noScript.']
 
 /**
- * The texts of the `notice` codes emailed links land on (common/page-notices.ts):
+ * The texts of the `notice` codes emailed links land on (common/page/page-notices.ts):
  * a page carries only the one its address names.
  */
 export const ADDRESS_NOTICE_PREFIX = 'notice.'

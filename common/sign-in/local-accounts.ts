@@ -1,5 +1,5 @@
-import { hostMatchesPattern, isHostname, isIPv6, isIpAddress, isLoopbackHost } from './hosts.js'
-import type { MessageKey } from './message-catalogue.js'
+import { hostMatchesPattern, isHostname, isIPv6, isIpAddress, isLoopbackHost } from '../http/hosts.js'
+import type { MessageKey } from '../languages/message-catalogue.js'
 
 /** Port of the local accounts service when `local_accounts_port` is absent (docs/accounts-api.md, "Local-network mode"). */
 export const DEFAULT_LOCAL_ACCOUNTS_PORT = 10064

@@ -1,5 +1,5 @@
 import { jsonForScriptElement } from './json-for-script.js'
-import { DEFAULT_PASSWORD_MIN_LENGTH, isPasswordMinLength } from './password-length.js'
+import { DEFAULT_PASSWORD_MIN_LENGTH, isPasswordMinLength } from '../passwords/password-length.js'
 
 /** The operator's logo (BRAND_LOGO), with the size it is shown at: width and height reserve its place before it loads. */
 export interface PageLogo {
