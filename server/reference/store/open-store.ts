@@ -54,6 +54,8 @@ export async function openAccountStore (
     connectionString: config.databaseUrl,
     onIdleError,
     onClockSynced: clockOffsetWarning(log, 'the PostgreSQL server\'s (DATABASE_URL)'),
+    onClockSyncFailed: oncePerBurst((error: Error) => log.warn({ database: describeConnectionFailure(error) },
+      'the PostgreSQL server\'s clock could not be read (DATABASE_URL): the offset last measured stays in use until the next try')),
     ...(options.waitForDatabase === true
       ? {
           waitForDatabase: {

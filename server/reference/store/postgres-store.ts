@@ -421,6 +421,13 @@ export interface PostgresStoreOptions {
   readonly waitForDatabase?: DatabaseWait
   /** Told each offset of this process's clock from the database's, as measured (server/shared/shared-clock.ts). */
   readonly onClockSynced?: (offsetMs: number) => void
+  /**
+   * Told when the database's clock could not be read (the offset last
+   * measured stays in use until the next try); without it, `onIdleError`.
+   */
+  readonly onClockSyncFailed?: (error: Error) => void
+  /** How often the database's clock is read again: CLOCK_SYNC_INTERVAL_MS unless a test needs it sooner. */
+  readonly clockSyncIntervalMs?: number
 }
 
 /** What a store opened before its database could be reached tells while it waits. */
@@ -453,12 +460,11 @@ export class PostgresAccountStore implements AccountStore {
 
   private constructor (
     private readonly connections: pg.Pool,
-    private readonly onConnectionError: (error: Error) => void,
-    emailKeyConflicts: readonly EmailKeyConflict[],
-    onClockSynced?: (offsetMs: number) => void
+    private readonly options: PostgresStoreOptions,
+    emailKeyConflicts: readonly EmailKeyConflict[]
   ) {
     this.conflicts = emailKeyConflicts
-    this.clock = new SharedClock(async () => await this.readDatabaseTime(), onClockSynced)
+    this.clock = new SharedClock(async () => await this.readDatabaseTime(), options.onClockSynced)
     connections.on('release', (error: Error | undefined) => {
       if (error === undefined) this.lastHealthyAt = performance.now()
     })
@@ -495,7 +501,7 @@ export class PostgresAccountStore implements AccountStore {
     pool.on('error', options.onIdleError)
     try {
       const migrated = await migrate(pool)
-      const store = new PostgresAccountStore(pool, options.onIdleError, migrated.emailKeyConflicts, options.onClockSynced)
+      const store = new PostgresAccountStore(pool, options, migrated.emailKeyConflicts)
       await store.followDatabaseClock()
       return store
     } catch (error) {
@@ -504,7 +510,7 @@ export class PostgresAccountStore implements AccountStore {
         throw error
       }
       options.waitForDatabase.onAttemptFailed(error as Error)
-      const store = new PostgresAccountStore(pool, options.onIdleError, [], options.onClockSynced)
+      const store = new PostgresAccountStore(pool, options, [])
       store.migrateInBackground(options.waitForDatabase)
       return store
     }
@@ -545,9 +551,10 @@ export class PostgresAccountStore implements AccountStore {
    * use until the next one: no worse than before.
    */
   private async followDatabaseClock (): Promise<void> {
-    const failed = (error: unknown): void => { this.onConnectionError(error as Error) }
+    const report = this.options.onClockSyncFailed ?? this.options.onIdleError
+    const failed = (error: unknown): void => { report(error as Error) }
     await this.clock.sync().catch(failed)
-    this.clock.keepSynced(failed)
+    this.clock.keepSynced(failed, this.options.clockSyncIntervalMs)
   }
 
   private async readDatabaseTime (): Promise<number> {
@@ -608,7 +615,7 @@ export class PostgresAccountStore implements AccountStore {
 
   private async inOneTransaction<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
-    const held = holdConnection(client, this.onConnectionError)
+    const held = holdConnection(client, this.options.onIdleError)
     try {
       await client.query('BEGIN')
       const result = await work(client)

@@ -122,6 +122,31 @@ t.test('with a real PostgreSQL', { skip: postgresSkip }, async (t) => {
     t.ok(await eventually(() => store.reachable()), 'reachable again')
     t.equal((await store.findAccountByEmail('b@example.com'))?.email, 'b@example.com', 'the next call works')
   })
+
+  t.test('the database\'s clock unreadable while PostgreSQL is down: told as a clock failure, the last offset kept, read again when it is back', async (t) => {
+    const url = await server.createDatabase()
+    const connectionErrors: Error[] = []
+    const clockFailures: Error[] = []
+    const offsets: number[] = []
+    const store = await PostgresAccountStore.open({
+      connectionString: url,
+      onIdleError: (error) => connectionErrors.push(error),
+      onClockSynced: (offsetMs) => offsets.push(offsetMs),
+      onClockSyncFailed: (error) => clockFailures.push(error),
+      clockSyncIntervalMs: 100
+    })
+    t.teardown(() => store.close())
+    t.equal(offsets.length, 1, 'the clock is read at the opening')
+
+    await server.stop()
+    t.teardown(() => server.start())
+    t.ok(await eventually(async () => clockFailures.length > 0), 'a failed reading is told as the clock\'s')
+    const told = offsets.length
+    t.ok(Math.abs(store.now() - Date.now()) < 1000, 'the store keeps the offset it measured (the same machine: about 0)')
+
+    await server.start()
+    t.ok(await eventually(async () => offsets.length > told), 'the clock is read again once the database is back')
+  })
 })
 
 t.test('connection failures are told apart from refused statements', async (t) => {
