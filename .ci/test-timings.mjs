@@ -77,9 +77,8 @@ function report (logPath, stampsPath) {
       return { at: Number(at), name: name ?? '' }
     })
     : []
-  // Each npm script runs until the next one begins; `test` itself only runs the others.
-  const phases = stamps.slice(0, -1).map((stamp, i) => ({ name: stamp.name, seconds: (stamps[i + 1]?.at ?? stamp.at) - stamp.at }))
-    .filter((phase) => phase.name !== 'test')
+  // Each npm script runs until the next one begins; the first (`test`) only runs the others.
+  const phases = stamps.slice(0, -1).map((stamp, i) => ({ name: stamp.name, seconds: (stamps[i + 1]?.at ?? stamp.at) - stamp.at })).slice(1)
   if (buildSeconds !== null && phases.length > 0) {
     const host = phases.find((phase) => phase.name === buildIn)
     if (host !== undefined) host.seconds -= buildSeconds
