@@ -59,7 +59,8 @@ if (missing.length > 0) {
 
 const RATE_LIMIT_PER_MINUTE = 1_000_000
 const UPSTREAM_TIMEOUT_MS = 3000
-const DRAIN_SECONDS = 2
+/** Longer than nginx keeps an idle connection (keepalive_timeout 5s in deploy/nginx/threshold.conf): docs/scale-out.md#rolling-restarts says why. */
+const DRAIN_SECONDS = 6
 const PASSWORD_HASH_COST = 12
 /** Each freeze and lock outlasts the edge's timeout, so that the edge answers 504 while the work carries on. */
 const FREEZE_MS = UPSTREAM_TIMEOUT_MS + 2000

@@ -7,6 +7,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../server/reference/http/exposed-r
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../fixtures/browser.js'
 import { newestResetLink, startBuiltServer } from '../fixtures/built-server.js'
+import { withoutPasskeyUpgrade } from '../fixtures/passkey-page.js'
 import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/edge.js'
 
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
@@ -121,6 +122,7 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
 
   await t.test('login with the keyboard alone, with visible focus throughout', async (t) => {
     const { page, problems } = await openPage(t)
+    await withoutPasskeyUpgrade(page)
     await page.goto(`${base}/?redirect=%2Fdone`)
     await waitForHydration(page)
     await page.keyboard.press('Tab')

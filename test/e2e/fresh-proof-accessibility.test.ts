@@ -7,7 +7,7 @@ import { startBuiltServer } from '../fixtures/built-server.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../client/passkeys/passkey-timing.js'
 import { REMEMBERED_BROWSER_COOKIE } from '../../server/reference/second-factor/remembered-browser-cookie.js'
-import { passwordLogin } from '../fixtures/passkey-page.js'
+import { passwordLogin, withoutPasskeyUpgrade } from '../fixtures/passkey-page.js'
 import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
 import { enrolFromOffer, verifyRememberingBrowser } from '../fixtures/second-factor-page.js'
 import { addVirtualAuthenticator } from '../fixtures/virtual-authenticator.js'
@@ -58,6 +58,7 @@ t.test('axe finds no WCAG 2.2 A/AA violation on Confirm it\'s you, in English an
     const say = catalogue(locale)
     const { page, context } = await openPage(t, { ...SIZES.desktop, locale: browserLocale, reducedMotion: 'reduce' })
     await addVirtualAuthenticator(page)
+    await withoutPasskeyUpgrade(page)
     await page.goto(target)
     t.equal(await page.evaluate(() => document.documentElement.lang), locale, `${locale}: the page speaks it`)
     await page.getByLabel(say('field.email'), { exact: true }).fill(email)

@@ -4,7 +4,7 @@ import { PASSKEY_OFFER_DECLINED_KEY } from '../../client/passkeys/passkey-timing
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { english } from '../fixtures/messages.js'
-import { passwordLogin, withoutAutofill } from '../fixtures/passkey-page.js'
+import { passwordLogin, withoutAutofill, withoutPasskeyUpgrade } from '../fixtures/passkey-page.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { GOOD_PASSWORD, registerAccount } from '../fixtures/reference.js'
 import { authenticatorCode, enrolFromOffer, verifyRememberingBrowser } from '../fixtures/second-factor-page.js'
@@ -45,6 +45,7 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
   const openWithAuthenticator = async (t: Test, credentials: readonly VirtualCredential[] = []) => {
     const opened = await openPage(t)
     const authenticator = await addVirtualAuthenticator(opened.page)
+    await withoutPasskeyUpgrade(opened.page)
     for (const credential of credentials) await authenticator.addCredential(credential)
     return { ...opened, authenticator }
   }

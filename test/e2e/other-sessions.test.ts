@@ -4,7 +4,7 @@ import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage, unexpectedProblems } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
 import { english } from '../fixtures/messages.js'
-import { passwordLogin } from '../fixtures/passkey-page.js'
+import { passwordLogin, withoutPasskeyUpgrade } from '../fixtures/passkey-page.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { postJson, registerAccount } from '../fixtures/reference.js'
 import { addVirtualAuthenticator } from '../fixtures/virtual-authenticator.js'
@@ -35,6 +35,7 @@ t.test('after the offer\'s passkey, "Sign out of all other sessions" ends the ot
 
   // The other browser: signed in with the password, the passkey offer declined.
   const other = await openPage(t)
+  await withoutPasskeyUpgrade(other.page)
   await other.page.goto(target)
   await passwordLogin(other.page, 'noa@example.test')
   await other.page.getByRole('button', { name: english('passkey.notNow') }).click({ timeout: 10_000 })
@@ -44,6 +45,7 @@ t.test('after the offer\'s passkey, "Sign out of all other sessions" ends the ot
   // This browser: signed in, the offer creates a passkey, and the card offers to sign out elsewhere.
   const { page, context, problems } = await openPage(t)
   const authenticator = await addVirtualAuthenticator(page)
+  await withoutPasskeyUpgrade(page)
   await page.goto(target)
   await passwordLogin(page, 'noa@example.test')
   await page.getByRole('button', { name: english('passkey.create') }).click({ timeout: 10_000 })

@@ -3,7 +3,7 @@ import { english } from '../fixtures/messages.js'
 import { wcagViolations } from '../fixtures/axe.js'
 import { browserSkip, openPage } from '../fixtures/browser.js'
 import { startBuiltServer } from '../fixtures/built-server.js'
-import { passwordLogin, withoutAutofill } from '../fixtures/passkey-page.js'
+import { passwordLogin, withoutAutofill, withoutPasskeyUpgrade } from '../fixtures/passkey-page.js'
 import { startProductApp } from '../fixtures/product-app.js'
 import { registerAccount } from '../fixtures/reference.js'
 import { addVirtualAuthenticator } from '../fixtures/virtual-authenticator.js'
@@ -20,6 +20,7 @@ t.test('axe finds no WCAG 2.2 A/AA violation on the passkey button nor on the of
   const signIn = async (size: { width: number, height: number }) => {
     const opened = await openPage(t, size)
     await addVirtualAuthenticator(opened.page)
+    await withoutPasskeyUpgrade(opened.page)
     return opened
   }
 
