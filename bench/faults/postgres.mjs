@@ -1,5 +1,5 @@
 // The PostgreSQL of npm run load:faults, started on a free loopback port in a
-// folder of the caller's, as test/fixtures/postgres-server.ts starts one for the
+// folder of the caller's, as test/fixtures/servers/postgres-server.ts starts one for the
 // tests (bench/ is plain JavaScript that Node runs without their TypeScript
 // loader and tap's teardowns, hence this twin).
 import { execFileSync } from 'node:child_process'

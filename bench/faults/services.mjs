@@ -1,6 +1,6 @@
 // The other real processes of npm run load:faults: Redis and nginx with the
 // shipped site file, started on free loopback ports in a folder of the caller's
-// (PostgreSQL is postgres.mjs's). test/fixtures/redis-server.ts and
+// (PostgreSQL is postgres.mjs's). test/fixtures/servers/redis-server.ts and
 // test/deploy/nginx-front.integration.test.ts start them the same way for the tests;
 // bench/ is plain JavaScript that Node runs without their TypeScript loader
 // and tap's teardowns, hence this twin.

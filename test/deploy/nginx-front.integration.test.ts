@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy-files.js'
-import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/edge.js'
-import { findExecutable, freeLoopbackPort, skipUnlessInstalled } from '../fixtures/local-services.js'
-import { TEST_PASSWORD_HASH_COST } from '../fixtures/password-hash-cost.js'
-import { GOOD_PASSWORD, registerAccount, temporaryDataDir } from '../fixtures/reference.js'
-import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso-certificates.js'
+import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy/deploy-files.js'
+import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/servers/edge.js'
+import { findExecutable, freeLoopbackPort, skipUnlessInstalled } from '../fixtures/servers/local-services.js'
+import { TEST_PASSWORD_HASH_COST } from '../fixtures/passwords/password-hash-cost.js'
+import { GOOD_PASSWORD, registerAccount, temporaryDataDir } from '../fixtures/servers/reference.js'
+import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso/sso-certificates.js'
 
 /**
  * deploy/nginx/threshold.conf, as nginx reads it (`nginx -t`), then running

@@ -1,12 +1,12 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/breached-password.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { english } from '../../fixtures/messages.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
-import { SECOND_FACTOR_TEST_ROUTES } from '../../fixtures/second-factor.js'
+import { jsonAnswer, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { SECOND_FACTOR_TEST_ROUTES } from '../../fixtures/second-factor/second-factor.js'
 
 /**
  * After a login whose answer says the password was found in a breach

@@ -1,4 +1,4 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, waitFor } from '@testing-library/react'
 import { createChallenge, verifySolution } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
@@ -8,9 +8,9 @@ import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/brea
 import { CHALLENGE_HEADER } from '../../../common/challenge/challenge.js'
 import { MESSAGES_ELEMENT_ID, serializePageMessages, type PageMessages } from '../../../common/languages/message-catalogue.js'
 import { CHALLENGE_ROUNDS, CHECKING_NOTE_DELAY_MS } from '../../../client/challenge/answer-challenge.js'
-import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
-import { english, englishMessages } from '../../fixtures/messages.js'
-import { eventually, eventuallyOk, pageOrigin, renderPage } from '../../fixtures/page.js'
+import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { english, englishMessages } from '../../fixtures/languages/messages.js'
+import { eventually, eventuallyOk, pageOrigin, renderPage } from '../../fixtures/page/page.js'
 
 /**
  * The page against a gate of its own making, a real HTTP server on port 0 at
@@ -18,7 +18,7 @@ import { eventually, eventuallyOk, pageOrigin, renderPage } from '../../fixtures
  * createChallenge, signed) and checks the solutions the page sends back
  * (verifySolution), as the edge's gate does (common/challenge/challenge.ts). happy-dom
  * has no Web Workers: the page solves on its own thread here, the path of a
- * browser without workers; real Chromium's workers are test/e2e/challenge.test.ts's.
+ * browser without workers; real Chromium's workers are test/e2e/challenge/challenge.test.ts's.
  */
 
 const SECRET = 'test-challenge-secret'

@@ -1,10 +1,10 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import t from 'tap'
-import { english } from '../../fixtures/messages.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
-import { eventually, renderPage } from '../../fixtures/page.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../fixtures/domain-check/edge-auth.js'
+import { eventually, renderPage } from '../../fixtures/page/page.js'
 
 async function backend (t: import('tap').Test, edgeAuthUpstream?: string) {
   const accounts = await startUpstream(t, jsonAnswer(200, { auth: 'a.b.c', refresh: 'r', sso_url: 'https://idp.test/' }))

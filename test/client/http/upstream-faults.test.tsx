@@ -1,15 +1,15 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE } from '../../../common/languages/page-texts.js'
-import { english, markedGermanMessages } from '../../fixtures/messages.js'
+import { english, markedGermanMessages } from '../../fixtures/languages/messages.js'
 import englishAnswers from '../../../server/reference/languages/en.json' with { type: 'json' }
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
-import { eventually, renderPage, startBackend } from '../../fixtures/page.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../fixtures/domain-check/edge-auth.js'
+import { eventually, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 /**
  * The page in front of an accounts backend that fails: through the real edge,

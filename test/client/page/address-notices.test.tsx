@@ -1,10 +1,10 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { act, screen } from '@testing-library/react'
 import t from 'tap'
 import { NOTICE_MESSAGE_KEYS } from '../../../common/page/page-notices.js'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { answersByPath, eventually, eventuallyOk, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, eventually, eventuallyOk, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 /**
  * The `notice` parameter, with which the accounts service sends the browser

@@ -1,15 +1,15 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { encode } from 'uqr'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { SECOND_FACTOR_OFFER_DECLINED_KEY } from '../../../client/second-factor/not-now.js'
 import { RECOVERY_CODES_FILE_NAME } from '../../../client/second-factor/RecoveryCodes.js'
-import { startUpstream } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { startUpstream } from '../../fixtures/servers/edge.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import {
   answerByPath, SECOND_FACTOR_TEST_ROUTES, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET
-} from '../../fixtures/second-factor.js'
+} from '../../fixtures/second-factor/second-factor.js'
 
 const SECOND_FACTOR_ON = { secondFactor: true }
 const TOKENS = { auth: 'eyJ.second', refresh: 'refresh-2f' }
@@ -264,7 +264,7 @@ t.test('accepting the offer enrols with the stored login\'s bearer, then leaves 
 })
 
 t.test('with passkeys on, the passkey offer comes first and no second-factor offer follows it', async (t) => {
-  const { installStandInBrowser } = await import('../../fixtures/webauthn-browser.js')
+  const { installStandInBrowser } = await import('../../fixtures/passkeys/webauthn-browser.js')
   installStandInBrowser(t, { capabilities: {} })
   const { base } = await setUp(t, { '/v2/login': [200, TOKENS] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { ...SECOND_FACTOR_ON, passkeyRpId: 'localhost' })

@@ -1,8 +1,8 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
-import { english } from '../../fixtures/messages.js'
-import { answersByPath, eventually, renderPage, startBackend } from '../../fixtures/page.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { answersByPath, eventually, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 t.test('local-network mode logs in at the local accounts server and blocks view switching and the support link', async (t) => {
   const { base: local, upstream } = await startBackend(t, answersByPath({}))

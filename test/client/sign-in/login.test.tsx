@@ -1,11 +1,11 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer } from '../../fixtures/edge.js'
-import { english } from '../../fixtures/messages.js'
-import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { jsonAnswer } from '../../fixtures/servers/edge.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 t.test('the login view has the spec\'s fields, buttons and links', async (t) => {
   const { base } = await startBackend(t, answersByPath({}))
@@ -74,7 +74,7 @@ t.test('with AUTH_COOKIE_HTTPONLY the page writes no token cookie at all', async
 t.test('tokens the browser does not keep are reported with the generic message, and the page stays', async (t) => {
   const { base } = await startBackend(t, answersByPath({ '/v2/login': [200, { auth: 'eyJ.auth', refresh: 'refresh-1' }] }))
   // happy-dom drops a Secure cookie on a plain-http page at 127.0.0.1, as a browser drops one over
-  // 4096 bytes (happy-dom keeps those: the 5 KB answer is in test/e2e/session-cookies.test.ts).
+  // 4096 bytes (happy-dom keeps those: the 5 KB answer is in test/e2e/sessions/session-cookies.test.ts).
   const dropping = base.replace('//localhost:', '//127.0.0.1:')
   const { user } = renderPage(t, dropping, '?redirect=%2Fapp')
   await user.type(screen.getByLabelText('Email'), 'ada@example.test')

@@ -9,8 +9,8 @@ import { contractFor } from '../../../conformance/contract-file.js'
 import type { ProbeOptions, Row } from '../../../conformance/rows.js'
 import { runSuite } from '../../../conformance/suite.js'
 import { createAccountsBackend, optionsFromEnv } from '../../../examples/accounts-backend/server.js'
-import { buildEdge, listen } from '../../fixtures/edge.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
+import { buildEdge, listen } from '../../fixtures/servers/edge.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
 
 const { contract } = contractFor(null)
 const failed = (rows: readonly Row[]): Row[] => rows.filter((row) => row.result === 'fail')

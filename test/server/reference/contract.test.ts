@@ -11,12 +11,12 @@ import { buildLocalAccountsServer } from '../../../server/reference/server.js'
 import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.js'
 import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
-import { GOOD_PASSWORD, registerAccount, resetLinkOf, startReference, TEST_PUBLIC_URL, verifyAddress, waitForEmail } from '../../fixtures/reference.js'
-import { SoftwareAuthenticator } from '../../fixtures/software-authenticator.js'
-import { TestBrowser } from '../../fixtures/sso-browser.js'
-import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso-certificates.js'
-import { OIDC_DOMAIN, SAML_DOMAIN as STACK_SAML_DOMAIN, startSsoStack } from '../../fixtures/sso-service.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
+import { GOOD_PASSWORD, registerAccount, resetLinkOf, startReference, TEST_PUBLIC_URL, verifyAddress, waitForEmail } from '../../fixtures/servers/reference.js'
+import { SoftwareAuthenticator } from '../../fixtures/passkeys/software-authenticator.js'
+import { TestBrowser } from '../../fixtures/sso/sso-browser.js'
+import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso/sso-certificates.js'
+import { OIDC_DOMAIN, SAML_DOMAIN as STACK_SAML_DOMAIN, startSsoStack } from '../../fixtures/sso/sso-service.js'
 
 /*
  * The reference service checked against docs/accounts-api.openapi.yaml, so that

@@ -4,15 +4,15 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { edgeListeningAddress } from '../../fixtures/built-server.js'
-import { TEST_PASSWORD_HASH_COST } from '../../fixtures/reference.js'
+import { edgeListeningAddress } from '../../fixtures/servers/built-server.js'
+import { TEST_PASSWORD_HASH_COST } from '../../fixtures/servers/reference.js'
 import t, { type Test } from 'tap'
 import { loadReferenceConfig } from '../../../server/reference/config.js'
 import { createReferenceServices } from '../../../server/reference/services.js'
 import { databaseFile } from '../../../server/reference/store/open-store.js'
 import { PostgresAccountStore } from '../../../server/reference/store/postgres-store.js'
 import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
-import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
+import { postgresSkip, startPostgresServer } from '../../fixtures/servers/postgres-server.js'
 
 const MAIN = fileURLToPath(new URL('../../../dist/server/main.js', import.meta.url))
 const silent = { info () {}, error () {}, warn () {}, debug () {}, fatal () {}, trace () {}, child () { return silent }, level: 'silent' } as never

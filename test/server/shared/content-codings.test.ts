@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { brotliCompressSync, constants as zlib, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
-import { buildEdge, captureLog, listen, startUpstream, type LogLine, type RecordedRequest } from '../../fixtures/edge.js'
+import { buildEdge, captureLog, listen, startUpstream, type LogLine, type RecordedRequest } from '../../fixtures/servers/edge.js'
 
 /**
  * Answers from an accounts backend in every content coding, and answers the

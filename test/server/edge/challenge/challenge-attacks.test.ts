@@ -5,7 +5,7 @@ import englishCatalogue from '../../../../common/messages/en.json' with { type: 
 import frenchCatalogue from '../../../../common/messages/fr.json' with { type: 'json' }
 import { emailKey } from '../../../../server/shared/email-key.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { buildEdge, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
 
 /*
  * The per-account signal, attacked as a security review would:

@@ -11,9 +11,9 @@ import { issueProofOfWork, LEVEL_ONE_MAX_COUNTER, POW_COST } from '../../../../s
 import { createEdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
 import { PROVIDER_ANSWER_LIMIT_BYTES } from '../../../../server/edge/challenge/provider-token.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { encodeSolution, solvedHeader } from '../../../fixtures/challenge.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { encodeSolution, solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
 import type { ServerResponse } from 'node:http'
 
 const EDGE_SECRET = 'a test edge secret of at least thirty-two characters'

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
-import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { solvedHeader } from '../../../fixtures/challenge.js'
-import { redisSkip, startRedisServer } from '../../../fixtures/redis-server.js'
+import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { redisSkip, startRedisServer } from '../../../fixtures/servers/redis-server.js'
 import type { ServerResponse } from 'node:http'
 
 /*

@@ -3,10 +3,10 @@ import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/known-browsers/known-browser.js'
-import { solvedHeader } from '../../../fixtures/challenge.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
-import { occupyHashGate } from '../../../fixtures/hash-gate.js'
-import { GOOD_PASSWORD, postJson, registerAccount, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
+import { occupyHashGate } from '../../../fixtures/passwords/hash-gate.js'
+import { GOOD_PASSWORD, postJson, registerAccount, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/servers/reference.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /*

@@ -12,8 +12,8 @@ import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { SPEC_ACCOUNTS_ROUTES, withPasskeyRoutes } from '../../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest, type Upstream } from '../../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest, type Upstream } from '../../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
 
 /**
  * DOMAIN_CHECK_ENFORCED=true: the edge runs the domain check itself before

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { canonicalHostName, parseHost } from '../../../../server/edge/http/host-header.js'
-import { buildEdge, jsonAnswer, listen, startUpstream, type Upstream } from '../../../fixtures/edge.js'
-import { rawExchange, rawRequest, type RawResponse } from '../../../fixtures/raw-http.js'
+import { buildEdge, jsonAnswer, listen, startUpstream, type Upstream } from '../../../fixtures/servers/edge.js'
+import { rawExchange, rawRequest, type RawResponse } from '../../../fixtures/http/raw-http.js'
 
 /**
  * The attack: a visitor (or a link, or a DNS rebinding page) names another

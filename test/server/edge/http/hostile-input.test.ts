@@ -2,9 +2,9 @@ import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { CheckDomainAuthorizationRequest } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
-import { buildEdge, captureLog, jsonAnswer, listen, startUpstream, type Upstream } from '../../../fixtures/edge.js'
-import { openRaw, rawExchange, rawRequest, type RawExchange, type RawResponse } from '../../../fixtures/raw-http.js'
-import { startReference } from '../../../fixtures/reference.js'
+import { buildEdge, captureLog, jsonAnswer, listen, startUpstream, type Upstream } from '../../../fixtures/servers/edge.js'
+import { openRaw, rawExchange, rawRequest, type RawExchange, type RawResponse } from '../../../fixtures/http/raw-http.js'
+import { startReference } from '../../../fixtures/servers/reference.js'
 
 /**
  * Hostile requests against the real edge over real sockets. Each case states

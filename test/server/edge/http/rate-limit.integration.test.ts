@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import { buildEdge, captureLog, jsonAnswer, startUpstream, type EdgeOptions, type LogLine } from '../../../fixtures/edge.js'
-import { redisSkip, startRedisServer } from '../../../fixtures/redis-server.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type EdgeOptions, type LogLine } from '../../../fixtures/servers/edge.js'
+import { redisSkip, startRedisServer } from '../../../fixtures/servers/redis-server.js'
 import { edgeKeys } from '../../../../server/edge/keys/edge-secrets.js'
 import { rateLimitBucketName } from '../../../../server/edge/http/rate-limit.js'
 

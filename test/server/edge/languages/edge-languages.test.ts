@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
 
 /**
  * The operator's German and French for the texts these tests read, so that

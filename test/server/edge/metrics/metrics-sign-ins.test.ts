@@ -1,14 +1,14 @@
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { startMetricsListener } from '../../../../server/edge/metrics/metrics-listener.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL } from '../../../fixtures/reference.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { OIDC_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { OIDC_DOMAIN, startSsoStack } from '../../../fixtures/sso/sso-service.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
 
 /*
  * Real sign-ins of each kind through the real edge in front of the

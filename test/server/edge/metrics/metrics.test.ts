@@ -12,9 +12,9 @@ import { startMetricsListener } from '../../../../server/edge/metrics/metrics-li
 import { createEdgeMetrics, type EdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
 import { withPasskeyRoutes, withSecondFactorRoutes, SPEC_ACCOUNTS_ROUTES } from '../../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeOptions, type RecordedRequest } from '../../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
-import { answerByPath } from '../../../fixtures/second-factor.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeOptions, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
+import { answerByPath } from '../../../fixtures/second-factor/second-factor.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 
 /*

@@ -3,9 +3,9 @@ import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
 
 const ENV = { TRUST_PROXY: 'loopback' }
 const PASSWORD = 'a password never shown'

@@ -3,8 +3,8 @@ import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import { SUCCESS_MESSAGES } from '../../../../common/languages/page-texts.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
 
 const ENV = { TRUST_PROXY: 'loopback' }
 const PASSWORD = 'a new password, long enough'

@@ -1,9 +1,9 @@
 import t from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
-import { startBuiltServer, type BuiltServer } from '../../../fixtures/built-server.js'
-import { solvedHeader } from '../../../fixtures/challenge.js'
-import { faketimeSkip, skewedClockEnv } from '../../../fixtures/faketime.js'
-import { redisSkip, startRedisServer } from '../../../fixtures/redis-server.js'
+import { startBuiltServer, type BuiltServer } from '../../../fixtures/servers/built-server.js'
+import { solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { faketimeSkip, skewedClockEnv } from '../../../fixtures/servers/faketime.js'
+import { redisSkip, startRedisServer } from '../../../fixtures/servers/redis-server.js'
 
 const skip = redisSkip !== false ? redisSkip : faketimeSkip
 

@@ -3,7 +3,7 @@ import t from 'tap'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
-import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
 
 const ROUTES = withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
 const ENV = { SECOND_FACTOR: 'true', PASSKEYS: 'true' }

@@ -3,7 +3,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../../../../server/edge/config.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
 import type { ServerResponse } from 'node:http'
 
 /**

@@ -8,8 +8,8 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { failureKindOf, failureKindOfStatus } from '../../../../server/edge/upstream/upstream-failures.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest } from '../../../fixtures/edge.js'
-import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso-certificates.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
 
 /**
  * Every failed call to a backend leaves one log line naming the upstream,

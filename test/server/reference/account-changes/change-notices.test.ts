@@ -10,8 +10,8 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   waitForEmail
-} from '../../../fixtures/reference.js'
-import { addPasskey, CHROME_ON_WINDOWS, Clock, enrolAuthenticator, signedInOwner, waitForSubject } from '../../../fixtures/account-changes.js'
+} from '../../../fixtures/servers/reference.js'
+import { addPasskey, CHROME_ON_WINDOWS, Clock, enrolAuthenticator, signedInOwner, waitForSubject } from '../../../fixtures/account-changes/account-changes.js'
 
 /*
  * The owner hears about every change to how her account signs in

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
-import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
+import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes/account-changes.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
 import {
   accountsLinkOf,
   GOOD_PASSWORD,
@@ -14,7 +14,7 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   waitForEmail
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 const ATTACKER_PASSWORD = 'the attacker\'s own passphrase'
 

@@ -1,8 +1,8 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
 import {
   accountsLinkOf,
   GOOD_PASSWORD,
@@ -14,8 +14,8 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   type EmailKind
-} from '../../../fixtures/reference.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
+} from '../../../fixtures/servers/reference.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
 
 // Verified addresses, claims and known browsers live in the account store:
 // the same flows hold with DATABASE_URL as on the SQLite file.

@@ -10,8 +10,8 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   waitForEmail
-} from '../../../fixtures/reference.js'
-import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes.js'
+} from '../../../fixtures/servers/reference.js'
+import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes/account-changes.js'
 
 /*
  * "This wasn't me", replayed as the attack it answers: someone with a way

@@ -15,7 +15,7 @@ import {
   temporaryDataDir,
   TEST_PUBLIC_URL,
   waitForEmail
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 const PERSON = 'Audit.Person@Example.com'
 const WRONG_PASSWORD = 'a wrong guess of hers'

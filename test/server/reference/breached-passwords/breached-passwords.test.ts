@@ -14,9 +14,9 @@ import {
   waitForEmail,
   type LogCollector,
   type Reference
-} from '../../../fixtures/reference.js'
-import { sha1Hex, startRangeServer, type RangeServer } from '../../../fixtures/range-server.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
+} from '../../../fixtures/servers/reference.js'
+import { sha1Hex, startRangeServer, type RangeServer } from '../../../fixtures/breached-passwords/range-server.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
 
 /** Not in the offline list nor built on it: only the (local) breach corpus knows it. */
 const BREACHED_PASSWORD = 'velvet otter parliament 1987'

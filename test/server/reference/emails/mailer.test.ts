@@ -11,7 +11,7 @@ import {
   resetLinkOf,
   startReference,
   TEST_PUBLIC_URL
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 interface ReceivedMail { readonly from: string, readonly to: string[], readonly data: string }
 

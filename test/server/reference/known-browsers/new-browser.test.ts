@@ -1,6 +1,6 @@
 import t from 'tap'
 import { NEW_BROWSER_NOTICE_INTERVAL_MS } from '../../../../server/reference/known-browsers/browser-notices.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
 import {
   accountsLinkOf,
   auditEvents,
@@ -12,7 +12,7 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   waitForEmail
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:132.0) Gecko/20100101 Firefox/132.0'
 const CHROME_ON_ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36'

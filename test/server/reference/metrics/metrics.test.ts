@@ -1,12 +1,12 @@
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { occupyHashGate } from '../../../fixtures/hash-gate.js'
+import { occupyHashGate } from '../../../fixtures/passwords/hash-gate.js'
 import { FREE_ACCOUNT_FAILURES, FREE_LOGIN_FAILURES } from '../../../../server/reference/sign-in/login-throttles.js'
 import { REFERENCE_METRICS_PATH } from '../../../../server/reference/metrics/metrics-route.js'
 import { buildLocalAccountsServer } from '../../../../server/reference/server.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
 import {
   GOOD_PASSWORD,
   outboxFiles,
@@ -15,12 +15,12 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   type Reference
-} from '../../../fixtures/reference.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { OIDC_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
+} from '../../../fixtures/servers/reference.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { OIDC_DOMAIN, startSsoStack } from '../../../fixtures/sso/sso-service.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
 
 // The reference service's own figures (password hashing time,
 // lockouts, emails sent or failed, sign-ins), read as the edge reads them:

@@ -15,7 +15,7 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   waitForEmail
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 const REQUESTED = {
   success: 'If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.'

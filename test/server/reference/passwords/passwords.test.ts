@@ -1,6 +1,6 @@
 import t from 'tap'
 import { hashPassword, needsRehash, OWASP_SCRYPT_COST, SCRYPT_PARAMETERS, verifyPassword } from '../../../../server/reference/passwords/passwords.js'
-import { GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../../fixtures/servers/reference.js'
 
 const CHEAP = { N: 2 ** 14, r: 8, p: 1 }
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import englishAnswers from '../../../../server/reference/languages/en.json' with { type: 'json' }
-import { GOOD_PASSWORD, outboxEmails, postJson, registerAccount, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, outboxEmails, postJson, registerAccount, startReference, waitForEmail } from '../../../fixtures/servers/reference.js'
 
 const STRICT = { REQUIRE_VERIFIED_EMAIL: 'true' }
 

@@ -14,7 +14,7 @@ import {
   startReference,
   TEST_PUBLIC_URL,
   waitForEmail
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 const VERIFIED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=email-verified&ui_locales=en`
 const REFUSED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid&ui_locales=en`

@@ -7,11 +7,11 @@ import { FREE_LOGIN_FAILURES } from '../../../../server/reference/sign-in/login-
 import { matchingStep } from '../../../../server/reference/second-factor/second-factor-codes.js'
 import { secondFactorThrottleKey } from '../../../../server/reference/second-factor/code-throttle.js'
 import { hashToken, newOpaqueToken } from '../../../../server/reference/sessions/tokens.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../../fixtures/google-identity.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, verifyAddress, type Reference } from '../../../fixtures/reference.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../../fixtures/google/google-identity.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, verifyAddress, type Reference } from '../../../fixtures/servers/reference.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
 
 /** A clock the service reads, moved by whole 30-second steps so that each code is a new one. */
 class Clock {

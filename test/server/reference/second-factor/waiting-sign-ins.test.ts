@@ -1,5 +1,5 @@
 import t from 'tap'
-import { GOOD_PASSWORD, postJson, registerAccount, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, registerAccount, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/servers/reference.js'
 
 /*
  * A sign-in whose first factor was right waits for its code or its

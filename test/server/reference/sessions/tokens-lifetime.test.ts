@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { DEFAULT_SESSION_SETTINGS } from '../../../../server/reference/config.js'
 import { hashToken } from '../../../../server/reference/sessions/tokens.js'
-import { Clock } from '../../../fixtures/account-changes.js'
+import { Clock } from '../../../fixtures/account-changes/account-changes.js'
 import {
   auditEvents,
   GOOD_PASSWORD,
@@ -12,7 +12,7 @@ import {
   resetLinkOf,
   startReference,
   waitForEmail
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 const ENDED = { error: 'Your session has ended. Please log in again.' }
 const GRACE_SECONDS = DEFAULT_SESSION_SETTINGS.reuseGraceSeconds

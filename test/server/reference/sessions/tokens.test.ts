@@ -2,8 +2,8 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import t from 'tap'
 import { DEFAULT_SESSION_SETTINGS } from '../../../../server/reference/config.js'
 import { AUTH_TOKEN_TTL_SECONDS, hashToken } from '../../../../server/reference/sessions/tokens.js'
-import { Clock } from '../../../fixtures/account-changes.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL } from '../../../fixtures/reference.js'
+import { Clock } from '../../../fixtures/account-changes/account-changes.js'
+import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
 
 const ENDED = { error: 'Your session has ended. Please log in again.' }
 const IDLE_TIMEOUT_MS = DEFAULT_SESSION_SETTINGS.idleTimeoutDays * 24 * 60 * 60 * 1000

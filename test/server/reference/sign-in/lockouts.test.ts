@@ -13,7 +13,7 @@ import {
   registerAccount,
   startReference,
   type ReferenceOptions
-} from '../../../fixtures/reference.js'
+} from '../../../fixtures/servers/reference.js'
 
 // Locks once keyed by the account alone: failures from every address locked it, right
 // password included, so that one guess per quarter of an hour kept its owner

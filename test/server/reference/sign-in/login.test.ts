@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
 import { accountThrottleKey, addressThrottleKey } from '../../../../server/reference/sign-in/login-throttles.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/servers/reference.js'
 
 const INVALID = { error: 'Invalid email or password.' }
 

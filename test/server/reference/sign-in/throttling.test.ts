@@ -8,7 +8,7 @@ import {
   MAX_LOGIN_LOCK_MS
 } from '../../../../server/reference/sign-in/login-throttles.js'
 import { SCRYPT_PARAMETERS } from '../../../../server/reference/passwords/passwords.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/servers/reference.js'
 
 const INVALID = { error: 'Invalid email or password.' }
 

@@ -1,8 +1,8 @@
 import t from 'tap'
-import { startBuiltServer, type BuiltServer } from '../../../fixtures/built-server.js'
-import { faketimeSkip, skewedClockEnv } from '../../../fixtures/faketime.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { GOOD_PASSWORD, postJson, registerAccount } from '../../../fixtures/reference.js'
+import { startBuiltServer, type BuiltServer } from '../../../fixtures/servers/built-server.js'
+import { faketimeSkip, skewedClockEnv } from '../../../fixtures/servers/faketime.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { GOOD_PASSWORD, postJson, registerAccount } from '../../../fixtures/servers/reference.js'
 
 const SKEW_MS = 5 * 60 * 1000
 const skip = postgresSkip !== false ? postgresSkip : faketimeSkip

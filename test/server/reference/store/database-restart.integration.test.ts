@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import englishAnswers from '../../../../server/reference/languages/en.json' with { type: 'json' }
 import { STORE_RETRY_AFTER_SECONDS } from '../../../../server/reference/http/error-answers.js'
-import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, type Reference } from '../../../fixtures/reference.js'
+import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { GOOD_PASSWORD, postJson, registerAccount, startReference, type Reference } from '../../../fixtures/servers/reference.js'
 
 // The reference service on PostgreSQL (DATABASE_URL) with the real edge in front, on real ports: what a visitor and a
 // balancer meet while the database restarts, and when an instance starts before it.

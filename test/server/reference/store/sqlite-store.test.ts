@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { migrate, rekeyEmails, SqliteAccountStore, SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
-import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../../fixtures/reference.js'
+import { accountStoreContract } from '../../../fixtures/store/account-store-contract.js'
+import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../../fixtures/servers/reference.js'
 
 async function tempFolder (t: import('tap').Test): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'threshold-sqlite-'))
