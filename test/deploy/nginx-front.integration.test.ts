@@ -11,7 +11,8 @@ import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy/deploy-file
 import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/servers/edge.js'
 import { findExecutable, freeLoopbackPort, skipUnlessInstalled } from '../fixtures/servers/local-services.js'
 import { TEST_PASSWORD_HASH_COST } from '../fixtures/passwords/password-hash-cost.js'
-import { GOOD_PASSWORD, registerAccount, temporaryDataDir } from '../fixtures/servers/reference.js'
+import { GOOD_PASSWORD, temporaryDataDir } from '../fixtures/servers/reference.js'
+import { registerAccount } from '../fixtures/registration/registration.js'
 import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso/sso-certificates.js'
 
 /**

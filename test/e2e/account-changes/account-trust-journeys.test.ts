@@ -2,8 +2,10 @@ import type { Page } from 'playwright-core'
 import t from 'tap'
 import { english } from '../../fixtures/languages/messages.js'
 import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
-import { emailedLinks, newestLink, startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { emailedLinks, newestLink } from '../../fixtures/emails/outbox.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 
 const PASSWORD = 'correct horse battery'
 const NEW_PASSWORD = 'a brand new passphrase'
@@ -14,9 +16,7 @@ async function fill (page: Page, label: string, value: string): Promise<void> {
 
 async function logIn (page: Page, base: string, redirect: string, email: string, password = PASSWORD): Promise<void> {
   await page.goto(`${base}/?redirect=${encodeURIComponent(redirect)}`)
-  await fill(page, 'Email', email)
-  await fill(page, 'Password', password)
-  await page.getByRole('button', { name: 'Login', exact: true }).click()
+  await signInOnPage(page, email, password)
 }
 
 t.test('verified addresses and "was this you?" in real Chromium against the built server', { skip: browserSkip }, async (t) => {
@@ -77,14 +77,14 @@ t.test('verified addresses and "was this you?" in real Chromium against the buil
     const firstRefresh = (await first.context.cookies(base)).find((cookie) => cookie.name === 'refresh')!.value
     t.ok((await first.context.cookies(`${base}/accounts`)).some((cookie) => cookie.name === 'threshold_browser' && cookie.httpOnly),
       'the first browser holds an HttpOnly browser cookie')
-    const noticesBefore = emailedLinks(server.dataDir, 'endSessions').length
+    const noticesBefore = (await emailedLinks(server.dataDir, 'endSessions')).length
 
     const second = await openPage(t)
     await logIn(second.page, base, `${product}/home`, 'owen@example.test')
     await second.page.waitForURL(`${product}/home`)
 
-    const link = await newestLink(server.dataDir, 'endSessions', new Set(emailedLinks(server.dataDir, 'endSessions').slice(0, noticesBefore)))
-    t.equal(emailedLinks(server.dataDir, 'endSessions').length, noticesBefore + 1, 'the second browser\'s sign-in, and only it, emailed the owner')
+    const link = await newestLink(server.dataDir, 'endSessions', new Set((await emailedLinks(server.dataDir, 'endSessions')).slice(0, noticesBefore)))
+    t.equal((await emailedLinks(server.dataDir, 'endSessions')).length, noticesBefore + 1, 'the second browser\'s sign-in, and only it, emailed the owner')
     await first.page.goto(link)
     await first.page.getByRole('status').filter({ hasText: english('notice.endSessions') }).waitFor()
     await fill(first.page, 'New Password', NEW_PASSWORD)

@@ -3,7 +3,8 @@ import type { Page, Request } from 'playwright-core'
 import t from 'tap'
 import { browserSkip, launchBrowser } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
-import { GOOD_PASSWORD, registerAccount } from '../../fixtures/servers/reference.js'
+import { GOOD_PASSWORD } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 import { ServiceBrowser } from '../../fixtures/browsers/service-browser.js'
 
 /*

@@ -6,7 +6,8 @@ import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
-import { newestResetLink, startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { newestResetLink } from '../../fixtures/emails/outbox.js'
 import { buildEdge, jsonAnswer, listen, startUpstream } from '../../fixtures/servers/edge.js'
 
 const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))

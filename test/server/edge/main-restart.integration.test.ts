@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { freeLoopbackPort } from '../../fixtures/servers/local-services.js'
-import { GOOD_PASSWORD, registerAccount, temporaryDataDir } from '../../fixtures/servers/reference.js'
+import { GOOD_PASSWORD, temporaryDataDir } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 
 /**
  * The built server restarting behind a balancer: it takes connections only

@@ -6,7 +6,9 @@ import { FRESH_PROOF_WINDOW_MS } from '../../../../server/reference/account-chan
 import { googleNonceFor } from '../../../../server/reference/google/google-id-token.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
 import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
-import { postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
 import { Clock } from '../../../fixtures/account-changes/account-changes.js'
 

@@ -1,6 +1,8 @@
 import t from 'tap'
 import { REVIEW_TOKEN_TTL_MS } from '../../../../server/reference/account-changes/recent-factors.js'
-import { GOOD_PASSWORD, postJson, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/servers/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
 import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner, type SignedInOwner } from '../../../fixtures/account-changes/account-changes.js'
 
 /*

@@ -3,18 +3,12 @@ import t from 'tap'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
 import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
-import {
-  accountsLinkOf,
-  GOOD_PASSWORD,
-  loginTokens,
-  openLink,
-  outboxEmails,
-  postJson,
-  registerAccount,
-  startReference,
-  TEST_PUBLIC_URL,
-  type EmailKind
-} from '../../../fixtures/servers/reference.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { accountsLinkOf, outboxEmails, type EmailKind } from '../../../fixtures/emails/outbox.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { openLink } from '../../../fixtures/http/open-link.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
 
 // Verified addresses, claims and known browsers live in the account store:

@@ -9,7 +9,9 @@ import { secondFactorThrottleKey } from '../../../../server/reference/second-fac
 import { hashToken, newOpaqueToken } from '../../../../server/reference/sessions/tokens.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../../fixtures/google/google-identity.js'
 import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, verifyAddress, type Reference } from '../../../fixtures/servers/reference.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount, verifyAddress } from '../../../fixtures/registration/registration.js'
 import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
 import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
 
