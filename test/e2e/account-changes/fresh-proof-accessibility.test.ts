@@ -7,8 +7,9 @@ import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../../client/passkeys/passkey-timing.js'
 import { REMEMBERED_BROWSER_COOKIE } from '../../../server/reference/second-factor/remembered-browser-cookie.js'
-import { passwordLogin } from '../../fixtures/passkeys/passkey-page.js'
-import { GOOD_PASSWORD, registerAccount } from '../../fixtures/servers/reference.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
+import { GOOD_PASSWORD } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 import { enrolFromOffer, verifyRememberingBrowser } from '../../fixtures/second-factor/second-factor-page.js'
 import { addVirtualAuthenticator } from '../../fixtures/passkeys/virtual-authenticator.js'
 
@@ -44,11 +45,11 @@ t.test('axe finds no WCAG 2.2 A/AA violation on Confirm it\'s you, in English an
     const { page, context } = await openPage(t)
     await page.addInitScript((key) => localStorage.setItem(key, String(Date.now() + 86_400_000)), PASSKEY_OFFER_DECLINED_KEY)
     await page.goto(target)
-    await passwordLogin(page, withApp)
+    await signInOnPage(page, withApp)
     const { recoveryCodes } = await enrolFromOffer(page)
     await page.waitForURL(`${product}/home`)
     await page.goto(target)
-    await passwordLogin(page, withApp)
+    await signInOnPage(page, withApp)
     await verifyRememberingBrowser(page, recoveryCodes[0]!)
     await page.waitForURL(`${product}/home`)
     return (await context.cookies()).find((cookie) => cookie.name === REMEMBERED_BROWSER_COOKIE)!

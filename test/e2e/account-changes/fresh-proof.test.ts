@@ -4,9 +4,11 @@ import { PASSKEY_OFFER_DECLINED_KEY } from '../../../client/passkeys/passkey-tim
 import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { english } from '../../fixtures/languages/messages.js'
-import { passwordLogin, withoutAutofill } from '../../fixtures/passkeys/passkey-page.js'
+import { withoutAutofill } from '../../fixtures/passkeys/passkey-page.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
-import { GOOD_PASSWORD, registerAccount } from '../../fixtures/servers/reference.js'
+import { GOOD_PASSWORD } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 import { authenticatorCode, enrolFromOffer, verifyRememberingBrowser } from '../../fixtures/second-factor/second-factor-page.js'
 import { addVirtualAuthenticator, type VirtualCredential } from '../../fixtures/passkeys/virtual-authenticator.js'
 
@@ -55,7 +57,7 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     await registerAccount(base, 'lin@example.test')
     const { page, context, authenticator, problems } = await openWithAuthenticator(t)
     await page.goto(target)
-    await passwordLogin(page, 'lin@example.test')
+    await signInOnPage(page, 'lin@example.test')
     await page.getByRole('heading', { name: english('passkey.offerHeading') }).waitFor({ timeout: 10_000 })
     t.ok(await holdsProof(context, base), 'the sign-in left a proof in the browser')
     await context.clearCookies({ name: PROOF_COOKIE })
@@ -86,7 +88,7 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     const { page, context } = await openWithAuthenticator(t)
     await declinePasskeyOffer(page)
     await page.goto(target)
-    await passwordLogin(page, 'mei@example.test')
+    await signInOnPage(page, 'mei@example.test')
     await page.getByRole('heading', { name: english('secondFactor.offerHeading') }).waitFor({ timeout: 10_000 })
     await context.clearCookies({ name: PROOF_COOKIE })
     await page.getByRole('button', { name: english('secondFactor.offerAccept') }).click()
@@ -107,7 +109,7 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     await withoutAutofill(page)
     await declinePasskeyOffer(page)
     await page.goto(target)
-    await passwordLogin(page, 'lin@example.test')
+    await signInOnPage(page, 'lin@example.test')
     await page.getByRole('heading', { name: english('secondFactor.offerHeading') }).waitFor({ timeout: 10_000 })
     await context.clearCookies({ name: PROOF_COOKIE })
     await page.getByRole('button', { name: english('secondFactor.offerAccept') }).click()
@@ -124,7 +126,7 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     const enrolling = await openWithAuthenticator(t)
     await declinePasskeyOffer(enrolling.page)
     await enrolling.page.goto(target)
-    await passwordLogin(enrolling.page, email)
+    await signInOnPage(enrolling.page, email)
     const { key, recoveryCodes } = await enrolFromOffer(enrolling.page)
     await enrolling.page.waitForURL(`${product}/home`)
 
@@ -132,11 +134,11 @@ t.test('a change after the sign-in\'s proof is gone asks for a proof first, then
     // code and shows the passkey offer; a recovery code there leaves the app's next code for the proof.
     const { page, context, authenticator, problems } = await openWithAuthenticator(t)
     await page.goto(target)
-    await passwordLogin(page, email)
+    await signInOnPage(page, email)
     await verifyRememberingBrowser(page, recoveryCodes[0]!)
     await page.waitForURL(`${product}/home`)
     await page.goto(target)
-    await passwordLogin(page, email)
+    await signInOnPage(page, email)
     await page.getByRole('heading', { name: english('passkey.offerHeading') }).waitFor({ timeout: 10_000 })
     await context.clearCookies({ name: PROOF_COOKIE })
     const proofs: unknown[] = []

@@ -5,6 +5,7 @@ import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 
 /**
  * The edge's challenge solved by real Chromium: the built server
@@ -60,9 +61,7 @@ t.test('with the challenge always on, Chromium registers and logs in, the proof 
       t.ok(seen.workers.some((path) => /^\/assets\/pow-worker-[A-Z0-9]+\.js$/.test(path)), `solved in the worker script (${seen.workers.join(', ')})`)
 
       const challengedBefore = seen.challenged
-      await page.getByLabel('Email', { exact: true }).fill(email)
-      await page.getByLabel('Password', { exact: true }).fill(password)
-      await page.getByRole('button', { name: 'Login', exact: true }).click()
+      await signInOnPage(page, email, password)
       await page.waitForURL(`${product}/welcome`)
       t.ok(seen.challenged > challengedBefore, 'the login was challenged too')
       t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'auth'), 'signed in: the auth cookie is set')

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core'
 import t from 'tap'
 import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 
 /**
  * Hostile query parameters in real Chromium against the built server: the
@@ -75,9 +76,7 @@ t.test('hostile query parameters in real Chromium against the built server', { s
       if (request.url().includes('/accounts/')) void request.allHeaders().then((headers) => referers.push(headers.referer ?? '(none)'))
     })
     await page.goto(`${base}/${q([['redirect', 'javascript:window.__pwned=1//'], ['cluster_name', MARKUP], ['token', 'tok_secret_value']])}`)
-    await page.getByLabel('Email', { exact: true }).fill('hostile@example.test')
-    await page.getByLabel('Password', { exact: true }).fill('correct horse battery')
-    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await signInOnPage(page, 'hostile@example.test', 'correct horse battery')
     await page.waitForURL(`${base}/`)
     t.same(await injected(page), { pwned: null, images: 0, foreignScripts: [], frames: 0 }, 'the javascript: target never ran')
     t.ok(referers.length > 0 && referers.every((referer) => referer === `${base}/`), `Referer is the origin only: ${JSON.stringify(referers)}`)

@@ -3,9 +3,10 @@ import { english } from '../../fixtures/languages/messages.js'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
-import { passwordLogin, withoutAutofill } from '../../fixtures/passkeys/passkey-page.js'
+import { withoutAutofill } from '../../fixtures/passkeys/passkey-page.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
-import { registerAccount } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 import { addVirtualAuthenticator } from '../../fixtures/passkeys/virtual-authenticator.js'
 
 /*
@@ -32,7 +33,7 @@ t.test('axe finds no WCAG 2.2 A/AA violation on the passkey button nor on the of
     await page.goto(target)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor()
     t.same(await wcagViolations(page), [], `${name}: the login view with the passkey button`)
-    await passwordLogin(page, email)
+    await signInOnPage(page, email)
     await page.getByRole('heading', { name: english('passkey.offerHeading') }).waitFor({ timeout: 10_000 })
       .catch(async (error: unknown) => {
         t.comment(`no offer: at ${page.url()}, notice ${JSON.stringify(await page.locator('#form-notice').textContent().catch(() => null))}`)

@@ -8,8 +8,9 @@ import { PASSKEY_OFFER_DECLINED_KEY } from '../../../client/passkeys/passkey-tim
 import { browserSkip, openPage } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
-import { passwordLogin, withoutAutofill } from '../../fixtures/passkeys/passkey-page.js'
-import { registerAccount } from '../../fixtures/servers/reference.js'
+import { withoutAutofill } from '../../fixtures/passkeys/passkey-page.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 import { addVirtualAuthenticator, base64url, type VirtualCredential } from '../../fixtures/passkeys/virtual-authenticator.js'
 
 /*
@@ -50,7 +51,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await registerAccount(base, 'ada@example.test')
     const { page, context, authenticator } = await signIn(t)
     await page.goto(target)
-    await passwordLogin(page, 'ada@example.test')
+    await signInOnPage(page, 'ada@example.test')
     const started = Date.now()
     const heading = page.getByRole('heading', { name: english('passkey.offerHeading') })
     await heading.waitFor({ timeout: 10_000 })
@@ -88,14 +89,14 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await registerAccount(base, 'grace@example.test')
     const { page } = await signIn(t)
     await page.goto(target)
-    await passwordLogin(page, 'grace@example.test')
+    await signInOnPage(page, 'grace@example.test')
     await page.getByRole('button', { name: english('passkey.notNow') }).click({ timeout: 10_000 })
     await page.waitForURL(`${product}/home`)
     await page.goto(base)
     t.ok(Number(await page.evaluate((key) => localStorage.getItem(key), PASSKEY_OFFER_DECLINED_KEY)) > Date.now(), 'remembered')
     await page.context().clearCookies()
     await page.goto(target)
-    await passwordLogin(page, 'grace@example.test')
+    await signInOnPage(page, 'grace@example.test')
     await page.waitForURL(`${product}/home`)
     t.pass('no offer the second time')
   })
@@ -104,7 +105,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     await registerAccount(base, 'eve@blocked.test')
     const { page, context } = await signIn(t)
     await page.goto(target)
-    await passwordLogin(page, 'eve@blocked.test')
+    await signInOnPage(page, 'eve@blocked.test')
     await page.getByRole('button', { name: english('passkey.create') }).click({ timeout: 10_000 })
     await page.getByRole('button', { name: english('passkey.offerContinue') }).click()
     await page.waitForURL(`${product}/home`)

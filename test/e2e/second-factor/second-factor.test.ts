@@ -2,14 +2,14 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Secret, TOTP } from 'otpauth'
-import type { Page } from 'playwright-core'
 import t from 'tap'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer, startLocalAccounts } from '../../fixtures/servers/built-server.js'
 import { english } from '../../fixtures/languages/messages.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
-import { GOOD_PASSWORD, registerAccount } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 
 /*
  * The second factor in real Chromium against the built server with its
@@ -17,12 +17,6 @@ import { GOOD_PASSWORD, registerAccount } from '../../fixtures/servers/reference
  * so that the second-factor offer follows a password login). Codes are
  * computed from the key the page shows, as an authenticator app would.
  */
-
-async function passwordLogin (page: Page, email: string): Promise<void> {
-  await page.getByLabel('Email', { exact: true }).fill(email)
-  await page.getByLabel('Password', { exact: true }).fill(GOOD_PASSWORD)
-  await page.getByRole('button', { name: 'Login', exact: true }).click()
-}
 
 /** The code an app holding `key` shows `offsetSteps` 30-second steps from now (the service accepts one step of drift). */
 const PHONE = { width: 375, height: 812 }
@@ -42,7 +36,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
   await t.test('password login → the offer → enrolment: QR and key agree → recovery codes → the redirect', async (t) => {
     const { page, problems } = await openPage(t)
     await page.goto(target)
-    await passwordLogin(page, 'grace@example.test')
+    await signInOnPage(page, 'grace@example.test')
     await page.getByRole('heading', { name: english('secondFactor.offerHeading') }).waitFor()
     t.same(await wcagViolations(page), [], 'axe: the offer at 1280×800')
     await page.getByRole('button', { name: english('secondFactor.offerAccept') }).click()
@@ -70,7 +64,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
   await t.test('next login → the code step, by keyboard alone → the redirect', async (t) => {
     const { page, context } = await openPage(t)
     await page.goto(target)
-    await passwordLogin(page, 'grace@example.test')
+    await signInOnPage(page, 'grace@example.test')
     const field = page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
     await field.waitFor()
     t.ok(await field.evaluate((element) => element === document.activeElement), 'focus on the code field')
@@ -88,7 +82,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
   await t.test('a replayed code is refused; a wrong code is refused in an alert; a recovery code works once', async (t) => {
     const { page } = await openPage(t)
     await page.goto(target)
-    await passwordLogin(page, 'grace@example.test')
+    await signInOnPage(page, 'grace@example.test')
     const field = page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
     await field.fill(usedCode)
     await page.getByRole('button', { name: english('secondFactor.verify') }).click()
@@ -101,7 +95,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     for (const attempt of ['first', 'second'] as const) {
       const { page } = await openPage(t)
       await page.goto(target)
-      await passwordLogin(page, 'grace@example.test')
+      await signInOnPage(page, 'grace@example.test')
       await page.getByRole('button', { name: english('secondFactor.useRecovery') }).click()
       await page.getByLabel(english('secondFactor.recoveryLabel')).fill(recoveryCodes[0]!)
       await page.getByRole('button', { name: english('secondFactor.verify') }).click()
@@ -121,7 +115,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     await admin(['require-second-factor', 'acme'])
     const { page, context } = await openPage(t, PHONE)
     await page.goto(target)
-    await passwordLogin(page, 'ann@example.test')
+    await signInOnPage(page, 'ann@example.test')
     await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
     t.same(await wcagViolations(page), [], 'axe: the required enrolment at 375×812')
     t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token before the enrolment')
@@ -138,7 +132,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
 
     const again = await openPage(t, PHONE)
     await again.page.goto(target)
-    await passwordLogin(again.page, 'ann@example.test')
+    await signInOnPage(again.page, 'ann@example.test')
     const field = again.page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
     await field.waitFor()
     t.same(await wcagViolations(again.page), [], 'axe: the code step at 375×812')
@@ -165,7 +159,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const throughTheEdge: string[] = []
     page.on('request', (request) => { if (request.url().startsWith(`${server.base}/accounts/`)) throughTheEdge.push(request.url()) })
     await page.goto(localTarget)
-    await passwordLogin(page, 'lan@example.test')
+    await signInOnPage(page, 'lan@example.test')
     await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
     t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'the password alone stores no token')
     t.equal(await page.getByRole('checkbox', { name: english('secondFactor.rememberBrowser') }).count(), 0, 'no browser is remembered there')
@@ -179,7 +173,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const again = await openPage(t)
     again.page.on('request', (request) => { if (request.url().startsWith(`${server.base}/accounts/`)) throughTheEdge.push(request.url()) })
     await again.page.goto(localTarget)
-    await passwordLogin(again.page, 'lan@example.test')
+    await signInOnPage(again.page, 'lan@example.test')
     const field = again.page.getByRole('textbox', { name: english('secondFactor.codeLabel'), exact: true })
     await field.waitFor()
     // The enrolment spent this step's code: the next step's, which the service's drift allows.

@@ -4,9 +4,10 @@ import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { english } from '../../fixtures/languages/messages.js'
-import { passwordLogin } from '../../fixtures/passkeys/passkey-page.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
-import { postJson, registerAccount } from '../../fixtures/servers/reference.js'
+import { postJson } from '../../fixtures/http/post-json.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 import { addVirtualAuthenticator } from '../../fixtures/passkeys/virtual-authenticator.js'
 
 /*
@@ -36,7 +37,7 @@ t.test('after the offer\'s passkey, "Sign out of all other sessions" ends the ot
   // The other browser: signed in with the password, the passkey offer declined.
   const other = await openPage(t)
   await other.page.goto(target)
-  await passwordLogin(other.page, 'noa@example.test')
+  await signInOnPage(other.page, 'noa@example.test')
   await other.page.getByRole('button', { name: english('passkey.notNow') }).click({ timeout: 10_000 })
   await other.page.waitForURL(`${product}/home`)
   const othersRefresh = await refreshCookie(other.context, base)
@@ -45,7 +46,7 @@ t.test('after the offer\'s passkey, "Sign out of all other sessions" ends the ot
   const { page, context, problems } = await openPage(t)
   const authenticator = await addVirtualAuthenticator(page)
   await page.goto(target)
-  await passwordLogin(page, 'noa@example.test')
+  await signInOnPage(page, 'noa@example.test')
   await page.getByRole('button', { name: english('passkey.create') }).click({ timeout: 10_000 })
   await page.getByRole('heading', { name: english('passkey.offerCreated') }).waitFor()
   t.equal((await authenticator.credentials()).length, 1, 'the passkey is on the authenticator')

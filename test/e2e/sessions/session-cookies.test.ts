@@ -4,9 +4,10 @@ import { english } from '../../fixtures/languages/messages.js'
 import { browserSkip, launchBrowserResolvingToLoopback, openPage } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { startUpstream } from '../../fixtures/servers/edge.js'
-import { GOOD_PASSWORD, registerAccount } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 import { opensslSkip } from '../../fixtures/sso/sso-certificates.js'
 import { startTlsFront } from '../../fixtures/servers/tls-front.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 
 /**
  * Where the page keeps the tokens and where it goes next, in real Chromium,
@@ -20,9 +21,7 @@ const OVERSIZED_TOKEN_BYTES = 5 * 1024
 
 async function signIn (page: Page, url: string): Promise<void> {
   await page.goto(url)
-  await page.getByLabel('Email', { exact: true }).fill('ada@example.test')
-  await page.getByLabel('Password', { exact: true }).fill('correct horse battery')
-  await page.getByRole('button', { name: 'Login', exact: true }).click()
+  await signInOnPage(page, 'ada@example.test', 'correct horse battery')
 }
 
 async function authCookieDomain (context: BrowserContext): Promise<string | undefined> {
@@ -121,9 +120,7 @@ t.test('the attack: a script injected into the page never reads the refresh toke
 
   const landing = `${server.base}/?landed=1`
   await page.goto(`${server.base}/?redirect=${encodeURIComponent(landing)}`)
-  await page.getByLabel('Email', { exact: true }).fill('victim@example.test')
-  await page.getByLabel('Password', { exact: true }).fill(GOOD_PASSWORD)
-  await page.getByRole('button', { name: 'Login', exact: true }).click()
+  await signInOnPage(page, 'victim@example.test')
   await page.waitForURL(landing)
   const refreshAfterLogin = (await context.cookies()).find((cookie) => cookie.name === 'refresh')
   t.equal(refreshAfterLogin?.httpOnly, true, 'the browser holds the refresh token, HttpOnly')

@@ -6,8 +6,10 @@ import { ERROR_MESSAGE_KEYS } from '../../../common/languages/error-messages.js'
 import { english } from '../../fixtures/languages/messages.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
 import { browserSkip, openPage as openWatchedPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
-import { newestResetLink, startBuiltServer, startLocalAccounts } from '../../fixtures/servers/built-server.js'
+import { startBuiltServer, startLocalAccounts } from '../../fixtures/servers/built-server.js'
+import { newestResetLink } from '../../fixtures/emails/outbox.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 
 /** The output file holding grpc-web and google-protobuf, from the build's metafile. */
 function domainCheckChunk (): string {
@@ -66,9 +68,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     t.equal(await page.getByLabel('Email', { exact: true }).inputValue(), 'ada@example.test', 'the registered email is kept')
 
     await page.goto(`${base}/?redirect=${encodeURIComponent(`${product}/dashboard`)}#projects/7`)
-    await fill(page, 'Email', 'ADA@example.test')
-    await fill(page, 'Password', 'correct horse battery')
-    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await signInOnPage(page, 'ADA@example.test', 'correct horse battery')
     await page.waitForURL(`${product}/dashboard#projects/7`)
     t.equal(await page.locator('h1').textContent(), 'Welcome to the product')
 
@@ -113,9 +113,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     t.pass('the link works once')
 
     await page.goto(`${base}/?redirect=${encodeURIComponent(`${product}/home`)}`)
-    await fill(page, 'Email', 'ada@example.test')
-    await fill(page, 'Password', 'a brand new passphrase')
-    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await signInOnPage(page, 'ada@example.test', 'a brand new passphrase')
     await page.waitForURL(`${product}/home`)
     t.same(unexpectedProblems(problems, [400]), [], 'nothing but the refused second use of the link')
   })
@@ -215,9 +213,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     await page.goto(`${base}/?local_accounts_host=127.0.0.1&local_accounts_port=${local.port}&redirect=${encodeURIComponent(`${product}/local`)}`)
     t.equal(await page.getByRole('link', { name: 'Sign Up' }).count(), 0, 'no view switching')
     t.equal(await page.getByRole('button', { name: /Google|SSO/ }).count(), 0, 'only the local method')
-    await fill(page, 'Email', 'ada@example.test')
-    await fill(page, 'Password', 'a brand new passphrase')
-    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await signInOnPage(page, 'ada@example.test', 'a brand new passphrase')
     await page.waitForURL(`${product}/local`)
     t.ok((await context.cookies(base)).some((cookie) => cookie.name === 'auth'))
     // The answer came from the local listener, past the edge: the page wrote the refresh cookie itself.
@@ -231,9 +227,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     page.on('request', (request) => outgoing.push(request.url()))
     await page.goto(`${base}/?local_accounts_host=evil.test`)
     t.match(await page.getByRole('alert').textContent(), /not allowed/)
-    await fill(page, 'Email', 'ada@example.test')
-    await fill(page, 'Password', 'secret passphrase')
-    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await signInOnPage(page, 'ada@example.test', 'secret passphrase')
     await page.waitForTimeout(300)
     t.notOk(outgoing.some((url) => new URL(url).hostname === 'evil.test'), 'no request to the stranger\'s host')
     t.same(problems, [])
@@ -253,15 +247,11 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     await page.goto(`${base}/?supports_domain_auth_check=true`)
     await page.waitForLoadState('networkidle')
     t.ok(loaded.some((url) => url.endsWith(chunk)), 'with the parameter, the chunk is fetched at once')
-    await fill(page, 'Email', 'someone@blocked.test')
-    await fill(page, 'Password', 'whatever passphrase')
-    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await signInOnPage(page, 'someone@blocked.test', 'whatever passphrase')
     await page.getByRole('alert').filter({ hasText: english('error.DOMAIN_NOT_AUTHORIZED') }).waitFor()
     t.notOk(loaded.some((url) => url.endsWith('/accounts/v2/login')), 'no login was sent')
 
-    await fill(page, 'Email', 'ada@example.test')
-    await fill(page, 'Password', 'a brand new passphrase')
-    await page.getByRole('button', { name: 'Login', exact: true }).click()
+    await signInOnPage(page, 'ada@example.test', 'a brand new passphrase')
     await page.waitForURL(`${base}/`)
     t.same(problems, [])
   })

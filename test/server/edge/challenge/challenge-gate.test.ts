@@ -15,6 +15,7 @@ import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type R
 import { encodeSolution, solvedHeader } from '../../../fixtures/challenge/challenge.js'
 import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
 import type { ServerResponse } from 'node:http'
+import { injectJson } from '../../../fixtures/http/post-json.js'
 
 const EDGE_SECRET = 'a test edge secret of at least thirty-two characters'
 const ALWAYS = { CHALLENGE_RANGE_FAILURES: '0', EDGE_SECRET, TRUST_PROXY: 'loopback' }
@@ -42,13 +43,9 @@ async function edgeWith (t: Test, env: Record<string, string> = ALWAYS, logger?:
   return { app, upstream, metrics }
 }
 
+/** An accounts call from the page, from one address unless `headers` names another. */
 function call (app: FastifyInstance, path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return app.inject({
-    method: 'POST',
-    url: `/accounts/${path}`,
-    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '203.0.113.7', ...headers },
-    payload: JSON.stringify(body)
-  })
+  return injectJson(app, `/accounts/${path}`, body, { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '203.0.113.7', ...headers })
 }
 
 const LOGIN = { email: 'ada@example.com', password: 'right' }

@@ -16,6 +16,7 @@ import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeO
 import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
 import { answerByPath } from '../../../fixtures/second-factor/second-factor.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
+import { injectJson } from '../../../fixtures/http/post-json.js'
 
 /*
  * The edge's metrics (METRICS_PORT): the listener of their own, what is
@@ -46,9 +47,9 @@ function sample (text: string, name: string, labels: Record<string, string> = {}
 /** The number of series in a scrape: every line that is not a comment. */
 const seriesCount = (text: string): number => text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length
 
+/** An accounts call from the page's host; its status. */
 async function post (app: FastifyInstance, path: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
-  const answer = await app.inject({ method: 'POST', url: `/accounts/${path}`, headers: { ...JSON_HEADERS, ...headers }, payload: JSON.stringify(body) })
-  return answer.statusCode
+  return (await injectJson(app, `/accounts/${path}`, body, { ...JSON_HEADERS, ...headers })).statusCode
 }
 
 t.test('METRICS_PORT: unset is off; a port is read; anything else, or PORT itself, stops the start naming METRICS_PORT', async (t) => {
