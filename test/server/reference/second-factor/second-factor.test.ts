@@ -14,6 +14,7 @@ import { postJson } from '../../../fixtures/http/post-json.js'
 import { registerAccount, verifyAddress } from '../../../fixtures/registration/registration.js'
 import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
 import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /** A clock the service reads, moved by whole 30-second steps so that each code is a new one. */
 class Clock {
@@ -43,7 +44,7 @@ const call = (setup: Setup, path: string, body: unknown, headers: Record<string,
   postJson(setup.reference.base, `/accounts/${path}`, body, headers)
 
 const login = (setup: Setup, email: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
-  call(setup, 'v2/login', { email, password: GOOD_PASSWORD, ...extra }, headers)
+  postLogin(setup.reference.base, email, GOOD_PASSWORD, { headers, extra })
 
 /** The code the authenticator app shows for `secret` at the service's time. */
 function codeFor (setup: Setup, secret: string): string {
