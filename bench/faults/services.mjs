@@ -1,18 +1,13 @@
 // The other real processes of npm run load:faults: Redis and nginx with the
 // shipped site file, started on free loopback ports in a folder of the caller's
-// (PostgreSQL is postgres.mjs's). test/fixtures/redis-server.ts and
-// test/deploy/nginx-front.integration.test.ts start them the same way for the tests;
-// bench/ is plain JavaScript that Node runs without their TypeScript loader
-// and tap's teardowns, hence this twin.
-import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+// (PostgreSQL is postgres.mjs's), by the starts the tests share (bench/local-servers.mjs).
+import { spawn } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { postgresBinaries } from './postgres.mjs'
-import { commandExists, freePort, isRoot, spawnUntilReady } from '../tools.mjs'
-
-/** @import { RunningServer } from '../tools.mjs' */
+import { nginxFrontFiles, postgresBinaries, startRedisProcess } from '../local-servers.mjs'
+import { commandExists } from '../tools.mjs'
 
 const SITE_FILE = fileURLToPath(new URL('../../deploy/nginx/threshold.conf', import.meta.url))
 /** The host the shipped site file serves (and the instances' PUBLIC_URL). */
@@ -44,34 +39,8 @@ export function missingTools ({ faketime }) {
 export async function startRedis (folder) {
   const dir = join(folder, 'redis')
   mkdirSync(dir)
-  const logFile = join(folder, 'redis.log')
-  let port = 0
-  /** @type {RunningServer | null} */
-  let running = null
-  const launch = async () => {
-    running = await spawnUntilReady('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'
-    ], { ready: /Ready to accept connections/, timeoutMs: 10_000, logFile })
-  }
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort()
-    try {
-      await launch()
-      break
-    } catch (error) {
-      if (attempt === 3 || !/already in use/i.test(String(error))) throw error
-    }
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop () {
-      await running?.stop()
-      running = null
-    },
-    async start () {
-      if (running === null) await launch()
-    }
-  }
+  const redis = await startRedisProcess(dir, { logFile: join(folder, 'redis.log') })
+  return { url: redis.url, stop: redis.stop, start: redis.start }
 }
 
 /**
@@ -87,40 +56,11 @@ export async function startRedis (folder) {
 export async function startNginx (folder, instancePorts) {
   const dir = join(folder, 'nginx')
   mkdirSync(dir)
-  // nginx's workers run as another user when nginx starts as root: they must reach the folder.
-  chmodSync(dir, 0o755)
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2', '-subj', `/CN=${SITE_HOST}`,
-    '-keyout', join(dir, 'privkey.pem'), '-out', join(dir, 'fullchain.pem')], { stdio: 'ignore' })
-  const [https, http] = [await freePort(), await freePort()]
   const site = readFileSync(SITE_FILE, 'utf8')
   const upstream = /^(\s*)server 127\.0\.0\.1:8080 (.*)$/m
   if (!upstream.test(site)) throw new Error(`${SITE_FILE}: no "server 127.0.0.1:8080 …" line in its upstream`)
-  writeFileSync(join(dir, 'threshold.conf'), site
-    .replace(upstream, (_, indent, parameters) => instancePorts.map((port) => `${indent}server 127.0.0.1:${port} ${parameters}`).join('\n'))
-    .replace(/^\s*listen \[::\]:\d+.*$/gm, '')
-    .replace(/^(\s*)listen 443 /m, `$1listen 127.0.0.1:${https} `)
-    .replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${http};`)
-    .replace(`/etc/letsencrypt/live/${SITE_HOST}/fullchain.pem`, join(dir, 'fullchain.pem'))
-    .replace(`/etc/letsencrypt/live/${SITE_HOST}/privkey.pem`, join(dir, 'privkey.pem')))
-  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp))
-  const conf = join(dir, 'nginx.conf')
-  writeFileSync(conf, `
-${isRoot() ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log stderr warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  include ${join(dir, 'threshold.conf')};
-}
-`)
+  const { conf, https } = await nginxFrontFiles(dir, site.replace(upstream, (_, indent, parameters) =>
+    instancePorts.map((port) => `${indent}server 127.0.0.1:${port} ${parameters}`).join('\n')), { host: SITE_HOST, workerConnections: 1024 })
   const logFile = join(folder, 'nginx.log')
   const nginx = commandExists('nginx') ? 'nginx' : '/usr/sbin/nginx'
   const log = openSync(logFile, 'a')

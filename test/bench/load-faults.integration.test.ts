@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { findExecutable, skipUnlessInstalled } from '../fixtures/local-services.js'
-import { faketimeSkip } from '../fixtures/faketime.js'
-import { postgresSkip } from '../fixtures/postgres-server.js'
-import { redisSkip } from '../fixtures/redis-server.js'
+import { findExecutable, skipUnlessInstalled } from '../fixtures/servers/local-services.js'
+import { faketimeSkip } from '../fixtures/servers/faketime.js'
+import { postgresSkip } from '../fixtures/servers/postgres-server.js'
+import { redisSkip } from '../fixtures/servers/redis-server.js'
 
 const LOAD_FAULTS = fileURLToPath(new URL('../../bench/load-faults.mjs', import.meta.url))
 const skip = postgresSkip || redisSkip || faketimeSkip || skipUnlessInstalled('nginx', findExecutable('nginx', '/usr/sbin/nginx'), 'nginx-light')

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { firstLoadInOneChunk } from '../../build/first-load-chunk.mjs'
 import { workerAssets } from '../../build/worker-asset.mjs'
-import { buildEdge } from '../fixtures/edge.js'
+import { buildEdge } from '../fixtures/servers/edge.js'
 
 /**
  * The size budget of the first load of the login view: HTML, CSS and

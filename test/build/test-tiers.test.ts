@@ -51,7 +51,7 @@ t.test('every test file is in exactly one tier', async (t) => {
 // fails in `npm run test:quick` without dist/, which is how it would be found.
 t.test('no unit test needs the build, a browser or a database server', async (t) => {
   // A string that starts with a path into the build (dist/, after any ../), or a fixture that starts a browser or a database.
-  const needs = [/['"`](\.\.\/)*dist\//, /fixtures\/browser/, /fixtures\/built-server/, /fixtures\/postgres-server/, /fixtures\/redis-server/]
+  const needs = [/['"`](\.\.\/)*dist\//, /fixtures\/browsers\/chromium/, /fixtures\/servers\/built-server/, /fixtures\/servers\/postgres-server/, /fixtures\/servers\/redis-server/]
   for (const file of unit) {
     const text = readFileSync(`${ROOT}${file}`, 'utf8')
     t.same(needs.filter((pattern) => pattern.test(text)).map(String), [], file)

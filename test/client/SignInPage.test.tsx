@@ -1,9 +1,9 @@
-import '../fixtures/dom.js'
+import '../fixtures/page/dom.js'
 import { act, screen } from '@testing-library/react'
 import t from 'tap'
-import { english } from '../fixtures/messages.js'
-import { setViewportWidth } from '../fixtures/dom.js'
-import { answersByPath, eventuallyOk, renderPage, startBackend } from '../fixtures/page.js'
+import { english } from '../fixtures/languages/messages.js'
+import { setViewportWidth } from '../fixtures/page/dom.js'
+import { answersByPath, eventuallyOk, renderPage, startBackend } from '../fixtures/page/page.js'
 
 t.test('views switch by rewriting the query string, keeping the rest, and the back button returns', async (t) => {
   const { base } = await startBackend(t, answersByPath({}))
@@ -45,7 +45,7 @@ t.test('login_method limits the methods shown', async (t) => {
   t.equal(screen.queryByRole('button', { name: /Google/ }), null)
 })
 
-t.test('the layout is the stylesheet\'s, the same markup at every width (media queries; test/e2e/layout.test.ts measures it)', async (t) => {
+t.test('the layout is the stylesheet\'s, the same markup at every width (media queries; test/e2e/page/layout.test.ts measures it)', async (t) => {
   const { base } = await startBackend(t, answersByPath({}))
   setViewportWidth(1280)
   renderPage(t, base)

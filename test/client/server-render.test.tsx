@@ -2,8 +2,8 @@ import t from 'tap'
 import { parsePageFormState, serializePageFormState, viewLinkHref, type PageFormState } from '../../common/page/page-render.js'
 import { createPageRenderer } from '../../client/server-render.js'
 import type { PageMessages } from '../../common/languages/message-catalogue.js'
-import { englishMessages, markedGermanMessages } from '../fixtures/messages.js'
-import { TEST_CONFIG } from '../fixtures/page.js'
+import { englishMessages, markedGermanMessages } from '../fixtures/languages/messages.js'
+import { TEST_CONFIG } from '../fixtures/page/page.js'
 
 const renderer = createPageRenderer({ ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
 const render = (search: string, state: PageFormState | null = null, messages: PageMessages = englishMessages()) =>

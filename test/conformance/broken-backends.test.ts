@@ -5,7 +5,7 @@ import { runConformanceCli } from '../../conformance/cli.js'
 import { contractFor } from '../../conformance/contract-file.js'
 import type { ProbeOptions, Row } from '../../conformance/rows.js'
 import { runSuite, type SuiteReport } from '../../conformance/suite.js'
-import { buildEdge, DEAD_UPSTREAM, listen, startUpstream, type RecordedRequest } from '../fixtures/edge.js'
+import { buildEdge, DEAD_UPSTREAM, listen, startUpstream, type RecordedRequest } from '../fixtures/servers/edge.js'
 
 const NO_OPTIONS: ProbeOptions = { googleToken: null, googleEmail: null, googleNonceSecret: null, googleClientId: null, ssoEmail: null, blockedAccount: null }
 const { contract } = contractFor(null)

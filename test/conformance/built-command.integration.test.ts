@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { startBuiltServer } from '../fixtures/built-server.js'
+import { startBuiltServer } from '../fixtures/servers/built-server.js'
 
 // `npm run conformance` as CI runs it: the built command, against the built server with its embedded accounts service.
 const COMMAND = fileURLToPath(new URL('../../dist/conformance/main.js', import.meta.url))

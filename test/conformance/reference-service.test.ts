@@ -4,10 +4,12 @@ import { contractFor } from '../../conformance/contract-file.js'
 import { runSuite } from '../../conformance/suite.js'
 import type { ProbeOptions, Row } from '../../conformance/rows.js'
 import { createHash, randomBytes } from 'node:crypto'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../fixtures/google-identity.js'
-import { opensslSkip } from '../fixtures/sso-certificates.js'
-import { OIDC_DOMAIN, startSsoStack } from '../fixtures/sso-service.js'
-import { postJson, registerAccount, startReference } from '../fixtures/reference.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../fixtures/google/google-identity.js'
+import { opensslSkip } from '../fixtures/sso/sso-certificates.js'
+import { OIDC_DOMAIN, startSsoStack } from '../fixtures/sso/sso-service.js'
+import { startReference } from '../fixtures/servers/reference.js'
+import { postJson } from '../fixtures/http/post-json.js'
+import { registerAccount } from '../fixtures/registration/registration.js'
 
 const NO_OPTIONS: ProbeOptions = { googleToken: null, googleEmail: null, googleNonceSecret: null, googleClientId: null, ssoEmail: null, blockedAccount: null }
 const { contract } = contractFor(null)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { exportedSeriesNames, THRESHOLD_METRICS } from '../fixtures/metric-names.js'
+import { exportedSeriesNames, THRESHOLD_METRICS } from '../fixtures/metrics/metric-names.js'
 import {
   checkExpressions,
   dashboard,
@@ -8,8 +8,8 @@ import {
   dashboardQueries,
   MONITORING_FILES,
   promtoolSkip
-} from '../fixtures/monitoring-files.js'
-import { grafanaQueryAsPromql, metricNamesIn, selectorsIn } from '../fixtures/promql-metric-names.js'
+} from '../fixtures/deploy/monitoring-files.js'
+import { grafanaQueryAsPromql, metricNamesIn, selectorsIn } from '../fixtures/metrics/promql-metric-names.js'
 
 /**
  * deploy/grafana/threshold-dashboard.json, as Grafana imports it: valid JSON
@@ -17,7 +17,7 @@ import { grafanaQueryAsPromql, metricNamesIn, selectorsIn } from '../fixtures/pr
  * and an instance variable that every query obeys, every panel titled with
  * queries that parse (`promtool check rules` on a file holding each as a
  * recording rule) and read only metrics the edge exports, and a panel for
- * each of the figures in THRESHOLD_METRICS (test/fixtures/metric-names.ts).
+ * each of the figures in THRESHOLD_METRICS (test/fixtures/metrics/metric-names.ts).
  */
 
 const board = dashboard()

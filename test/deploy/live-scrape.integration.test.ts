@@ -4,11 +4,11 @@
 // that every name they read is one it exports, so that no alert or panel
 // waits for ever on a series that never comes.
 import t from 'tap'
-import { freeLoopbackPort } from '../fixtures/local-services.js'
-import { startBuiltServer } from '../fixtures/built-server.js'
-import { exportedSeriesNames, THRESHOLD_METRICS } from '../fixtures/metric-names.js'
-import { alertRules, dashboardQueries } from '../fixtures/monitoring-files.js'
-import { grafanaQueryAsPromql, metricNamesIn } from '../fixtures/promql-metric-names.js'
+import { freeLoopbackPort } from '../fixtures/servers/local-services.js'
+import { startBuiltServer } from '../fixtures/servers/built-server.js'
+import { exportedSeriesNames, THRESHOLD_METRICS } from '../fixtures/metrics/metric-names.js'
+import { alertRules, dashboardQueries } from '../fixtures/deploy/monitoring-files.js'
+import { grafanaQueryAsPromql, metricNamesIn } from '../fixtures/metrics/promql-metric-names.js'
 
 /** Metric name → type, from a scrape's `# TYPE` lines (a metric with no series yet has one too). */
 function typesIn (scrape: string): Map<string, string> {

@@ -1,18 +1,20 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy-files.js'
-import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/edge.js'
-import { findExecutable, freeLoopbackPort, skipUnlessInstalled } from '../fixtures/local-services.js'
-import { TEST_PASSWORD_HASH_COST } from '../fixtures/password-hash-cost.js'
-import { GOOD_PASSWORD, registerAccount, temporaryDataDir } from '../fixtures/reference.js'
-import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso-certificates.js'
+import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy/deploy-files.js'
+import { buildEdge, jsonAnswer, listen, startUpstream } from '../fixtures/servers/edge.js'
+import { findExecutable, freeLoopbackPort, skipUnlessInstalled } from '../fixtures/servers/local-services.js'
+import { TEST_PASSWORD_HASH_COST } from '../fixtures/passwords/password-hash-cost.js'
+import { GOOD_PASSWORD, temporaryDataDir } from '../fixtures/servers/reference.js'
+import { registerAccount } from '../fixtures/registration/registration.js'
+import { opensslSkip } from '../fixtures/sso/sso-certificates.js'
+import { nginxFrontFiles } from '../../bench/local-servers.mjs'
 
 /**
  * deploy/nginx/threshold.conf, as nginx reads it (`nginx -t`), then running
@@ -23,8 +25,9 @@ import { makeKeyAndCertificate, opensslSkip } from '../fixtures/sso-certificates
  * The site file is included from a minimal nginx.conf in a temporary folder,
  * with the certificate paths pointing at a fresh self-signed pair, and its
  * ports 80 and 443 made free loopback ports (its IPv6 listens dropped): nginx
- * binds them even for `-t`, and only root may bind ports below 1024. To run
- * it, its upstream becomes the edge's port. Every other line is the real file's.
+ * binds them even for `-t`, and only root may bind ports below 1024. The load
+ * runs make it so the same way (bench/local-servers.mjs). To run it, its
+ * upstream becomes the edge's port. Every other line is the real file's.
  */
 
 const NGINX = findExecutable('nginx', '/usr/sbin/nginx')
@@ -50,41 +53,9 @@ interface Front {
 
 /** The site file on loopback ports, with `change` applied, included from a minimal nginx.conf in a fresh folder. */
 async function frontFiles (t: Test, change: (site: string) => string = (site) => site): Promise<Front & { https: number, http: number }> {
-  const [https, http] = [await freeLoopbackPort(), await freeLoopbackPort()]
   const dir = mkdtempSync(join(tmpdir(), 'threshold-nginx-front-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  // nginx's workers run as another user when nginx starts as root: they must reach the folder.
-  chmodSync(dir, 0o755)
-  const { privateKey, certificate } = makeKeyAndCertificate(dir, HOST)
-  writeFileSync(join(dir, 'fullchain.pem'), certificate)
-  writeFileSync(join(dir, 'privkey.pem'), privateKey)
-  const site = change(SITE)
-    .replace(/^\s*listen \[::\]:\d+.*$/gm, '')
-    .replace(/^(\s*)listen 443 /m, `$1listen 127.0.0.1:${https} `)
-    .replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${http};`)
-    .replace(`/etc/letsencrypt/live/${HOST}/fullchain.pem`, join(dir, 'fullchain.pem'))
-    .replace(`/etc/letsencrypt/live/${HOST}/privkey.pem`, join(dir, 'privkey.pem'))
-  writeFileSync(join(dir, 'threshold.conf'), site)
-  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp))
-  const conf = join(dir, 'nginx.conf')
-  writeFileSync(conf, `
-${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log stderr warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  include ${join(dir, 'threshold.conf')};
-}
-`)
-  return { dir, conf, https, http }
+  return { dir, ...await nginxFrontFiles(dir, change(SITE), { host: HOST, workerConnections: 64 }) }
 }
 
 function nginxTest (front: Front): { status: number | null, output: string } {

@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { parse as parseYaml } from 'yaml'
-import { exportedSeriesNames } from '../fixtures/metric-names.js'
+import { exportedSeriesNames } from '../fixtures/metrics/metric-names.js'
 import {
   alertRules,
   annotationQueries,
@@ -13,8 +13,8 @@ import {
   promtoolSkip,
   SCRAPE_JOB,
   temporaryFolder
-} from '../fixtures/monitoring-files.js'
-import { selectorsIn } from '../fixtures/promql-metric-names.js'
+} from '../fixtures/deploy/monitoring-files.js'
+import { selectorsIn } from '../fixtures/metrics/promql-metric-names.js'
 
 /**
  * deploy/prometheus/threshold-alerts.yml, as Prometheus reads it: `promtool

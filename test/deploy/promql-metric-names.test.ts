@@ -1,5 +1,5 @@
 import t from 'tap'
-import { grafanaQueryAsPromql, metricNamesIn, selectorsIn } from '../fixtures/promql-metric-names.js'
+import { grafanaQueryAsPromql, metricNamesIn, selectorsIn } from '../fixtures/metrics/promql-metric-names.js'
 
 /**
  * The fixture that finds the metrics a PromQL expression reads, which the

@@ -7,8 +7,8 @@ import { loadServerConfig } from '../../server/edge/config.js'
 import { DEFAULT_DRAIN_SECONDS } from '../../server/edge/config.js'
 import { SHUTDOWN_DEADLINE_MS } from '../../server/edge/run-edge.js'
 import { loadReferenceConfig } from '../../server/reference/config.js'
-import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy-files.js'
-import { findExecutable, skipUnlessInstalled } from '../fixtures/local-services.js'
+import { DEPLOY_FILES, serviceEnvironment } from '../fixtures/deploy/deploy-files.js'
+import { findExecutable, skipUnlessInstalled } from '../fixtures/servers/local-services.js'
 
 /**
  * deploy/systemd/threshold.service, as systemd reads it: `systemd-analyze

@@ -1,13 +1,13 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } from '../../../client/account-changes/fresh-proof-calls.js'
 import { passkeyRegisterOptions } from '../../../client/passkeys/passkey-calls.js'
 import { startEnrolment } from '../../../client/second-factor/second-factor-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer } from '../../fixtures/edge.js'
-import { startBackend } from '../../fixtures/page.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { jsonAnswer } from '../../fixtures/servers/edge.js'
+import { startBackend } from '../../fixtures/page/page.js'
 
 const routes = { accountsRoutes: withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true) }
 const requestOptions = { challenge: 'cmVhdXRo', rpId: 'localhost', userVerification: 'required' }

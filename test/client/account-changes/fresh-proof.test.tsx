@@ -1,13 +1,14 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
-import { jsonAnswer, type RecordedRequest, type Upstream } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
-import { TEST_OTPAUTH_URI, TEST_SECRET } from '../../fixtures/second-factor.js'
-import { installStandInBrowser, standInCredential } from '../../fixtures/webauthn-browser.js'
+import { jsonAnswer, type RecordedRequest, type Upstream } from '../../fixtures/servers/edge.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { TEST_OTPAUTH_URI, TEST_SECRET } from '../../fixtures/second-factor/second-factor.js'
+import { installStandInBrowser, standInCredential } from '../../fixtures/passkeys/webauthn-browser.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /*
  * "Confirm it's you" (docs/account-changes.md): the passkey offer and the
@@ -103,15 +104,9 @@ async function setUp (t: Test, ways: string[] = ['password']) {
   return { browser, service, base, upstream }
 }
 
-async function passwordLogin (user: ReturnType<typeof renderPage>['user']): Promise<void> {
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse')
-  await user.click(screen.getByRole('button', { name: 'Login' }))
-}
-
 /** Signs in with the password, then asks the offer to create a passkey: the service wants a proof first. */
 async function toConfirmStep (t: Test, base: string, user: ReturnType<typeof renderPage>['user']): Promise<HTMLElement> {
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
   const heading = await screen.findByRole('heading', { name: english('freshProof.heading') })
   await eventuallyOk(t, () => document.activeElement === heading, 'focus on the step\'s heading')
@@ -181,7 +176,7 @@ t.test('a session that ended: its text on the login view, whose sign-in comes ne
   await t.test('when the offer asks for the options', async (t) => {
     const { service, base } = await setUp(t)
     const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
-    await passwordLogin(user)
+    await signInOnView(user)
     service.sessionEnded = true
     await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
     await eventuallyOk(t, () => screen.getAllByRole('alert').some((alert) => alert.textContent === SESSION_ENDED.error), 'the service\'s text is announced')
@@ -343,7 +338,7 @@ t.test('a second factor and no password: the code alone proves it, or a recovery
 t.test('the second-factor offer answered "fresh proof required": Confirm it\'s you, then the enrolment starts by itself', async (t) => {
   const { base, upstream } = await setUp(t)
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { secondFactor: true, passkeyRpId: null })
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('secondFactor.offerAccept') }))
   const heading = await screen.findByRole('heading', { name: english('freshProof.heading') })
   await eventuallyOk(t, () => document.activeElement === heading, 'focus on the step\'s heading')
@@ -361,7 +356,7 @@ t.test('the second-factor offer answered "fresh proof required": Confirm it\'s y
 t.test('the second-factor offer: "Sign in again" leads back to the login view', async (t) => {
   const { base } = await setUp(t)
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { secondFactor: true, passkeyRpId: null })
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('secondFactor.offerAccept') }))
   await user.click(await screen.findByRole('button', { name: english('freshProof.signInAgain') }))
   t.ok(screen.getByRole('button', { name: 'Login' }), 'the login view')

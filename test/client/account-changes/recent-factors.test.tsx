@@ -1,11 +1,11 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { english } from '../../fixtures/messages.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { jsonAnswer, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 /*
  * The set-password view once done, when the reset's answer lists what was

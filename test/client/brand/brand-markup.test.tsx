@@ -2,8 +2,8 @@ import t from 'tap'
 import type { PageFormState } from '../../../common/page/page-render.js'
 import type { RuntimeConfig } from '../../../common/page/runtime-config.js'
 import { createPageRenderer } from '../../../client/server-render.js'
-import { englishMessages } from '../../fixtures/messages.js'
-import { TEST_CONFIG } from '../../fixtures/page.js'
+import { englishMessages } from '../../fixtures/languages/messages.js'
+import { TEST_CONFIG } from '../../fixtures/page/page.js'
 
 const render = (config: Partial<RuntimeConfig>, search = '', state: PageFormState | null = null) =>
   createPageRenderer({ ...TEST_CONFIG, secondFactor: true, ...config }).render({ search, hostname: 'signin.example.com', state, messages: englishMessages() }).html

@@ -1,12 +1,13 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/breached-password.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { english } from '../../fixtures/messages.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
-import { SECOND_FACTOR_TEST_ROUTES } from '../../fixtures/second-factor.js'
+import { jsonAnswer, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { SECOND_FACTOR_TEST_ROUTES } from '../../fixtures/second-factor/second-factor.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /**
  * After a login whose answer says the password was found in a breach
@@ -30,16 +31,13 @@ async function setUp (t: Test, answers: Record<string, [number, unknown]>) {
   return { base, upstream }
 }
 
-async function passwordLogin (user: ReturnType<typeof renderPage>['user']): Promise<void> {
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'Summer2024!')
-  await user.click(screen.getByRole('button', { name: 'Login' }))
-}
+/** A password the breach check flags (the stand-in says so whatever is typed). */
+const BREACHED_PASSWORD = 'Summer2024!'
 
 t.test('a login with a breached password shows the notice before leaving; "Email me a link" sends the reset link to the login\'s address and says so; Continue leaves', async (t) => {
   const { base, upstream } = await setUp(t, { '/v2/login': [200, BREACHED], '/resetPasswordRequest': [200, { success: 'Sent.' }] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp')
-  await passwordLogin(user)
+  await signInOnView(user, 'ada@example.test', BREACHED_PASSWORD)
   const heading = await screen.findByRole('heading', { name: english('breachedPassword.heading') })
   await eventuallyOk(t, () => document.activeElement === heading, 'the heading has the focus')
   t.ok(screen.getByText(english('breachedPassword.explanation')))
@@ -61,7 +59,7 @@ t.test('a login with a breached password shows the notice before leaving; "Email
 t.test('Continue without the link goes on at once, and sends nothing', async (t) => {
   const { base, upstream } = await setUp(t, { '/v2/login': [200, BREACHED] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp')
-  await passwordLogin(user)
+  await signInOnView(user, 'ada@example.test', BREACHED_PASSWORD)
   await user.click(await screen.findByRole('button', { name: english('breachedPassword.continue') }))
   await eventually(t, () => window.location.href, `${base}/app`)
   t.notOk(upstream.requests.some((request) => request.url === '/resetPasswordRequest'))
@@ -70,7 +68,7 @@ t.test('Continue without the link goes on at once, and sends nothing', async (t)
 t.test('a refused reset link is said in the notice, which stays, and Continue still goes on', async (t) => {
   const { base } = await setUp(t, { '/v2/login': [200, BREACHED], '/resetPasswordRequest': [429, { error: 'Too many emails. Try again in an hour.' }] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp')
-  await passwordLogin(user)
+  await signInOnView(user, 'ada@example.test', BREACHED_PASSWORD)
   await user.click(await screen.findByRole('button', { name: english('breachedPassword.sendLink') }))
   await eventuallyOk(t, () => screen.queryAllByRole('alert').some((alert) => alert.textContent === 'Too many emails. Try again in an hour.'), 'the service\'s refusal, in an alert')
   t.ok(screen.getByRole('button', { name: english('breachedPassword.sendLink') }), 'the link can be asked for again')
@@ -81,7 +79,7 @@ t.test('a refused reset link is said in the notice, which stays, and Continue st
 t.test('a login without the flag leaves at once, with no notice', async (t) => {
   const { base } = await setUp(t, { '/v2/login': [200, { ...TOKENS, [PASSWORD_BREACHED_FIELD]: 'yes' }] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp')
-  await passwordLogin(user)
+  await signInOnView(user, 'ada@example.test', BREACHED_PASSWORD)
   await eventually(t, () => window.location.pathname, '/app')
   t.equal(screen.queryByRole('heading', { name: english('breachedPassword.heading') }), null)
 })
@@ -92,7 +90,7 @@ t.test('the flag carried to the second factor\'s tokens shows the notice after t
     '/second-factor/verify': [200, BREACHED]
   })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { secondFactor: true })
-  await passwordLogin(user)
+  await signInOnView(user, 'ada@example.test', BREACHED_PASSWORD)
   await user.type(await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') }), '123456')
   await user.click(screen.getByRole('button', { name: english('secondFactor.verify') }))
   await user.click(await screen.findByRole('button', { name: english('breachedPassword.continue') }))
@@ -102,7 +100,7 @@ t.test('the flag carried to the second factor\'s tokens shows the notice after t
 t.test('the notice comes after the second-factor offer, not instead of it', async (t) => {
   const { base } = await setUp(t, { '/v2/login': [200, BREACHED] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { secondFactor: true })
-  await passwordLogin(user)
+  await signInOnView(user, 'ada@example.test', BREACHED_PASSWORD)
   await user.click(await screen.findByRole('button', { name: english('secondFactor.notNow') }))
   await user.click(await screen.findByRole('button', { name: english('breachedPassword.continue') }))
   await eventually(t, () => window.location.pathname, '/app')

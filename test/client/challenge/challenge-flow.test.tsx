@@ -1,4 +1,4 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, waitFor } from '@testing-library/react'
 import { createChallenge, verifySolution } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
@@ -8,9 +8,10 @@ import { PASSWORD_BREACHED_FIELD } from '../../../common/breached-passwords/brea
 import { CHALLENGE_HEADER } from '../../../common/challenge/challenge.js'
 import { MESSAGES_ELEMENT_ID, serializePageMessages, type PageMessages } from '../../../common/languages/message-catalogue.js'
 import { CHALLENGE_ROUNDS, CHECKING_NOTE_DELAY_MS } from '../../../client/challenge/answer-challenge.js'
-import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
-import { english, englishMessages } from '../../fixtures/messages.js'
-import { eventually, eventuallyOk, pageOrigin, renderPage } from '../../fixtures/page.js'
+import { jsonAnswer, startUpstream, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { english, englishMessages } from '../../fixtures/languages/messages.js'
+import { eventually, eventuallyOk, pageOrigin, renderPage } from '../../fixtures/page/page.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /**
  * The page against a gate of its own making, a real HTTP server on port 0 at
@@ -18,7 +19,7 @@ import { eventually, eventuallyOk, pageOrigin, renderPage } from '../../fixtures
  * createChallenge, signed) and checks the solutions the page sends back
  * (verifySolution), as the edge's gate does (common/challenge/challenge.ts). happy-dom
  * has no Web Workers: the page solves on its own thread here, the path of a
- * browser without workers; real Chromium's workers are test/e2e/challenge.test.ts's.
+ * browser without workers; real Chromium's workers are test/e2e/challenge/challenge.test.ts's.
  */
 
 const SECRET = 'test-challenge-secret'
@@ -70,9 +71,7 @@ async function startGate (t: Test, path: string, answer: [number, unknown], { co
 async function logIn (t: Test, base: string, query = '?redirect=%2Fapp') {
   embedTexts(t)
   const { user } = renderPage(t, base, query)
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse battery staple')
-  await user.click(screen.getByRole('button', { name: 'Login' }))
+  await signInOnView(user, 'ada@example.test', 'correct horse battery staple')
   return user
 }
 
@@ -179,8 +178,7 @@ t.test('a page whose later texts do not load still answers, and refuses with the
   // The edge's page names its later texts; here they are missing (the gate answers 404), twice.
   embedTexts(t, { ...englishMessages(), laterTextsUrl: '/assets/messages/en-MISSING.json' })
   const { user } = renderPage(t, base)
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   await eventually(t, () => screen.queryByRole('alert')?.textContent, 'Please wait while your browser is checked.')
   t.equal(upstream.requests.filter((request) => request.url === '/accounts/v2/login').length, 1, 'no call made again')
 })

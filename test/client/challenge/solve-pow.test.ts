@@ -7,7 +7,7 @@ import { solvePow } from '../../../client/challenge/solve-pow.js'
 /**
  * The proof of work in Node, whose WebCrypto is the browser's API (Node has
  * no Web Workers: this is the page's own-thread path; Chromium's workers are
- * test/e2e/challenge.test.ts's): real challenges from altcha-lib's server
+ * test/e2e/challenge/challenge.test.ts's): real challenges from altcha-lib's server
  * side, the header checked as the edge checks it.
  */
 

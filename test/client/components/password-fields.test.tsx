@@ -1,9 +1,9 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
-import { jsonAnswer } from '../../fixtures/edge.js'
-import { english } from '../../fixtures/messages.js'
-import { renderPage, startBackend } from '../../fixtures/page.js'
+import { jsonAnswer } from '../../fixtures/servers/edge.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { renderPage, startBackend } from '../../fixtures/page/page.js'
 
 /**
  * Paste and password managers always work: every password field

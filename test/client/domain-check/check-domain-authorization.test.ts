@@ -1,14 +1,14 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { checkDomainAuthorization } from '../../../client/domain-check/check-domain-authorization.js'
 import { GRPC_STATUS, grpcStatusForHttpStatus, HTTP_STATUS_TO_GRPC_STATUS } from '../../../common/domain-check/grpc-status.js'
 import { encodeFrame, encodeTrailers } from '../../../server/shared/domain-check/grpc-web-frames.js'
-import { setPageUrl } from '../../fixtures/dom.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
 // grpc-web's own HTTP-status path and the deadline are also held to the table
-// in real Chromium (test/e2e/domain-check-client.test.ts): happy-dom's
+// in real Chromium (test/e2e/domain-check/domain-check-client.test.ts): happy-dom's
 // XMLHttpRequest reports its states out of order, which that path depends on.
-import { buildEdge, DEAD_UPSTREAM, listen, startUpstream } from '../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
+import { buildEdge, DEAD_UPSTREAM, listen, startUpstream } from '../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../fixtures/domain-check/edge-auth.js'
 
 async function pageBehindEdge (t: import('tap').Test, edgeAuthUpstream: string, env: Record<string, string> = {}): Promise<string> {
   const base = await listen(await buildEdge(t, { edgeAuthUpstream, env }))

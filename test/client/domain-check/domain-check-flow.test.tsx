@@ -1,10 +1,11 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import t from 'tap'
-import { english } from '../../fixtures/messages.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
-import { eventually, renderPage } from '../../fixtures/page.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../fixtures/domain-check/edge-auth.js'
+import { eventually, renderPage } from '../../fixtures/page/page.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 async function backend (t: import('tap').Test, edgeAuthUpstream?: string) {
   const accounts = await startUpstream(t, jsonAnswer(200, { auth: 'a.b.c', refresh: 'r', sso_url: 'https://idp.test/' }))
@@ -15,8 +16,7 @@ async function backend (t: import('tap').Test, edgeAuthUpstream?: string) {
 
 async function logIn (t: import('tap').Test, base: string, email: string, query = '?supports_domain_auth_check=true') {
   const { user } = renderPage(t, base, query)
-  await user.type(screen.getByLabelText('Email'), email)
-  await user.type(screen.getByLabelText('Password'), 'secret{Enter}')
+  await signInOnView(user, email, 'secret', { pressEnter: true })
 }
 
 t.test('an unauthorized domain is refused with the spec\'s message and no login is sent', async (t) => {

@@ -1,7 +1,7 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
-import { answersByPath, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 t.test('the Google button is shown where configured, disabled until Google\'s script loads', async (t) => {
   const { base } = await startBackend(t, answersByPath({}))

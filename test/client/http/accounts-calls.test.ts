@@ -1,4 +1,4 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { googleLogin, googleRegister } from '../../../client/google/google-calls.js'
 import { resetPasswordRequest, setPassword } from '../../../client/password-reset/password-reset-calls.js'
@@ -8,10 +8,10 @@ import { completeSsoLogin, completeSsoRegister, startSso } from '../../../client
 import { BUSY_MESSAGE } from '../../../common/languages/page-texts.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { setPageUrl } from '../../fixtures/dom.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
 import type { ServerResponse } from 'node:http'
-import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
-import { startBackend } from '../../fixtures/page.js'
+import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { startBackend } from '../../fixtures/page/page.js'
 
 /** The edge's answer when the backend answered something the page cannot read (server/edge/upstream/json-answers.ts). */
 const UNREADABLE = ACCOUNTS_FAILURE_MESSAGES.unreadable

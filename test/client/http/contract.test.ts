@@ -1,4 +1,4 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { googleLogin, googleRegister } from '../../../client/google/google-calls.js'
 import { resetPasswordRequest, setPassword } from '../../../client/password-reset/password-reset-calls.js'
@@ -13,9 +13,9 @@ import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../c
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../server/shared/accounts-contract.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/edge.js'
-import { startBackend } from '../../fixtures/page.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { startBackend } from '../../fixtures/page/page.js'
 
 /*
  * The bodies the page's API functions send, checked against the request

@@ -1,15 +1,16 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { BUSY_MESSAGE } from '../../../common/languages/page-texts.js'
-import { english, markedGermanMessages } from '../../fixtures/messages.js'
+import { english, markedGermanMessages } from '../../fixtures/languages/messages.js'
 import englishAnswers from '../../../server/reference/languages/en.json' with { type: 'json' }
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
-import { eventually, renderPage, startBackend } from '../../fixtures/page.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../fixtures/domain-check/edge-auth.js'
+import { eventually, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /**
  * The page in front of an accounts backend that fails: through the real edge,
@@ -64,8 +65,7 @@ for (const [what, handler, message] of faults) {
   t.test(`a backend that ${what}: the login shows a message the visitor can act on, and the form is usable again`, async (t) => {
     const base = await pageFor(t, handler)
     const { user } = renderPage(t, base)
-    await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-    await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+    await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
     await eventually(t, () => screen.getByRole('alert').textContent, message)
     t.notOk(screen.getByRole('button', { name: 'Login' }).hasAttribute('disabled'), 'the Login button works again')
     t.equal(screen.getByLabelText('Password').getAttribute('aria-invalid'), 'true', 'the field is marked')
@@ -95,8 +95,7 @@ t.test('a backend that answers gzip although asked for identity: the login goes 
     response.end(gzipSync(JSON.stringify({ auth: 'a.b.c', refresh: 'r' })))
   })
   const { user } = renderPage(t, base, '?redirect=%2Fapp')
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   await eventually(t, () => window.location.pathname, '/app')
 })
 
@@ -106,8 +105,7 @@ t.test('with DOMAIN_CHECK_ENFORCED, a page that does not ask for the check still
     edgeAuthUpstream: responder, env: { DOMAIN_CHECK_ENFORCED: 'true' }
   })
   const { user } = renderPage(t, base)
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   await eventually(t, () => screen.getByRole('alert').textContent, english('error.DOMAIN_NOT_AUTHORIZED'))
   t.equal(upstream.requests.length, 0, 'the login never reached the accounts service')
   t.equal(window.location.pathname, '/', 'still on the page')
@@ -118,8 +116,7 @@ t.test('a backend that answers slowly, within the timeout: the login goes throug
     setTimeout(() => jsonAnswer(200, { auth: 'a.b.c', refresh: 'r' })(request, response), 150)
   }, { env: { UPSTREAM_TIMEOUT_MS: '5000' } })
   const { user } = renderPage(t, base, '?redirect=%2Fapp')
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   await eventually(t, () => window.location.pathname, '/app')
 })
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { createMessages, serializePageMessages } from '../../../common/languages/message-catalogue.js'
 import { parseEmbeddedMessages } from '../../../client/languages/embedded-messages.js'
-import { englishMessages, markedGermanMessages } from '../../fixtures/messages.js'
+import { englishMessages, markedGermanMessages } from '../../fixtures/languages/messages.js'
 
 t.test('the embedded catalogue reads back as the edge serialised it', async (t) => {
   for (const messages of [englishMessages(), markedGermanMessages()]) {

@@ -1,4 +1,4 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { cleanup, render, screen, within } from '@testing-library/react'
 import { userEvent } from '@testing-library/user-event'
 import { SWRConfig } from 'swr'
@@ -8,9 +8,9 @@ import { MessagesContext } from '../../../client/languages/messages.js'
 import { SignInPage } from '../../../client/SignInPage.js'
 import { createMessages, MESSAGES_ELEMENT_ID } from '../../../common/languages/message-catalogue.js'
 import germanCatalogue from '../../../common/messages/de.json' with { type: 'json' }
-import { jsonAnswer } from '../../fixtures/edge.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { startBackend, TEST_CONFIG } from '../../fixtures/page.js'
+import { jsonAnswer } from '../../fixtures/servers/edge.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { startBackend, TEST_CONFIG } from '../../fixtures/page/page.js'
 
 /**
  * The SSO modal's texts are later texts (common/languages/message-catalogue.ts): the

@@ -1,8 +1,8 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { fetchLaterTexts } from '../../../client/languages/later-texts.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { startUpstream } from '../../fixtures/edge.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { startUpstream } from '../../fixtures/servers/edge.js'
 
 t.test('a failed fetch of the later texts is tried once more, and a second failure rejects: no keys, no other language', async (t) => {
   let failuresLeft = 1

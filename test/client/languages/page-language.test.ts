@@ -1,11 +1,11 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { login } from '../../../client/sign-in/login-calls.js'
 import { checkDomainAuthorization } from '../../../client/domain-check/check-domain-authorization.js'
 import { encodeFrame, encodeTrailers } from '../../../server/shared/domain-check/grpc-web-frames.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { buildEdge, jsonAnswer, listen, startUpstream } from '../../fixtures/edge.js'
-import { startBackend } from '../../fixtures/page.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { buildEdge, jsonAnswer, listen, startUpstream } from '../../fixtures/servers/edge.js'
+import { startBackend } from '../../fixtures/page/page.js'
 
 t.afterEach(() => { document.documentElement.lang = '' })
 

@@ -1,10 +1,11 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { act, screen } from '@testing-library/react'
 import t from 'tap'
 import { NOTICE_MESSAGE_KEYS } from '../../../common/page/page-notices.js'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { answersByPath, eventually, eventuallyOk, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, eventually, eventuallyOk, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /**
  * The `notice` parameter, with which the accounts service sends the browser
@@ -91,8 +92,7 @@ t.test('a notice goes once the visitor switches view, and does not come back wit
 t.test('a success notice goes once the visitor logs in; the answer takes its place', async (t) => {
   const { base } = await startBackend(t, answersByPath({ '/v2/login': [401, { error: 'Invalid email or password.' }] }, 300))
   const { user } = renderPage(t, base, '?notice=email-verified')
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   t.equal(formNotice(), null, 'gone while the login runs')
   await eventually(t, () => formNotice()?.text, 'Invalid email or password.')
 })

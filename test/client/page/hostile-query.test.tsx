@@ -1,9 +1,10 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import t, { type Test } from 'tap'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /**
  * Hostile values for every query parameter of the page, through the real
@@ -111,8 +112,7 @@ t.test('supports_domain_auth_check: only "true" turns the check on', async (t) =
   const { base, upstream } = await startBackend(t, answersByPath({ '/v2/login': [401, { error: 'Invalid email or password.' }] }))
   for (const value of ['TRUE', 'true ', '1', 'yes', '__proto__', MARKUP, HUGE]) {
     const { user, unmount } = renderPage(t, base, q([['supports_domain_auth_check', value]]))
-    await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-    await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+    await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
     await eventually(t, () => screen.getByRole('alert').textContent, 'Invalid email or password.', `${JSON.stringify(value.slice(0, 20))}: no check first`)
     unmount()
   }
@@ -123,8 +123,7 @@ t.test('the login context fields are sent as given, only as JSON strings, and an
   const { base, upstream } = await startBackend(t, answersByPath({ '/v2/login': [401, { error: 'Invalid email or password.' }] }))
   const login = async (query: string) => {
     const { user, unmount } = renderPage(t, base, query)
-    await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-    await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+    await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
     await eventuallyOk(t, () => (screen.getByRole('alert').textContent ?? '') !== '', 'an answer is shown')
     const shown = screen.getByRole('alert').textContent
     expectNothingInjected(t, query.slice(0, 40))
@@ -167,8 +166,7 @@ t.test('redirect: hostile targets send the visitor to the site origin after a lo
   ]
   for (const target of targets) {
     const { user, unmount } = renderPage(t, base, q([['redirect', target]]))
-    await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-    await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+    await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
     const expected = target === '__proto__' ? `${base}/__proto__` : `${base}/`
     await eventually(t, () => window.location.href, expected, `${JSON.stringify(target.slice(0, 40))} → ${expected}`)
     expectNothingInjected(t, target.slice(0, 40))
@@ -195,8 +193,7 @@ t.test('local_accounts_host and _port: hostile values are refused with a message
     const what = JSON.stringify(params).slice(0, 80)
     const { user, unmount } = renderPage(t, base, q(params))
     t.match(screen.getByRole('alert').textContent, /local accounts (host|port)/i, `${what}: refused with a message`)
-    await user.type(screen.getByLabelText('Email'), 'ada@lan.test')
-    await user.type(screen.getByLabelText('Password'), 'secret{Enter}')
+    await signInOnView(user, 'ada@lan.test', 'secret', { pressEnter: true })
     t.match(screen.getByRole('alert').textContent, /local accounts (host|port)/i, `${what}: still refused on submit`)
     expectNothingInjected(t, what)
     unmount()

@@ -1,11 +1,11 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/passkeys/passkey-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer } from '../../fixtures/edge.js'
-import { startBackend } from '../../fixtures/page.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { jsonAnswer } from '../../fixtures/servers/edge.js'
+import { startBackend } from '../../fixtures/page/page.js'
 
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
 const routes = { accountsRoutes: withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true) }

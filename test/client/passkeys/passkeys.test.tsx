@@ -1,15 +1,16 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY, passkeyTimings } from '../../../client/passkeys/passkey-timing.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../fixtures/edge-auth.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
-import { installStandInBrowser, standInCredential, type StandInOptions } from '../../fixtures/webauthn-browser.js'
+import { jsonAnswer, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../fixtures/domain-check/edge-auth.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { installStandInBrowser, standInCredential, type StandInOptions } from '../../fixtures/passkeys/webauthn-browser.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 const RP_ID = 'localhost'
 const PASSKEYS_ON = { passkeyRpId: RP_ID }
@@ -198,18 +199,12 @@ t.test('with the domain check, an unauthorized domain after a passkey: the spec\
   t.equal(window.location.pathname, '/')
 })
 
-async function passwordLogin (user: ReturnType<typeof renderPage>['user']): Promise<void> {
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse')
-  await user.click(screen.getByRole('button', { name: 'Login' }))
-}
-
 t.test('after a password sign-in, a browser that creates passkeys without a prompt gets one, and the page leaves', async (t) => {
   const { browser, base, upstream } = await setUp(t, { browser: { capabilities: { conditionalCreate: true } } })
   browser.answerCreate = () => ({ credential: standInCredential(attestation) })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
   await eventually(t, () => gets(browser).length, 1)
-  await passwordLogin(user)
+  await signInOnView(user)
   await eventually(t, () => window.location.href, `${base}/app`)
   t.equal(gets(browser)[0]!.options.signal?.aborted, true, 'the autofill request was aborted')
   const create = creates(browser)[0]!
@@ -226,7 +221,7 @@ t.test('a conditional create that never settles is aborted at the bound, and the
   passkeyTimings.upgradeBoundMs = 200
   t.teardown(() => { passkeyTimings.upgradeBoundMs = bound })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   const heading = await screen.findByRole('heading', { name: english('passkey.offerHeading') })
   t.equal(creates(browser)[0]!.options.signal?.aborted, true, 'the pending request was aborted')
   // The heading takes focus in an effect after it shows: on a busy machine that is a moment later.
@@ -239,14 +234,14 @@ t.test('a device that already holds the account\'s passkey: no offer, the page l
   const { browser, base } = await setUp(t, { browser: { capabilities: { conditionalCreate: true } } })
   browser.answerCreate = () => ({ error: 'InvalidStateError' })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await eventually(t, () => window.location.href, `${base}/app`)
 })
 
 t.test('without conditional create, the offer: "Not now" is remembered for 30 days and the page leaves; the next sign-in has no offer', async (t) => {
   const { base, upstream } = await setUp(t, { browser: { capabilities: {} } })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await screen.findByRole('heading', { name: english('passkey.offerHeading') })
   t.notOk(paths(upstream).includes('/passkeys/register/options'), 'no conditional request without the capability')
   await user.tab()
@@ -264,7 +259,7 @@ t.test('a remembered "Not now" means no offer and no upgrade request', async (t)
   const { browser, base, upstream } = await setUp(t, { browser: { capabilities: { conditionalCreate: true } } })
   localStorage.setItem(PASSKEY_OFFER_DECLINED_KEY, String(Date.now() + 60000))
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await eventually(t, () => window.location.href, `${base}/app`)
   t.equal(creates(browser).length, 0)
   t.notOk(paths(upstream).includes('/passkeys/register/options'))
@@ -274,7 +269,7 @@ t.test('"Create a passkey" creates one with the browser\'s prompt, says so, and 
   const { browser, base, upstream } = await setUp(t, { browser: { capabilities: null } })
   browser.answerCreate = () => ({ credential: standInCredential(attestation) })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
   const created = await screen.findByRole('heading', { name: english('passkey.offerCreated') })
   await eventuallyOk(t, () => document.activeElement === created, 'focus on the heading that says so')
@@ -292,7 +287,7 @@ t.test('the browser\'s cancel of the offer\'s prompt goes on; a failure is repor
     const { browser, base } = await setUp(t, { browser: { capabilities: null } })
     browser.answerCreate = () => ({ error: 'NotAllowedError' })
     const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
-    await passwordLogin(user)
+    await signInOnView(user)
     await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
     await eventually(t, () => window.location.href, `${base}/app`)
   })
@@ -303,7 +298,7 @@ t.test('the browser\'s cancel of the offer\'s prompt goes on; a failure is repor
     t.teardown(() => { passkeyTimings.failurePauseMs = pause })
     browser.answerCreate = () => ({ credential: standInCredential(attestation) })
     const { user } = renderPage(t, base, '?redirect=%2Fapp', PASSKEYS_ON)
-    await passwordLogin(user)
+    await signInOnView(user)
     await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
     await eventually(t, () => screen.queryByText(english('passkey.createFailed'))?.getAttribute('role'), 'alert', 'the failure is reported')
     await eventually(t, () => window.location.href, `${base}/app`)
@@ -313,7 +308,7 @@ t.test('the browser\'s cancel of the offer\'s prompt goes on; a failure is repor
 t.test('no upgrade after a local-network sign-in, and none where passkeys are off', async (t) => {
   const { browser, base, upstream } = await setUp(t, { browser: { capabilities: { conditionalCreate: true } } })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: null })
-  await passwordLogin(user)
+  await signInOnView(user)
   await eventually(t, () => window.location.href, `${base}/app`)
   t.equal(browser.calls.length, 0)
   t.notOk(paths(upstream).includes('/passkeys/register/options'))

@@ -1,7 +1,7 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
-import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 t.test('a password reset request goes back to the login view with the success text', async (t) => {
   const { base, upstream } = await startBackend(t, answersByPath({ '/resetPasswordRequest': [200, { success: 'Check your email.' }] }))

@@ -1,7 +1,7 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
-import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 t.test('registration goes back to the login view with the success text and the email kept', async (t) => {
   const { base, upstream } = await startBackend(t, answersByPath({ '/register': [200, { success: 'Your account has been created.' }] }))

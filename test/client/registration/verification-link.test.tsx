@@ -1,11 +1,12 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
-import { english } from '../../fixtures/messages.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { jsonAnswer, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /**
  * A login refused because the address is not verified yet (403 with the
@@ -32,8 +33,7 @@ async function startService (t: Parameters<typeof startBackend>[0], answers: Rec
 
 /** Logs in as ada@example.test and waits for the refusal. */
 async function refusedLogin (t: Parameters<typeof startBackend>[0], user: ReturnType<typeof renderPage>['user']) {
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}')
+  await signInOnView(user, 'ada@example.test', 'correct horse', { pressEnter: true })
   await eventually(t, () => screen.queryByRole('alert')?.textContent, REFUSAL, 'the refusal, as the service wrote it')
 }
 
@@ -129,8 +129,7 @@ t.test('no offer after a login refused for any other reason', async (t) => {
   for (const [what, answer] of refusals) {
     const { base } = await startService(t, { '/v2/login': answer })
     const { user, unmount } = renderPage(t, base)
-    await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-    await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+    await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
     await eventually(t, () => screen.queryByRole('alert')?.textContent, (answer[1] as { error: string }).error, `${what}: the text`)
     t.notOk(offered(), `${what}: no offer`)
     unmount()
@@ -143,8 +142,7 @@ t.test('the offer goes once the visitor logs in again, whatever the new answer',
     setTimeout(() => jsonAnswer(...refusal)(request, response), 300)
   }, { accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
   const { user } = renderPage(t, base)
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   await eventuallyOk(t, () => offered(), 'offered')
   refusal = [401, { error: 'Invalid email or password.' }]
   await user.click(screen.getByRole('button', { name: 'Login' }))

@@ -1,13 +1,13 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t, { type Test } from 'tap'
 import { googleLogin } from '../../../client/google/google-calls.js'
 import { login } from '../../../client/sign-in/login-calls.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/second-factor/second-factor-calls.js'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer, localAccountsAnswer, startUpstream } from '../../fixtures/edge.js'
-import { startBackend } from '../../fixtures/page.js'
-import { SECOND_FACTOR_TEST_ROUTES, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { jsonAnswer, localAccountsAnswer, startUpstream } from '../../fixtures/servers/edge.js'
+import { startBackend } from '../../fixtures/page/page.js'
+import { SECOND_FACTOR_TEST_ROUTES, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor/second-factor.js'
 
 const routes = { accountsRoutes: SECOND_FACTOR_TEST_ROUTES }
 const context = { insecure_allowed_orgs: [], resource_type: null, cluster_name: null }

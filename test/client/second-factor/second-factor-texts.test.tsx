@@ -1,4 +1,4 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { cleanup, render, screen } from '@testing-library/react'
 import { userEvent } from '@testing-library/user-event'
 import { SWRConfig } from 'swr'
@@ -8,9 +8,9 @@ import { MessagesContext } from '../../../client/languages/messages.js'
 import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage } from '../../../client/SignInPage.js'
 import { createMessages, MESSAGES_ELEMENT_ID } from '../../../common/languages/message-catalogue.js'
 import germanCatalogue from '../../../common/messages/de.json' with { type: 'json' }
-import { setPageUrl } from '../../fixtures/dom.js'
-import { startBackend, TEST_CONFIG } from '../../fixtures/page.js'
-import { answerByPath, SECOND_FACTOR_TEST_ROUTES } from '../../fixtures/second-factor.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { startBackend, TEST_CONFIG } from '../../fixtures/page/page.js'
+import { answerByPath, SECOND_FACTOR_TEST_ROUTES } from '../../fixtures/second-factor/second-factor.js'
 
 t.test('a German page that embedded no second-factor texts fetches them with the steps\' chunk and shows the code step in German', async (t) => {
   const { base, upstream } = await startBackend(t, answerByPath({ '/v2/login': [200, { second_factor: 'code', challenge: 'ch', expires_in: 300 }] }),

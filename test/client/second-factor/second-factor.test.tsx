@@ -1,15 +1,16 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { encode } from 'uqr'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { SECOND_FACTOR_OFFER_DECLINED_KEY } from '../../../client/second-factor/not-now.js'
 import { RECOVERY_CODES_FILE_NAME } from '../../../client/second-factor/RecoveryCodes.js'
-import { startUpstream } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { startUpstream } from '../../fixtures/servers/edge.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import {
   answerByPath, SECOND_FACTOR_TEST_ROUTES, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET
-} from '../../fixtures/second-factor.js'
+} from '../../fixtures/second-factor/second-factor.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 const SECOND_FACTOR_ON = { secondFactor: true }
 const TOKENS = { auth: 'eyJ.second', refresh: 'refresh-2f' }
@@ -42,18 +43,12 @@ async function setUp (t: Test, answers: Record<string, [number, unknown]> = {}) 
   return { base, upstream }
 }
 
-async function passwordLogin (user: ReturnType<typeof renderPage>['user']): Promise<void> {
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse')
-  await user.click(screen.getByRole('button', { name: 'Login' }))
-}
-
 const paths = (upstream: { requests: Array<{ url: string }> }) => upstream.requests.map((request) => request.url)
 
 t.test('code step: a right code stores the tokens and leaves to the redirect, with the login\'s context sent first', async (t) => {
   const { base, upstream } = await setUp(t)
   const { user } = renderPage(t, base, '?redirect=%2Fapp&allowed_org=acme&resource_type=cluster&cluster_name=prod', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   const field = await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') })
   t.ok(screen.getByRole('heading', { name: english('secondFactor.codeHeading') }))
   t.equal(field.getAttribute('autocomplete'), 'one-time-code')
@@ -75,7 +70,7 @@ t.test('code step: a right code stores the tokens and leaves to the redirect, wi
 t.test('a wrong code: the service\'s refusal in an alert, no tokens, the step stays and a right code then works', async (t) => {
   const { base } = await setUp(t)
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   const field = await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') })
   await user.type(field, '000000')
   await user.click(screen.getByRole('button', { name: english('secondFactor.verify') }))
@@ -91,7 +86,7 @@ t.test('a wrong code: the service\'s refusal in an alert, no tokens, the step st
 t.test('a pasted "123 456" becomes 123456', async (t) => {
   const { base, upstream } = await setUp(t)
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   const field = await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') })
   field.focus()
   await user.paste('123 456')
@@ -104,7 +99,7 @@ t.test('a pasted "123 456" becomes 123456', async (t) => {
 t.test('the recovery code switch sends a recovery code instead', async (t) => {
   const { base, upstream } = await setUp(t)
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('secondFactor.useRecovery') }))
   t.equal(screen.queryByRole('textbox', { name: english('secondFactor.codeLabel') }), null, 'the code field goes')
   await user.type(screen.getByRole('textbox', { name: english('secondFactor.recoveryLabel') }), 'abcd-efgh')
@@ -118,7 +113,7 @@ t.test('"Don\'t ask again on this browser" is sent when ticked, and absent when 
   await t.test('ticked', async (t) => {
     const { base, upstream } = await setUp(t)
     const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-    await passwordLogin(user)
+    await signInOnView(user)
     await user.type(await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') }), '123456')
     await user.click(screen.getByRole('checkbox', { name: english('secondFactor.rememberBrowser') }))
     await user.click(screen.getByRole('button', { name: english('secondFactor.verify') }))
@@ -128,7 +123,7 @@ t.test('"Don\'t ask again on this browser" is sent when ticked, and absent when 
   await t.test('off', async (t) => {
     const { base, upstream } = await setUp(t)
     const { user } = renderPage(t, base, '?redirect=%2Fapp', { ...SECOND_FACTOR_ON, secondFactorRememberBrowser: false })
-    await passwordLogin(user)
+    await signInOnView(user)
     await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') })
     t.equal(screen.queryByRole('checkbox', { name: english('secondFactor.rememberBrowser') }), null)
     await user.keyboard('123456{Enter}')
@@ -140,7 +135,7 @@ t.test('"Don\'t ask again on this browser" is sent when ticked, and absent when 
 t.test('"Back to login" returns to the form, with nothing stored', async (t) => {
   const { base } = await setUp(t)
   const { user } = renderPage(t, base, '', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('secondFactor.backToLogin') }))
   t.ok(screen.getByRole('button', { name: 'Login' }))
   t.notMatch(document.cookie, /auth=/)
@@ -149,7 +144,7 @@ t.test('"Back to login" returns to the form, with nothing stored', async (t) => 
 t.test('enrolment during a login: QR and key agree with the URI, the first code, the recovery codes shown once, then the tokens and the redirect', async (t) => {
   const { base, upstream } = await setUp(t, { '/v2/login': [200, { second_factor: 'enrol', challenge: 'ch-enrol', expires_in: 300 }] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   const qr = await screen.findByRole('img', { name: english('secondFactor.qrLabel') })
   t.equal(qr.tagName.toLowerCase(), 'svg')
   t.same(lastBody(upstream, '/second-factor/enrol/start'), { challenge: 'ch-enrol' })
@@ -188,7 +183,7 @@ t.test('enrolment: a wrong first code is refused in an alert and the step stays'
     '/second-factor/enrol/confirm': [401, { error: WRONG_CODE }]
   })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.type(await screen.findByRole('textbox', { name: english('secondFactor.firstCodeLabel') }), '000000')
   await user.click(screen.getByRole('button', { name: english('secondFactor.confirm') }))
   await eventuallyOk(t, () => screen.getAllByRole('alert').some((alert) => alert.textContent === WRONG_CODE))
@@ -199,7 +194,7 @@ t.test('enrolment: a wrong first code is refused in an alert and the step stays'
 t.test('a challenge beside tokens is malformed: the generic error, nothing stored', async (t) => {
   const { base } = await setUp(t, { '/v2/login': [200, { ...CHALLENGE, ...TOKENS }] })
   const { user } = renderPage(t, base, '', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await eventuallyOk(t, () => screen.getAllByRole('alert').some((alert) => alert.textContent === english('error.GENERIC')), 'the generic error')
   t.equal(screen.queryByRole('textbox', { name: english('secondFactor.codeLabel') }), null)
   t.notMatch(document.cookie, /auth=/)
@@ -208,7 +203,7 @@ t.test('a challenge beside tokens is malformed: the generic error, nothing store
 t.test('the offer after a password login without a second factor: "Not now" is remembered for 30 days and the page leaves', async (t) => {
   const { base, upstream } = await setUp(t, { '/v2/login': [200, TOKENS] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   const heading = await screen.findByRole('heading', { name: english('secondFactor.offerHeading') })
   await eventuallyOk(t, () => document.activeElement === heading, 'focus on the offer\'s heading')
   t.match(document.cookie, /auth=eyJ\.second/, 'signed in already')
@@ -225,19 +220,19 @@ t.test('no offer while "Not now" holds, nor where the service has no second fact
     const { base } = await setUp(t, { '/v2/login': [200, TOKENS] })
     localStorage.setItem(SECOND_FACTOR_OFFER_DECLINED_KEY, String(Date.now() + 60000))
     const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-    await passwordLogin(user)
+    await signInOnView(user)
     await eventually(t, () => window.location.href, `${base}/app`)
   })
   await t.test('off', async (t) => {
     const { base } = await setUp(t, { '/v2/login': [200, TOKENS] })
     const { user } = renderPage(t, base, '?redirect=%2Fapp', { secondFactor: false })
-    await passwordLogin(user)
+    await signInOnView(user)
     await eventually(t, () => window.location.href, `${base}/app`)
   })
   await t.test('the account has one already (its code skipped on a remembered browser)', async (t) => {
     const { base, upstream } = await setUp(t, { '/v2/login': [200, { ...TOKENS, second_factor_enrolled: true }] })
     const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-    await passwordLogin(user)
+    await signInOnView(user)
     await eventually(t, () => window.location.href, `${base}/app`)
     t.equal(screen.queryByRole('heading', { name: english('secondFactor.offerHeading') }), null)
     t.notOk(paths(upstream).includes('/second-factor/enrol/start'))
@@ -250,7 +245,7 @@ t.test('accepting the offer enrols with the stored login\'s bearer, then leaves 
     '/second-factor/enrol/confirm': [200, { recovery_codes: TEST_RECOVERY_CODES }]
   })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('secondFactor.offerAccept') }))
   await screen.findByRole('img', { name: english('secondFactor.qrLabel') })
   t.same(lastBody(upstream, '/second-factor/enrol/start'), {})
@@ -264,11 +259,11 @@ t.test('accepting the offer enrols with the stored login\'s bearer, then leaves 
 })
 
 t.test('with passkeys on, the passkey offer comes first and no second-factor offer follows it', async (t) => {
-  const { installStandInBrowser } = await import('../../fixtures/webauthn-browser.js')
+  const { installStandInBrowser } = await import('../../fixtures/passkeys/webauthn-browser.js')
   installStandInBrowser(t, { capabilities: {} })
   const { base } = await setUp(t, { '/v2/login': [200, TOKENS] })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { ...SECOND_FACTOR_ON, passkeyRpId: 'localhost' })
-  await passwordLogin(user)
+  await signInOnView(user)
   await screen.findByRole('heading', { name: english('passkey.offerHeading') })
   t.equal(screen.queryByRole('heading', { name: english('secondFactor.offerHeading') }), null)
   await user.click(screen.getByRole('button', { name: english('passkey.notNow') }))
@@ -303,7 +298,7 @@ t.test('local-network mode: the code the login asks for goes to the local listen
   const local = await startLocalListener(t, 'code')
   document.cookie = 'secret=page-cookie; path=/'
   const { user } = renderPage(t, base, `?redirect=%2Fapp&local_accounts_host=127.0.0.1&local_accounts_port=${new URL(local.url).port}`, SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   const field = await screen.findByRole('textbox', { name: english('secondFactor.codeLabel') })
   t.equal(screen.queryByRole('checkbox', { name: english('secondFactor.rememberBrowser') }), null, 'no cookie travels there, so none is offered')
   await user.type(field, '123456')
@@ -319,7 +314,7 @@ t.test('local-network mode: an enrolment the login requires is made at the local
   const { base, upstream } = await setUp(t)
   const local = await startLocalListener(t, 'enrol')
   const { user } = renderPage(t, base, `?redirect=%2Fapp&local_accounts_host=127.0.0.1&local_accounts_port=${new URL(local.url).port}`, SECOND_FACTOR_ON)
-  await passwordLogin(user)
+  await signInOnView(user)
   await screen.findByRole('img', { name: english('secondFactor.qrLabel') })
   t.same(lastBody(local, '/second-factor/enrol/start'), { challenge: 'ch-local' })
   t.equal(screen.queryByRole('checkbox', { name: english('secondFactor.rememberBrowser') }), null)

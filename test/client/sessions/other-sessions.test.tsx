@@ -1,13 +1,14 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
-import { english } from '../../fixtures/messages.js'
+import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
-import type { RecordedRequest, Upstream } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
-import { answerByPath, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor.js'
-import { installStandInBrowser, standInCredential } from '../../fixtures/webauthn-browser.js'
+import type { RecordedRequest, Upstream } from '../../fixtures/servers/edge.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { answerByPath, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor/second-factor.js'
+import { installStandInBrowser, standInCredential } from '../../fixtures/passkeys/webauthn-browser.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 /*
  * "Sign out of all other sessions" (docs/account-changes.md), offered once
@@ -50,16 +51,10 @@ async function setUp (t: Test, answers: Record<string, [number, unknown]> = {}) 
   return { base, upstream }
 }
 
-async function passwordLogin (user: ReturnType<typeof renderPage>['user']): Promise<void> {
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse')
-  await user.click(screen.getByRole('button', { name: 'Login' }))
-}
-
 /** Signs in with the password and creates a passkey from the offer: the card that says so. */
 async function createdFromTheOffer (t: Test, base: string) {
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { passkeyRpId: RP_ID })
-  await passwordLogin(user)
+  await signInOnView(user)
   await user.click(await screen.findByRole('button', { name: english('passkey.create') }))
   const heading = await screen.findByRole('heading', { name: english('passkey.offerCreated') })
   return { user, heading }
@@ -125,7 +120,7 @@ t.test('after the offer\'s second factor, the recovery codes offer it too; after
   await t.test('the offer', async (t) => {
     const { base, upstream } = await setUp(t)
     const { user } = renderPage(t, base, '?redirect=%2Fapp', { secondFactor: true, passkeyRpId: null })
-    await passwordLogin(user)
+    await signInOnView(user)
     await user.click(await screen.findByRole('button', { name: english('secondFactor.offerAccept') }))
     await user.type(await screen.findByRole('textbox', { name: english('secondFactor.firstCodeLabel') }), '654321')
     await user.click(screen.getByRole('button', { name: english('secondFactor.confirm') }))
@@ -143,7 +138,7 @@ t.test('after the offer\'s second factor, the recovery codes offer it too; after
       '/second-factor/enrol/confirm': [200, { recovery_codes: TEST_RECOVERY_CODES, ...TOKENS }]
     })
     const { user } = renderPage(t, base, '?redirect=%2Fapp', { secondFactor: true, passkeyRpId: null })
-    await passwordLogin(user)
+    await signInOnView(user)
     await user.type(await screen.findByRole('textbox', { name: english('secondFactor.firstCodeLabel') }), '654321')
     await user.click(screen.getByRole('button', { name: english('secondFactor.confirm') }))
     await screen.findByRole('heading', { name: english('secondFactor.codesHeading') })

@@ -1,8 +1,8 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { storeSessionTokens } from '../../../client/sessions/session-cookies.js'
 import { sessionCookieAttributes } from '../../../common/sessions/session-cookies.js'
-import { setPageUrl } from '../../fixtures/dom.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
 
 function pageCookies (): Record<string, string> {
   return Object.fromEntries(document.cookie.split('; ').filter(Boolean).map((pair) => pair.split('=') as [string, string]))

@@ -1,8 +1,9 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
-import { english } from '../../fixtures/messages.js'
-import { answersByPath, eventually, renderPage, startBackend } from '../../fixtures/page.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { answersByPath, eventually, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 t.test('local-network mode logs in at the local accounts server and blocks view switching and the support link', async (t) => {
   const { base: local, upstream } = await startBackend(t, answersByPath({}))
@@ -12,8 +13,7 @@ t.test('local-network mode logs in at the local accounts server and blocks view 
   t.equal(screen.queryByRole('link', { name: 'Sign Up' }), null)
   t.equal(screen.queryByRole('link', { name: 'support@example.com' }), null)
   t.equal(screen.queryByRole('button', { name: /Google|SSO/ }), null, 'only the local method')
-  await user.type(screen.getByLabelText('Email'), 'ada@lan.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@lan.test', 'pw', { pressEnter: true })
   await eventually(t, () => screen.getByRole('alert').textContent, english('error.GENERIC'))
   t.equal(upstream.requests.length, 0, 'the edge of the local server has no /authenticate; nothing went through the page\'s own edge either')
 })
@@ -22,8 +22,7 @@ t.test('local-network mode with a host that is not allowed shows an error and se
   const { base, upstream } = await startBackend(t, answersByPath({}))
   const { user } = renderPage(t, base, '?local_accounts_host=evil.test')
   t.match(screen.getByRole('alert').textContent, /not allowed/)
-  await user.type(screen.getByLabelText('Email'), 'ada@lan.test')
-  await user.type(screen.getByLabelText('Password'), 'secret{Enter}')
+  await signInOnView(user, 'ada@lan.test', 'secret', { pressEnter: true })
   await new Promise((resolve) => setTimeout(resolve, 100))
   t.equal(upstream.requests.length, 0)
 })

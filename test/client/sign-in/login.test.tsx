@@ -1,11 +1,12 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t from 'tap'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../server/edge/upstream/accounts-proxy.js'
-import { setPageUrl } from '../../fixtures/dom.js'
-import { jsonAnswer } from '../../fixtures/edge.js'
-import { english } from '../../fixtures/messages.js'
-import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { setPageUrl } from '../../fixtures/page/dom.js'
+import { jsonAnswer } from '../../fixtures/servers/edge.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { answersByPath, eventually, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { signInOnView } from '../../fixtures/sign-in/sign-in-view.js'
 
 t.test('the login view has the spec\'s fields, buttons and links', async (t) => {
   const { base } = await startBackend(t, answersByPath({}))
@@ -54,8 +55,7 @@ t.test('after a login the page writes the auth cookie only: the refresh token is
   // takes it for a tool's call and leaves the body whole) is not written where scripts read it.
   const { base } = await startBackend(t, answersByPath({ '/v2/login': [200, { auth: 'eyJ.page-auth', refresh: 'page-refresh' }] }))
   const { user } = renderPage(t, base, '?redirect=%2Fapp')
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}')
+  await signInOnView(user, 'ada@example.test', 'correct horse', { pressEnter: true })
   await eventually(t, () => window.location.pathname, '/app')
   t.equal(scriptCookies().auth, 'eyJ.page-auth', 'the auth cookie, for the product\'s scripts')
   t.notOk(Object.hasOwn(scriptCookies(), 'refresh'), 'no refresh cookie a script can read')
@@ -65,8 +65,7 @@ t.test('with AUTH_COOKIE_HTTPONLY the page writes no token cookie at all', async
   clearScriptCookies()
   const { base } = await startBackend(t, answersByPath({ '/v2/login': [200, { auth: 'eyJ.server-auth', refresh: 'server-refresh' }] }), { env: { AUTH_COOKIE_HTTPONLY: 'true' } })
   const { user } = renderPage(t, base, '?redirect=%2Fapp', { authCookieHttpOnly: true })
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}')
+  await signInOnView(user, 'ada@example.test', 'correct horse', { pressEnter: true })
   await eventually(t, () => window.location.pathname, '/app')
   t.same(scriptCookies(), {}, 'the edge set both, HttpOnly; the page wrote neither')
 })
@@ -74,11 +73,10 @@ t.test('with AUTH_COOKIE_HTTPONLY the page writes no token cookie at all', async
 t.test('tokens the browser does not keep are reported with the generic message, and the page stays', async (t) => {
   const { base } = await startBackend(t, answersByPath({ '/v2/login': [200, { auth: 'eyJ.auth', refresh: 'refresh-1' }] }))
   // happy-dom drops a Secure cookie on a plain-http page at 127.0.0.1, as a browser drops one over
-  // 4096 bytes (happy-dom keeps those: the 5 KB answer is in test/e2e/session-cookies.test.ts).
+  // 4096 bytes (happy-dom keeps those: the 5 KB answer is in test/e2e/sessions/session-cookies.test.ts).
   const dropping = base.replace('//localhost:', '//127.0.0.1:')
   const { user } = renderPage(t, dropping, '?redirect=%2Fapp')
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}')
+  await signInOnView(user, 'ada@example.test', 'correct horse', { pressEnter: true })
   await eventually(t, () => screen.getByRole('alert').textContent, english('error.GENERIC'))
   t.equal(window.location.href, `${dropping}/?redirect=%2Fapp`, 'still on the page')
   t.notOk(screen.getByRole('button', { name: 'Login' }).hasAttribute('disabled'), 'the visitor can try again')
@@ -87,8 +85,7 @@ t.test('tokens the browser does not keep are reported with the generic message, 
 t.test('a hostile redirect sends the visitor to the site origin instead', async (t) => {
   const { base } = await startBackend(t, answersByPath({ '/v2/login': [200, { auth: 'a', refresh: 'r' }] }))
   const { user } = renderPage(t, base, `?redirect=${encodeURIComponent('https://evil.test/')}`)
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   await eventually(t, () => window.location.href, `${base}/`)
 })
 
@@ -116,8 +113,7 @@ t.test('an answer the page cannot read shows the edge\'s own message for it, not
   // answers that reach it unreadable, as in local-network mode: test/client/http/accounts-calls.test.ts).
   const { base } = await startBackend(t, jsonAnswer(200, ['not', 'an', 'object']))
   const { user } = renderPage(t, base)
-  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
-  await user.type(screen.getByLabelText('Password'), 'pw{Enter}')
+  await signInOnView(user, 'ada@example.test', 'pw', { pressEnter: true })
   await eventually(t, () => screen.getByRole('alert').textContent, ACCOUNTS_FAILURE_MESSAGES.unreadable)
 })
 

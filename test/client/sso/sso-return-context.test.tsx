@@ -1,11 +1,11 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { SSO_START_CONTEXT_KEY, SSO_START_CONTEXT_MAX_AGE_MS } from '../../../client/sso/sso-start-context.js'
-import { jsonAnswer, type RecordedRequest } from '../../fixtures/edge.js'
-import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
-import { storageRefusing } from '../../fixtures/storage.js'
+import { jsonAnswer, type RecordedRequest } from '../../fixtures/servers/edge.js'
+import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { storageRefusing } from '../../fixtures/page/storage.js'
 
 /**
  * The SSO round trip with a backend that sends the browser back with only

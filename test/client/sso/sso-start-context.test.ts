@@ -1,10 +1,10 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import t from 'tap'
 import type { PageContext } from '../../../client/page/page-params.js'
 import {
   keepSsoStartContext, SSO_START_CONTEXT_KEY, SSO_START_CONTEXT_MAX_AGE_MS, takeSsoStartContext
 } from '../../../client/sso/sso-start-context.js'
-import { storageRefusing } from '../../fixtures/storage.js'
+import { storageRefusing } from '../../fixtures/page/storage.js'
 
 const CONTEXT: PageContext = { redirect: '/app?tab=1', allowedOrgs: ['acme', 'globex'], resourceType: 'cluster', clusterName: 'prod-eu' }
 const NOW = 1_800_000_000_000

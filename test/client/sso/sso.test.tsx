@@ -1,8 +1,8 @@
-import '../../fixtures/dom.js'
+import '../../fixtures/page/dom.js'
 import { screen, within } from '@testing-library/react'
 import t from 'tap'
-import { english } from '../../fixtures/messages.js'
-import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page.js'
+import { english } from '../../fixtures/languages/messages.js'
+import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 
 t.test('the SSO modal: prefilled email, Cancel and Escape close it, focus returns', async (t) => {
   const { base } = await startBackend(t, answersByPath({}))

@@ -9,8 +9,9 @@ import { contractFor } from '../../../conformance/contract-file.js'
 import type { ProbeOptions, Row } from '../../../conformance/rows.js'
 import { runSuite } from '../../../conformance/suite.js'
 import { createAccountsBackend, optionsFromEnv } from '../../../examples/accounts-backend/server.js'
-import { buildEdge, listen } from '../../fixtures/edge.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google-identity.js'
+import { buildEdge, listen } from '../../fixtures/servers/edge.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
+import { postJson } from '../../fixtures/http/post-json.js'
 
 const { contract } = contractFor(null)
 const failed = (rows: readonly Row[]): Row[] => rows.filter((row) => row.result === 'fail')
@@ -23,24 +24,15 @@ async function startExample (t: Test, env: Record<string, string>): Promise<stri
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-async function post (base: string, path: string, body: unknown, bearer?: string): Promise<{ status: number, body: Record<string, unknown> }> {
-  const response = await fetch(`${base}/${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }) },
-    body: JSON.stringify(body)
-  })
-  return { status: response.status, body: await response.json() as Record<string, unknown> }
-}
-
 t.test('the example backend passes every row, Google and a blocked domain included', async (t) => {
   const google = await startGoogleStandIn(t)
   const base = await startExample(t, { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: google.jwksUrl, BLOCKED_DOMAINS: 'blocked.example' })
   // A Google account, registered as the page would, and a password account in a blocked domain.
   const googleEmail = 'google-person@example.com'
-  const registration = await post(base, 'auth/register', { register_method: 'GOOGLE' }, await google.credential({ email: googleEmail, sub: '1001' }))
+  const registration = await postJson(base, '/auth/register', { register_method: 'GOOGLE' }, { authorization: `Bearer ${await google.credential({ email: googleEmail, sub: '1001' })}` })
   t.equal(registration.status, 200)
   const blocked = { email: 'someone@blocked.example', password: 'Blocked domain password 1' }
-  t.equal((await post(base, 'register', { email: blocked.email, password: blocked.password, confirm_password: blocked.password })).status, 200)
+  t.equal((await postJson(base, '/register', { email: blocked.email, password: blocked.password, confirm_password: blocked.password })).status, 200)
   const nonceSecret = randomBytes(16).toString('base64url')
   const googleToken = await google.credential({ email: googleEmail, sub: '1001', nonce: createHash('sha256').update(nonceSecret).digest('base64url') })
 
@@ -61,10 +53,10 @@ t.test('the example keeps its accounts in DATA_FILE across a restart', async (t)
   const dataFile = join(folder, 'accounts.json')
   const account = { email: 'kept@example.com', password: 'Kept across restarts 1' }
   const first = await startExample(t, { DATA_FILE: dataFile })
-  await post(first, 'register', { ...account, confirm_password: account.password })
+  await postJson(first, '/register', { ...account, confirm_password: account.password })
   t.notMatch(readFileSync(dataFile, 'utf8'), account.password, 'the password is stored hashed')
   const second = await startExample(t, { DATA_FILE: dataFile })
-  const login = await post(second, 'v2/login', { ...account, insecure_allowed_orgs: [], resource_type: null, cluster_name: null })
+  const login = await postJson(second, '/v2/login', { ...account, insecure_allowed_orgs: [], resource_type: null, cluster_name: null })
   t.equal(login.status, 200)
   t.type(login.body.auth, 'string')
 })
@@ -83,19 +75,19 @@ t.test('a member of an organisation signs in naming it, and the token names only
   t.teardown(() => rmSync(folder, { recursive: true, force: true }))
   const dataFile = join(folder, 'accounts.json')
   const account = { email: 'member@example.com', password: 'Member of acme 1' }
-  await post(await startExample(t, { DATA_FILE: dataFile }), 'register', { ...account, confirm_password: account.password })
+  await postJson(await startExample(t, { DATA_FILE: dataFile }), '/register', { ...account, confirm_password: account.password })
   // The README's way: edit the account's organisations in the data file.
   const accounts = JSON.parse(readFileSync(dataFile, 'utf8')) as Array<{ organizations: string[] }>
   accounts[0]!.organizations.push('acme')
   writeFileSync(dataFile, JSON.stringify(accounts))
   const base = await startExample(t, { DATA_FILE: dataFile })
-  const login = await post(base, 'v2/login', { ...account, insecure_allowed_orgs: ['other', 'acme'], resource_type: null, cluster_name: null })
+  const login = await postJson(base, '/v2/login', { ...account, insecure_allowed_orgs: ['other', 'acme'], resource_type: null, cluster_name: null })
   t.equal(login.status, 200)
   const claims = JSON.parse(Buffer.from(String(login.body.auth).split('.')[1]!, 'base64url').toString()) as { orgs: string[], email: string }
   t.same(claims.orgs, ['acme'])
   t.equal(claims.email, account.email)
-  const refused = await post(base, 'v2/login', { ...account, insecure_allowed_orgs: ['other'], resource_type: null, cluster_name: null })
-  t.same(refused, { status: 403, body: { error: 'Your account is not a member of an organisation allowed here.' } })
+  const refused = await postJson(base, '/v2/login', { ...account, insecure_allowed_orgs: ['other'], resource_type: null, cluster_name: null })
+  t.same({ status: refused.status, body: refused.body }, { status: 403, body: { error: 'Your account is not a member of an organisation allowed here.' } })
 })
 
 t.test('a short TOKEN_SECRET stops the start with a message naming it', async (t) => {
@@ -115,6 +107,6 @@ t.test('the example runs with Node as it is, without a build', async (t) => {
   })
   const base = /accounts backend on (http:\/\/[\d.]+:\d+)/.exec(line)?.[1]
   t.ok(base, 'it says where it listens')
-  const answer = await post(base!, 'resetPasswordRequest', { email: 'anyone@example.com' })
+  const answer = await postJson(base!, '/resetPasswordRequest', { email: 'anyone@example.com' })
   t.equal(answer.status, 200)
 })

@@ -6,9 +6,10 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { startBuiltServer } from '../../fixtures/built-server.js'
-import { freeLoopbackPort } from '../../fixtures/local-services.js'
-import { GOOD_PASSWORD, registerAccount, temporaryDataDir } from '../../fixtures/reference.js'
+import { startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { freeLoopbackPort } from '../../fixtures/servers/local-services.js'
+import { GOOD_PASSWORD, temporaryDataDir } from '../../fixtures/servers/reference.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
 
 /**
  * The built server restarting behind a balancer: it takes connections only

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso-certificates.js'
-import { edgeListeningAddress } from '../../fixtures/built-server.js'
+import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso/sso-certificates.js'
+import { edgeListeningAddress } from '../../fixtures/servers/built-server.js'
 
 // The edge checks the reference services' configuration before it forks
 // them, so a bad SSO_CONNECTIONS stops the whole server with one line; a good

@@ -1,7 +1,7 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import t from 'tap'
-import { startBuiltServer } from '../../fixtures/built-server.js'
-import { jsonAnswer, startUpstream } from '../../fixtures/edge.js'
+import { startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { jsonAnswer, startUpstream } from '../../fixtures/servers/edge.js'
 
 /**
  * SIGTERM in the middle of a steady load: the built server, in front of a

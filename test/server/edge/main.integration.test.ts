@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { jsonAnswer, startUpstream } from '../../fixtures/edge.js'
+import { jsonAnswer, startUpstream } from '../../fixtures/servers/edge.js'
 
 const MAIN = fileURLToPath(new URL('../../../dist/server/main.js', import.meta.url))
 

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { logCollector, postJson, startReference } from '../../fixtures/reference.js'
+import { logCollector, startReference } from '../../fixtures/servers/reference.js'
+import { postJson } from '../../fixtures/http/post-json.js'
 
 t.test('a failure inside the service answers 500 with a readable text that hides its cause, and is logged', async (t) => {
   const logs = logCollector()

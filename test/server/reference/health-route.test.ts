@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import t from 'tap'
-import { startReference } from '../../fixtures/reference.js'
+import { startReference } from '../../fixtures/servers/reference.js'
 
 t.test('the reference service answers the edge\'s readiness probe on loopback, unlogged, and the route is not reachable through the edge', async (t) => {
   const logged: string[] = []

@@ -4,15 +4,16 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { edgeListeningAddress } from '../../fixtures/built-server.js'
-import { TEST_PASSWORD_HASH_COST } from '../../fixtures/reference.js'
+import { edgeListeningAddress } from '../../fixtures/servers/built-server.js'
+import { TEST_PASSWORD_HASH_COST } from '../../fixtures/servers/reference.js'
 import t, { type Test } from 'tap'
 import { loadReferenceConfig } from '../../../server/reference/config.js'
 import { createReferenceServices } from '../../../server/reference/services.js'
 import { databaseFile } from '../../../server/reference/store/open-store.js'
 import { PostgresAccountStore } from '../../../server/reference/store/postgres-store.js'
 import { SqliteAccountStore } from '../../../server/reference/store/sqlite-store.js'
-import { postgresSkip, startPostgresServer } from '../../fixtures/postgres-server.js'
+import { postgresSkip, startPostgresServer } from '../../fixtures/servers/postgres-server.js'
+import { postJson } from '../../fixtures/http/post-json.js'
 
 const MAIN = fileURLToPath(new URL('../../../dist/server/main.js', import.meta.url))
 const silent = { info () {}, error () {}, warn () {}, debug () {}, fatal () {}, trace () {}, child () { return silent }, level: 'silent' } as never
@@ -60,14 +61,6 @@ async function startEdge (t: Test, env: Record<string, string>): Promise<Running
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error(`the server did not become ready:\n${output}`)
-}
-
-function post (base: string, path: string, body: unknown): Promise<Response> {
-  return fetch(`${base}/accounts/${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body)
-  })
 }
 
 t.test('without DATABASE_URL the accounts are kept in the SQLite file of DATA_DIR', async (t) => {
@@ -164,19 +157,19 @@ t.test('with DATABASE_URL', { skip: postgresSkip }, async (t) => {
     const account = { email: 'pat@example.com', password: 'correct horse battery', confirm_password: 'correct horse battery', first_name: 'Pat', last_name: null }
 
     const first = await startEdge(t, { DATA_DIR: await tempDataDir(t), DATABASE_URL: databaseUrl })
-    t.equal((await post(first.base, 'register', account)).status, 200, 'registered')
-    const login = await post(first.base, 'v2/login', { email: 'Pat@Example.com', password: account.password })
+    t.equal((await postJson(first.base, '/accounts/register', account)).status, 200, 'registered')
+    const login = await postJson(first.base, '/accounts/v2/login', { email: 'Pat@Example.com', password: account.password })
     t.equal(login.status, 200, 'logged in')
-    t.match(await login.json(), { auth: String, refresh: String })
+    t.match(login.body, { auth: String, refresh: String })
     t.equal(await first.stop(), 0, 'stopped cleanly, closing its pool')
     t.match(first.output(), /accounts are stored in PostgreSQL/)
     t.notMatch(first.output(), new URL(databaseUrl).password, 'the database password is not logged')
 
     const second = await startEdge(t, { DATA_DIR: await tempDataDir(t), DATABASE_URL: databaseUrl })
-    const again = await post(second.base, 'v2/login', { email: 'pat@example.com', password: account.password })
+    const again = await postJson(second.base, '/accounts/v2/login', { email: 'pat@example.com', password: account.password })
     t.equal(again.status, 200, 'the account outlived the instance that made it')
     // Another password: the same one again would be a registration repeated after a lost answer.
-    t.equal((await post(second.base, 'register', { ...account, password: 'another horse battery', confirm_password: 'another horse battery' })).status, 409,
+    t.equal((await postJson(second.base, '/accounts/register', { ...account, password: 'another horse battery', confirm_password: 'another horse battery' })).status, 409,
       'and is still taken')
     t.equal(await second.stop(), 0)
   })

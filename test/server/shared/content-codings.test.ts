@@ -3,7 +3,8 @@ import type { ServerResponse } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { brotliCompressSync, constants as zlib, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
-import { buildEdge, captureLog, listen, startUpstream, type LogLine, type RecordedRequest } from '../../fixtures/edge.js'
+import { buildEdge, captureLog, listen, startUpstream, type LogLine, type RecordedRequest, startEdgeWithUpstream } from '../../fixtures/servers/edge.js'
+import { postLogin } from '../../fixtures/sign-in/sign-in.js'
 
 /**
  * Answers from an accounts backend in every content coding, and answers the
@@ -19,21 +20,17 @@ const TOKENS_TEXT = JSON.stringify(TOKENS)
 type Handler = (request: RecordedRequest, response: ServerResponse) => void
 
 async function edgeFor (t: Test, handler: Handler, env: Record<string, string> = {}): Promise<{ base: string, lines: LogLine[], requests: RecordedRequest[] }> {
-  const upstream = await startUpstream(t, handler)
-  const { lines, logger } = captureLog()
-  const app = await buildEdge(t, {
-    accountsUpstream: upstream.url,
-    logger,
+  const { base, lines, upstream } = await startEdgeWithUpstream(t, handler, {
+    logged: true,
     env: { UPSTREAM_TIMEOUT_MS: '2000', RATE_LIMIT_PER_MINUTE: '100000', ALLOWED_HOSTS: '127.0.0.1', ...env }
   })
-  return { base: await listen(app), lines, requests: upstream.requests }
+  return { base, lines, requests: upstream.requests }
 }
 
+/** A login with any credentials from a client that takes every coding; the answer's text as fetch decodes it. */
 async function login (base: string, query = ''): Promise<{ status: number, headers: Headers, body: string }> {
-  const response = await fetch(`${base}/accounts/v2/login${query}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' }, body: '{"email":"a@b.test","password":"hunter2"}'
-  })
-  return { status: response.status, headers: response.headers, body: await response.text() }
+  const answer = await postLogin(base, 'a@b.test', 'hunter2', { query, headers: { 'accept-encoding': 'gzip, deflate, br' } })
+  return { status: answer.status, headers: answer.headers, body: answer.text }
 }
 
 /** An answer of `body` (already coded) with `content-encoding`. */

@@ -7,8 +7,8 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/expose
 import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
 import { EMBEDDED_SECRET_HEADER, newEmbeddedSecret } from '../../../server/shared/embedded-secret.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../server/shared/domain-check/grpc-web-frames.js'
-import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest, type Upstream } from '../../fixtures/edge.js'
-import { formBody, PAGE_POST_HEADERS } from '../../fixtures/form-page.js'
+import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest, type Upstream } from '../../fixtures/servers/edge.js'
+import { formBody, PAGE_POST_HEADERS } from '../../fixtures/no-script/form-page.js'
 
 const AUTHORIZED = 1
 const UNAUTHORIZED = 2

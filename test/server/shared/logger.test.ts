@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { loggerOptions } from '../../../server/shared/logger.js'
-import { buildEdge, jsonAnswer, startUpstream } from '../../fixtures/edge.js'
+import { buildEdge, jsonAnswer, startUpstream } from '../../fixtures/servers/edge.js'
 
 function logCollector (): { lines: Array<Record<string, unknown>>, text: () => string, stream: Writable } {
   const lines: Array<Record<string, unknown>> = []

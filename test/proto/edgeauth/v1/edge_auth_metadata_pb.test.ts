@@ -6,7 +6,7 @@ import {
   CheckDomainAuthorizationResponse,
   CheckDomainAuthorizationResponse_Authorization as Authorization
 } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
-import { findExecutable, skipUnlessInstalled } from '../../../fixtures/local-services.js'
+import { findExecutable, skipUnlessInstalled } from '../../../fixtures/servers/local-services.js'
 
 const protoRoot = fileURLToPath(new URL('../../../../proto/', import.meta.url))
 const protoFile = `${protoRoot}edgeauth/v1/edge_auth_metadata.proto`

@@ -4,7 +4,7 @@ import t from 'tap'
 import { ConfigError, loadServerConfig } from '../../../../server/edge/config.js'
 import { BRAND_LIMITS, derivedDarkColour, SCHEME_COLOURS } from '../../../../server/edge/brand/brand-config.js'
 import { contrastRatio } from '../../../../server/edge/brand/contrast.js'
-import { brandFolder, pngClaiming, pngOf, SVG_LOGO } from '../../../fixtures/brand-files.js'
+import { brandFolder, pngClaiming, pngOf, SVG_LOGO } from '../../../fixtures/brand/brand-files.js'
 
 const files = brandFolder()
 const logo = files.write('logo.png', pngOf(480, 120))

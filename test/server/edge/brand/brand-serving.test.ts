@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import t from 'tap'
 import { SVG_CONTENT_SECURITY_POLICY } from '../../../../server/edge/brand/brand-assets.js'
-import { brandFolder, pngOf, SVG_LOGO } from '../../../fixtures/brand-files.js'
-import { buildEdge } from '../../../fixtures/edge.js'
+import { brandFolder, pngOf, SVG_LOGO } from '../../../fixtures/brand/brand-files.js'
+import { buildEdge } from '../../../fixtures/servers/edge.js'
 
 const files = brandFolder()
 const logoPng = pngOf(480, 120)

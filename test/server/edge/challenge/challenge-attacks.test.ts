@@ -5,7 +5,8 @@ import englishCatalogue from '../../../../common/messages/en.json' with { type: 
 import frenchCatalogue from '../../../../common/messages/fr.json' with { type: 'json' }
 import { emailKey } from '../../../../server/shared/email-key.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { buildEdge, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { type RecordedRequest, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
+import { injectJson } from '../../../fixtures/http/post-json.js'
 
 /*
  * The per-account signal, attacked as a security review would:
@@ -34,21 +35,14 @@ function accounts (request: RecordedRequest, response: ServerResponse): void {
 }
 
 async function edge (t: Test) {
-  const upstream = await startUpstream(t, accounts)
-  const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
-  return { app, upstream }
+  return await startEdgeWithUpstream(t, accounts, { env: ENV, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
 }
 
 let range = 0
 /** A call from a fresh /24 each time. */
 function post (app: FastifyInstance, payload: string, path = 'v2/login', headers: Record<string, string> = {}) {
   range++
-  return app.inject({
-    method: 'POST',
-    url: `/accounts/${path}`,
-    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': `10.${range % 250}.${Math.floor(range / 250)}.7`, ...headers },
-    payload
-  })
+  return injectJson(app, `/accounts/${path}`, payload, { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': `10.${range % 250}.${Math.floor(range / 250)}.7`, ...headers })
 }
 const guess = (email: string): string => JSON.stringify({ email, password: 'guess' })
 

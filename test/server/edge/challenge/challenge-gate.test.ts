@@ -11,10 +11,11 @@ import { issueProofOfWork, LEVEL_ONE_MAX_COUNTER, POW_COST } from '../../../../s
 import { createEdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
 import { PROVIDER_ANSWER_LIMIT_BYTES } from '../../../../server/edge/challenge/provider-token.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { encodeSolution, solvedHeader } from '../../../fixtures/challenge.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { encodeSolution, solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
 import type { ServerResponse } from 'node:http'
+import { injectJson } from '../../../fixtures/http/post-json.js'
 
 const EDGE_SECRET = 'a test edge secret of at least thirty-two characters'
 const ALWAYS = { CHALLENGE_RANGE_FAILURES: '0', EDGE_SECRET, TRUST_PROXY: 'loopback' }
@@ -42,13 +43,9 @@ async function edgeWith (t: Test, env: Record<string, string> = ALWAYS, logger?:
   return { app, upstream, metrics }
 }
 
+/** An accounts call from the page, from one address unless `headers` names another. */
 function call (app: FastifyInstance, path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return app.inject({
-    method: 'POST',
-    url: `/accounts/${path}`,
-    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '203.0.113.7', ...headers },
-    payload: JSON.stringify(body)
-  })
+  return injectJson(app, `/accounts/${path}`, body, { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '203.0.113.7', ...headers })
 }
 
 const LOGIN = { email: 'ada@example.com', password: 'right' }

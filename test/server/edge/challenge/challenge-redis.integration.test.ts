@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
-import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { solvedHeader } from '../../../fixtures/challenge.js'
-import { redisSkip, startRedisServer } from '../../../fixtures/redis-server.js'
+import { buildEdge, captureLog, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { redisSkip, startRedisServer } from '../../../fixtures/servers/redis-server.js'
 import type { ServerResponse } from 'node:http'
+import { injectLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /*
  * Two edges behind one load balancer share their risk counts and the record
@@ -27,13 +28,9 @@ async function twoEdges (t: Test, env: Record<string, string>, logger?: ReturnTy
   })))
 }
 
+/** A wrong guess at `email`'s password from `address`. */
 function login (edge: FastifyInstance, address: string, email: string, headers: Record<string, string> = {}) {
-  return edge.inject({
-    method: 'POST',
-    url: '/accounts/v2/login',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': address, ...headers },
-    payload: JSON.stringify({ email, password: 'guess' })
-  })
+  return injectLogin(edge, email, 'guess', { headers: { 'x-forwarded-for': address, ...headers } })
 }
 
 t.test('failures seen by one instance raise the risk judged by the other', { skip: redisSkip }, async (t) => {

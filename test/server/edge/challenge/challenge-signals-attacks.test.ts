@@ -3,11 +3,15 @@ import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/known-browsers/known-browser.js'
-import { solvedHeader } from '../../../fixtures/challenge.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
-import { occupyHashGate } from '../../../fixtures/hash-gate.js'
-import { GOOD_PASSWORD, postJson, registerAccount, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { followFlash, stateIn, postForm } from '../../../fixtures/no-script/form-page.js'
+import { occupyHashGate } from '../../../fixtures/passwords/hash-gate.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson, injectJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { injectLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /*
  * The challenge's signals attacked as the second attack run did, against
@@ -26,12 +30,7 @@ const freshAddress = (): string => `2001:db8:${(++ranges).toString(16)}::7`
 
 /** A JSON login as the page posts it, from a fresh range unless `headers` names one; the status, the body and the cookies it set. */
 async function login (edge: FastifyInstance, email: string, password: string, headers: Record<string, string> = {}) {
-  const answer = await edge.inject({
-    method: 'POST',
-    url: '/accounts/v2/login',
-    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': freshAddress(), ...headers },
-    payload: JSON.stringify({ email, password })
-  })
+  const answer = await injectLogin(edge, email, password, { headers: { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': freshAddress(), ...headers } })
   const setCookie = answer.headers['set-cookie']
   return { status: answer.statusCode, body: answer.json() as Record<string, unknown>, cookies: Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie] }
 }
@@ -54,19 +53,9 @@ function sentTo (cookies: readonly string[], path: string, name?: string): strin
     .join('; ')
 }
 
-/** A form posted without scripts from the page at `view`, as the browser posts it, from a fresh range unless `headers` names one. */
-async function postForm (edge: FastifyInstance, view: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return await edge.inject({
-    method: 'POST',
-    url: `/?view=${view}`,
-    headers: { ...PAGE_POST_HEADERS, 'x-forwarded-for': freshAddress(), ...headers },
-    payload: formBody(fields)
-  })
-}
-
 /** What became of a login posted without scripts: signed in (a 303 with the token cookies), or the page it was shown again with (after its 303). */
 async function formLogin (edge: FastifyInstance, email: string, password: string, headers: Record<string, string> = {}) {
-  const posted = await postForm(edge, 'login', { form: 'login', email, password }, headers)
+  const posted = await postForm(edge, { form: 'login', email, password }, { query: 'view=login', headers: { 'x-forwarded-for': freshAddress(), ...headers } })
   const cookies = setCookies(posted)
   if (posted.statusCode === 303 && cookies.some((cookie) => cookie.startsWith('auth='))) return { signedIn: true, status: 303, notice: null, cookies }
   const page = await followFlash(edge, posted)
@@ -189,19 +178,16 @@ t.test('attack: a made-up known-browser note, or the edge\'s note of another acc
 
 t.test('under attack, a visitor without scripts whose browser never signed in can still reset the password; the login waits for the strangers\' failures to age out', async (t) => {
   const { edge, dataDir } = await ownerUnderAttack(t)
-  t.equal((await edge.inject({
-    method: 'POST',
-    url: '/accounts/resetPasswordRequest',
-    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': freshAddress(), 'x-threshold-form-post': 'a'.repeat(32) },
-    payload: JSON.stringify({ email: OWNER })
-  })).statusCode, 428, 'a JSON reset request is asked for work, even when it claims to be the edge\'s call for a form post')
+  t.equal((await injectJson(edge, '/accounts/resetPasswordRequest', { email: OWNER },
+    { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': freshAddress(), 'x-threshold-form-post': 'a'.repeat(32) })).statusCode, 428, 'a JSON reset request is asked for work, even when it claims to be the edge\'s call for a form post')
 
-  const requested = await postForm(edge, 'resetPassword', { form: 'resetPassword', email: OWNER })
+  const requested = await postForm(edge, { form: 'resetPassword', email: OWNER }, { query: 'view=resetPassword', headers: { 'x-forwarded-for': freshAddress() } })
   t.equal(requested.statusCode, 200, 'the reset request posted without scripts is judged by range and burst alone')
   t.equal(stateIn(requested.body).notice?.kind, 'success')
   const { token } = resetLinkOf(await waitForEmail(dataDir, 1, 'reset'))
   const newPassword = `${GOOD_PASSWORD} renewed`
-  const set = await postForm(edge, `setPassword&token=${token}`, { form: 'setPassword', password: newPassword, confirm_password: newPassword })
+  const set = await postForm(edge, { form: 'setPassword', password: newPassword, confirm_password: newPassword },
+    { query: `view=setPassword&token=${token}`, headers: { 'x-forwarded-for': freshAddress() } })
   t.equal(set.statusCode, 200)
   t.equal(stateIn(set.body).notice?.kind, 'success', 'the new password is set without scripts')
   challengedWithoutScripts(t, await formLogin(edge, OWNER, newPassword), 'the login without scripts still meets the account\'s challenge (docs/challenge.md, "The owner\'s way in")')

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { edgeKeys } from '../../../../server/edge/keys/edge-secrets.js'
 import { checkProofOfWork, issueProofOfWork } from '../../../../server/edge/challenge/proof-of-work.js'
-import { solvedHeader } from '../../../fixtures/challenge.js'
+import { solvedHeader } from '../../../fixtures/challenge/challenge.js'
 
 const keys = edgeKeys('the same edge secret on every instance, 32+ chars')
 const binding = { path: 'v2/login', account: 'account-hash', range: 'range-hash' }

@@ -12,8 +12,9 @@ import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { SPEC_ACCOUNTS_ROUTES, withPasskeyRoutes } from '../../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest, type Upstream } from '../../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest, type Upstream, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
 
 /**
  * DOMAIN_CHECK_ENFORCED=true: the edge runs the domain check itself before
@@ -50,22 +51,20 @@ interface Setup {
 }
 
 async function edgeWith (t: Test, edgeAuthUpstream: string, env: Record<string, string> = { DOMAIN_CHECK_ENFORCED: 'true' }): Promise<Setup> {
-  const accounts = await startUpstream(t, jsonAnswer(200, TOKENS))
-  const { lines, logger } = captureLog()
-  const app = await buildEdge(t, {
-    accountsUpstream: accounts.url,
+  const { base, upstream: accounts, lines } = await startEdgeWithUpstream(t, jsonAnswer(200, TOKENS), {
     edgeAuthUpstream,
-    logger,
+    logged: true,
     // The domain check alone: the challenge would answer a body naming email twice 400 before it (test/server/edge/challenge/challenge-attacks.test.ts).
     env: { UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_PER_MINUTE: '100000', ALLOWED_HOSTS: '127.0.0.1', CHALLENGE: 'off', ...env }
   })
-  return { base: await listen(app), accounts, lines }
+  return { base, accounts, lines }
 }
 
+/** An accounts call, timed: the edge's check may not hold a visitor up. */
 async function post (base: string, path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number, body: unknown, elapsedMs: number }> {
   const started = Date.now()
-  const response = await fetch(`${base}/accounts/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
-  return { status: response.status, body: await response.json(), elapsedMs: Date.now() - started }
+  const answer = await postJson(base, `/accounts/${path}`, body, headers)
+  return { status: answer.status, body: answer.body, elapsedMs: Date.now() - started }
 }
 
 const login = async (base: string, email: string): Promise<{ status: number, body: unknown, elapsedMs: number }> =>

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { createUpstreamProbes, PROBE_TIMEOUT_MS, type ProbeResult } from '../../../../server/edge/upstream/upstream-probes.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso-certificates.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
 
 /** An edge with its own backends: both services at `accounts` and `edgeAuth`, probed at their base URLs unless `env` says otherwise. */
 function edgeWithBackends (t: Test, accounts: string, edgeAuth: string, env: Record<string, string> = {}) {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { NO_CLIENT_ADDRESS_KEY, normaliseAddress, rateLimitKey } from '../../../../server/edge/http/client-address.js'
 import { rateLimitBucketName, rateLimitOptions } from '../../../../server/edge/http/rate-limit.js'
-import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
+import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 

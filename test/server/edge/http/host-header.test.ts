@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { canonicalHostName, parseHost } from '../../../../server/edge/http/host-header.js'
-import { buildEdge, jsonAnswer, listen, startUpstream, type Upstream } from '../../../fixtures/edge.js'
-import { rawExchange, rawRequest, type RawResponse } from '../../../fixtures/raw-http.js'
+import { jsonAnswer, type Upstream, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
+import { rawExchange, rawRequest, type RawResponse } from '../../../fixtures/http/raw-http.js'
 
 /**
  * The attack: a visitor (or a link, or a DNS rebinding page) names another
@@ -15,9 +15,7 @@ import { rawExchange, rawRequest, type RawResponse } from '../../../fixtures/raw
 const JSON_POST = { 'Content-Type': 'application/json' }
 
 async function edgeWithUpstream (t: Test, env: Record<string, string>): Promise<{ base: string, upstream: Upstream }> {
-  const upstream = await startUpstream(t, jsonAnswer(200, { success: 'Check your inbox.' }))
-  const app = await buildEdge(t, { accountsUpstream: upstream.url, edgeAuthUpstream: upstream.url, env })
-  return { base: await listen(app), upstream }
+  return await startEdgeWithUpstream(t, jsonAnswer(200, { success: 'Check your inbox.' }), { domainCheckToo: true, env })
 }
 
 async function one (base: string, bytes: string): Promise<RawResponse> {

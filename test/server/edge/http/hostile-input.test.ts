@@ -2,9 +2,9 @@ import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { CheckDomainAuthorizationRequest } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
-import { buildEdge, captureLog, jsonAnswer, listen, startUpstream, type Upstream } from '../../../fixtures/edge.js'
-import { openRaw, rawExchange, rawRequest, type RawExchange, type RawResponse } from '../../../fixtures/raw-http.js'
-import { startReference } from '../../../fixtures/reference.js'
+import { buildEdge, captureLog, jsonAnswer, listen, startUpstream, type Upstream, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
+import { openRaw, rawExchange, rawRequest, type RawExchange, type RawResponse } from '../../../fixtures/http/raw-http.js'
+import { startReference } from '../../../fixtures/servers/reference.js'
 
 /**
  * Hostile requests against the real edge over real sockets. Each case states
@@ -16,9 +16,7 @@ import { startReference } from '../../../fixtures/reference.js'
 const JSON_POST = { 'Content-Type': 'application/json' }
 
 async function edgeWithUpstream (t: Test, env: Record<string, string> = {}): Promise<{ base: string, upstream: Upstream }> {
-  const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
-  const app = await buildEdge(t, { accountsUpstream: `${upstream.url}/base`, edgeAuthUpstream: upstream.url, env })
-  return { base: await listen(app), upstream }
+  return await startEdgeWithUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }), { accountsPath: '/base', domainCheckToo: true, env })
 }
 
 function only (t: Test, exchange: RawExchange, what: string): RawResponse {

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import { buildEdge, captureLog, jsonAnswer, startUpstream, type EdgeOptions, type LogLine } from '../../../fixtures/edge.js'
-import { redisSkip, startRedisServer } from '../../../fixtures/redis-server.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type EdgeOptions, type LogLine } from '../../../fixtures/servers/edge.js'
+import { redisSkip, startRedisServer } from '../../../fixtures/servers/redis-server.js'
 import { edgeKeys } from '../../../../server/edge/keys/edge-secrets.js'
 import { rateLimitBucketName } from '../../../../server/edge/http/rate-limit.js'
+import { injectJson } from '../../../fixtures/http/post-json.js'
+import { injectLogin, LOGIN_PATH } from '../../../fixtures/sign-in/sign-in.js'
 
 const LIMIT = 3
-const JSON_HEADERS = { 'content-type': 'application/json' }
 /** Nothing listens on the discard port: a Redis that is down. */
 const DEAD_REDIS_URL = 'redis://127.0.0.1:9'
 /** Instances sharing Redis share an EDGE_SECRET too (the challenge refuses to start without one). */
@@ -22,9 +23,9 @@ async function edges (t: Test, count: number, env: Record<string, string>, logge
   })))
 }
 
+/** A login call (its body empty: the limit counts calls, not what they say); its status. */
 async function login (edge: FastifyInstance): Promise<number> {
-  const response = await edge.inject({ method: 'POST', url: '/accounts/v2/login', headers: JSON_HEADERS, payload: '{}' })
-  return response.statusCode
+  return (await injectJson(edge, LOGIN_PATH, {})).statusCode
 }
 
 async function waitFor (what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> {
@@ -109,7 +110,7 @@ t.test('with a real Redis', { skip: redisSkip }, async (t) => {
     const edge = await buildEdge(t, { accountsUpstream: upstream.url, env: { REDIS_URL: redis.url, EDGE_SECRET, TRUST_PROXY: 'loopback', RATE_LIMIT_PER_MINUTE: '1000' } })
     const addresses = ['203.0.113.7', '198.51.100.23', '2001:db8:5:6::1', '2001:db8:abcd:12::99']
     for (const address of addresses) {
-      const response = await edge.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, 'x-forwarded-for': address }, payload: '{"email":"ada@example.com","password":"x"}' })
+      const response = await injectLogin(edge, 'ada@example.com', 'x', { headers: { 'x-forwarded-for': address } })
       t.equal(response.statusCode, 401)
     }
     const inspector = new Redis(redis.url)

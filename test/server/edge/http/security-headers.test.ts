@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
-import { buildEdge, captureLog, jsonAnswer, listen, startUpstream } from '../../../fixtures/edge.js'
-import { openRaw, rawExchange, rawRequest, type RawExchange } from '../../../fixtures/raw-http.js'
+import { buildEdge, captureLog, jsonAnswer, listen, startUpstream } from '../../../fixtures/servers/edge.js'
+import { openRaw, rawExchange, rawRequest, type RawExchange } from '../../../fixtures/http/raw-http.js'
 import { PERMISSIONS_POLICY } from '../../../../server/edge/http/security-headers.js'
-import { OBSERVATORY_CSP_POINTS, observatoryCspResult, type ObservatoryCspResult } from '../../../fixtures/observatory-csp.js'
+import { OBSERVATORY_CSP_POINTS, observatoryCspResult, type ObservatoryCspResult } from '../../../fixtures/http/observatory-csp.js'
 
 type Headers = Record<string, string | string[] | number | undefined>
 

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
+import { injectLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /**
  * The operator's German and French for the texts these tests read, so that
@@ -32,7 +33,7 @@ const JSON_CALL = { 'content-type': 'application/json', 'sec-fetch-site': 'same-
 
 t.test('the edge\'s JSON answers are in the language of the call\'s Accept-Language', async (t) => {
   const app = await buildEdge(t, { env: { MESSAGES_DIR: messagesDir(t) }, accountsUpstream: DEAD_UPSTREAM })
-  const login = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_CALL, ...headers }, payload: '{"email":"a@b.test","password":"x"}' })
+  const login = (headers: Record<string, string>) => injectLogin(app, 'a@b.test', 'x', { headers: { ...JSON_CALL, ...headers } })
   const german = await login({ 'accept-language': 'de' })
   t.same([german.statusCode, german.json()], [503, { error: GERMAN['server.accountsUnavailable'] }], 'the proxy\'s failure text in German')
   t.same((await login({})).json(), { error: englishCatalogue['server.accountsUnavailable'] }, 'in English without the header')

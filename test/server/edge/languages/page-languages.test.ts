@@ -9,7 +9,7 @@ import englishCatalogue from '../../../../common/messages/en.json' with { type: 
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import type { PageRenderer } from '../../../../common/page/page-render.js'
 import { PageMarkup } from '../../../../server/edge/page/page-markup.js'
-import { buildEdge } from '../../../fixtures/edge.js'
+import { buildEdge } from '../../../fixtures/servers/edge.js'
 
 const htmlAttributes = (body: string) => /<html lang="([^"]*)" dir="([^"]*)"[ >]/.exec(body)?.slice(1)
 

@@ -12,10 +12,11 @@ import { startMetricsListener } from '../../../../server/edge/metrics/metrics-li
 import { createEdgeMetrics, type EdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
 import { withPasskeyRoutes, withSecondFactorRoutes, SPEC_ACCOUNTS_ROUTES } from '../../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeOptions, type RecordedRequest } from '../../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
-import { answerByPath } from '../../../fixtures/second-factor.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeOptions, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
+import { answerByPath } from '../../../fixtures/second-factor/second-factor.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
+import { injectJson } from '../../../fixtures/http/post-json.js'
 
 /*
  * The edge's metrics (METRICS_PORT): the listener of their own, what is
@@ -46,9 +47,9 @@ function sample (text: string, name: string, labels: Record<string, string> = {}
 /** The number of series in a scrape: every line that is not a comment. */
 const seriesCount = (text: string): number => text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length
 
+/** An accounts call from the page's host; its status. */
 async function post (app: FastifyInstance, path: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
-  const answer = await app.inject({ method: 'POST', url: `/accounts/${path}`, headers: { ...JSON_HEADERS, ...headers }, payload: JSON.stringify(body) })
-  return answer.statusCode
+  return (await injectJson(app, `/accounts/${path}`, body, { ...JSON_HEADERS, ...headers })).statusCode
 }
 
 t.test('METRICS_PORT: unset is off; a port is read; anything else, or PORT itself, stops the start naming METRICS_PORT', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { createFormFlash, FORM_FLASH_COOKIE, FORM_FLASH_LIFETIME_S } from '../../../../server/edge/no-script/form-flash.js'
-import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
-import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
+import { formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/no-script/form-page.js'
 import type { PageFormState } from '../../../../common/page/page-render.js'
 
 const PASSWORD = 'correct horse battery staple'

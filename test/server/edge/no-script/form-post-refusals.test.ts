@@ -1,24 +1,14 @@
-import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
-import { startEdgeAuthResponder } from '../../../fixtures/edge-auth.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
+import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
+import { followFlash, formBody, PAGE_POST_HEADERS, stateIn, postForm, postFormAndFollow } from '../../../fixtures/no-script/form-page.js'
 
 const ENV = { TRUST_PROXY: 'loopback' }
 const PASSWORD = 'a password never shown'
 const LOGIN = { form: 'login', email: 'ada@example.com', password: PASSWORD }
-
-function post (app: FastifyInstance, payload: string | Buffer, options: { query?: string, headers?: Record<string, string> } = {}) {
-  return app.inject({ method: 'POST', url: `/${options.query === undefined ? '' : `?${options.query}`}`, headers: { ...PAGE_POST_HEADERS, ...options.headers }, payload })
-}
-
-/** A login post whose page is shown after its 303 (post/redirect/get): the page the browser then shows. */
-async function postLogin (app: FastifyInstance, payload: string, options: { query?: string, headers?: Record<string, string> } = {}) {
-  return await followFlash(app, await post(app, payload, options))
-}
 
 t.test('a form posted from another site is refused as the page\'s JSON calls are, and nothing is called', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'a', refresh: 'r' }))
@@ -30,7 +20,7 @@ t.test('a form posted from another site is refused as the page\'s JSON calls are
     { 'sec-fetch-site': '', origin: 'https://evil.test' }
   ]
   for (const headers of attacks) {
-    const response = await post(app, formBody(LOGIN), { headers })
+    const response = await postForm(app, formBody(LOGIN), { headers })
     t.equal(response.statusCode, 403, JSON.stringify(headers))
     t.match(stateIn(response.body), { notice: { kind: 'error', text: 'Cross-site requests are not allowed.' }, email: '' })
   }
@@ -58,7 +48,7 @@ t.test('bodies that are not a small URL-encoded form of the page are refused wit
     ['an empty body', '', {}, 400, englishCatalogue['server.formUnreadable']]
   ]
   for (const [name, payload, headers, status, text] of cases) {
-    const response = await post(app, payload, { headers, query: 'view=register' })
+    const response = await postForm(app, payload, { headers, query: 'view=register' })
     t.equal(response.statusCode, status, name)
     t.match(stateIn(response.body), { view: 'register', notice: { kind: 'error', text } }, name)
   }
@@ -75,13 +65,13 @@ t.test('a form post counts against the visitor\'s rate limit of the JSON call it
   const json = await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...PAGE_POST_HEADERS, 'content-type': 'application/json' }, payload: JSON.stringify({ email: 'ada@example.com', password: 'x' }) })
   t.equal(json.statusCode, 401)
   // Each post its own (another password): the same post again within 10 s is answered as the first, without a call (server/edge/no-script/repeated-posts.ts).
-  for (let attempt = 0; attempt < 2; attempt++) t.equal((await postLogin(app, formBody({ ...LOGIN, password: `${PASSWORD} ${attempt}` }))).statusCode, 401)
-  const limitedPost = await post(app, formBody(LOGIN))
+  for (let attempt = 0; attempt < 2; attempt++) t.equal((await postFormAndFollow(app, formBody({ ...LOGIN, password: `${PASSWORD} ${attempt}` }))).statusCode, 401)
+  const limitedPost = await postForm(app, formBody(LOGIN))
   t.ok(limitedPost.headers['retry-after'], 'Retry-After passed on')
   const limited = await followFlash(app, limitedPost)
   t.equal(limited.statusCode, 429)
   t.match(stateIn(limited.body), { email: 'ada@example.com', notice: { kind: 'error', text: /^Too many requests\. Please wait \d+ seconds and try again\.$/ } })
-  const otherVisitor = await postLogin(app, formBody(LOGIN), { headers: { 'x-forwarded-for': '198.51.100.20' } })
+  const otherVisitor = await postFormAndFollow(app, formBody(LOGIN), { headers: { 'x-forwarded-for': '198.51.100.20' } })
   t.equal(otherVisitor.statusCode, 401, 'another visitor\'s posts are counted apart')
   t.equal(upstream.requests.length, 4)
 })
@@ -101,7 +91,7 @@ t.test('an accounts service down, slow or answering garbage: the failure text re
     const app = await buildEdge(t, { env: { ...ENV, UPSTREAM_TIMEOUT_MS: '300' }, accountsUpstream: upstream })
     for (const form of [LOGIN, { form: 'register', email: 'ada@example.com', password: PASSWORD, confirm_password: PASSWORD }]) {
       const options = { query: form.form === 'register' ? 'view=register' : '' }
-      const response = form.form === 'login' ? await postLogin(app, formBody(form), options) : await post(app, formBody(form), options)
+      const response = form.form === 'login' ? await postFormAndFollow(app, formBody(form), options) : await postForm(app, formBody(form), options)
       t.equal(response.statusCode, status, `${name}: ${form.form}`)
       t.match(stateIn(response.body), { view: form.form, email: 'ada@example.com', notice: { kind: 'error', text }, invalid: true })
       t.notOk(response.body.includes(PASSWORD))
@@ -115,21 +105,21 @@ t.test('the domain check runs first when the address asks for it, and refuses as
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, edgeAuthUpstream: edgeAuth })
   const query = 'supports_domain_auth_check=true'
 
-  const blocked = await postLogin(app, formBody({ ...LOGIN, email: 'eve@blocked.test' }), { query })
+  const blocked = await postFormAndFollow(app, formBody({ ...LOGIN, email: 'eve@blocked.test' }), { query })
   t.equal(blocked.statusCode, 403)
   t.match(stateIn(blocked.body), { email: 'eve@blocked.test', notice: { text: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED } })
-  const blockedSso = await post(app, formBody({ form: 'sso', email: 'eve@blocked.test' }), { query: `${query}&view=register` })
+  const blockedSso = await postForm(app, formBody({ form: 'sso', email: 'eve@blocked.test' }), { query: `${query}&view=register` })
   t.equal(blockedSso.statusCode, 403)
   t.match(stateIn(blockedSso.body), { view: 'register', notice: { text: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED } })
   t.equal(upstream.requests.length, 0, 'a refused login reaches no accounts service')
 
-  const allowed = await post(app, formBody(LOGIN), { query })
+  const allowed = await postForm(app, formBody(LOGIN), { query })
   t.equal(allowed.statusCode, 303)
-  const unchecked = await post(app, formBody({ ...LOGIN, email: 'eve@blocked.test' }))
+  const unchecked = await postForm(app, formBody({ ...LOGIN, email: 'eve@blocked.test' }))
   t.equal(unchecked.statusCode, 303, 'without the parameter, no check (as on the page)')
 
   const down = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, edgeAuthUpstream: DEAD_UPSTREAM })
-  const failed = await postLogin(down, formBody(LOGIN), { query })
+  const failed = await postFormAndFollow(down, formBody(LOGIN), { query })
   t.equal(failed.statusCode, 503)
   t.match(stateIn(failed.body), { notice: { text: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED } })
 })
@@ -139,7 +129,7 @@ t.test('the domain check gives up at DOMAIN_CHECK_TIMEOUT_MS, as the page does',
   const slowCheck = await startUpstream(t, () => { /* never answers */ })
   const app = await buildEdge(t, { env: { ...ENV, DOMAIN_CHECK_TIMEOUT_MS: '200', UPSTREAM_TIMEOUT_MS: '5000' }, accountsUpstream: upstream.url, edgeAuthUpstream: slowCheck.url })
   const started = Date.now()
-  const response = await postLogin(app, formBody(LOGIN), { query: 'supports_domain_auth_check=true' })
+  const response = await postFormAndFollow(app, formBody(LOGIN), { query: 'supports_domain_auth_check=true' })
   t.ok(Date.now() - started < 2000, 'answered well before the upstream timeout')
   t.equal(response.statusCode, 503)
   t.match(stateIn(response.body), { notice: { text: ERROR_MESSAGES.DOMAIN_AUTH_CHECK_FAILED } })

@@ -2,25 +2,15 @@ import t from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
-import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
-import { followFlash, formBody, PAGE_POST_HEADERS, stateIn } from '../../../fixtures/form-page.js'
-import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor.js'
+import { buildEdge, captureLog, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { followFlash, stateIn, postForm, postFormAndFollow } from '../../../fixtures/no-script/form-page.js'
+import { SECOND_FACTOR_TEST_ROUTES } from '../../../fixtures/second-factor/second-factor.js'
 import type { ServerResponse } from 'node:http'
-import type { FastifyInstance } from 'fastify'
 import { KNOWN_BROWSER_COOKIE } from '../../../../server/edge/known-browsers/known-browser.js'
 
 const ENV = { TRUST_PROXY: 'loopback', REDIRECT_ALLOWED_HOSTS: 'partner.test' }
 const TOKENS = { auth: 'auth.token-1', refresh: 'refresh.token-1' }
 const PASSWORD = 'correct horse battery staple'
-
-function post (app: FastifyInstance, fields: Record<string, string>, query = '', headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url: `/${query === '' ? '' : `?${query}`}`, headers: { ...PAGE_POST_HEADERS, ...headers }, payload: formBody(fields) })
-}
-
-/** A login post whose page is shown after its 303 (post/redirect/get): the page the browser then shows. */
-async function postAndFollow (app: FastifyInstance, fields: Record<string, string>, query = '') {
-  return await followFlash(app, await post(app, fields, query))
-}
 
 const bodyOf = (request: RecordedRequest | undefined): unknown => JSON.parse(request?.body.toString('utf8') ?? 'null')
 
@@ -34,8 +24,8 @@ t.test('a login posted without scripts sends upstream the payload the page sends
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const before = Date.now()
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD },
-    'redirect=https%3A%2F%2Fapp.example.com%2Fhome&allowed_org=one,two&allowed_org=three&resource_type=cluster&cluster_name=east')
+  const response = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD },
+    { query: 'redirect=https%3A%2F%2Fapp.example.com%2Fhome&allowed_org=one,two&allowed_org=three&resource_type=cluster&cluster_name=east' })
 
   t.equal(response.statusCode, 303)
   t.equal(response.headers.location, 'https://app.example.com/home')
@@ -76,7 +66,7 @@ t.test('a login posted without scripts sends upstream the payload the page sends
 t.test('with AUTH_COOKIE_HTTPONLY a login posted without scripts sets both token cookies HttpOnly, each once', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
   const app = await buildEdge(t, { env: { ...ENV, AUTH_COOKIE_HTTPONLY: 'true' }, accountsUpstream: upstream.url })
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fapp')
+  const response = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: 'redirect=%2Fapp' })
   t.equal(response.statusCode, 303)
   // The edge's note of a browser that signed in (docs/challenge.md) is no token cookie.
   const cookies = setCookies(response).filter((line) => !line.startsWith(`${KNOWN_BROWSER_COOKIE}=`))
@@ -89,19 +79,19 @@ t.test('a hostile redirect sends the signed-in visitor to the site origin, as th
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
   const hostile = ['https://evil.test/phish', '//evil.test/', 'javascript:alert(1)', 'http://app.example.com/', 'https://user:pw@app.example.com/', 'https://evil.test\\@app.example.com/']
   for (const target of hostile) {
-    const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, `redirect=${encodeURIComponent(target)}`)
+    const response = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: `redirect=${encodeURIComponent(target)}` })
     t.equal(response.headers.location, 'https://signin.example.com/', `${target} is not followed`)
   }
-  const allowed = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=https%3A%2F%2Fpartner.test%2Fwelcome')
+  const allowed = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: 'redirect=https%3A%2F%2Fpartner.test%2Fwelcome' })
   t.equal(allowed.headers.location, 'https://partner.test/welcome', 'a host REDIRECT_ALLOWED_HOSTS lists is followed')
-  const relative = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fdashboard%3Ftab%3D1')
+  const relative = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: 'redirect=%2Fdashboard%3Ftab%3D1' })
   t.equal(relative.headers.location, 'https://signin.example.com/dashboard?tab=1')
 })
 
 t.test('a wrong password re-renders the login view with the service\'s message and its status, the email kept and the password nowhere', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postFormAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 401)
   t.same(setCookies(response).filter((line) => /^(auth|refresh)=/.test(line)), [])
   t.same(stateIn(response.body), {
@@ -114,7 +104,7 @@ t.test('a wrong password re-renders the login view with the service\'s message a
 t.test('an unverified address is refused with the offer of a new link', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(403, { error: 'Please verify your email first.', reason: 'email_not_verified' }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postFormAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 403)
   t.match(stateIn(response.body), { email: 'ada@example.com', verificationLinkOffered: true, notice: { text: 'Please verify your email first.' } })
 })
@@ -127,7 +117,7 @@ t.test('a login whose code is due shows the code step, and the code step\'s post
   const upstream = await startUpstream(t, (request, response) => answers[request.url]!(request, response))
   const app = await buildEdge(t, { env: { ...ENV, SECOND_FACTOR: 'true' }, accountsUpstream: upstream.url, accountsRoutes: SECOND_FACTOR_TEST_ROUTES })
 
-  const posted = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fapp')
+  const posted = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: 'redirect=%2Fapp' })
   t.equal(posted.statusCode, 303, 'the code step is shown after a redirect: the POST that carried the password leaves no page in history')
   t.equal(posted.headers.location, '/?redirect=%2Fapp', 'to the page\'s own address')
   t.notOk(setCookies(posted).some((line) => /^(auth|refresh)=/.test(line)), 'no token before the code')
@@ -139,7 +129,7 @@ t.test('a login whose code is due shows the code step, and the code step\'s post
   t.equal(embedded.catalogue['secondFactor.codeHeading'], englishCatalogue['secondFactor.codeHeading'], 'the code step\'s page embeds the second factor\'s texts, which it hydrates with')
   t.equal(embedded.laterTextsUrl, undefined, 'and names no texts to fetch')
 
-  const code = await post(app, { form: 'secondFactor', challenge: 'challenge-1', code: '123 456', remember: 'on' }, 'redirect=%2Fapp', { cookie: 'second_factor_browser=old; other=secret' })
+  const code = await postForm(app, { form: 'secondFactor', challenge: 'challenge-1', code: '123 456', remember: 'on' }, { query: 'redirect=%2Fapp', headers: { cookie: 'second_factor_browser=old; other=secret' } })
   t.equal(code.statusCode, 303)
   t.equal(code.headers.location, 'https://signin.example.com/app')
   const verify = upstream.requests[1]!
@@ -155,7 +145,7 @@ t.test('a login whose code is due shows the code step, and the code step\'s post
 t.test('the code step sends a recovery code as one, and a refused code shows the step again with its challenge', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(401, { error: 'That code is not right.' }))
   const app = await buildEdge(t, { env: { ...ENV, SECOND_FACTOR: 'true', SECOND_FACTOR_REMEMBER_BROWSER: 'false' }, accountsUpstream: upstream.url, accountsRoutes: SECOND_FACTOR_TEST_ROUTES })
-  const response = await post(app, { form: 'secondFactor', challenge: 'challenge-2', code: 'rc1a-b1cd', remember: 'on' })
+  const response = await postForm(app, { form: 'secondFactor', challenge: 'challenge-2', code: 'rc1a-b1cd', remember: 'on' })
   t.same(bodyOf(upstream.requests[0]), { challenge: 'challenge-2', recovery_code: 'rc1a-b1cd', remember_browser: false }, 'no remembering where the edge does not offer it')
   t.equal(response.statusCode, 401)
   t.match(stateIn(response.body), { view: 'login', secondFactorChallenge: 'challenge-2', notice: { kind: 'error', text: 'That code is not right.' } })
@@ -164,7 +154,7 @@ t.test('the code step sends a recovery code as one, and a refused code shows the
 t.test('a login that requires an enrolment first says it needs scripts', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { second_factor: 'enrol', challenge: 'challenge-3', expires_in: 300 }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postFormAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 409)
   t.match(stateIn(response.body), { email: 'ada@example.com', secondFactorChallenge: null, notice: { text: englishCatalogue['server.secondFactorEnrolment'] } })
 })
@@ -172,13 +162,13 @@ t.test('a login that requires an enrolment first says it needs scripts', async (
 t.test('local-network mode makes no call: it needs scripts, or its host is refused as the page refuses it', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const allowed = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=127.0.0.1')
+  const allowed = await postFormAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: 'local_accounts_host=127.0.0.1' })
   t.equal(allowed.statusCode, 409)
   t.match(stateIn(allowed.body), { notice: { text: englishCatalogue['noScript.localNetwork'] } })
-  const foreign = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'local_accounts_host=evil.test')
+  const foreign = await postFormAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: 'local_accounts_host=evil.test' })
   t.equal(foreign.statusCode, 400)
   t.match(stateIn(foreign.body), { notice: { text: 'This local accounts host is not allowed for this page.' } })
-  const register = await post(app, { form: 'register', email: 'ada@example.com', password: PASSWORD }, 'view=register&local_accounts_host=127.0.0.1')
+  const register = await postForm(app, { form: 'register', email: 'ada@example.com', password: PASSWORD }, { query: 'view=register&local_accounts_host=127.0.0.1' })
   t.match(stateIn(register.body), { view: 'register', notice: { text: ERROR_MESSAGES.LOCAL_ACCOUNTS_NOT_SUPPORTED } })
   t.equal(upstream.requests.length, 0)
 })
@@ -186,7 +176,7 @@ t.test('local-network mode makes no call: it needs scripts, or its host is refus
 t.test('an answer with tokens that are not both there is no sign-in', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { auth: 'only-auth' }))
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url })
-  const response = await postAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
+  const response = await postFormAndFollow(app, { form: 'login', email: 'ada@example.com', password: PASSWORD })
   t.equal(response.statusCode, 502)
   t.same(setCookies(response).filter((line) => /^(auth|refresh)=/.test(line)), [])
   // The edge finds it unreadable before the page's parser does: an auth token whose refresh token it cannot keep.
@@ -197,7 +187,7 @@ t.test('a form post is logged as the page\'s call is: one line for the post and 
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
   const { lines, logger } = captureLog()
   const app = await buildEdge(t, { env: ENV, accountsUpstream: upstream.url, logger })
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, 'redirect=%2Fapp&token=reset-secret')
+  const response = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: 'redirect=%2Fapp&token=reset-secret' })
   t.equal(response.statusCode, 303)
   const completed = lines.filter((line) => line.msg === 'request completed').map((line) => [(line.req as { method: string, url: string }).method, (line.req as { url: string }).url, (line.res as { statusCode: number }).statusCode])
   t.same(completed, [['POST', '/accounts/v2/login', 200], ['POST', '/', 303]])
@@ -208,7 +198,7 @@ t.test('a form post is logged as the page\'s call is: one line for the post and 
   const refusing = await startUpstream(t, jsonAnswer(401, { error: 'Wrong email or password.' }))
   const refusedLog = captureLog()
   const refusingApp = await buildEdge(t, { env: ENV, accountsUpstream: refusing.url, logger: refusedLog.logger })
-  t.equal((await postAndFollow(refusingApp, { form: 'login', email: 'ada@example.com', password: PASSWORD })).statusCode, 401)
+  t.equal((await postFormAndFollow(refusingApp, { form: 'login', email: 'ada@example.com', password: PASSWORD })).statusCode, 401)
   t.same(refusedLog.lines.filter((line) => line.msg === 'request completed').map((line) => [(line.req as { method: string }).method, (line.res as { statusCode: number }).statusCode]),
     [['POST', 401], ['POST', 303], ['GET', 401]])
 })
@@ -216,7 +206,6 @@ t.test('a form post is logged as the page\'s call is: one line for the post and 
 t.test('the fallback of a refused redirect target is PUBLIC_URL\'s origin when set', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, TOKENS))
   const app = await buildEdge(t, { env: { ...ENV, PUBLIC_URL: 'https://signin.example.com:8443' }, accountsUpstream: upstream.url })
-  const response = await post(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, `redirect=${encodeURIComponent('https://evil.test/')}`,
-    { 'x-forwarded-proto': 'http' })
+  const response = await postForm(app, { form: 'login', email: 'ada@example.com', password: PASSWORD }, { query: `redirect=${encodeURIComponent('https://evil.test/')}`, headers: { 'x-forwarded-proto': 'http' } })
   t.equal(response.headers.location, 'https://signin.example.com:8443/', 'PUBLIC_URL\'s origin, not the scheme and Host the request states')
 })

@@ -3,9 +3,11 @@ import t from 'tap'
 import { SUCCESS_MESSAGES } from '../../../../common/languages/page-texts.js'
 import { startMetricsListener } from '../../../../server/edge/metrics/metrics-listener.js'
 import { FORM_FLASH_COOKIE } from '../../../../server/edge/no-script/form-flash.js'
-import { formBody, stateIn } from '../../../fixtures/form-page.js'
-import { GOOD_PASSWORD, postJson, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
+import { formBody, stateIn } from '../../../fixtures/no-script/form-page.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
 
 /*
  * The forms posted without scripts over real HTTP to the real edge in front

@@ -1,17 +1,17 @@
 import t from 'tap'
-import { englishMessages } from '../../../fixtures/messages.js'
+import { englishMessages } from '../../../fixtures/languages/messages.js'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createPageRenderer } from '../../../../client/server-render.js'
 import { PAGE_STATE_ELEMENT_ID, parsePageFormState, type PageFormState } from '../../../../common/page/page-render.js'
 import { MAX_CACHED_MARKUPS, PageMarkup, UNCACHED_RENDERS_PER_SECOND } from '../../../../server/edge/page/page-markup.js'
-import { buildEdge } from '../../../fixtures/edge.js'
+import { buildEdge } from '../../../fixtures/servers/edge.js'
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 
 const ENGLISH = englishMessages()
 
-// Not test/fixtures/page.tsx's: it installs happy-dom, whose fetch is a browser's.
+// Not test/fixtures/page/page.tsx's: it installs happy-dom, whose fetch is a browser's.
 const TEST_CONFIG = parseRuntimeConfig(JSON.stringify({ productName: 'Threshold', supportEmail: 'support@example.com', passwordResetCompletion: true }))
 
 t.test('the edge serves the rendered view for GET and HEAD of /', async (t) => {

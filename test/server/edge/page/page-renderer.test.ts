@@ -6,7 +6,7 @@ import { loadPageRenderer } from '../../../../server/edge/page/page-renderer.js'
 import { createServer } from '../../../../server/edge/server.js'
 import { loadServerConfig } from '../../../../server/edge/config.js'
 import { SPEC_ACCOUNTS_ROUTES } from '../../../../server/shared/accounts-routes.js'
-import { DEAD_UPSTREAM, PUBLIC_DIR } from '../../../fixtures/edge.js'
+import { DEAD_UPSTREAM, PUBLIC_DIR } from '../../../fixtures/servers/edge.js'
 
 const config = parseRuntimeConfig('{}')
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { parseRuntimeConfig, serializeRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { MAX_CACHED_PAGE_HOSTS } from '../../../../server/edge/page/page.js'
-import { buildEdge } from '../../../fixtures/edge.js'
+import { buildEdge } from '../../../fixtures/servers/edge.js'
 
 function embeddedConfig (html: string): unknown {
   const json = /<script type="application\/json" id="threshold-config">([^<]*)<\/script>/.exec(html)?.[1]
@@ -127,7 +127,7 @@ t.test('local-network mode adds exactly the allowed local accounts origin to con
 })
 
 t.test('the page\'s Content-Length counts bytes, with a product name outside ASCII', async (t) => {
-  const { listen } = await import('../../../fixtures/edge.js')
+  const { listen } = await import('../../../fixtures/servers/edge.js')
   const app = await buildEdge(t, { env: { PRODUCT_NAME: 'Zürich Wolke' } })
   const base = await listen(app)
   const response = await fetch(`${base}/`)

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { negotiateEncoding } from '../../../../server/edge/page/static-files.js'
-import { buildEdge, listen, PUBLIC_DIR } from '../../../fixtures/edge.js'
+import { buildEdge, listen, PUBLIC_DIR } from '../../../fixtures/servers/edge.js'
 
 const assetsDir = join(PUBLIC_DIR, 'assets')
 // The largest script: the first load's chunk. The entry itself is one line that imports it (build/first-load-chunk.mjs), too small to compress.

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
-import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
+import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const PASSKEY_PATHS = ['passkeys/login/options', 'passkeys/login', 'passkeys/register/options', 'passkeys/register']

@@ -1,9 +1,10 @@
 import t from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
-import { startBuiltServer, type BuiltServer } from '../../../fixtures/built-server.js'
-import { solvedHeader } from '../../../fixtures/challenge.js'
-import { faketimeSkip, skewedClockEnv } from '../../../fixtures/faketime.js'
-import { redisSkip, startRedisServer } from '../../../fixtures/redis-server.js'
+import { startBuiltServer } from '../../../fixtures/servers/built-server.js'
+import { solvedHeader } from '../../../fixtures/challenge/challenge.js'
+import { faketimeSkip, skewedClockEnv } from '../../../fixtures/servers/faketime.js'
+import { redisSkip, startRedisServer } from '../../../fixtures/servers/redis-server.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 const skip = redisSkip !== false ? redisSkip : faketimeSkip
 
@@ -31,19 +32,13 @@ t.test('edges on one Redis judge challenges by its clock, whatever their own', {
   t.ok(Math.abs(offset + 300_000) < 2000, `by ${offset} ms`)
   t.notMatch(onTime.output(), /clock differs/, 'the edge on time says nothing')
 
-  const login = async (server: BuiltServer, headers: Record<string, string> = {}): Promise<Response> =>
-    await fetch(`${server.base}/accounts/v2/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ email: 'nobody@example.com', password: 'not the password' })
-    })
   for (const [issuer, checker, label] of [[onTime, ahead, 'issued on time, checked ahead'], [ahead, onTime, 'issued ahead, checked on time']] as const) {
-    const asked = await login(issuer)
+    const asked = await postLogin(issuer.base, 'nobody@example.com', 'not the password')
     t.equal(asked.status, 428, `${label}: challenged`)
-    const challenge = (await asked.json() as { challenge: { challenge: { parameters: { data: { expires: number } } } } }).challenge.challenge
+    const challenge = (asked.body as unknown as { challenge: { challenge: { parameters: { data: { expires: number } } } } }).challenge.challenge
     const expiresInS = challenge.parameters.data.expires - Date.now() / 1000
     t.ok(expiresInS > 160 && expiresInS <= 181, `${label}: it expires three minutes from Redis's now (${Math.round(expiresInS)} s)`)
-    const answered = await login(checker, { [CHALLENGE_HEADER]: await solvedHeader(challenge as unknown as Record<string, unknown>) })
+    const answered = await postLogin(checker.base, 'nobody@example.com', 'not the password', { headers: { [CHALLENGE_HEADER]: await solvedHeader(challenge as unknown as Record<string, unknown>) } })
     t.equal(answered.status, 401, `${label}: solved, it is accepted (the login itself then fails as it should)`)
   }
 })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { ConfigError, loadServerConfig } from '../../../../server/edge/config.js'
-import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
+import { buildEdge, jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const SECOND_FACTOR_PATHS = ['second-factor/verify', 'second-factor/enrol/start', 'second-factor/enrol/confirm']

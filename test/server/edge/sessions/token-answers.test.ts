@@ -3,7 +3,7 @@ import t from 'tap'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
-import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
 
 const ROUTES = withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
 const ENV = { SECOND_FACTOR: 'true', PASSKEYS: 'true' }
@@ -40,12 +40,10 @@ function cookieNamed (response: { headers: Record<string, unknown> }, name: stri
 }
 
 async function edgeAnswering (t: Parameters<typeof buildEdge>[0], answer: (request: RecordedRequest) => [number, unknown], env: Record<string, string> = {}) {
-  const upstream = await startUpstream(t, (request, response) => {
+  return await startEdgeWithUpstream(t, (request, response) => {
     const [status, body] = answer(request)
     jsonAnswer(status, body)(request, response)
-  })
-  const app = await buildEdge(t, { accountsUpstream: upstream.url, accountsRoutes: ROUTES, env: { ...ENV, ...env } })
-  return { app, upstream }
+  }, { accountsRoutes: ROUTES, env: { ...ENV, ...env } })
 }
 
 function call (app: FastifyInstance, path: string, headers: Record<string, string> = PAGE_CALL, payload = '{}') {

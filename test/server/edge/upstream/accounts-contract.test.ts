@@ -2,7 +2,7 @@ import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../../server/shared/accounts-contract.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../../fixtures/edge.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../../fixtures/servers/edge.js'
 
 /*
  * The edge in front of an accounts service, checked against what

@@ -12,8 +12,8 @@ import { ACCOUNTS_REQUEST_HEADERS } from '../../../../server/edge/upstream/accou
 import { BROWSER_COOKIE } from '../../../../server/reference/known-browsers/browser-cookie.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
 import { SSO_STATE_COOKIE } from '../../../../server/reference/sso/state-cookie.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, captureLog, startUpstream } from '../../../fixtures/edge.js'
-import { rawExchange, rawRequest } from '../../../fixtures/raw-http.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, captureLog, startUpstream } from '../../../fixtures/servers/edge.js'
+import { rawExchange, rawRequest } from '../../../fixtures/http/raw-http.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import { REFERENCE_METRICS_TIMEOUT_MS, startEmbeddedServices, type EmbeddedServices } from '../../../../server/edge/upstream/embedded-services.js'
 import { REFERENCE_METRICS_PATH } from '../../../../server/reference/metrics/metrics-route.js'
 import { embeddedSecretHeaders } from '../../../../server/shared/embedded-secret.js'
-import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, TEST_PASSWORD_HASH_COST, temporaryDataDir } from '../../../fixtures/servers/reference.js'
 
 // The edge reads the forked reference process's figures through
 // EmbeddedServices.metrics(), to serve them after its own. The built

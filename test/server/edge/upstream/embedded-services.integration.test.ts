@@ -3,8 +3,10 @@ import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { edgeListeningAddress } from '../../../fixtures/built-server.js'
-import { GOOD_PASSWORD, postJson, temporaryDataDir, waitForEmail } from '../../../fixtures/reference.js'
+import { edgeListeningAddress } from '../../../fixtures/servers/built-server.js'
+import { GOOD_PASSWORD, temporaryDataDir } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { waitForEmail } from '../../../fixtures/emails/outbox.js'
 
 const MAIN = fileURLToPath(new URL('../../../../dist/server/main.js', import.meta.url))
 

@@ -3,8 +3,9 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from '../../../../server/edge/config.js'
-import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
 import type { ServerResponse } from 'node:http'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /**
  * An accounts backend that fails in every way we know of, behind the real
@@ -50,13 +51,11 @@ interface Outcome {
   readonly elapsedMs: number
 }
 
+/** A login with any credentials (the backend under test fails before it reads them), timed. */
 async function login (base: string): Promise<Outcome> {
   const started = Date.now()
-  const response = await fetch(`${base}/accounts/v2/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.test","password":"pw"}'
-  })
-  const body = await response.text()
-  return { status: response.status, body, headers: response.headers, elapsedMs: Date.now() - started }
+  const answer = await postLogin(base, 'a@b.test', 'pw')
+  return { status: answer.status, body: answer.text, headers: answer.headers, elapsedMs: Date.now() - started }
 }
 
 function expectNoLeak (t: Test, outcome: Outcome, what: string): void {

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
-import { buildEdge, DEAD_UPSTREAM, startUpstream, type RecordedRequest } from '../../../fixtures/edge.js'
+import { buildEdge, DEAD_UPSTREAM, startUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
 
 const GRPC_HEADERS = { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }
 /** A request frame for domain "example.com", and an answer with a data frame and a trailer frame. */

@@ -8,8 +8,9 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { failureKindOf, failureKindOfStatus } from '../../../../server/edge/upstream/upstream-failures.js'
-import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest } from '../../../fixtures/edge.js'
-import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso-certificates.js'
+import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest } from '../../../fixtures/servers/edge.js'
+import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /**
  * Every failed call to a backend leaves one log line naming the upstream,
@@ -33,11 +34,10 @@ async function edgeFor (t: Test, handler: Handler) {
   return edgeAt(t, (await startUpstream(t, handler)).url)
 }
 
+/** A login with any credentials, with the address in the query too (which no log may name). */
 async function login (base: string): Promise<{ status: number, body: string }> {
-  const response = await fetch(`${base}/accounts/v2/login?email=a@b.test`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.test","password":"hunter2"}'
-  })
-  return { status: response.status, body: await response.text() }
+  const answer = await postLogin(base, 'a@b.test', 'hunter2', { query: '?email=a@b.test' })
+  return { status: answer.status, body: answer.text }
 }
 
 const failureLines = (lines: LogLine[]): LogLine[] => lines.filter((line) => FAILURE_MESSAGES.has(line.msg))

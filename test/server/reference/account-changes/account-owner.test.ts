@@ -4,11 +4,13 @@ import { Secret, TOTP } from 'otpauth'
 import t, { type Test } from 'tap'
 import { FRESH_PROOF_WINDOW_MS } from '../../../../server/reference/account-changes/proof-cookie.js'
 import { googleNonceFor } from '../../../../server/reference/google/google-id-token.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import { postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/reference.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
-import { Clock } from '../../../fixtures/account-changes.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
+import { Clock } from '../../../fixtures/account-changes/account-changes.js'
 
 /*
  * The attacks of docs/account-changes.md, replayed: whoever reads a visitor's

@@ -1,17 +1,8 @@
 import t from 'tap'
-import {
-  accountsLinkOf,
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  outboxEmails,
-  postJson,
-  resetLinkOf,
-  startReference,
-  TEST_PUBLIC_URL,
-  waitForEmail
-} from '../../../fixtures/reference.js'
-import { addPasskey, CHROME_ON_WINDOWS, Clock, enrolAuthenticator, signedInOwner, waitForSubject } from '../../../fixtures/account-changes.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { accountsLinkOf, outboxEmails, resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { addPasskey, CHROME_ON_WINDOWS, Clock, enrolAuthenticator, signedInOwner, waitForSubject } from '../../../fixtures/account-changes/account-changes.js'
 
 /*
  * The owner hears about every change to how her account signs in

@@ -1,20 +1,13 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
-import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
-import {
-  accountsLinkOf,
-  GOOD_PASSWORD,
-  logCollector,
-  loginTokens,
-  openLink,
-  postJson,
-  registerAccount,
-  resetLinkOf,
-  startReference,
-  TEST_PUBLIC_URL,
-  waitForEmail
-} from '../../../fixtures/reference.js'
+import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes/account-changes.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+import { GOOD_PASSWORD, logCollector, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { accountsLinkOf, resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { openLink } from '../../../fixtures/http/open-link.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const ATTACKER_PASSWORD = 'the attacker\'s own passphrase'
 

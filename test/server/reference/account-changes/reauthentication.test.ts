@@ -1,9 +1,11 @@
 import { Secret, TOTP } from 'otpauth'
 import t, { type Test } from 'tap'
 import { FREE_LOGIN_FAILURES } from '../../../../server/reference/sign-in/login-throttles.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, type Reference } from '../../../fixtures/reference.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
-import { Clock } from '../../../fixtures/account-changes.js'
+import { GOOD_PASSWORD, startReference, type Reference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
+import { Clock } from '../../../fixtures/account-changes/account-changes.js'
 
 /*
  * Proofs given again (server/reference/account-changes/reauthentication.ts), as

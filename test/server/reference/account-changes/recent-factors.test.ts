@@ -1,7 +1,9 @@
 import t from 'tap'
 import { REVIEW_TOKEN_TTL_MS } from '../../../../server/reference/account-changes/recent-factors.js'
-import { GOOD_PASSWORD, postJson, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
-import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner, type SignedInOwner } from '../../../fixtures/account-changes.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner, type SignedInOwner } from '../../../fixtures/account-changes/account-changes.js'
 
 /*
  * After a completed reset (the end of "was this you?" and "this wasn't me"

@@ -1,21 +1,15 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import {
-  accountsLinkOf,
-  GOOD_PASSWORD,
-  loginTokens,
-  openLink,
-  outboxEmails,
-  postJson,
-  registerAccount,
-  startReference,
-  TEST_PUBLIC_URL,
-  type EmailKind
-} from '../../../fixtures/reference.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { accountsLinkOf, outboxEmails, type EmailKind } from '../../../fixtures/emails/outbox.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { openLink } from '../../../fixtures/http/open-link.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
 
 // Verified addresses, claims and known browsers live in the account store:
 // the same flows hold with DATABASE_URL as on the SQLite file.

@@ -1,17 +1,10 @@
 import t from 'tap'
 import type { Test } from 'tap'
-import {
-  accountsLinkOf,
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  openLink,
-  postJson,
-  startReference,
-  TEST_PUBLIC_URL,
-  waitForEmail
-} from '../../../fixtures/reference.js'
-import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { accountsLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { openLink } from '../../../fixtures/http/open-link.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { addPasskey, Clock, enrolAuthenticator, passkeySignIn, signedInOwner } from '../../../fixtures/account-changes/account-changes.js'
 
 /*
  * "This wasn't me", replayed as the attack it answers: someone with a way

@@ -11,11 +11,14 @@ import { hashPassword } from '../../../../server/reference/passwords/passwords.j
 import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
 import { SqliteAccountStore } from '../../../../server/reference/store/sqlite-store.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { GOOD_PASSWORD, logCollector, loginTokens, postJson, registerAccount, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../../fixtures/reference.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { GOOD_PASSWORD, logCollector, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const ADMIN = join(ROOT, 'dist/server/accounts-admin.js')

@@ -3,19 +3,11 @@ import { stat } from 'node:fs/promises'
 import { rootSecretFile } from '../../../../server/reference/keys/derived-secrets.js'
 import t from 'tap'
 import { addressThrottleKey, loginLockDuration } from '../../../../server/reference/sign-in/login-throttles.js'
-import {
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  loginTokens,
-  postJson,
-  registerAccount,
-  resetLinkOf,
-  startReference,
-  temporaryDataDir,
-  TEST_PUBLIC_URL,
-  waitForEmail
-} from '../../../fixtures/reference.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
 
 const PERSON = 'Audit.Person@Example.com'
 const WRONG_PASSWORD = 'a wrong guess of hers'

@@ -1,22 +1,13 @@
 import { Secret, TOTP } from 'otpauth'
 import t, { type Test } from 'tap'
 import { hashPassword, scryptParametersForCost } from '../../../../server/reference/passwords/passwords.js'
-import {
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  outboxEmails,
-  postJson,
-  registerAccount,
-  resetLinkOf,
-  startReference,
-  TEST_PASSWORD_HASH_COST,
-  waitForEmail,
-  type LogCollector,
-  type Reference
-} from '../../../fixtures/reference.js'
-import { sha1Hex, startRangeServer, type RangeServer } from '../../../fixtures/range-server.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, TEST_PASSWORD_HASH_COST, type LogCollector, type Reference } from '../../../fixtures/servers/reference.js'
+import { outboxEmails, resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { sha1Hex, startRangeServer, type RangeServer } from '../../../fixtures/breached-passwords/range-server.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /** Not in the offline list nor built on it: only the (local) breach corpus knows it. */
 const BREACHED_PASSWORD = 'velvet otter parliament 1987'
@@ -45,9 +36,6 @@ async function accountWithPassword (reference: Reference, email: string, passwor
   const created = await reference.services.store.createAccount({ email, firstName: null, lastName: null, passwordHash, googleSubject: null })
   if (!('created' in created)) throw new Error('the account could not be made')
 }
-
-const login = (reference: Reference, email: string, password: string) =>
-  postJson(reference.base, '/accounts/v2/login', { email, password })
 
 /** The service's counter values for the breach checks and range calls, from its Prometheus text. */
 async function breachFigures (reference: Reference): Promise<Record<string, number>> {
@@ -91,7 +79,7 @@ t.test('a reset completed with a breached password is refused, and the link stil
 t.test('a login with a breached password signs in, flagged password_breached, and is audited without the password', async (t) => {
   const { reference, logs } = await setUp(t)
   await accountWithPassword(reference, 'leo@example.com', BREACHED_PASSWORD)
-  const answer = await login(reference, 'leo@example.com', BREACHED_PASSWORD)
+  const answer = await postLogin(reference.base, 'leo@example.com', BREACHED_PASSWORD)
   t.equal(answer.status, 200)
   t.same(Object.keys(answer.body).sort(), ['auth', 'password_breached', 'refresh'])
   t.equal(answer.body.password_breached, true)
@@ -107,7 +95,7 @@ t.test('a login with a breached password signs in, flagged password_breached, an
 t.test('a login with a clean password has no flag and no audit line', async (t) => {
   const { reference, range, logs } = await setUp(t)
   await registerAccount(reference.base, 'cleo@example.com')
-  const answer = await login(reference, 'cleo@example.com', GOOD_PASSWORD)
+  const answer = await postLogin(reference.base, 'cleo@example.com', GOOD_PASSWORD)
   t.same(Object.keys(answer.body).sort(), ['auth', 'refresh'])
   t.notOk(auditEvents(logs).includes('login.password-breached'))
   t.equal(range.requests.length, 1, 'registration and login share the cached range answer')
@@ -117,9 +105,9 @@ t.test('a wrong password makes no range call: guesses are never sent, nor counte
   const { reference, range } = await setUp(t)
   await accountWithPassword(reference, 'wes@example.com', GOOD_PASSWORD)
   for (const guess of [BREACHED_PASSWORD, 'another wrong guess', 'and a third one']) {
-    t.equal((await login(reference, 'wes@example.com', guess)).status, 401)
+    t.equal((await postLogin(reference.base, 'wes@example.com', guess)).status, 401)
   }
-  t.equal((await login(reference, 'nobody@example.com', BREACHED_PASSWORD)).status, 401, 'nor for an unknown address')
+  t.equal((await postLogin(reference.base, 'nobody@example.com', BREACHED_PASSWORD)).status, 401, 'nor for an unknown address')
   t.same(range.requests, [])
   const figures = await breachFigures(reference)
   t.equal(Object.entries(figures).filter(([name]) => name.startsWith('checks_total')).reduce((sum, [, value]) => sum + value, 0), 0)
@@ -128,8 +116,8 @@ t.test('a wrong password makes no range call: guesses are never sent, nor counte
 t.test('a burst of logins with one password makes one range call (cache and shared lookups)', async (t) => {
   const { reference, range } = await setUp(t)
   await accountWithPassword(reference, 'burst@example.com', BREACHED_PASSWORD)
-  const answers = await Promise.all(Array.from({ length: 8 }, () => login(reference, 'burst@example.com', BREACHED_PASSWORD)))
-  for (let i = 0; i < 4; i++) answers.push(await login(reference, 'burst@example.com', BREACHED_PASSWORD))
+  const answers = await Promise.all(Array.from({ length: 8 }, () => postLogin(reference.base, 'burst@example.com', BREACHED_PASSWORD)))
+  for (let i = 0; i < 4; i++) answers.push(await postLogin(reference.base, 'burst@example.com', BREACHED_PASSWORD))
   t.ok(answers.every((answer) => answer.status === 200 && answer.body.password_breached === true), 'every one flagged')
   t.equal(range.requests.length, 1)
   const figures = await breachFigures(reference)
@@ -154,7 +142,7 @@ for (const [name, breakIt, reason] of outages) {
     t.equal(registered.status, 200, 'registered: the corpus could not say')
     const warning = await logs.waitFor((line) => line.level === 40 && /breached-password corpus/.test(String(line.msg)))
     t.match(warning, { reason, purpose: 'new_password', failure: 'open' })
-    const signedIn = await login(reference, 'ola@example.com', BREACHED_PASSWORD)
+    const signedIn = await postLogin(reference.base, 'ola@example.com', BREACHED_PASSWORD)
     t.equal(signedIn.status, 200)
     t.notOk('password_breached' in signedIn.body, 'no flag: nothing is known')
     t.ok(performance.now() - started < 5000, 'each waited at most the timeout')
@@ -169,14 +157,14 @@ for (const [name, breakIt, reason] of outages) {
 t.test('a slow corpus adds at most BREACHED_PASSWORDS_TIMEOUT_MS to a login', async (t) => {
   const { reference, range } = await setUp(t, { BREACHED_PASSWORDS_TIMEOUT_MS: '500' })
   await accountWithPassword(reference, 'sam@example.com', GOOD_PASSWORD)
-  await login(reference, 'sam@example.com', GOOD_PASSWORD)
+  await postLogin(reference.base, 'sam@example.com', GOOD_PASSWORD)
   const quick = performance.now()
-  await login(reference, 'sam@example.com', GOOD_PASSWORD)
+  await postLogin(reference.base, 'sam@example.com', GOOD_PASSWORD)
   const cachedMs = performance.now() - quick
   range.mode = 'hang'
   await accountWithPassword(reference, 'tia@example.com', 'a different passphrase, not cached')
   const slow = performance.now()
-  t.equal((await login(reference, 'tia@example.com', 'a different passphrase, not cached')).status, 200)
+  t.equal((await postLogin(reference.base, 'tia@example.com', 'a different passphrase, not cached')).status, 200)
   const slowMs = performance.now() - slow
   t.ok(slowMs < cachedMs + 500 + 700, `a login with a hanging corpus took ${Math.round(slowMs)} ms, one with a cached answer ${Math.round(cachedMs)} ms`)
 })
@@ -192,7 +180,7 @@ t.test('BREACHED_PASSWORDS_FAILURE=closed refuses a new password while the corpu
   t.equal(refused.headers.get('retry-after'), '60')
   t.equal(await reference.services.store.findAccountByEmail('dan@example.com'), null)
   t.match(logs.lines.find((line) => line.audit === 'register.refused' && line.reason !== 'invalid'), { reason: 'breach-check-unavailable' })
-  t.equal((await login(reference, 'cara@example.com', GOOD_PASSWORD)).status, 200, 'a login is never refused for it')
+  t.equal((await postLogin(reference.base, 'cara@example.com', GOOD_PASSWORD)).status, 200, 'a login is never refused for it')
   assertNoSecrets(t, logs, GOOD_PASSWORD + '!')
 })
 
@@ -201,7 +189,7 @@ t.test('BREACHED_PASSWORDS=off asks no corpus: the offline rules alone', async (
   own.breach(BREACHED_PASSWORD)
   const reference = await startReference(t, { env: { BREACHED_PASSWORDS: 'off', BREACHED_PASSWORDS_URL: own.url } })
   await registerAccount(reference.base, 'air@example.com', BREACHED_PASSWORD)
-  t.equal((await login(reference, 'air@example.com', BREACHED_PASSWORD)).body.password_breached, undefined)
+  t.equal((await postLogin(reference.base, 'air@example.com', BREACHED_PASSWORD)).body.password_breached, undefined)
   t.same((await postJson(reference.base, '/accounts/register', { email: 'gap@example.com', password: 'Summer2024!', confirm_password: 'Summer2024!' })).status, 400, 'the offline list still applies')
   t.same(own.requests, [])
 })
@@ -232,7 +220,7 @@ t.test('with a second factor, the flag is carried through the code step to the a
   t.equal((await owner.post('second-factor/enrol/confirm', { code: code() }, bearer)).status, 200)
   clock.value += 30_000
 
-  const challenged = await login(reference, 'max@example.com', BREACHED_PASSWORD)
+  const challenged = await postLogin(reference.base, 'max@example.com', BREACHED_PASSWORD)
   t.equal(challenged.body.second_factor, 'code')
   t.notOk('password_breached' in challenged.body, 'not on the challenge: the password step is not the sign-in yet')
   const verified = await call('second-factor/verify', { challenge: challenged.body.challenge, code: code() })
@@ -262,20 +250,20 @@ t.test('a breached login also emails the owner, in the visitor\'s language, at m
   await logs.waitFor((line) => line.audit === 'password.breach-notice-sent')
   assertNoSecrets(t, logs, BREACHED_PASSWORD)
 
-  t.equal((await login(reference, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
+  t.equal((await postLogin(reference.base, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
   now += 29 * 24 * 60 * 60 * 1000
-  t.equal((await login(reference, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
+  t.equal((await postLogin(reference.base, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
   await new Promise((resolve) => setTimeout(resolve, 300))
   t.equal((await breachEmails()).length, 1, 'no second email within 30 days: the page says it at every login')
   now += 2 * 24 * 60 * 60 * 1000
-  t.equal((await login(reference, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
+  t.equal((await postLogin(reference.base, 'lea@example.com', BREACHED_PASSWORD)).status, 200)
   t.equal((await settled(2)).length, 2, 'a month on, with the password unchanged, a reminder')
 })
 
 t.test('a clean login sends no breach email', async (t) => {
   const { reference } = await setUp(t)
   await registerAccount(reference.base, 'cleo@example.com')
-  t.equal((await login(reference, 'cleo@example.com', GOOD_PASSWORD)).status, 200)
+  t.equal((await postLogin(reference.base, 'cleo@example.com', GOOD_PASSWORD)).status, 200)
   await new Promise((resolve) => setTimeout(resolve, 300))
   t.notOk((await outboxEmails(reference.dataDir)).some((email) => email.decoded.includes('view=resetPassword')))
 })

@@ -7,7 +7,7 @@ import {
   RangeClient,
   type RangeFailure
 } from '../../../../server/reference/breached-passwords/range-client.js'
-import { sha1Hex, startRangeServer, type RangeServer } from '../../../fixtures/range-server.js'
+import { sha1Hex, startRangeServer, type RangeServer } from '../../../fixtures/breached-passwords/range-server.js'
 
 const BREACHED = 'hunter2-but-longer'
 const CLEAN = 'a clean passphrase nobody has leaked'

@@ -2,16 +2,10 @@ import { once } from 'node:events'
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import {
-  auditEvents,
-  logCollector,
-  outboxFiles,
-  postJson,
-  registerAccount,
-  resetLinkOf,
-  startReference,
-  TEST_PUBLIC_URL
-} from '../../../fixtures/reference.js'
+import { auditEvents, logCollector, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { outboxFiles, resetLinkOf } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 interface ReceivedMail { readonly from: string, readonly to: string[], readonly data: string }
 

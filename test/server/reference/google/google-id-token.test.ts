@@ -1,8 +1,10 @@
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
-import { jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const CLIENT_ID = '1234-test.apps.googleusercontent.com'
 const LOGIN_FAILED = { error: 'Google login failed.' }

@@ -1,7 +1,8 @@
 import t from 'tap'
 import { accountThrottleKey, addressThrottleKey } from '../../../../server/reference/sign-in/login-throttles.js'
 import { EMBEDDED_SECRET_HEADER } from '../../../../server/shared/embedded-secret.js'
-import { auditEvents, logCollector, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { auditEvents, logCollector, startReference } from '../../../fixtures/servers/reference.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const FORGED = '198.51.100.23'
 

@@ -9,7 +9,8 @@ import {
   DEFAULT_PASSWORD_MIN_LENGTH as PASSWORD_MIN_LENGTH,
   type NewPasswordRules
 } from '../../../../server/reference/http/validation.js'
-import { GOOD_PASSWORD, postJson, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
 
 const VALID_EMAILS = [
   'a@example.com',

@@ -5,7 +5,7 @@ import t from 'tap'
 import { BROWSER_COOKIE } from '../../../../server/reference/known-browsers/browser-cookie.js'
 import { loadOrCreateDerivedSecrets, rootSecretFile } from '../../../../server/reference/keys/derived-secrets.js'
 import { loadOrCreateSigningKey } from '../../../../server/reference/keys/signing-key.js'
-import { temporaryDataDir } from '../../../fixtures/reference.js'
+import { temporaryDataDir } from '../../../fixtures/servers/reference.js'
 
 t.test('a DATA_DIR from before the root secret keeps the secrets it derived from the signing key (browser cookies stay recognised)', async (t) => {
   const dataDir = temporaryDataDir(t)

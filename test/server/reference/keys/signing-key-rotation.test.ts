@@ -6,7 +6,9 @@ import { rootSecretFile } from '../../../../server/reference/keys/derived-secret
 import { retiredKeysFile, signingKeyFile } from '../../../../server/reference/keys/signing-key.js'
 import { KEY_PUBLISH_AHEAD_MS, rotateSigningKey, RotationRefused } from '../../../../server/reference/keys/signing-key-rotation.js'
 import { AUTH_TOKEN_TTL_SECONDS } from '../../../../server/reference/sessions/tokens.js'
-import { loginTokens, registerAccount, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../../fixtures/reference.js'
+import { startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const MINUTE_MS = 60_000
 

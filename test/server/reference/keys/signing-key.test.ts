@@ -3,7 +3,9 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { loadOrCreateSigningKey } from '../../../../server/reference/keys/signing-key.js'
-import { loginTokens, registerAccount, startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../../fixtures/reference.js'
+import { startReference, temporaryDataDir, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const keyFile = (dataDir: string): string => join(dataDir, 'keys', 'auth-signing-key.jwk.json')
 

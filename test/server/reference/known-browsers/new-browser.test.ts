@@ -1,18 +1,10 @@
 import t from 'tap'
 import { NEW_BROWSER_NOTICE_INTERVAL_MS } from '../../../../server/reference/known-browsers/browser-notices.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import {
-  accountsLinkOf,
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  openLink,
-  outboxEmails,
-  postJson,
-  startReference,
-  TEST_PUBLIC_URL,
-  waitForEmail
-} from '../../../fixtures/reference.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { accountsLinkOf, outboxEmails, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { openLink } from '../../../fixtures/http/open-link.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
 
 const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:132.0) Gecko/20100101 Firefox/132.0'
 const CHROME_ON_ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36'

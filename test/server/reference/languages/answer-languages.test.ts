@@ -5,9 +5,11 @@ import english from '../../../../server/reference/languages/en.json' with { type
 import spanish from '../../../../server/reference/languages/es.json' with { type: 'json' }
 import french from '../../../../server/reference/languages/fr.json' with { type: 'json' }
 import japanese from '../../../../server/reference/languages/ja.json' with { type: 'json' }
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { startSsoStack } from '../../../fixtures/sso-service.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { startSsoStack } from '../../../fixtures/sso/sso-service.js'
 
 const fill = (text: string, params: Record<string, string | number>): string =>
   text.replace(/\{(\w+)\}/g, (whole, name: string) => String(params[name] ?? whole))

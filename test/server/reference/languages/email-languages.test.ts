@@ -1,7 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import englishEmails from '../../../../server/reference/emails/messages/en.json' with { type: 'json' }
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { waitForEmail } from '../../../fixtures/emails/outbox.js'
 
 /**
  * The emails' texts in `locale` as the translator wrote them, English's

@@ -1,26 +1,22 @@
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { occupyHashGate } from '../../../fixtures/hash-gate.js'
+import { occupyHashGate } from '../../../fixtures/passwords/hash-gate.js'
 import { FREE_ACCOUNT_FAILURES, FREE_LOGIN_FAILURES } from '../../../../server/reference/sign-in/login-throttles.js'
 import { REFERENCE_METRICS_PATH } from '../../../../server/reference/metrics/metrics-route.js'
 import { buildLocalAccountsServer } from '../../../../server/reference/server.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google-identity.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import {
-  GOOD_PASSWORD,
-  outboxFiles,
-  postJson,
-  registerAccount,
-  startReference,
-  TEST_PUBLIC_URL,
-  type Reference
-} from '../../../fixtures/reference.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { OIDC_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { outboxFiles } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { OIDC_DOMAIN, startSsoStack } from '../../../fixtures/sso/sso-service.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 // The reference service's own figures (password hashing time,
 // lockouts, emails sent or failed, sign-ins), read as the edge reads them:
@@ -59,7 +55,7 @@ async function scrapeUntil (reference: Reference, ready: (text: string) => boole
 }
 
 function loginFrom (reference: Reference, address: string, password: string) {
-  return postJson(reference.base, '/accounts/v2/login', { email: OWNER, password }, { 'x-forwarded-for': address })
+  return postLogin(reference.base, OWNER, password, { headers: { 'x-forwarded-for': address } })
 }
 
 t.test('a registration, a sign-in and guesses until a lock are counted, and no address or token is in the text', async (t) => {

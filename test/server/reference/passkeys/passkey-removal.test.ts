@@ -1,10 +1,11 @@
 import { decodeJwt } from 'jose'
 import t, { type Test } from 'tap'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import {
-  GOOD_PASSWORD, logCollector, postJson, registerAccount, resetLinkOf, startReference, TEST_PUBLIC_URL, verifyAddress, waitForEmail, type Reference
-} from '../../../fixtures/reference.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { GOOD_PASSWORD, logCollector, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount, verifyAddress } from '../../../fixtures/registration/registration.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
 
 /*
  * The attack replayed: someone who once held the owner's fresh proof (her

@@ -1,9 +1,10 @@
 import t from 'tap'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { registerAccount, startReference, TEST_PUBLIC_URL } from '../../../fixtures/reference.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
 
 // With DATABASE_URL several instances share the passkeys and the challenges: a passkey made on
 // one signs in on another, and a challenge answered on one cannot be answered again on another.

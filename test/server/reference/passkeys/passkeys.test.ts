@@ -2,9 +2,12 @@ import { decodeJwt } from 'jose'
 import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
 import { FREE_LOGIN_FAILURES, passkeyThrottleKey } from '../../../../server/reference/sign-in/login-throttles.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/reference.js'
-import { PasskeyBrowser as Browser } from '../../../fixtures/passkey-browser.js'
-import { SoftwareAuthenticator, type CeremonyOverrides } from '../../../fixtures/software-authenticator.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { PasskeyBrowser as Browser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { SoftwareAuthenticator, type CeremonyOverrides } from '../../../fixtures/passkeys/software-authenticator.js'
 
 const RP_ID = new URL(TEST_PUBLIC_URL).hostname
 

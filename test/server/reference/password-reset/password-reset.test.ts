@@ -3,19 +3,11 @@ import t from 'tap'
 import { RESET_EMAILS_PER_HOUR } from '../../../../server/reference/password-reset/reset-request.js'
 import { addressThrottleKey, loginLockDuration } from '../../../../server/reference/sign-in/login-throttles.js'
 import { hashToken, newOpaqueToken } from '../../../../server/reference/sessions/tokens.js'
-import {
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  loginTokens,
-  outboxEmails,
-  postJson,
-  registerAccount,
-  resetLinkOf,
-  startReference,
-  TEST_PUBLIC_URL,
-  waitForEmail
-} from '../../../fixtures/reference.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { outboxEmails, resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const REQUESTED = {
   success: 'If an account exists for this email, we have sent it a link to reset the password. The link works once, within 30 minutes.'

@@ -1,8 +1,10 @@
 import t from 'tap'
 import englishAnswers from '../../../../server/reference/languages/en.json' with { type: 'json' }
-import { occupyHashGate } from '../../../fixtures/hash-gate.js'
+import { occupyHashGate } from '../../../fixtures/passwords/hash-gate.js'
 import { accountThrottleKey } from '../../../../server/reference/sign-in/login-throttles.js'
-import { auditEvents, GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 // Without the hash gate, a burst of logins kept the service hashing for
 // requests the edge had abandoned, and every login timed out. The burst

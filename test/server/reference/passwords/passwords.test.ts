@@ -1,6 +1,8 @@
 import t from 'tap'
 import { hashPassword, needsRehash, OWASP_SCRYPT_COST, SCRYPT_PARAMETERS, verifyPassword } from '../../../../server/reference/passwords/passwords.js'
-import { GOOD_PASSWORD, logCollector, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, logCollector, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const CHEAP = { N: 2 ** 14, r: 8, p: 1 }
 

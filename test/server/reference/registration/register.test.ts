@@ -1,5 +1,8 @@
 import t from 'tap'
-import { GOOD_PASSWORD, logCollector, outboxEmails, postJson, registerAccount, startReference, TEST_PASSWORD_HASH_COST, waitForEmail } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, logCollector, startReference, TEST_PASSWORD_HASH_COST } from '../../../fixtures/servers/reference.js'
+import { outboxEmails, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const CREATED = { success: 'Your account has been created. You can now log in. We have also sent you a link to verify your email address.' }
 const EXISTS = { error: 'An account with this email already exists. Log in, or reset your password.' }

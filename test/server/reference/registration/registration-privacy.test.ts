@@ -1,6 +1,9 @@
 import t from 'tap'
 import englishAnswers from '../../../../server/reference/languages/en.json' with { type: 'json' }
-import { GOOD_PASSWORD, outboxEmails, postJson, registerAccount, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { outboxEmails, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const STRICT = { REQUIRE_VERIFIED_EMAIL: 'true' }
 

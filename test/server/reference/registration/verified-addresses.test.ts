@@ -1,20 +1,12 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
 import { VERIFICATION_EMAILS_PER_HOUR, VERIFICATION_RESEND_INTERVAL_MS } from '../../../../server/reference/registration/email-verification.js'
-import {
-  accountsLinkOf,
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  loginTokens,
-  openLink,
-  outboxEmails,
-  postJson,
-  registerAccount,
-  startReference,
-  TEST_PUBLIC_URL,
-  waitForEmail
-} from '../../../fixtures/reference.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { accountsLinkOf, outboxEmails, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { openLink } from '../../../fixtures/http/open-link.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const VERIFIED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=email-verified&ui_locales=en`
 const REFUSED_LANDING = `${TEST_PUBLIC_URL}/?view=login&notice=verify-link-invalid&ui_locales=en`

@@ -7,11 +7,14 @@ import { FREE_LOGIN_FAILURES } from '../../../../server/reference/sign-in/login-
 import { matchingStep } from '../../../../server/reference/second-factor/second-factor-codes.js'
 import { secondFactorThrottleKey } from '../../../../server/reference/second-factor/code-throttle.js'
 import { hashToken, newOpaqueToken } from '../../../../server/reference/sessions/tokens.js'
-import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../../fixtures/google-identity.js'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference, TEST_PUBLIC_URL, verifyAddress, type Reference } from '../../../fixtures/reference.js'
-import { ServiceBrowser } from '../../../fixtures/service-browser.js'
-import { SoftwareAuthenticator } from '../../../fixtures/software-authenticator.js'
+import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID, type GoogleStandIn } from '../../../fixtures/google/google-identity.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount, verifyAddress } from '../../../fixtures/registration/registration.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
+import { SoftwareAuthenticator } from '../../../fixtures/passkeys/software-authenticator.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 /** A clock the service reads, moved by whole 30-second steps so that each code is a new one. */
 class Clock {
@@ -41,7 +44,7 @@ const call = (setup: Setup, path: string, body: unknown, headers: Record<string,
   postJson(setup.reference.base, `/accounts/${path}`, body, headers)
 
 const login = (setup: Setup, email: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
-  call(setup, 'v2/login', { email, password: GOOD_PASSWORD, ...extra }, headers)
+  postLogin(setup.reference.base, email, GOOD_PASSWORD, { headers, extra })
 
 /** The code the authenticator app shows for `secret` at the service's time. */
 function codeFor (setup: Setup, secret: string): string {

@@ -1,5 +1,8 @@
 import t from 'tap'
-import { GOOD_PASSWORD, postJson, registerAccount, resetLinkOf, startReference, waitForEmail } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
 
 /*
  * A sign-in whose first factor was right waits for its code or its

@@ -1,7 +1,9 @@
 import { decodeJwt } from 'jose'
 import t, { type Test } from 'tap'
-import { PasskeyBrowser } from '../../../fixtures/passkey-browser.js'
-import { logCollector, postJson, registerAccount, startReference, type Reference } from '../../../fixtures/reference.js'
+import { PasskeyBrowser } from '../../../fixtures/passkeys/passkey-browser.js'
+import { logCollector, startReference, type Reference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 /*
  * `sessions/end-others` (docs/account-changes.md#ending-the-other-sessions):

@@ -1,18 +1,12 @@
 import t, { type Test } from 'tap'
 import { DEFAULT_SESSION_SETTINGS } from '../../../../server/reference/config.js'
 import { hashToken } from '../../../../server/reference/sessions/tokens.js'
-import { Clock } from '../../../fixtures/account-changes.js'
-import {
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  loginTokens,
-  postJson,
-  registerAccount,
-  resetLinkOf,
-  startReference,
-  waitForEmail
-} from '../../../fixtures/reference.js'
+import { Clock } from '../../../fixtures/account-changes/account-changes.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { resetLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
 
 const ENDED = { error: 'Your session has ended. Please log in again.' }
 const GRACE_SECONDS = DEFAULT_SESSION_SETTINGS.reuseGraceSeconds

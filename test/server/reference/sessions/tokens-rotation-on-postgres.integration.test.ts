@@ -1,8 +1,8 @@
 import pg from 'pg'
 import t from 'tap'
 import { hashToken } from '../../../../server/reference/sessions/tokens.js'
-import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { GRACE_SECONDS, refresh, signedIn, successorRefusedSpendsNothing } from '../../../fixtures/token-rotation.js'
+import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { GRACE_SECONDS, refresh, signedIn, successorRefusedSpendsNothing } from '../../../fixtures/sessions/token-rotation.js'
 
 // The spend of a refresh token and its successor are one transaction (AccountStore.rotateRefreshToken):
 // a refresh that fails, or whose caller has gone before it rotates, leaves the token as it was.

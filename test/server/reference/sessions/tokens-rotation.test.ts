@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import t from 'tap'
 import { databaseFile } from '../../../../server/reference/store/open-store.js'
-import { successorRefusedSpendsNothing } from '../../../fixtures/token-rotation.js'
+import { successorRefusedSpendsNothing } from '../../../fixtures/sessions/token-rotation.js'
 
 // The spend of a refresh token and its successor are one transaction (AccountStore.rotateRefreshToken).
 // On PostgreSQL, with a caller gone before the rotation too: tokens-rotation-on-postgres.integration.test.ts.

@@ -2,8 +2,11 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import t from 'tap'
 import { DEFAULT_SESSION_SETTINGS } from '../../../../server/reference/config.js'
 import { AUTH_TOKEN_TTL_SECONDS, hashToken } from '../../../../server/reference/sessions/tokens.js'
-import { Clock } from '../../../fixtures/account-changes.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, TEST_PUBLIC_URL } from '../../../fixtures/reference.js'
+import { Clock } from '../../../fixtures/account-changes/account-changes.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const ENDED = { error: 'Your session has ended. Please log in again.' }
 const IDLE_TIMEOUT_MS = DEFAULT_SESSION_SETTINGS.idleTimeoutDays * 24 * 60 * 60 * 1000

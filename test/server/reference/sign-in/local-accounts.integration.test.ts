@@ -3,26 +3,18 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { Secret, TOTP } from 'otpauth'
-import { freeLoopbackPort } from '../../../fixtures/local-services.js'
+import { freeLoopbackPort } from '../../../fixtures/servers/local-services.js'
 import t, { type Test } from 'tap'
 import { buildLocalAccountsServer } from '../../../../server/reference/server.js'
 import { loggerOptions } from '../../../../server/shared/logger.js'
 import { hashPassword } from '../../../../server/reference/passwords/passwords.js'
 import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { SqliteAccountStore } from '../../../../server/reference/store/sqlite-store.js'
-import { listen } from '../../../fixtures/edge.js'
-import {
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  loginTokens,
-  postJson,
-  registerAccount,
-  startReference,
-  temporaryDataDir,
-  TEST_PUBLIC_URL,
-  type ReferenceOptions
-} from '../../../fixtures/reference.js'
+import { listen } from '../../../fixtures/servers/edge.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, temporaryDataDir, TEST_PUBLIC_URL, type ReferenceOptions } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const REFERENCE_MAIN = fileURLToPath(new URL('../../../../dist/server/reference.js', import.meta.url))
 const OTHER_PAGE = 'https://console.example.test'

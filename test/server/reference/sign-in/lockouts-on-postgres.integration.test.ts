@@ -1,7 +1,9 @@
 import t from 'tap'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 // The lockouts of lockouts.test.ts, with DATABASE_URL: the locks and counts are in
 // PostgreSQL, which every instance shares, and the attack fails there too.

@@ -5,15 +5,10 @@ import {
   FREE_ACCOUNT_FAILURES,
   MAX_ACCOUNT_DELAY_MS
 } from '../../../../server/reference/sign-in/login-throttles.js'
-import {
-  auditEvents,
-  GOOD_PASSWORD,
-  logCollector,
-  postJson,
-  registerAccount,
-  startReference,
-  type ReferenceOptions
-} from '../../../fixtures/reference.js'
+import { auditEvents, GOOD_PASSWORD, logCollector, startReference, type ReferenceOptions } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 // Locks once keyed by the account alone: failures from every address locked it, right
 // password included, so that one guess per quarter of an hour kept its owner
@@ -31,8 +26,7 @@ function startBehindProxy (t: Test, options: ReferenceOptions = {}): ReturnType<
 }
 
 function loginFrom (base: string, address: string, password: string, cookie?: string) {
-  return postJson(base, '/accounts/v2/login', { email: VICTIM, password },
-    { 'x-forwarded-for': address, ...(cookie === undefined ? {} : { cookie }) })
+  return postLogin(base, VICTIM, password, { headers: { 'x-forwarded-for': address, ...(cookie === undefined ? {} : { cookie }) } })
 }
 
 /** The known-browser cookie a sign-in set, as the browser sends it back. */

@@ -1,7 +1,9 @@
 import { decodeJwt } from 'jose'
 import t from 'tap'
 import { accountThrottleKey, addressThrottleKey } from '../../../../server/reference/sign-in/login-throttles.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const INVALID = { error: 'Invalid email or password.' }
 

@@ -1,7 +1,9 @@
 import { decodeJwt } from 'jose'
 import t, { type Test } from 'tap'
 import { CONTEXT_FIELD_MAX_LENGTH, MAX_ALLOWED_ORGS } from '../../../../server/reference/http/validation.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const NOT_A_MEMBER = { error: 'Your account is not a member of an organisation allowed here.' }
 

@@ -8,7 +8,9 @@ import {
   MAX_LOGIN_LOCK_MS
 } from '../../../../server/reference/sign-in/login-throttles.js'
 import { SCRYPT_PARAMETERS } from '../../../../server/reference/passwords/passwords.js'
-import { GOOD_PASSWORD, postJson, registerAccount, startReference } from '../../../fixtures/reference.js'
+import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 const INVALID = { error: 'Invalid email or password.' }
 

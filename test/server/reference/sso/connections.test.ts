@@ -5,7 +5,7 @@ import t from 'tap'
 import { ConfigError } from '../../../../server/shared/env-parsing.js'
 import { loadReferenceConfig } from '../../../../server/reference/config.js'
 import { connectionDomainOf, parseSsoConnections } from '../../../../server/reference/sso/connections.js'
-import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso-certificates.js'
+import { makeKeyAndCertificate, opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
 
 t.test('SSO_CONNECTIONS', { skip: opensslSkip }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'threshold-sso-config-'))

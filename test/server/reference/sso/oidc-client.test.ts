@@ -1,10 +1,10 @@
 import t, { type Test } from 'tap'
 import { parseSsoConnections, type OidcConnection } from '../../../../server/reference/sso/connections.js'
 import { OidcClient } from '../../../../server/reference/sso/oidc-client.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { startOidcProvider } from '../../../fixtures/sso-oidc-provider.js'
-import { OIDC_DOMAIN, startSsoStack, type Landing } from '../../../fixtures/sso-service.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { startOidcProvider } from '../../../fixtures/sso/sso-oidc-provider.js'
+import { OIDC_DOMAIN, startSsoStack, type Landing } from '../../../fixtures/sso/sso-service.js'
 
 t.test('OIDC single sign-on, with a real provider, through the edge', { skip: opensslSkip }, async (t) => {
   // A real OpenID provider (oidc-provider) and the real edge in front of the

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { tamperWith, type SamlPost } from '../../../fixtures/sso-saml-idp.js'
-import { SAML_DOMAIN, SP_ENTITY_ID, startSsoStack, type Landing } from '../../../fixtures/sso-service.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { tamperWith, type SamlPost } from '../../../fixtures/sso/sso-saml-idp.js'
+import { SAML_DOMAIN, SP_ENTITY_ID, startSsoStack, type Landing } from '../../../fixtures/sso/sso-service.js'
 
 t.test('SAML single sign-on, with a real IdP, through the edge', { skip: opensslSkip }, async (t) => {
   // A real SAML IdP (samlify) signing with its own key, and the real edge in

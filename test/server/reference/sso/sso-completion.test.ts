@@ -1,8 +1,9 @@
 import t, { type Test } from 'tap'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { outboxEmails, postJson, waitForEmail } from '../../../fixtures/reference.js'
-import { OIDC_DOMAIN, SAML_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { outboxEmails, waitForEmail } from '../../../fixtures/emails/outbox.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { OIDC_DOMAIN, SAML_DOMAIN, startSsoStack } from '../../../fixtures/sso/sso-service.js'
 
 t.test('the page\'s completion of single sign-on', { skip: opensslSkip }, async (t) => {
   // The page's automatic completion after the provider's leg: the id works

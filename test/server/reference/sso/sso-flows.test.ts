@@ -8,10 +8,10 @@ import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { parseSsoConnections } from '../../../../server/reference/sso/connections.js'
 import { SsoFlows } from '../../../../server/reference/sso/sso-flows.js'
 import { SqliteAccountStore } from '../../../../server/reference/store/sqlite-store.js'
-import { jsonAnswer, startUpstream } from '../../../fixtures/edge.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { OIDC_DOMAIN, SAML_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
+import { jsonAnswer, startUpstream } from '../../../fixtures/servers/edge.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { OIDC_DOMAIN, SAML_DOMAIN, startSsoStack } from '../../../fixtures/sso/sso-service.js'
 
 t.test('starting single sign-on and what it leaves behind', { skip: opensslSkip }, async (t) => {
   const stack = await startSsoStack(t)

@@ -1,9 +1,9 @@
 import t from 'tap'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { TestBrowser } from '../../../fixtures/sso-browser.js'
-import { opensslSkip } from '../../../fixtures/sso-certificates.js'
-import { OIDC_DOMAIN, SAML_DOMAIN, startSsoStack } from '../../../fixtures/sso-service.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { TestBrowser } from '../../../fixtures/sso/sso-browser.js'
+import { opensslSkip } from '../../../fixtures/sso/sso-certificates.js'
+import { OIDC_DOMAIN, SAML_DOMAIN, startSsoStack } from '../../../fixtures/sso/sso-service.js'
 
 // Single sign-on keeps its transactions, ids and seen assertions in the
 // account store: the same round trips and refusals hold on PostgreSQL.

@@ -1,8 +1,11 @@
 import t from 'tap'
-import { startBuiltServer, type BuiltServer } from '../../../fixtures/built-server.js'
-import { faketimeSkip, skewedClockEnv } from '../../../fixtures/faketime.js'
-import { postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
-import { GOOD_PASSWORD, postJson, registerAccount } from '../../../fixtures/reference.js'
+import { startBuiltServer, type BuiltServer } from '../../../fixtures/servers/built-server.js'
+import { faketimeSkip, skewedClockEnv } from '../../../fixtures/servers/faketime.js'
+import { postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
+import { GOOD_PASSWORD } from '../../../fixtures/servers/reference.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
 
 const SKEW_MS = 5 * 60 * 1000
 const skip = postgresSkip !== false ? postgresSkip : faketimeSkip
@@ -46,15 +49,13 @@ t.test('an instance five minutes ahead locks out no right password, and ends no 
 
   const email = 'skew@example.com'
   await registerAccount(onTime.base, email)
-  const login = async (server: BuiltServer, password: string): Promise<{ status: number, body: Record<string, unknown> }> =>
-    await postJson(server.base, '/accounts/v2/login', { email, password })
 
   // A wrong password writes a lock that ends at once (the first failures are free); by the ahead
   // instance's own clock that "at once" would be five minutes away for the other.
   const refreshTokens: string[] = []
   for (const [wrongAt, rightAt, label] of [[ahead, onTime, 'ahead, then on time'], [onTime, ahead, 'on time, then ahead']] as const) {
-    t.equal((await login(wrongAt, 'wrong horse battery staple')).status, 401, `${label}: the wrong password is refused`)
-    const right = await login(rightAt, GOOD_PASSWORD)
+    t.equal((await postLogin(wrongAt.base, email, 'wrong horse battery staple')).status, 401, `${label}: the wrong password is refused`)
+    const right = await postLogin(rightAt.base, email, GOOD_PASSWORD)
     t.equal(right.status, 200, `${label}: the right password signs in`)
     refreshTokens.push(String(right.body.refresh))
   }
@@ -73,13 +74,13 @@ t.test('an instance five minutes ahead locks out no right password, and ends no 
   // to eight, and both say the same of it (by their own clocks, one would say five minutes, the other none).
   let failures = 0
   for (let attempt = 0; failures < 8 && attempt < 100; attempt++) {
-    const answer = await login(attempt % 2 === 0 ? onTime : ahead, `guess ${attempt}`)
+    const answer = await postLogin((attempt % 2 === 0 ? onTime : ahead).base, email, `guess ${attempt}`)
     if (answer.status === 401) failures++
     else await new Promise((resolve) => setTimeout(resolve, 500))
   }
   t.equal(failures, 8, 'eight wrong passwords counted')
   for (const [index, server] of [onTime, ahead].entries()) {
-    const answer = await login(server, GOOD_PASSWORD)
+    const answer = await postLogin(server.base, email, GOOD_PASSWORD)
     t.equal(answer.status, 429, `the right password waits for the lock on instance ${index + 1}`)
     const seconds = Number(/\b(\d+) seconds?\b/.exec(String(answer.body.error))?.[1])
     t.ok(seconds >= 1 && seconds <= 8, `instance ${index + 1} says the lock ends in ${seconds} s: ${String(answer.body.error)}`)

@@ -2,7 +2,7 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { PostgresAccountStore, POSTGRES_MIGRATIONS, REACHABLE_CACHE_MS, type DatabaseWait } from '../../../../server/reference/store/postgres-store.js'
 import { isStoreUnavailable, StoreUnavailable } from '../../../../server/reference/store/store-unavailable.js'
-import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
+import { holdTableLock, pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
 
 const NEW_ACCOUNT = { firstName: null, lastName: null, passwordHash: 'h', googleSubject: null }
 

@@ -3,8 +3,8 @@ import t from 'tap'
 import type { RefreshRotation } from '../../../../server/reference/store/account-store.js'
 import { migrate, MIGRATION_LOCK_KEY, PostgresAccountStore, POSTGRES_MIGRATIONS, rekeyEmails } from '../../../../server/reference/store/postgres-store.js'
 import { SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
-import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
-import { pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/postgres-server.js'
+import { accountStoreContract } from '../../../fixtures/store/account-store-contract.js'
+import { pollUntil, postgresSkip, startPostgresServer } from '../../../fixtures/servers/postgres-server.js'
 
 async function open (t: import('tap').Test, connectionString: string, idleErrors: Error[] = []): Promise<PostgresAccountStore> {
   const store = await PostgresAccountStore.open({ connectionString, onIdleError: (error) => idleErrors.push(error) })

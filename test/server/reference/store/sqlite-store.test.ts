@@ -6,8 +6,11 @@ import { join } from 'node:path'
 import t from 'tap'
 import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { migrate, rekeyEmails, SqliteAccountStore, SQLITE_MIGRATIONS } from '../../../../server/reference/store/sqlite-store.js'
-import { accountStoreContract } from '../../../fixtures/account-store-contract.js'
-import { GOOD_PASSWORD, loginTokens, postJson, registerAccount, startReference, temporaryDataDir } from '../../../fixtures/reference.js'
+import { accountStoreContract } from '../../../fixtures/store/account-store-contract.js'
+import { GOOD_PASSWORD, startReference, temporaryDataDir } from '../../../fixtures/servers/reference.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
 
 async function tempFolder (t: import('tap').Test): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'threshold-sqlite-'))
