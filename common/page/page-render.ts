@@ -75,7 +75,7 @@ const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'rese
 export function parsePageFormState (text: string | null | undefined): PageFormState | null {
   let raw: Record<string, unknown> | null
   try {
-    raw = JSON.parse(text ?? '')
+    raw = JSON.parse(text ?? '') as Record<string, unknown> | null
   } catch {
     return null
   }
