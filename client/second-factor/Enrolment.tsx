@@ -70,6 +70,7 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
     if (started.current) return
     started.current = true
     start()
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, at mount: a retry calls start() itself
   }, [])
 
   async function confirm (event: FormEvent): Promise<void> {
