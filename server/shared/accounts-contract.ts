@@ -93,7 +93,7 @@ export function accountsContractFromText (text: string): AccountsContract {
   // OpenAPI's own keywords (example, discriminator, x-…) are not JSON Schema's: strict mode would refuse them.
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   const id = 'threshold-accounts-contract'
-  ajv.addSchema(document as object, id)
+  ajv.addSchema(document, id)
 
   const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     (['get', 'post'] as const).flatMap((method) => item[method] === undefined ? [] : [{ method, path, operation: item[method] }]))

@@ -133,7 +133,7 @@ function recordHelmetHeaders (options: FastifyHelmetOptions): Record<string, str
   helmet(options as Parameters<typeof helmet>[0])(
     {} as IncomingMessage,
     recorder as unknown as ServerResponse,
-    (error?: unknown) => { if (error !== undefined) throw error }
+    (error?: unknown) => { if (error !== undefined) throw error instanceof Error ? error : new Error('helmet failed', { cause: error }) }
   )
   recorded['permissions-policy'] = PERMISSIONS_POLICY
   return recorded

@@ -88,10 +88,10 @@ export function signInOutcome (status: number, shape: AnswerShape | undefined): 
 export function signInCounter (metrics: EdgeMetrics, prefix: string) {
   const shapes = new WeakMap<FastifyRequest, AnswerShape>()
   return {
-    noteAnswer (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void {
+    noteAnswer: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void => {
       shapes.set(request, answerShape(answer))
     },
-    async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    onResponse: async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const call = countedCall((request.routeOptions.url ?? '').slice(prefix.length + 1), request.body)
       if (call === null) return
       const status = reply.statusCode

@@ -137,8 +137,8 @@ const passOnNotingServerErrors: PassOn = (request, reply, response) => {
   const status = response.statusCode
   const facts = () => ({ upstream: 'accounts', status, elapsedMs: upstreamElapsedMs(request, reply.elapsedTime) })
   // Once each: a 5xx is the backend's failure already, whatever becomes of its body.
-  if (status >= 500 && status <= 599) logUpstreamFailure(request as FastifyRequest, { ...facts(), kind: 'server_error', passedOn: true })
-  else response.stream.once('error', (error) => logUpstreamFailure(request as FastifyRequest, { ...facts(), kind: failureKindOf(error) }, error))
+  if (status >= 500 && status <= 599) logUpstreamFailure(request, { ...facts(), kind: 'server_error', passedOn: true })
+  else response.stream.once('error', (error) => logUpstreamFailure(request, { ...facts(), kind: failureKindOf(error) }, error))
   void reply.send(response.stream)
 }
 

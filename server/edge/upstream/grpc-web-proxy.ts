@@ -214,7 +214,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           const grpcWeb = isGrpcWeb(reply.getHeader('content-type'))
           const metrics = reply.server.metrics
           if (!(status >= 200 && status < 300) && !grpcWeb) {
-            logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), reason: 'not gRPC-web' })
+            logUpstreamFailure(request, { ...answerFacts(reply, status), reason: 'not gRPC-web' })
             response.stream.resume()
             metrics?.domainCheck('page', 'failed')
             sendGrpcWebError(reply, status, 'The domain authorization service failed.')
@@ -224,7 +224,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           if (codingHeader === undefined && metrics === null) {
             // Streamed on as it comes (nothing is counted without metrics): a failure is logged as it starts.
             const failure = passedOnFailure(reply)
-            if (failure !== null) logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), kind: 'server_error', ...failure, passedOn: true })
+            if (failure !== null) logUpstreamFailure(request, { ...answerFacts(reply, status), kind: 'server_error', ...failure, passedOn: true })
             void reply.send(response.stream)
             return
           }

@@ -50,7 +50,7 @@ async function readLimited (response: Response, limit: number): Promise<string> 
     throw new RangeCallFailed('too_large')
   }
   if (response.body === null) return ''
-  const reader = response.body.getReader()
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {

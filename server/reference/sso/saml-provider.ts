@@ -39,7 +39,7 @@ function children (node: XmlNode | undefined, name: string): XmlNode[] {
 }
 
 function firstText (value: unknown): string | null {
-  const first = Array.isArray(value) ? value[0] : value
+  const first: unknown = Array.isArray(value) ? value[0] : value
   return typeof first === 'string' && first.trim() !== '' ? first.trim() : null
 }
 

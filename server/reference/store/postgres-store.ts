@@ -260,7 +260,7 @@ const INT8_OID = 20
  */
 const typeParsers: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser']
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format) as (value: string) => unknown) as pg.CustomTypesConfig['getTypeParser']
 }
 
 /** The pool, or one connection inside a transaction. */
