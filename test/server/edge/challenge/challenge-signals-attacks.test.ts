@@ -33,7 +33,7 @@ async function login (edge: FastifyInstance, email: string, password: string, he
     payload: JSON.stringify({ email, password })
   })
   const setCookie = answer.headers['set-cookie']
-  return { status: answer.statusCode, body: answer.json() as Record<string, unknown>, cookies: Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie] }
+  return { status: answer.statusCode, body: answer.json<Record<string, unknown>>(), cookies: Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie] }
 }
 
 /** The Set-Cookie values of an answer. */
