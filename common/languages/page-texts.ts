@@ -9,7 +9,7 @@ import type { MessageKey } from './message-catalogue.js'
  */
 
 /** Longest error text taken from the address bar; longer ones are cut. */
-export const MAX_QUERY_ERROR_LENGTH = 300
+const MAX_QUERY_ERROR_LENGTH = 300
 
 /** What the page says after a registration-type call, or a request for a new link, whose answer carries no success text of its own. */
 export const SUCCESS_MESSAGE_KEYS = Object.freeze({
