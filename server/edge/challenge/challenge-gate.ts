@@ -24,9 +24,6 @@ import { verifyProviderToken } from './provider-token.js'
 import { accountKeyFor, rangeKeyFor, riskRangeOf, type Risk } from './risk.js'
 import type { SingleUse } from './single-use.js'
 
-/** What a challenge's answer is counted as (threshold_challenges_total's `outcome`). */
-export type ChallengeOutcome = 'issued' | 'passed' | `refused_${Refusal}`
-
 const GUARDED: ReadonlySet<string> = new Set(CHALLENGED_PATHS)
 
 export interface ChallengeGateOptions {

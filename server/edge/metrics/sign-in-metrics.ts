@@ -44,7 +44,7 @@ export type CountedCall =
  * registration says `conditional: true` for the automatic upgrade after a
  * password sign-in; otherwise it is the offer.
  */
-export function countedCall (path: string, body: unknown): CountedCall {
+function countedCall (path: string, body: unknown): CountedCall {
   switch (path) {
     case 'v2/login':
       return { counts: 'sign-in', method: 'password' }
@@ -69,7 +69,7 @@ export function countedCall (path: string, body: unknown): CountedCall {
 }
 
 /** The outcome of a sign-in call: its final status and, for a 2xx, the shape of its answer. */
-export function signInOutcome (status: number, shape: AnswerShape | undefined): SignInOutcome {
+function signInOutcome (status: number, shape: AnswerShape | undefined): SignInOutcome {
   if (status >= 500) return 'error'
   if (status >= 400) return 'refused'
   if (status < 200 || status > 299) return 'error'

@@ -47,7 +47,7 @@ export interface AccountsProxyOptions {
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
-export const FORM_BODY_LIMIT_BYTES = 256 * 1024
+const FORM_BODY_LIMIT_BYTES = 256 * 1024
 
 /**
  * What the accounts service receives of a request, and nothing else
@@ -109,7 +109,7 @@ const READ_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location', 'ca
 const FORM_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location'])
 
 /** What the visitor reads when the accounts service failed, by how it failed (catalogue keys): naming no address or port. */
-export const ACCOUNTS_FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
+const ACCOUNTS_FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
   timeout: 'server.accountsTimeout',
   unavailable: 'server.accountsUnavailable',
   'bad-gateway': 'server.accountsBadGateway',

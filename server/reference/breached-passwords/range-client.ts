@@ -6,7 +6,7 @@ export const RANGE_CACHE_TTL_MS = 5 * 60 * 1000
  * At most this many range answers are kept (the least recently used go
  * first): about 40 KB each, so some 20 MB at the very most.
  */
-export const RANGE_CACHE_MAX_PREFIXES = 500
+const RANGE_CACHE_MAX_PREFIXES = 500
 /**
  * A real answer, padded, is 30 to 45 KB; anything much larger is not a range
  * answer and is not read to its end.

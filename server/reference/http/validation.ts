@@ -9,7 +9,7 @@ import type { AnswerKey, AnswerText } from '../languages/answer-texts.js'
  */
 
 // In common/ since the page's hint says the minimum too.
-export { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_RANGE } from '../../../common/passwords/password-length.js'
+export { DEFAULT_PASSWORD_MIN_LENGTH } from '../../../common/passwords/password-length.js'
 export const PASSWORD_MAX_LENGTH = 256
 export const NAME_MAX_LENGTH = 100
 export const CONTEXT_FIELD_MAX_LENGTH = 128

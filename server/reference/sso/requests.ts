@@ -4,7 +4,7 @@ import type { SsoContext, SsoProtocol } from './page-return.js'
 
 /** The page's SSO calls, parsed at the boundary into typed values or a message it can show. */
 
-export const REDIRECT_MAX_LENGTH = 2048
+const REDIRECT_MAX_LENGTH = 2048
 
 // A redirect is handed back to the page as given, so only what could break the
 // answer is refused here; server/reference/http/validation.ts's wider set also keeps bidi and
