@@ -17,9 +17,9 @@ const BUILD_DONE = /^build: .* in ([\d.]+) s\b/
 /** tap's line for one test file at the top level of a tier's output. */
 const FILE_RESULT = /^(?:not )?ok \d+ - (\S+)(?: .*)? # time=([\d.]+)ms/
 
-const [mode, ...paths] = process.argv.slice(2)
-if (mode === 'stamp' && paths.length === 1) stamp(paths[0])
-else if (mode === 'report' && paths.length === 2) report(paths[0], paths[1])
+const [mode, first, second, ...rest] = process.argv.slice(2)
+if (mode === 'stamp' && first !== undefined && second === undefined) stamp(first)
+else if (mode === 'report' && first !== undefined && second !== undefined && rest.length === 0) report(first, second)
 else {
   console.error('usage: node .ci/test-timings.mjs stamp STAMPS | report LOG STAMPS')
   process.exit(2)

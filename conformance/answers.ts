@@ -17,7 +17,7 @@ export interface ReadableAnswer {
 }
 
 /** Anything else: no answer, or one the edge would replace with its own 502/503/504. */
-export interface UnreadableAnswer {
+interface UnreadableAnswer {
   readonly readable: false
   readonly problem: string
   /** The backend did not answer in time: the suite stops calling a backend that keeps hanging. */
@@ -35,7 +35,7 @@ const isJsonType = (contentType: string): boolean => {
 }
 
 /** The start of a text, on one line, for a report. */
-export function excerpt (text: string, length = 60): string {
+function excerpt (text: string, length = 60): string {
   const line = text.replace(/\s+/g, ' ').trim()
   return line.length <= length ? line : `${line.slice(0, length - 1)}…`
 }
@@ -75,7 +75,7 @@ export function readAnswer (exchange: Exchange): Answer {
 }
 
 /** A URL without its query string and fragment (an identity provider's state and nonce, a SAML request): never reported whole. */
-export function withoutQuery (text: string): string {
+function withoutQuery (text: string): string {
   try {
     const url = new URL(text)
     return `${url.origin}${url.pathname}${url.search === '' && url.hash === '' ? '' : '?…'}`
@@ -115,12 +115,9 @@ export function notTokens (answer: ReadableAnswer): string | null {
 }
 
 /** Whether an answer hands out tokens (or a second-factor step, which a refusal must not either). */
-export function grantsSomething (answer: ReadableAnswer): boolean {
+function grantsSomething (answer: ReadableAnswer): boolean {
   return nonEmptyString(answer.body.auth) || nonEmptyString(answer.body.refresh) || answer.body.second_factor !== undefined
 }
-
-/** The page shows at most this much of a server's text. */
-export const MAX_SHOWN_TEXT = 500
 
 /** Why an answer is not a refusal the page shows (4xx with a readable `error`), or null. */
 export function notRefusal (answer: ReadableAnswer): string | null {

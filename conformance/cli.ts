@@ -13,7 +13,7 @@ export interface CliOutput {
 }
 
 /** Exit statuses: 0 no row failed, 1 a row failed, 2 the command line (or the contract file) is wrong. */
-export const EXIT = Object.freeze({ passed: 0, failed: 1, usage: 2 })
+const EXIT = Object.freeze({ passed: 0, failed: 1, usage: 2 })
 
 /** The URL as shown: without a path's secrets there are none, but never a query string (the arguments refuse one). */
 const shown = (url: URL): string => `${url.origin}${url.pathname}`

@@ -9,7 +9,7 @@ import { CONTRACT_PATH, loadAccountsContract, type AccountsContract } from '../s
  * upwards (conformance/ when run from the sources, dist/conformance/ when
  * built) and then from the working directory.
  */
-export function findContractFile (named: string | null, cwd: string = process.cwd()): string | null {
+function findContractFile (named: string | null, cwd: string = process.cwd()): string | null {
   if (named !== null) return resolve(cwd, named)
   for (let folder = dirname(fileURLToPath(import.meta.url)); ; folder = dirname(folder)) {
     if (existsSync(join(folder, CONTRACT_PATH))) return join(folder, CONTRACT_PATH)

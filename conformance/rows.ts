@@ -33,7 +33,7 @@ export interface TestAccount {
   readonly password: string
 }
 
-export interface CallOptions {
+interface CallOptions {
   readonly bearer?: string
 }
 
@@ -87,7 +87,7 @@ export function rowsFor (call: string): {
  * was expected (null: it is), and the contract is checked as well. An
  * unreadable answer fails the row with what the edge would do.
  */
-export function verdict (
+function verdict (
   call: string,
   path: string,
   contract: AccountsContract | null,

@@ -22,7 +22,7 @@ import { checkCall, rowsFor, type Probe, type ProbeOptions, type Row, type TestA
 export const DEFAULT_TIMEOUT_MS = 10_000
 
 /** The run's time limit, in calls' time limits: the whole run ends within this many of them (and a little work). */
-export const RUN_BUDGET_IN_TIMEOUTS = 6
+const RUN_BUDGET_IN_TIMEOUTS = 6
 
 /** After this many calls that timed out, the backend is taken to hang: later rows are skipped, not waited for. */
 const TIMEOUTS_BEFORE_STOPPING = 2
@@ -48,7 +48,7 @@ export interface SuiteReport {
 }
 
 /** A strong random password: long, random, with every character class a composition rule might ask for. */
-export function throwawayPassword (): string {
+function throwawayPassword (): string {
   return `Conformance-${randomBytes(18).toString('base64url')}-9!`
 }
 

@@ -37,7 +37,7 @@ function instanceAt (context, index) {
 }
 
 /** The clock skew of the clock-skew fault: one instance this far ahead. */
-export const SKEW_SECONDS = 300
+const SKEW_SECONDS = 300
 
 /**
  * How far an instance's clock is from this process's, read from its Date header (whole seconds).

@@ -18,7 +18,7 @@ export type ProofWay = Exclude<ProofChoice, 'sign_in'>
  * page's order. Of `password`, `password+code` and `code`, the service names
  * at most one: what a sign-in of the account asks for.
  */
-export interface ProofNeeded {
+interface ProofNeeded {
   readonly kind: 'proof-needed'
   readonly ways: readonly ProofWay[]
 }

@@ -20,8 +20,8 @@ const VARIANTS = {
 function afterPageSettles (run: () => void): () => void {
   let cancelled = false
   const start = (): void => {
-    const idle = (window as Window & { requestIdleCallback?: (callback: () => void) => number }).requestIdleCallback
-    if (idle !== undefined) idle(() => { if (!cancelled) run() })
+    const idle = window as Window & { requestIdleCallback?: (callback: () => void) => number }
+    if (idle.requestIdleCallback !== undefined) idle.requestIdleCallback(() => { if (!cancelled) run() })
     else setTimeout(() => { if (!cancelled) run() }, 200)
   }
   if (document.readyState === 'complete') start()

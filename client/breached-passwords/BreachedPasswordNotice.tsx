@@ -64,6 +64,7 @@ export async function withItsTexts (): Promise<{ default: ComponentType<Breached
   return {
     default: function NoticeWithItsTexts (props: BreachedPasswordNoticeProps) {
       const messages = useMessages()
+      // eslint-disable-next-line react-hooks/exhaustive-deps -- once, at mount: the texts did not load, so the sign-in goes on
       useEffect(() => { if (later === undefined) props.onContinue() }, [])
       if (later === undefined) return null
       return (

@@ -4,7 +4,7 @@ import { deriveKey } from './derive-key.js'
 import powWorkerUrl from './pow-worker.js?worker'
 
 /** Longer than this, a challenge counts as one the browser cannot solve: the visitor is told, not kept waiting. */
-export const POW_TIMEOUT_MS = 30_000
+const POW_TIMEOUT_MS = 30_000
 
 /** At most this many workers count at once (each a share of the counters); a phone has fewer cores. */
 const MAX_WORKERS = 4

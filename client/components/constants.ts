@@ -10,24 +10,24 @@ export const MOBILE_BREAKPOINT_PX = 512
 export const MOBILE_MEDIA_QUERY = `(max-width: ${MOBILE_BREAKPOINT_PX - 0.02}px)`
 /** Below this window width the two-column layout stacks. */
 export const STACKED_BREAKPOINT_PX = 1024
-export const FORM_CARD_WIDTH_PX = 400
+const FORM_CARD_WIDTH_PX = 400
 export const GOOGLE_BUTTON_WIDTH_PX = 400
 
 export const MODAL_WIDTHS_PX = Object.freeze({ medium: 450, large: 850, xlarge: 1000 })
-export const TEXT_FIELD_WIDTH_PX = 200
-export const TEXT_FIELD_LONG_WIDTH_PX = 500
+const TEXT_FIELD_WIDTH_PX = 200
+const TEXT_FIELD_LONG_WIDTH_PX = 500
 export const TEXT_FIELD_FINISHED_TYPING_MS = 1000
 
-export const TOOLTIP_MAX_WIDTH_PX = 300
+const TOOLTIP_MAX_WIDTH_PX = 300
 export const TOOLTIP_LINGER_MS = 400
 export const COPY_FEEDBACK_MS = 1000
 
-export const SPINNER_SIZE_PX = 24
-export const BUTTON_SPINNER_SIZE_PX = 14
+const SPINNER_SIZE_PX = 24
+const BUTTON_SPINNER_SIZE_PX = 14
 export const SPINNER_TURN_MS = 1000
 
-export const OVERLAY_LAYER = 999
-export const TOOLTIP_LAYER = 1001
+const OVERLAY_LAYER = 999
+const TOOLTIP_LAYER = 1001
 
 /**
  * The sizes above as the CSS custom properties the stylesheet reads. They are

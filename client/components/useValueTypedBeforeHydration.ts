@@ -11,5 +11,6 @@ export function useValueTypedBeforeHydration (id: string, value: string, onChang
     const typed = (document.getElementById(id) as HTMLInputElement | null)?.value ?? value
     if (typed !== value) onChange(typed)
     // Only the value found at mount matters: later changes come through onChange.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, at mount (above)
   }, [])
 }

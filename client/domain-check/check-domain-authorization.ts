@@ -25,7 +25,7 @@ const checkDomainAuthorizationMethod = new MethodDescriptor(
   CheckDomainAuthorizationRequest as unknown as new (...args: unknown[]) => CheckDomainAuthorizationRequest,
   CheckDomainAuthorizationResponse as unknown as new (...args: unknown[]) => CheckDomainAuthorizationResponse,
   (request: CheckDomainAuthorizationRequest) => request.serializeBinary(),
-  CheckDomainAuthorizationResponse.deserializeBinary
+  (bytes: Uint8Array) => CheckDomainAuthorizationResponse.deserializeBinary(bytes)
 )
 
 const client = new GrpcWebClientBase({ format: 'binary' })

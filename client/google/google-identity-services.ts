@@ -6,7 +6,7 @@ import { useEffect, useRef, useState, type RefObject } from 'react'
  */
 export const GOOGLE_CLIENT_SCRIPT_URL = 'https://accounts.google.com/gsi/client'
 
-export interface GoogleCredentialResponse {
+interface GoogleCredentialResponse {
   readonly credential?: string
 }
 

@@ -9,7 +9,7 @@ import type { NoticeContent } from '../components/Notice.js'
 export type View = PageView
 
 /** The sign-in methods: local email and password, Google, and custom SSO (SAML or OIDC). */
-export type LoginMethod = 'password' | 'google' | 'sso'
+type LoginMethod = 'password' | 'google' | 'sso'
 
 export interface SsoReturn {
   readonly protocol: 'SAML' | 'OIDC'
@@ -39,7 +39,7 @@ export interface PageParams {
 }
 
 /** A notice from the address: whether it reads as a success or an error, and its text's key (the page says it in its language). */
-export interface AddressNotice {
+interface AddressNotice {
   readonly kind: NoticeContent['kind']
   readonly key: MessageKey
 }

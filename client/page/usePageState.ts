@@ -10,7 +10,7 @@ import type { PageParams } from './page-params.js'
 import { usePageNotices, type PageNotices } from './usePageNotices.js'
 
 /** What every flow reads from the page. */
-export interface PageBasics {
+interface PageBasics {
   readonly params: PageParams
   /** The page's texts in its language, for what the flows say. */
   readonly messages: Messages

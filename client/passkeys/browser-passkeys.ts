@@ -13,7 +13,7 @@ interface SignalApi {
 }
 
 /** PublicKeyCredential with its optional newer statics. */
-export const publicKeyCredential = (): SignalApi => PublicKeyCredential as unknown as SignalApi
+export const publicKeyCredential = (): SignalApi => PublicKeyCredential
 
 /** Calls a Signal API method the browser may lack, without waiting and without letting it fail anything. */
 export function signal<Options> (method: ((options: Options) => Promise<void>) | undefined, options: Options): void {

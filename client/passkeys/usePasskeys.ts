@@ -78,6 +78,7 @@ export function usePasskeys (
       if (outcome.kind !== 'cancelled') await finish(outcome, chunk)
     })
     return () => controller.abort()
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a new render must not restart the autofill request: finish and the page are read through latest
   }, [autofillWanted, chunk])
 
   return {
@@ -100,12 +101,12 @@ export function usePasskeys (
         }
       : null,
     /** Typing a password means the visitor chose it: the autofill request stops. */
-    onPasswordTyped (): void {
+    onPasswordTyped: (): void => {
       autofill.current?.abort()
       setPasswordTyped(true)
     },
     /** The button: the browser's prompt, once the autofill request is stopped (one ceremony at a time). */
-    async startModal (): Promise<void> {
+    startModal: async (): Promise<void> => {
       autofill.current?.abort()
       page.clearNotice()
       setRunning('sign-in')
@@ -119,7 +120,7 @@ export function usePasskeys (
      * then the upgrade (or the offer) before the page leaves. False where
      * passkeys are not offered: the login ends as every login does.
      */
-    afterPasswordLogin (answer: PasswordLoginAnswer): boolean {
+    afterPasswordLogin: (answer: PasswordLoginAnswer): boolean => {
       if (!offered || answer.kind !== 'tokens') return false
       if (!page.storeLogin(answer)) return true
       autofill.current?.abort()

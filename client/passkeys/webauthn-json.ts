@@ -33,7 +33,7 @@ export function requestOptionsFromJson (json: WebAuthnOptionsJson): PublicKeyCre
     ...json,
     challenge: fromBase64Url(json.challenge as string),
     allowCredentials: descriptors(json.allowCredentials)
-  } as PublicKeyCredentialRequestOptions
+  }
 }
 
 export function creationOptionsFromJson (json: WebAuthnOptionsJson): PublicKeyCredentialCreationOptions {

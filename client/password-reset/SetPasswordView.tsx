@@ -24,9 +24,9 @@ export interface SetPasswordViewProps {
 export function SetPasswordView ({ form, submission, passwordMinLength, review }: SetPasswordViewProps) {
   const { text } = useMessages()
   const backToLogin = <p className='links'><ViewLink view='login' onShow={form.onShowView}>{text('links.backToLogin')}</ViewLink></p>
-  if (review !== null) return <><Suspense fallback={<Spinner />}><RecentFactors answer={review} /></Suspense>{backToLogin}</>
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
+  if (review !== null) return <><Suspense fallback={<Spinner />}><RecentFactors answer={review} /></Suspense>{backToLogin}</>
   function submit (event: FormEvent): void {
     event.preventDefault()
     if (!form.busy) submission.submit(password, confirmation)

@@ -31,7 +31,7 @@ export interface EnrolmentProps {
 }
 
 /** The key for typing into an app, in groups of four as authenticator apps show it. */
-export const groupedKey = (secret: string): string => secret.replace(/=+$/, '').match(/.{1,4}/g)?.join(' ') ?? ''
+const groupedKey = (secret: string): string => secret.replace(/=+$/, '').match(/.{1,4}/g)?.join(' ') ?? ''
 
 /**
  * Enrolment of an authenticator app: the key as a QR code and as text, the
@@ -70,6 +70,7 @@ export function Enrolment ({ authority, rememberOffered, productName, onDone, on
     if (started.current) return
     started.current = true
     start()
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, at mount: a retry calls start() itself
   }, [])
 
   async function confirm (event: FormEvent): Promise<void> {

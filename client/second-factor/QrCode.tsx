@@ -9,7 +9,7 @@ const DRAWN_SIZE_PX = 200
  * a grid of `size` units with the quiet zone included: drawn on the page, so
  * that the secret never goes to a third-party QR service.
  */
-export function qrPath (text: string): { readonly path: string, readonly size: number } {
+function qrPath (text: string): { readonly path: string, readonly size: number } {
   const { data, size } = encode(text, { ecc: 'M', border: QUIET_ZONE_MODULES })
   let path = ''
   data.forEach((row, y) => row.forEach((dark, x) => {

@@ -2,7 +2,7 @@
 export const SECOND_FACTOR_OFFER_DECLINED_KEY = 'threshold.secondFactorOfferDeclinedUntil'
 
 /** "Not now" holds this long on this browser, as the passkey offer's does. */
-export const SECOND_FACTOR_OFFER_DECLINED_DAYS = 30
+const SECOND_FACTOR_OFFER_DECLINED_DAYS = 30
 
 const DAY_MS = 24 * 60 * 60 * 1000
 

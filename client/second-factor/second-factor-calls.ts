@@ -23,7 +23,7 @@ function target (path: string, localOrigin: string | null): { readonly url: stri
 }
 
 /** The proof the code step sends: an authenticator code or a recovery code. */
-export type SecondFactorProof = { readonly code: string } | { readonly recovery_code: string }
+type SecondFactorProof = { readonly code: string } | { readonly recovery_code: string }
 
 export type VerifyRequest = SecondFactorProof & {
   readonly challenge: string

@@ -40,27 +40,27 @@ export function useSecondFactor (page: SecondFactorPage, config: RuntimeConfig, 
     step,
     setStep,
     /** "Not now" on the offer: remembered for 30 days on this browser, then the redirect. Here, not in the chunk, which would split the module off the first load. */
-    declineOffer (): void {
+    declineOffer: (): void => {
       rememberSecondFactorNotNow()
       page.leaveToRedirect()
     },
     /** A login answered with a challenge: its step takes the card. */
-    begin (due: SecondFactorDue): void {
+    begin: (due: SecondFactorDue): void => {
       page.clearNotice()
       setStep({ kind: due.step, challenge: due.challenge })
     },
     /** The login's tokens, after the second factor: stored, then the page leaves; if the browser keeps none, back to the form with the error. */
-    finish (tokens: Tokens): void {
+    finish: (tokens: Tokens): void => {
       if (page.storeLogin(tokens)) page.leaveToRedirect()
       else setStep(null)
     },
     /** Once the tokens are stored and nothing else comes between (no passkey offer shown): the offer, else the redirect. */
-    offerOrLeave (login: SignedIn): void {
+    offerOrLeave: (login: SignedIn): void => {
       if (offerWanted(login)) setStep({ kind: 'offer', auth: login.auth })
       else page.leaveToRedirect()
     },
     /** After a password login where passkeys take no part: stores the tokens and shows the offer; false where there is none to show. */
-    afterPasswordLogin (answer: PasswordLoginAnswer): boolean {
+    afterPasswordLogin: (answer: PasswordLoginAnswer): boolean => {
       if (answer.kind !== 'tokens' || !offerWanted(answer)) return false
       if (page.storeLogin(answer)) setStep({ kind: 'offer', auth: answer.auth })
       return true

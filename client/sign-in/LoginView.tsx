@@ -22,7 +22,7 @@ export interface LoginViewProps {
 }
 
 /** Passkeys on the login view (usePasskeys): the autofill hint, the button, and the password that stops autofill. */
-export interface PasskeyChoice {
+interface PasskeyChoice {
   readonly offered: boolean
   /** A passkey sign-in runs: the button shows the spinner. */
   readonly signingIn: boolean

@@ -30,7 +30,7 @@ export function useLogin (page: LoginPage, gate: DomainGate, afterPasswordLogin:
   const { localAccounts } = page.params
   return {
     isMutating,
-    submit (password: string): void {
+    submit: (password: string): void => {
       page.clearNotice()
       if (localAccounts.kind === 'refused') {
         page.fail(page.messages.text(localAccounts.reason))

@@ -10,7 +10,7 @@
 /** How far back a reset's list reaches. */
 export const RECENT_FACTORS_DAYS = 30
 
-export interface RecentPasskey {
+interface RecentPasskey {
   readonly id: string
   /** The browser it was made in ("Chrome on Windows"), its name everywhere the owner sees it. */
   readonly name: string

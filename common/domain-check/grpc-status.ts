@@ -43,8 +43,3 @@ export const HTTP_STATUS_TO_GRPC_STATUS: Readonly<Record<number, GrpcStatusName>
 export function grpcStatusForHttpStatus (httpStatus: number): number {
   return GRPC_STATUS[HTTP_STATUS_TO_GRPC_STATUS[httpStatus] ?? 'UNKNOWN']
 }
-
-/** The name of a gRPC status code, for messages and logs. */
-export function grpcStatusName (code: number): GrpcStatusName | 'UNKNOWN' {
-  return (Object.keys(GRPC_STATUS) as GrpcStatusName[]).find((name) => GRPC_STATUS[name] === code) ?? 'UNKNOWN'
-}

@@ -9,7 +9,7 @@
 const HOSTNAME_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
 /** An IPv4 address in dotted-quad form. */
-export function isIPv4 (host: string): boolean {
+function isIPv4 (host: string): boolean {
   const parts = host.split('.')
   return parts.length === 4 && parts.every((part) => /^(0|[1-9]\d{0,2})$/.test(part) && Number(part) <= 255)
 }

@@ -112,7 +112,7 @@ export function formatMessage (text: string, params: MessageParams = {}): string
 export interface Messages {
   readonly locale: Locale
   readonly dir: 'ltr' | 'rtl'
-  text (key: MessageKey, params?: MessageParams): string
+  text: (key: MessageKey, params?: MessageParams) => string
 }
 
 /** Messages over a catalogue; a key the catalogue lacks shows as the key itself (a test keeps every catalogue whole). */

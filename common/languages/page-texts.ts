@@ -9,7 +9,7 @@ import type { MessageKey } from './message-catalogue.js'
  */
 
 /** Longest error text taken from the address bar; longer ones are cut. */
-export const MAX_QUERY_ERROR_LENGTH = 300
+const MAX_QUERY_ERROR_LENGTH = 300
 
 /** What the page says after a registration-type call, or a request for a new link, whose answer carries no success text of its own. */
 export const SUCCESS_MESSAGE_KEYS = Object.freeze({
@@ -41,7 +41,7 @@ export const SUCCESS_MESSAGES: Readonly<Record<keyof typeof SUCCESS_MESSAGE_KEYS
 export const BUSY_MESSAGE = 'Many people are signing in right now. Please try again in a few seconds.'
 
 /** Control characters, and the invisible characters that reorder or hide text. */
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
 
 /**

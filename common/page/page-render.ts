@@ -15,7 +15,7 @@ import { jsonForScriptElement } from './json-for-script.js'
 export type RenderedView = 'login' | 'register' | 'resetPassword' | 'setPassword'
 
 /** An error or success text above the form. */
-export interface RenderedNotice {
+interface RenderedNotice {
   readonly kind: 'error' | 'success'
   readonly text: string
 }
@@ -75,7 +75,7 @@ const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'rese
 export function parsePageFormState (text: string | null | undefined): PageFormState | null {
   let raw: Record<string, unknown> | null
   try {
-    raw = JSON.parse(text ?? '')
+    raw = JSON.parse(text ?? '') as Record<string, unknown> | null
   } catch {
     return null
   }
@@ -100,7 +100,7 @@ export function parsePageFormState (text: string | null | undefined): PageFormSt
  * links to the other views, so the edge keeps one rendering per set of these
  * and fills the tail in per request (server/edge/page/page-markup.ts).
  */
-export const MARKUP_PARAMETERS: ReadonlySet<string> = new Set([
+const MARKUP_PARAMETERS: ReadonlySet<string> = new Set([
   'view', 'home_page_banner', 'error', 'notice', 'login_method', 'local_accounts_host', 'local_accounts_port',
   'saml', 'oidc', 'email', 'id', 'login', 'register'
 ])

@@ -14,7 +14,7 @@ export interface RedirectRules {
 /** The longest `redirect` followed; a longer one goes to the site origin. */
 export const MAX_TARGET_LENGTH = 2048
 // Anything a browser might strip or reinterpret while parsing a URL.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const SUSPICIOUS = /[\u0000-\u0020\u007f-\u00a0\\\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/
 
 /**

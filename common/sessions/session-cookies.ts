@@ -9,7 +9,7 @@ export const AUTH_COOKIE = 'auth'
 export const REFRESH_COOKIE = 'refresh'
 
 /** Lifetime of the auth and refresh cookies, in days (CONTRACT.md). */
-export const TOKEN_COOKIE_LIFETIME_DAYS = 14
+const TOKEN_COOKIE_LIFETIME_DAYS = 14
 
 export interface SessionCookieAttributes {
   readonly expires: number

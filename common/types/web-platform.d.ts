@@ -15,6 +15,7 @@ interface URL {
   readonly password: string
   readonly searchParams: URLSearchParams
 }
+// eslint-disable-next-line no-var -- a global the platform defines is a var, as in TypeScript's own lib files: it is also a property of globalThis
 declare var URL: {
   prototype: URL
   new (url: string, base?: string): URL
@@ -25,6 +26,7 @@ interface URLSearchParams {
   getAll (name: string): string[]
   has (name: string): boolean
 }
+// eslint-disable-next-line no-var -- a global the platform defines is a var, as in TypeScript's own lib files: it is also a property of globalThis
 declare var URLSearchParams: {
   prototype: URLSearchParams
   new (init?: string): URLSearchParams

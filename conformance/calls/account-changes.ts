@@ -18,7 +18,8 @@ function notRefusedWithout (asked: string) {
     if (answer.status !== 401 && answer.status !== 403) return `status ${answer.status}: a bearer token alone must be refused (401 or 403)`
     if (typeof answer.body.error !== 'string' || answer.body.error === '') return 'no "error" text'
     if (asked in answer.body) return `the refusal still carries "${asked}"`
-    if (answer.body.reason !== undefined && !REASONS.has(String(answer.body.reason))) return `an unknown "reason": ${String(answer.body.reason)}`
+    const reason = answer.body.reason
+    if (reason !== undefined && !(typeof reason === 'string' && REASONS.has(reason))) return `an unknown "reason": ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`
     return null
   }
 }

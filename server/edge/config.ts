@@ -30,12 +30,12 @@ import { readHealthUrl } from './upstream/upstream-probes.js'
 
 export { ConfigError } from '../shared/env-parsing.js'
 
-export const DEFAULT_PORT = 8080
-export const DEFAULT_HOST = '0.0.0.0'
-export const DEFAULT_PRODUCT_NAME = 'Threshold'
-export const DEFAULT_SUPPORT_EMAIL = 'support@example.com'
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 30
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
+const DEFAULT_PORT = 8080
+const DEFAULT_HOST = '0.0.0.0'
+const DEFAULT_PRODUCT_NAME = 'Threshold'
+const DEFAULT_SUPPORT_EMAIL = 'support@example.com'
+const DEFAULT_RATE_LIMIT_PER_MINUTE = 30
+const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
 /**
  * How long the edge keeps serving after SIGTERM with /readyz failing, so that
  * a balancer that learns of the stop from /readyz stops sending first: 10 s

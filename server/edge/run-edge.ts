@@ -147,7 +147,7 @@ export async function runEdge ({ env, compileCache }: RunEdgeOptions): Promise<F
       port: config.metricsPort,
       host: config.host,
       // The embedded reference service's own figures (threshold_reference_*), fetched from its process at each scrape.
-      ...(embedded === null ? {} : { extraMetrics: async () => await embedded!.metrics() }),
+      ...(embedded === null ? {} : { extraMetrics: async () => await embedded.metrics() }),
       onExtraFailure: (error) => server.log.warn({ err: error }, 'extra metrics left out of a scrape')
     }).catch(async (error: unknown) => {
       await embedded?.stop()

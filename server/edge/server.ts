@@ -45,13 +45,13 @@ const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
  * 72 s, longer than the usual 60 s idle timeout of load balancers, so that the
  * balancer, not the edge, closes them and never reuses a closing connection.
  */
-export interface ConnectionTimeouts {
+interface ConnectionTimeouts {
   readonly headersMs: number
   readonly requestMs: number
   readonly keepAliveMs: number
 }
 
-export const DEFAULT_TIMEOUTS: ConnectionTimeouts = Object.freeze({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 72_000 })
+const DEFAULT_TIMEOUTS: ConnectionTimeouts = Object.freeze({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 72_000 })
 
 export interface CreateServerOptions {
   readonly config: ServerConfig
@@ -105,7 +105,7 @@ declare module 'fastify' {
  * The page's runtime configuration; `cookieDomain` is COOKIE_DOMAIN here, and
  * the page for each host gets the one decided for that host (server/edge/page/page.ts).
  */
-export function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
+function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
   return {
     productName: config.productName,
     supportEmail: config.supportEmail,

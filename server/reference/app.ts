@@ -25,7 +25,7 @@ export interface ReferenceAppOptions extends Pick<ReferenceServices,
 }
 
 /** The bearer credential of an Authorization header, if any. */
-export function bearerToken (request: FastifyRequest): string | null {
+function bearerToken (request: FastifyRequest): string | null {
   const match = /^Bearer\s+([\w.~+/=-]{1,8192})$/i.exec(request.headers.authorization ?? '')
   return match === null ? null : match[1]!
 }

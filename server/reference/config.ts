@@ -9,11 +9,11 @@ import { readPasswordMinLength } from '../shared/passwords/password-min-length.j
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 import { readBreachedPasswordSettings, type BreachedPasswordSettings } from './breached-passwords/settings.js'
 
-export const DEFAULT_DATA_DIR = './data'
-export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
+const DEFAULT_DATA_DIR = './data'
+const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
 
 /** Accepted range of PASSWORD_HASH_COST (log2 of scrypt's N). */
-export const PASSWORD_HASH_COST_RANGE = Object.freeze({ min: 10, max: 20 })
+const PASSWORD_HASH_COST_RANGE = Object.freeze({ min: 10, max: 20 })
 
 /**
  * How long a session lives and how a lost refresh answer is forgiven
@@ -35,9 +35,9 @@ export interface SessionSettings {
 export const DEFAULT_SESSION_SETTINGS: SessionSettings = Object.freeze({ reuseGraceSeconds: 30, idleTimeoutDays: 14, maxLifetimeDays: 30 })
 
 /** Accepted range of REFRESH_REUSE_GRACE_SECONDS: longer than a few minutes would hide a stolen token's reuse. */
-export const REFRESH_REUSE_GRACE_RANGE = Object.freeze({ min: 0, max: 300 })
+const REFRESH_REUSE_GRACE_RANGE = Object.freeze({ min: 0, max: 300 })
 /** Accepted range of SESSION_MAX_LIFETIME_DAYS and SESSION_IDLE_TIMEOUT_DAYS. */
-export const SESSION_DAYS_RANGE = Object.freeze({ min: 1, max: 365 })
+const SESSION_DAYS_RANGE = Object.freeze({ min: 1, max: 365 })
 
 /** Configuration of the embedded reference services (accounts, domain check, local accounts). */
 export interface ReferenceConfig {

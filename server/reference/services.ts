@@ -47,7 +47,7 @@ import type { AccountStore } from './store/account-store.js'
 import { openAccountStore } from './store/open-store.js'
 
 /** Expired rows are purged this often. */
-export const PURGE_INTERVAL_MS = 60 * 60 * 1000
+const PURGE_INTERVAL_MS = 60 * 60 * 1000
 
 export interface ReferenceServices {
   readonly config: ReferenceConfig

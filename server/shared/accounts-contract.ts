@@ -16,7 +16,7 @@ export const CONTRACT_PATH = 'docs/accounts-api.openapi.yaml'
 export type HttpMethod = 'get' | 'post'
 
 /** The document as parsed: only the parts this module reads are typed. */
-export interface ContractDocument {
+interface ContractDocument {
   readonly openapi: string
   readonly info: { readonly version: string, readonly title: string }
   readonly paths: Readonly<Record<string, Readonly<Partial<Record<HttpMethod, OperationObject>>>>>
@@ -24,13 +24,13 @@ export interface ContractDocument {
 }
 
 /** A response, or a request body, as the document gives it: inline or by `$ref` to `components`. */
-export interface ContentHolder {
+interface ContentHolder {
   readonly $ref?: string
   readonly content?: Readonly<Record<string, { readonly schema?: unknown }>>
   readonly [key: string]: unknown
 }
 
-export interface OperationObject {
+interface OperationObject {
   readonly operationId?: string
   readonly requestBody?: ContentHolder
   readonly responses?: Readonly<Record<string, ContentHolder>>
@@ -38,10 +38,10 @@ export interface OperationObject {
 }
 
 /** One answer checked: null when it fits the contract, else why not (Ajv's errors, made readable). */
-export type AnswerCheck = (body: unknown) => string | null
+type AnswerCheck = (body: unknown) => string | null
 
 /** One request body checked, as AnswerCheck does an answer. */
-export type RequestCheck = (body: unknown) => string | null
+type RequestCheck = (body: unknown) => string | null
 
 export interface AccountsContract {
   readonly document: ContractDocument
@@ -93,7 +93,7 @@ export function accountsContractFromText (text: string): AccountsContract {
   // OpenAPI's own keywords (example, discriminator, x-…) are not JSON Schema's: strict mode would refuse them.
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   const id = 'threshold-accounts-contract'
-  ajv.addSchema(document as object, id)
+  ajv.addSchema(document, id)
 
   const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     (['get', 'post'] as const).flatMap((method) => item[method] === undefined ? [] : [{ method, path, operation: item[method] }]))

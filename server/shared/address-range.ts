@@ -10,7 +10,7 @@ import { isIP } from 'node:net'
  */
 
 /** The prefix length by which an IPv6 client is counted. */
-export const IPV6_CLIENT_PREFIX_LENGTH = 64
+const IPV6_CLIENT_PREFIX_LENGTH = 64
 
 const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/
 const BRACKETED_IPV6 = /^\[([0-9A-Fa-f:.]+)\](?::\d{1,5})?$/

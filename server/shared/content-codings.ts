@@ -67,7 +67,7 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
 }
 
 /** More codings than this on one answer is no backend's doing; such an answer is refused unread. */
-export const MAX_STACKED_CODINGS = 2
+const MAX_STACKED_CODINGS = 2
 
 /**
  * The codings of a `Content-Encoding` header in the order they were applied,

@@ -5,7 +5,7 @@ import { ConfigError, readString, type Env } from './env-parsing.js'
 /** Header carrying the request id between the load balancer, the edge and the backends. */
 export const REQUEST_ID_HEADER = 'x-request-id'
 
-export const DEFAULT_LOG_LEVEL = 'info'
+const DEFAULT_LOG_LEVEL = 'info'
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = typeof LOG_LEVELS[number]
 
@@ -23,7 +23,7 @@ const SAFE_REQUEST_ID = /^[\w.:-]{1,64}$/
  * The request's path without its query string. Query strings can carry
  * tokens (the reset link, SSO ids, emails), so they never reach the log.
  */
-export function pathOnly (url: string): string {
+function pathOnly (url: string): string {
   const query = url.indexOf('?')
   return query === -1 ? url : url.slice(0, query)
 }

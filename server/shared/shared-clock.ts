@@ -14,7 +14,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 
 /** How often the offset is measured again: a clock stepped by NTP (or by hand) is followed within this. */
-export const CLOCK_SYNC_INTERVAL_MS = 60_000
+const CLOCK_SYNC_INTERVAL_MS = 60_000
 /** Measurements per sync; the one with the shortest round trip is kept, as NTP does. */
 const SAMPLES_PER_SYNC = 3
 
@@ -84,7 +84,7 @@ export class SharedClock {
 }
 
 /** Beyond this, an instance's own clock is worth an operator's look (what it shares follows the server's anyway). */
-export const CLOCK_OFFSET_WARNING_MS = 2000
+const CLOCK_OFFSET_WARNING_MS = 2000
 
 /**
  * Says once, and again when it changes by CLOCK_OFFSET_WARNING_MS, that this

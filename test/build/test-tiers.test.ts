@@ -29,9 +29,9 @@ const unit = filesOf(scripts['test:unit']!)
 const integration = filesOf(scripts['test:integration']!)
 const all = filesOf('tap')
 
-t.test('npm test runs the type check, the build and both tiers; test:quick the type check and the unit tier', async (t) => {
-  t.equal(scripts.test, 'npm run typecheck && node build.mjs && npm run test:unit && npm run test:integration')
-  t.equal(scripts['test:quick'], 'npm run typecheck && npm run test:unit')
+t.test('npm test runs the type check, the lint, the build and both tiers; test:quick the type check, the lint and the unit tier', async (t) => {
+  t.equal(scripts.test, 'npm run typecheck && npm run lint && node build.mjs && npm run test:unit && npm run test:integration')
+  t.equal(scripts['test:quick'], 'npm run typecheck && npm run lint && npm run test:unit')
 })
 
 t.test('each tier is named by two globs, not by a list of files', async (t) => {

@@ -56,7 +56,7 @@ async function hydrate (
   } finally {
     console.error = originalError
   }
-  t.teardown(() => { act(() => (root as Root | null)?.unmount()); document.body.innerHTML = '' })
+  t.teardown(() => { act(() => (root)?.unmount()); document.body.innerHTML = '' })
   return { container, complaints, serverHtml: html }
 }
 

@@ -17,7 +17,7 @@ export const SVG_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsaf
 export type BrandRole = 'logo' | 'favicon' | 'poster' | 'video'
 
 /** Where the page finds a brand file: under /assets/brand/, named by role and content hash, with the detected format's extension. */
-export function brandAssetName (role: BrandRole, file: BrandFile): string {
+function brandAssetName (role: BrandRole, file: BrandFile): string {
   return `brand/${role}-${file.sha256.slice(0, 16).replace(/[-_]/g, 'X')}${servedExtension(file)}`
 }
 

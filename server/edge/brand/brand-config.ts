@@ -5,7 +5,7 @@ import { contrastRatio, formatRatio, isHexColour, mixColours, normalizeHexColour
 /** THEME: which colour scheme the page uses; `system` follows the visitor's `prefers-color-scheme`. */
 export type Theme = 'light' | 'dark' | 'system'
 const THEMES: readonly Theme[] = ['light', 'dark', 'system']
-export const DEFAULT_THEME: Theme = 'system'
+const DEFAULT_THEME: Theme = 'system'
 
 /**
  * The card's background and the primary button's text in each scheme, as
@@ -26,7 +26,7 @@ export const BRAND_LIMITS = Object.freeze({
 } as const)
 
 /** The longest BRAND_LOGO_ALT: an image's name, not a paragraph. */
-export const MAX_LOGO_ALT_LENGTH = 150
+const MAX_LOGO_ALT_LENGTH = 150
 
 /** One scheme's accent: buttons' background, links, the focused field's border. */
 export interface SchemeAccent {
@@ -37,7 +37,7 @@ export interface SchemeAccent {
 }
 
 /** The operator's page background (BACKGROUND, BACKGROUND_VIDEO, BACKGROUND_POSTER). */
-export type BackgroundSetting =
+type BackgroundSetting =
   | { readonly kind: 'builtin' }
   | { readonly kind: 'none' }
   | { readonly kind: 'operator', readonly poster: BrandFile, readonly video: BrandFile | null }

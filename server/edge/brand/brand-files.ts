@@ -14,14 +14,14 @@ const IMAGE_FORMATS = {
   ico: { contentType: 'image/x-icon', extensions: ['.ico'], label: 'ICO' }
 } as const
 
-export type ImageFormat = keyof typeof IMAGE_FORMATS
+type ImageFormat = keyof typeof IMAGE_FORMATS
 
 const VIDEO_FORMATS = {
   mp4: { contentType: 'video/mp4', extensions: ['.mp4'], label: 'MP4' },
   webm: { contentType: 'video/webm', extensions: ['.webm'], label: 'WebM' }
 } as const
 
-export type VideoFormat = keyof typeof VIDEO_FORMATS
+type VideoFormat = keyof typeof VIDEO_FORMATS
 
 /** An operator's file, checked at start: what the edge serves and the page names. */
 export interface BrandFile {

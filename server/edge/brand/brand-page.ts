@@ -5,10 +5,10 @@ import type { BrandSettings } from './brand-config.js'
 import { brandStyleSheet } from './brand-style.js'
 
 /** The box the logo is fitted into, in CSS pixels: a header's mark, never a banner. */
-export const LOGO_BOX = Object.freeze({ width: 240, height: 56 })
+const LOGO_BOX = Object.freeze({ width: 240, height: 56 })
 
 /** The logo's shown size: its own, scaled down (never up) to fit {@link LOGO_BOX}, its proportions kept. */
-export function logoDisplaySize (width: number, height: number): { width: number, height: number } {
+function logoDisplaySize (width: number, height: number): { width: number, height: number } {
   const scale = Math.min(1, LOGO_BOX.width / width, LOGO_BOX.height / height)
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) }
 }

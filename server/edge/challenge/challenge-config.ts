@@ -1,7 +1,7 @@
 import { ConfigError, readHttpUrl, readInteger, readString, type Env } from '../../shared/env-parsing.js'
 
 /** CHALLENGE: what the edge asks for when risk has risen (docs/challenge.md). */
-export type ChallengeKind = 'pow' | 'turnstile' | 'hcaptcha' | 'off'
+type ChallengeKind = 'pow' | 'turnstile' | 'hcaptcha' | 'off'
 
 /** Failed logins (and registration and reset requests) per address range in {@link RANGE_WINDOW_MINUTES} before a range is challenged. */
 const DEFAULT_RANGE_FAILURES = 10

@@ -24,9 +24,6 @@ import { verifyProviderToken } from './provider-token.js'
 import { accountKeyFor, rangeKeyFor, riskRangeOf, type Risk } from './risk.js'
 import type { SingleUse } from './single-use.js'
 
-/** What a challenge's answer is counted as (threshold_challenges_total's `outcome`). */
-export type ChallengeOutcome = 'issued' | 'passed' | `refused_${Refusal}`
-
 const GUARDED: ReadonlySet<string> = new Set(CHALLENGED_PATHS)
 
 export interface ChallengeGateOptions {
@@ -153,7 +150,7 @@ export function challengeGate (options: ChallengeGateOptions) {
   }
 
   return {
-    async preHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    preHandler: async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
       const call = judged(request)
       if (call === null) return undefined
       if (call === 'severalEmails') return await reply.code(400).send({ error: request.server.messagesFor(request).text('server.challengeOneEmail') })
@@ -172,7 +169,7 @@ export function challengeGate (options: ChallengeGateOptions) {
       return undefined
     },
     /** For server/edge/upstream/json-answers.ts: the backend's readable answer, whose shape tells a successful login. */
-    noteAnswer (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void {
+    noteAnswer: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void => {
       answered.set(request, answer)
     },
     /**
@@ -180,7 +177,7 @@ export function challengeGate (options: ChallengeGateOptions) {
      * known to the account (server/edge/known-browsers/known-browser.ts), as a form post's call does
      * for the visitor's browser (server/edge/no-script/inner-call.ts passes it back).
      */
-    async onSend (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
       const call = judgedCalls.get(request)
       if (call !== undefined && call.accounts.length === 1 && signedIn(request, reply.statusCode, call)) {
         void reply.header('set-cookie', knownBrowsers.remember(request.headers.cookie, call.accounts[0]!))
@@ -197,7 +194,7 @@ export function challengeGate (options: ChallengeGateOptions) {
      * 503 (the backend unreachable) is no answer of the backend's and
      * counts nothing.
      */
-    async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    onResponse: async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const answer = answered.get(request)
       const call = judgedCalls.get(request)
       if (answer === undefined || call === undefined) return

@@ -12,16 +12,16 @@ import { logUpstreamFailure } from '../upstream/upstream-failures.js'
  * the end of an SSO login (both `v2/auth/login`), and the start of SSO.
  * Registrations are not login calls (the page does not check them either).
  */
-export const ENFORCED_LOGIN_PATHS: ReadonlySet<string> = new Set(['v2/login', 'v2/auth/login', 'auth/login/sso'])
+const ENFORCED_LOGIN_PATHS: ReadonlySet<string> = new Set(['v2/login', 'v2/auth/login', 'auth/login/sso'])
 
 /**
  * A passkey sign-in names no address before its answer: the edge checks the
  * answer's `email` instead ({@link checkPasskeySignInAnswer}).
  */
-export const PASSKEY_SIGN_IN_PATH = 'passkeys/login'
+const PASSKEY_SIGN_IN_PATH = 'passkeys/login'
 
 /** A login names one address, a Google login two (body and token); a body naming more is not the page's. */
-export const MAX_CHECKED_DOMAINS = 4
+const MAX_CHECKED_DOMAINS = 4
 
 export interface DomainCheckEnforcement {
   /** Base URL of the domain-check service (EDGE_AUTH_URL or the embedded responder). */

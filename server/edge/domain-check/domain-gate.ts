@@ -8,7 +8,7 @@ import { readDomainCheckAnswer } from './domain-check-call.js'
 import { callEdgeRoute } from '../no-script/inner-call.js'
 
 /** A login's refusal by the domain check, as the page words it (a catalogue key), with the status the edge's own enforcement gives it. */
-export interface DomainRefusal {
+interface DomainRefusal {
   readonly status: number
   readonly key: MessageKey
 }

@@ -82,7 +82,7 @@ export function topLevelMembers (text: string, key: string): unknown[] {
  * The payload of a bearer JWT in `authorization`, as text, read without
  * verifying the signature; null when there is none or it is not one.
  */
-export function bearerTokenPayload (authorization: string | undefined): string | null {
+function bearerTokenPayload (authorization: string | undefined): string | null {
   const match = /^Bearer[ \t]+([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)$/i.exec(authorization ?? '')
   return match === null ? null : Buffer.from(match[2]!, 'base64url').toString('utf8')
 }

@@ -30,5 +30,5 @@ export function rateLimitKey (address: string | null): string {
 
 /** The normalised client address of a request (see {@link normaliseAddress}); null when there is none. */
 export function clientAddress (request: Pick<FastifyRequest, 'ip'>): string | null {
-  return normaliseAddress(request.ip as string | undefined)
+  return normaliseAddress(request.ip)
 }

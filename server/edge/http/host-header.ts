@@ -13,7 +13,7 @@ import { fromTrustedProxy, type ProxyTrust } from './trusted-proxy.js'
 const HOST = /^(?:[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::([0-9]{1,5}))?$/
 
 /** A DNS name is at most 253 characters (RFC 1035), plus a final dot, a colon and a five-digit port. */
-export const MAX_HOST_LENGTH = 253 + 1 + 1 + 5
+const MAX_HOST_LENGTH = 253 + 1 + 1 + 5
 
 const MAX_PORT = 65535
 

@@ -12,7 +12,7 @@ import { clientAddress, rateLimitKey } from './client-address.js'
 import { redisSharing, type RedisSharing } from '../redis/redis-sharing.js'
 
 /** Where the counts of every instance behind the load balancer meet. */
-export interface SharedCounting {
+interface SharedCounting {
   readonly redis: Redis
   readonly log: FastifyBaseLogger
 }

@@ -10,7 +10,7 @@ import { HttpError } from './http-error.js'
  * cookies, so it is let through. This is what stops CSRF through "simple"
  * cross-site requests such as a text/plain form post.
  */
-export function isSameOriginRequest (request: FastifyRequest): boolean {
+function isSameOriginRequest (request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site']
   if (site !== undefined) return site === 'same-origin'
   const origin = request.headers.origin

@@ -41,7 +41,7 @@ const LOOPBACK_FORM_ACTION = ['http://localhost:*', 'http://127.0.0.1:*']
  * meta refresh instead (docs/no-script.md), which form-action does not
  * govern.
  */
-export function formActionSources (pageHostname: string, cookieDomain: string | null, redirectAllowedHosts: readonly string[]): string {
+function formActionSources (pageHostname: string, cookieDomain: string | null, redirectAllowedHosts: readonly string[]): string {
   const sources = ["'self'"]
   if (cookieDomain !== null) sources.push(`https://${cookieDomain}:*`, `https://*.${cookieDomain}:*`)
   for (const host of redirectAllowedHosts) sources.push(`https://${host}:*`)
@@ -69,7 +69,7 @@ export function formActionByHost (cookieDomainOf: (hostname: string) => string |
   }
 }
 
-export const HSTS_MAX_AGE_SECONDS = 2 * 365 * 24 * 60 * 60
+const HSTS_MAX_AGE_SECONDS = 2 * 365 * 24 * 60 * 60
 export const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'
 export const NO_STORE = 'no-store'
 
@@ -133,7 +133,7 @@ function recordHelmetHeaders (options: FastifyHelmetOptions): Record<string, str
   helmet(options as Parameters<typeof helmet>[0])(
     {} as IncomingMessage,
     recorder as unknown as ServerResponse,
-    (error?: unknown) => { if (error !== undefined) throw error }
+    (error?: unknown) => { if (error !== undefined) throw error instanceof Error ? error : new Error('helmet failed', { cause: error }) }
   )
   recorded['permissions-policy'] = PERMISSIONS_POLICY
   return recorded

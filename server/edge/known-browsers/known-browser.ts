@@ -33,7 +33,7 @@ export const KNOWN_BROWSER_DAYS = 90
 /** Accounts one browser is known to at most (a family's shared computer); the oldest is forgotten first. */
 export const KNOWN_BROWSER_MAX_ACCOUNTS = 5
 /** Where the browser sends it: to the page's login call and to its forms posted without scripts (`POST /`). */
-export const KNOWN_BROWSER_PATH = '/'
+const KNOWN_BROWSER_PATH = '/'
 
 const DAY_SECONDS = 24 * 60 * 60
 const TAG_LENGTH = 22

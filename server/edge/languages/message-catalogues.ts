@@ -52,7 +52,8 @@ const ENGLISH: Catalogue = englishCatalogue
 async function shippedCatalogue (locale: Locale): Promise<Readonly<Record<string, unknown>> | null> {
   if (locale === 'en') return ENGLISH
   try {
-    return (await import(`../../../common/messages/${locale}.json`, { with: { type: 'json' } })).default
+    const shipped = await import(`../../../common/messages/${locale}.json`, { with: { type: 'json' } }) as { default: Readonly<Record<string, unknown>> }
+    return shipped.default
   } catch {
     return null
   }

@@ -5,7 +5,7 @@ import { ConfigError, readInteger, readString, type Env } from '../../shared/env
 import type { EdgeMetrics } from './metrics.js'
 
 /** The one path the metrics listener answers. */
-export const METRICS_PATH = '/metrics'
+const METRICS_PATH = '/metrics'
 
 /** Prometheus's text exposition format, as prom-client writes it. */
 const TEXT_FORMAT = 'text/plain; version=0.0.4; charset=utf-8'

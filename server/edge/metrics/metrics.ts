@@ -30,26 +30,26 @@ export function readPackageVersion (packageJson: URL): string {
 /** A route as the request metrics name it; see {@link routeLabel}. */
 export type RouteLabel = string
 export type MethodLabel = 'GET' | 'HEAD' | 'POST' | 'OTHER'
-export type UpstreamLabel = 'accounts' | 'edge_auth'
-export type UpstreamFailureKind = 'refused' | 'reset' | 'timeout' | 'unreadable' | 'server_error'
-export type RateLimitLabel = 'accounts' | 'domain_check'
+type UpstreamLabel = 'accounts' | 'edge_auth'
+type UpstreamFailureKind = 'refused' | 'reset' | 'timeout' | 'unreadable' | 'server_error'
+type RateLimitLabel = 'accounts' | 'domain_check'
 export type SignInMethod = 'password' | 'google' | 'sso' | 'passkey_autofill' | 'passkey_button' | 'second_factor' | 'recovery_code'
 export type SignInOutcome = 'success' | 'second_factor_required' | 'refused' | 'error'
 export type PasskeyRegistrationKind = 'offer' | 'automatic_upgrade'
-export type PasskeyRegistrationOutcome = 'success' | 'refused' | 'error'
-export type DomainCheckSource = 'page' | 'enforced'
+type PasskeyRegistrationOutcome = 'success' | 'refused' | 'error'
+type DomainCheckSource = 'page' | 'enforced'
 export type DomainCheckResult = 'authorized' | 'unauthorized' | 'unspecified' | 'failed'
 /** A guarded call (common/challenge/challenge.ts CHALLENGED_PATHS). */
-export type ChallengePathLabel = 'v2/login' | 'register' | 'resetPasswordRequest' | 'verifyEmailRequest'
+type ChallengePathLabel = 'v2/login' | 'register' | 'resetPasswordRequest' | 'verifyEmailRequest'
 /** issued, passed, or refused_<why> (server/edge/challenge/challenge-gate.ts). */
-export type ChallengeOutcomeLabel = string
+type ChallengeOutcomeLabel = string
 
 /**
  * The request duration buckets, in seconds. The page and its assets are
  * answered from memory in well under a millisecond, the accounts calls take
  * tens to hundreds (a password hash), and the upstream timeout is 10 s.
  */
-export const DURATION_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const DURATION_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 /** The method label: the three the edge serves, everything else as one. */
 export function methodLabel (method: string | undefined): MethodLabel {

@@ -21,7 +21,7 @@ const FIXED_ROUTES: Readonly<Record<string, RouteLabel>> = {
 }
 
 /** The route label of a Fastify route (`routeOptions.url`), given the accounts paths the edge proxies. */
-export function routeLabel (routeUrl: string | undefined, accountsPaths: ReadonlySet<string>): RouteLabel {
+function routeLabel (routeUrl: string | undefined, accountsPaths: ReadonlySet<string>): RouteLabel {
   if (routeUrl === undefined) return 'other'
   const fixed = FIXED_ROUTES[routeUrl]
   if (fixed !== undefined) return fixed

@@ -44,7 +44,7 @@ export type CountedCall =
  * registration says `conditional: true` for the automatic upgrade after a
  * password sign-in; otherwise it is the offer.
  */
-export function countedCall (path: string, body: unknown): CountedCall {
+function countedCall (path: string, body: unknown): CountedCall {
   switch (path) {
     case 'v2/login':
       return { counts: 'sign-in', method: 'password' }
@@ -69,7 +69,7 @@ export function countedCall (path: string, body: unknown): CountedCall {
 }
 
 /** The outcome of a sign-in call: its final status and, for a 2xx, the shape of its answer. */
-export function signInOutcome (status: number, shape: AnswerShape | undefined): SignInOutcome {
+function signInOutcome (status: number, shape: AnswerShape | undefined): SignInOutcome {
   if (status >= 500) return 'error'
   if (status >= 400) return 'refused'
   if (status < 200 || status > 299) return 'error'
@@ -88,10 +88,10 @@ export function signInOutcome (status: number, shape: AnswerShape | undefined): 
 export function signInCounter (metrics: EdgeMetrics, prefix: string) {
   const shapes = new WeakMap<FastifyRequest, AnswerShape>()
   return {
-    noteAnswer (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void {
+    noteAnswer: (request: FastifyRequest, answer: Readonly<Record<string, unknown>>): void => {
       shapes.set(request, answerShape(answer))
     },
-    async onResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    onResponse: async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const call = countedCall((request.routeOptions.url ?? '').slice(prefix.length + 1), request.body)
       if (call === null) return
       const status = reply.statusCode

@@ -17,7 +17,7 @@ export const FORM_FLASH_LIFETIME_S = 300
 const FLASH_VALUE_LIMIT = 3_500
 
 /** A form post's page as the GET after the redirect shows it. */
-export interface FlashedPage {
+interface FlashedPage {
   readonly status: number
   readonly state: PageFormState
 }

@@ -23,7 +23,7 @@ export function formPageAnswerFrom (pageAnswer: PageAnswer): FormPageAnswer {
   return (request, reply, { status, state }) => {
     for (const name of CARRIED_HEADERS) {
       const value = reply.getHeader(name)
-      if (value !== undefined) reply.raw.setHeader(name, value as string | string[])
+      if (value !== undefined) reply.raw.setHeader(name, value)
     }
     const queryStart = request.url.indexOf('?')
     reply.hijack()

@@ -30,7 +30,7 @@ import { secondFactorForm } from './second-factor-form.js'
 import { ssoStartForm } from './sso-start-form.js'
 
 /** The largest form body read: the register form, typed in full, is a few hundred bytes. */
-export const FORM_POST_BODY_LIMIT_BYTES = 16 * 1024
+const FORM_POST_BODY_LIMIT_BYTES = 16 * 1024
 
 const FORM_TYPE = 'application/x-www-form-urlencoded'
 

@@ -1,8 +1,8 @@
 /** How long after a form post's answer the same post from the same visitor gets that answer again. */
-export const REPEAT_WINDOW_MS = 10_000
+const REPEAT_WINDOW_MS = 10_000
 
 /** The most posts remembered at once; past it a post runs unremembered (never refused). */
-export const REPEATS_REMEMBERED = 10_000
+const REPEATS_REMEMBERED = 10_000
 
 interface Remembered<T> {
   readonly answer: Promise<T>

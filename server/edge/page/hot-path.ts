@@ -24,7 +24,7 @@ const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
  * (`GET http://host/path`, which HTTP/1.1 servers must accept) is read as its
  * path, as Fastify's router reads it.
  */
-export function originForm (target: string): string {
+function originForm (target: string): string {
   if (target.charCodeAt(0) === 0x2f) return target
   const authority = ABSOLUTE_FORM.exec(target)
   if (authority === null) return target

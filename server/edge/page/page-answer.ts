@@ -50,7 +50,7 @@ export interface PageAnswer {
 }
 
 /** A render that threw: the page went out without its view (the scripts render it), and the caller logs it. */
-export interface RenderFailure {
+interface RenderFailure {
   readonly error: unknown
 }
 

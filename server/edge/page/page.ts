@@ -55,7 +55,7 @@ function withLook (template: string, look: PageLook): string {
 }
 
 /** The default look: the system's scheme, the build's icon, no brand colours. */
-export const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, brandStyle: null })
+const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, brandStyle: null })
 /** `<html lang dir>` and the chosen language's catalogue (common/languages/message-catalogue.ts MESSAGES_ELEMENT_ID). */
 const LANG_SLOT = '__THRESHOLD_LANG__'
 const DIR_SLOT = '__THRESHOLD_DIR__'

@@ -7,14 +7,14 @@ import type { FileIdentity } from '../brand/brand-files.js'
 import { STATIC_SECURITY_HEADERS } from '../http/security-headers.js'
 
 /** Hashed asset names never change content, so browsers may keep them for a year. */
-export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable'
+const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable'
 
 /**
  * Files larger than this, and audio or video of any size, are streamed from
  * disk by @fastify/static (which answers Range requests, as video players
  * need); everything else is held in memory with its compressed variants.
  */
-export const MEMORY_FILE_LIMIT_BYTES = 2 * 1024 * 1024
+const MEMORY_FILE_LIMIT_BYTES = 2 * 1024 * 1024
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -33,7 +33,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.webm': 'video/webm'
 }
 
-export function contentTypeFor (name: string): string {
+function contentTypeFor (name: string): string {
   return CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream'
 }
 
@@ -49,7 +49,7 @@ function isStreamed (name: string, size: number): boolean {
 export type Encoding = 'br' | 'gzip' | 'identity'
 
 /** One representation of an asset: its bytes and the complete header list. */
-export interface AssetVariant {
+interface AssetVariant {
   readonly body: Buffer
   readonly etag: string
   /** Flat [name, value, name, value, …] list, ready for `writeHead`. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { PasskeySettings } from '../../shared/passkeys/passkey-config.js'
 
 /** The well-known URL of WebAuthn Related Origin Requests. */
-export const WEBAUTHN_WELL_KNOWN_PATH = '/.well-known/webauthn'
+const WEBAUTHN_WELL_KNOWN_PATH = '/.well-known/webauthn'
 
 /** How long browsers may keep the list: a day, so that a change of PASSKEY_RELATED_ORIGINS spreads soon. */
 const MAX_AGE_SECONDS = 24 * 3600

@@ -3,7 +3,7 @@ import { AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes } from '../../../c
 const DAY_MS = 24 * 60 * 60 * 1000
 
 /** The token cookies by name, as the edge sets them. */
-export type TokenCookieName = typeof AUTH_COOKIE | typeof REFRESH_COOKIE
+type TokenCookieName = typeof AUTH_COOKIE | typeof REFRESH_COOKIE
 
 /**
  * A cookie value encoded as js-cookie writes it (the page writes the
@@ -37,13 +37,13 @@ function attributesOf (cookieDomain: string | null, httpOnly: boolean, lifetime:
  * edge's cookie domain is one it decided from the Public Suffix List, which
  * browsers share.
  */
-export function tokenCookie (name: TokenCookieName, value: string, cookieDomain: string | null, httpOnly: boolean, now = Date.now()): string {
+function tokenCookie (name: TokenCookieName, value: string, cookieDomain: string | null, httpOnly: boolean, now = Date.now()): string {
   const expires = new Date(now + sessionCookieAttributes(cookieDomain).expires * DAY_MS).toUTCString()
   return `${name}=${cookieValue(value)}; ${attributesOf(cookieDomain, httpOnly, `Expires=${expires}`)}`
 }
 
 /** The Set-Cookie value that removes a token cookie: the same name, Domain and Path, and Max-Age=0. */
-export function clearedTokenCookie (name: TokenCookieName, cookieDomain: string | null, httpOnly: boolean): string {
+function clearedTokenCookie (name: TokenCookieName, cookieDomain: string | null, httpOnly: boolean): string {
   return `${name}=; ${attributesOf(cookieDomain, httpOnly, 'Max-Age=0')}`
 }
 

@@ -79,7 +79,7 @@ export function tokenAnswers (options: TokenAnswerOptions) {
   const cookieDomainOf = (request: FastifyRequest): string | null => cookieDomainFor(statedHostName(request.raw, options.trust), options.cookieDomain)
 
   return {
-    async fillRefreshToken (request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    fillRefreshToken: async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
       const route = routeOf(request)
       if (!REFRESH_TOKEN_CALLS.has(route)) return
       const cookie = cookieOf(request.headers.cookie, REFRESH_COOKIE)
@@ -90,7 +90,7 @@ export function tokenAnswers (options: TokenAnswerOptions) {
       if (route === REVOKE_CALL) revokingCookie.add(request)
     },
 
-    answerForBrowser (request: FastifyRequest, reply: ProxyReply, status: number, answer: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+    answerForBrowser: (request: FastifyRequest, reply: ProxyReply, status: number, answer: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
       const succeeded = status >= 200 && status <= 299
       if (succeeded && revokingCookie.has(request)) void reply.header('set-cookie', clearedTokenCookies(cookieDomainOf(request), options.authHttpOnly))
       const shape = answerShape(answer)

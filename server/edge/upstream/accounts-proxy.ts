@@ -47,7 +47,7 @@ export interface AccountsProxyOptions {
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
-export const FORM_BODY_LIMIT_BYTES = 256 * 1024
+const FORM_BODY_LIMIT_BYTES = 256 * 1024
 
 /**
  * What the accounts service receives of a request, and nothing else
@@ -109,7 +109,7 @@ const READ_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location', 'ca
 const FORM_RESPONSE_HEADERS = new Set([...JSON_RESPONSE_HEADERS, 'location'])
 
 /** What the visitor reads when the accounts service failed, by how it failed (catalogue keys): naming no address or port. */
-export const ACCOUNTS_FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
+const ACCOUNTS_FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
   timeout: 'server.accountsTimeout',
   unavailable: 'server.accountsUnavailable',
   'bad-gateway': 'server.accountsBadGateway',
@@ -137,8 +137,8 @@ const passOnNotingServerErrors: PassOn = (request, reply, response) => {
   const status = response.statusCode
   const facts = () => ({ upstream: 'accounts', status, elapsedMs: upstreamElapsedMs(request, reply.elapsedTime) })
   // Once each: a 5xx is the backend's failure already, whatever becomes of its body.
-  if (status >= 500 && status <= 599) logUpstreamFailure(request as FastifyRequest, { ...facts(), kind: 'server_error', passedOn: true })
-  else response.stream.once('error', (error) => logUpstreamFailure(request as FastifyRequest, { ...facts(), kind: failureKindOf(error) }, error))
+  if (status >= 500 && status <= 599) logUpstreamFailure(request, { ...facts(), kind: 'server_error', passedOn: true })
+  else response.stream.once('error', (error) => logUpstreamFailure(request, { ...facts(), kind: failureKindOf(error) }, error))
   void reply.send(response.stream)
 }
 

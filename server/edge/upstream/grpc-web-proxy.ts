@@ -16,7 +16,7 @@ import { failureKindOfStatus, logUpstreamFailure, upstreamElapsedMs } from './up
 import { classifyUpstreamError, forwardRequestHeaders, upstreamDispatcherOptions, upstreamReplyOptions, type ProxyReply, type RequestHeaderAllowlist, type UpstreamFailure } from './upstream.js'
 
 /** gRPC-web content types: binary, and the base64 text form. */
-export const GRPC_WEB_CONTENT_TYPES = [
+const GRPC_WEB_CONTENT_TYPES = [
   'application/grpc-web',
   'application/grpc-web+proto',
   'application/grpc-web-text',
@@ -44,7 +44,7 @@ const GRPC_RESPONSE_HEADERS = new Set([
  * and the deadline, `grpc-timeout`), and the edge's request id. It needs no
  * cookie, no client address and no host (upstream.ts says what else is left out).
  */
-export const GRPC_WEB_REQUEST_HEADERS: RequestHeaderAllowlist = {
+const GRPC_WEB_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'x-grpc-web', 'x-user-agent', 'grpc-timeout']),
   // Accept-Language: the language the edge chose, should the domain check word anything for the visitor.
   statesLocale: true,
@@ -77,7 +77,7 @@ const isGrpcWeb = (contentType: unknown): boolean =>
  * so every failure the page can meet here is sent this way, and the page's
  * status is the table's whichever way the client reads it.
  */
-export function sendGrpcWebError (reply: FastifyReply | ProxyReply, httpStatus: number, message: string): void {
+function sendGrpcWebError (reply: FastifyReply | ProxyReply, httpStatus: number, message: string): void {
   reply.removeHeader('content-length')
   void reply
     .code(httpStatus)
@@ -214,7 +214,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           const grpcWeb = isGrpcWeb(reply.getHeader('content-type'))
           const metrics = reply.server.metrics
           if (!(status >= 200 && status < 300) && !grpcWeb) {
-            logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), reason: 'not gRPC-web' })
+            logUpstreamFailure(request, { ...answerFacts(reply, status), reason: 'not gRPC-web' })
             response.stream.resume()
             metrics?.domainCheck('page', 'failed')
             sendGrpcWebError(reply, status, 'The domain authorization service failed.')
@@ -224,7 +224,7 @@ export async function grpcWebProxy (app: FastifyInstance, options: GrpcWebProxyO
           if (codingHeader === undefined && metrics === null) {
             // Streamed on as it comes (nothing is counted without metrics): a failure is logged as it starts.
             const failure = passedOnFailure(reply)
-            if (failure !== null) logUpstreamFailure(request as FastifyRequest, { ...answerFacts(reply, status), kind: 'server_error', ...failure, passedOn: true })
+            if (failure !== null) logUpstreamFailure(request, { ...answerFacts(reply, status), kind: 'server_error', ...failure, passedOn: true })
             void reply.send(response.stream)
             return
           }

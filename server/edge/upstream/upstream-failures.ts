@@ -70,7 +70,7 @@ export function failureKindOfStatus (status: number): UpstreamFailureKind {
  * TLS that does not verify); an answer the edge cannot read; a 5xx answer,
  * whether passed on to the page (a JSON error) or replaced by the edge's own.
  */
-export const UPSTREAM_FAILURE_MESSAGES: Readonly<Record<UpstreamFailureKind, string>> = {
+const UPSTREAM_FAILURE_MESSAGES: Readonly<Record<UpstreamFailureKind, string>> = {
   refused: 'upstream call failed',
   reset: 'upstream call failed',
   timeout: 'upstream call failed',

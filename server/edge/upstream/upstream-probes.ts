@@ -9,14 +9,14 @@ import { failureKindOf, isTlsFailure } from './upstream-failures.js'
 /** How long a probe may take: a health check that needs longer is not a healthy answer. */
 export const PROBE_TIMEOUT_MS = 1000
 /** How long a probe's result is reused, so that /readyz cannot be used to flood the backends. */
-export const PROBE_CACHE_MS = 2000
+const PROBE_CACHE_MS = 2000
 
 /**
  * Why an upstream is down, short and bounded (it is shown in /readyz's body
  * and logged): never an address, a URL or an error's text. `starting`: the
  * embedded service has not answered yet since the start.
  */
-export type ProbeReason = 'refused' | 'reset' | 'timeout' | 'tls' | 'unreadable' | `status ${number}` | 'starting'
+type ProbeReason = 'refused' | 'reset' | 'timeout' | 'tls' | 'unreadable' | `status ${number}` | 'starting'
 
 export interface ProbeResult {
   readonly up: boolean
@@ -78,7 +78,7 @@ function reasonOf (error: unknown): ProbeReason {
  * connection each time (no keep-alive), so that connecting is checked too;
  * the answer's body is not read.
  */
-export function probeOnce (url: string, timeoutMs: number = PROBE_TIMEOUT_MS, headers: Readonly<Record<string, string>> = {}): Promise<ProbeResult> {
+function probeOnce (url: string, timeoutMs: number = PROBE_TIMEOUT_MS, headers: Readonly<Record<string, string>> = {}): Promise<ProbeResult> {
   const target = new URL(url)
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest
   const started = performance.now()

@@ -123,7 +123,7 @@ export function forwardRequestHeaders (
  * Keeps only the response headers in `allowed`: a backend cannot weaken the
  * edge's security headers, make an answer cacheable or announce its software.
  */
-export function keepResponseHeaders (allowed: ReadonlySet<string>) {
+function keepResponseHeaders (allowed: ReadonlySet<string>) {
   return function rewriteResponseHeaders (headers: IncomingHttpHeaders): IncomingHttpHeaders {
     const kept: IncomingHttpHeaders = {}
     for (const [name, value] of Object.entries(headers)) {

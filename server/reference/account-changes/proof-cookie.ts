@@ -7,7 +7,7 @@ import { bindingCookie } from '../http/binding-cookie.js'
  * `auth` cookie cannot read it; Strict, as every account change is a
  * same-origin fetch from the page.
  */
-export const PROOF_COOKIE = 'threshold_proof'
+const PROOF_COOKIE = 'threshold_proof'
 
 /** How long a proof lets its browser change the account's ways in: "within the last few minutes". */
 export const FRESH_PROOF_WINDOW_MS = 5 * 60 * 1000

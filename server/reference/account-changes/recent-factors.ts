@@ -9,7 +9,7 @@ import type { AccountStore } from '../store/account-store.js'
 import { hashToken, newOpaqueToken } from '../sessions/tokens.js'
 
 /** How far back a completed reset lists what was added. */
-export const RECENT_FACTORS_WINDOW_MS = RECENT_FACTORS_DAYS * 24 * 60 * 60 * 1000
+const RECENT_FACTORS_WINDOW_MS = RECENT_FACTORS_DAYS * 24 * 60 * 60 * 1000
 /** How long the page may remove what it lists: as long as the reset link it followed lived. */
 export const REVIEW_TOKEN_TTL_MS = 30 * 60 * 1000
 

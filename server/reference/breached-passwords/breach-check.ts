@@ -16,7 +16,7 @@ export interface BreachRefusal {
  * Closed mode's "try again" names a minute: a corpus that failed is not
  * asked again for RANGE_FAILURE_PAUSE_MS, and outages seldom end sooner.
  */
-export const UNCHECKED_RETRY_AFTER_SECONDS = 60
+const UNCHECKED_RETRY_AFTER_SECONDS = 60
 
 export interface BreachCheckOptions {
   readonly settings: BreachedPasswordSettings

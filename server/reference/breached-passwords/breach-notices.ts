@@ -8,7 +8,7 @@ import { inPageLanguage } from '../languages/page-language.js'
 import type { Account } from '../store/account-store.js'
 
 /** The owner of a breached password is emailed about it at most once in 30 days (the page says so at every login). */
-export const BREACHED_PASSWORD_NOTICE_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000
+const BREACHED_PASSWORD_NOTICE_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000
 
 /**
  * A login whose password is in the breach corpus (docs/breached-passwords.md):

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
  * answer: one `SUFFIX:COUNT` line per hash of the corpus with that prefix.
  */
 
-export const PREFIX_LENGTH = 5
+const PREFIX_LENGTH = 5
 
 export interface RangeKey {
   /** The five hex digits sent. Never logged: with the answer it narrows the password to a few hundred hashes. */

@@ -6,7 +6,7 @@ export const RANGE_CACHE_TTL_MS = 5 * 60 * 1000
  * At most this many range answers are kept (the least recently used go
  * first): about 40 KB each, so some 20 MB at the very most.
  */
-export const RANGE_CACHE_MAX_PREFIXES = 500
+const RANGE_CACHE_MAX_PREFIXES = 500
 /**
  * A real answer, padded, is 30 to 45 KB; anything much larger is not a range
  * answer and is not read to its end.
@@ -50,7 +50,7 @@ async function readLimited (response: Response, limit: number): Promise<string> 
     throw new RangeCallFailed('too_large')
   }
   if (response.body === null) return ''
-  const reader = response.body.getReader()
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {

@@ -1,7 +1,7 @@
 import { ConfigError, readHttpUrl, readInteger, readString, type Env } from '../../shared/env-parsing.js'
 
 /** Have I Been Pwned's public range API (docs/breached-passwords.md). */
-export const DEFAULT_BREACHED_PASSWORDS_URL = 'https://api.pwnedpasswords.com/range'
+const DEFAULT_BREACHED_PASSWORDS_URL = 'https://api.pwnedpasswords.com/range'
 
 /**
  * How long one range call may take. The public API answers from Cloudflare's
@@ -10,15 +10,15 @@ export const DEFAULT_BREACHED_PASSWORDS_URL = 'https://api.pwnedpasswords.com/ra
  * registers while the corpus is down waits no longer than a scrypt hash at a
  * high cost. A login never waits for it beyond this bound either.
  */
-export const DEFAULT_BREACHED_PASSWORDS_TIMEOUT_MS = 1500
-export const BREACHED_PASSWORDS_TIMEOUT_RANGE = Object.freeze({ min: 100, max: 10_000 })
+const DEFAULT_BREACHED_PASSWORDS_TIMEOUT_MS = 1500
+const BREACHED_PASSWORDS_TIMEOUT_RANGE = Object.freeze({ min: 100, max: 10_000 })
 
 /**
  * What a new password meets when the corpus cannot be asked: `open` lets it
  * through (logged and counted), `closed` refuses it with "try again". A
  * login is never refused for it either way.
  */
-export type BreachCheckFailure = 'open' | 'closed'
+type BreachCheckFailure = 'open' | 'closed'
 
 /** BREACHED_PASSWORDS_URL, _TIMEOUT_MS and _FAILURE, read when BREACHED_PASSWORDS is on. */
 export interface BreachedPasswordSettings {

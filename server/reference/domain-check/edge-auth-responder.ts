@@ -11,9 +11,9 @@ import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge
 import { decodeBase64Chunks, decodeFrames, DATA_FRAME, encodeFrame, encodeTrailers, isCompressed, MalformedFramesError } from '../../shared/domain-check/grpc-web-frames.js'
 
 /** The gRPC status codes this responder answers with (docs/accounts-api.md#the-domain-check). */
-export const GRPC_STATUS = Object.freeze({ OK: 0, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 })
+const GRPC_STATUS = Object.freeze({ OK: 0, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 })
 
-export const RESPONDER_BODY_LIMIT_BYTES = 16 * 1024
+const RESPONDER_BODY_LIMIT_BYTES = 16 * 1024
 
 export interface EdgeAuthResponderOptions {
   readonly authorizedDomains: readonly string[]

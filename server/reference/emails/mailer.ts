@@ -15,7 +15,7 @@ export interface OutgoingEmail {
 }
 
 /** Where a sent email went: an SMTP message id, or a file in the outbox. */
-export type Delivery = { readonly smtpMessageId: string } | { readonly outboxFile: string }
+type Delivery = { readonly smtpMessageId: string } | { readonly outboxFile: string }
 
 export interface Mailer {
   send (email: OutgoingEmail): Promise<Delivery>
@@ -72,7 +72,7 @@ export function countingMailer (mailer: Mailer, count: (kind: EmailKind, outcome
  * What went wrong sending an email, without the error's message: an SMTP
  * server's reply quotes the recipient's address, which the log never holds.
  */
-export function describeSendFailure (failure: unknown): Record<string, unknown> {
+function describeSendFailure (failure: unknown): Record<string, unknown> {
   const { code, responseCode, command } = (failure ?? {}) as { code?: unknown, responseCode?: unknown, command?: unknown }
   return { code, responseCode, command }
 }

@@ -3,9 +3,9 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AccountStore } from '../store/account-store.js'
 
 /** Issuers Google uses in ID tokens. */
-export const GOOGLE_ISSUERS = ['https://accounts.google.com', 'accounts.google.com']
+const GOOGLE_ISSUERS = ['https://accounts.google.com', 'accounts.google.com']
 
-export interface GoogleIdentity {
+interface GoogleIdentity {
   readonly subject: string
   readonly email: string
   /**
@@ -18,7 +18,7 @@ export interface GoogleIdentity {
   readonly boundToPage: boolean
 }
 
-export type GoogleVerification = { readonly identity: GoogleIdentity } | { readonly refused: string }
+type GoogleVerification = { readonly identity: GoogleIdentity } | { readonly refused: string }
 
 /**
  * What a Google sign-in sends: the ID token (the bearer) and the nonce
@@ -60,14 +60,14 @@ function nonceRefusal (nonce: unknown, nonceSecret: string | null, requireNonce:
 }
 
 /** Seconds of clock difference allowed on a token's times; a spent token is remembered this long past its expiry. */
-export const GOOGLE_CLOCK_TOLERANCE_S = 60
+const GOOGLE_CLOCK_TOLERANCE_S = 60
 
 /**
  * What a spent token is remembered by: its `jti` (Google sets one), else a
  * hash of what its signature covers. Not of the whole token: a signature's
  * base64url text can be spelt in more than one way that decodes alike.
  */
-export function googleTokenKey (idToken: string, payload: JWTPayload): string {
+function googleTokenKey (idToken: string, payload: JWTPayload): string {
   if (typeof payload.jti === 'string' && payload.jti !== '') return `jti:${payload.jti}`
   const signed = idToken.slice(0, idToken.lastIndexOf('.'))
   return `sha256:${createHash('sha256').update(signed).digest('base64url')}`

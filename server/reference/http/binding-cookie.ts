@@ -11,11 +11,11 @@ import { hashToken, newOpaqueToken } from '../sessions/tokens.js'
  */
 export interface BindingCookie {
   /** The Set-Cookie value that stores `binding` for the ceremony. */
-  set (binding: string): string
+  set: (binding: string) => string
   /** The Set-Cookie value that removes the cookie once its ceremony is over. */
-  cleared (): string
+  cleared: () => string
   /** The binding from a Cookie header, or null when absent or malformed. */
-  read (cookieHeader: string | undefined): string | null
+  read: (cookieHeader: string | undefined) => string | null
 }
 
 const BINDING_FORMAT = /^[\w-]{43}$/

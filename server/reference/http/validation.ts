@@ -9,7 +9,7 @@ import type { AnswerKey, AnswerText } from '../languages/answer-texts.js'
  */
 
 // In common/ since the page's hint says the minimum too.
-export { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_RANGE } from '../../../common/passwords/password-length.js'
+export { DEFAULT_PASSWORD_MIN_LENGTH } from '../../../common/passwords/password-length.js'
 export const PASSWORD_MAX_LENGTH = 256
 export const NAME_MAX_LENGTH = 100
 export const CONTEXT_FIELD_MAX_LENGTH = 128
@@ -21,7 +21,7 @@ export type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value })
 const fail = <T>(error: AnswerText): Parsed<T> => ({ ok: false, error })
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
 
 /** A JSON request body's fields; anything but an object reads as having none. */

@@ -17,7 +17,7 @@ export type AnswerKey = keyof typeof englishAnswers
 export type AnswerText = AnswerKey | { readonly key: AnswerKey, readonly params: MessageParams }
 
 /** The answers' texts in `locale` (server/reference/languages/<locale>.json). */
-export const answerTexts = catalogueFamily<AnswerKey>(englishAnswers, { de: german, fr: french, es: spanish, ja: japanese, ar: arabic })
+const answerTexts = catalogueFamily<AnswerKey>(englishAnswers, { de: german, fr: french, es: spanish, ja: japanese, ar: arabic })
 
 /**
  * `text` in the language of the request it answers: `facts.locale`, chosen

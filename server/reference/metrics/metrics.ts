@@ -10,7 +10,7 @@ import { RANGE_FAILURES, type RangeFailure } from '../breached-passwords/range-c
  */
 
 /** Names start with this, so that they never collide with the edge's (its process figures keep the standard names). */
-export const REFERENCE_METRICS_PREFIX = 'threshold_reference_'
+const REFERENCE_METRICS_PREFIX = 'threshold_reference_'
 
 /** scrypt at OWASP's cost takes a few hundred milliseconds; test and development costs take a few. */
 const PASSWORD_WORK_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -24,11 +24,11 @@ export type PasswordOperation = 'hash' | 'verify'
  * sign-ins locked, `second_factor` an account's code step locked.
  */
 export type LockoutScope = 'address' | 'account_slowdown' | 'passkey' | 'second_factor'
-export const LOCKOUT_SCOPES: readonly LockoutScope[] = ['address', 'account_slowdown', 'passkey', 'second_factor']
+const LOCKOUT_SCOPES: readonly LockoutScope[] = ['address', 'account_slowdown', 'passkey', 'second_factor']
 
 /** `account_change`: the owner told of a change to how the account signs in (server/reference/account-changes/change-notices.ts). */
 export type EmailKind = 'verify_email' | 'password_reset' | 'new_browser' | 'registration_attempt' | 'account_claimed' | 'breached_password' | 'account_change' | 'other'
-export const EMAIL_KINDS: readonly EmailKind[] = [
+const EMAIL_KINDS: readonly EmailKind[] = [
   'verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'account_change', 'other'
 ]
 export type EmailOutcome = 'sent' | 'failed'
@@ -40,23 +40,23 @@ export type EmailOutcome = 'sent' | 'failed'
  * edge's own counter has the split).
  */
 export type SignInMethod = 'password' | 'google' | 'sso' | 'passkey' | 'second_factor' | 'recovery_code'
-export const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', 'sso', 'passkey', 'second_factor', 'recovery_code']
+const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', 'sso', 'passkey', 'second_factor', 'recovery_code']
 /** `success` tokens issued, `second_factor_required` a challenge instead, `refused` a 4xx, `error` a 5xx or a failure. */
 export type SignInOutcome = 'success' | 'second_factor_required' | 'refused' | 'error'
-export const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['success', 'second_factor_required', 'refused', 'error']
+const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['success', 'second_factor_required', 'refused', 'error']
 
 /** Where a password was checked against the breach corpus: a new one (registration, reset) or a login's. */
 export type BreachCheckPurpose = 'new_password' | 'login'
-export const BREACH_CHECK_PURPOSES: readonly BreachCheckPurpose[] = ['new_password', 'login']
+const BREACH_CHECK_PURPOSES: readonly BreachCheckPurpose[] = ['new_password', 'login']
 /** What the check concluded; `unavailable`: the corpus could not be asked in time (or is paused after a failure). */
 export type BreachCheckOutcome = 'breached' | 'clean' | 'unavailable'
-export const BREACH_CHECK_OUTCOMES: readonly BreachCheckOutcome[] = ['breached', 'clean', 'unavailable']
+const BREACH_CHECK_OUTCOMES: readonly BreachCheckOutcome[] = ['breached', 'clean', 'unavailable']
 
 /** What a sign-in's outcome is read from. */
 export interface SignInAnswer { readonly status: number, readonly body: Readonly<Record<string, unknown>> }
 
 /** The outcome of a sign-in answer, from its status and body. */
-export function signInOutcome (answer: SignInAnswer): SignInOutcome {
+function signInOutcome (answer: SignInAnswer): SignInOutcome {
   if (answer.status >= 500) return 'error'
   if (answer.status >= 400) return 'refused'
   return typeof answer.body.second_factor === 'string' ? 'second_factor_required' : 'success'

@@ -75,7 +75,7 @@ export class PasskeyCeremony {
    * Checks an assertion against its challenge and the stored credential, with
    * user verification, and records the use: 'verified', or why not (for the log).
    */
-  async verifyAssertion (response: AuthenticationResponseJSON, challenge: PasskeyChallenge, credential: PasskeyCredential): Promise<'verified' | string> {
+  async verifyAssertion (response: AuthenticationResponseJSON, challenge: PasskeyChallenge, credential: PasskeyCredential): Promise<string> {
     let verification
     try {
       verification = await verifyAuthenticationResponse({

@@ -7,7 +7,7 @@ import { bindingCookie, bindingHash, newBinding } from '../http/binding-cookie.j
  * same-origin fetch from the page; the edge passes it on the passkey calls only.
  */
 
-export const PASSKEY_CHALLENGE_COOKIE = 'passkey_challenge'
+const PASSKEY_CHALLENGE_COOKIE = 'passkey_challenge'
 /** How long a challenge may be answered: the cookie's lifetime and the options' timeout too. */
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000
 

@@ -9,7 +9,7 @@ import type { AnswerKey } from '../languages/answer-texts.js'
  */
 
 /** A credential id: WebAuthn allows up to 1023 bytes, 1364 base64url characters. */
-export const CREDENTIAL_ID_MAX_LENGTH = 1364
+const CREDENTIAL_ID_MAX_LENGTH = 1364
 /** clientDataJSON, authenticatorData, a signature, an attestation object: far below the edge's 16 KiB body limit. */
 const BUFFER_MAX_LENGTH = 12 * 1024
 const USER_HANDLE_MAX_LENGTH = 86

@@ -9,7 +9,7 @@ import { PASSKEY_CHALLENGE_TTL_MS } from './passkey-challenge-cookie.js'
 import { parseAuthenticationResponse } from './passkey-requests.js'
 import type { PasskeysOptions } from './passkeys.js'
 
-export const UNKNOWN_CREDENTIAL_REASON = 'unknown_credential'
+const UNKNOWN_CREDENTIAL_REASON = 'unknown_credential'
 export const NOT_VERIFIED: AnswerKey = 'passkey.notVerified'
 
 export interface PasskeySignInOptions extends Pick<PasskeysOptions, 'store' | 'after' | 'sessionTokens' | 'metrics' | 'now'> {

@@ -18,7 +18,7 @@ export type RedeemedPasswordLink =
   | { readonly via: 'undo-change', readonly accountId: string, readonly link: OpenedEmailLink }
 
 /** Where a forged, used or expired "this was not me" or "this wasn't me" link lands: the reset view, which says so. */
-export const END_SESSIONS_LINK_REFUSED_PAGE = pageWithNotice('end-sessions-link-invalid')
+const END_SESSIONS_LINK_REFUSED_PAGE = pageWithNotice('end-sessions-link-invalid')
 
 /** The emailed links that lead to a new password, and their audit names when refused. */
 const OWNER_LINKS = {

@@ -19,13 +19,13 @@ import { availableParallelism } from 'node:os'
  */
 
 /** The longest a hash waits for its turn before the request is refused. */
-export const DEFAULT_MAX_WAIT_MS = 2000
+const DEFAULT_MAX_WAIT_MS = 2000
 /**
  * Queued hashes per concurrent one, at most: a safety net. The wait is the
  * bound that matters (at OWASP's cost it admits about 4 per worker); this one
  * only holds where hashes are cheap.
  */
-export const QUEUE_PER_WORKER = 64
+const QUEUE_PER_WORKER = 64
 /** What a hash is assumed to take until one has been measured (the service measures one as it starts: its decoy hash). */
 const FIRST_ESTIMATE_MS = 500
 /** The weight of the newest hash in the running estimate of a hash's duration. */

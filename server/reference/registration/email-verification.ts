@@ -20,9 +20,9 @@ export const VERIFICATION_EMAILS_PER_HOUR = 5
  * reads from its catalogue. Answered as absolute URLs on PUBLIC_URL: the
  * edge's proxy would put a relative one under /accounts/.
  */
-export const ADDRESS_VERIFIED_PAGE = pageWithNotice('email-verified')
-export const VERIFY_LINK_REFUSED_PAGE = pageWithNotice('verify-link-invalid')
-export const VERIFY_IN_KNOWN_BROWSER_PAGE = pageWithNotice('verify-in-known-browser')
+const ADDRESS_VERIFIED_PAGE = pageWithNotice('email-verified')
+const VERIFY_LINK_REFUSED_PAGE = pageWithNotice('verify-link-invalid')
+const VERIFY_IN_KNOWN_BROWSER_PAGE = pageWithNotice('verify-in-known-browser')
 
 const VERIFICATION_RESENT: AnswerKey = 'verification.resent'
 

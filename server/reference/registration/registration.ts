@@ -13,7 +13,7 @@ import type { PasswordWork } from '../passwords/password-work.js'
 import type { EmailVerification } from './email-verification.js'
 
 /** The owner of an address hears of registration attempts on it at most once an hour. */
-export const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
+const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
 /** With REQUIRE_VERIFIED_EMAIL, a new address and a taken one get this same answer. */
 const REGISTERED_CHECK_INBOX: AnswerKey = 'register.checkInbox'
 

@@ -1,7 +1,7 @@
 import type { AnswerKey } from '../languages/answer-texts.js'
 import { normaliseRecoveryCode } from './second-factor-codes.js'
 
-export const MALFORMED_CODE: AnswerKey = 'secondFactor.codeMalformed'
+const MALFORMED_CODE: AnswerKey = 'secondFactor.codeMalformed'
 const MALFORMED_RECOVERY_CODE: AnswerKey = 'secondFactor.recoveryCodeMalformed'
 
 type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly error: AnswerKey }

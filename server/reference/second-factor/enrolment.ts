@@ -13,7 +13,7 @@ import type { EnrolmentCredential } from './second-factor-enrolment-secrets.js'
 import type { SecondFactorsOptions } from './second-factors.js'
 
 /** How long a secret from enrol/start may be confirmed. */
-export const PENDING_SECRET_TTL_MS = 10 * 60 * 1000
+const PENDING_SECRET_TTL_MS = 10 * 60 * 1000
 
 export interface EnrolmentOptions extends Pick<SecondFactorsOptions,
   'store' | 'owners' | 'changeNotices' | 'settings' | 'secrets' | 'enrolmentSecrets' | 'recoveryCodes' | 'productName' | 'now'

@@ -6,7 +6,7 @@ import type { Account, SecondFactorChallenge, SecondFactorChallengeKind } from '
 import type { SecondFactorsOptions } from './second-factors.js'
 
 /** How long a login may wait for its second factor: the challenge's life. */
-export const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
+const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
 
 /** The first factors a second may follow. */
 export type FirstFactor = 'pwd' | 'google'

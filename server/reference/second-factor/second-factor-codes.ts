@@ -8,11 +8,11 @@ import { Secret, TOTP } from 'otpauth'
  */
 
 /** RFC 6238's parameters every authenticator app knows: SHA-1, 30-second steps, 6 digits. */
-export const TOTP_PERIOD_SECONDS = 30
-export const TOTP_DIGITS = 6
+const TOTP_PERIOD_SECONDS = 30
+const TOTP_DIGITS = 6
 /** Codes of the step before and after are accepted too: the phone's clock and the typing take time. */
-export const TOTP_WINDOW = 1
-export const RECOVERY_CODE_COUNT = 10
+const TOTP_WINDOW = 1
+const RECOVERY_CODE_COUNT = 10
 
 /** The derived-secret purposes (server/reference/keys/derived-secrets.ts) of the two keys. */
 export const SECOND_FACTOR_ENCRYPTION_PURPOSE = 'second-factor-secret-encryption'

@@ -63,7 +63,7 @@ interface SavedLogin extends LoginContext {
 }
 
 /** RFC 8176's values: 'pwd+otp' gives ["pwd", "otp", "mfa"]. */
-export function methodReferences (method: AuthenticationMethod): string[] {
+function methodReferences (method: AuthenticationMethod): string[] {
   return method.endsWith('+otp') ? [...method.split('+'), 'mfa'] : [method]
 }
 

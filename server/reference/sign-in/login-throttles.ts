@@ -29,7 +29,7 @@ export const MAX_LOGIN_LOCK_MS = 15 * 60 * 1000
 /** Failed logins of one account, from everywhere, before its attempts are slowed. */
 export const FREE_ACCOUNT_FAILURES = 10
 /** The first delay of a slowed account; delays then double up to the cap. */
-export const FIRST_ACCOUNT_DELAY_MS = 250
+const FIRST_ACCOUNT_DELAY_MS = 250
 export const MAX_ACCOUNT_DELAY_MS = 3000
 
 /** How long a pair is locked after its n-th consecutive failed login. */

@@ -11,7 +11,7 @@ import { ConfigError } from '../../shared/env-parsing.js'
  * the reference service is forked) and again in the reference service.
  */
 
-export const SSO_CONNECTIONS_VARIABLE = 'SSO_CONNECTIONS'
+const SSO_CONNECTIONS_VARIABLE = 'SSO_CONNECTIONS'
 
 /** An OpenID Connect provider: discovery from the issuer, code flow with a client secret. */
 export interface OidcConnection {

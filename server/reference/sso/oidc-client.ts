@@ -4,10 +4,10 @@ import type { AssertedIdentity } from './asserted-identity.js'
 import type { OidcConnection } from './connections.js'
 
 /** Discovery is redone after an hour, so a provider's changed endpoints or keys are picked up. */
-export const OIDC_DISCOVERY_TTL_MS = 60 * 60 * 1000
+const OIDC_DISCOVERY_TTL_MS = 60 * 60 * 1000
 /** Time limit on each call to the provider (discovery, token, key set, userinfo). */
-export const OIDC_TIMEOUT_SECONDS = 10
-export const OIDC_SCOPE = 'openid email'
+const OIDC_TIMEOUT_SECONDS = 10
+const OIDC_SCOPE = 'openid email'
 
 /** The secrets of one authorization request, kept server-side until the provider answers. */
 export interface OidcRequestSecrets {

@@ -4,12 +4,12 @@ import type { SsoContext, SsoProtocol } from './page-return.js'
 
 /** The page's SSO calls, parsed at the boundary into typed values or a message it can show. */
 
-export const REDIRECT_MAX_LENGTH = 2048
+const REDIRECT_MAX_LENGTH = 2048
 
 // A redirect is handed back to the page as given, so only what could break the
 // answer is refused here; server/reference/http/validation.ts's wider set also keeps bidi and
 // zero-width characters out of stored names and addresses.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/
 const PAGE_ID_FORMAT = /^[\w-]{43}$/
 

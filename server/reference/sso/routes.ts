@@ -6,7 +6,7 @@ import type { SsoCompletion } from './sso-completion.js'
 import { SSO_PATHS, type SsoFlows, type SsoReply } from './sso-flows.js'
 
 /** A signed SAML response is far larger than the service's JSON calls (the edge allows as much). */
-export const SAML_FORM_BODY_LIMIT_BYTES = 256 * 1024
+const SAML_FORM_BODY_LIMIT_BYTES = 256 * 1024
 
 /** Single sign-on as the reference service runs it: the provider's leg, then the page's completion. */
 export interface SsoServices {

@@ -5,9 +5,9 @@ import type { SamlConnection } from './connections.js'
 import { SSO_STATE_TTL_MS } from './state-cookie.js'
 
 /** Clocks of the provider and of this service may differ by this much. */
-export const SAML_CLOCK_SKEW_MS = 60_000
+const SAML_CLOCK_SKEW_MS = 60_000
 /** "The provider chooses": works with every provider; the email is then read from the attributes. */
-export const UNSPECIFIED_NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified'
+const UNSPECIFIED_NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified'
 const EMAIL_NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer'
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success'
@@ -39,7 +39,7 @@ function children (node: XmlNode | undefined, name: string): XmlNode[] {
 }
 
 function firstText (value: unknown): string | null {
-  const first = Array.isArray(value) ? value[0] : value
+  const first: unknown = Array.isArray(value) ? value[0] : value
   return typeof first === 'string' && first.trim() !== '' ? first.trim() : null
 }
 

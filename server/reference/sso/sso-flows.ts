@@ -23,9 +23,9 @@ export const SSO_PATHS = Object.freeze({
 })
 
 /** The page's single-use id works for 10 minutes. */
-export const SSO_ID_TTL_MS = 10 * 60 * 1000
+const SSO_ID_TTL_MS = 10 * 60 * 1000
 /** The ACS hands over to the same-site step at once; the hand-over lives only this long. */
-export const SAML_HANDOVER_TTL_MS = 2 * 60 * 1000
+const SAML_HANDOVER_TTL_MS = 2 * 60 * 1000
 
 const SSO_NOT_SET_UP: AnswerKey = 'sso.notSetUp'
 const NOT_THIS_BROWSER: AnswerKey = 'sso.notThisBrowser'

@@ -248,7 +248,7 @@ async function writeRecoveryCodes (client: pg.PoolClient, accountId: string, rec
 export const MIGRATION_LOCK_KEY = 7_413_602_951
 
 /** Connections per instance; several instances share the server's max_connections. */
-export const POOL_SIZE = 10
+const POOL_SIZE = 10
 const CONNECT_TIMEOUT_MS = 10_000
 
 const INT8_OID = 20
@@ -260,7 +260,7 @@ const INT8_OID = 20
  */
 const typeParsers: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser']
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format) as (value: string) => unknown) as pg.CustomTypesConfig['getTypeParser']
 }
 
 /** The pool, or one connection inside a transaction. */
@@ -439,10 +439,10 @@ export interface DatabaseWait {
 }
 
 /** The first pause between attempts to reach a database that was down at the start; it doubles up to the longest. */
-export const FIRST_RETRY_MS = 250
-export const LONGEST_RETRY_MS = 5000
+const FIRST_RETRY_MS = 250
+const LONGEST_RETRY_MS = 5000
 /** How long readiness waits for `SELECT 1`: within the edge's probe timeout (server/edge/upstream/upstream-probes.ts). */
-export const REACHABLE_TIMEOUT_MS = 500
+const REACHABLE_TIMEOUT_MS = 500
 /** How long a reachability answer is reused, so that a flood of probes costs the database one query a second. */
 export const REACHABLE_CACHE_MS = 1000
 

@@ -64,7 +64,7 @@ export function describeConnectionFailure (error: Error): { readonly code: strin
 }
 
 /** How long a burst of failures lasts past its last one: the next failure after that is news again. */
-export const FAILURE_BURST_QUIET_MS = 10_000
+const FAILURE_BURST_QUIET_MS = 10_000
 
 /**
  * Calls `report` with the first failure of a burst only: a restart breaks

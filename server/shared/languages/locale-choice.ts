@@ -5,9 +5,9 @@ import { isLocale, LOCALES, type Locale } from '../../../common/languages/messag
  * handful of tags in well under 100 characters; anything past this is
  * ignored, so a 100 KB header costs what a normal one does.
  */
-export const MAX_LANGUAGE_INPUT_CHARS = 256
+const MAX_LANGUAGE_INPUT_CHARS = 256
 /** How many tags of either are looked at, for the same reason. */
-export const MAX_LANGUAGE_TAGS = 16
+const MAX_LANGUAGE_TAGS = 16
 
 /** BCP 47's shape, loosely: a 1-8 letter primary subtag, then 1-8 letters or digits per subtag. Anything else is not a tag. */
 const LANGUAGE_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/

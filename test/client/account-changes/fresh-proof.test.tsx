@@ -192,7 +192,7 @@ t.test('a session that ended: its text on the login view, whose sign-in comes ne
     await user.type(screen.getByLabelText(english('field.password')), 'correct horse{Enter}')
     await eventuallyOk(t, () => screen.getAllByRole('alert').some((alert) => alert.textContent === SESSION_ENDED.error), 'the service\'s text is announced')
     t.ok(screen.getByRole('button', { name: 'Login' }), 'the login view')
-    t.equal((screen.getByLabelText('Email') as HTMLInputElement).value, 'ada@example.test', 'the email kept for the new sign-in')
+    t.equal((screen.getByLabelText<HTMLInputElement>('Email')).value, 'ada@example.test', 'the email kept for the new sign-in')
   })
 })
 
@@ -280,7 +280,7 @@ t.test('a second factor: a recovery code in the code\'s place goes with the pass
   const recovery = screen.getByRole('textbox', { name: english('secondFactor.recoveryLabel') })
   await eventuallyOk(t, () => document.activeElement === recovery, 'the recovery field takes the focus')
   t.equal(screen.queryByRole('textbox', { name: english('secondFactor.codeLabel') }), null, 'in the code\'s place')
-  t.equal((screen.getByLabelText(english('field.password')) as HTMLInputElement).value, PASSWORD, 'the password stays as typed')
+  t.equal((screen.getByLabelText<HTMLInputElement>(english('field.password'))).value, PASSWORD, 'the password stays as typed')
   t.ok(screen.getByRole('button', { name: english('secondFactor.useCode') }), 'with a way back to the authenticator code')
   await user.type(recovery, `${RECOVERY_CODE}{Enter}`)
   await continueAfterCreation(t, base, user)

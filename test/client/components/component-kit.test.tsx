@@ -40,7 +40,7 @@ t.test('Enter submits a single-line field, Ctrl/Cmd+Enter a multi-line one, Esca
   cleanup()
 
   render(<Field multiline onSubmit={() => submitted++} />)
-  const area = screen.getByLabelText('Name') as HTMLTextAreaElement
+  const area = screen.getByLabelText<HTMLTextAreaElement>('Name')
   await user.type(area, 'line one{Enter}line two')
   t.equal(submitted, 1, 'Enter makes a new line')
   t.equal(area.value, 'line one\nline two')

@@ -211,7 +211,7 @@ t.test('the SSO return: hostile email and id are sent as plain strings, once, an
   })
   t.equal(upstream.requests.length, 1, 'completed once')
   t.notMatch(window.location.search, /email=|id=|oidc|login=/, 'removed from the address bar')
-  t.equal((screen.getByLabelText('Email') as HTMLInputElement).value, MARKUP, 'the email field holds the text, as text')
+  t.equal((screen.getByLabelText<HTMLInputElement>('Email')).value, MARKUP, 'the email field holds the text, as text')
   expectNothingInjected(t, 'SSO return')
   first.unmount()
 

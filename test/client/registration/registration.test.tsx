@@ -19,5 +19,5 @@ t.test('registration goes back to the login view with the success text and the e
   t.same(lastBody(upstream, '/register'), { first_name: 'Ada', last_name: '', email: 'ada@example.test', password: 'correct horse', confirm_password: 'correct horse' })
   t.equal(new URLSearchParams(window.location.search).get('view'), null, 'the login view')
   t.equal(new URLSearchParams(window.location.search).get('redirect'), '/app', 'other parameters kept')
-  t.equal((screen.getByLabelText('Email') as HTMLInputElement).value, 'ada@example.test')
+  t.equal((screen.getByLabelText<HTMLInputElement>('Email')).value, 'ada@example.test')
 })

@@ -152,7 +152,7 @@ t.test('enrolment during a login: QR and key agree with the URI, the first code,
   const { data, size } = encode(TEST_OTPAUTH_URI, { ecc: 'M', border: 4 })
   t.equal(qr.getAttribute('viewBox'), `0 0 ${size} ${size}`)
   t.equal(qr.querySelector('path')!.getAttribute('d')!.match(/M/g)!.length, data.flat().filter(Boolean).length)
-  t.equal(screen.getByTestId('enrolment-key').textContent!.replace(/ /g, ''), new URL(TEST_OTPAUTH_URI).searchParams.get('secret'), 'the key shown is the URI\'s')
+  t.equal(screen.getByTestId('enrolment-key').textContent.replace(/ /g, ''), new URL(TEST_OTPAUTH_URI).searchParams.get('secret'), 'the key shown is the URI\'s')
   t.match(screen.getByTestId('enrolment-key').textContent, /^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/, 'in groups of four')
   t.ok(screen.getByRole('button', { name: english('secondFactor.copyKey') }))
   t.notMatch(document.cookie, /auth=/, 'no token yet')
@@ -282,14 +282,14 @@ async function startLocalListener (t: Test, step: 'code' | 'enrol') {
       return
     }
     const body = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>
-    const answers: Record<string, unknown> = {
+    const answers: Record<string, object> = {
       '/authenticate': { second_factor: step, challenge: 'ch-local', expires_in: 300 },
       '/second-factor/verify': body.code === '123456' ? TOKENS : { error: WRONG_CODE },
       '/second-factor/enrol/start': { secret: TEST_SECRET, otpauth_uri: TEST_OTPAUTH_URI },
       '/second-factor/enrol/confirm': { recovery_codes: TEST_RECOVERY_CODES, ...TOKENS }
     }
     const answer = answers[request.url] ?? { error: 'Not found.' }
-    response.writeHead('error' in (answer as object) ? 401 : 200, cors).end(JSON.stringify(answer))
+    response.writeHead('error' in answer ? 401 : 200, cors).end(JSON.stringify(answer))
   })
 }
 

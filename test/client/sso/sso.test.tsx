@@ -12,7 +12,7 @@ t.test('the SSO modal: prefilled email, Cancel and Escape close it, focus return
   await user.click(opener)
   const dialog = await screen.findByRole('dialog', { name: 'SSO Login' })
   t.equal(dialog.getAttribute('aria-modal'), 'true')
-  const email = within(dialog).getByLabelText('Email') as HTMLInputElement
+  const email = within(dialog).getByLabelText<HTMLInputElement>('Email')
   t.equal(email.value, 'ada@corp.test')
   await eventuallyOk(t, () => document.activeElement === email, 'focus moves into the dialog')
   t.ok(within(dialog).getByRole('button', { name: 'Login' }))

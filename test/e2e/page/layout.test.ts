@@ -12,7 +12,7 @@ async function layout (page: Page) {
     cardWidth: Math.round(document.querySelector('.card')!.getBoundingClientRect().width),
     columns: getComputedStyle(document.querySelector('.page__columns')!).gridTemplateColumns.split(' ').length,
     video: document.querySelector('video source[type="video/webm"]')?.getAttribute('src') ?? null,
-    poster: (document.querySelector('img.background__media') as HTMLImageElement | null)?.currentSrc ?? null
+    poster: document.querySelector<HTMLImageElement>('img.background__media')?.currentSrc ?? null
   }))
 }
 

@@ -20,8 +20,8 @@ function run (env: Record<string, string>): { child: ChildProcess, exit: Promise
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
-  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   // 'close', not 'exit': the process can exit before its last output has been read.
   const exit = once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }))
   return { child, exit }

@@ -64,7 +64,7 @@ t.test('with risk at its threshold of 0, the four guarded calls answer 428 with 
   for (const path of CHALLENGED_PATHS) {
     const response = await call(app, path, { email: 'ada@example.com', password: 'x' }, { 'accept-language': 'de' })
     const challenge = challengeOf(t, response)
-    t.equal((response.json() as { error: string }).error, germanCatalogue['server.challengeRequired'])
+    t.equal((response.json<{ error: string }>()).error, germanCatalogue['server.challengeRequired'])
     const parameters = challenge.parameters as Record<string, unknown>
     t.equal(parameters.algorithm, 'PBKDF2/SHA-256')
     t.equal(parameters.cost, POW_COST)
@@ -95,7 +95,7 @@ t.test('a solved challenge is accepted once, its header never reaches the backen
 
   const again = await call(app, 'v2/login', LOGIN, { [CHALLENGE_HEADER]: header })
   challengeOf(t, again)
-  t.equal((again.json() as { error: string }).error, englishCatalogue['server.challengeRefused'])
+  t.equal((again.json<{ error: string }>()).error, englishCatalogue['server.challengeRefused'])
   t.equal(calls(upstream).length, 1, 'a reused solution is never passed on')
   const text = await metrics.text()
   t.match(text, /threshold_challenges_total\{path="v2\/login",outcome="issued"\} 1/)
@@ -132,7 +132,7 @@ t.test('bad solutions: each refused with a fresh challenge, counted by why, neve
     if (response.statusCode !== 428) t.fail(`${name}: answered ${response.statusCode}`)
     const fresh = challengeOf(t, response)
     t.not(fresh.signature, issued.signature, `${name}: a fresh challenge`)
-    t.equal((response.json() as { error: string }).error, englishCatalogue['server.challengeRefused'], name)
+    t.equal((response.json<{ error: string }>()).error, englishCatalogue['server.challengeRefused'], name)
     t.match(await metrics.text(), new RegExp(`outcome="refused_${reason}"`), `${name}: refused as ${reason}`)
   }
   t.equal(calls(upstream).length, 0)
@@ -235,6 +235,7 @@ t.test('the provider adapter: the widget\'s token is checked at siteverify with 
   const seen: URLSearchParams[] = []
   // inject's requests name the host localhost; without ALLOWED_HOSTS the token must have been solved there.
   let verdict: unknown = { success: true, hostname: 'localhost' }
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a failure here is an unhandled rejection, which fails the test file
   const fake = createServer(async (request: IncomingMessage, response) => {
     let text = ''
     for await (const chunk of request) text += String(chunk)
@@ -250,7 +251,7 @@ t.test('the provider adapter: the widget\'s token is checked at siteverify with 
 
   const asked = await call(app, 'register', { email: 'ada@example.com', password: 'long enough password' })
   t.equal(asked.statusCode, 428)
-  t.same((asked.json() as { challenge: unknown }).challenge, { kind: 'turnstile', siteKey: '0x4AAAAAAAtest' })
+  t.same((asked.json<{ challenge: unknown }>()).challenge, { kind: 'turnstile', siteKey: '0x4AAAAAAAtest' })
 
   const passed = await call(app, 'register', { email: 'ada@example.com', password: 'long enough password' }, { [CHALLENGE_HEADER]: 'token-1' })
   t.equal(passed.statusCode, 200)

@@ -55,7 +55,7 @@ t.test('a challenge solved at one instance passes there once, and is refused as 
   const [first, second] = await twoEdges(t, { REDIS_URL: redis.url, CHALLENGE_RANGE_FAILURES: '0' })
   const asked = await login(first!, '203.0.113.5', 'ada@example.com')
   t.equal(asked.statusCode, 428)
-  const header = await solvedHeader((asked.json() as { challenge: { challenge: Record<string, unknown> } }).challenge.challenge)
+  const header = await solvedHeader((asked.json<{ challenge: { challenge: Record<string, unknown> } }>()).challenge.challenge)
   t.equal((await login(second!, '203.0.113.5', 'ada@example.com', { [CHALLENGE_HEADER]: header })).statusCode, 401, 'issued by one, accepted by the other: they share EDGE_SECRET')
   t.equal((await login(first!, '203.0.113.5', 'ada@example.com', { [CHALLENGE_HEADER]: header })).statusCode, 428, 'used once already, at the other instance')
 })

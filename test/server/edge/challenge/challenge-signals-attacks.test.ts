@@ -32,7 +32,7 @@ const freshAddress = (): string => `2001:db8:${(++ranges).toString(16)}::7`
 async function login (edge: FastifyInstance, email: string, password: string, headers: Record<string, string> = {}) {
   const answer = await injectLogin(edge, email, password, { headers: { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': freshAddress(), ...headers } })
   const setCookie = answer.headers['set-cookie']
-  return { status: answer.statusCode, body: answer.json() as Record<string, unknown>, cookies: Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie] }
+  return { status: answer.statusCode, body: answer.json<Record<string, unknown>>(), cookies: Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie] }
 }
 
 /** The Set-Cookie values of an answer. */

@@ -27,7 +27,7 @@ const answering = (status: number, headers: Record<string, string> = {}) => (_re
 
 async function readyz (app: Awaited<ReturnType<typeof buildEdge>>) {
   const response = await app.inject({ url: '/readyz' })
-  return { status: response.statusCode, body: response.json() as { status: string, upstreams: Record<string, { state: string, reason?: string }> }, raw: response.body }
+  return { status: response.statusCode, body: response.json<{ status: string, upstreams: Record<string, { state: string, reason?: string }> }>(), raw: response.body }
 }
 
 /** An HTTPS server with a self-signed certificate, which no verifying client trusts. */

@@ -88,7 +88,7 @@ t.test('a plain page leaves the second factor\'s texts out and names where its l
   t.equal(asset.statusCode, 200)
   t.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable')
   t.match(asset.headers['content-type'], /^application\/json/)
-  const texts = asset.json() as Record<string, string>
+  const texts = asset.json<Record<string, string>>()
   t.equal(texts['secondFactor.verify'], 'Jetzt prüfen', 'the operator\'s text is in it')
   t.ok(Object.keys(texts).length > 20 && Object.keys(texts).every((key) => hasPrefix(key, LATER_PREFIXES)), 'only the later texts')
   t.ok(['secondFactor.', 'browserCheck.', 'breachedPassword.'].every((prefix) => Object.keys(texts).some((key) => key.startsWith(prefix))), 'each lazy part\'s')

@@ -14,7 +14,7 @@ interface Started {
   readonly edge: ChildProcess
   readonly base: string
   readonly exit: Promise<number | null>
-  output (): string
+  readonly output: () => string
 }
 
 /** Starts the built server with no backends configured, as `npm start` does, and waits for its port. */
@@ -26,8 +26,8 @@ async function startEmbedded (t: Test, dataDir: string): Promise<Started> {
   })
   t.teardown(() => { if (edge.exitCode === null) edge.kill('SIGKILL') })
   let output = ''
-  edge.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  edge.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  edge.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  edge.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
   const exit = once(edge, 'exit').then(([code]) => code as number | null)
   let base: string | undefined
   while (base === undefined) {

@@ -71,7 +71,7 @@ t.test('wrong content types, oversized bodies, cross-site calls and other method
   const app = await buildEdge(t, { edgeAuthUpstream: upstream.url })
   const call = (headers: Record<string, string>, payload: Buffer = REQUEST) =>
     app.inject({ method: 'POST', url: CHECK_DOMAIN_AUTHORIZATION_PATH, headers, payload })
-  const expectations: Array<[Promise<import('light-my-request').Response>, number, string, string]> = [
+  const expectations: Array<[Promise<import('fastify').LightMyRequestResponse>, number, string, string]> = [
     [call({ 'content-type': 'application/json' }), 415, '2', 'JSON'],
     [call({ 'content-type': 'application/grpc' }), 415, '2', 'native gRPC is not gRPC-web'],
     [call(GRPC_HEADERS, Buffer.alloc(16 * 1024 + 1)), 413, '2', 'an oversized body'],

@@ -76,7 +76,7 @@ t.test('a review token removes only its own account\'s list, for 30 minutes; a m
   const passkeys: Record<string, string> = {}
   for (const name of ['cy', 'dee']) {
     owners[name] = await signedInOwner({ base, dataDir }, `${name}@example.com`)
-    passkeys[name] = (await addPasskey(owners[name]!)).id
+    passkeys[name] = (await addPasskey(owners[name])).id
   }
   const cyReview = String((await resetPassword(base, dataDir, 'cy@example.com', 0)).body.review_token)
   const deeReview = String((await resetPassword(base, dataDir, 'dee@example.com', 1)).body.review_token)

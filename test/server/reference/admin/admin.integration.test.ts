@@ -309,7 +309,7 @@ t.test('end-sessions: a refresh token that worked before it is refused after it,
   t.match(JSON.parse(ended.stderr) as Record<string, unknown>, { audit: 'sessions.ended-by-operator', by: 'operator', accountId: ann.id })
   t.notMatch(ended.stderr, /ann@example/i, 'the audit line names the account by id, not address')
 
-  for (const [name, refresh] of [['the one refreshed before', worked.body.refresh], ['the remembered browser\'s', fromRememberedBrowser.body.refresh]]) {
+  for (const [name, refresh] of [['the one refreshed before', worked.body.refresh], ['the remembered browser\'s', fromRememberedBrowser.body.refresh]] as Array<[string, unknown]>) {
     t.equal((await postJson(base, '/accounts/token/refresh', { refresh })).status, 401, `${name} is refused`)
   }
   t.match((await postJson(base, '/accounts/v2/login', { email: 'ann@example.com', password: GOOD_PASSWORD }, { cookie: thiefs.remembered! })).body,

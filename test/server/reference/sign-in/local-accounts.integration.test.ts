@@ -237,8 +237,8 @@ t.test('npm run local-accounts serves /authenticate on LOCAL_ACCOUNTS_PORT from 
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
   let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
   const exited = once(child, 'exit')
   while (!output.includes(`listening at http://127.0.0.1:${port}`)) {
     if (child.exitCode !== null) throw new Error(`exited early: ${output}`)

@@ -42,7 +42,7 @@ t.test('OIDC single sign-on, with a real provider, through the edge', { skip: op
     t.equal(landing.params.get('cluster_name'), 'prod-eu')
 
     const completed = await stack.completeLogin(browser, landing)
-    t.equal(completed.status, 200, String(completed.body.error ?? 'signed in'))
+    t.equal(completed.status, 200, typeof completed.body.error === 'string' ? completed.body.error : 'signed in')
     const claims = await stack.verifyAuthToken(String(completed.body.auth))
     t.equal(claims.email, `alice@${OIDC_DOMAIN}`)
     t.same(claims.amr, ['sso'])

@@ -38,7 +38,7 @@ t.test('SAML single sign-on, with a real IdP, through the edge', { skip: openssl
     t.equal(landing.params.get('redirect'), 'https://app.example.com/')
     t.equal(landing.params.get('resource_type'), 'cluster')
     const completed = await stack.completeLogin(browser, landing)
-    t.equal(completed.status, 200, String(completed.body.error ?? 'signed in'))
+    t.equal(completed.status, 200, typeof completed.body.error === 'string' ? completed.body.error : 'signed in')
     const claims = await stack.verifyAuthToken(String(completed.body.auth))
     t.equal(claims.email, `bob@${SAML_DOMAIN}`)
     t.same(claims.amr, ['sso'])
