@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { PAGE_VIEWS } from './page-views.mjs'
+import { PAGE_VIEWS } from './page/page-views.mjs'
 import { commandExists, startEdge } from './tools.mjs'
 
 const LIGHTHOUSE = 'lighthouse@13.5.0'
@@ -54,7 +54,7 @@ async function lighthouse (url, reportPath) {
 }
 
 /**
- * @param {import('./page-views.mjs').PageView} view
+ * @param {import('./page/page-views.mjs').PageView} view
  * @param {LighthouseReport} result
  */
 function summary (view, result) {

@@ -113,7 +113,7 @@ function summarise (result) {
 const folder = mkdtempSync(join(tmpdir(), 'threshold-load-'))
 const probeFile = join(folder, 'memory.jsonl')
 const logFile = join(folder, 'edge.log')
-const backend = await startHelperServer('load-upstream.mjs')
+const backend = await startHelperServer('servers/load-upstream.mjs')
 const edge = await startEdge({
   ACCOUNTS_URL: backend.url,
   EDGE_AUTH_URL: backend.url,

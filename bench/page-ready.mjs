@@ -1,5 +1,5 @@
 // npm run bench:page: when the login form is visible, usable and hydrated
-// (bench/page-milestones.mjs defines the three), in headless Chromium with 4×
+// (bench/page/page-milestones.mjs defines the three), in headless Chromium with 4×
 // CPU throttling and a fast-3G-like network (150 ms round trip, 1.6 Mbit/s
 // down, 750 kbit/s up, as Lighthouse simulates it). Each run is a first visit
 // (empty cache, fresh browser context) and then a repeat visit in the same
@@ -15,13 +15,13 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { chromium } from 'playwright-core'
-import { watchPageMilestones } from './page-milestones.mjs'
-import { pageView } from './page-views.mjs'
+import { watchPageMilestones } from './page/page-milestones.mjs'
+import { pageView } from './page/page-views.mjs'
 import { commandExists, median, portOf, startEdge } from './tools.mjs'
 
 /** @import { BrowserContext } from 'playwright-core' */
-/** @import { WatchedWindow } from './page-milestones.mjs' */
-/** @import { PageView } from './page-views.mjs' */
+/** @import { WatchedWindow } from './page/page-milestones.mjs' */
+/** @import { PageView } from './page/page-views.mjs' */
 /** @typedef {Record<'visible' | 'usable' | 'hydrated', number>} VisitMilestones */
 
 const DEFAULT_RUNS = 10
@@ -132,7 +132,7 @@ function report (view, size, { first, repeat }) {
 try {
   console.log(`bench:page: 4× CPU throttling, fast 3G (150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up), 1280×800; ms since navigation start
   visible: the first frame with the submit button laid out and every stylesheet loaded; usable: visible, enabled, and hydrated or
-  in a form that posts without scripts; hydrated: React's fiber on the button (polled once a frame). bench/page-milestones.mjs says more.`)
+  in a form that posts without scripts; hydrated: React's fiber on the button (polled once a frame). bench/page/page-milestones.mjs says more.`)
   for (const view of views) {
     const size = await htmlSize(view)
     console.log(report(view, size, await measureView(view)))

@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startNginx } from './nginx-yardstick.mjs'
+import { startNginx } from './servers/nginx-yardstick.mjs'
 import { commandExists, freePort, median, runWrk, startEdge, startHelperServer } from './tools.mjs'
 
 /** @typedef {Awaited<ReturnType<typeof runWrk>>} WrkResult */
@@ -83,7 +83,7 @@ async function emptyServerStartMs () {
 async function startPlainNode (edgeBase) {
   const page = await fetch(`${edgeBase}/`)
   const headers = [...page.headers].filter(([name]) => !/^(date|connection|keep-alive|transfer-encoding)$/.test(name)).flat()
-  return startHelperServer('plain-node-server.mjs', JSON.stringify({ body: await page.text(), headers }))
+  return startHelperServer('servers/plain-node-server.mjs', JSON.stringify({ body: await page.text(), headers }))
 }
 
 /** The first load's script: its one chunk, which the page preloads (the entry is one line that imports it: build/first-load-chunk.mjs). */
@@ -101,7 +101,7 @@ async function main () {
     process.exit(1)
   }
   // The accounts backend, in a process of its own: answers every call at once.
-  const backend = await startHelperServer('load-upstream.mjs')
+  const backend = await startHelperServer('servers/load-upstream.mjs')
   console.error('bench: server start time')
 
   // Server start: the median of five starts, with backends configured (as in

@@ -232,8 +232,8 @@ export async function startSigninServer (env = {}, { checkout = THIS_CHECKOUT } 
 }
 
 /**
- * Starts one of the bench's helper servers (load-upstream.mjs,
- * plain-node-server.mjs) in a process of its own, so that it does not compete
+ * Starts one of the bench's helper servers (servers/load-upstream.mjs,
+ * servers/plain-node-server.mjs) in a process of its own, so that it does not compete
  * with this process's event loop. `input`, when given, is written to its stdin.
  * Resolves with the URL it prints and a stop function.
  * @param {string} script

@@ -1,10 +1,10 @@
 // The PostgreSQL of npm run load:faults, started on a free loopback port in a
-// folder of the caller's by the cluster start the tests share (bench/local-servers.mjs),
+// folder of the caller's by the cluster start the tests share (bench/servers/local-servers.mjs),
 // with the database and the calls the fault run needs.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { startPostgresCluster } from '../local-servers.mjs'
+import { startPostgresCluster } from '../servers/local-servers.mjs'
 
 /**
  * A PostgreSQL cluster in `folder/postgres` with password (SCRAM) logins on a

@@ -1,12 +1,12 @@
 // The other real processes of npm run load:faults: Redis and nginx with the
 // shipped site file, started on free loopback ports in a folder of the caller's
-// (PostgreSQL is postgres.mjs's), by the starts the tests share (bench/local-servers.mjs).
+// (PostgreSQL is postgres.mjs's), by the starts the tests share (bench/servers/local-servers.mjs).
 import { spawn } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { nginxFrontFiles, postgresBinaries, startRedisProcess } from '../local-servers.mjs'
+import { nginxFrontFiles, postgresBinaries, startRedisProcess } from '../servers/local-servers.mjs'
 import { commandExists } from '../tools.mjs'
 
 const SITE_FILE = fileURLToPath(new URL('../../deploy/nginx/threshold.conf', import.meta.url))

@@ -14,7 +14,7 @@ import { TEST_PASSWORD_HASH_COST } from '../fixtures/passwords/password-hash-cos
 import { GOOD_PASSWORD, temporaryDataDir } from '../fixtures/servers/reference.js'
 import { registerAccount } from '../fixtures/registration/registration.js'
 import { opensslSkip } from '../fixtures/sso/sso-certificates.js'
-import { nginxFrontFiles } from '../../bench/local-servers.mjs'
+import { nginxFrontFiles } from '../../bench/servers/local-servers.mjs'
 
 /**
  * deploy/nginx/threshold.conf, as nginx reads it (`nginx -t`), then running
@@ -26,7 +26,7 @@ import { nginxFrontFiles } from '../../bench/local-servers.mjs'
  * with the certificate paths pointing at a fresh self-signed pair, and its
  * ports 80 and 443 made free loopback ports (its IPv6 listens dropped): nginx
  * binds them even for `-t`, and only root may bind ports below 1024. The load
- * runs make it so the same way (bench/local-servers.mjs). To run it, its
+ * runs make it so the same way (bench/servers/local-servers.mjs). To run it, its
  * upstream becomes the edge's port. Every other line is the real file's.
  */
 

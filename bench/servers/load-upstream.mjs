@@ -3,7 +3,7 @@
 // with a token pair of realistic size, at once. Prints its URL, then serves
 // until it is stopped.
 import { createServer } from 'node:http'
-import { portOf } from './tools.mjs'
+import { portOf } from '../tools.mjs'
 
 const answer = JSON.stringify({
   auth: `eyJhbGciOiJFZERTQSIsImtpZCI6ImxvYWQiLCJ0eXAiOiJhdCtqd3QifQ.${'e'.repeat(420)}.${'s'.repeat(86)}`,

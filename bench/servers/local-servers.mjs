@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { commandExists, freePort, isRoot, spawnUntilReady } from './tools.mjs'
+import { commandExists, freePort, isRoot, spawnUntilReady } from '../tools.mjs'
 
-/** @import { RunningServer } from './tools.mjs' */
+/** @import { RunningServer } from '../tools.mjs' */
 
 /** The login a PostgreSQL cluster is made with; its password is random per cluster. */
 const SUPERUSER = 'threshold'

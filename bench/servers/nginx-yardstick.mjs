@@ -7,9 +7,9 @@ import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort } from './tools.mjs'
+import { freePort } from '../tools.mjs'
 
-const root = fileURLToPath(new URL('../', import.meta.url))
+const root = fileURLToPath(new URL('../../', import.meta.url))
 
 /**
  * nginx with one worker, serving the page the edge renders and the same assets, with the same headers.

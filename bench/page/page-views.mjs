@@ -1,6 +1,6 @@
 // The page's views as the page benchmarks open them: the address's query that
 // asks for each, and the text of its submit button (what "the form" is in
-// bench/page-milestones.mjs). setPassword is shown only where the edge
+// bench/page/page-milestones.mjs). setPassword is shown only where the edge
 // completes password resets itself (the embedded accounts service), and only
 // with a token in the address: the token here is a stand-in that no submit uses.
 

@@ -4,7 +4,7 @@
 // ({ body, headers }); prints its URL, then serves until it is stopped.
 import { createServer } from 'node:http'
 import { text } from 'node:stream/consumers'
-import { portOf } from './tools.mjs'
+import { portOf } from '../tools.mjs'
 
 const { body, headers } = JSON.parse(await text(process.stdin))
 const server = createServer((_request, response) => {
