@@ -1,9 +1,11 @@
-import { createContext, lazy, Suspense, useContext, type ComponentType } from 'react'
+import { createContext, useContext, type ComponentType } from 'react'
 import type { MessageKey } from '../common/languages/message-catalogue.js'
 import type { PageFormState } from '../common/page/page-render.js'
 import type { RuntimeConfig } from '../common/page/runtime-config.js'
 import { Spinner } from './components/Spinner.js'
 import { Notice } from './components/Notice.js'
+import { LazyPart } from './components/LazyPart.js'
+import { lazyChunk } from './page/load-chunk.js'
 import { useSignInFlows } from './page/useSignInFlows.js'
 import { useAddressSearch } from './page/address-bar.js'
 import { fetchLaterTexts } from './languages/later-texts.js'
@@ -19,9 +21,9 @@ import { SetPasswordView } from './password-reset/SetPasswordView.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
-const SsoModal = lazy(async () => (await import('./sso/SsoModal.js')).withItsTexts())
-const PasskeyOffer = lazy(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
-const BreachedPasswordNotice = lazy(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
+const SsoModal = lazyChunk(async () => (await import('./sso/SsoModal.js')).withItsTexts())
+const PasskeyOffer = lazyChunk(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
+const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
 
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 
@@ -34,7 +36,7 @@ type SecondFactorStepsProps = Parameters<SecondFactorStepsComponent>[0]
  * common/languages/message-catalogue.ts): both in parallel, rendered once both are here.
  */
 export function lazySecondFactorSteps (laterTextsUrl?: string): ComponentType<SecondFactorStepsProps> {
-  return lazy(async () => {
+  return lazyChunk(async () => {
     const [steps, later] = await Promise.all([
       import('./second-factor/SecondFactorSteps.js'),
       laterTextsUrl === undefined ? null : fetchLaterTexts(laterTextsUrl)
@@ -103,16 +105,22 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           {config.logo !== null && (
             <img className='card__logo' src={config.logo.src} alt={config.logo.alt} width={config.logo.width} height={config.logo.height} />
           )}
-          {page.breachNotice && <Suspense fallback={<Spinner />}><BreachedPasswordNotice email={page.email} onContinue={page.leaveToRedirect} /></Suspense>}
-          {passkeys.offer !== null && !page.breachNotice && <Suspense fallback={<Spinner />}><PasskeyOffer {...passkeys.offer} /></Suspense>}
+          {page.breachNotice && <LazyPart fallback={<Spinner />}><BreachedPasswordNotice email={page.email} onContinue={page.leaveToRedirect} /></LazyPart>}
+          {passkeys.offer !== null && !page.breachNotice && <LazyPart fallback={<Spinner />}><PasskeyOffer {...passkeys.offer} /></LazyPart>}
           {secondFactor.step !== null && !page.breachNotice && (
-            <Suspense fallback={<Spinner />}>
+            <LazyPart fallback={<Spinner />}>
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
-            </Suspense>
+            </LazyPart>
           )}
           {!stepShown && <h1 className='card__title'>{text(HEADING_KEYS[view])}</h1>}
           {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
+          {/* The modal is a portal on the body; here, in the card, is where its chunk's failure shows. */}
+          {sso.modalOpen && (
+            <LazyPart fallback={null}>
+              <SsoModal initialEmail={page.email} intent={view === 'register' ? 'register' : 'login'} busy={flows.busy} sso={sso} />
+            </LazyPart>
+          )}
           {view === 'login' && !stepShown && (
             <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} verificationLink={flows.verificationLink}
               supportEmail={config.supportEmail} passkey={{
@@ -130,11 +138,6 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
       </div>
       {/* After the form in the DOM, so that the email field is the first stop for Tab; CSS puts it behind. */}
       <BackgroundVideo background={config.background} />
-      {sso.modalOpen && (
-        <Suspense fallback={null}>
-          <SsoModal initialEmail={page.email} intent={view === 'register' ? 'register' : 'login'} busy={flows.busy} sso={sso} />
-        </Suspense>
-      )}
     </div>
   )
 }

@@ -3,6 +3,7 @@ import { CHALLENGE_HEADER, CHALLENGE_REQUIRED_REASON, CHALLENGE_REQUIRED_STATUS,
 import type { MessageKey, Messages } from '../../common/languages/message-catalogue.js'
 import { pageTextsWithLater } from '../languages/later-page-texts.js'
 import { FORM_NOTICE_ID, STEP_NOTICE_ID } from '../page/form-view-props.js'
+import { loadChunk } from '../page/load-chunk.js'
 import { solvePow } from './solve-pow.js'
 
 type Json = Extract<JsonAnswer, { kind: 'json' }>
@@ -52,7 +53,7 @@ async function solve (spec: ChallengeSpec | null): Promise<Outcome> {
   if (spec === null) return { kind: 'failed' }
   if (spec.kind === 'pow') return solvePow(spec.challenge)
   // The widget's own chunk: an operator's choice, rarely loaded.
-  const [{ widgetToken }, texts] = await Promise.all([import('./widget-token.js'), pageTextsWithLater().catch(() => null)])
+  const [{ widgetToken }, texts] = await Promise.all([loadChunk(() => import('./widget-token.js')), pageTextsWithLater().catch(() => null)])
   const token = await widgetToken(spec.kind, spec.siteKey, texts?.text('browserCheck.widgetLabel') ?? '')
   return token === null ? { kind: 'failed' } : { kind: 'solved', header: token }
 }

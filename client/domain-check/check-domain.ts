@@ -1,5 +1,6 @@
 import type { DomainCheckOutcome } from './check-domain-authorization.js'
 import { GRPC_STATUS } from '../../common/domain-check/grpc-status.js'
+import { loadChunk } from '../page/load-chunk.js'
 
 export type { DomainCheckOutcome }
 
@@ -12,7 +13,7 @@ let loading: Promise<DomainCheckModule> | null = null
  * knows the check is enabled, so that the check adds no visible delay.
  */
 export function preloadDomainCheck (): Promise<DomainCheckModule> {
-  loading ??= import('./check-domain-authorization.js')
+  loading ??= loadChunk(() => import('./check-domain-authorization.js'))
   loading.catch(() => { loading = null })
   return loading
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type RefObject } from 'react'
+import { loadChunk } from '../page/load-chunk.js'
 
 /**
  * The part of Google Identity Services' client the page uses, and the one
@@ -63,7 +64,7 @@ export function useGoogleIdentity (
     if (clientId === null) return
     let cancelled = false
     // The loading and the nonce are a chunk of their own (google-start.ts), fetched only where Google is offered.
-    import('./google-start.js')
+    loadChunk(() => import('./google-start.js'))
       .then(({ startGoogleIdentity }) => startGoogleIdentity(clientId, (credential, nonceSecret) => onCredentialRef.current(credential, nonceSecret),
         () => hiddenButtonRef.current, () => cancelled))
       .then((loaded) => { if (loaded !== null) setServices(loaded) }, () => {

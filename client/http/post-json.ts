@@ -1,5 +1,6 @@
 import type { JsonAnswer } from '../../common/http/accounts-answers.js'
 import { pageLanguageHeaders } from '../languages/page-language.js'
+import { loadChunk } from '../page/load-chunk.js'
 
 /** One JSON POST, as every accounts call is (docs/accounts-api.md, "How a call travels"); the answer's type is shared with the edge. */
 
@@ -38,7 +39,7 @@ export async function postJson (url: string, body: unknown, options: PostOptions
     const answer = { kind: 'json', status: response.status, body: parsed as Record<string, unknown> } as const
     // The edge asks for a challenge (common/challenge/challenge.ts): solved by a chunk loaded only then, and the call made again.
     return answer.status === 428 && !options.headers
-      ? (await import('../challenge/answer-challenge.js')).answerChallenge(answer, (headers) => postJson(url, body, { ...options, headers }))
+      ? (await loadChunk(() => import('../challenge/answer-challenge.js'))).answerChallenge(answer, (headers) => postJson(url, body, { ...options, headers }))
       : answer
   } catch {
     return { kind: 'unreadable' }

@@ -5,6 +5,7 @@ import type { View } from '../page/page-params.js'
 import type { PasskeySignInOutcome } from './passkey-ceremonies.js'
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
+import { loadChunk } from '../page/load-chunk.js'
 
 /** What passkeys use of the page (a passkey sign-in's end too: finishPasskeySignIn). */
 type PasskeysPage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'leaving' | 'clearNotice' | 'fail' | 'storeLogin' | 'leaveToRedirect' | 'finishLogin'>
@@ -16,7 +17,7 @@ const browserHasWebAuthn = (): boolean => typeof PublicKeyCredential === 'functi
 // Every browser the page supports has WebAuthn: the server renders the button, and the rare browser without one drops it after hydration.
 const assumeWebAuthn = (): boolean => true
 
-const loadChunk = (): Promise<PasskeyChunk> => import('./index.js')
+const loadPasskeyChunk = (): Promise<PasskeyChunk> => loadChunk(() => import('./index.js'))
 
 /**
  * Passkeys on the page (docs/passkeys.md): the autofill request while the
@@ -46,7 +47,7 @@ export function usePasskeys (
   const autofill = useRef<AbortController | null>(null)
 
   useEffect(() => {
-    if (offered && view === 'login') loadChunk().then(setChunk, () => undefined)
+    if (offered && view === 'login') loadPasskeyChunk().then(setChunk, () => undefined)
   }, [offered, view])
   useEffect(() => setPasswordTyped(false), [view])
 
@@ -110,7 +111,7 @@ export function usePasskeys (
       autofill.current?.abort()
       page.clearNotice()
       setRunning('sign-in')
-      const loaded = chunk ?? await loadChunk()
+      const loaded = chunk ?? await loadPasskeyChunk()
       await finish(await loaded.signInWithPasskey({
         mediation: 'modal', signal: new AbortController().signal, context: page.context, rpId, onChosen: () => undefined
       }), loaded)
@@ -126,7 +127,7 @@ export function usePasskeys (
       autofill.current?.abort()
       setRunning('upgrade')
       const upgrade = async (): Promise<PasskeyChunk | null> => {
-        const loaded = chunk ?? await loadChunk()
+        const loaded = chunk ?? await loadPasskeyChunk()
         return await loaded.upgradeAfterPassword(answer.auth) === 'offer' ? loaded : null
       }
       const goOn = (): void => {

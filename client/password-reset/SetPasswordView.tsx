@@ -1,14 +1,16 @@
-import { lazy, Suspense, useState, type FormEvent } from 'react'
+import { useState, type FormEvent } from 'react'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { PasswordField } from '../components/PasswordField.js'
+import { LazyPart } from '../components/LazyPart.js'
 import { Spinner } from '../components/Spinner.js'
+import { lazyChunk } from '../page/load-chunk.js'
 import { useMessages } from '../languages/messages.js'
 import { FORM_NOTICE_ID, type FormState, type Submission } from '../page/form-view-props.js'
 import { ViewLink } from '../page/ViewLink.js'
 
 // Shown only after a reset that lists something: out of the first load, with its texts (later texts).
-const RecentFactors = lazy(async () => (await import('../account-changes/RecentFactors.js')).withItsTexts())
+const RecentFactors = lazyChunk(async () => (await import('../account-changes/RecentFactors.js')).withItsTexts())
 
 export interface SetPasswordViewProps {
   /** Without localMode: the emailed link's view always offers the way back to login. */
@@ -26,7 +28,7 @@ export function SetPasswordView ({ form, submission, passwordMinLength, review }
   const backToLogin = <p className='links'><ViewLink view='login' onShow={form.onShowView}>{text('links.backToLogin')}</ViewLink></p>
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
-  if (review !== null) return <><Suspense fallback={<Spinner />}><RecentFactors answer={review} /></Suspense>{backToLogin}</>
+  if (review !== null) return <><LazyPart fallback={<Spinner />}><RecentFactors answer={review} /></LazyPart>{backToLogin}</>
   function submit (event: FormEvent): void {
     event.preventDefault()
     if (!form.busy) submission.submit(password, confirmation)

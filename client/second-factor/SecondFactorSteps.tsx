@@ -1,4 +1,5 @@
-import { lazy, Suspense } from 'react'
+import { LazyPart } from '../components/LazyPart.js'
+import { lazyChunk } from '../page/load-chunk.js'
 import { Spinner } from '../components/Spinner.js'
 import type { PageState } from '../page/usePageState.js'
 import type { SecondFactorFlow } from './useSecondFactor.js'
@@ -10,7 +11,7 @@ import { Offer } from './Offer.js'
 type SecondFactorStepsPage = Pick<PageState, 'params' | 'fail' | 'leaveToRedirect'>
 
 // A chunk of its own, loaded when an enrolment starts: the enrolment steps with the QR encoder.
-const Enrolment = lazy(() => import('./Enrolment.js').then((loaded) => ({ default: loaded.Enrolment })))
+const Enrolment = lazyChunk(async () => ({ default: (await import('./Enrolment.js')).Enrolment }))
 
 /**
  * The second-factor chunk's entry (loaded by SignInPage when a step first
@@ -36,7 +37,7 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
     if (refusal !== null) page.fail(refusal)
   }
   return (
-    <Suspense fallback={<Spinner />}>
+    <LazyPart fallback={<Spinner />}>
       {step.kind === 'code' && (
         <CodeStep challenge={step.challenge} refusal={step.refusal ?? null} rememberOffered={rememberOfferedHere} localOrigin={localOrigin}
           onTokens={flow.finish} onBack={back} />
@@ -55,6 +56,6 @@ export default function SecondFactorSteps ({ flow, page, rememberOffered, produc
           onDone={page.leaveToRedirect} onCancel={page.leaveToRedirect} cancelLabel={text('secondFactor.notNow')}
           onSignInAgain={signInAgain} />
       )}
-    </Suspense>
+    </LazyPart>
   )
 }
