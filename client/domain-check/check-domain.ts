@@ -1,5 +1,5 @@
 import type { DomainCheckOutcome } from './check-domain-authorization.js'
-import { GRPC_STATUS } from '../../common/domain-check/grpc-status.js'
+import { GRPC_UNAVAILABLE } from '../../common/domain-check/grpc-unavailable.js'
 import { loadChunk } from '../page/load-chunk.js'
 
 export type { DomainCheckOutcome }
@@ -24,7 +24,7 @@ export async function checkDomain (domain: string, timeoutMs: number | null): Pr
   try {
     module = await preloadDomainCheck()
   } catch {
-    return { kind: 'failed', code: GRPC_STATUS.UNAVAILABLE }
+    return { kind: 'failed', code: GRPC_UNAVAILABLE }
   }
   return module.checkDomainAuthorization(domain, { origin: window.location.origin, timeoutMs })
 }

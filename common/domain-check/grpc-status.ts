@@ -1,3 +1,5 @@
+import { GRPC_UNAVAILABLE } from './grpc-unavailable.js'
+
 /**
  * gRPC status codes and the HTTP status → gRPC status mapping of docs/accounts-api.md, "The domain check",
  * in one table. grpc-web applies this mapping when a call fails at the HTTP
@@ -18,7 +20,7 @@ export const GRPC_STATUS = Object.freeze({
   OUT_OF_RANGE: 11,
   UNIMPLEMENTED: 12,
   INTERNAL: 13,
-  UNAVAILABLE: 14,
+  UNAVAILABLE: GRPC_UNAVAILABLE,
   DATA_LOSS: 15,
   UNAUTHENTICATED: 16
 })
