@@ -75,7 +75,7 @@ function rewritten (value: number | string | readonly string[]): number | string
  * of Fastify hooks that run after any hook of ours could, and the accounts
  * service's, passed on by the proxy.
  */
-export function dropSecureCookiesOn (response: ServerResponse): void {
+function dropSecureCookiesOn (response: ServerResponse): void {
   const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse
   response.writeHead = ((...args: unknown[]) => {
     const set = response.getHeader('set-cookie')
