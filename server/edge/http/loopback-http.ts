@@ -54,13 +54,13 @@ export function isLoopbackHttpRequest (request: IncomingMessage, trust: ProxyTru
   return origin === undefined || isLoopbackHttpOriginHeader(origin)
 }
 
-const HOST_PREFIX = '__Host-'
+/** The name prefixes that require Secure (browsers match them in any case). */
+const SECURE_PREFIX = /^__(?:host|secure)-/i
 const SECURE_ATTRIBUTE = /;\s*secure\s*(?=;|$)/gi
 
-/** One Set-Cookie value as a loopback http page gets it: without `Secure`, and a `__Host-` name without its prefix. */
+/** One Set-Cookie value as a loopback http page gets it: without `Secure`, and a `__Host-` or `__Secure-` name without its prefix. */
 export function loopbackHttpCookie (setCookie: string): string {
-  const named = setCookie.startsWith(HOST_PREFIX) ? setCookie.slice(HOST_PREFIX.length) : setCookie
-  return named.replace(SECURE_ATTRIBUTE, '')
+  return setCookie.replace(SECURE_PREFIX, '').replace(SECURE_ATTRIBUTE, '')
 }
 
 function rewritten (value: number | string | readonly string[]): number | string | string[] {

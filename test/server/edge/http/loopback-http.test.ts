@@ -140,20 +140,20 @@ t.test('the no-script flash: no __Host- prefix on a loopback http page, read bac
   t.same(setCookies(shownSecure), [`${FORM_FLASH_COOKIE}=; Max-Age=0; Path=/; Secure; HttpOnly; SameSite=Strict`], 'cleared with __Host- and Secure')
 })
 
-t.test('an operator\'s own backend: its SSO state cookie passes without Secure only to a loopback http page', async (t) => {
+t.test('an operator\'s own backend: its SSO state and prefixed cookies pass without Secure only to a loopback http page', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { sso_url: 'https://idp.example.test/start' }, {
-    'set-cookie': ['sso_state=abc; Path=/accounts; HttpOnly; Secure; SameSite=Lax', '__Host-own=1; Path=/; Secure']
+    'set-cookie': ['sso_state=abc; Path=/accounts; HttpOnly; Secure; SameSite=Lax', '__Host-own=1; Path=/; Secure', '__Secure-mine=2; Path=/; secure']
   }))
   const edge = await buildEdge(t, { env: { TRUST_PROXY: 'loopback' }, accountsUpstream: upstream.url })
   for (const [visits, loopback] of [[LOOPBACK_VISITS, true], [SECURE_VISITS, false]] as const) {
     for (const visit of visits) {
       const answer = await pageCall(edge, visit, '/accounts/auth/login/sso', { email: 'ada@corp.example.com' })
       t.equal(answer.statusCode, 200, visit.name)
-      expectCookies(t, setCookies(answer), ['sso_state', loopback ? 'own' : '__Host-own'], loopback, `${visit.name}, the SSO state`)
+      expectCookies(t, setCookies(answer), ['sso_state', loopback ? 'own' : '__Host-own', loopback ? 'mine' : '__Secure-mine'], loopback, `${visit.name}, the SSO state`)
     }
   }
   const loopbackAnswer = await pageCall(edge, LOOPBACK_VISITS[0]!, '/accounts/auth/login/sso', { email: 'ada@corp.example.com' })
-  t.same(setCookies(loopbackAnswer), ['sso_state=abc; Path=/accounts; HttpOnly; SameSite=Lax', 'own=1; Path=/'], 'only Secure and the prefix go; every other attribute stays')
+  t.same(setCookies(loopbackAnswer), ['sso_state=abc; Path=/accounts; HttpOnly; SameSite=Lax', 'own=1; Path=/', 'mine=2; Path=/'], 'only Secure and the prefixes go; every other attribute stays')
 })
 
 t.test('PUBLIC_URL on https keeps Secure whatever the request says; a direct connection to http://127.0.0.1 drops it', async (t) => {
