@@ -3,6 +3,7 @@ import Cookies from 'js-cookie'
 import {
   AUTH_COOKIE, REFRESH_COOKIE, sessionCookieAttributes, type SessionCookieAttributes
 } from '../../common/sessions/session-cookies.js'
+import { isLoopbackHttpOrigin } from '../../common/http/hosts.js'
 
 /** The token cookies the page writes itself: `auth`, and `refresh` only where no edge saw the answer (local-network mode). */
 export interface PageWrittenTokens {
@@ -26,9 +27,11 @@ function write (tokens: PageWrittenTokens, attributes: SessionCookieAttributes):
  * The `refresh` cookie is the edge's, HttpOnly, set with the answer that
  * carried the token (docs/security.md, "The token cookies"); the page
  * writes one only in local-network mode, whose answers no edge sees.
+ * On a loopback page over plain http (`page`, the page's location) they
+ * go without Secure, which WebKit would not keep there, as the edge's do.
  */
-export function storeSessionTokens (tokens: PageWrittenTokens, cookieDomain: string | null): boolean {
-  const attributes = sessionCookieAttributes(cookieDomain)
+export function storeSessionTokens (tokens: PageWrittenTokens, cookieDomain: string | null, page: Pick<Location, 'protocol' | 'hostname'> = location): boolean {
+  const attributes = sessionCookieAttributes(cookieDomain, !isLoopbackHttpOrigin(page.protocol, page.hostname))
   if (write(tokens, attributes)) return true
   const { domain: _refused, ...hostOnly } = attributes
   return cookieDomain !== null && write(tokens, hostOnly)

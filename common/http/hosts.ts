@@ -65,3 +65,13 @@ export function isSameOrSubdomain (host: string, domain: string): boolean {
   const lowerDomain = domain.toLowerCase().replace(/^\./, '')
   return lowerHost === lowerDomain || lowerHost.endsWith(`.${lowerDomain}`)
 }
+
+/**
+ * Whether a page at `protocol` and `hostname` (as `location` or a URL gives
+ * them) is a loopback page over plain http, where WebKit keeps no `Secure`
+ * cookie and the token cookies go without it (docs/security.md, "Plain http
+ * on loopback").
+ */
+export function isLoopbackHttpOrigin (protocol: string, hostname: string): boolean {
+  return protocol === 'http:' && isLoopbackHost(hostname)
+}

@@ -13,7 +13,8 @@ const TOKEN_COOKIE_LIFETIME_DAYS = 14
 
 export interface SessionCookieAttributes {
   readonly expires: number
-  readonly secure: true
+  /** True but on a loopback page over plain http, where WebKit would keep no Secure cookie (docs/security.md, "Plain http on loopback"). */
+  readonly secure: boolean
   readonly sameSite: 'Lax'
   readonly path: '/'
   readonly domain?: string
@@ -21,12 +22,13 @@ export interface SessionCookieAttributes {
 
 /**
  * The attributes CONTRACT.md fixes for the token cookies, on the domain the
- * edge decided for this host (null: host-only).
+ * edge decided for this host (null: host-only); `secure` false only for a
+ * loopback page over plain http (common/http/hosts.ts isLoopbackHttpOrigin).
  */
-export function sessionCookieAttributes (cookieDomain: string | null): SessionCookieAttributes {
+export function sessionCookieAttributes (cookieDomain: string | null, secure = true): SessionCookieAttributes {
   return {
     expires: TOKEN_COOKIE_LIFETIME_DAYS,
-    secure: true,
+    secure,
     sameSite: 'Lax',
     path: '/',
     ...(cookieDomain === null ? {} : { domain: cookieDomain })

@@ -10,6 +10,8 @@ import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './upstream/grpc-web-proxy.js'
 import { health, HEALTH_PATHS } from './health/health.js'
 import { checkHost } from './http/host-header.js'
+import { loopbackHttpCookies } from './http/loopback-http.js'
+import { isFormPostCall } from './no-script/inner-call.js'
 import type { HotPathHandler } from './page/hot-path.js'
 import { notFoundAndErrors } from './page/not-found.js'
 import { pageRoutes } from './page/page-routes.js'
@@ -76,6 +78,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     trust: options.trust,
     exempt: new Set(HEALTH_PATHS)
   }))
+  // Safari keeps no Secure cookie on http://localhost: there, and only there, the cookies go without it.
+  fastify.addHook('onRequest', loopbackHttpCookies({ trust: options.trust, publicOrigin: config.publicOrigin, skip: isFormPostCall }))
 
   await fastify.register(pageRoutes, { hotPath: options.hotPath, assets: options.assets, assetsDir: options.assetsDir })
   await fastify.register(health, { probes: options.probes, includeUpstreams: config.readinessIncludesUpstreams, draining: options.draining })

@@ -12,6 +12,7 @@ import { cookieDomainFor } from './sessions/cookie-domain.js'
 import { embeddedSecretHeaders } from '../shared/embedded-secret.js'
 import { judgeHost, statedHostName } from './http/host-header.js'
 import { createFormFlash, flashedPageFrom } from './no-script/form-flash.js'
+import { isLoopbackHttpRequest } from './http/loopback-http.js'
 import { createHotPath } from './page/hot-path.js'
 import { createEdgeMetrics, readPackageVersion, type EdgeMetrics } from './metrics/metrics.js'
 import { countedHotPath, countFastifyRequests } from './metrics/request-metrics.js'
@@ -160,7 +161,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     challengeProviderOrigins: config.challenge.provider === null ? null : PROVIDER_ORIGINS[config.challenge.provider.kind]
   })
   const formFlash = createFormFlash()
-  const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash) })
+  const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash, (request) => isLoopbackHttpRequest(request, trust, config.publicOrigin)) })
   // Counted here on the listener; the page routes (inject, and requests the listener leaves to Fastify) are counted by Fastify's hook.
   const listenerHotPath = metrics === null ? hotPath : countedHotPath(hotPath, metrics)
 

@@ -3,12 +3,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
 import { parsePageFormState, type PageFormState } from '../../../common/page/page-render.js'
 import type { PageAnswer } from '../page/page-answer.js'
+import { loopbackHttpCookie } from '../http/loopback-http.js'
 
 /**
  * The cookie that carries a form post's page to the GET after its 303
  * (post/redirect/get). `__Host-`: only this origin, over HTTPS, may set it.
+ * On a loopback page over plain http, where no browser keeps a `__Host-`
+ * cookie, the edge sends it as {@link FORM_FLASH_LOOPBACK_COOKIE}
+ * (server/edge/http/loopback-http.ts); either is read, and both are signed.
  */
 export const FORM_FLASH_COOKIE = '__Host-threshold-form'
+/** The flash cookie's name on a loopback page over plain http: the same, without the prefix. */
+export const FORM_FLASH_LOOPBACK_COOKIE = 'threshold-form'
 
 /** How long a flash is honoured, in seconds: the redirect is followed at once; a flash older than this is ignored. */
 export const FORM_FLASH_LIFETIME_S = 300
@@ -69,7 +75,7 @@ export function createFormFlash (key: Buffer = randomBytes(32)): FormFlash {
     },
     read (cookieHeader, now = Date.now()) {
       if (cookieHeader === undefined) return null
-      const value = cookieNamed(cookieHeader, FORM_FLASH_COOKIE)
+      const value = cookieNamed(cookieHeader, FORM_FLASH_COOKIE) ?? cookieNamed(cookieHeader, FORM_FLASH_LOOPBACK_COOKIE)
       const dot = value === null ? -1 : value.indexOf('.')
       if (value === null || dot === -1) return null
       const payload = value.slice(0, dot)
@@ -96,12 +102,14 @@ export function createFormFlash (key: Buffer = randomBytes(32)): FormFlash {
  * The GET of the page that follows a form post's 303: the page with the
  * flashed state, the flash cleared (so a reload or Back shows the plain
  * page). Returns false, the flash cleared too, when the request carries no
- * valid flash: the caller answers with the plain page.
+ * valid flash: the caller answers with the plain page. `loopbackHttp` says
+ * whether a request is for a loopback page over plain http, where the
+ * flash is cleared as it was set (server/edge/http/loopback-http.ts).
  */
-export function flashedPageFrom (pageAnswer: PageAnswer, flash: FormFlash): (request: IncomingMessage, response: ServerResponse, query: string) => boolean {
+export function flashedPageFrom (pageAnswer: PageAnswer, flash: FormFlash, loopbackHttp: (request: IncomingMessage) => boolean): (request: IncomingMessage, response: ServerResponse, query: string) => boolean {
   return (request, response, query) => {
     const page = flash.read(request.headers.cookie)
-    response.setHeader('set-cookie', flash.clearing)
+    response.setHeader('set-cookie', loopbackHttp(request) ? loopbackHttpCookie(flash.clearing) : flash.clearing)
     if (page === null) return false
     // The GET after the 303 has no Fastify request to log with; the form post's own render is logged (form-page-answer.ts).
     pageAnswer.pageWithState(request, response, query, page.state, page.status)

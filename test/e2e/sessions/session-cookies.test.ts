@@ -78,6 +78,8 @@ t.test('the page keeps its tokens and its redirects within its own registrable d
       t.equal(page.url(), landing)
       t.equal(await authCookieDomain(context), cookieDomain, 'the tokens are on the registrable domain, no public suffix')
       t.same(await heldTokenCookies(context), { auth: false, refresh: true }, 'the browser holds both; refresh HttpOnly')
+      const tokenCookies = (await context.cookies()).filter((cookie) => cookie.name === 'auth' || cookie.name === 'refresh')
+      t.ok(tokenCookies.every((cookie) => cookie.secure), 'both Secure over https, whatever the host')
       t.same(await scriptCookieNames(page), ['auth'], 'a script where the visitor lands reads auth, not refresh')
     })
   }

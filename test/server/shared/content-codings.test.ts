@@ -76,13 +76,13 @@ const readable: Array<[string, Buffer]> = [
 
 for (const [encoding, body] of readable) {
   t.test(`an answer coded ${encoding} reaches the browser decoded, with its own length and no Content-Encoding`, async (t) => {
-    const { base, lines } = await edgeFor(t, coded(body, encoding, { 'set-cookie': 'threshold_browser=b; Secure' }))
+    const { base, lines } = await edgeFor(t, coded(body, encoding, { 'set-cookie': 'threshold_browser=b; HttpOnly' }))
     const outcome = await login(base)
     t.equal(outcome.status, 200)
     t.equal(outcome.body, TOKENS_TEXT, 'the JSON as the backend wrote it')
     t.equal(outcome.headers.get('content-length'), String(Buffer.byteLength(TOKENS_TEXT)), 'the decoded length')
     t.equal(outcome.headers.get('content-encoding'), null, 'no coding')
-    t.ok(outcome.headers.getSetCookie().includes('threshold_browser=b; Secure'), 'the backend\'s cookie passes')
+    t.ok(outcome.headers.getSetCookie().includes('threshold_browser=b; HttpOnly'), 'the backend\'s cookie passes')
     t.same(warnings(lines), [], 'no warning')
   })
 }

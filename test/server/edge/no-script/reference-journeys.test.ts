@@ -2,7 +2,7 @@ import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { SUCCESS_MESSAGES } from '../../../../common/languages/page-texts.js'
 import { startMetricsListener } from '../../../../server/edge/metrics/metrics-listener.js'
-import { FORM_FLASH_COOKIE } from '../../../../server/edge/no-script/form-flash.js'
+import { FORM_FLASH_LOOPBACK_COOKIE } from '../../../../server/edge/no-script/form-flash.js'
 import { formBody, stateIn } from '../../../fixtures/no-script/form-page.js'
 import { GOOD_PASSWORD, startReference } from '../../../fixtures/servers/reference.js'
 import { postJson } from '../../../fixtures/http/post-json.js'
@@ -30,7 +30,8 @@ async function postForm (base: string, fields: Record<string, string>, query = '
 /** A login post, whose page is shown after a 303 with the flash cookie (post/redirect/get): the page the browser then shows. */
 async function postLogin (base: string, fields: Record<string, string>, query = '') {
   const posted = await postForm(base, fields, query)
-  const flash = posted.cookies.find((line) => line.startsWith(`${FORM_FLASH_COOKIE}=`))
+  // The edge listens on http://127.0.0.1: a loopback page over plain http, whose flash has no `__Host-` prefix.
+  const flash = posted.cookies.find((line) => line.startsWith(`${FORM_FLASH_LOOPBACK_COOKIE}=`))
   if (posted.status !== 303 || flash === undefined || posted.location === null) throw new Error(`the login answered ${posted.status} without a flash`)
   const response = await fetch(new URL(posted.location, base), { headers: { cookie: flash.split(';', 1)[0]! } })
   return { status: response.status, cookies: response.headers.getSetCookie(), html: await response.text() }

@@ -84,7 +84,7 @@ t.test('each call reaches the backend with the headers and cookies the document 
 
 t.test('of the backend\'s answer headers, the browser gets the ones the document names', async (t) => {
   const backendHeaders: Record<string, string> = {
-    'set-cookie': 'sso_state=x; Path=/accounts; HttpOnly; Secure',
+    'set-cookie': 'sso_state=x; Path=/accounts; HttpOnly',
     'retry-after': '7',
     'www-authenticate': 'Bearer',
     'x-powered-by': 'backend 1.2',

@@ -221,7 +221,7 @@ t.test('behind a trusted proxy, the address it reports is the one forwarded', as
 
 t.test('of the parent domain\'s cookies only those the accounts calls read reach the service; its own come back', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { sso_url: 'https://idp.example.test/start' }, {
-    'set-cookie': ['sso_state=abc; Path=/accounts; HttpOnly; Secure; SameSite=Lax', 'other=1; Path=/']
+    'set-cookie': ['sso_state=abc; Path=/accounts; HttpOnly; SameSite=Lax', 'other=1; Path=/']
   }))
   const app = await buildEdge(t, { accountsUpstream: upstream.url })
   const response = await app.inject({
@@ -235,7 +235,7 @@ t.test('of the parent domain\'s cookies only those the accounts calls read reach
   })
   t.equal(upstream.requests[0]!.headers.cookie, 'sso_state=abc; threshold_browser=id.mac; refresh=r1',
     'the SSO state, known-browser and refresh cookies, and nothing else (not the auth token, not another app\'s session, not the edge\'s own note of a browser)')
-  t.same(response.headers['set-cookie'], ['sso_state=abc; Path=/accounts; HttpOnly; Secure; SameSite=Lax', 'other=1; Path=/'])
+  t.same(response.headers['set-cookie'], ['sso_state=abc; Path=/accounts; HttpOnly; SameSite=Lax', 'other=1; Path=/'])
 
   await app.inject({ method: 'POST', url: '/accounts/v2/login', headers: { ...JSON_HEADERS, cookie: 'session=xyz; _ga=1' }, payload: '{}' })
   t.equal(upstream.requests[1]!.headers.cookie, undefined, 'no Cookie header when none of its cookies is there')

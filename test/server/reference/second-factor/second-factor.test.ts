@@ -236,8 +236,9 @@ t.test('"don\'t ask again on this browser": the cookie skips the code step for i
     return answer
   }
   const answer = await verifyRemembering('ada@example.com', ada.secret)
+  // Through the edge on http://127.0.0.1, a loopback page over plain http: without Secure (docs/security.md, "Plain http on loopback"; over https it keeps it: test/server/edge/http/loopback-http.test.ts).
   t.match(answer.headers.getSetCookie().find((cookie) => cookie.startsWith('second_factor_browser=')),
-    /^second_factor_browser=\d+\.[\w-]{43}; Max-Age=2592000; Path=\/accounts; HttpOnly; Secure; SameSite=Lax$/)
+    /^second_factor_browser=\d+\.[\w-]{43}; Max-Age=2592000; Path=\/accounts; HttpOnly; SameSite=Lax$/)
   const adasCookie = rememberedCookie(answer.headers)!
   const skipped = await login(setup, 'ada@example.com', { cookie: adasCookie })
   t.same(Object.keys(skipped.body).sort(), ['auth', 'refresh', 'second_factor_enrolled'], 'the remembered browser signs in with the password alone')
