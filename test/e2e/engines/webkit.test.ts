@@ -1,0 +1,41 @@
+import t from 'tap'
+import { runJourneys, signIn } from '../../fixtures/browsers/engine-journeys.js'
+import { waitForUrl } from '../../fixtures/browsers/visitor.js'
+import { webkit } from '../../fixtures/browsers/webkit.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
+import { startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { startProductApp } from '../../fixtures/servers/product-app.js'
+
+/*
+ * WebKit's page journeys; its account journeys are in webkit-accounts.test.ts.
+ * A session is a fresh MiniBrowser (some 2 s), so all of WebKit's journeys in
+ * one file came near tap's 120 s limit on a busy machine: halves run side by
+ * side instead.
+ */
+
+// MiniBrowser has no WebAuthn (no PublicKeyCredential), so the page drops its passkey button after hydration.
+t.test('the page journeys in WebKitGTK', { skip: webkit.skip }, async (t) => {
+  await runJourneys(t, webkit, { webAuthn: false }, ['page'])
+})
+
+/*
+ * The README's http://localhost:8080 in Safari's engine. WebKit keeps no
+ * `Secure` cookie on plain http, even on localhost, so today the page reads
+ * its tokens back, finds none, and says "There was a problem. Please try
+ * again." Switched on (the `todo` removed) with the change that has the page
+ * and the edge set non-Secure token cookies on a loopback http:// page.
+ */
+t.test('webkit: signs in on http://localhost', { skip: webkit.skip, todo: 'the loopback cookie fix' }, async (t) => {
+  const [product, server] = await Promise.all([
+    startProductApp(t),
+    startBuiltServer(t, { PASSKEYS: 'false', SECOND_FACTOR: 'false', REDIRECT_ALLOWED_HOSTS: '127.0.0.1' })
+  ])
+  await registerAccount(server.base, 'safari@example.test')
+  const visitor = await webkit.visit(t)
+  await visitor.open(`${server.base}/?redirect=${encodeURIComponent(`${product}/home`)}`)
+  await signIn(visitor, 'safari@example.test')
+  // Whichever comes first: the product, or the problem the page reports (no 15 s wait for a redirect that will not come).
+  const problem = { alert: 'There was a problem' } as const
+  const url = await waitForUrl(visitor, async (url) => url.startsWith(product) || await visitor.shows(problem))
+  t.equal(url, `${product}/home`, 'the product is reached')
+})
