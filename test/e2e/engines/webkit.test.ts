@@ -20,12 +20,11 @@ t.test('the page journeys in WebKitGTK', { skip: webkit.skip }, async (t) => {
 
 /*
  * The README's http://localhost:8080 in Safari's engine. WebKit keeps no
- * `Secure` cookie on plain http, even on localhost, so today the page reads
- * its tokens back, finds none, and says "There was a problem. Please try
- * again." Switched on (the `todo` removed) with the change that has the page
- * and the edge set non-Secure token cookies on a loopback http:// page.
+ * `Secure` cookie on plain http, even on localhost: on a loopback http://
+ * page the page and the edge set their cookies without it
+ * (server/edge/http/loopback-http.ts), and the visitor reaches the product.
  */
-t.test('webkit: signs in on http://localhost', { skip: webkit.skip, todo: 'the loopback cookie fix' }, async (t) => {
+t.test('webkit: signs in on http://localhost', { skip: webkit.skip }, async (t) => {
   const [product, server] = await Promise.all([
     startProductApp(t),
     startBuiltServer(t, { PASSKEYS: 'false', SECOND_FACTOR: 'false', REDIRECT_ALLOWED_HOSTS: '127.0.0.1' })
