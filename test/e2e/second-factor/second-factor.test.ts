@@ -117,6 +117,8 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     await page.goto(target)
     await signInOnPage(page, 'ann@example.test')
     await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
+    const heading = page.getByRole('heading', { name: english('secondFactor.enrolHeading') })
+    t.ok(await heading.evaluate((element) => element === document.activeElement), 'focus on the enrolment\'s heading, as on every other step')
     t.same(await wcagViolations(page), [], 'axe: the required enrolment at 375×812')
     t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token before the enrolment')
     const annsKey = (await page.getByTestId('enrolment-key').textContent()) ?? ''
