@@ -120,7 +120,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
             </Suspense>
           )}
-          {SignedIn !== null && <SignedIn config={config} onEnd={(notice) => { setSignedIn(null); if (notice !== null) page.succeed(notice) }} />}
+          {SignedIn !== null && <SignedIn config={config} onEnd={(notice) => { setSignedIn(null); page.succeed(notice) }} />}
           {!stepShown && <h1 className='card__title'>{text(HEADING_KEYS[view])}</h1>}
           {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />

@@ -21,11 +21,10 @@ export function shownClaims (token: string): ShownClaims | null {
   }
 }
 
-/** The `auth` cookie's claims while its token is valid, else null (none, unreadable or expired). */
-export function currentAuthClaims (now = Date.now()): ShownClaims | null {
+/** The `auth` cookie's claims, expired or not; null when there is none or it names no one. */
+export function authCookieClaims (): ShownClaims | null {
   const token = Cookies.get(AUTH_COOKIE)
-  const claims = token === undefined ? null : shownClaims(token)
-  return claims !== null && claims.exp * 1000 > now ? claims : null
+  return token === undefined ? null : shownClaims(token)
 }
 
 /**

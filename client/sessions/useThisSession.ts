@@ -1,49 +1,32 @@
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
 import { useMessages } from '../languages/messages.js'
-import { storeSessionTokens } from './session-cookies.js'
-import { clearTokenCookies, currentAuthClaims, shownClaims } from './signed-in-session.js'
-import { endThisSession, refreshThisSession } from './this-session-calls.js'
+import { clearTokenCookies } from './signed-in-session.js'
+import { endThisSession } from './this-session-calls.js'
 
 export interface ThisSessionOptions {
-  readonly config: Pick<RuntimeConfig, 'cookieDomain' | 'authCookieHttpOnly'>
-  /** The state goes and the page shows its login form: with this text once the session ended, null when none lived. */
-  readonly onEnd: (notice: string | null) => void
+  readonly config: Pick<RuntimeConfig, 'cookieDomain'>
+  /** The state goes and the page shows its login form, with this text: the session ended. */
+  readonly onEnd: (notice: string) => void
 }
 
 export interface ThisSession {
-  /** Whom this browser is signed in as; null while that is being found out. */
-  readonly email: string | null
   readonly signOut: () => void
   readonly signingOut: boolean
   readonly error: string | null
 }
 
 /**
- * This browser's session, for the signed-in state: whom the `auth` cookie
- * names while its token is valid, else whom a refreshed token names (the
- * refresh token outlives the 15-minute auth token); and signing out, which
- * revokes the refresh token (`token/revoke`) and removes the token cookies.
+ * Signing this browser out, for the signed-in state: the refresh token is
+ * revoked (`token/revoke`) and the token cookies removed.
  * A refusal of the revocation (no refresh cookie, a token the service
  * no longer knows) leaves nothing to end: the page's cookies go all the same;
  * a failed call leaves the state, saying so.
  */
-export function useThisSession ({ config: { cookieDomain, authCookieHttpOnly }, onEnd }: ThisSessionOptions): ThisSession {
+export function useThisSession ({ config: { cookieDomain }, onEnd }: ThisSessionOptions): ThisSession {
   const { text } = useMessages()
-  const [email, setEmail] = useState<string | null>(() => currentAuthClaims()?.email ?? null)
   const [signingOut, setSigningOut] = useState(false)
   const [error, setError] = useState<string | null>(null)
-
-  useEffect(() => {
-    if (email !== null) return
-    void refreshThisSession().then((auth) => {
-      const claims = auth === null ? null : shownClaims(auth)
-      if (auth === null || claims === null) return onEnd(null)
-      if (!authCookieHttpOnly) storeSessionTokens({ auth }, cookieDomain)
-      setEmail(claims.email)
-    })
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, at mount: whom the session names when the state shows
-  }, [])
 
   function signOut (): void {
     setSigningOut(true)
@@ -59,5 +42,5 @@ export function useThisSession ({ config: { cookieDomain, authCookieHttpOnly }, 
     })
   }
 
-  return { email, signOut, signingOut, error }
+  return { signOut, signingOut, error }
 }
