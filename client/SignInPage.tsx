@@ -79,11 +79,11 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
   const SecondFactorSteps = useContext(SecondFactorStepsContext)
   const flows = useSignInFlows(params, config, formState)
   const { page, google, sso, passkeys, secondFactor } = flows
-  // After hydration (the server rendered the form), with a token cookie: the signed-in state's chunk says whether it
+  // After hydration (the server rendered the form), with what may be a token cookie (the chunk reads it): the signed-in state's chunk says whether it
   // shows (client/sessions/SignedIn.tsx); the form stays until then, and where the chunk cannot load.
   const [SignedIn, setSignedIn] = useState<SignedInComponent | null>(null)
   useEffect(() => {
-    if (view === 'login' && /(^|; )auth=/.test(document.cookie)) {
+    if (view === 'login' && document.cookie.includes('auth=')) {
       import('./sessions/SignedIn.js').then((chunk) => chunk.forThisPage(params.redirect, config)).then((shown) => { if (shown !== null) setSignedIn(() => shown) }, () => {})
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, as the page opens
