@@ -1,4 +1,4 @@
-import { createContext, useContext, type ComponentType } from 'react'
+import { createContext, useContext, useEffect, useState, type ComponentType } from 'react'
 import type { MessageKey } from '../common/languages/message-catalogue.js'
 import type { PageFormState } from '../common/page/page-render.js'
 import type { RuntimeConfig } from '../common/page/runtime-config.js'
@@ -25,6 +25,7 @@ const SsoModal = lazyChunk(async () => (await import('./sso/SsoModal.js')).withI
 const PasskeyOffer = lazyChunk(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
 const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
 
+type SignedInComponent = NonNullable<Awaited<ReturnType<typeof import('./sessions/SignedIn.js').forThisPage>>>
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
 
 type SecondFactorStepsProps = Parameters<SecondFactorStepsComponent>[0]
@@ -80,8 +81,18 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
   const SecondFactorSteps = useContext(SecondFactorStepsContext)
   const flows = useSignInFlows(params, config, formState)
   const { page, google, sso, passkeys, secondFactor } = flows
-  // A second-factor step, a passkey offer or the breached-password notice (the last before leaving, in place of any other) takes the card, with a heading of its own, until the page leaves.
-  const stepShown = secondFactor.step !== null || passkeys.offer !== null || page.breachNotice
+  // After hydration (the server rendered the form), with what may be a token cookie (the chunk reads it): the signed-in state's chunk says whether it
+  // shows (client/sessions/SignedIn.tsx); the form stays until then, and where the chunk cannot load
+  // (no retry through loadChunk: the form is the right fallback, and the bytes are the first load's).
+  const [SignedIn, setSignedIn] = useState<SignedInComponent | null>(null)
+  useEffect(() => {
+    if (view === 'login' && document.cookie.includes('auth=')) {
+      import('./sessions/SignedIn.js').then((chunk) => chunk.forThisPage(params.redirect, config)).then((shown) => { if (shown !== null) setSignedIn(() => shown) }, () => {})
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, as the page opens
+  }, [])
+  // A second-factor step, a passkey offer, the breached-password notice (the last before leaving, in place of any other) or the signed-in state takes the card, with a heading of its own.
+  const stepShown = secondFactor.step !== null || passkeys.offer !== null || page.breachNotice || SignedIn !== null
 
   const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
   const email = { value: page.email, onChange: page.setEmail }
@@ -112,6 +123,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
             </LazyPart>
           )}
+          {SignedIn !== null && <SignedIn config={config} onEnd={(notice) => { setSignedIn(null); page.succeed(notice) }} />}
           {!stepShown && <h1 className='card__title'>{text(HEADING_KEYS[view])}</h1>}
           {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />

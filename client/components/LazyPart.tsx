@@ -4,8 +4,8 @@ import { retryFailedChunks } from '../page/load-chunk.js'
 import { Button } from './Button.js'
 
 interface LazyPartProps {
-  /** Shown while the chunk loads. */
-  readonly fallback: ReactNode
+  /** Shown while the chunk loads (nothing when not given). */
+  readonly fallback?: ReactNode
   /** Lazy components made with lazyChunk (client/page/load-chunk.ts). */
   readonly children: ReactNode
 }

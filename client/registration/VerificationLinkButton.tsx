@@ -32,7 +32,7 @@ export interface VerificationLinkButtonProps {
  * it takes focus back if nothing else has it; once the link is sent, it goes
  * and `onSent` moves focus on.
  */
-export function VerificationLinkButton ({ offer, email, busy, onSent }: VerificationLinkButtonProps) {
+export default function VerificationLinkButton ({ offer, email, busy, onSent }: VerificationLinkButtonProps) {
   const { text } = useMessages()
   const button = useRef<HTMLButtonElement>(null)
   const focusedOnce = useRef(false)

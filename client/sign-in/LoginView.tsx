@@ -8,8 +8,14 @@ import { TextField } from '../components/TextField.js'
 import { useMessages } from '../languages/messages.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from '../page/form-view-props.js'
-import { VerificationLinkButton, type VerificationLinkOffer } from '../registration/VerificationLinkButton.js'
+import type { VerificationLinkOffer } from '../registration/VerificationLinkButton.js'
 import { ViewLink } from '../page/ViewLink.js'
+import { LazyPart } from '../components/LazyPart.js'
+import { lazyChunk } from '../page/load-chunk.js'
+
+// Offered only after a sign-in finds the address unverified (never in the server's HTML on a
+// first visit): out of the first load (test/build/bundle-budget.integration.test.ts).
+const VerificationLinkButton = lazyChunk(() => import('../registration/VerificationLinkButton.js'))
 
 export interface LoginViewProps {
   readonly form: FormState
@@ -42,7 +48,9 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
     <>
       {verificationLink.offered && (
         // Once the link is sent the button goes; focus moves on to the first field rather than to the document.
-        <VerificationLinkButton offer={verificationLink} email={email.value} busy={form.busy} onSent={() => emailInput.current?.focus()} />
+        <LazyPart>
+          <VerificationLinkButton offer={verificationLink} email={email.value} busy={form.busy} onSent={() => emailInput.current?.focus()} />
+        </LazyPart>
       )}
       {methods.password && (
         <LocalModeNote localMode={form.localMode}>

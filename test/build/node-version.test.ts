@@ -36,3 +36,26 @@ t.test('the image builds from every folder the build reads', async (t) => {
     if (ignored.includes(file.split('/')[0]!)) t.ok(ignored.includes(`!${file}`), `.dockerignore lets ${file} into the build context`)
   }
 })
+
+/** Whether an `engines.node` range admits some Node 20 release: a clause `>=N` with N at most 20, or one of major 20. */
+function admitsNode20 (range: string): boolean {
+  return range.split('||').some((clause) => {
+    const [, operator, major] = /^\s*(>=|>|\^|~)?\s*v?(\d+)/.exec(clause) ?? []
+    if (major === undefined) return true
+    return operator === '>=' || operator === '>' ? Number(major) <= 20 : Number(major) === 20
+  })
+}
+
+t.test('the README names every installed package whose engines leave Node 20 out: npm warns EBADENGINE for each there', async (t) => {
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { name?: string, engines?: unknown }> }
+  const leavingOut = Object.entries(lock.packages)
+    .filter(([, entry]) => typeof entry.engines === 'object' && entry.engines !== null && typeof (entry.engines as { node?: unknown }).node === 'string' &&
+      !admitsNode20((entry.engines as { node: string }).node))
+    .map(([path, entry]) => path === '' ? entry.name ?? '' : path.replace(/^.*node_modules\//, ''))
+  t.ok(leavingOut.includes('threshold'), `the project itself (${leavingOut.join(', ')})`)
+  const paragraph = /\*\*What `npm install` prints\.\*\*[^\n]*(\n[^\n]+)*/.exec(read('README.md'))?.[0] ?? ''
+  const said = { two: 2, three: 3, four: 4, five: 5, six: 6 }[/EBADENGINE Unsupported engine` (\w+) times/.exec(paragraph)?.[1] ?? ''] ?? 0
+  t.equal(said, leavingOut.length, 'as many warnings as the README says')
+  for (const name of leavingOut) t.match(paragraph, `\`${name}\``, `the README names ${name}`)
+  t.ok(admitsNode20('^20.17.0 || >=22.9.0') && admitsNode20('>=18') && !admitsNode20('>=22.14') && !admitsNode20('>=22'), 'the range reading')
+})

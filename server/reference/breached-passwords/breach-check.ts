@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { AnswerKey } from '../languages/answer-texts.js'
 import type { BreachCheckPurpose, ReferenceMetrics } from '../metrics/metrics.js'
-import { RangeClient, type RangeLookup } from './range-client.js'
+import { RangeClient, type RangeFailure, type RangeLookup } from './range-client.js'
 import type { BreachedPasswordSettings } from './settings.js'
 
 /** Why a new password is refused after the corpus was asked: its status and text. */
@@ -17,6 +17,18 @@ export interface BreachRefusal {
  * asked again for RANGE_FAILURE_PAUSE_MS, and outages seldom end sooner.
  */
 const UNCHECKED_RETRY_AFTER_SECONDS = 60
+
+/**
+ * What the log says happened, by the range call's failure: an operator offline
+ * or behind a firewall reads "could not be reached", not a timeout to tune.
+ */
+const RANGE_FAILURE_WORDS: Readonly<Record<RangeFailure, string>> = {
+  timeout: 'did not answer in time',
+  unreachable: 'could not be reached',
+  bad_status: 'answered with an error status',
+  malformed: 'answered with something that is not a range answer',
+  too_large: 'answered with more than a range answer holds'
+}
 
 export interface BreachCheckOptions {
   readonly settings: BreachedPasswordSettings
@@ -57,9 +69,9 @@ export class BreachCheck {
     if (lookup.outcome === 'unavailable' && lookup.reason !== 'paused') {
       // Once per failed range call (paused lookups follow one): the reason, never what was asked.
       this.options.log.warn({ reason: lookup.reason, purpose, failure: this.options.settings.failure },
-        purpose === 'login' || this.options.settings.failure === 'open'
-          ? 'the breached-password corpus could not be asked in time: the password was let through unchecked'
-          : 'the breached-password corpus could not be asked in time: a new password was refused with "try again" (BREACHED_PASSWORDS_FAILURE=closed)')
+        `the breached-password corpus ${RANGE_FAILURE_WORDS[lookup.reason]}: ` + (purpose === 'login' || this.options.settings.failure === 'open'
+          ? 'the password was let through unchecked'
+          : 'a new password was refused with "try again" (BREACHED_PASSWORDS_FAILURE=closed)'))
     }
     return lookup
   }

@@ -1,5 +1,6 @@
 import { SESSION_ENDED_REASON } from '../../../common/account-changes/account-changes.js'
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server'
+import { COSEALG } from '@simplewebauthn/server/helpers'
 import { isRefusal, type OwnerRefusal } from '../account-changes/account-owner.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
@@ -13,6 +14,15 @@ import type { PasskeysOptions } from './passkeys.js'
 const NOT_CREATED: AnswerKey = 'passkey.notCreated'
 /** How the registration calls are refused when the caller is not signed in. */
 const REGISTER_REFUSAL: OwnerRefusal = { event: 'passkey.register.refused', signedOut: 'passkey.signedOut' }
+/**
+ * The key algorithms a new passkey may use, named rather than left to the
+ * library: its default asks Node's Web Crypto `supports` whether ML-DSA-44
+ * is there, and on Node 24 both are experimental. That check prints two
+ * plain-text warnings among the JSON log lines, and a passkey made with
+ * ML-DSA-44 would be verified at every sign-in by an API that may change
+ * with any Node release. The authenticators in use make ES256, EdDSA or RS256 keys.
+ */
+const PASSKEY_ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256]
 
 export interface PasskeyRegistrationOptions extends Pick<PasskeysOptions,
   'store' | 'owners' | 'proofs' | 'changeNotices' | 'productName' | 'now'
@@ -57,7 +67,8 @@ export class PasskeyRegistration {
         // A conditional create happens without a prompt: the browser cannot verify the user then.
         userVerification: conditional.value ? 'preferred' : 'required'
       },
-      timeout: PASSKEY_CHALLENGE_TTL_MS
+      timeout: PASSKEY_CHALLENGE_TTL_MS,
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS
     })
     const cookie = await ceremony.issueChallenge(conditional.value ? 'register-conditional' : 'register', account.id, options.challenge)
     return { status: 200, body: { options }, cookies: [cookie] }
@@ -94,7 +105,8 @@ export class PasskeyRegistration {
         expectedOrigin: [...ceremony.settings.origins],
         expectedRPID: ceremony.settings.rpId,
         requireUserPresence: !conditional,
-        requireUserVerification: !conditional
+        requireUserVerification: !conditional,
+        supportedAlgorithmIDs: PASSKEY_ALGORITHMS
       })
     } catch (failure) {
       return refused(400, NOT_CREATED, refusalReason(failure))

@@ -177,6 +177,15 @@ t.test('enrolment during a login: QR and key agree with the URI, the first code,
   t.match(document.cookie, /auth=eyJ\.second/)
 })
 
+t.test('an enrolment the login requires takes the focus to its heading, as every other step does', async (t) => {
+  const { base } = await setUp(t, { '/v2/login': [200, { second_factor: 'enrol', challenge: 'ch-enrol', expires_in: 300 }] })
+  const { user } = renderPage(t, base, '?redirect=%2Fapp', SECOND_FACTOR_ON)
+  await signInOnView(user)
+  const heading = await screen.findByRole('heading', { name: english('secondFactor.enrolHeading') })
+  await screen.findByRole('img', { name: english('secondFactor.qrLabel') })
+  await eventuallyOk(t, () => document.activeElement === heading, 'focus on the enrolment\'s heading')
+})
+
 t.test('enrolment: a wrong first code is refused in an alert and the step stays', async (t) => {
   const { base } = await setUp(t, {
     '/v2/login': [200, { second_factor: 'enrol', challenge: 'ch-enrol', expires_in: 300 }],

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap'
 import { english } from '../../fixtures/languages/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../../client/passkeys/passkey-timing.js'
 import { browserSkip, openPage } from '../../fixtures/browsers/chromium.js'
+import { gapBelowHeading, HEADING_GAP_MAX_PX } from '../../fixtures/browsers/gap-below-heading.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
 import { withoutAutofill } from '../../fixtures/passkeys/passkey-page.js'
@@ -58,6 +59,7 @@ t.test('passkeys in real Chromium with the virtual authenticator', { skip: brows
     t.comment(`the offer showed ${Date.now() - started} ms after the Login click`)
     t.ok(await heading.evaluate((element) => element === document.activeElement), 'focus on the offer\'s heading')
     t.equal(page.url().startsWith(base), true, 'still on the page')
+    t.ok(await gapBelowHeading(heading) <= HEADING_GAP_MAX_PX, 'no empty band below the offer\'s heading')
     await page.keyboard.press('Tab')
     await page.keyboard.press('Enter')
     // The card says the passkey is ready (and offers to sign out elsewhere: other-sessions.test.ts); Continue goes on.

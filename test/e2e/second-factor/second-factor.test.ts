@@ -4,6 +4,7 @@ import { promisify } from 'node:util'
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
+import { gapBelowHeading, HEADING_GAP_MAX_PX } from '../../fixtures/browsers/gap-below-heading.js'
 import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer, startLocalAccounts } from '../../fixtures/servers/built-server.js'
 import { english } from '../../fixtures/languages/messages.js'
@@ -37,12 +38,15 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     const { page, problems } = await openPage(t)
     await page.goto(target)
     await signInOnPage(page, 'grace@example.test')
-    await page.getByRole('heading', { name: english('secondFactor.offerHeading') }).waitFor()
+    const offerHeading = page.getByRole('heading', { name: english('secondFactor.offerHeading') })
+    await offerHeading.waitFor()
     t.same(await wcagViolations(page), [], 'axe: the offer at 1280×800')
+    t.ok(await gapBelowHeading(offerHeading) <= HEADING_GAP_MAX_PX, 'no empty band below the offer\'s heading')
     await page.getByRole('button', { name: english('secondFactor.offerAccept') }).click()
     const qr = page.getByRole('img', { name: english('secondFactor.qrLabel') })
     await qr.waitFor()
     t.same(await wcagViolations(page), [], 'axe: the key and QR step at 1280×800')
+    t.ok(await gapBelowHeading(page.getByRole('heading', { name: english('secondFactor.enrolHeading') })) <= HEADING_GAP_MAX_PX, 'no empty band below the enrolment\'s heading')
     key = (await page.getByTestId('enrolment-key').textContent()) ?? ''
     t.match(key, /^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/, 'the key in groups of four')
     await page.getByLabel(english('secondFactor.firstCodeLabel')).fill(codeFor(key))
@@ -54,6 +58,7 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     t.equal(await page.getByRole('link', { name: english('secondFactor.downloadCodes') }).getAttribute('download'), 'recovery-codes.txt')
     t.ok(await page.getByRole('button', { name: english('secondFactor.continue') }).isDisabled(), 'Continue waits for the confirmation')
     t.same(await wcagViolations(page), [], 'axe: the recovery codes at 1280×800')
+    t.ok(await gapBelowHeading(page.getByRole('heading', { name: english('secondFactor.codesHeading') })) <= HEADING_GAP_MAX_PX, 'no empty band below the codes\' heading')
     await page.getByRole('checkbox', { name: english('secondFactor.codesSaved') }).check()
     await page.getByRole('button', { name: english('secondFactor.continue') }).click()
     await page.waitForURL(`${product}/home`)
@@ -117,6 +122,9 @@ t.test('the second factor in real Chromium', { skip: browserSkip }, async (t) =>
     await page.goto(target)
     await signInOnPage(page, 'ann@example.test')
     await page.getByRole('img', { name: english('secondFactor.qrLabel') }).waitFor()
+    const heading = page.getByRole('heading', { name: english('secondFactor.enrolHeading') })
+    t.ok(await heading.evaluate((element) => element === document.activeElement), 'focus on the enrolment\'s heading, as on every other step')
+    t.ok(await gapBelowHeading(heading) <= HEADING_GAP_MAX_PX, 'no empty band below the heading at 375×812')
     t.same(await wcagViolations(page), [], 'axe: the required enrolment at 375×812')
     t.notOk((await context.cookies()).some((cookie) => cookie.name === 'auth'), 'no token before the enrolment')
     const annsKey = (await page.getByTestId('enrolment-key').textContent()) ?? ''

@@ -125,15 +125,15 @@ t.test('a burst of logins with one password makes one range call (cache and shar
   t.equal(figures['range_calls_total{result="ok"}'], 1)
 })
 
-const outages: Array<[string, (range: RangeServer) => Promise<void> | void, string]> = [
-  ['down', async (range) => { await range.down() }, 'unreachable'],
-  ['answering garbage', (range) => { range.mode = 'html' }, 'malformed'],
-  ['answering 503', (range) => { range.mode = 'status' }, 'bad_status'],
-  ['answering without end', (range) => { range.mode = 'huge' }, 'too_large'],
-  ['too slow', (range) => { range.mode = 'hang' }, 'timeout']
+const outages: Array<[string, (range: RangeServer) => Promise<void> | void, string, RegExp]> = [
+  ['down', async (range) => { await range.down() }, 'unreachable', /corpus could not be reached: the password was let through unchecked$/],
+  ['answering garbage', (range) => { range.mode = 'html' }, 'malformed', /corpus answered with something that is not a range answer:/],
+  ['answering 503', (range) => { range.mode = 'status' }, 'bad_status', /corpus answered with an error status:/],
+  ['answering without end', (range) => { range.mode = 'huge' }, 'too_large', /corpus answered with more than a range answer holds:/],
+  ['too slow', (range) => { range.mode = 'hang' }, 'timeout', /corpus did not answer in time:/]
 ]
 
-for (const [name, breakIt, reason] of outages) {
+for (const [name, breakIt, reason, said] of outages) {
   t.test(`with the range service ${name}, a new password and a login pass (fail open), logged without secrets and counted`, async (t) => {
     const { reference, range, logs } = await setUp(t, { BREACHED_PASSWORDS_TIMEOUT_MS: '300' })
     await breakIt(range)
@@ -141,7 +141,7 @@ for (const [name, breakIt, reason] of outages) {
     const registered = await postJson(reference.base, '/accounts/register', { email: 'ola@example.com', password: BREACHED_PASSWORD, confirm_password: BREACHED_PASSWORD })
     t.equal(registered.status, 200, 'registered: the corpus could not say')
     const warning = await logs.waitFor((line) => line.level === 40 && /breached-password corpus/.test(String(line.msg)))
-    t.match(warning, { reason, purpose: 'new_password', failure: 'open' })
+    t.match(warning, { reason, purpose: 'new_password', failure: 'open', msg: said }, 'the message says what happened, as the reason does')
     const signedIn = await postLogin(reference.base, 'ola@example.com', BREACHED_PASSWORD)
     t.equal(signedIn.status, 200)
     t.notOk('password_breached' in signedIn.body, 'no flag: nothing is known')
