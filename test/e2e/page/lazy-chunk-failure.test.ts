@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import t from 'tap'
+import arabic from '../../../common/messages/ar.json' with { type: 'json' }
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage, waitForHydration } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
@@ -34,8 +35,8 @@ async function failChunk (page: Page, chunk: string, failures: number): Promise<
   return seen
 }
 
-async function openSso (page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Login with Custom SSO provider' }).click()
+async function openSso (page: Page, name = 'Login with Custom SSO provider'): Promise<void> {
+  await page.getByRole('button', { name }).click()
 }
 
 t.test('the SSO modal\'s chunk that fails to load, in real Chromium', { skip: browserSkip }, async (t) => {
@@ -70,6 +71,22 @@ t.test('the SSO modal\'s chunk that fails to load, in real Chromium', { skip: br
       await alert.getByRole('button', { name: 'Try again' }).click()
       await page.getByRole('dialog', { name: 'SSO Login' }).waitFor()
       t.equal(await page.getByText(FAILED).count(), 0, 'the message goes once the part is here')
+    })
+  }
+
+  for (const size of SIZES) {
+    await t.test(`failing always in Arabic, dark (${size.width} px): the message right to left, with focus, axe-clean`, async (t) => {
+      const { page } = await openPage(t, { ...size, locale: 'ar', colorScheme: 'dark' })
+      await failChunk(page, chunk, Infinity)
+      await page.goto(base)
+      await waitForHydration(page)
+      t.equal(await page.evaluate(() => document.documentElement.dir), 'rtl', 'the page is right to left')
+      await openSso(page, arabic['methods.loginWithSso'])
+      const alert = page.getByRole('alert').filter({ hasText: arabic['lazyPart.failed'] })
+      await alert.waitFor()
+      t.equal(await page.evaluate(() => document.activeElement?.textContent), arabic['lazyPart.failed'], 'focus is on the message')
+      t.ok(await alert.getByRole('button', { name: arabic['lazyPart.retry'] }).isVisible(), 'its button says try again in Arabic')
+      t.same(await wcagViolations(page), [])
     })
   }
 })
