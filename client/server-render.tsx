@@ -9,8 +9,13 @@ import { MessagesContext } from './languages/messages.js'
 import { PageAddressContext } from './page/page-address.js'
 import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
+import VerificationLinkButton from './registration/VerificationLinkButton.js'
+import { loginViewParts } from './sign-in/LoginView.js'
 import { HEADING_KEYS, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 import { NO_SCRIPT_CONTENT } from './no-script/no-script-content.js'
+
+// The server has every part at hand: the verification-link button renders as it is, not as the page's lazy chunk.
+loginViewParts.VerificationLinkButton = VerificationLinkButton
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's

@@ -1,4 +1,4 @@
-import { useRef, useState, type FormEvent, type ReactNode } from 'react'
+import { useRef, useState, type ComponentType, type FormEvent, type ReactNode } from 'react'
 import { Button } from '../components/Button.js'
 import { CopyButton } from '../components/CopyButton.js'
 import { FormName } from '../components/FormName.js'
@@ -8,14 +8,21 @@ import { TextField } from '../components/TextField.js'
 import { useMessages } from '../languages/messages.js'
 import { AlternativeMethods } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from '../page/form-view-props.js'
-import type { VerificationLinkOffer } from '../registration/VerificationLinkButton.js'
+import type { VerificationLinkButtonProps, VerificationLinkOffer } from '../registration/VerificationLinkButton.js'
 import { ViewLink } from '../page/ViewLink.js'
 import { LazyPart } from '../components/LazyPart.js'
 import { lazyChunk } from '../page/load-chunk.js'
 
-// Offered only after a sign-in finds the address unverified (never in the server's HTML on a
-// first visit): out of the first load (test/build/bundle-budget.integration.test.ts).
-const VerificationLinkButton = lazyChunk(() => import('../registration/VerificationLinkButton.js'))
+/**
+ * Offered only after a sign-in finds the address unverified: out of the first load
+ * (test/build/bundle-budget.integration.test.ts). The server renders the button as it is
+ * (client/server-render.tsx puts it here before rendering: a context would cost the first load
+ * more); a page whose HTML holds it keeps that HTML until its chunk is here (LazyPart's
+ * Suspense), as hydration fetches it.
+ */
+export const loginViewParts: { VerificationLinkButton: ComponentType<VerificationLinkButtonProps> } = {
+  VerificationLinkButton: lazyChunk(() => import('../registration/VerificationLinkButton.js'))
+}
 
 export interface LoginViewProps {
   readonly form: FormState
@@ -38,6 +45,7 @@ interface PasskeyChoice {
 
 export function LoginView ({ form, email, methods, submission, verificationLink, supportEmail, passkey }: LoginViewProps) {
   const { text } = useMessages()
+  const { VerificationLinkButton } = loginViewParts
   const [password, setPassword] = useState('')
   const emailInput = useRef<HTMLInputElement & HTMLTextAreaElement>(null)
   function submit (event: FormEvent): void {
