@@ -92,6 +92,19 @@ interface LocaleEntry {
   readonly laterAsset: ExtraAsset
 }
 
+/** Which of the optional ways in this deployment offers: a page never embeds the texts of one it does not. */
+export interface OfferedMethods {
+  /** GOOGLE_CLIENT_ID is set. */
+  readonly google: boolean
+}
+
+/**
+ * The Google buttons' labels, embedded only where Google is offered (the
+ * first-load budget). Its `error` texts stay: a product may name them in the
+ * page's address whatever this deployment offers.
+ */
+const GOOGLE_BUTTON_KEYS: readonly string[] = ['methods.loginWithGoogle', 'methods.signUpWithGoogle']
+
 /**
  * Loads the shipped catalogues and lays the operator's texts over them, once, at start.
  *
@@ -101,7 +114,7 @@ interface LocaleEntry {
  * their content (MESSAGES_DIR included), so a browser fetches only its
  * language's, once, and keeps it.
  */
-export async function loadMessageCatalogues (overrides: MessageOverrides): Promise<MessageCatalogues> {
+export async function loadMessageCatalogues (overrides: MessageOverrides, offered: OfferedMethods): Promise<MessageCatalogues> {
   const byLocale = new Map<Locale, LocaleEntry>()
   await Promise.all(LOCALES.map(async (locale) => {
     const catalogue = completeCatalogue(await shippedCatalogue(locale), overrides[locale])
@@ -110,7 +123,8 @@ export async function loadMessageCatalogues (overrides: MessageOverrides): Promi
     const pick = (keep: (key: string) => boolean): Catalogue =>
       Object.fromEntries(Object.entries(pageCatalogue).filter(([key]) => keep(key))) as Catalogue
     // A notice's text is shown only where the address names it: no other page carries it.
-    const scripted = (key: string): boolean => !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX)
+    const scripted = (key: string): boolean => !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX) &&
+      (offered.google || !GOOGLE_BUTTON_KEYS.includes(key))
     const laterJson = JSON.stringify(pick((key) => hasPrefix(key, LATER_PREFIXES)))
     const laterName = `messages/${locale}-${contentHash(laterJson)}.json`
     byLocale.set(locale, {

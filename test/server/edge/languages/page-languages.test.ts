@@ -6,10 +6,14 @@ import { gunzipSync } from 'node:zlib'
 import { createPageRenderer } from '../../../../client/server-render.js'
 import { ADDRESS_NOTICE_PREFIX, hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../../common/languages/message-catalogue.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
+import frenchCatalogue from '../../../../common/messages/fr.json' with { type: 'json' }
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import type { PageRenderer } from '../../../../common/page/page-render.js'
 import { PageMarkup } from '../../../../server/edge/page/page-markup.js'
 import { buildEdge } from '../../../fixtures/servers/edge.js'
+import { TEST_GOOGLE_CLIENT_ID } from '../../../fixtures/google/google-identity.js'
+
+const GOOGLE_BUTTON_KEYS = ['methods.loginWithGoogle', 'methods.signUpWithGoogle']
 
 const htmlAttributes = (body: string) => /<html lang="([^"]*)" dir="([^"]*)"[ >]/.exec(body)?.slice(1)
 
@@ -52,10 +56,21 @@ t.test('the page carries one language\'s catalogue, without the edge\'s own text
   const messages = embeddedMessages(page.body)
   t.equal(messages.locale, 'de')
   t.same(Object.keys(messages.catalogue), Object.keys(englishCatalogue).filter((key) => !key.startsWith(SERVER_ONLY_PREFIX) &&
-    !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !hasPrefix(key, LATER_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX)),
-  'every key the scripts show at first; no server key, no later key, no notice the address does not name')
+    !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !hasPrefix(key, LATER_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX) &&
+    !GOOGLE_BUTTON_KEYS.includes(key)),
+  'every key the scripts show at first; no server key, no later key, no notice the address does not name, no method not offered')
   t.ok(page.body.indexOf(`id="${MESSAGES_ELEMENT_ID}"`) > page.body.indexOf('id="threshold-config"'), 'right after the runtime configuration')
   t.equal((await app.inject({ method: 'HEAD', url: '/', headers: { 'accept-language': 'de' } })).headers.vary, 'Accept-Language')
+})
+
+t.test('the Google buttons\' labels come only where Google is offered; its error texts always', async (t) => {
+  const without = embeddedMessages((await (await buildEdge(t)).inject({ url: '/?ui_locales=fr' })).body).catalogue
+  const withGoogle = embeddedMessages((await (await buildEdge(t, { env: { GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID } })).inject({ url: '/?ui_locales=fr' })).body).catalogue
+  for (const key of GOOGLE_BUTTON_KEYS) {
+    t.notOk(Object.hasOwn(without, key), `${key}: not without Google`)
+    t.equal(withGoogle[key as keyof typeof withGoogle], frenchCatalogue[key as keyof typeof frenchCatalogue], `${key}: in French with Google`)
+  }
+  t.ok(Object.hasOwn(without, 'error.GOOGLE_LOGIN_FAILED'), 'the error a product may name in the address stays')
 })
 
 t.test('a page whose address names a notice carries that notice\'s text, in its language, and no other notice\'s', async (t) => {
