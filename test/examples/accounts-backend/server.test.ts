@@ -41,7 +41,10 @@ t.test('the example backend passes every row, Google and a blocked domain includ
   }
   const report = await runSuite({ accountsUrl: new URL(base), timeoutMs: 20_000, account: null, contract, probe })
   t.same(failed(report.rows), [], 'no row fails')
-  t.same(report.rows.filter((row) => row.result === 'advisory'), [], 'no advisory either: registration answers alike')
+  // The login timing row times one call of each kind: a machine busy with other work can make it an
+  // advisory, and a timing never fails a test (docs/development.md); its numbers are in the report.
+  const timingRow = 'an unknown address takes about as long as a wrong password'
+  t.same(report.rows.filter((row) => row.result === 'advisory' && row.check !== timingRow), [], 'no other advisory either: registration answers alike')
   t.equal(resultOf(report.rows, 'a real Google ID token signs in'), 'pass')
   t.equal(resultOf(report.rows, 'an account in a blocked domain is refused'), 'pass')
   t.equal(resultOf(report.rows, 'a Google ID token signed by a key that is not Google\'s is refused'), 'pass')

@@ -100,8 +100,13 @@ t.test('with REQUIRE_VERIFIED_EMAIL, the timing of a registration does not tell 
   const registerVersusResend = separability(fresh, resend)
   t.comment(`medians: new ${median(fresh).toFixed(2)} ms, taken ${median(taken).toFixed(2)} ms, resend (no hashing) ${median(resend).toFixed(2)} ms`)
   t.comment(`separability (0.5 = indistinguishable): new/taken ${newVersusTaken.toFixed(2)}, register/resend ${registerVersusResend.toFixed(2)}`)
-  // The instrument works: it tells apart a call that hashes a password from one that does not.
-  t.ok(registerVersusResend > 0.9, 'the measurement can tell a password hash apart')
+  // The instrument must work first: tell apart a call that hashes a password from one that does
+  // not. On a machine so busy with other work that it cannot, nothing is measured, and the test
+  // says so as a skip (a timing never fails a test: docs/development.md).
+  if (registerVersusResend <= 0.9) {
+    t.skip(`the machine is too busy to time a password hash (register/resend ${registerVersusResend.toFixed(2)}): nothing measured`)
+    return
+  }
   t.ok(newVersusTaken > 0.25 && newVersusTaken < 0.75, 'new and taken addresses cannot be told apart by timing')
 })
 
