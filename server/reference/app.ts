@@ -19,7 +19,7 @@ import { parseLoginContext } from './http/validation.js'
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
   | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors'
-  | 'reauthentication' | 'otherSessions' | 'pseudonyms'> {
+  | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
@@ -142,6 +142,10 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await passkeys.reauthentication.reauthenticate(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/remove', async (request, reply) =>
       sendAnswer(reply, await passkeys.removal.remove(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/passkeys/list', async (request, reply) =>
+      sendAnswer(reply, await passkeys.list.list(bearerToken(request), requestFacts(request, reply))))
+    app.post('/passkeys/rename', async (request, reply) =>
+      sendAnswer(reply, await passkeys.rename.rename(bearerToken(request), request.body, requestFacts(request, reply))))
   }
 
   if (secondFactors !== null) {
@@ -163,6 +167,9 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     app.post('/sessions/end-others', async (request, reply) =>
       sendAnswer(reply, await otherSessions.endOthers(bearerToken(request), requestFacts(request, reply))))
   }
+
+  app.post('/password/change', async (request, reply) =>
+    sendAnswer(reply, await options.passwordChange.change(bearerToken(request), request.body, requestFacts(request, reply))))
 
   app.post('/token/refresh', async (request, reply) =>
     sendAnswer(reply, await options.sessionTokens.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))

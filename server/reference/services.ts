@@ -4,6 +4,7 @@ import { AccountClaims } from './account-changes/account-claims.js'
 import { AccountOwners } from './account-changes/account-owner.js'
 import { ChangeNotices } from './account-changes/change-notices.js'
 import { FreshProofs } from './account-changes/fresh-proofs.js'
+import { PasswordChange } from './account-changes/password-change.js'
 import { Reauthentication } from './account-changes/reauthentication.js'
 import { RecentFactors } from './account-changes/recent-factors.js'
 import { UndoChange } from './account-changes/undo-change.js'
@@ -79,6 +80,8 @@ export interface ReferenceServices {
   readonly reauthentication: Reauthentication
   /** The owner's "sign out of all other sessions" (docs/account-changes.md). */
   readonly otherSessions: OtherSessions
+  /** The signed-in owner's new password (docs/account-changes.md). */
+  readonly passwordChange: PasswordChange
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -195,6 +198,7 @@ export async function createReferenceServices (
     secondFactors: secondFactor,
     reauthentication,
     otherSessions,
+    passwordChange: new PasswordChange({ store, owners, newPasswords, changeNotices, now }),
     pseudonyms,
     signingKeys,
     metrics,

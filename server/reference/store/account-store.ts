@@ -393,6 +393,8 @@ export interface AccountStore {
   recordPasskeyUse (id: string, use: PasskeyUse): Promise<boolean>
   /** Removes the account's passkey; false when it has none with this id. */
   removePasskey (accountId: string, id: string): Promise<boolean>
+  /** Names the account's passkey `name`; false (nothing changed) when the account has none with this id. */
+  renamePasskey (accountId: string, id: string, name: string): Promise<boolean>
   insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void>
   /** Takes the challenge out (single use) if it exists and has not expired. Atomic. */
   takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null>

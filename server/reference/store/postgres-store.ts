@@ -1010,6 +1010,11 @@ export class PostgresAccountStore implements AccountStore {
     return result.rowCount === 1
   }
 
+  async renamePasskey (accountId: string, id: string, name: string): Promise<boolean> {
+    const result = await this.pool.query('UPDATE passkeys SET name = $1 WHERE account_id = $2 AND id = $3', [name, accountId, id])
+    return result.rowCount === 1
+  }
+
   async insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void> {
     await this.pool.query(
       'INSERT INTO passkey_challenges (binding_hash, purpose, account_id, challenge, expires_at) VALUES ($1, $2, $3, $4, $5)',

@@ -614,6 +614,10 @@ export class SqliteAccountStore implements AccountStore {
     return this.db.prepare('DELETE FROM passkeys WHERE account_id = ? AND id = ?').run(accountId, id).changes === 1
   }
 
+  async renamePasskey (accountId: string, id: string, name: string): Promise<boolean> {
+    return this.db.prepare('UPDATE passkeys SET name = ? WHERE account_id = ? AND id = ?').run(name, accountId, id).changes === 1
+  }
+
   async insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void> {
     this.db.prepare('INSERT INTO passkey_challenges (binding_hash, purpose, account_id, challenge, expires_at) VALUES (?, ?, ?, ?, ?)')
       .run(challenge.bindingHash, challenge.purpose, challenge.accountId, challenge.challenge, challenge.expiresAt)
