@@ -159,6 +159,8 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await secondFactors.changes.remove(bearerToken(request), requestFacts(request, reply))))
     app.post('/second-factor/recovery-codes', async (request, reply) =>
       sendAnswer(reply, await secondFactors.changes.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
+    app.post('/second-factor/forget-browsers', async (request, reply) =>
+      sendAnswer(reply, await secondFactors.changes.forgetBrowsers(bearerToken(request), requestFacts(request, reply))))
   }
 
   if (passkeys !== null || secondFactors !== null) {

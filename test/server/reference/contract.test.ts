@@ -361,6 +361,9 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(401, 'post', '/second-factor/recovery-codes', { json: {} })
   await probe.expect(403, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifNow, withoutProof: true })
   await probe.expect(200, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifNow })
+  await probe.expect(401, 'post', '/second-factor/forget-browsers', { json: {}, direct: true })
+  await probe.expect(403, 'post', '/second-factor/forget-browsers', { json: {}, headers: sifNow, withoutProof: true, direct: true })
+  await probe.expect(200, 'post', '/second-factor/forget-browsers', { json: {}, headers: sifNow, direct: true })
   await probe.expect(401, 'post', '/second-factor/remove', { json: {} })
   await probe.expect(403, 'post', '/second-factor/remove', { json: {}, headers: sifNow, withoutProof: true })
   const sifAccount = (await store.findAccountByEmail('sif@example.test'))!
