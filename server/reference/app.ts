@@ -19,7 +19,7 @@ import { parseLoginContext } from './http/validation.js'
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
   | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors'
-  | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'pseudonyms'> {
+  | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'addressChange' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
@@ -103,6 +103,9 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   app.get('/undoChange', async (request, reply) =>
     sendRedirect(reply, await undoChange.land(query(request, 'token'), requestFacts(request, reply))))
 
+  app.get('/confirmEmail', async (request, reply) =>
+    sendRedirect(reply, await options.addressChange.land(query(request, 'token'), requestFacts(request, reply))))
+
   app.post('/recentFactors/remove', async (request, reply) =>
     sendAnswer(reply, await recentFactors.remove(request.body, requestFacts(request, reply))))
 
@@ -172,6 +175,12 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
 
   app.post('/password/change', async (request, reply) =>
     sendAnswer(reply, await options.passwordChange.change(bearerToken(request), request.body, requestFacts(request, reply))))
+
+  app.post('/email/change', async (request, reply) =>
+    sendAnswer(reply, await options.addressChange.request(bearerToken(request), request.body, requestFacts(request, reply))))
+
+  app.post('/email/confirm', async (request, reply) =>
+    sendAnswer(reply, await options.addressChange.confirm(request.body, requestFacts(request, reply))))
 
   app.post('/token/refresh', async (request, reply) =>
     sendAnswer(reply, await options.sessionTokens.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))

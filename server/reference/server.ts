@@ -111,6 +111,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       reauthentication: services.reauthentication,
       otherSessions: services.otherSessions,
       passwordChange: services.passwordChange,
+      addressChange: services.addressChange,
       pseudonyms: services.pseudonyms,
       metrics: services.metrics
     })

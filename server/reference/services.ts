@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { join } from 'node:path'
 import { AccountClaims } from './account-changes/account-claims.js'
 import { AccountOwners } from './account-changes/account-owner.js'
+import { AddressChange } from './account-changes/address-change.js'
 import { ChangeNotices } from './account-changes/change-notices.js'
 import { FreshProofs } from './account-changes/fresh-proofs.js'
 import { PasswordChange } from './account-changes/password-change.js'
@@ -82,6 +83,8 @@ export interface ReferenceServices {
   readonly otherSessions: OtherSessions
   /** The signed-in owner's new password (docs/account-changes.md). */
   readonly passwordChange: PasswordChange
+  /** The signed-in owner's new address, and its emailed link (docs/account-changes.md). */
+  readonly addressChange: AddressChange
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -199,6 +202,7 @@ export async function createReferenceServices (
     reauthentication,
     otherSessions,
     passwordChange: new PasswordChange({ store, owners, newPasswords, changeNotices, now }),
+    addressChange: new AddressChange({ ...emailing, owners, changeNotices, browsers: browserNotices }),
     pseudonyms,
     signingKeys,
     metrics,

@@ -14,7 +14,7 @@ import { loadAccountsContract, type HttpMethod } from '../../../server/shared/ac
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
 import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/servers/reference.js'
 import { registerAccount, verifyAddress } from '../../fixtures/registration/registration.js'
-import { resetLinkOf, waitForEmail } from '../../fixtures/emails/outbox.js'
+import { accountsLinkOf, resetLinkOf, waitForEmail } from '../../fixtures/emails/outbox.js'
 import { SoftwareAuthenticator } from '../../fixtures/passkeys/software-authenticator.js'
 import { TestBrowser } from '../../fixtures/sso/sso-browser.js'
 import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso/sso-certificates.js'
@@ -389,6 +389,18 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(401, 'post', '/recentFactors/remove', { json: { ...review, review_token: 'A'.repeat(43) } })
   await probe.expect(200, 'post', '/recentFactors/remove', { json: review })
   await probe.expect(404, 'post', '/recentFactors/remove', { json: review })
+
+  // A new address, asked for and confirmed (docs/account-changes.md), straight to the service; its link through the edge.
+  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'eve@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  const eveBearer = { authorization: `Bearer ${String((await probe.expect(200, 'post', '/v2/login', { json: { email: 'eve@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body.auth)}` }
+  await probe.expect(401, 'post', '/email/change', { json: { newEmail: 'eve@new.example.test' }, direct: true })
+  await probe.expect(403, 'post', '/email/change', { json: { newEmail: 'eve@new.example.test' }, headers: eveBearer, withoutProof: true, direct: true })
+  await probe.expect(400, 'post', '/email/change', { json: { newEmail: 'not an address' }, headers: eveBearer, direct: true })
+  await probe.expect(200, 'post', '/email/change', { json: { newEmail: 'eve@new.example.test' }, headers: eveBearer, direct: true })
+  const eveLink = accountsLinkOf(await waitForEmail(reference.dataDir, 1, 'addressChange'), 'confirmEmail').token
+  await probe.expect(303, 'get', '/confirmEmail', { query: `?token=${'A'.repeat(43)}` })
+  await probe.expect(400, 'post', '/email/confirm', { json: { token: 'A'.repeat(43) }, direct: true })
+  await probe.expect(200, 'post', '/email/confirm', { json: { token: eveLink }, direct: true })
 
   // Every status the document lists for a reference call was produced above.
   for (const { method, path, operation } of contract.operations) {
