@@ -189,3 +189,22 @@ t.test('"this wasn\'t me": the new password saved from the old address\'s link p
   const [told] = await waitForSubject(setup.reference.dataDir, /^The password of your .+ account was changed/)
   t.match(told!.raw, /^To: ada@example\.com/m, 'the new password is told to the address put back')
 })
+
+t.test('the link and the taken address\'s notice are written in the language of the page that asked', async (t) => {
+  const setup = await setUp(t)
+  await registerAccount(setup.reference.base, 'bob@example.com')
+  const arabic = { ...setup.ada.bearer, 'accept-language': 'ar' }
+  t.equal((await setup.ada.browser.postToService(setup.reference, 'email/change', { newEmail: NEW_ADDRESS }, arabic)).status, 200)
+  t.equal((await setup.ada.browser.postToService(setup.reference, 'email/change', { newEmail: 'bob@example.com' }, arabic)).status, 200)
+  // Logged once each email is written.
+  await setup.logs.waitFor((line) => line.audit === 'email.change-link-sent')
+  await setup.logs.waitFor((line) => line.audit === 'email.change-attempt-notice-sent')
+  const emails = await outboxEmails(setup.reference.dataDir)
+  for (const to of [NEW_ADDRESS, 'bob@example.com']) {
+    const [email, ...more] = emails.filter((candidate) => candidate.raw.includes(`To: ${to}`) && candidate.decoded.includes('<html lang="ar"'))
+    t.ok(email !== undefined && more.length === 0, `${to}: one email, in Arabic`)
+    t.match(email?.decoded, '<html lang="ar" dir="rtl">', `${to}: right to left`)
+  }
+  const link = emails.find((email) => email.raw.includes(`To: ${NEW_ADDRESS}`))!
+  t.match(link.decoded, /\/accounts\/confirmEmail\?token=[\w-]+&ui_locales=ar/, 'the link carries the language to the page it lands on')
+})
