@@ -59,7 +59,10 @@ const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {
   'sessions-ended': 'success',
   'end-sessions': 'success',
   'undo-change': 'success',
-  'end-sessions-link-invalid': 'error'
+  'end-sessions-link-invalid': 'error',
+  'email-changed': 'success',
+  'email-change-link-invalid': 'error',
+  'email-change-in-known-browser': 'error'
 }
 
 const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])

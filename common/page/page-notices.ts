@@ -18,7 +18,11 @@ export const PAGE_NOTICE_VIEWS = Object.freeze({
   // "This was not me" and "this wasn't me": nothing has happened yet; the new password does it.
   'end-sessions': 'setPassword',
   'undo-change': 'setPassword',
-  'end-sessions-link-invalid': 'resetPassword'
+  'end-sessions-link-invalid': 'resetPassword',
+  // A new address's link: confirmed only from a browser that has signed in to the account.
+  'email-changed': 'login',
+  'email-change-link-invalid': 'login',
+  'email-change-in-known-browser': 'login'
 } as const)
 
 export type PageNotice = keyof typeof PAGE_NOTICE_VIEWS
@@ -34,7 +38,10 @@ export const NOTICE_MESSAGE_KEYS: Readonly<Record<PageNotice, MessageKey>> = Obj
   'sessions-ended': 'notice.sessionsEnded',
   'end-sessions': 'notice.endSessions',
   'undo-change': 'notice.undoChange',
-  'end-sessions-link-invalid': 'notice.endSessionsLinkInvalid'
+  'end-sessions-link-invalid': 'notice.endSessionsLinkInvalid',
+  'email-changed': 'notice.emailChanged',
+  'email-change-link-invalid': 'notice.emailChangeLinkInvalid',
+  'email-change-in-known-browser': 'notice.emailChangeInKnownBrowser'
 })
 
 /** The code an address's `notice` names, when it is one. */

@@ -19,7 +19,7 @@ import { parseLoginContext } from './http/validation.js'
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
   | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors'
-  | 'reauthentication' | 'otherSessions' | 'pseudonyms'> {
+  | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'addressChange' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
@@ -103,6 +103,9 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   app.get('/undoChange', async (request, reply) =>
     sendRedirect(reply, await undoChange.land(query(request, 'token'), requestFacts(request, reply))))
 
+  app.get('/confirmEmail', async (request, reply) =>
+    sendRedirect(reply, await options.addressChange.land(query(request, 'token'), requestFacts(request, reply))))
+
   app.post('/recentFactors/remove', async (request, reply) =>
     sendAnswer(reply, await recentFactors.remove(request.body, requestFacts(request, reply))))
 
@@ -142,6 +145,10 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await passkeys.reauthentication.reauthenticate(bearerToken(request), request.body, requestFacts(request, reply))))
     app.post('/passkeys/remove', async (request, reply) =>
       sendAnswer(reply, await passkeys.removal.remove(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/passkeys/list', async (request, reply) =>
+      sendAnswer(reply, await passkeys.list.list(bearerToken(request), requestFacts(request, reply))))
+    app.post('/passkeys/rename', async (request, reply) =>
+      sendAnswer(reply, await passkeys.rename.rename(bearerToken(request), request.body, requestFacts(request, reply))))
   }
 
   if (secondFactors !== null) {
@@ -155,6 +162,8 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await secondFactors.changes.remove(bearerToken(request), requestFacts(request, reply))))
     app.post('/second-factor/recovery-codes', async (request, reply) =>
       sendAnswer(reply, await secondFactors.changes.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
+    app.post('/second-factor/forget-browsers', async (request, reply) =>
+      sendAnswer(reply, await secondFactors.changes.forgetBrowsers(bearerToken(request), requestFacts(request, reply))))
   }
 
   if (passkeys !== null || secondFactors !== null) {
@@ -163,6 +172,15 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     app.post('/sessions/end-others', async (request, reply) =>
       sendAnswer(reply, await otherSessions.endOthers(bearerToken(request), requestFacts(request, reply))))
   }
+
+  app.post('/password/change', async (request, reply) =>
+    sendAnswer(reply, await options.passwordChange.change(bearerToken(request), request.body, requestFacts(request, reply))))
+
+  app.post('/email/change', async (request, reply) =>
+    sendAnswer(reply, await options.addressChange.request(bearerToken(request), request.body, requestFacts(request, reply))))
+
+  app.post('/email/confirm', async (request, reply) =>
+    sendAnswer(reply, await options.addressChange.confirm(request.body, requestFacts(request, reply))))
 
   app.post('/token/refresh', async (request, reply) =>
     sendAnswer(reply, await options.sessionTokens.refresh(field(request.body, 'refresh') ?? cookie(request, 'refresh'), requestFacts(request, reply))))

@@ -110,6 +110,8 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       secondFactors: services.secondFactors,
       reauthentication: services.reauthentication,
       otherSessions: services.otherSessions,
+      passwordChange: services.passwordChange,
+      addressChange: services.addressChange,
       pseudonyms: services.pseudonyms,
       metrics: services.metrics
     })

@@ -2,8 +2,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import { join } from 'node:path'
 import { AccountClaims } from './account-changes/account-claims.js'
 import { AccountOwners } from './account-changes/account-owner.js'
+import { AddressChange } from './account-changes/address-change.js'
 import { ChangeNotices } from './account-changes/change-notices.js'
 import { FreshProofs } from './account-changes/fresh-proofs.js'
+import { PasswordChange } from './account-changes/password-change.js'
 import { Reauthentication } from './account-changes/reauthentication.js'
 import { RecentFactors } from './account-changes/recent-factors.js'
 import { UndoChange } from './account-changes/undo-change.js'
@@ -79,6 +81,10 @@ export interface ReferenceServices {
   readonly reauthentication: Reauthentication
   /** The owner's "sign out of all other sessions" (docs/account-changes.md). */
   readonly otherSessions: OtherSessions
+  /** The signed-in owner's new password (docs/account-changes.md). */
+  readonly passwordChange: PasswordChange
+  /** The signed-in owner's new address, and its emailed link (docs/account-changes.md). */
+  readonly addressChange: AddressChange
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -195,6 +201,8 @@ export async function createReferenceServices (
     secondFactors: secondFactor,
     reauthentication,
     otherSessions,
+    passwordChange: new PasswordChange({ store, owners, newPasswords, changeNotices, now }),
+    addressChange: new AddressChange({ ...emailing, owners, changeNotices, browsers: browserNotices }),
     pseudonyms,
     signingKeys,
     metrics,

@@ -17,7 +17,8 @@ export interface UndoChangeOptions {
  * view, which says what saving a new password will do. Once, within 7 days,
  * the new password saved with its token (ResetCompletion.complete)
  * ends every session, as any reset does, and removes what the email announced
- * (the passkey; the authenticator app with its recovery codes; renewed codes).
+ * (the passkey; the authenticator app with its recovery codes; renewed codes;
+ * a new address, for the one before).
  */
 export class UndoChange {
   constructor (private readonly options: UndoChangeOptions) {}
@@ -35,7 +36,7 @@ export class UndoChange {
   }
 
   /** What was removed, for the audit log. */
-  private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'recovery-codes' | 'nothing'> {
+  private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'recovery-codes' | 'email' | 'nothing'> {
     const { store } = this.options
     const subject = parseUndoSubject(link.subject)
     // Every session was ended just before; one the passkey started meanwhile ends with it.
@@ -47,6 +48,8 @@ export class UndoChange {
     }
     // The renewed codes may be someone else's: none is left (the authenticator stays; the owner renews them later).
     if (subject?.kind === 'recovery-codes' && await store.replaceRecoveryCodes(link.accountId, [])) return 'recovery-codes'
+    // The link came to the address before, which it proves again; one another account has taken since stays its own.
+    if (subject?.kind === 'email' && await store.changeAccountEmail(link.accountId, subject.previous, this.options.now()) === 'changed') return 'email'
     return 'nothing'
   }
 }

@@ -2,20 +2,25 @@
  * What a "this wasn't me" link removes besides ending the sessions, kept as
  * its email_links row's subject: the passkey the email announced, the
  * authenticator app enrolled at the time it names (a later enrolment is not
- * the one announced, and stays), or the recovery codes that were renewed.
+ * the one announced, and stays), the recovery codes that were renewed, or
+ * the new address (the one before is put back).
  */
 export type UndoSubject =
   | { readonly kind: 'passkey', readonly id: string }
   | { readonly kind: 'second-factor', readonly enrolledAt: number }
   /** Recovery codes renewed: whoever renewed them holds ten ways past the authenticator, which the link voids. */
   | { readonly kind: 'recovery-codes' }
+  /** The address changed: the link, sent to the one before, puts it back. */
+  | { readonly kind: 'email', readonly previous: string }
 
 const PASSKEY = 'passkey:'
 const SECOND_FACTOR = 'second-factor:'
 const RECOVERY_CODES = 'recovery-codes'
+const EMAIL = 'email:'
 
 export function undoSubjectText (subject: UndoSubject): string {
   if (subject.kind === 'recovery-codes') return RECOVERY_CODES
+  if (subject.kind === 'email') return `${EMAIL}${subject.previous}`
   return subject.kind === 'passkey' ? `${PASSKEY}${subject.id}` : `${SECOND_FACTOR}${subject.enrolledAt}`
 }
 
@@ -23,6 +28,7 @@ export function undoSubjectText (subject: UndoSubject): string {
 export function parseUndoSubject (text: string | null): UndoSubject | null {
   if (text === RECOVERY_CODES) return { kind: 'recovery-codes' }
   if (text?.startsWith(PASSKEY) === true) return { kind: 'passkey', id: text.slice(PASSKEY.length) }
+  if (text?.startsWith(EMAIL) === true) return { kind: 'email', previous: text.slice(EMAIL.length) }
   if (text?.startsWith(SECOND_FACTOR) === true) {
     const enrolledAt = Number(text.slice(SECOND_FACTOR.length))
     return Number.isSafeInteger(enrolledAt) ? { kind: 'second-factor', enrolledAt } : null

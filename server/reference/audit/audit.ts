@@ -21,7 +21,11 @@ export type AuthEvent =
   | 'second-factor.refused' | 'second-factor.throttled' | 'second-factor.browser-remembered'
   | 'second-factor.enrol.started' | 'second-factor.enrol.refused' | 'second-factor.enrol.failed' | 'second-factor.enrolled'
   | 'second-factor.removed' | 'second-factor.remove.refused' | 'second-factor.recovery-codes-renewed' | 'second-factor.recovery-codes.refused'
-  | 'passkey.removed' | 'passkey.remove.refused'
+  | 'passkey.removed' | 'passkey.remove.refused' | 'passkey.list.refused' | 'passkey.renamed' | 'passkey.rename.refused'
+  | 'password.changed' | 'password.change.refused'
+  | 'second-factor.browsers-forgotten' | 'second-factor.forget-browsers.refused'
+  | 'email.change-requested' | 'email.change.refused' | 'email.change-link-sent' | 'email.change-attempt-notice-sent'
+  | 'email.changed' | 'email.confirm-refused' | 'email.confirm-needs-known-browser'
   | 'reauth.succeeded' | 'reauth.failed' | 'reauth.throttled'
   | 'change.notice-sent' | 'change.undone' | 'change.undo-refused' | 'recent-factors.refused'
 

@@ -6,7 +6,7 @@ import { factsIn, type NewBrowserFacts } from './new-browser.js'
 /** A change to how an account signs in, as its owner is told of it. */
 export type AccountChange =
   | { readonly kind: 'passkey-added' | 'passkey-removed', readonly passkeyName: string }
-  | { readonly kind: 'second-factor-on' | 'second-factor-off' | 'recovery-codes' | 'password' }
+  | { readonly kind: 'second-factor-on' | 'second-factor-off' | 'recovery-codes' | 'password' | 'password-set' | 'email' }
 
 /** Each change's subject and first paragraph; and the advice, which says what its link undoes. */
 const TEXTS: Readonly<Record<AccountChange['kind'], { readonly subject: EmailMessageKey, readonly intro: EmailMessageKey, readonly advice: EmailMessageKey }>> = {
@@ -15,7 +15,10 @@ const TEXTS: Readonly<Record<AccountChange['kind'], { readonly subject: EmailMes
   'second-factor-on': { subject: 'change.secondFactorOn.subject', intro: 'change.secondFactorOn.intro', advice: 'change.undoSecondFactor' },
   'second-factor-off': { subject: 'change.secondFactorOff.subject', intro: 'change.secondFactorOff.intro', advice: 'newBrowser.advice' },
   'recovery-codes': { subject: 'change.recoveryCodes.subject', intro: 'change.recoveryCodes.intro', advice: 'newBrowser.advice' },
-  password: { subject: 'change.password.subject', intro: 'change.password.intro', advice: 'newBrowser.advice' }
+  password: { subject: 'change.password.subject', intro: 'change.password.intro', advice: 'newBrowser.advice' },
+  'password-set': { subject: 'change.passwordSet.subject', intro: 'change.passwordSet.intro', advice: 'newBrowser.advice' },
+  // Sent to the address the account had: its holder is the one the link is for.
+  email: { subject: 'change.email.subject', intro: 'change.email.intro', advice: 'change.undoEmail' }
 }
 
 /**

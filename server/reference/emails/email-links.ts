@@ -28,14 +28,17 @@ export type EmailedLinkPurpose = Exclude<EmailLinkPurpose, 'review-factors'>
 const LINK_PATHS: Readonly<Record<EmailedLinkPurpose, string>> = {
   'verify-email': 'verifyEmail',
   'end-sessions': 'endSessions',
-  'undo-change': 'undoChange'
+  'undo-change': 'undoChange',
+  'change-email': 'confirmEmail'
 }
 
 const LINK_TTL_MS: Readonly<Record<EmailedLinkPurpose, number>> = {
   'verify-email': VERIFY_LINK_TTL_MS,
   'end-sessions': END_SESSIONS_LINK_TTL_MS,
   // "This wasn't me" under a change is read as late as "was this you?" under a sign-in.
-  'undo-change': END_SESSIONS_LINK_TTL_MS
+  'undo-change': END_SESSIONS_LINK_TTL_MS,
+  // A new address is confirmed as a new account's is.
+  'change-email': VERIFY_LINK_TTL_MS
 }
 
 /** The shape of a token in a link; anything else is refused before the store is asked. */

@@ -9,7 +9,8 @@ export const ACCOUNTS_PATH = '/accounts'
  * completion, token refresh and revocation, the key set, the SSO return
  * leg: the OIDC callback and the SAML hand-over step are top-level GETs, the
  * SAML ACS is the identity provider's cross-site form POST), the links
- * emailed to owners, and the removal of what a completed reset lists.
+ * emailed to owners (a new address's confirmation among them), and the
+ * removal of what a completed reset lists.
  */
 export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   ...SPEC_ACCOUNTS_ROUTES,
@@ -25,6 +26,7 @@ export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   { path: 'verifyEmailRequest', kind: 'json' },
   { path: 'endSessions', kind: 'read' },
   { path: 'undoChange', kind: 'read' },
+  { path: 'confirmEmail', kind: 'read' },
   { path: 'recentFactors/remove', kind: 'json' }
 ]
 

@@ -21,8 +21,9 @@ export type Parsed<T> = { readonly ok: true, readonly value: T } | { readonly ok
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value })
 const fail = <T>(error: AnswerText): Parsed<T> => ({ ok: false, error })
 
+/** Characters no name or address may hold: controls, zero-width and direction overrides, which make one text look like another. */
 // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
 
 /** A JSON request body's fields; anything but an object reads as having none. */
 export type Body = Record<string, unknown>

@@ -22,6 +22,9 @@ export async function removePasskeyAndItsSessions (
   return await store.revokeSessionsSignedInWith(accountId, credentialId, now)
 }
 
+/** A credential id as the page sends it (base64url; WebAuthn allows up to 1023 bytes, 1366 characters): anything else is refused before the store is asked. */
+export const PASSKEY_ID_FORMAT = /^[\w-]{1,1366}$/
+
 export type PasskeyRemovalOptions = Pick<PasskeysOptions, 'store' | 'owners' | 'changeNotices' | 'now'>
 
 /** The owner's removal of one of her passkeys. */
@@ -35,7 +38,7 @@ export class PasskeyRemoval {
     if (isRefusal(owner)) return owner
     const { account } = owner
     const id = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).id : undefined
-    if (typeof id !== 'string' || !/^[\w-]{1,1366}$/.test(id)) return error(400, say(facts, 'passkey.idInvalid'))
+    if (typeof id !== 'string' || !PASSKEY_ID_FORMAT.test(id)) return error(400, say(facts, 'passkey.idInvalid'))
     // Read first: the email names it.
     const passkey = await store.findPasskey(id)
     const sessionsEnded = passkey?.accountId === account.id ? await removePasskeyAndItsSessions(store, account.id, id, this.options.now()) : null

@@ -7,9 +7,11 @@ import type { SessionTokens } from '../sessions/session-tokens.js'
 import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
 import type { AccountStore } from '../store/account-store.js'
 import { PasskeyCeremony } from './passkey-ceremony.js'
+import { PasskeyList } from './passkey-list.js'
 import { PasskeyReauthentication } from './passkey-reauthentication.js'
 import { PasskeyRegistration } from './passkey-registration.js'
 import { PasskeyRemoval } from './passkey-removal.js'
+import { PasskeyRename } from './passkey-rename.js'
 import { PasskeySignIn } from './passkey-sign-in.js'
 
 export interface PasskeysOptions {
@@ -46,6 +48,10 @@ export class Passkeys {
   readonly reauthentication: PasskeyReauthentication
   /** `passkeys/remove`. */
   readonly removal: PasskeyRemoval
+  /** `passkeys/list`. */
+  readonly list: PasskeyList
+  /** `passkeys/rename`. */
+  readonly rename: PasskeyRename
 
   constructor (options: PasskeysOptions) {
     const ceremony = new PasskeyCeremony(options)
@@ -53,5 +59,7 @@ export class Passkeys {
     this.registration = new PasskeyRegistration({ ...options, ceremony })
     this.reauthentication = new PasskeyReauthentication({ ...options, ceremony })
     this.removal = new PasskeyRemoval(options)
+    this.list = new PasskeyList(options)
+    this.rename = new PasskeyRename(options)
   }
 }

@@ -62,7 +62,9 @@ export class ResetCompletion {
     logAuthEvent(facts, 'reset.completed', { accountId, clientAddress: facts.clientAddress, via: redeemed.via })
     // "This wasn't me": what the change's email announced goes too, before the list below is made.
     if (redeemed.via === 'undo-change') await this.options.undoChange.undoAnnounced(redeemed.link, facts)
-    if (account !== null) this.options.changeNotices.tellOwner(account, { kind: 'password' }, facts)
+    // Read again: undoing an address change has put the one before back, and the notice goes there.
+    const owner = redeemed.via === 'undo-change' ? await store.findAccountById(accountId) : account
+    if (owner !== null) this.options.changeNotices.tellOwner(owner, { kind: 'password' }, facts)
     // The passkeys and app added lately, for the owner to remove what was not hers.
     return { status: 200, body: { success: say(facts, 'resetPassword.done'), ...await this.options.recentFactors.review(accountId) } }
   }

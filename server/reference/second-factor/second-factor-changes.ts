@@ -1,6 +1,6 @@
 import { isRefusal } from '../account-changes/account-owner.js'
 import { logAuthEvent } from '../audit/audit.js'
-import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'
+import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
 import { newRecoveryCodes, normaliseRecoveryCode } from './second-factor-codes.js'
 import type { SecondFactorsOptions } from './second-factors.js'
@@ -9,7 +9,7 @@ export type SecondFactorChangesOptions = Pick<SecondFactorsOptions,
   'store' | 'owners' | 'changeNotices' | 'settings' | 'recoveryCodes' | 'now'
 >
 
-/** The owner's changes to an enrolled second factor, each with a fresh proof: turning it off, new recovery codes. */
+/** The owner's changes to her second factor, each with a fresh proof: turning it off, new recovery codes, remembered browsers forgotten. */
 export class SecondFactorChanges {
   constructor (private readonly options: SecondFactorChangesOptions) {}
 
@@ -44,5 +44,19 @@ export class SecondFactorChanges {
     logAuthEvent(facts, 'second-factor.recovery-codes-renewed', { accountId: account.id, clientAddress: facts.clientAddress })
     this.options.changeNotices.tellOwner(account, { kind: 'recovery-codes' }, facts, { kind: 'recovery-codes' })
     return { status: 200, body: { recovery_codes: recoveryCodes } }
+  }
+
+  /**
+   * `second-factor/forget-browsers`: every browser the owner let skip the
+   * code step ("don't ask again on this browser") is asked for a code again
+   * at its next sign-in, this one included. Answered alike whether or not
+   * any was remembered, or an app is enrolled: it only takes a shortcut away.
+   */
+  async forgetBrowsers (authToken: string | null, facts: RequestFacts): Promise<Answer> {
+    const owner = await this.options.owners.check(authToken, facts, 'proof', { event: 'second-factor.forget-browsers.refused', signedOut: 'change.signedOut' })
+    if (isRefusal(owner)) return owner
+    await this.options.store.forgetRememberedBrowsers(owner.account.id, this.options.now())
+    logAuthEvent(facts, 'second-factor.browsers-forgotten', { accountId: owner.account.id, clientAddress: facts.clientAddress })
+    return successAnswer(say(facts, 'secondFactor.browsersForgotten'))
   }
 }

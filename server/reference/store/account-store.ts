@@ -107,11 +107,12 @@ export interface SsoIdentity {
 }
 
 /**
- * What a link emailed to an account's owner does when opened; and
+ * What a link emailed to an account's owner does when opened (`change-email`:
+ * it confirms the new address its subject names, server/reference/account-changes/address-change.ts); and
  * `review-factors`, the token a completed reset hands the page to remove
  * what was added recently (server/reference/account-changes/recent-factors.ts), kept alike.
  */
-export type EmailLinkPurpose = 'verify-email' | 'end-sessions' | 'undo-change' | 'review-factors'
+export type EmailLinkPurpose = 'verify-email' | 'end-sessions' | 'undo-change' | 'review-factors' | 'change-email'
 
 export interface EmailLink {
   /** The hash of the token in the link; the token itself is only in the email. */
@@ -135,7 +136,7 @@ export interface OpenedEmailLink {
  * most one of a kind per account within an interval, however many requests
  * race for it.
  */
-export type NoticeKind = 'new-browser' | 'register-attempt' | 'verification-resent' | 'password-breached'
+export type NoticeKind = 'new-browser' | 'register-attempt' | 'verification-resent' | 'password-breached' | 'address-taken'
 
 /** What a sign-in from a browser means for the account: its very first browser, a new one, or one seen before. */
 export type BrowserSighting = 'first' | 'new' | 'known'
@@ -242,6 +243,9 @@ export interface FreshProof {
 
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
+/** What an address change did: `taken` when another account has the address (case-insensitively), `unknown` when there is no such account. */
+export type EmailChangeResult = 'changed' | 'taken' | 'unknown'
+
 export interface AccountStore {
   /**
    * Accounts the migration to the current email keys (email-key.ts)
@@ -256,6 +260,13 @@ export interface AccountStore {
   updatePasswordHash (accountId: string, passwordHash: string): Promise<void>
   /** Records that the address was shown to be the holder's; an earlier time stays. */
   markEmailVerified (accountId: string, now: number): Promise<void>
+  /**
+   * Moves the account to `email`, verified at `now` (an emailed link has just
+   * proved it), unless another account has it; voids every unused reset
+   * token and emailed link of the account, which went to the old address.
+   * Atomic.
+   */
+  changeAccountEmail (accountId: string, email: string, now: number): Promise<EmailChangeResult>
   /**
    * Hands an account whose address was never verified to the person who has
    * just proved it (through Google, SSO or an emailed link): removes the
@@ -393,6 +404,8 @@ export interface AccountStore {
   recordPasskeyUse (id: string, use: PasskeyUse): Promise<boolean>
   /** Removes the account's passkey; false when it has none with this id. */
   removePasskey (accountId: string, id: string): Promise<boolean>
+  /** Names the account's passkey `name`; false (nothing changed) when the account has none with this id. */
+  renamePasskey (accountId: string, id: string, name: string): Promise<boolean>
   insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void>
   /** Takes the challenge out (single use) if it exists and has not expired. Atomic. */
   takePasskeyChallenge (bindingHash: string, now: number): Promise<PasskeyChallenge | null>

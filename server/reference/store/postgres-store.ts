@@ -10,6 +10,7 @@ import {
   type AccountStore,
   type BrowserSighting,
   type CreateAccountResult,
+  type EmailChangeResult,
   type EmailLink,
   type EmailLinkPurpose,
   type OpenedEmailLink,
@@ -669,6 +670,22 @@ export class PostgresAccountStore implements AccountStore {
                            WHERE id = $2 AND (email_verified_at IS NULL OR email_verified_at > $1)`, [now, accountId])
   }
 
+  async changeAccountEmail (accountId: string, email: string, now: number): Promise<EmailChangeResult> {
+    try {
+      return await this.inTransaction(async (client): Promise<EmailChangeResult> => {
+        const moved = await client.query('UPDATE accounts SET email = $1, email_key = $2, email_verified_at = $3 WHERE id = $4',
+          [email, emailKey(email), now, accountId])
+        if (moved.rowCount !== 1) return 'unknown'
+        await voidResetTokensOf(client, accountId, now)
+        await client.query('UPDATE email_links SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [now, accountId])
+        return 'changed'
+      })
+    } catch (error) {
+      if (isUniqueViolation(error)) return 'taken'
+      throw error
+    }
+  }
+
   async claimUnverifiedAccount (accountId: string, claim: AccountClaim): Promise<boolean> {
     // The account's row stays locked until commit: a concurrent claim waits, then finds the address verified.
     return this.inTransaction(async (client) => {
@@ -1007,6 +1024,11 @@ export class PostgresAccountStore implements AccountStore {
 
   async removePasskey (accountId: string, id: string): Promise<boolean> {
     const result = await this.pool.query('DELETE FROM passkeys WHERE account_id = $1 AND id = $2', [accountId, id])
+    return result.rowCount === 1
+  }
+
+  async renamePasskey (accountId: string, id: string, name: string): Promise<boolean> {
+    const result = await this.pool.query('UPDATE passkeys SET name = $1 WHERE account_id = $2 AND id = $3', [name, accountId, id])
     return result.rowCount === 1
   }
 

@@ -12,6 +12,7 @@ import {
   type AccountStore,
   type BrowserSighting,
   type CreateAccountResult,
+  type EmailChangeResult,
   type EmailLink,
   type EmailLinkPurpose,
   type OpenedEmailLink,
@@ -308,6 +309,22 @@ export class SqliteAccountStore implements AccountStore {
   async markEmailVerified (accountId: string, now: number): Promise<void> {
     this.db.prepare(`UPDATE accounts SET email_verified_at = ?
                      WHERE id = ? AND (email_verified_at IS NULL OR email_verified_at > ?)`).run(now, accountId, now)
+  }
+
+  async changeAccountEmail (accountId: string, email: string, now: number): Promise<EmailChangeResult> {
+    try {
+      return this.db.transaction((): EmailChangeResult => {
+        const moved = this.db.prepare('UPDATE accounts SET email = ?, email_key = ?, email_verified_at = ? WHERE id = ?')
+          .run(email, emailKey(email), now, accountId).changes === 1
+        if (!moved) return 'unknown'
+        this.voidResetTokensOf(accountId, now)
+        this.db.prepare('UPDATE email_links SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(now, accountId)
+        return 'changed'
+      }).immediate()
+    } catch (error) {
+      if (isUniqueViolation(error)) return 'taken'
+      throw error
+    }
   }
 
   async claimUnverifiedAccount (accountId: string, claim: AccountClaim): Promise<boolean> {
@@ -612,6 +629,10 @@ export class SqliteAccountStore implements AccountStore {
 
   async removePasskey (accountId: string, id: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM passkeys WHERE account_id = ? AND id = ?').run(accountId, id).changes === 1
+  }
+
+  async renamePasskey (accountId: string, id: string, name: string): Promise<boolean> {
+    return this.db.prepare('UPDATE passkeys SET name = ? WHERE account_id = ? AND id = ?').run(name, accountId, id).changes === 1
   }
 
   async insertPasskeyChallenge (challenge: PasskeyChallenge): Promise<void> {

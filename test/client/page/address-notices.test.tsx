@@ -32,7 +32,10 @@ t.test('each notice shows its text on its own view, with the role and look of a 
     ['sessions-ended', 'setPassword', 'success'],
     ['end-sessions', 'setPassword', 'success'],
     ['undo-change', 'setPassword', 'success'],
-    ['end-sessions-link-invalid', 'resetPassword', 'error']
+    ['end-sessions-link-invalid', 'resetPassword', 'error'],
+    ['email-changed', 'login', 'success'],
+    ['email-change-link-invalid', 'login', 'error'],
+    ['email-change-in-known-browser', 'login', 'error']
   ]
   for (const [code, ownView, kind] of places) {
     for (const view of Object.keys(HEADINGS) as ViewName[]) {

@@ -122,7 +122,10 @@ t.test('a notice code names its catalogue text, as a success or an error, on its
     'sessions-ended': ['setPassword', 'success'],
     'end-sessions': ['setPassword', 'success'],
     'undo-change': ['setPassword', 'success'],
-    'end-sessions-link-invalid': ['resetPassword', 'error']
+    'end-sessions-link-invalid': ['resetPassword', 'error'],
+    'email-changed': ['login', 'success'],
+    'email-change-link-invalid': ['login', 'error'],
+    'email-change-in-known-browser': ['login', 'error']
   } as const
   t.same(Object.keys(places).sort(), Object.keys(NOTICE_MESSAGE_KEYS).sort(), 'every code of the catalogue is placed here')
   for (const [code, [view, kind]] of Object.entries(places)) {

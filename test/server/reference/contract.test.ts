@@ -12,9 +12,9 @@ import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.j
 import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
-import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL } from '../../fixtures/servers/reference.js'
+import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/servers/reference.js'
 import { registerAccount, verifyAddress } from '../../fixtures/registration/registration.js'
-import { resetLinkOf, waitForEmail } from '../../fixtures/emails/outbox.js'
+import { accountsLinkOf, resetLinkOf, waitForEmail } from '../../fixtures/emails/outbox.js'
 import { SoftwareAuthenticator } from '../../fixtures/passkeys/software-authenticator.js'
 import { TestBrowser } from '../../fixtures/sso/sso-browser.js'
 import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso/sso-certificates.js'
@@ -102,7 +102,11 @@ class ContractProbe {
   /** The browser's fresh proof (threshold_proof), from its last sign-in or proof, sent on every call unless left out. */
   private proofCookie: string | null = null
 
-  constructor (private readonly t: Test, private readonly base: string) {}
+  /**
+   * `service`: the reference service's own listener and the edge's secret, for
+   * the calls made `direct` (those the edge does not forward yet).
+   */
+  constructor (private readonly t: Test, private readonly base: string, private readonly service?: Pick<Reference, 'url' | 'edgeHeaders'>) {}
 
   async call (method: HttpMethod, path: string, options: {
     readonly json?: unknown
@@ -111,6 +115,8 @@ class ContractProbe {
     readonly headers?: Record<string, string>
     /** Without this browser's fresh proof: as another browser holding only the token. */
     readonly withoutProof?: boolean
+    /** Straight to the reference service, with the edge's secret, rather than through the edge. */
+    readonly direct?: boolean
   } = {}): Promise<Exchange> {
     const { t } = this
     const cookies = [
@@ -118,10 +124,12 @@ class ContractProbe {
       path.startsWith('/passkeys/') ? this.passkeyCookie : null,
       options.withoutProof === true ? null : this.proofCookie
     ].filter((value) => value != null)
-    const response = await fetch(`${this.base}/accounts${path}${options.query ?? ''}`, {
+    const direct = options.direct === true && this.service !== undefined ? this.service : null
+    const response = await fetch(`${direct === null ? `${this.base}/accounts` : direct.url}${path}${options.query ?? ''}`, {
       method: method.toUpperCase(),
       redirect: 'manual',
       headers: {
+        ...direct?.edgeHeaders,
         ...options.headers,
         ...(cookies.length === 0 ? {} : { cookie: cookies.join('; ') }),
         ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -189,7 +197,7 @@ t.test('every answer of the reference service through the edge fits the document
       ])
     }
   })
-  const probe = new ContractProbe(t, reference.base)
+  const probe = new ContractProbe(t, reference.base, reference)
   const { store } = reference.services
 
   // Email and password.
@@ -296,6 +304,21 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(401, 'post', '/passkeys/reauthenticate', { json: { credential: authenticator.get(proofOptions.body.options as PublicKeyCredentialRequestOptionsJSON) } })
   const spentOptions = await probe.expect(200, 'post', '/passkeys/reauthenticate/options', { json: {}, headers: piaBearer })
   await probe.expect(200, 'post', '/passkeys/reauthenticate', { json: { credential: authenticator.get(spentOptions.body.options as PublicKeyCredentialRequestOptionsJSON) }, headers: piaBearer })
+  // The owner's own changes from the account view, straight to the service.
+  const direct = { headers: piaBearer, direct: true }
+  await probe.expect(401, 'post', '/passkeys/list', { json: {}, direct: true })
+  const piasPasskeys = await probe.expect(200, 'post', '/passkeys/list', { json: {}, ...direct, withoutProof: true })
+  t.same((piasPasskeys.body.passkeys as Array<{ id: string }>).map((passkey) => passkey.id).includes(credential.id), true, 'the passkey made above is listed')
+  await probe.expect(401, 'post', '/passkeys/rename', { json: { id: credential.id, name: 'Pia\'s key' }, direct: true })
+  await probe.expect(403, 'post', '/passkeys/rename', { json: { id: credential.id, name: 'Pia\'s key' }, ...direct, withoutProof: true })
+  await probe.expect(400, 'post', '/passkeys/rename', { json: { id: credential.id, name: ' ' }, ...direct })
+  await probe.expect(404, 'post', '/passkeys/rename', { json: { id: 'bm90LWEtcmVhbC1jcmVkZW50aWFs', name: 'Pia\'s key' }, ...direct })
+  await probe.expect(200, 'post', '/passkeys/rename', { json: { id: credential.id, name: 'Pia\'s key' }, ...direct })
+  await probe.expect(401, 'post', '/password/change', { json: { newPassword: GOOD_PASSWORD }, direct: true })
+  await probe.expect(403, 'post', '/password/change', { json: { newPassword: GOOD_PASSWORD }, ...direct, withoutProof: true })
+  await probe.expect(400, 'post', '/password/change', { json: { newPassword: 'short' }, ...direct })
+  await probe.expect(200, 'post', '/password/change', { json: { newPassword: GOOD_PASSWORD, endOtherSessions: false }, ...direct })
+
   await probe.expect(401, 'post', '/passkeys/remove', { json: { id: credential.id } })
   await probe.expect(403, 'post', '/passkeys/remove', { json: { id: credential.id }, headers: piaBearer, withoutProof: true })
   await probe.expect(400, 'post', '/passkeys/remove', { json: { id: 'not a credential id' }, headers: piaBearer })
@@ -338,6 +361,9 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(401, 'post', '/second-factor/recovery-codes', { json: {} })
   await probe.expect(403, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifNow, withoutProof: true })
   await probe.expect(200, 'post', '/second-factor/recovery-codes', { json: {}, headers: sifNow })
+  await probe.expect(401, 'post', '/second-factor/forget-browsers', { json: {}, direct: true })
+  await probe.expect(403, 'post', '/second-factor/forget-browsers', { json: {}, headers: sifNow, withoutProof: true, direct: true })
+  await probe.expect(200, 'post', '/second-factor/forget-browsers', { json: {}, headers: sifNow, direct: true })
   await probe.expect(401, 'post', '/second-factor/remove', { json: {} })
   await probe.expect(403, 'post', '/second-factor/remove', { json: {}, headers: sifNow, withoutProof: true })
   const sifAccount = (await store.findAccountByEmail('sif@example.test'))!
@@ -363,6 +389,18 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(401, 'post', '/recentFactors/remove', { json: { ...review, review_token: 'A'.repeat(43) } })
   await probe.expect(200, 'post', '/recentFactors/remove', { json: review })
   await probe.expect(404, 'post', '/recentFactors/remove', { json: review })
+
+  // A new address, asked for and confirmed (docs/account-changes.md), straight to the service; its link through the edge.
+  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'eve@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  const eveBearer = { authorization: `Bearer ${String((await probe.expect(200, 'post', '/v2/login', { json: { email: 'eve@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } })).body.auth)}` }
+  await probe.expect(401, 'post', '/email/change', { json: { newEmail: 'eve@new.example.test' }, direct: true })
+  await probe.expect(403, 'post', '/email/change', { json: { newEmail: 'eve@new.example.test' }, headers: eveBearer, withoutProof: true, direct: true })
+  await probe.expect(400, 'post', '/email/change', { json: { newEmail: 'not an address' }, headers: eveBearer, direct: true })
+  await probe.expect(200, 'post', '/email/change', { json: { newEmail: 'eve@new.example.test' }, headers: eveBearer, direct: true })
+  const eveLink = accountsLinkOf(await waitForEmail(reference.dataDir, 1, 'addressChange'), 'confirmEmail').token
+  await probe.expect(303, 'get', '/confirmEmail', { query: `?token=${'A'.repeat(43)}` })
+  await probe.expect(400, 'post', '/email/confirm', { json: { token: 'A'.repeat(43) }, direct: true })
+  await probe.expect(200, 'post', '/email/confirm', { json: { token: eveLink }, direct: true })
 
   // Every status the document lists for a reference call was produced above.
   for (const { method, path, operation } of contract.operations) {
