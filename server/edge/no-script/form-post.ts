@@ -25,6 +25,10 @@ export interface FormPost {
   readonly domainGate: DomainGate
   /** A login's end: the token cookies and a 303 to the validated redirect target. */
   readonly signIn: (tokens: SignedIn) => FormOutcome
+  /** A sign-out's end: both token cookies cleared and a 303 to the validated redirect target, or to the login view showing `notice`. */
+  readonly signOut: (notice: string) => FormOutcome
+  /** The value of the visitor's cookie called `name`, or undefined. */
+  readonly cookie: (name: string) => string | undefined
 }
 
 /** One form's handler: the `form` field names it. */
