@@ -25,6 +25,7 @@ import { createChallengeGate } from './challenge/challenge-setup.js'
 import { edgeKeys } from './keys/edge-secrets.js'
 import { cookieDomainFor } from './sessions/cookie-domain.js'
 import { signOutPageAnswer } from './sessions/sign-out-page.js'
+import { accountViewAnswer } from './account/account-view.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -93,7 +94,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     assets: options.assets,
     assetsDir: options.assetsDir,
     edgeViews: {
-      logout: (request, reply) => answerSignOutPage(request, reply, { status: 200, error: null })
+      logout: (request, reply) => answerSignOutPage(request, reply, { status: 200, error: null }),
+      account: accountViewAnswer({ config, trust: options.trust, flash: options.formFlash, answerPage: formPageAnswerFrom(options.pageAnswer) })
     }
   })
   await fastify.register(health, { probes: options.probes, includeUpstreams: config.readinessIncludesUpstreams, draining: options.draining })

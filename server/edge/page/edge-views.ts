@@ -1,12 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ACCOUNT_VIEW } from '../account/account-view.js'
 import { SIGN_OUT_VIEW } from '../sessions/sign-out-page.js'
 
 /**
  * The views the edge answers itself, through Fastify rather than the hot
  * path (hot-path.ts): the sign-out page (server/edge/sessions/sign-out-page.ts), which is the edge's own
- * and carries no scripts.
+ * and carries no scripts, and the account view (server/edge/account/account-view.ts), rendered
+ * with the visitor's account fetched first.
  */
-const EDGE_VIEWS = [SIGN_OUT_VIEW] as const
+const EDGE_VIEWS = [SIGN_OUT_VIEW, ACCOUNT_VIEW] as const
 
 export type EdgeView = typeof EDGE_VIEWS[number]
 
