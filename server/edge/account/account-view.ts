@@ -20,7 +20,7 @@ export const ACCOUNT_VIEW = 'account'
  * in: `redirect` is the account view's own address, on this origin, which
  * the login's redirect rules always follow. The language asked for stays.
  */
-function signInFirst (query: string): string {
+export function signInFirst (query: string): string {
   const locales = new URLSearchParams(query).get('ui_locales')
   const back = new URLSearchParams({ view: ACCOUNT_VIEW, ...(locales === null ? {} : { ui_locales: locales }) })
   const login = new URLSearchParams({ ...(locales === null ? {} : { ui_locales: locales }), redirect: `/?${back.toString()}` })
@@ -42,7 +42,7 @@ export interface AccountViewOptions {
  * `auth` cookie written as the page would write it (the edge's proxy sets
  * `refresh`, and `auth` with AUTH_COOKIE_HTTPONLY, on the refresh's answer).
  */
-function visitorCalls (request: FastifyRequest, reply: FastifyReply, options: Pick<AccountViewOptions, 'config' | 'trust'>): SignedInCalls {
+export function visitorCalls (request: FastifyRequest, reply: FastifyReply, options: Pick<AccountViewOptions, 'config' | 'trust'>): SignedInCalls {
   const messages = request.server.messagesFor(request, queryOf(request))
   const cookieDomain = cookieDomainFor(statedHostName(request.raw, options.trust), options.config.cookieDomain)
   return signedInCalls({

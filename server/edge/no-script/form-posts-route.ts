@@ -23,9 +23,12 @@ import type { FormFlash } from './form-flash.js'
 import { FormFieldsError, readFormFields } from './form-fields.js'
 import type { FormOutcome } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
+import { ACCOUNT_FORMS, type AccountForm } from '../../../common/account/account-state.js'
 import { identityProviderPage } from './identity-provider-page.js'
 import { loginForm } from './login-form.js'
 import { logoutForm } from './logout-form.js'
+import { deleteForm, emailForm, endOtherSessionsForm, endSessionForm, passwordForm } from './account-forms.js'
+import { visitorCalls } from '../account/account-view.js'
 import type { FormPageAnswer } from './form-page-answer.js'
 import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
 import { RepeatedPosts } from './repeated-posts.js'
@@ -49,8 +52,13 @@ const FORMS: Readonly<Record<string, FormHandler>> = {
   sso: ssoStartForm,
   verificationLink: verificationLinkForm,
   secondFactor: secondFactorForm,
-  [SIGN_OUT_FORM]: logoutForm
-}
+  [SIGN_OUT_FORM]: logoutForm,
+  'account-end-session': endSessionForm,
+  'account-end-others': endOtherSessionsForm,
+  'account-password': passwordForm,
+  'account-email': emailForm,
+  'account-delete': deleteForm
+} satisfies Readonly<Record<AccountForm, FormHandler>> & Readonly<Record<string, FormHandler>>
 
 export interface FormPostsOptions {
   readonly config: ServerConfig
@@ -69,9 +77,10 @@ export interface FormPostsOptions {
  * The forms whose every page is shown after a 303 (post/redirect/get): they
  * carry a password, and a page that answers the POST itself stays in the
  * browser's history as that POST, which Back and "Confirm form resubmission"
- * send again, password and all.
+ * send again, password and all. The account view's too: most carry one, and
+ * each ends on the view fetched again, as the account now is.
  */
-const FLASHED_FORMS: ReadonlySet<string> = new Set(['login'])
+const FLASHED_FORMS: ReadonlySet<string> = new Set(['login', ...ACCOUNT_FORMS.filter((form) => form !== SIGN_OUT_FORM)])
 
 /** The text a refusal of the post itself shows, in the posted page's language: its body's size, its type, or what the guard said. */
 function refusalText (error: FastifyError | HttpError, messages: Messages): string {
@@ -138,12 +147,14 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     const post: FormPost = {
       fields,
       messages,
+      query: request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '',
       view: viewFrom(query.get('view'), options.passwordResetCompletion),
       context: pageQueryContext(query),
       localAccounts: resolveLocalAccounts(query, hostname, config.localAccountsAllowedHosts),
       resetToken: resetTokenFrom(query),
       rememberBrowserOffered: config.secondFactor.rememberBrowser,
       callAccounts: accountsCaller(request, reply, messages),
+      account: visitorCalls(request, reply, { config, trust }),
       domainGate: domainGate(request, reply, { enabled: domainCheckRequested(query), timeoutMs: config.domainCheckTimeoutMs }),
       signIn: (tokens: SignedIn): FormOutcome => ({
         kind: 'redirect',
