@@ -4,6 +4,10 @@ import { ACCOUNT_ROUTES, accountAnswers, answeringByPath, authTokenFor, type Acc
 import { startEdgeWithUpstream, type RecordedRequest } from '../../../fixtures/servers/edge.js'
 import { PAGE_POST_HEADERS, postForm, stateIn } from '../../../fixtures/no-script/form-page.js'
 import { FORM_FLASH_COOKIE } from '../../../../server/edge/no-script/form-flash.js'
+import { startReference } from '../../../fixtures/servers/reference.js'
+import { registerAccount } from '../../../fixtures/registration/registration.js'
+import { loginTokens } from '../../../fixtures/sign-in/sign-in.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
 
 /*
  * The account view's forms posted without scripts (docs/account-view.md):
@@ -147,4 +151,21 @@ t.test('without a session the forms ask for a sign-in and call nothing; from ano
   })
   t.equal(forged.statusCode, 403)
   t.equal(upstream.requests.length, 0)
+})
+
+t.test('at the reference service, "sign out everywhere else" ends the other browser\'s session and keeps this one', async (t) => {
+  const { base } = await startReference(t)
+  await registerAccount(base, 'twice@example.test')
+  const here = await loginTokens(base, 'twice@example.test')
+  const there = await loginTokens(base, 'twice@example.test')
+  const response = await fetch(`${base}/?view=account`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', origin: base, cookie: `auth=${here.auth}; refresh=${here.refresh}` },
+    body: 'form=account-end-others'
+  })
+  t.equal(response.status, 303)
+  t.equal(response.headers.get('location'), '/?view=account')
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh: there.refresh })).status, 401, 'the other browser is signed out')
+  t.equal((await postJson(base, '/accounts/token/refresh', { refresh: here.refresh })).status, 200, 'this one stays signed in')
 })
