@@ -8,11 +8,12 @@
  * by path, typed by this interface, as it loads the page template.
  */
 
+import type { AccountState } from '../account/account-state.js'
 import type { PageMessages } from '../languages/message-catalogue.js'
 import { jsonForScriptElement } from './json-for-script.js'
 
-/** The views the page shows (the client's `View`). */
-export type RenderedView = 'login' | 'register' | 'resetPassword' | 'setPassword'
+/** The views the page shows (the client's `View`), and the signed-in account view (`?view=account`), which a form post may leave a notice on. */
+export type RenderedView = 'login' | 'register' | 'resetPassword' | 'setPassword' | 'account'
 
 /** An error or success text above the form. */
 interface RenderedNotice {
@@ -48,6 +49,8 @@ export interface PageRenderRequest {
   readonly state: PageFormState | null
   /** The chosen language and its catalogue (common/languages/message-catalogue.ts). */
   readonly messages: PageMessages
+  /** The account view's state (`?view=account`), which the edge fetched for the visitor and embeds too (ACCOUNT_STATE_ELEMENT_ID); null or absent on every other view. */
+  readonly account?: AccountState | null
 }
 
 /** What goes into the page: the markup inside `<div id="root">`, and the view's heading for `<title>`. */
@@ -66,7 +69,7 @@ export function serializePageFormState (state: PageFormState): string {
   return jsonForScriptElement(state)
 }
 
-const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'resetPassword', 'setPassword'])
+const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'resetPassword', 'setPassword', 'account'])
 
 /**
  * The embedded PageFormState, or null when there is none or it is not one

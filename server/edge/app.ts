@@ -9,20 +9,23 @@ import type { ProxiedRoute } from '../shared/accounts-routes.js'
 import type { ServerConfig } from './config.js'
 import { grpcWebProxy } from './upstream/grpc-web-proxy.js'
 import { health, HEALTH_PATHS } from './health/health.js'
-import { checkHost } from './http/host-header.js'
+import { checkHost, statedHostName } from './http/host-header.js'
 import { loopbackHttpCookies } from './http/loopback-http.js'
 import { isFormPostCall } from './no-script/inner-call.js'
 import type { HotPathHandler } from './page/hot-path.js'
 import { notFoundAndErrors } from './page/not-found.js'
 import { pageRoutes } from './page/page-routes.js'
 import type { RateLimitSettings } from './http/rate-limit.js'
-import { securityHeaders } from './http/security-headers.js'
+import { formActionByHost, securityHeaders } from './http/security-headers.js'
 import type { AssetStore } from './page/static-files.js'
 import type { ProxyTrust } from './http/trusted-proxy.js'
 import type { UpstreamProbes } from './upstream/upstream-probes.js'
 import { webauthnWellKnown } from './passkeys/webauthn-well-known.js'
 import { createChallengeGate } from './challenge/challenge-setup.js'
 import { edgeKeys } from './keys/edge-secrets.js'
+import { cookieDomainFor } from './sessions/cookie-domain.js'
+import { signOutPageAnswer } from './sessions/sign-out-page.js'
+import { accountViewAnswer } from './account/account-view.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -81,7 +84,20 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
   // Safari keeps no Secure cookie on http://localhost: there, and only there, the cookies go without it.
   fastify.addHook('onRequest', loopbackHttpCookies({ trust: options.trust, publicOrigin: config.publicOrigin, skip: isFormPostCall }))
 
-  await fastify.register(pageRoutes, { hotPath: options.hotPath, assets: options.assets, assetsDir: options.assetsDir })
+  const answerSignOutPage = signOutPageAnswer({
+    productName: config.productName,
+    hostnameOf: (request) => statedHostName(request.raw, options.trust),
+    formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts)
+  })
+  await fastify.register(pageRoutes, {
+    hotPath: options.hotPath,
+    assets: options.assets,
+    assetsDir: options.assetsDir,
+    edgeViews: {
+      logout: (request, reply) => answerSignOutPage(request, reply, { status: 200, error: null }),
+      account: accountViewAnswer({ config, trust: options.trust, flash: options.formFlash, answerPage: formPageAnswerFrom(options.pageAnswer) })
+    }
+  })
   await fastify.register(health, { probes: options.probes, includeUpstreams: config.readinessIncludesUpstreams, draining: options.draining })
   await fastify.register(webauthnWellKnown, { passkeys: config.passkeys })
   await fastify.register(accountsProxy, {
@@ -113,7 +129,8 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     passwordResetCompletion: options.passwordResetCompletion,
     trust: options.trust,
     answerPage: formPageAnswerFrom(options.pageAnswer),
-    flash: options.formFlash
+    flash: options.formFlash,
+    answerSignOutPage
   })
   await fastify.register(grpcWebProxy, {
     upstream: options.edgeAuthUpstream,

@@ -5,13 +5,15 @@ import type { PageFormState, RenderedView } from '../../../common/page/page-rend
 /**
  * How a form post ends: the page rendered for a state, with a status that
  * says how it went (docs/no-script.md, "Statuses"), a 303 to where the
- * visitor goes next, with the cookies to set on the way, or a page that
- * sends the visitor on to an identity provider (identity-provider-page.ts).
+ * visitor goes next, with the cookies to set on the way, a page that
+ * sends the visitor on to an identity provider (identity-provider-page.ts),
+ * or the sign-out page again with what went wrong (server/edge/sessions/sign-out-page.ts).
  */
 export type FormOutcome =
   | { readonly kind: 'page', readonly status: number, readonly state: PageFormState }
   | { readonly kind: 'redirect', readonly location: string, readonly cookies: readonly string[] }
   | { readonly kind: 'identity-provider', readonly location: string }
+  | { readonly kind: 'sign-out', readonly status: number, readonly error: string }
 
 const NOTHING_SAID = { notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null } as const
 

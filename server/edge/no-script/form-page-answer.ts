@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AccountState } from '../../../common/account/account-state.js'
 import type { PageFormState } from '../../../common/page/page-render.js'
 import type { PageAnswer } from '../page/page-answer.js'
 
@@ -7,7 +8,13 @@ import type { PageAnswer } from '../page/page-answer.js'
  * `status`. Given to the form-post route by the server, built from the
  * page's own answer ({@link formPageAnswerFrom}).
  */
-export type FormPageAnswer = (request: FastifyRequest, reply: FastifyReply, page: { readonly status: number, readonly state: PageFormState }) => FastifyReply
+export type FormPageAnswer = (request: FastifyRequest, reply: FastifyReply, page: {
+  readonly status: number
+  /** What a form post left to show; null: nothing (the account view's plain GET). */
+  readonly state: PageFormState | null
+  /** The account view's state (server/edge/account/), rendered and embedded with the page. */
+  readonly account?: AccountState | null
+}) => FastifyReply
 
 /** Headers the post's calls put on the reply that the page must carry: the backend's cookies and Retry-After (inner-call.ts). */
 const CARRIED_HEADERS = ['set-cookie', 'retry-after'] as const
@@ -20,16 +27,16 @@ const CARRIED_HEADERS = ['set-cookie', 'retry-after'] as const
  * the headers already on the reply are moved there first.
  */
 export function formPageAnswerFrom (pageAnswer: PageAnswer): FormPageAnswer {
-  return (request, reply, { status, state }) => {
+  return (request, reply, { status, state, account = null }) => {
     for (const name of CARRIED_HEADERS) {
       const value = reply.getHeader(name)
       if (value !== undefined) reply.raw.setHeader(name, value)
     }
     const queryStart = request.url.indexOf('?')
     reply.hijack()
-    const failure = pageAnswer.pageWithState(request.raw, reply.raw, queryStart === -1 ? '' : request.url.slice(queryStart + 1), state, status)
+    const failure = pageAnswer.pageWithState(request.raw, reply.raw, queryStart === -1 ? '' : request.url.slice(queryStart + 1), state, status, account)
     // A bug, not the visitor's doing: the page went out for the scripts to render. Said once, with the request id, never the query.
-    if (failure !== null) request.log.warn({ err: failure.error, view: state.view }, 'form post page render failed')
+    if (failure !== null) request.log.warn({ err: failure.error, view: state?.view ?? 'account' }, 'form post page render failed')
     return reply
   }
 }

@@ -12,7 +12,9 @@ import { cookieDomainFor } from '../sessions/cookie-domain.js'
 import { statedHostName } from '../http/host-header.js'
 import { HttpError, textOf } from '../http/http-error.js'
 import { requireContentType } from '../http/request-bodies.js'
-import { pageTokenCookies } from '../sessions/set-cookie-headers.js'
+import { clearedTokenCookies, pageTokenCookies } from '../sessions/set-cookie-headers.js'
+import { SIGN_OUT_FORM, type SignOutPageAnswer } from '../sessions/sign-out-page.js'
+import { cookieOf } from '../sessions/token-answers.js'
 import { rejectCrossSiteRequests } from '../http/same-origin-guard.js'
 import type { ProxyTrust } from '../http/trusted-proxy.js'
 import { accountsCaller } from './accounts-call.js'
@@ -21,8 +23,12 @@ import type { FormFlash } from './form-flash.js'
 import { FormFieldsError, readFormFields } from './form-fields.js'
 import type { FormOutcome } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
+import { ACCOUNT_FORMS, type AccountForm } from '../../../common/account/account-state.js'
 import { identityProviderPage } from './identity-provider-page.js'
 import { loginForm } from './login-form.js'
+import { logoutForm } from './logout-form.js'
+import { deleteForm, emailForm, endOtherSessionsForm, endSessionForm, passwordForm } from './account-forms.js'
+import { visitorCalls } from '../account/account-view.js'
 import type { FormPageAnswer } from './form-page-answer.js'
 import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm } from './registration-forms.js'
 import { RepeatedPosts } from './repeated-posts.js'
@@ -45,8 +51,14 @@ const FORMS: Readonly<Record<string, FormHandler>> = {
   setPassword: setPasswordForm,
   sso: ssoStartForm,
   verificationLink: verificationLinkForm,
-  secondFactor: secondFactorForm
-}
+  secondFactor: secondFactorForm,
+  [SIGN_OUT_FORM]: logoutForm,
+  'account-end-session': endSessionForm,
+  'account-end-others': endOtherSessionsForm,
+  'account-password': passwordForm,
+  'account-email': emailForm,
+  'account-delete': deleteForm
+} satisfies Readonly<Record<AccountForm, FormHandler>> & Readonly<Record<string, FormHandler>>
 
 export interface FormPostsOptions {
   readonly config: ServerConfig
@@ -57,15 +69,18 @@ export interface FormPostsOptions {
   readonly answerPage: FormPageAnswer
   /** Carries the page of a form that holds a password to the GET after a 303 (form-flash.ts). */
   readonly flash: FormFlash
+  /** Answers with the sign-out page (server/edge/sessions/sign-out-page.ts), for a sign-out that failed. */
+  readonly answerSignOutPage: SignOutPageAnswer
 }
 
 /**
  * The forms whose every page is shown after a 303 (post/redirect/get): they
  * carry a password, and a page that answers the POST itself stays in the
  * browser's history as that POST, which Back and "Confirm form resubmission"
- * send again, password and all.
+ * send again, password and all. The account view's too: most carry one, and
+ * each ends on the view fetched again, as the account now is.
  */
-const FLASHED_FORMS: ReadonlySet<string> = new Set(['login'])
+const FLASHED_FORMS: ReadonlySet<string> = new Set(['login', ...ACCOUNT_FORMS.filter((form) => form !== SIGN_OUT_FORM)])
 
 /** The text a refusal of the post itself shows, in the posted page's language: its body's size, its type, or what the guard said. */
 function refusalText (error: FastifyError | HttpError, messages: Messages): string {
@@ -126,26 +141,41 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     // The site origin a refused redirect target falls back to: PUBLIC_URL's when set, else the request's own.
     const origin = config.publicOrigin ?? new URL(`${request.protocol}://${request.host}`).origin
     const messages = pageMessages(request)
+    const redirectTarget = (): string =>
+      // The hash of the page's address never reaches the server: the target is followed without it.
+      safeRedirectTarget(pageQueryContext(query).redirect, { origin, hash: '' }, { cookieDomain, allowedHosts: config.redirectAllowedHosts })
     const post: FormPost = {
       fields,
       messages,
+      query: request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '',
       view: viewFrom(query.get('view'), options.passwordResetCompletion),
       context: pageQueryContext(query),
       localAccounts: resolveLocalAccounts(query, hostname, config.localAccountsAllowedHosts),
       resetToken: resetTokenFrom(query),
       rememberBrowserOffered: config.secondFactor.rememberBrowser,
       callAccounts: accountsCaller(request, reply, messages),
+      account: visitorCalls(request, reply, { config, trust }),
       domainGate: domainGate(request, reply, { enabled: domainCheckRequested(query), timeoutMs: config.domainCheckTimeoutMs }),
       signIn: (tokens: SignedIn): FormOutcome => ({
         kind: 'redirect',
-        // The hash of the page's address never reaches the server: the target is followed without it.
-        location: safeRedirectTarget(pageQueryContext(query).redirect, { origin, hash: '' }, { cookieDomain, allowedHosts: config.redirectAllowedHosts }),
+        location: redirectTarget(),
         // The edge's proxy set `refresh` (and `auth` with AUTH_COOKIE_HTTPONLY) on the call's answer, passed on by inner-call.ts.
         cookies: pageTokenCookies(tokens, cookieDomain, config.authCookieHttpOnly)
-      })
+      }),
+      signOut: (notice: string): FormOutcome => {
+        const cookies = clearedTokenCookies(cookieDomain, config.authCookieHttpOnly)
+        const location = redirectTarget()
+        if (location !== new URL('/', origin).href) return { kind: 'redirect', location, cookies }
+        // No target, or none that is safe: the login view, told so, after the 303 (the flash carries the notice).
+        const told = { status: 200, state: { view: 'login', email: '', notice: { kind: 'success', text: notice }, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null } } as const
+        return { kind: 'redirect', location: '/', cookies: [...cookies, flash.cookieFor(told, Date.now(), messages.text('error.GENERIC'))] }
+      },
+      cookie: (name) => cookieOf(request.headers.cookie, name)
     }
-    // The key holds a digest, never the body: it holds passwords.
-    const digest = createHash('sha256').update(request.url).update('\0').update(body).digest('base64url')
+    // The key holds a digest, never the body: it holds passwords. The cookies name the visitor: two
+    // behind one address posting the same fieldless form (`logout`) are two posts, and one's answer,
+    // which may carry its token cookies, is never the other's.
+    const digest = createHash('sha256').update(request.url).update('\0').update(request.headers.cookie ?? '').update('\0').update(body).digest('base64url')
     const { answer: { outcome, carried }, repeated } = await repeats.once(`${request.ip} ${digest}`, async () => {
       const outcome = await handler(post)
       return { outcome, carried: CARRIED_HEADERS.map((name) => [name, reply.getHeader(name)] as const) }
@@ -166,7 +196,11 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     if (outcome.kind === 'identity-provider') {
       return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(identityProviderPage(outcome.location, messages))
     }
-    for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie)
+    if (outcome.kind === 'sign-out') return options.answerSignOutPage(request, reply, outcome)
+    // A cookie a call's answer set already (token/revoke's clearing, inner-call.ts) is not set twice.
+    const set = reply.getHeader('set-cookie')
+    const already = new Set(Array.isArray(set) ? set : typeof set === 'string' ? [set] : [])
+    for (const cookie of outcome.cookies) if (!already.has(cookie)) void reply.header('set-cookie', cookie)
     return reply.code(303).header('location', outcome.location).header('cache-control', 'no-store').send()
   })
 }

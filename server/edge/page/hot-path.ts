@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { FORM_FLASH_LOOPBACK_COOKIE } from '../no-script/form-flash.js'
+import { edgeViewOf } from './edge-views.js'
 import type { PageAnswer } from './page-answer.js'
 import { negotiateEncoding, type AssetStore } from './static-files.js'
 
@@ -51,6 +52,8 @@ export function createHotPath (options: HotPathOptions): HotPathHandler {
 
     if (pathname === '/') {
       const query = queryStart === -1 ? '' : url.slice(queryStart + 1)
+      // The views the edge answers itself (edge-views.ts) are Fastify's.
+      if (edgeViewOf(query) !== null) return false
       // The cheapest check first: only the GET after a form post carries the flash (its name with or without `__Host-`).
       const cookie = request.headers.cookie
       if (flashedPage !== undefined && cookie !== undefined && cookie.includes(FORM_FLASH_LOOPBACK_COOKIE) && flashedPage(request, response, query)) return 'page'

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { resolveLocalAccounts } from '../../../common/sign-in/local-accounts.js'
 import type { Locale } from '../../../common/languages/message-catalogue.js'
+import type { AccountState } from '../../../common/account/account-state.js'
 import type { PageFormState, PageRenderer, RenderedPage } from '../../../common/page/page-render.js'
 import { chooseLocale, uiLocalesOf } from '../../shared/languages/locale-choice.js'
 import type { MessageCatalogues } from '../languages/message-catalogues.js'
@@ -45,8 +46,10 @@ export interface PageAnswer {
    * refusal shown as a notice, 4xx/5xx where the post itself failed) and the
    * same headers as the page. `query` is the address the form posted to (its
    * query without `?`), which the page's links and the next post keep.
+   * The account view (server/edge/account/) passes its `account` state too,
+   * rendered and embedded the same way, and `state` null where no post left one.
    */
-  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState, status?: number): RenderFailure | null
+  pageWithState (request: IncomingMessage, response: ServerResponse, query: string, state: PageFormState | null, status?: number, account?: AccountState | null): RenderFailure | null
 }
 
 /** A render that threw: the page went out without its view (the scripts render it), and the caller logs it. */
@@ -70,14 +73,14 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   }
 
   function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
-    hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null): void {
+    hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null, account: AccountState | null = null): void {
     let localAccountsOrigin: string | null = null
     if (query.includes('local_accounts_host')) {
       const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
     const nonce = nextNonce()
-    const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query })
+    const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query, account })
     const headers = PAGE_HEADERS.slice()
     const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources)
     headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
@@ -100,19 +103,19 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
       const locale = localeOf(request, query)
       write(request, response, query, 200, hostname, locale, safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale))), null)
     },
-    pageWithState (request, response, query, state, status = 200) {
+    pageWithState (request, response, query, state, status = 200, account = null) {
       const hostname = hostnameOf(request)
       const locale = localeOf(request, query)
       let failure: RenderFailure | null = null
       const rendered = safely(() => {
         try {
-          return renderer.render({ search: query, hostname, state, messages: catalogues.pageMessages(locale) })
+          return renderer.render({ search: query, hostname, state, messages: catalogues.pageMessages(locale), account })
         } catch (error) {
           failure = { error }
           throw error
         }
       })
-      write(request, response, query, status, hostname, locale, rendered, state)
+      write(request, response, query, status, hostname, locale, rendered, state, account)
       return failure
     }
   }

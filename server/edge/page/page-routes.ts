@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
 import type { HotPathHandler } from './hot-path.js'
+import { edgeViewOf, type EdgeViewAnswers } from './edge-views.js'
 import { STATIC_SECURITY_HEADERS } from '../http/security-headers.js'
 import type { FileIdentity } from '../brand/brand-files.js'
 import type { AssetStore } from './static-files.js'
@@ -11,6 +12,8 @@ export interface PageRoutesOptions {
   readonly hotPath: HotPathHandler
   readonly assets: AssetStore
   readonly assetsDir: string
+  /** The views the edge answers itself (edge-views.ts), which the hot path leaves to this route. */
+  readonly edgeViews: EdgeViewAnswers
 }
 
 /** The build's names, and the operator's under brand/ (server/edge/brand/brand-assets.ts). */
@@ -43,8 +46,12 @@ export async function pageRoutes (app: FastifyInstance, options: PageRoutesOptio
   // The reply is taken over only once the hot path has answered: a request it
   // declines must not be left hanging with nobody to answer it.
   app.get('/', { helmet: false }, (request, reply) => {
+    const queryStart = request.url.indexOf('?')
+    const edgeView = edgeViewOf(queryStart === -1 ? '' : request.url.slice(queryStart + 1))
+    if (edgeView !== null) return options.edgeViews[edgeView](request, reply)
     if (options.hotPath(request.raw, reply.raw)) reply.hijack()
     else reply.callNotFound()
+    return undefined
   })
 
   app.get('/assets/*', { helmet: false }, async (request, reply) => {

@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises'
 import type { Locale, MessageKey, Messages } from '../../../common/languages/message-catalogue.js'
 import { viewFrom } from '../../../common/page/page-query.js'
 import { pageNoticeFrom, type PageNotice } from '../../../common/page/page-notices.js'
+import { ACCOUNT_STATE_ELEMENT_ID, type AccountState } from '../../../common/account/account-state.js'
+import { jsonForScriptElement } from '../../../common/page/json-for-script.js'
 import { PAGE_STATE_ELEMENT_ID, serializePageFormState, type PageFormState, type RenderedPage } from '../../../common/page/page-render.js'
 import { serializeRuntimeConfig, type RuntimeConfig } from '../../../common/page/runtime-config.js'
 import type { Theme } from '../brand/brand-config.js'
@@ -86,6 +88,8 @@ export interface PageFill {
   readonly state: PageFormState | null
   /** The address's query (without `?`): the view whose heading titles a page whose view was not rendered (heading ''). */
   readonly query: string
+  /** The account view's state, embedded for the page to hydrate into (ACCOUNT_STATE_ELEMENT_ID); null or absent on every other view. */
+  readonly account?: AccountState | null
 }
 
 /** The notice code the address names, if any: its text is embedded (the page shows it on its view only). */
@@ -156,8 +160,9 @@ export class PreparedPage {
       else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
       else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
       else if (piece === MESSAGES_SLOT) parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null, notice: noticeOfQuery(fill.query) }))
-      else if (fill.state !== null) {
-        parts.push(Buffer.from(`\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`))
+      else {
+        if (fill.state !== null) parts.push(Buffer.from(`\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`))
+        if (fill.account != null) parts.push(Buffer.from(`\n    <script type="application/json" id="${ACCOUNT_STATE_ELEMENT_ID}">${jsonForScriptElement(fill.account)}</script>`))
       }
     }
     return Buffer.concat(parts)
@@ -177,7 +182,8 @@ export class PreparedPage {
   private unrenderedHeading (fill: PageFill, messages: Messages): string {
     if (fill.state?.secondFactorChallenge != null) return messages.text('secondFactor.codeHeading')
     const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
-    return messages.text(`heading.${view}` satisfies MessageKey)
+    // The account view's texts are its chunk's; the signed-in state's heading says where the visitor is.
+    return messages.text(view === 'account' ? 'signedIn.heading' : `heading.${view}` satisfies MessageKey)
   }
 }
 

@@ -26,7 +26,7 @@ export interface TokenAnswerOptions {
 }
 
 /** The value of the first cookie called `name` in a Cookie header, decoded as js-cookie would; undefined when absent or empty. */
-function cookieOf (header: string | undefined, name: string): string | undefined {
+export function cookieOf (header: string | undefined, name: string): string | undefined {
   for (const pair of (header ?? '').split(';')) {
     const separator = pair.indexOf('=')
     if (separator <= 0 || pair.slice(0, separator).trim() !== name) continue

@@ -81,7 +81,9 @@ const FORM_BODY_LIMIT_BYTES = 256 * 1024
 const ACCOUNT_CHANGE_PATHS = [
   'passkeys/register/options', 'passkeys/register', 'passkeys/reauthenticate/options', 'passkeys/reauthenticate', 'passkeys/remove',
   'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes',
-  'reauthenticate', 'sessions/end-others'
+  'reauthenticate', 'sessions/end-others',
+  // The account view's (docs/account-view.md): the edge calls them for the visitor, with the token.
+  'account/overview', 'sessions/list', 'sessions/end', 'passkeys/list', 'activity/list', 'password/change', 'email/change', 'account/delete'
 ]
 
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
