@@ -110,6 +110,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       secondFactors: services.secondFactors,
       reauthentication: services.reauthentication,
       otherSessions: services.otherSessions,
+      account: services.account,
       pseudonyms: services.pseudonyms,
       metrics: services.metrics
     })

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { join } from 'node:path'
+import { accountServices, type AccountServices } from './account/account-services.js'
 import { AccountClaims } from './account-changes/account-claims.js'
 import { AccountOwners } from './account-changes/account-owner.js'
 import { ChangeNotices } from './account-changes/change-notices.js'
@@ -79,6 +80,8 @@ export interface ReferenceServices {
   readonly reauthentication: Reauthentication
   /** The owner's "sign out of all other sessions" (docs/account-changes.md). */
   readonly otherSessions: OtherSessions
+  /** The account view's calls and the security events its activity lists (docs/account-changes.md). */
+  readonly account: AccountServices
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -163,6 +166,7 @@ export async function createReferenceServices (
     })
   const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
   const otherSessions = new OtherSessions({ store, owners, now })
+  const account = accountServices({ store, owners, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
   const purge = setInterval(() => {
     store.purgeExpired(now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
@@ -195,6 +199,7 @@ export async function createReferenceServices (
     secondFactors: secondFactor,
     reauthentication,
     otherSessions,
+    account,
     pseudonyms,
     signingKeys,
     metrics,
