@@ -1,4 +1,4 @@
-import type { AccountFeature, AccountOverview } from '../../../common/account/account-state.js'
+import { ACCOUNT_FEATURES, type AccountFeature, type AccountOverview } from '../../../common/account/account-state.js'
 import { isRefusal, type AccountOwners } from '../account-changes/account-owner.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
 import { REMEMBER_BROWSER_MS } from '../second-factor/remembered-browser-cookie.js'
@@ -58,15 +58,9 @@ export class AccountOverviews {
     return await this.options.store.countSecurityEvents(accountId, 'browser-remembered', since)
   }
 
+  /** Every section but those of a factor that is off, in the order the view shows them. */
   private features (): AccountFeature[] {
-    return [
-      'sessions',
-      ...(this.options.passkeys ? ['passkeys' as const] : []),
-      ...(this.options.secondFactor ? ['second-factor' as const] : []),
-      'password',
-      'email',
-      'activity',
-      'delete'
-    ]
+    const off = new Set<AccountFeature>([...(this.options.passkeys ? [] : ['passkeys' as const]), ...(this.options.secondFactor ? [] : ['second-factor' as const])])
+    return ACCOUNT_FEATURES.filter((feature) => !off.has(feature))
   }
 }
