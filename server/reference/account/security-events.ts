@@ -19,9 +19,13 @@ export class SecurityEvents {
   /** The sink of one request's events (RequestFacts.activity). */
   sinkFor (facts: Pick<RequestFacts, 'clientAddress' | 'browser' | 'log'>): ActivitySink {
     return (accountId, kind, method) => {
-      const origin = requestOrigin(facts)
-      this.options.store.recordSecurityEvent({ accountId, at: this.options.now(), kind, method, ...origin })
-        .catch((error: unknown) => { facts.log.error({ err: error, kind }, 'keeping a security event failed') })
+      const event = { accountId, at: this.options.now(), kind, method, ...requestOrigin(facts) }
+      // After the answer is on its way: a wrong password for an address with an account then
+      // takes no longer to answer than one for an address without (SQLite writes in this thread).
+      setImmediate(() => {
+        this.options.store.recordSecurityEvent(event)
+          .catch((error: unknown) => { facts.log.error({ err: error, kind }, 'keeping a security event failed') })
+      })
     }
   }
 }
