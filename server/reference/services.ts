@@ -166,7 +166,7 @@ export async function createReferenceServices (
     })
   const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
   const otherSessions = new OtherSessions({ store, owners, now })
-  const account = accountServices({ store, owners, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
+  const account = accountServices({ store, owners, mailer, productName: config.productName, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
   const purge = setInterval(() => {
     store.purgeExpired(now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)

@@ -4,11 +4,18 @@ import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, successAnswer, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
 import { emailKey } from '../../shared/email-key.js'
-import type { AccountStore } from '../store/account-store.js'
+import { accountDeletedEmail } from '../emails/account-deleted.js'
+import { emailMessages } from '../emails/email-messages.js'
+import { sendAfterAnswering, type Mailer } from '../emails/mailer.js'
+import { identifyBrowser } from '../known-browsers/browser-names.js'
+import type { Account, AccountStore } from '../store/account-store.js'
 
 export interface AccountDeletionOptions {
   readonly store: Pick<AccountStore, 'deleteAccount'>
   readonly owners: AccountOwners
+  readonly mailer: Mailer
+  readonly productName: string
+  readonly now: () => number
 }
 
 /** The longest `confirmEmail` read: an address is at most 254 characters. */
@@ -19,6 +26,7 @@ const CONFIRMATION_MAX_LENGTH = 320
  * with a fresh proof and her address typed again. Every row of it leaves
  * the store at once, its refresh tokens with it: every session ends. Its
  * auth tokens then name no account, so a second call answers `signed_out`.
+ * The owner is told at the address it had.
  */
 export class AccountDeletion {
   constructor (private readonly options: AccountDeletionOptions) {}
@@ -36,6 +44,17 @@ export class AccountDeletion {
     // Gone already: a second call of the same moment, which the owner check let through before this one's delete.
     if (!await this.options.store.deleteAccount(account.id)) return error(401, say(facts, 'account.deleteSignedOut'), { reason: SIGNED_OUT_REASON })
     logAuthEvent(facts, 'account.deleted', { accountId: account.id, clientAddress: facts.clientAddress })
+    this.tellOwner(account, facts)
     return successAnswer(say(facts, 'account.deleted'))
+  }
+
+  /** The owner hears of the deletion at the address the account had, as of every change (docs/account-changes.md), after the answer. */
+  private tellOwner (account: Account, facts: RequestFacts): void {
+    const { mailer, productName, now } = this.options
+    const request = { at: new Date(now()), browser: identifyBrowser(facts.browser?.userAgent), address: facts.clientAddress }
+    sendAfterAnswering(facts.log, 'account deleted', async () => {
+      const delivery = await mailer.send(accountDeletedEmail({ to: account.email, productName, facts: request, messages: emailMessages(facts.locale) }))
+      logAuthEvent(facts, 'change.notice-sent', { accountId: account.id, change: 'account-deleted', ...delivery })
+    })
   }
 }

@@ -1,4 +1,5 @@
 import type { AccountOwners } from '../account-changes/account-owner.js'
+import type { Mailer } from '../emails/mailer.js'
 import type { AccountStore } from '../store/account-store.js'
 import { AccountActivity } from './account-activity.js'
 import { AccountDeletion } from './account-deletion.js'
@@ -18,17 +19,19 @@ export interface AccountServices {
 export interface AccountServicesOptions {
   readonly store: AccountStore
   readonly owners: AccountOwners
+  readonly mailer: Mailer
+  readonly productName: string
   readonly passkeys: boolean
   readonly secondFactor: boolean
   readonly now: () => number
 }
 
-export function accountServices ({ store, owners, passkeys, secondFactor, now }: AccountServicesOptions): AccountServices {
+export function accountServices ({ store, owners, mailer, productName, passkeys, secondFactor, now }: AccountServicesOptions): AccountServices {
   return {
     overviews: new AccountOverviews({ store, owners, passkeys, secondFactor, now }),
     sessions: new AccountSessions({ store, owners, now }),
     activity: new AccountActivity({ store, owners, now }),
-    deletion: new AccountDeletion({ store, owners }),
+    deletion: new AccountDeletion({ store, owners, mailer, productName, now }),
     events: new SecurityEvents({ store, now })
   }
 }

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { signedInOwner } from '../../../fixtures/account-changes/account-changes.js'
+import { CHROME_ON_WINDOWS, signedInOwner, waitForSubject } from '../../../fixtures/account-changes/account-changes.js'
 import { postJson } from '../../../fixtures/http/post-json.js'
 import { registerAccount } from '../../../fixtures/registration/registration.js'
 import { logCollector, startReference, type Reference } from '../../../fixtures/servers/reference.js'
@@ -66,4 +66,14 @@ t.test('without a live session the deletion is refused', async (t) => {
   const unsigned = await postJson(reference.base, '/accounts/account/delete', { confirmEmail: 'ada@example.com' })
   t.same([unsigned.status, unsigned.body], [401, { error: 'Please sign in again to delete your account.', reason: 'signed_out' }])
   t.not(await reference.services.store.findAccountByEmail('ada@example.com'), null)
+})
+
+t.test('the owner is told at the address the account had, with no link', async (t) => {
+  const reference = await startReference(t)
+  const owner = await signedInOwner(reference, 'ada@example.com', { headers: { 'user-agent': CHROME_ON_WINDOWS } })
+  t.equal((await owner.browser.post('account/delete', { confirmEmail: 'ada@example.com' }, owner.bearer)).status, 200)
+  const [email] = await waitForSubject(reference.dataDir, /^Your Threshold account was deleted$/)
+  t.match(email!.decoded, /^To: ada@example\.com$/m)
+  t.match(email!.decoded, /Chrome on Windows/, 'the browser it was done from')
+  t.notMatch(email!.decoded, /https?:\/\//, 'no link: there is no account left to act on')
 })
