@@ -69,7 +69,7 @@ export interface ProbeOptions {
  * A 429 hides the answer the row is about (a refusal that passes for the
  * wrong reason, a success never seen): the row fails and says what to do.
  */
-export const RATE_LIMITED = 'rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE for the run (one run makes 33 calls, up to 36 with every option) or check ACCOUNTS_URL itself; else wait a minute and run again'
+export const RATE_LIMITED = 'rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE for the run (one run makes 43 calls, up to 46 with every option) or check ACCOUNTS_URL itself; else wait a minute and run again'
 
 /** Builds rows for one call. */
 export function rowsFor (call: string): {

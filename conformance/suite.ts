@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { AccountsContract } from '../server/shared/accounts-contract.js'
 import { describe, notSuccess, readAnswer, type Answer } from './answers.js'
 import { accountChangeRows } from './calls/account-changes.js'
+import { accountViewRows } from './calls/account-view.js'
 import { googleRows } from './calls/google.js'
 import { randomName } from './calls/login-context.js'
 import { passwordLoginRows } from './calls/password-login.js'
@@ -111,8 +112,10 @@ export async function runSuite (options: SuiteOptions, announce: (line: string) 
   const sso = await ssoRows(probe)
   const register = await registerRows(probe, registered)
   const changes = await accountChangeRows(probe)
+  // Last: it ends the session it signs in with.
+  const accountView = await accountViewRows(probe)
   return {
-    rows: [...register, ...login, ...reset, ...google, ...sso, ...changes],
+    rows: [...register, ...login, ...reset, ...google, ...sso, ...changes, ...accountView],
     throwawayAccount,
     elapsedMs: Math.round(performance.now() - started),
     budgetMs

@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type ServerResponse } from 'node:http
 import { join } from 'node:path'
 import type { PageRenderer } from '../../common/page/page-render.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
-import { withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
+import { withAccountRoutes, withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
 import { loadBrandAssets } from './brand/brand-assets.js'
 import { pageBackground, pageLogo, pageLook } from './brand/brand-page.js'
@@ -215,7 +215,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     fastify.log.warn('neither ALLOWED_HOSTS nor PUBLIC_URL is set: any Host is accepted and passed on to the backends as X-Forwarded-Host')
   }
   logCompletedRequests(fastify)
-  const accountsRoutes = withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled)
+  const accountsRoutes = withAccountRoutes(withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled))
   fastify.decorate('metrics', metrics)
   fastify.decorate('pageAnswer', pageAnswer)
   fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))

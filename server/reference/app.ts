@@ -13,13 +13,13 @@ import { parseLoginContext } from './http/validation.js'
 /**
  * The services the routes call, as createReferenceServices makes them. The
  * passkey and second-factor paths are served only where those are on (their
- * services are not null); reauthentication and the end of other sessions
- * where either is, since they follow those factors.
+ * services are not null); reauthentication where either is, since it follows
+ * those factors; the account view's calls always.
  */
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
   | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors'
-  | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'addressChange' | 'pseudonyms'> {
+  | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'addressChange' | 'account' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
 }
@@ -67,8 +67,12 @@ export function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, pseudonyms, metrics } = options
-  const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => factsOf(request, reply, pseudonyms)
+  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, account, pseudonyms, metrics } = options
+  // Each request's events that the account's owner sees are kept with where it came from (server/reference/audit/audit.ts).
+  const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => {
+    const facts = factsOf(request, reply, pseudonyms)
+    return { ...facts, activity: account.events.sinkFor(facts) }
+  }
   const countSignIn = (method: SignInMethod, answering: Promise<Answer>): Promise<Answer> =>
     metrics.countSignIn(method, answering, (answer) => answer)
   // An SSO completion answers JSON; a redirect would be the provider's leg, not a sign-in yet.
@@ -169,9 +173,21 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
   if (passkeys !== null || secondFactors !== null) {
     app.post('/reauthenticate', async (request, reply) =>
       sendAnswer(reply, await reauthentication.withSecret(bearerToken(request), request.body, requestFacts(request, reply))))
-    app.post('/sessions/end-others', async (request, reply) =>
-      sendAnswer(reply, await otherSessions.endOthers(bearerToken(request), requestFacts(request, reply))))
   }
+
+  // The account view (docs/account-changes.md), served whatever factors are on.
+  app.post('/account/overview', async (request, reply) =>
+    sendAnswer(reply, await account.overviews.overview(bearerToken(request), requestFacts(request, reply))))
+  app.post('/sessions/list', async (request, reply) =>
+    sendAnswer(reply, await account.sessions.list(bearerToken(request), requestFacts(request, reply))))
+  app.post('/sessions/end', async (request, reply) =>
+    sendAnswer(reply, await account.sessions.end(bearerToken(request), request.body, requestFacts(request, reply))))
+  app.post('/sessions/end-others', async (request, reply) =>
+    sendAnswer(reply, await otherSessions.endOthers(bearerToken(request), requestFacts(request, reply))))
+  app.post('/activity/list', async (request, reply) =>
+    sendAnswer(reply, await account.activity.list(bearerToken(request), requestFacts(request, reply))))
+  app.post('/account/delete', async (request, reply) =>
+    sendAnswer(reply, await account.deletion.delete(bearerToken(request), request.body, requestFacts(request, reply))))
 
   app.post('/password/change', async (request, reply) =>
     sendAnswer(reply, await options.passwordChange.change(bearerToken(request), request.body, requestFacts(request, reply))))

@@ -112,6 +112,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       otherSessions: services.otherSessions,
       passwordChange: services.passwordChange,
       addressChange: services.addressChange,
+      account: services.account,
       pseudonyms: services.pseudonyms,
       metrics: services.metrics
     })

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { join } from 'node:path'
+import { accountServices, type AccountServices } from './account/account-services.js'
 import { AccountClaims } from './account-changes/account-claims.js'
 import { AccountOwners } from './account-changes/account-owner.js'
 import { AddressChange } from './account-changes/address-change.js'
@@ -85,6 +86,8 @@ export interface ReferenceServices {
   readonly passwordChange: PasswordChange
   /** The signed-in owner's new address, and its emailed link (docs/account-changes.md). */
   readonly addressChange: AddressChange
+  /** The account view's calls and the security events its activity lists (docs/account-changes.md). */
+  readonly account: AccountServices
   /** The names of addresses in the audit log. */
   readonly pseudonyms: EmailPseudonyms
   /** The token signing keys, read again every KEY_RELOAD_INTERVAL_MS. */
@@ -169,6 +172,7 @@ export async function createReferenceServices (
     })
   const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
   const otherSessions = new OtherSessions({ store, owners, now })
+  const account = accountServices({ store, owners, mailer, productName: config.productName, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
   const purge = setInterval(() => {
     store.purgeExpired(now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
@@ -203,6 +207,7 @@ export async function createReferenceServices (
     otherSessions,
     passwordChange: new PasswordChange({ store, owners, newPasswords, changeNotices, now }),
     addressChange: new AddressChange({ ...emailing, owners, changeNotices, browsers: browserNotices }),
+    account,
     pseudonyms,
     signingKeys,
     metrics,

@@ -29,6 +29,8 @@ export const PASSKEY_ROUTES: readonly ProxiedRoute[] = [
   { path: 'passkeys/reauthenticate/options', kind: 'json' },
   { path: 'passkeys/reauthenticate', kind: 'json' },
   { path: 'passkeys/remove', kind: 'json' },
+  { path: 'passkeys/list', kind: 'json' },
+  { path: 'passkeys/rename', kind: 'json' },
   { path: 'reauthenticate', kind: 'json' },
   { path: 'sessions/end-others', kind: 'json' },
   { path: 'token/revoke', kind: 'json' }
@@ -48,6 +50,7 @@ export const SECOND_FACTOR_ROUTES: readonly ProxiedRoute[] = [
   { path: 'second-factor/enrol/confirm', kind: 'json' },
   { path: 'second-factor/remove', kind: 'json' },
   { path: 'second-factor/recovery-codes', kind: 'json' },
+  { path: 'second-factor/forget-browsers', kind: 'json' },
   { path: 'reauthenticate', kind: 'json' },
   { path: 'sessions/end-others', kind: 'json' }
 ]
@@ -57,4 +60,28 @@ export function withSecondFactorRoutes (routes: readonly ProxiedRoute[], secondF
   if (!secondFactor) return routes
   const listed = new Set(routes.map((route) => route.path))
   return [...routes, ...SECOND_FACTOR_ROUTES.filter((route) => !listed.has(route.path))]
+}
+
+/**
+ * The account view's calls (docs/account-changes.md) that follow no setting,
+ * proxied to every accounts service: the view asks `account/overview` what
+ * the backend serves, and a backend that answers it 404 is offered none of
+ * them. The passkey and second-factor parts of the view are in the lists above.
+ */
+export const ACCOUNT_ROUTES: readonly ProxiedRoute[] = [
+  { path: 'account/overview', kind: 'json' },
+  { path: 'sessions/list', kind: 'json' },
+  { path: 'sessions/end', kind: 'json' },
+  { path: 'sessions/end-others', kind: 'json' },
+  { path: 'activity/list', kind: 'json' },
+  { path: 'password/change', kind: 'json' },
+  { path: 'email/change', kind: 'json' },
+  { path: 'email/confirm', kind: 'json' },
+  { path: 'account/delete', kind: 'json' }
+]
+
+/** `routes` with the account view's calls (each path once). */
+export function withAccountRoutes (routes: readonly ProxiedRoute[]): readonly ProxiedRoute[] {
+  const listed = new Set(routes.map((route) => route.path))
+  return [...routes, ...ACCOUNT_ROUTES.filter((route) => !listed.has(route.path))]
 }

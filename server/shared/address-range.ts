@@ -80,3 +80,16 @@ export function addressRange (address: string): string {
 export function ipv6SiteRange (address: string): string {
   return ipv6Prefix(address, 48)
 }
+
+/**
+ * The range an account's owner is shown of an address (the account view's
+ * sessions and activity): an IPv4 address's /24, as `203.0.113.0/24`, an
+ * IPv6 address's /48, as `2001:db8:1::/48`; empty when `raw` is no address.
+ * Enough to tell home from elsewhere, never the address itself.
+ */
+export function ownerShownRange (raw: string | undefined): string {
+  const address = normaliseAddress(raw)
+  if (address === null) return ''
+  if (address.includes(':')) return ipv6SiteRange(address)
+  return `${address.split('.').slice(0, 3).join('.')}.0/24`
+}

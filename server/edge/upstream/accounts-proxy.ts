@@ -74,16 +74,18 @@ const FORM_BODY_LIMIT_BYTES = 256 * 1024
  * nothing to read (json-answers.ts still decodes a coded one).
  */
 /**
- * The calls that change an account or prove it again, or end its other
- * sessions: they bear the auth token, and the proof cookie of
- * docs/account-changes.md.
+ * The calls that read or change an account, prove it again, or end its
+ * sessions (the account view's among them, docs/account-changes.md): they bear
+ * the auth token, and the proof cookie of docs/account-changes.md.
+ * `email/confirm` is not one: the emailed link's token is all it needs.
  */
 const ACCOUNT_CHANGE_PATHS = [
   'passkeys/register/options', 'passkeys/register', 'passkeys/reauthenticate/options', 'passkeys/reauthenticate', 'passkeys/remove',
-  'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes',
-  'reauthenticate', 'sessions/end-others',
   // The account view's (docs/account-view.md): the edge calls them for the visitor, with the token.
-  'account/overview', 'sessions/list', 'sessions/end', 'passkeys/list', 'activity/list', 'password/change', 'email/change', 'account/delete'
+  'passkeys/list', 'passkeys/rename',
+  'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers',
+  'reauthenticate', 'sessions/end-others',
+  'account/overview', 'sessions/list', 'sessions/end', 'activity/list', 'password/change', 'email/change', 'account/delete'
 ]
 
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {

@@ -9,7 +9,8 @@ export type AuthEvent =
   | 'register.succeeded' | 'register.repeated' | 'register.refused' | 'register.attempt-notice-sent' | 'register.attempt-notice-suppressed'
   | 'verify.email-sent' | 'verify.requested' | 'verify.suppressed' | 'verify.completed' | 'verify.refused' | 'verify.needs-known-browser'
   | 'browser.notice-sent' | 'browser.notice-suppressed' | 'sessions.link-refused'
-  | 'sessions.others-ended' | 'sessions.end-others.refused'
+  | 'sessions.others-ended' | 'sessions.end-others.refused' | 'sessions.ended' | 'sessions.end.refused'
+  | 'account.read-refused' | 'account.deleted' | 'account.delete-refused'
   | 'account.claimed' | 'account.claim-notice-sent'
   | 'google.login.succeeded' | 'google.login.failed' | 'google.register.succeeded' | 'google.register.failed'
   | 'sso.started' | 'sso.returned' | 'sso.refused' | 'sso.login.succeeded' | 'sso.register.succeeded'
@@ -38,7 +39,35 @@ export interface AuthEventDetails {
 }
 
 /**
- * Logs one authentication event. Never a password or token; the email is
+ * The events an account's owner sees in the account view's recent activity
+ * (`activity/list`, docs/account-changes.md), as its kinds name them (and
+ * `browser-remembered`, which the overview counts): one table, so that
+ * every place that logs one of these events records it for the owner too.
+ */
+const ACTIVITY_OF_EVENT: Partial<Readonly<Record<AuthEvent, { readonly kind: string, readonly method: string | null }>>> = {
+  'login.succeeded': { kind: 'sign-in', method: 'password' },
+  'google.login.succeeded': { kind: 'sign-in', method: 'google' },
+  'sso.login.succeeded': { kind: 'sign-in', method: 'sso' },
+  'passkey.login.succeeded': { kind: 'sign-in', method: 'passkey' },
+  'login.failed': { kind: 'sign-in-failed', method: 'password' },
+  'second-factor.failed': { kind: 'sign-in-failed', method: null },
+  'reset.completed': { kind: 'password-changed', method: null },
+  'password.changed': { kind: 'password-changed', method: null },
+  'email.changed': { kind: 'email-changed', method: null },
+  'passkey.register.succeeded': { kind: 'passkey-added', method: null },
+  'passkey.removed': { kind: 'passkey-removed', method: null },
+  'second-factor.enrolled': { kind: 'second-factor-on', method: null },
+  'second-factor.removed': { kind: 'second-factor-off', method: null },
+  'second-factor.recovery-codes-renewed': { kind: 'recovery-codes-renewed', method: null },
+  'sessions.others-ended': { kind: 'sessions-ended', method: null },
+  'sessions.ended': { kind: 'sessions-ended', method: null },
+  'change.undone': { kind: 'sessions-ended', method: null },
+  'second-factor.browser-remembered': { kind: 'browser-remembered', method: null }
+}
+
+/**
+ * Logs one authentication event, and keeps it for the account's owner
+ * where it is one she sees (ACTIVITY_OF_EVENT) and names her account. Never a password or token; the email is
  * reduced to its domain and its pseudonym (a keyed hash: email-pseudonyms.ts),
  * enough to follow one address through the log without writing it down.
  */
@@ -51,4 +80,6 @@ export function logAuthEvent (target: AuditTarget, event: AuthEvent, details: Au
     entry.emailPseudonym = target.pseudonyms.of(email)
   }
   target.log.info(entry, `auth event: ${event}`)
+  const activity = ACTIVITY_OF_EVENT[event]
+  if (activity !== undefined && details.accountId !== undefined) target.activity?.(details.accountId, activity.kind, activity.method)
 }

@@ -18,10 +18,15 @@ export interface BrowserFacts {
   readonly userAgent: string | undefined
 }
 
+/** Keeps an event as its account's owner sees it in the account view's activity (server/reference/account/security-events.ts). */
+export type ActivitySink = (accountId: string, kind: string, method: string | null) => void
+
 /** Where authentication events are logged (server/reference/audit/audit.ts): the log, and the names addresses have in it. */
 export interface AuditTarget {
   readonly log: FastifyBaseLogger
   readonly pseudonyms: EmailPseudonyms
+  /** Where the events an owner sees are kept as well; absent where no request is behind them (the operator's command). */
+  readonly activity?: ActivitySink
 }
 
 /** Whom an email goes to: where it is logged, and the language it is written in. */

@@ -14,7 +14,7 @@ import { ACCOUNTS_PATH } from '../http/exposed-routes.js'
 export const REMEMBERED_BROWSER_COOKIE = 'second_factor_browser'
 export const REMEMBERED_BROWSER_PURPOSE = 'second-factor-remembered-browser'
 /** How long a remembered browser is spared the code step. */
-const REMEMBER_BROWSER_MS = 30 * 24 * 3600_000
+export const REMEMBER_BROWSER_MS = 30 * 24 * 3600_000
 
 const VALUE_FORMAT = /^(\d{1,15})\.([\w-]{43})$/
 

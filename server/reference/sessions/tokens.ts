@@ -5,6 +5,7 @@ import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from '../config.js'
 import { SIGNING_ALGORITHM } from '../keys/signing-key.js'
 import type { SigningKeys } from '../keys/signing-keys.js'
 import type { Account, AccountStore, RefreshRotation } from '../store/account-store.js'
+import type { RequestOrigin } from './request-origin.js'
 
 /** The auth token is short-lived; a refresh token lives for the idle timeout (SessionSettings). */
 export const AUTH_TOKEN_TTL_SECONDS = 15 * 60
@@ -55,11 +56,25 @@ export interface AuthTokenClaims {
   readonly amr: readonly string[]
 }
 
-/** What a refresh token's record keeps of its login, beside the context: the method and when it signed in. */
+/** What a refresh token's record keeps of its login, beside the context: the method, when and where it signed in. */
 interface SavedLogin extends LoginContext {
   readonly method: AuthenticationMethod
   /** Epoch milliseconds of the sign-in; absent in records written before it was kept (their first token's issue time is unknown). */
   readonly signedInAt?: number
+  /** Where the sign-in came from, as the account view lists sessions; absent in records written before it was kept. */
+  readonly origin?: RequestOrigin
+}
+
+/** A session as one refresh token of it is kept. */
+interface SessionStart {
+  readonly familyId: string
+  readonly signedInAt: number
+  readonly origin?: RequestOrigin
+}
+
+/** What a refresh token's record (RefreshTokenRecord.context) says of its login. */
+export function readSavedLogin (context: string): SavedLogin {
+  return JSON.parse(context) as SavedLogin
 }
 
 /** RFC 8176's values: 'pwd+otp' gives ["pwd", "otp", "mfa"]. */
@@ -134,7 +149,7 @@ export class TokenService {
   /** A new auth token and a refresh token. A login starts a new refresh family (the session). */
   async issue (
     account: Account, context: LoginContext, method: AuthenticationMethod,
-    session: { familyId: string, signedInAt: number } = { familyId: randomUUID(), signedInAt: this.now() }
+    session: SessionStart = { familyId: randomUUID(), signedInAt: this.now() }
   ): Promise<TokenPair> {
     const { refresh, record } = this.refreshTokenInFamily(context, method, session)
     // A new family has no revoked token: only a rotation's successor can be refused.
@@ -146,10 +161,10 @@ export class TokenService {
 
   /** A new refresh token of the session, and what its record keeps beside the account and family. */
   private refreshTokenInFamily (
-    context: LoginContext, method: AuthenticationMethod, session: { familyId: string, signedInAt: number }
+    context: LoginContext, method: AuthenticationMethod, session: SessionStart
   ): { refresh: string, record: RefreshRotation['successor'] } {
     const refresh = newOpaqueToken()
-    const saved: SavedLogin = { ...context, method, signedInAt: session.signedInAt }
+    const saved: SavedLogin = { ...context, method, signedInAt: session.signedInAt, ...(session.origin === undefined ? {} : { origin: session.origin }) }
     return {
       refresh,
       record: {
@@ -180,7 +195,7 @@ export class TokenService {
     const now = this.now()
     const record = await this.store.findRefreshToken(hashToken(refreshToken))
     if (record === null) return { refused: 'unknown' }
-    const saved = JSON.parse(record.context) as SavedLogin & SecondFactorSession
+    const saved = readSavedLogin(record.context) as SavedLogin & SecondFactorSession
     if (saved.scope !== scope) return { refused: 'other-scope' }
     // The grace never revives a family: a sibling of a revoked one is refused too (rotateRefreshToken).
     if (record.revokedAt !== null) return { refused: 'revoked' }
@@ -219,7 +234,9 @@ export class TokenService {
     // Nobody would read the successor (the visitor left, or the edge answered 504): the token stays for the retry.
     if (signal?.aborted === true) return { unspent: 'client-gone' }
     // A session from before sign-in times were kept counts from this refresh: never older than it is.
-    const session = { familyId: record.familyId, signedInAt: saved.signedInAt ?? now }
+    const session: SessionStart = {
+      familyId: record.familyId, signedInAt: saved.signedInAt ?? now, ...(saved.origin === undefined ? {} : { origin: saved.origin })
+    }
     const { refresh, record: successor } = this.refreshTokenInFamily(context, saved.method, session)
     const rotation = await this.store.rotateRefreshToken({
       tokenHash: record.tokenHash, successor, now, reuseGraceMs: this.sessions.reuseGraceSeconds * 1000

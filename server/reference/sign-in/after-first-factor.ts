@@ -8,6 +8,7 @@ import { say } from '../languages/answer-texts.js'
 import { REMEMBERED_BROWSER_SESSION } from '../second-factor/second-factor-requirement.js'
 import type { FirstFactor, FirstFactorProof } from '../second-factor/login-challenges.js'
 import type { SecondFactorGate } from '../second-factor/second-factor-gate.js'
+import { requestOrigin } from '../sessions/request-origin.js'
 import type { AuthenticationMethod, LoginContext, TokenService } from '../sessions/tokens.js'
 import type { Account, AccountStore } from '../store/account-store.js'
 
@@ -85,7 +86,7 @@ export class AfterFirstFactor {
     // that, for an organisation's requirement to count it as met at refresh (REMEMBERED_BROWSER_SESSION).
     const remembered = (method === 'pwd' || method === 'google') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
     const context = remembered ? { ...requested, organizations, ...REMEMBERED_BROWSER_SESSION } : { ...requested, organizations }
-    const session = { familyId: randomUUID(), signedInAt: this.options.now() }
+    const session = { familyId: randomUUID(), signedInAt: this.options.now(), origin: requestOrigin(facts) }
     const tokens = await this.options.tokens.issue(account, context, method, session)
     // The sign-in is this browser's proof of the account, in this session, for the next few minutes (a passkey upgrade, a second factor).
     // Not a Google token the page did not ask for: it may have been read from another product's page.

@@ -61,7 +61,7 @@ export class LoginAttempts {
    * a locked pair does: otherwise guesses sent in parallel would get around
    * the lock.
    */
-  async failed (attempt: LoginAttempt, facts: RequestFacts): Promise<Answer> {
+  async failed (attempt: LoginAttempt, facts: RequestFacts, accountId?: string): Promise<Answer> {
     const { store, metrics } = this.options
     const now = this.options.now()
     const failure = await store.recordLoginFailure(attempt.throttleKey, loginLockDuration, now)
@@ -69,8 +69,9 @@ export class LoginAttempts {
     // Counted once each: the failure that set (or doubled) the pair's lock, the one that started the slow-down.
     if (loginLockDuration(failure.failures) > 0) metrics.lockout('address')
     if (accountDelay(accountWide.failures) > 0 && accountDelay(accountWide.failures - 1) === 0) metrics.lockout('account_slowdown')
+    // The account, where the address has one, sees the failure in its activity (server/reference/audit/audit.ts).
     logAuthEvent(facts, 'login.failed', {
-      email: attempt.email, clientAddress: facts.clientAddress, failures: failure.failures, accountFailures: accountWide.failures
+      email: attempt.email, clientAddress: facts.clientAddress, failures: failure.failures, accountFailures: accountWide.failures, ...(accountId === undefined ? {} : { accountId })
     })
     const othersFailed = failure.failures - 1
     return othersFailed > attempt.before.failures && loginLockDuration(othersFailed) > 0

@@ -47,7 +47,7 @@ export class PasswordSignIn {
     const verified = account?.passwordHash != null
       ? await work.verify(password, account.passwordHash, facts.signal)
       : await work.verifyDecoy(password, facts.signal)
-    if (account === null || !verified) return await attempts.failed(attempt, facts)
+    if (account === null || !verified) return await attempts.failed(attempt, facts, account?.id)
     const locked = await attempts.lockedMeanwhile(attempt, facts)
     if (locked !== null) return locked
     // Asked only now, for the right password (a wrong one is never sent, nor counted), and

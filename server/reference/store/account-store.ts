@@ -15,6 +15,9 @@ export const BROWSER_MEMORY_MS = 400 * 24 * 3600_000
  */
 export const SPENT_ROW_MEMORY_MS = 24 * 3600_000
 
+/** Security events are kept this long: `activity/list` shows the last 30 days, and a remembered browser is counted as long as it is spared codes. */
+export const SECURITY_EVENT_MEMORY_MS = 30 * 24 * 3600_000
+
 /** How many sessions a revocation ended: the refresh families among the tokens it revoked (a session has a token per refresh). */
 export function sessionCount (revoked: ReadonlyArray<{ readonly family_id: string }>): number {
   return new Set(revoked.map((row) => row.family_id)).size
@@ -241,6 +244,35 @@ export interface FreshProof {
   readonly upgradeSpent: boolean
 }
 
+/** One live session of an account, as its refresh tokens keep it (AccountStore.listSessions). */
+export interface SessionRecord {
+  /** The refresh family: the token's `sid`. */
+  readonly familyId: string
+  /** The context of its newest refresh token (JSON, as RefreshTokenRecord.context keeps it). */
+  readonly context: string
+  /** When one of its refresh tokens was last exchanged for a new one; null while none was. */
+  readonly lastRefreshedAt: number | null
+}
+
+/**
+ * Something done with an account that its owner sees in `activity/list`
+ * (docs/account-changes.md): a sign-in, a failed one, a change of a way in.
+ * Where it came from is kept only as the owner is shown it: the browser's
+ * User-Agent and the address's range, never the address.
+ */
+export interface SecurityEvent {
+  readonly accountId: string
+  readonly at: number
+  /** An AccountEventKind (common/account/account-state.ts), or `browser-remembered`, which the overview counts. */
+  readonly kind: string
+  /** The first factor of a sign-in (`password`, `passkey`, `google`, `sso`); null for a change. */
+  readonly method: string | null
+  /** The request's User-Agent, cut short; null where it had none. */
+  readonly userAgent: string | null
+  /** The /24 or /48 the request came from (server/shared/address-range.ts); empty where unknown. */
+  readonly addressRange: string
+}
+
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
 /** What an address change did: `taken` when another account has the address (case-insensitively), `unknown` when there is no such account. */
@@ -318,6 +350,14 @@ export interface AccountStore {
   revokeOtherSessions (accountId: string, keptFamilyId: string, now: number): Promise<number>
   /** Whether the family has a token neither revoked nor expired at `now` (its session lives). */
   isRefreshFamilyLive (familyId: string, now: number): Promise<boolean>
+  /** The account's live sessions at `now` (families with a token neither revoked nor expired), in no order. */
+  listSessions (accountId: string, now: number): Promise<readonly SessionRecord[]>
+  /**
+   * Revokes every refresh token of the session `familyId` if it is one of
+   * the account's live sessions at `now`: false, and nothing changed, when it
+   * is not (another account's included). Atomic with the revocations.
+   */
+  endSession (accountId: string, familyId: string, now: number): Promise<boolean>
 
   /** Keeps a proof, replacing the browser's earlier one (same binding hash). */
   insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void>
@@ -451,10 +491,25 @@ export interface AccountStore {
   /** When the account's remembered browsers were last forgotten (0: never); null when no such account. */
   rememberedBrowsersForgottenAt (accountId: string): Promise<number | null>
 
+  /** Keeps one security event of an account. */
+  recordSecurityEvent (event: SecurityEvent): Promise<void>
+  /** The account's events of `kinds` later than `since`, newest first, at most `limit`. */
+  listSecurityEvents (accountId: string, options: { readonly since: number, readonly kinds: readonly string[], readonly limit: number }): Promise<readonly SecurityEvent[]>
+  /** How many of the account's events of `kind` are later than `since`. */
+  countSecurityEvents (accountId: string, kind: string, since: number): Promise<number>
+
+  /**
+   * Removes the account and every row of it: its tokens (so its sessions
+   * end), passkeys, second factor, links, browsers, proofs, memberships and
+   * security events. False when there is no such account. Atomic.
+   */
+  deleteAccount (accountId: string): Promise<boolean>
+
   /**
    * Deletes expired tokens (spent Google tokens, passkey and second-factor challenges and
    * unconfirmed authenticator secrets included), links,
-   * transactions and throttles, and browsers unseen for `BROWSER_MEMORY_MS`.
+   * transactions and throttles, browsers unseen for `BROWSER_MEMORY_MS`, and
+   * security events older than `SECURITY_EVENT_MEMORY_MS`.
    */
   purgeExpired (now: number): Promise<void>
   /**

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import {
   BROWSER_MEMORY_MS,
+  SECURITY_EVENT_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
   sessionCount,
   type Account,
@@ -26,6 +27,8 @@ import {
   type RefreshRotation,
   type RefreshRotationResult,
   type RefreshTokenRecord,
+  type SecurityEvent,
+  type SessionRecord,
   type SsoIdentity,
   type SsoTransaction
 } from './account-store.js'
@@ -45,6 +48,9 @@ import {
   toRefreshToken,
   toSecondFactor,
   toSecondFactorChallenge,
+  toSecurityEvent,
+  toSession,
+  securityEventValues,
   type AccountRow,
   type EmailLinkRow,
   type FreshProofRow,
@@ -53,6 +59,8 @@ import {
   type RefreshTokenRow,
   type SecondFactorChallengeRow,
   type SecondFactorRow,
+  type SecurityEventRow,
+  type SessionRow,
   type SsoIdentityRow,
   type SsoTransactionRow
 } from './rows.js'
@@ -231,7 +239,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
      upgrade_used_at BIGINT
    );
    CREATE INDEX fresh_proofs_by_account ON fresh_proofs(account_id);
-   ALTER TABLE email_links ADD COLUMN subject TEXT;`
+   ALTER TABLE email_links ADD COLUMN subject TEXT;`,
+  `CREATE TABLE security_events (
+     id BIGSERIAL PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     at BIGINT NOT NULL,
+     kind TEXT NOT NULL,
+     method TEXT,
+     user_agent TEXT,
+     address_range TEXT NOT NULL
+   );
+   CREATE INDEX security_events_by_account ON security_events(account_id, at);
+   CREATE INDEX security_events_by_time ON security_events(at);`
 ]
 
 /** Replaces the account's recovery codes; inside the caller's transaction. */
@@ -777,6 +796,16 @@ export class PostgresAccountStore implements AccountStore {
     return rowCount === 1
   }
 
+  async listSessions (accountId: string, now: number): Promise<readonly SessionRecord[]> {
+    const { rows } = await this.pool.query<SessionRow>(
+      `SELECT family_id, MAX(used_at) AS last_refreshed_at,
+         (SELECT context FROM refresh_tokens newest WHERE newest.family_id = tokens.family_id ORDER BY expires_at DESC LIMIT 1) AS context
+       FROM refresh_tokens tokens
+       WHERE account_id = $1 AND family_id IN (SELECT family_id FROM refresh_tokens WHERE account_id = $1 AND revoked_at IS NULL AND expires_at > $2)
+       GROUP BY family_id`, [accountId, now])
+    return rows.map(toSession)
+  }
+
   async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
     await this.pool.query(
       `INSERT INTO fresh_proofs (binding_hash, account_id, session_id, method, at_sign_in, proven_at, expires_at, upgrade_used_at)
@@ -848,6 +877,17 @@ export class PostgresAccountStore implements AccountStore {
          WHERE account_id = $2 AND revoked_at IS NULL AND expires_at > $1 AND family_id <> $3
          RETURNING family_id`, [now, accountId, keptFamilyId])
       return sessionCount(rows)
+    })
+  }
+
+  async endSession (accountId: string, familyId: string, now: number): Promise<boolean> {
+    return await this.inTransaction(async (client) => {
+      await lockAccountForRevocation(client, accountId)
+      const { rowCount } = await client.query(
+        'SELECT 1 FROM refresh_tokens WHERE account_id = $1 AND family_id = $2 AND revoked_at IS NULL AND expires_at > $3 LIMIT 1', [accountId, familyId, now])
+      if (rowCount !== 1) return false
+      await client.query('UPDATE refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL', [now, familyId])
+      return true
     })
   }
 
@@ -1148,6 +1188,29 @@ export class PostgresAccountStore implements AccountStore {
     return rows[0]?.at ?? null
   }
 
+  async recordSecurityEvent (event: SecurityEvent): Promise<void> {
+    await this.pool.query('INSERT INTO security_events (account_id, at, kind, method, user_agent, address_range) VALUES ($1, $2, $3, $4, $5, $6)',
+      securityEventValues(event))
+  }
+
+  async listSecurityEvents (accountId: string, { since, kinds, limit }: { since: number, kinds: readonly string[], limit: number }): Promise<readonly SecurityEvent[]> {
+    const { rows } = await this.pool.query<SecurityEventRow>(
+      'SELECT * FROM security_events WHERE account_id = $1 AND at > $2 AND kind = ANY($3) ORDER BY at DESC, id DESC LIMIT $4', [accountId, since, kinds, limit])
+    return rows.map(toSecurityEvent)
+  }
+
+  async countSecurityEvents (accountId: string, kind: string, since: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM security_events WHERE account_id = $1 AND kind = $2 AND at > $3', [accountId, kind, since])
+    return rows[0]!.n
+  }
+
+  async deleteAccount (accountId: string): Promise<boolean> {
+    // Every other table's rows of the account go with it (ON DELETE CASCADE).
+    const { rowCount } = await this.pool.query('DELETE FROM accounts WHERE id = $1', [accountId])
+    return rowCount === 1
+  }
+
   async purgeExpired (now: number): Promise<void> {
     // Each table in a statement of its own: one transaction over them all would hold rows of
     // every table at once, against calls that lock them in another order.
@@ -1165,6 +1228,7 @@ export class PostgresAccountStore implements AccountStore {
     await this.pool.query('DELETE FROM email_links WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
     await this.pool.query('DELETE FROM known_browsers WHERE last_seen_at <= $1', [now - BROWSER_MEMORY_MS])
     await this.pool.query('DELETE FROM notice_slots WHERE quiet_until <= $1', [now])
+    await this.pool.query('DELETE FROM security_events WHERE at <= $1', [now - SECURITY_EVENT_MEMORY_MS])
   }
 
   async close (): Promise<void> {

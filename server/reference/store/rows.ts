@@ -7,6 +7,8 @@ import type {
   PasskeyCredential,
   ProofMethod,
   RefreshTokenRecord,
+  SecurityEvent,
+  SessionRecord,
   SecondFactorChallenge,
   SecondFactorChallengeKind,
   SecondFactorRecord,
@@ -239,4 +241,32 @@ export function toSecondFactorChallenge (row: SecondFactorChallengeRow | undefin
   return row === undefined
     ? null
     : { challengeHash: row.challenge_hash, accountId: row.account_id, kind: row.kind, context: row.context, method: row.method, expiresAt: row.expires_at }
+}
+
+export interface SessionRow {
+  family_id: string
+  context: string
+  last_refreshed_at: number | null
+}
+
+export function toSession (row: SessionRow): SessionRecord {
+  return { familyId: row.family_id, context: row.context, lastRefreshedAt: row.last_refreshed_at }
+}
+
+export interface SecurityEventRow {
+  account_id: string
+  at: number
+  kind: string
+  method: string | null
+  user_agent: string | null
+  address_range: string
+}
+
+export function toSecurityEvent (row: SecurityEventRow): SecurityEvent {
+  return { accountId: row.account_id, at: row.at, kind: row.kind, method: row.method, userAgent: row.user_agent, addressRange: row.address_range }
+}
+
+/** A security event's columns, in the order both stores insert them. */
+export function securityEventValues (event: SecurityEvent): [string, number, string, string | null, string | null, string] {
+  return [event.accountId, event.at, event.kind, event.method, event.userAgent, event.addressRange]
 }

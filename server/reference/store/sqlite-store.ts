@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import {
   BROWSER_MEMORY_MS,
+  SECURITY_EVENT_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
   sessionCount,
   type Account,
@@ -27,6 +28,8 @@ import {
   type RefreshRotation,
   type RefreshRotationResult,
   type RefreshTokenRecord,
+  type SecurityEvent,
+  type SessionRecord,
   type SsoIdentity,
   type SsoTransaction
 } from './account-store.js'
@@ -45,6 +48,9 @@ import {
   toRefreshToken,
   toSecondFactor,
   toSecondFactorChallenge,
+  toSecurityEvent,
+  toSession,
+  securityEventValues,
   type AccountRow,
   type EmailLinkRow,
   type FreshProofRow,
@@ -53,6 +59,8 @@ import {
   type RefreshTokenRow,
   type SecondFactorChallengeRow,
   type SecondFactorRow,
+  type SecurityEventRow,
+  type SessionRow,
   type SsoIdentityRow,
   type SsoTransactionRow
 } from './rows.js'
@@ -231,7 +239,19 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
      upgrade_used_at INTEGER
    );
    CREATE INDEX fresh_proofs_by_account ON fresh_proofs(account_id);
-   ALTER TABLE email_links ADD COLUMN subject TEXT;`
+   ALTER TABLE email_links ADD COLUMN subject TEXT;`,
+  // What the owner sees in the account view's recent activity (docs/account-changes.md), kept 30 days; `id` orders events of one millisecond.
+  `CREATE TABLE security_events (
+     id INTEGER PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     at INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     method TEXT,
+     user_agent TEXT,
+     address_range TEXT NOT NULL
+   );
+   CREATE INDEX security_events_by_account ON security_events(account_id, at);
+   CREATE INDEX security_events_by_time ON security_events(at);`
 ]
 
 function isUniqueViolation (error: unknown): error is { code: string, message: string } {
@@ -423,6 +443,26 @@ export class SqliteAccountStore implements AccountStore {
   async isRefreshFamilyLive (familyId: string, now: number): Promise<boolean> {
     return this.db.prepare('SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1')
       .get(familyId, now) !== undefined
+  }
+
+  async listSessions (accountId: string, now: number): Promise<readonly SessionRecord[]> {
+    const rows = this.db.prepare(`SELECT family_id, MAX(used_at) AS last_refreshed_at,
+                                    (SELECT context FROM refresh_tokens newest WHERE newest.family_id = tokens.family_id
+                                     ORDER BY expires_at DESC LIMIT 1) AS context
+                                  FROM refresh_tokens tokens
+                                  WHERE account_id = ? AND family_id IN (SELECT family_id FROM refresh_tokens
+                                    WHERE account_id = ? AND revoked_at IS NULL AND expires_at > ?)
+                                  GROUP BY family_id`).all(accountId, accountId, now) as SessionRow[]
+    return rows.map(toSession)
+  }
+
+  async endSession (accountId: string, familyId: string, now: number): Promise<boolean> {
+    return this.db.transaction(() => {
+      const live = this.db.prepare('SELECT 1 FROM refresh_tokens WHERE account_id = ? AND family_id = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1')
+        .get(accountId, familyId, now) !== undefined
+      if (live) this.revokeFamily(familyId, now)
+      return live
+    }).immediate()
   }
 
   async insertFreshProof (proof: Omit<FreshProof, 'upgradeSpent'>): Promise<void> {
@@ -741,6 +781,27 @@ export class SqliteAccountStore implements AccountStore {
     return row?.at ?? null
   }
 
+  async recordSecurityEvent (event: SecurityEvent): Promise<void> {
+    this.db.prepare('INSERT INTO security_events (account_id, at, kind, method, user_agent, address_range) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(...securityEventValues(event))
+  }
+
+  async listSecurityEvents (accountId: string, { since, kinds, limit }: { since: number, kinds: readonly string[], limit: number }): Promise<readonly SecurityEvent[]> {
+    if (kinds.length === 0) return []
+    const rows = this.db.prepare(`SELECT * FROM security_events WHERE account_id = ? AND at > ? AND kind IN (${kinds.map(() => '?').join(', ')})
+                                  ORDER BY at DESC, id DESC LIMIT ?`).all(accountId, since, ...kinds, limit) as SecurityEventRow[]
+    return rows.map(toSecurityEvent)
+  }
+
+  async countSecurityEvents (accountId: string, kind: string, since: number): Promise<number> {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM security_events WHERE account_id = ? AND kind = ? AND at > ?').get(accountId, kind, since) as { n: number }).n
+  }
+
+  async deleteAccount (accountId: string): Promise<boolean> {
+    // Every other table's rows of the account go with it (ON DELETE CASCADE, with foreign_keys on).
+    return this.db.prepare('DELETE FROM accounts WHERE id = ?').run(accountId).changes === 1
+  }
+
   async purgeExpired (now: number): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM second_factor_challenges WHERE expires_at <= ?').run(now)
@@ -757,6 +818,7 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('DELETE FROM email_links WHERE expires_at <= ? AND created_at <= ?').run(now, now - SPENT_ROW_MEMORY_MS)
       this.db.prepare('DELETE FROM known_browsers WHERE last_seen_at <= ?').run(now - BROWSER_MEMORY_MS)
       this.db.prepare('DELETE FROM notice_slots WHERE quiet_until <= ?').run(now)
+      this.db.prepare('DELETE FROM security_events WHERE at <= ?').run(now - SECURITY_EVENT_MEMORY_MS)
     })()
   }
 

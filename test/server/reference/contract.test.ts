@@ -3,13 +3,14 @@ import type { FastifyInstance } from 'fastify'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { decodeJwt } from 'jose'
 import { Secret, TOTP } from 'otpauth'
 import t, { type Test } from 'tap'
 import { SPEC_ACCOUNTS_PATHS } from '../../../common/http/accounts-paths.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { buildLocalAccountsServer } from '../../../server/reference/server.js'
 import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.js'
-import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
 import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/servers/reference.js'
@@ -52,6 +53,7 @@ t.test('the routes the edge proxies and the reference service serves are exactly
   add(REFERENCE_ACCOUNTS_ROUTES.filter((route) => !(SPEC_ACCOUNTS_PATHS as readonly string[]).includes(route.path)), 'embedded')
   add(PASSKEY_ROUTES, 'passkeys')
   add(SECOND_FACTOR_ROUTES, 'second-factor')
+  add(ACCOUNT_ROUTES, 'account')
 
   const documented = Object.keys(contract.document.paths)
     .filter((path) => pathItem(path)['x-threshold-route-kind'] !== 'grpc-web' && !pathItem(path)['x-threshold-proxied']?.includes('never'))
@@ -328,6 +330,24 @@ t.test('every answer of the reference service through the edge fits the document
   // Signing out of the other sessions: a live session is enough, without a proof.
   await probe.expect(401, 'post', '/sessions/end-others', { json: {} })
   await probe.expect(200, 'post', '/sessions/end-others', { json: {}, headers: piaBearer, withoutProof: true })
+
+  // The account view (docs/account-changes.md): reading and ending a session need a live session, a deletion a fresh proof too.
+  await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'dee@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  const deeLogin = { json: { email: 'dee@example.test', password: GOOD_PASSWORD, ...NO_CONTEXT } }
+  const deeElsewhere = String((await probe.expect(200, 'post', '/v2/login', deeLogin)).body.auth)
+  const deeBearer = { authorization: `Bearer ${String((await probe.expect(200, 'post', '/v2/login', deeLogin)).body.auth)}` }
+  for (const path of ['/account/overview', '/sessions/list', '/activity/list']) {
+    await probe.expect(401, 'post', path, { json: {} })
+    await probe.expect(200, 'post', path, { json: {}, headers: deeBearer, withoutProof: true })
+  }
+  await probe.expect(401, 'post', '/sessions/end', { json: { id: String(decodeJwt(deeElsewhere).sid) } })
+  await probe.expect(400, 'post', '/sessions/end', { json: {}, headers: deeBearer })
+  await probe.expect(404, 'post', '/sessions/end', { json: { id: 'no-such-session' }, headers: deeBearer })
+  await probe.expect(200, 'post', '/sessions/end', { json: { id: String(decodeJwt(deeElsewhere).sid) }, headers: deeBearer, withoutProof: true })
+  await probe.expect(401, 'post', '/account/delete', { json: { confirmEmail: 'dee@example.test' } })
+  await probe.expect(403, 'post', '/account/delete', { json: { confirmEmail: 'dee@example.test' }, headers: deeBearer, withoutProof: true })
+  await probe.expect(400, 'post', '/account/delete', { json: { confirmEmail: 'pia@example.test' }, headers: deeBearer })
+  await probe.expect(200, 'post', '/account/delete', { json: { confirmEmail: 'dee@example.test' }, headers: deeBearer })
 
   // The second factor: a voluntary enrolment, then a login that asks for it.
   await probe.expect(200, 'post', '/register', { json: { first_name: '', last_name: '', email: 'sif@example.test', password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
+import { withAccountRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../../server/shared/accounts-contract.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../../fixtures/servers/edge.js'
 
@@ -13,7 +13,7 @@ import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../
  */
 
 const contract = loadAccountsContract()
-const ROUTES = withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
+const ROUTES = withAccountRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true))
 
 interface EdgeDescription {
   readonly requestHeaders: { readonly always: string[], readonly onlyOn: Record<string, string[]>, readonly statedByTheEdge: Record<string, string> }
@@ -40,8 +40,12 @@ function documentedCookies (path: string): string[] {
 const bearerDocumented = (path: string): boolean =>
   ((contract.document.paths[path]?.post as Operation | undefined)?.security ?? []).some((requirement) => Object.keys(requirement).length > 0)
 
-/** The JSON calls the edge proxies, as the document names them (`/v2/login`). */
+/**
+ * The JSON calls the edge proxies, as the document names them (`/v2/login`):
+ * those it describes (test/server/reference/contract.test.ts says which it does not describe yet).
+ */
 const jsonCalls = ROUTES.filter((route) => route.kind === 'json').map((route) => `/${route.path}`)
+  .filter((path) => contract.document.paths[path] !== undefined)
 
 const ALL_COOKIES = ['sso_state=s', 'threshold_browser=b', 'refresh=r', 'passkey_challenge=p', 'second_factor_browser=f', 'threshold_proof=q', 'auth=token-of-the-product', 'product_session=other']
 
