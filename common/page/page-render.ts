@@ -8,11 +8,13 @@
  * by path, typed by this interface, as it loads the page template.
  */
 
+import type { AccountState } from '../account/account-state.js'
 import type { PageMessages } from '../languages/message-catalogue.js'
 import { jsonForScriptElement } from './json-for-script.js'
+import { viewFrom, type PageView } from './page-query.js'
 
 /** The views the page shows (the client's `View`). */
-export type RenderedView = 'login' | 'register' | 'resetPassword' | 'setPassword'
+export type RenderedView = PageView
 
 /** An error or success text above the form. */
 interface RenderedNotice {
@@ -48,6 +50,8 @@ export interface PageRenderRequest {
   readonly state: PageFormState | null
   /** The chosen language and its catalogue (common/languages/message-catalogue.ts). */
   readonly messages: PageMessages
+  /** The signed-in account's view's data, on `?view=account` (the edge embeds the same in ACCOUNT_STATE_ELEMENT_ID); else null. */
+  readonly account: AccountState | null
 }
 
 /** What goes into the page: the markup inside `<div id="root">`, and the view's heading for `<title>`. */
@@ -66,8 +70,6 @@ export function serializePageFormState (state: PageFormState): string {
   return jsonForScriptElement(state)
 }
 
-const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'resetPassword', 'setPassword'])
-
 /**
  * The embedded PageFormState, or null when there is none or it is not one
  * (the page then starts from its address, as without a form post).
@@ -79,11 +81,12 @@ export function parsePageFormState (text: string | null | undefined): PageFormSt
   } catch {
     return null
   }
-  if (!RENDERED_VIEWS.has(raw?.view) || typeof raw?.email !== 'string') return null
+  // A view the address could name (viewFrom's, setPassword included): the page's first load carries no list of its own.
+  if (typeof raw?.view !== 'string' || viewFrom(raw.view, true) !== raw.view || typeof raw.email !== 'string') return null
   const notice = raw.notice as Partial<RenderedNotice> | null
   const challenge = raw.secondFactorChallenge
   return {
-    view: raw.view as RenderedView,
+    view: raw.view,
     email: raw.email,
     notice: (notice?.kind === 'error' || notice?.kind === 'success') && typeof notice.text === 'string' ? { kind: notice.kind, text: notice.text } : null,
     invalid: raw.invalid === true,

@@ -106,7 +106,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
       let failure: RenderFailure | null = null
       const rendered = safely(() => {
         try {
-          return renderer.render({ search: query, hostname, state, messages: catalogues.pageMessages(locale) })
+          return renderer.render({ search: query, hostname, state, messages: catalogues.pageMessages(locale), account: null })
         } catch (error) {
           failure = { error }
           throw error
