@@ -100,7 +100,7 @@ function AccountView ({ config, page }: AccountViewProps) {
         <SessionsSection session={session} sessions={state.sessions} onChange={(sessions) => update((current) => ({ ...current, sessions }))} />
       )}
       {state !== null && offers('passkeys') && (
-        <PasskeysSection session={session} passkeys={state.passkeys} rpId={config.passkeyRpId ?? window.location.hostname}
+        <PasskeysSection session={session} passkeys={state.passkeys} rpId={config.passkeyRpId}
           onChange={(passkeys) => update((current) => ({ ...current, passkeys }))} />
       )}
       {state !== null && offers('second-factor') && (

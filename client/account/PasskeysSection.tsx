@@ -14,8 +14,8 @@ interface PasskeysSectionProps {
   readonly session: AccountSession
   /** `passkeys/list`'s entries; null where the edge could not read them. */
   readonly passkeys: readonly AccountPasskey[] | null
-  /** The WebAuthn relying party's ID, for the Signal API. */
-  readonly rpId: string
+  /** The WebAuthn relying party's ID, for the Signal API (PASSKEY_RP_ID); null: the page's host. */
+  readonly rpId: string | null
   readonly onChange: (passkeys: readonly AccountPasskey[]) => void
 }
 
@@ -43,7 +43,7 @@ const signalApi = (): ReturnType<typeof publicKeyCredential> => typeof PublicKey
  * Every one of these needs scripts (the browser's passkey prompt, the
  * changes' fresh proof): without them, a note says so in place.
  */
-export function PasskeysSection ({ session, passkeys, rpId, onChange }: PasskeysSectionProps) {
+export function PasskeysSection ({ session, passkeys, rpId: configuredRpId, onChange }: PasskeysSectionProps) {
   const { text } = useMessages()
   const id = useId()
   const time = useAccountTimes()
@@ -53,7 +53,7 @@ export function PasskeysSection ({ session, passkeys, rpId, onChange }: Passkeys
   const list = passkeys ?? []
   const shownName = (passkey: AccountPasskey): string => passkey.name ?? text('account.passkeys.unnamed')
   // The list is the browser's to know too: once, as the view opens (an outside system kept in step, not a render's consequence).
-  useEffect(() => { void signalAccepted(session, rpId) }, []) // eslint-disable-line react-hooks/exhaustive-deps -- once, as the view opens
+  useEffect(() => { void signalAccepted(session, configuredRpId ?? window.location.hostname) }, []) // eslint-disable-line react-hooks/exhaustive-deps -- once, as the view opens
 
   const rename = useAccountChange('passkey-rename', session, async (auth, arg: { id: string, name: string }) => await renamePasskey(auth, arg.id, arg.name), (answer, arg) => {
     onChange(list.map((passkey) => passkey.id === arg.id ? { ...passkey, name: arg.name.trim() } : passkey))
@@ -63,7 +63,7 @@ export function PasskeysSection ({ session, passkeys, rpId, onChange }: Passkeys
   const remove = useAccountChange('passkey-remove', session, async (auth, passkey: AccountPasskey) => await removePasskey(auth, passkey.id), (answer, removed) => {
     onChange(list.filter((passkey) => passkey.id !== removed.id))
     setDone(text('account.passkeys.removed', { name: shownName(removed) }))
-    signal(signalApi().signalUnknownCredential, { rpId, credentialId: removed.id })
+    signal(signalApi().signalUnknownCredential, { rpId: configuredRpId ?? window.location.hostname, credentialId: removed.id })
   })
   const add = useAccountChange('passkey-add', session, async (auth) => {
     const outcome = await addPasskey(auth)

@@ -233,14 +233,24 @@ t.test('an account without a password is offered to set one', async (t) => {
   t.ok(screen.getByRole('button', { name: english('account.password.set') }))
 })
 
-t.test('passkeys: each with its name, when made and last used; renamed and removed with a proof in place, the browser told of the removal', async (t) => {
-  const { user, upstream, service } = await openAccountView(t, accountState(['passkeys'], {
-    passkeys: [{ id: 'Y3JlZC0x', name: 'Laptop', createdAt: NOW - 48 * HOUR, lastUsedAt: null, backedUp: true }, { id: 'Y3JlZC0y', name: null, createdAt: NOW - HOUR, lastUsedAt: NOW, backedUp: false }]
-  }), { '/passkeys/rename': [200, { success: true }], '/passkeys/remove': [200, { success: 'Passkey removed.' }] })
-  const signals: unknown[] = []
-  const signalling = { signalUnknownCredential: async (options: unknown) => { signals.push(options) } }
-  Object.assign(globalThis, { PublicKeyCredential: signalling })
+t.test('passkeys: each with its name, when made and last used; renamed and removed with a proof in place, the browser told what the account holds', async (t) => {
+  // The Signal API as a browser that has it offers it, recording what the page tells it.
+  const signals: Array<[string, unknown]> = []
+  Object.assign(globalThis, {
+    PublicKeyCredential: {
+      signalUnknownCredential: async (options: unknown) => { signals.push(['unknown', options]) },
+      signalAllAcceptedCredentials: async (options: unknown) => { signals.push(['all', options]) }
+    }
+  })
   t.teardown(() => { Reflect.deleteProperty(globalThis, 'PublicKeyCredential') })
+  const listed = [{ id: 'Y3JlZC0x', name: 'Laptop', createdAt: NOW - 48 * HOUR, lastUsedAt: null, backedUp: true }, { id: 'Y3JlZC0y', name: null, createdAt: NOW - HOUR, lastUsedAt: NOW, backedUp: false }]
+  const { user, upstream, service } = await openAccountView(t, accountState(['passkeys'], { passkeys: listed }), {
+    '/passkeys/list': [200, { passkeys: listed, user_id: 'dXNlcg' }],
+    '/passkeys/rename': [200, { success: true }],
+    '/passkeys/remove': [200, { success: 'Passkey removed.' }]
+  })
+  await eventuallyOk(t, () => signals.length === 1, 'the list, told once the view opens')
+  t.same(signals[0], ['all', { rpId: 'localhost', userId: 'dXNlcg', allAcceptedCredentialIds: ['Y3JlZC0x', 'Y3JlZC0y'] }])
   const items = within(region('account.passkeys.heading')).getAllByRole('listitem')
   t.match(items[0]!.textContent, /Laptop · Synced across your devices/)
   t.match(items[0]!.textContent, english('account.passkeys.neverUsed'))
@@ -261,7 +271,7 @@ t.test('passkeys: each with its name, when made and last used; renamed and remov
   await screen.findByText(english('account.passkeys.removed', { name: 'Work laptop' }))
   t.same(lastBody(upstream, '/passkeys/remove'), { id: 'Y3JlZC0x' })
   t.equal(within(region('account.passkeys.heading')).getAllByRole('listitem').length, 1)
-  t.same(signals, [{ rpId: 'localhost', credentialId: 'Y3JlZC0x' }], 'the passkey manager is told to forget it')
+  t.same(signals.slice(1), [['unknown', { rpId: 'localhost', credentialId: 'Y3JlZC0x' }]], 'the passkey manager is told to forget it')
 })
 
 t.test('two-step verification: new recovery codes shown once, the factor turned off', async (t) => {
