@@ -70,6 +70,14 @@ async function serveAccountView (page: Page, locale: 'en' | 'ar'): Promise<void>
   })
 }
 
+/**
+ * Until no transition runs: a scheme just switched fades the buttons' colours for a moment, and
+ * axe's contrast read mid-fade fails (as test/e2e/account-changes/fresh-proof-accessibility.test.ts waits).
+ */
+async function settled (page: Page): Promise<void> {
+  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'))
+}
+
 /** An auth token as the page reads it (its `email` and a far `exp`): the page never verifies it. */
 const AUTH = `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ email: 'noor@example.test', exp: 4_102_444_800 })).toString('base64url')}.c2ln`
 
@@ -112,6 +120,7 @@ t.test('axe finds no WCAG 2.2 A/AA violation on the account view, in English and
       await page.setViewportSize(viewport)
       for (const colorScheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme })
+        await settled(page)
         t.same(await wcagViolations(page), [], `${locale}, ${size}, ${colorScheme}`)
       }
     }
@@ -140,6 +149,8 @@ t.test('by keyboard alone: a password change asks for the proof in place, with t
   const heading = page.getByRole('heading', { name: say('freshProof.heading') })
   await heading.waitFor()
   t.ok(await heading.evaluate((element) => element === document.activeElement), 'the proof step\'s heading takes the focus')
+  await settled(page)
+  t.same(await wcagViolations(page), [], 'axe: the proof step in place')
   await page.keyboard.press('Tab')
   await page.keyboard.type(PASSWORD)
   await page.keyboard.press('Tab') // its reveal button
@@ -150,4 +161,40 @@ t.test('by keyboard alone: a password change asks for the proof in place, with t
   await done.waitFor()
   t.ok(await done.evaluate((element) => element === document.activeElement), 'what was done takes the focus')
   t.same(sent.filter((path) => path === 'password/change' || path === 'reauthenticate'), ['password/change', 'reauthenticate', 'password/change'])
+})
+
+t.test('by keyboard alone, Tab reaches every section\'s actions in the order they show', { skip: browserSkip }, async (t) => {
+  const { base } = await startBuiltServer(t, { RATE_LIMIT_PER_MINUTE: '600' })
+  const say = (key: MessageKey) => catalogue('en')[key]
+  const { page } = await openPage(t)
+  await serveAccountView(page, 'en')
+  await answerAccountCalls(page)
+  await page.goto(`${base}/?view=account`)
+  await waitForHydration(page)
+  const reached: string[] = []
+  for (let presses = 0; presses < 80; presses++) {
+    await page.keyboard.press('Tab')
+    const name = await page.evaluate(() => {
+      const element = document.activeElement
+      if (element === null || element === document.body) return null
+      return element.getAttribute('aria-label') ?? (element as HTMLInputElement).labels?.[0]?.textContent ?? element.textContent ?? ''
+    })
+    if (name === null) break
+    reached.push(name.trim())
+  }
+  const wanted = [
+    say('account.signOut'), say('account.sessions.end'), say('account.sessions.end'), say('account.sessions.endOthers'),
+    say('account.passkeys.rename'), say('account.passkeys.remove'), say('account.passkeys.add'),
+    say('account.secondFactor.newCodes'), say('account.secondFactor.forgetBrowsers'), say('account.secondFactor.turnOff'),
+    say('field.newPassword'), say('field.confirmPassword'), say('account.password.endOthers'), say('account.password.submit'),
+    say('account.email.new'), say('account.email.submit'),
+    say('account.delete.confirmLabel').replace('{email}', STATE.overview.account.email), say('account.delete.submit')
+  ]
+  let from = 0
+  const order = wanted.map((name) => {
+    const index = reached.indexOf(name, from)
+    if (index !== -1) from = index + 1
+    return index === -1 ? `${name}: not reached` : name
+  })
+  t.same(order, wanted, 'each section\'s controls, reached by Tab, in order')
 })
