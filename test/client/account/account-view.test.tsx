@@ -10,6 +10,7 @@ import { setPageUrl } from '../../fixtures/page/dom.js'
 import { createMessages, type Catalogue } from '../../../common/languages/message-catalogue.js'
 import { readFileSync } from 'node:fs'
 import { TEST_RECOVERY_CODES } from '../../fixtures/second-factor/second-factor.js'
+import { installStandInBrowser, standInCredential } from '../../fixtures/passkeys/webauthn-browser.js'
 
 /*
  * The account view (`?view=account`), rendered from the AccountState the
@@ -30,7 +31,7 @@ const PROOF_NEEDED = { error: 'For your security, confirm it\'s you first.', rea
 /** The account's paths as the edge forwards them (server/edge/upstream/accounts-proxy.ts), for a stand-in behind it. */
 const ACCOUNT_ROUTES = [...REFERENCE_ACCOUNTS_ROUTES, ...[
   'reauthenticate', 'sessions/end', 'sessions/end-others', 'password/change', 'email/change', 'account/delete',
-  'passkeys/list', 'passkeys/rename', 'passkeys/remove', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers'
+  'passkeys/list', 'passkeys/rename', 'passkeys/remove', 'passkeys/register/options', 'passkeys/register', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers'
 ].map((path) => ({ path, kind: 'json' as const }))]
 
 function accountState (features: readonly AccountFeature[] = ACCOUNT_FEATURES, more: Partial<AccountState> = {}): AccountState {
@@ -56,7 +57,7 @@ interface Service {
   answers: Record<string, [number, unknown]>
 }
 
-const PROOF_PATHS = new Set(['/password/change', '/email/change', '/account/delete', '/passkeys/rename', '/passkeys/remove',
+const PROOF_PATHS = new Set(['/passkeys/register/options', '/password/change', '/email/change', '/account/delete', '/passkeys/rename', '/passkeys/remove',
   '/second-factor/remove', '/second-factor/recovery-codes', '/second-factor/forget-browsers'])
 
 function accountsService (service: Service) {
@@ -234,15 +235,8 @@ t.test('an account without a password is offered to set one', async (t) => {
 })
 
 t.test('passkeys: each with its name, when made and last used; renamed and removed with a proof in place, the browser told what the account holds', async (t) => {
-  // The Signal API as a browser that has it offers it, recording what the page tells it.
-  const signals: Array<[string, unknown]> = []
-  Object.assign(globalThis, {
-    PublicKeyCredential: {
-      signalUnknownCredential: async (options: unknown) => { signals.push(['unknown', options]) },
-      signalAllAcceptedCredentials: async (options: unknown) => { signals.push(['all', options]) }
-    }
-  })
-  t.teardown(() => { Reflect.deleteProperty(globalThis, 'PublicKeyCredential') })
+  // A browser with the Signal API, recording what the page tells it.
+  const { signals } = installStandInBrowser(t)
   const listed = [{ id: 'Y3JlZC0x', name: 'Laptop', createdAt: NOW - 48 * HOUR, lastUsedAt: null, backedUp: true }, { id: 'Y3JlZC0y', name: null, createdAt: NOW - HOUR, lastUsedAt: NOW, backedUp: false }]
   const { user, upstream, service } = await openAccountView(t, accountState(['passkeys'], { passkeys: listed }), {
     '/passkeys/list': [200, { passkeys: listed, user_id: 'dXNlcg' }],
@@ -250,7 +244,7 @@ t.test('passkeys: each with its name, when made and last used; renamed and remov
     '/passkeys/remove': [200, { success: 'Passkey removed.' }]
   })
   await eventuallyOk(t, () => signals.length === 1, 'the list, told once the view opens')
-  t.same(signals[0], ['all', { rpId: 'localhost', userId: 'dXNlcg', allAcceptedCredentialIds: ['Y3JlZC0x', 'Y3JlZC0y'] }])
+  t.same(signals[0], { method: 'signalAllAcceptedCredentials', options: { rpId: 'localhost', userId: 'dXNlcg', allAcceptedCredentialIds: ['Y3JlZC0x', 'Y3JlZC0y'] } })
   const items = within(region('account.passkeys.heading')).getAllByRole('listitem')
   t.match(items[0]!.textContent, /Laptop · Synced across your devices/)
   t.match(items[0]!.textContent, english('account.passkeys.neverUsed'))
@@ -271,7 +265,7 @@ t.test('passkeys: each with its name, when made and last used; renamed and remov
   await screen.findByText(english('account.passkeys.removed', { name: 'Work laptop' }))
   t.same(lastBody(upstream, '/passkeys/remove'), { id: 'Y3JlZC0x' })
   t.equal(within(region('account.passkeys.heading')).getAllByRole('listitem').length, 1)
-  t.same(signals.slice(1), [['unknown', { rpId: 'localhost', credentialId: 'Y3JlZC0x' }]], 'the passkey manager is told to forget it')
+  t.same(signals.slice(1), [{ method: 'signalUnknownCredential', options: { rpId: 'localhost', credentialId: 'Y3JlZC0x' } }], 'the passkey manager is told to forget it')
 })
 
 t.test('two-step verification: new recovery codes shown once, the factor turned off', async (t) => {
@@ -342,4 +336,25 @@ t.test('a second delete, its account gone: the session has ended, and the login 
   await user.click(screen.getByRole('button', { name: english('account.delete.submit') }))
   await screen.findByRole('button', { name: 'Login' })
   t.ok(screen.getByText('Your session has ended.'))
+})
+
+t.test('"Add a passkey": a proof first where asked, then the browser\'s prompt, and the list as the service has it', async (t) => {
+  const browser = installStandInBrowser(t, { signalApi: false })
+  const attestation = { id: 'Y3JlZC0z', rawId: 'Y3JlZC0z', type: 'public-key', response: { clientDataJSON: 'e30', attestationObject: 'AA' } }
+  browser.answerCreate = () => ({ credential: standInCredential(attestation) })
+  const added = { id: 'Y3JlZC0z', name: null, createdAt: NOW, lastUsedAt: null, backedUp: true }
+  const { user, upstream } = await openAccountView(t, accountState(['passkeys']), {
+    '/passkeys/register/options': [200, { options: { challenge: 'Y2hhbGxlbmdl', rp: { id: 'localhost', name: 'Threshold' }, user: { id: 'dXNlcg', name: EMAIL, displayName: 'Ada' }, pubKeyCredParams: [{ type: 'public-key', alg: -7 }] } }],
+    '/passkeys/register': [200, { success: 'Passkey saved.' }],
+    '/passkeys/list': [200, { passkeys: [added] }]
+  })
+  t.ok(screen.getByText(english('account.passkeys.none')))
+  await user.click(screen.getByRole('button', { name: english('account.passkeys.add') }))
+  await screen.findByRole('heading', { name: english('freshProof.heading') })
+  t.equal(browser.calls.length, 0, 'no prompt before the proof')
+  await user.type(screen.getByLabelText(english('field.password'), { selector: 'input' }), `${PASSWORD}{Enter}`)
+  await screen.findByText(english('account.passkeys.added'))
+  t.same(browser.calls.map((call) => call.kind), ['create'], 'the prompt, once proven')
+  t.same(lastBody(upstream, '/passkeys/register'), { credential: attestation, conditional: false })
+  t.match(within(region('account.passkeys.heading')).getByRole('listitem').textContent, english('account.passkeys.unnamed'))
 })
