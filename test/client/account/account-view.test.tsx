@@ -9,7 +9,7 @@ import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '..
 import { setPageUrl } from '../../fixtures/page/dom.js'
 import { createMessages, type Catalogue } from '../../../common/languages/message-catalogue.js'
 import { readFileSync } from 'node:fs'
-import { TEST_RECOVERY_CODES } from '../../fixtures/second-factor/second-factor.js'
+import { TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor/second-factor.js'
 import { installStandInBrowser, standInCredential } from '../../fixtures/passkeys/webauthn-browser.js'
 
 /*
@@ -31,7 +31,8 @@ const PROOF_NEEDED = { error: 'For your security, confirm it\'s you first.', rea
 /** The account's paths as the edge forwards them (server/edge/upstream/accounts-proxy.ts), for a stand-in behind it. */
 const ACCOUNT_ROUTES = [...REFERENCE_ACCOUNTS_ROUTES, ...[
   'reauthenticate', 'sessions/end', 'sessions/end-others', 'password/change', 'email/change', 'account/delete',
-  'passkeys/list', 'passkeys/rename', 'passkeys/remove', 'passkeys/register/options', 'passkeys/register', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers'
+  'passkeys/list', 'passkeys/rename', 'passkeys/remove', 'passkeys/register/options', 'passkeys/register', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers',
+  'second-factor/enrol/start', 'second-factor/enrol/confirm'
 ].map((path) => ({ path, kind: 'json' as const }))]
 
 function accountState (features: readonly AccountFeature[] = ACCOUNT_FEATURES, more: Partial<AccountState> = {}): AccountState {
@@ -357,4 +358,23 @@ t.test('"Add a passkey": a proof first where asked, then the browser\'s prompt, 
   t.same(browser.calls.map((call) => call.kind), ['create'], 'the prompt, once proven')
   t.same(lastBody(upstream, '/passkeys/register'), { credential: attestation, conditional: false })
   t.match(within(region('account.passkeys.heading')).getByRole('listitem').textContent, english('account.passkeys.unnamed'))
+})
+
+t.test('two-step verification turned on: the enrolment steps in the section, then the codes, then "on"', async (t) => {
+  const { user, upstream, service } = await openAccountView(t, accountState(['second-factor']), {
+    '/second-factor/enrol/start': [200, { secret: TEST_SECRET, otpauth_uri: TEST_OTPAUTH_URI }],
+    '/second-factor/enrol/confirm': [200, { recovery_codes: TEST_RECOVERY_CODES }]
+  })
+  service.proven = true
+  await user.click(screen.getByRole('button', { name: english('account.secondFactor.turnOn') }))
+  const heading = await screen.findByRole('heading', { name: english('secondFactor.enrolHeading') })
+  await eventuallyOk(t, () => document.activeElement === heading, 'the step\'s heading takes the focus')
+  t.ok(within(region('account.secondFactor.heading')).getByRole('heading', { name: english('secondFactor.enrolHeading') }), 'in the section')
+  await user.type(await screen.findByLabelText(english('secondFactor.firstCodeLabel')), '123456')
+  await user.click(screen.getByRole('button', { name: english('secondFactor.confirm') }))
+  await user.click(await screen.findByRole('checkbox', { name: english('secondFactor.codesSaved') }))
+  await user.click(screen.getByRole('button', { name: english('secondFactor.continue') }))
+  await screen.findByText(english('account.secondFactor.turnedOn'))
+  t.ok(screen.getByRole('button', { name: english('account.secondFactor.turnOff') }))
+  t.same(lastBody(upstream, '/second-factor/enrol/confirm'), { code: '123456' })
 })
