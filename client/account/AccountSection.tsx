@@ -35,7 +35,7 @@ export function ChangeResult ({ done, error }: { done: string | null, error: str
  * again by itself and the form is back.
  */
 export function ProofInPlace ({ proof, children }: { proof: FreshProof | undefined, children: ReactNode }) {
-  return proof === undefined || proof.ways === null ? children : <ConfirmStep proof={proof} />
+  return proof === undefined || proof.ways === null ? children : <ConfirmStep proof={proof} explanation='account.proofExplanation' />
 }
 
 /**

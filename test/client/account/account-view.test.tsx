@@ -201,6 +201,7 @@ t.test('a password change without a fresh proof asks for it in place, then carri
   const heading = await screen.findByRole('heading', { name: english('freshProof.heading') })
   await eventuallyOk(t, () => document.activeElement === heading, 'the proof step takes the focus')
   t.ok(within(region('account.password.heading')).getByRole('heading', { name: english('freshProof.heading') }), 'in the section, in place of its form')
+  t.ok(screen.getByText(english('account.proofExplanation')), 'saying what it is for')
   await user.type(screen.getByLabelText(english('field.password'), { selector: 'input' }), PASSWORD)
   await user.click(screen.getByRole('button', { name: english('freshProof.confirm') }))
   await screen.findByText(english('account.password.changed'))
