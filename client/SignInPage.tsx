@@ -10,7 +10,7 @@ import { useSignInFlows } from './page/useSignInFlows.js'
 import { useAddressSearch } from './page/address-bar.js'
 import { fetchLaterTexts } from './languages/later-texts.js'
 import { MessagesContext, useMessages, withLaterTexts } from './languages/messages.js'
-import { parsePageParams, type View } from './page/page-params.js'
+import { parsePageParams } from './page/page-params.js'
 import { usePageHostname } from './page/page-address.js'
 import { BackgroundVideo } from './brand/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './page/form-view-props.js'
@@ -18,12 +18,22 @@ import { LoginView } from './sign-in/LoginView.js'
 import { RegisterView } from './registration/RegisterView.js'
 import { ResetPasswordView } from './password-reset/ResetPasswordView.js'
 import { SetPasswordView } from './password-reset/SetPasswordView.js'
+import type { AccountViewProps } from './account/AccountView.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
 const SsoModal = lazyChunk(async () => (await import('./sso/SsoModal.js')).withItsTexts())
 const PasskeyOffer = lazyChunk(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
 const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
+
+/**
+ * The account view (`?view=account`): a chunk of its own, with its texts, so that the login view's
+ * first load carries only this import. The server renders it as it is (client/server-render.tsx puts
+ * it here before rendering), and the page keeps that HTML until the chunk is here (LazyPart's Suspense).
+ */
+export const accountViewParts: { AccountView: ComponentType<AccountViewProps> } = {
+  AccountView: lazyChunk(async () => (await import('./account/AccountView.js')).withItsTexts())
+}
 
 type SignedInComponent = NonNullable<Awaited<ReturnType<typeof import('./sessions/SignedIn.js').forThisPage>>>
 type SecondFactorStepsComponent = typeof import('./second-factor/SecondFactorSteps.js').default
@@ -60,14 +70,6 @@ export function lazySecondFactorSteps (laterTextsUrl?: string): ComponentType<Se
  */
 export const SecondFactorStepsContext = createContext<ComponentType<SecondFactorStepsProps>>(lazySecondFactorSteps())
 
-/** Each view's heading's key (the server renderer's `<title>` follows it). */
-export const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
-  login: 'heading.login',
-  register: 'heading.register',
-  resetPassword: 'heading.resetPassword',
-  setPassword: 'heading.setPassword'
-}
-
 /**
  * The sign-in page: one view of three (four with password reset completion),
  * chosen by the address bar. This component holds the layout and the choice
@@ -92,7 +94,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, as the page opens
   }, [])
   // A second-factor step, a passkey offer, the breached-password notice (the last before leaving, in place of any other) or the signed-in state takes the card, with a heading of its own.
-  const stepShown = secondFactor.step !== null || passkeys.offer !== null || page.breachNotice || SignedIn !== null
+  const stepShown = secondFactor.step !== null || passkeys.offer !== null || page.breachNotice || SignedIn !== null || view === 'account'
 
   const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
   const email = { value: page.email, onChange: page.setEmail }
@@ -124,7 +126,8 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
             </LazyPart>
           )}
           {SignedIn !== null && <SignedIn config={config} onEnd={(notice) => { setSignedIn(null); page.succeed(notice) }} />}
-          {!stepShown && <h1 className='card__title'>{text(HEADING_KEYS[view])}</h1>}
+          {/* The key named as the edge names it (server/edge/page/page.ts); HEADING_KEYS lists them, out of the first load. */}
+          {!stepShown && <h1 className='card__title'>{text(`heading.${view}` satisfies MessageKey)}</h1>}
           {view === 'login' && params.banner !== null && !stepShown && <p className='banner'>{params.banner}</p>}
           <Notice id={FORM_NOTICE_ID} notice={flows.notice} />
           {/* The modal is a portal on the body; here, in the card, is where its chunk's failure shows. */}
@@ -144,6 +147,11 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           )}
           {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} passwordMinLength={config.passwordMinLength} />}
           {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
+          {view === 'account' && (
+            <LazyPart>
+              <accountViewParts.AccountView config={config} page={page} />
+            </LazyPart>
+          )}
           {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} passwordMinLength={config.passwordMinLength} review={flows.setPassword.review} />}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>

@@ -11,11 +11,24 @@ import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import VerificationLinkButton from './registration/VerificationLinkButton.js'
 import { loginViewParts } from './sign-in/LoginView.js'
-import { HEADING_KEYS, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { accountViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import AccountView, { AccountStateContext } from './account/AccountView.js'
 import { NO_SCRIPT_CONTENT } from './no-script/no-script-content.js'
+import type { MessageKey } from '../common/languages/message-catalogue.js'
+import type { View } from './page/page-params.js'
 
-// The server has every part at hand: the verification-link button renders as it is, not as the page's lazy chunk.
+/** Each view's heading's key, for the `<title>` (SignInPage composes the same keys, `heading.<view>`, to keep this table out of the first load). */
+const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
+  login: 'heading.login',
+  register: 'heading.register',
+  resetPassword: 'heading.resetPassword',
+  setPassword: 'heading.setPassword',
+  account: 'heading.account'
+}
+
+// The server has every part at hand: the verification-link button and the account view render as they are, not as the page's lazy chunks.
 loginViewParts.VerificationLinkButton = VerificationLinkButton
+accountViewParts.AccountView = AccountView
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's
@@ -36,12 +49,13 @@ function shownSearch (search: string, hostname: string, state: PageFormState | n
  * than lazy, so that a code step is in the HTML, what stands in for the
  * scripted parts when scripts are off (NoScriptContext), and the request's
  * language (MessagesContext): the markup depends on the request alone, so
- * the edge can keep it per address and language. Bundled by build.mjs into
+ * the edge can keep it per address and language (but for the account
+ * view, which renders the request's AccountState). Bundled by build.mjs into
  * dist/server/page-renderer.cjs, which the edge loads at start.
  */
 export function createPageRenderer (config: RuntimeConfig): PageRenderer {
   return {
-    render ({ search, hostname, state, messages: pageMessages }: PageRenderRequest): RenderedPage {
+    render ({ search, hostname, state, messages: pageMessages, account }: PageRenderRequest): RenderedPage {
       const address = { search: shownSearch(search, hostname, state, config), hostname }
       const messages = createMessages(pageMessages)
       const html = renderToString(
@@ -50,7 +64,9 @@ export function createPageRenderer (config: RuntimeConfig): PageRenderer {
             <PageAddressContext.Provider value={address}>
               <SecondFactorStepsContext.Provider value={SecondFactorSteps}>
                 <NoScriptContext.Provider value={NO_SCRIPT_CONTENT}>
-                  <SignInPage config={config} formState={state} />
+                  <AccountStateContext.Provider value={account}>
+                    <SignInPage config={config} formState={state} />
+                  </AccountStateContext.Provider>
                 </NoScriptContext.Provider>
               </SecondFactorStepsContext.Provider>
             </PageAddressContext.Provider>

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import { isAuthenticatorCode, withoutSpaces } from '../../common/second-factor/second-factor-codes.js'
 import type { CodeProof, SecretProof } from './fresh-proof-calls.js'
+import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { Button } from '../components/Button.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { useMessages } from '../languages/messages.js'
@@ -31,7 +32,11 @@ function secretOf (way: SecretWay, password: string, code: CodeProof | null): Se
  * focus, as every step's does; a refusal is announced and puts the focus
  * back in the first field.
  */
-export function ConfirmStep ({ proof }: { proof: FreshProof }) {
+export function ConfirmStep ({ proof, explanation = 'freshProof.explanation' }: {
+  proof: FreshProof
+  /** What the proof is for: a new way to sign in, unless told (the account view's changes). */
+  explanation?: MessageKey
+}) {
   const { text } = useMessages()
   const id = useId()
   const heading = useRef<HTMLHeadingElement>(null)
@@ -74,7 +79,7 @@ export function ConfirmStep ({ proof }: { proof: FreshProof }) {
     <section aria-labelledby={`${id}-heading`}>
       <h1 id={`${id}-heading`} className='card__title' tabIndex={-1} ref={heading}>{text('freshProof.heading')}</h1>
       <form ref={form} className='form' noValidate aria-describedby={describedBy} onSubmit={(event) => { void submit(event) }}>
-        <p>{text('freshProof.explanation')}</p>
+        <p>{text(explanation)}</p>
         {secretWay === 'password+code' && <p>{text('freshProof.passwordAndCode')}</p>}
         <div id={errorId} className={`notice${invalid ? ' notice--error' : ''}`} role='alert'>{proof.error}</div>
         {asksPassword && (

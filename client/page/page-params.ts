@@ -1,6 +1,6 @@
 import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/sign-in/local-accounts.js'
 import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page/page-query.js'
-import { NOTICE_MESSAGE_KEYS, PAGE_NOTICE_VIEWS, pageNoticeFrom, type PageNotice } from '../../common/page/page-notices.js'
+import { noticeMessageKey, PAGE_NOTICE_VIEWS, pageNoticeFrom, type PageNotice } from '../../common/page/page-notices.js'
 import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { plainText } from '../languages/messages.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
@@ -104,7 +104,7 @@ function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
  */
 function noticeFrom (code: string | null, view: View): AddressNotice | null {
   const notice = pageNoticeFrom(code)
-  return notice !== null && PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], key: NOTICE_MESSAGE_KEYS[notice] } : null
+  return notice !== null && PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], key: noticeMessageKey(notice) } : null
 }
 
 export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {

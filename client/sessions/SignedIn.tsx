@@ -13,8 +13,8 @@ import { useThisSession, type ThisSessionOptions } from './useThisSession.js'
  * The signed-in state (docs/page.md, "A visitor who is signed in already"):
  * the page opened with a live session and nowhere else to go shows whom it
  * is signed in as and a way to sign out, instead of an empty login form.
- * Small on purpose, and loaded as a chunk of its own only with a token cookie: the account
- * view (`?view=account`) is to take its place.
+ * Small on purpose, and loaded as a chunk of its own only with a token cookie; it links to
+ * the account view (`?view=account`), where the account is managed.
  */
 function SignedIn ({ email, ...options }: ThisSessionOptions & { readonly email: string }) {
   const { text } = useMessages()
@@ -27,6 +27,8 @@ function SignedIn ({ email, ...options }: ThisSessionOptions & { readonly email:
       <p>{text('signedIn.as', { email })}</p>
       <div className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>
       <Button busy={signingOut} onClick={signOut}>{text('signedIn.signOut')}</Button>
+      {/* A real link: the edge serves the account view only with a session, which this state has. */}
+      <p className='links'><a href='/?view=account'>{text('signedIn.accountLink')}</a></p>
     </section>
   )
 }

@@ -72,13 +72,14 @@ export const ADDRESS_NOTICE_PREFIX = 'notice.'
  * Keys only a lazily loaded chunk shows (the second factor's steps, the
  * challenge's, the breached-password notice, the SSO modal, the passkey
  * offer, the signed-in state, "Confirm it's you" before a change, "Sign out of all other
- * sessions" after one, the list a completed reset shows): a plain page
+ * sessions" after one, the list a completed reset shows, the account
+ * view, a chunk of its own): a plain page
  * leaves them out and names where they are (PageMessages.laterTextsUrl).
  * `sso.continue` stays: the no-script SSO form says it; `login.withPasskey`
  * is the login view's.
  */
 export const LATER_PREFIXES: readonly string[] = [
-  'secondFactor.', 'browserCheck.', 'breachedPassword.', 'freshProof.', 'otherSessions.', 'recentFactors.', 'signedIn.',
+  'account.', 'heading.account', 'secondFactor.', 'browserCheck.', 'breachedPassword.', 'freshProof.', 'otherSessions.', 'recentFactors.', 'signedIn.',
   'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow'
 ]
 

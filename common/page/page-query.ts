@@ -15,11 +15,16 @@ export function nonEmpty (value: string | null): string | null {
 }
 
 /** The views chosen by `view`. */
-export type PageView = 'login' | 'register' | 'resetPassword' | 'setPassword'
+export type PageView = 'login' | 'register' | 'resetPassword' | 'setPassword' | 'account'
 
-/** The view `view` asks for; `setPassword` only where the accounts service completes resets, anything else `login`. */
+/**
+ * The view `view` asks for; `setPassword` only where the accounts service
+ * completes resets, anything else `login`. `account` is the signed-in
+ * account's view (client/account/AccountView.tsx), which the edge serves only
+ * with a session.
+ */
 export function viewFrom (value: string | null, passwordResetCompletion: boolean): PageView {
-  if (value === 'register' || value === 'resetPassword') return value
+  if (value === 'register' || value === 'resetPassword' || value === 'account') return value
   if (value === 'setPassword' && passwordResetCompletion) return value
   return 'login'
 }

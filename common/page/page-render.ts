@@ -11,9 +11,10 @@
 import type { AccountState } from '../account/account-state.js'
 import type { PageMessages } from '../languages/message-catalogue.js'
 import { jsonForScriptElement } from './json-for-script.js'
+import { viewFrom, type PageView } from './page-query.js'
 
-/** The views the page shows (the client's `View`), and the signed-in account view (`?view=account`), which a form post may leave a notice on. */
-export type RenderedView = 'login' | 'register' | 'resetPassword' | 'setPassword' | 'account'
+/** The views the page shows (the client's `View`). */
+export type RenderedView = PageView
 
 /** An error or success text above the form. */
 interface RenderedNotice {
@@ -49,8 +50,8 @@ export interface PageRenderRequest {
   readonly state: PageFormState | null
   /** The chosen language and its catalogue (common/languages/message-catalogue.ts). */
   readonly messages: PageMessages
-  /** The account view's state (`?view=account`), which the edge fetched for the visitor and embeds too (ACCOUNT_STATE_ELEMENT_ID); null or absent on every other view. */
-  readonly account?: AccountState | null
+  /** The signed-in account's view's data, on `?view=account` (the edge embeds the same in ACCOUNT_STATE_ELEMENT_ID); else null. */
+  readonly account: AccountState | null
 }
 
 /** What goes into the page: the markup inside `<div id="root">`, and the view's heading for `<title>`. */
@@ -69,8 +70,6 @@ export function serializePageFormState (state: PageFormState): string {
   return jsonForScriptElement(state)
 }
 
-const RENDERED_VIEWS: ReadonlySet<unknown> = new Set(['login', 'register', 'resetPassword', 'setPassword', 'account'])
-
 /**
  * The embedded PageFormState, or null when there is none or it is not one
  * (the page then starts from its address, as without a form post).
@@ -82,11 +81,12 @@ export function parsePageFormState (text: string | null | undefined): PageFormSt
   } catch {
     return null
   }
-  if (!RENDERED_VIEWS.has(raw?.view) || typeof raw?.email !== 'string') return null
+  // A view the address could name (viewFrom's, setPassword included): the page's first load carries no list of its own.
+  if (typeof raw?.view !== 'string' || viewFrom(raw.view, true) !== raw.view || typeof raw.email !== 'string') return null
   const notice = raw.notice as Partial<RenderedNotice> | null
   const challenge = raw.secondFactorChallenge
   return {
-    view: raw.view as RenderedView,
+    view: raw.view,
     email: raw.email,
     notice: (notice?.kind === 'error' || notice?.kind === 'success') && typeof notice.text === 'string' ? { kind: notice.kind, text: notice.text } : null,
     invalid: raw.invalid === true,

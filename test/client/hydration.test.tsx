@@ -14,6 +14,8 @@ import { englishMessages, InLanguage, markedGermanMessages } from '../fixtures/l
 import { eventually, eventuallyOk, lastBody, startBackend, TEST_CONFIG } from '../fixtures/page/page.js'
 import { jsonAnswer } from '../fixtures/servers/edge.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
+import { ACCOUNT_FEATURES, ACCOUNT_STATE_ELEMENT_ID, type AccountState } from '../../common/account/account-state.js'
+import { jsonForScriptElement } from '../../common/page/json-for-script.js'
 
 /**
  * The page as the browser gets it: the edge's markup for an address (a GET's
@@ -26,8 +28,8 @@ import type { RuntimeConfig } from '../../common/page/runtime-config.js'
  */
 async function hydrate (
   t: Test, query: string, state: PageFormState | null = null, config: RuntimeConfig = TEST_CONFIG,
-  { origin = 'http://localhost', beforeHydration = () => {}, messages = englishMessages(), embeddedMessages = serializePageMessages(messages) }: {
-    origin?: string, beforeHydration?: (container: HTMLElement) => void, messages?: PageMessages, embeddedMessages?: string | null
+  { origin = 'http://localhost', beforeHydration = () => {}, messages = englishMessages(), embeddedMessages = serializePageMessages(messages), account = null }: {
+    origin?: string, beforeHydration?: (container: HTMLElement) => void, messages?: PageMessages, embeddedMessages?: string | null, account?: AccountState | null
   } = {}
 ) {
   setPageUrl(`${origin}/${query}`)
@@ -35,12 +37,13 @@ async function hydrate (
   // What the browser sends: the address as it parsed it (a raw `"` or `<` percent-encoded).
   const search = location.search.replace(/^\?/, '')
   // A GET's markup as the edge serves it: a kept rendering, its view links filled in (server/edge/page/page-markup.ts).
-  const { html } = state === null
+  const { html } = state === null && account === null
     ? new PageMarkup(renderer).forQuery(search, 'localhost', messages)
-    : renderer.render({ search, hostname: 'localhost', state, messages })
+    : renderer.render({ search, hostname: 'localhost', state, messages, account })
   document.body.innerHTML = `<script type="application/json" id="${RUNTIME_CONFIG_ELEMENT_ID}">${serializeRuntimeConfig(config)}</script>` +
     (embeddedMessages === null ? '' : `<script type="application/json" id="${MESSAGES_ELEMENT_ID}">${embeddedMessages}</script>`) +
     (state === null ? '' : `<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(state)}</script>`) +
+    (account === null ? '' : `<script type="application/json" id="${ACCOUNT_STATE_ELEMENT_ID}">${jsonForScriptElement(account)}</script>`) +
     `<div id="root">${html}</div>`
   const container = document.getElementById('root')!
   beforeHydration(container)
@@ -172,7 +175,7 @@ t.test('the check itself catches a mismatch: markup for another product name is 
   const { complaints } = await hydrate(t, '', null, TEST_CONFIG)
   t.same(complaints, [], 'the control hydrates cleanly')
   setPageUrl('http://localhost/')
-  document.body.innerHTML = `<div id="root">${createPageRenderer({ ...TEST_CONFIG, productName: 'Other' }).render({ search: '', hostname: 'localhost', state: null, messages: englishMessages() }).html}</div>`
+  document.body.innerHTML = `<div id="root">${createPageRenderer({ ...TEST_CONFIG, productName: 'Other' }).render({ search: '', hostname: 'localhost', state: null, messages: englishMessages(), account: null }).html}</div>`
   const seen: string[] = []
   const originalError = console.error
   console.error = (...args: unknown[]) => { seen.push(args.map(String).join(' ')) }
@@ -188,4 +191,25 @@ t.test('the check itself catches a mismatch: markup for another product name is 
   }
   act(() => root?.unmount())
   t.ok(seen.length > 0, 'a hydration mismatch is seen')
+})
+
+t.test('the account view hydrates from its embedded state without a warning, once its chunk is here', async (t) => {
+  const at = Date.UTC(2026, 10, 28, 14, 0)
+  const account: AccountState = {
+    overview: {
+      account: { email: 'ada@example.com', firstName: null, lastName: null, emailVerified: false, hasPassword: true, google: false },
+      secondFactor: { enrolled: true, recoveryCodesLeft: 9, rememberedBrowsers: 0 },
+      features: ACCOUNT_FEATURES
+    },
+    sessions: [{ id: 's-1', current: true, browser: 'Firefox on Linux', signedInAt: at, lastUsedAt: at, addressRange: '203.0.113.0/24', method: 'password' }],
+    passkeys: [{ id: 'cred-1', name: null, createdAt: at, lastUsedAt: null, backedUp: false }],
+    activity: [{ at, kind: 'sign-in', method: 'password', browser: 'Firefox on Linux', addressRange: '203.0.113.0/24' }]
+  }
+  // Its chunk loaded first (hydration asks for it at once), so that hydration ends, and any warning comes, while warnings are listened for.
+  await import('../../client/account/AccountView.js')
+  const { container, complaints, serverHtml } = await hydrate(t, '?view=account', null, TEST_CONFIG, { account })
+  t.match(serverHtml, 'Firefox on Linux', 'the server rendered the view')
+  const heading = () => container.querySelector('h1')
+  await eventuallyOk(t, () => heading()?.textContent === 'Your account' && Object.keys(heading()!).some((key) => key.startsWith('__reactFiber')), 'hydrated')
+  t.same(complaints, [])
 })

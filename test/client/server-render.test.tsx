@@ -7,7 +7,7 @@ import { TEST_CONFIG } from '../fixtures/page/page.js'
 
 const renderer = createPageRenderer({ ...TEST_CONFIG, secondFactor: true, secondFactorRememberBrowser: true })
 const render = (search: string, state: PageFormState | null = null, messages: PageMessages = englishMessages()) =>
-  renderer.render({ search, hostname: 'signin.example.com', state, messages })
+  renderer.render({ search, hostname: 'signin.example.com', state, messages, account: null })
 const STATE: PageFormState = { view: 'login', email: 'ada@example.com', notice: { kind: 'error', text: 'Invalid email or password.' }, invalid: true, verificationLinkOffered: false, secondFactorChallenge: null }
 
 const forms = (html: string) => [...html.matchAll(/<form([^>]*)>/g)].map((match) => match[1]!)
@@ -63,7 +63,7 @@ t.test('a state with a challenge renders the code step, the challenge a hidden f
 
 t.test('what needs scripts is wrapped, with a note or a form in <noscript>', async (t) => {
   const { html } = createPageRenderer({ ...TEST_CONFIG, googleClientId: 'abc.apps.googleusercontent.com', passkeyRpId: 'signin.example.com' })
-    .render({ search: '', hostname: 'signin.example.com', state: null, messages: englishMessages() })
+    .render({ search: '', hostname: 'signin.example.com', state: null, messages: englishMessages(), account: null })
   t.match(html, /<div class="needs-script"><button[^>]*><span>Login(<!-- -->)? with Google/)
   t.match(html, '<noscript><p class="script-note">Signing in with Google needs JavaScript.</p></noscript>')
   t.match(html, '<noscript><p class="script-note">Signing in with a passkey needs JavaScript.</p></noscript>')
@@ -91,12 +91,12 @@ t.test('the renderer speaks the catalogue it is given: every text of every view 
   // Not the catalogue's: the product's and support's names (configuration) and the post's own values.
   const values = new Set([TEST_CONFIG.productName, TEST_CONFIG.supportEmail, STATE.notice!.text])
   for (const [search, state] of renders) {
-    const { html, heading } = everything.render({ search, hostname: 'signin.example.com', state, messages: german })
+    const { html, heading } = everything.render({ search, hostname: 'signin.example.com', state, messages: german, account: null })
     t.match(heading, /^\[de\] /, `${search || 'login'}: the heading for the title`)
     const english = visibleTexts(html).filter((text) => !text.startsWith('[de] ') && !values.has(text))
     t.same(english, [], `${search || 'login'}${state === null ? '' : ' after a post'}: no text but the catalogue's`)
   }
-  const { html } = everything.render({ search: '', hostname: 'signin.example.com', state: null, messages: german })
+  const { html } = everything.render({ search: '', hostname: 'signin.example.com', state: null, messages: german, account: null })
   t.match(html, `<p class="brand__tagline">[de] Sign in to continue to ${TEST_CONFIG.productName}.</p>`, 'placeholders filled')
   t.match(html, '<noscript><p class="script-note">[de] Signing in with Google needs JavaScript.</p></noscript>', 'the no-script notes too')
 })

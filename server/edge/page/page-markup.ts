@@ -131,7 +131,7 @@ export class PageMarkup {
     this.refilledAt = now
     if (this.tokens < 1) return UNRENDERED
     this.tokens--
-    return this.renderer.render({ search, hostname, state: null, messages })
+    return this.renderer.render({ search, hostname, state: null, messages, account: null })
   }
 }
 

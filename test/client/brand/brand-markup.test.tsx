@@ -6,7 +6,7 @@ import { englishMessages } from '../../fixtures/languages/messages.js'
 import { TEST_CONFIG } from '../../fixtures/page/page.js'
 
 const render = (config: Partial<RuntimeConfig>, search = '', state: PageFormState | null = null) =>
-  createPageRenderer({ ...TEST_CONFIG, secondFactor: true, ...config }).render({ search, hostname: 'signin.example.com', state, messages: englishMessages() }).html
+  createPageRenderer({ ...TEST_CONFIG, secondFactor: true, ...config }).render({ search, hostname: 'signin.example.com', state, messages: englishMessages(), account: null }).html
 
 t.test('the logo is an <img> with its alt text and the size it is shown at, first in the card', async (t) => {
   const html = render({ logo: { src: '/assets/brand/logo-ABC.png', alt: 'Acme "Cloud"', width: 224, height: 56 } })

@@ -35,7 +35,7 @@ t.test('one rendering per markup, the rest of the query filled in per request; d
     ['cluster_name=x&redirect=%2Fb&allowed_org=o', '/?view=register&amp;cluster_name=x&amp;redirect=%2Fb&amp;allowed_org=o']
   ] as const) {
     const cached = markup.forQuery(search, 'signin.example.com', ENGLISH)
-    t.equal(cached.html, renderer.render({ search, hostname: 'signin.example.com', state: null, messages: ENGLISH }).html, `${search || '(none)'}: as rendered for the query itself`)
+    t.equal(cached.html, renderer.render({ search, hostname: 'signin.example.com', state: null, messages: ENGLISH, account: null }).html, `${search || '(none)'}: as rendered for the query itself`)
     t.match(cached.html, `href="${expected}"`)
   }
   t.equal(markup.size, 1, 'redirect and the login context share one rendering')
