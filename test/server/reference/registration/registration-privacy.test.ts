@@ -103,11 +103,10 @@ t.test('with REQUIRE_VERIFIED_EMAIL, the timing of a registration does not tell 
   // The instrument must work first: tell apart a call that hashes a password from one that does
   // not. On a machine so busy with other work that it cannot, nothing is measured, and the test
   // says so as a skip (a timing never fails a test: docs/development.md).
-  if (registerVersusResend <= 0.9) {
-    t.skip(`the machine is too busy to time a password hash (register/resend ${registerVersusResend.toFixed(2)}): nothing measured`)
-    return
-  }
-  t.ok(newVersusTaken > 0.25 && newVersusTaken < 0.75, 'new and taken addresses cannot be told apart by timing')
+  const blind = registerVersusResend <= 0.9
+  t.ok(newVersusTaken > 0.25 && newVersusTaken < 0.75, 'new and taken addresses cannot be told apart by timing', {
+    skip: blind ? `the machine is too busy to time a password hash (register/resend ${registerVersusResend.toFixed(2)}): nothing measured` : false
+  })
 })
 
 t.test('a registration answers a signed browser cookie, holding nothing personal', async (t) => {
