@@ -1,6 +1,6 @@
 import { resolveLocalAccounts, type LocalAccountsTarget } from '../../common/sign-in/local-accounts.js'
 import { domainCheckRequested, listParameter, nonEmpty, pageQueryContext, resetTokenFrom, viewFrom, type PageView } from '../../common/page/page-query.js'
-import { noticeMessageKey, PAGE_NOTICE_VIEWS, pageNoticeFrom, type PageNotice } from '../../common/page/page-notices.js'
+import { noticeKind, noticeMessageKey, PAGE_NOTICE_VIEWS, pageNoticeFrom } from '../../common/page/page-notices.js'
 import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { plainText } from '../languages/messages.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
@@ -47,24 +47,6 @@ interface AddressNotice {
 /** Where to go after a login, and the context a login carries: what single sign-on keeps across its round trip. */
 export type PageContext = Pick<PageParams, 'redirect' | 'allowedOrgs' | 'resourceType' | 'clusterName'>
 
-/**
- * Whether each `notice` code reads as a success or an error. Its view is in
- * common/page/page-notices.ts, shared with the service that sends the browser
- * there; on any other view the code says nothing that applies, so it is not shown.
- */
-const NOTICE_KINDS: Readonly<Record<PageNotice, NoticeContent['kind']>> = {
-  'email-verified': 'success',
-  'verify-link-invalid': 'error',
-  'verify-in-known-browser': 'error',
-  'sessions-ended': 'success',
-  'end-sessions': 'success',
-  'undo-change': 'success',
-  'end-sessions-link-invalid': 'error',
-  'email-changed': 'success',
-  'email-change-link-invalid': 'error',
-  'email-change-in-known-browser': 'error'
-}
-
 const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])
 const MAX_BANNER_LENGTH = 200
 
@@ -104,7 +86,7 @@ function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
  */
 function noticeFrom (code: string | null, view: View): AddressNotice | null {
   const notice = pageNoticeFrom(code)
-  return notice !== null && PAGE_NOTICE_VIEWS[notice] === view ? { kind: NOTICE_KINDS[notice], key: noticeMessageKey(notice) } : null
+  return notice !== null && PAGE_NOTICE_VIEWS[notice] === view ? { kind: noticeKind(notice), key: noticeMessageKey(notice) } : null
 }
 
 export function parsePageParams (search: string, pageHostname: string, config: RuntimeConfig): PageParams {

@@ -53,6 +53,30 @@ export function noticeMessageKey (notice: PageNotice): MessageKey {
   return `notice.${notice.replace(/-(.)/g, (_dash, letter: string) => letter.toUpperCase())}` as MessageKey
 }
 
+/** Whether each code reads as a success or an error. */
+export const NOTICE_KINDS: Readonly<Record<PageNotice, 'success' | 'error'>> = /* @__PURE__ */ Object.freeze({
+  'email-verified': 'success',
+  'verify-link-invalid': 'error',
+  'verify-in-known-browser': 'error',
+  'sessions-ended': 'success',
+  'end-sessions': 'success',
+  'undo-change': 'success',
+  'end-sessions-link-invalid': 'error',
+  'email-changed': 'success',
+  'email-change-link-invalid': 'error',
+  'email-change-in-known-browser': 'error'
+})
+
+/**
+ * A code's kind as NOTICE_KINDS has it: a link that did not work ends in
+ * `-invalid` or `-in-known-browser` (it must be opened elsewhere), and is an
+ * error; every other code tells of something done. The page's first load
+ * follows the rule rather than carry the table; a test holds the two alike.
+ */
+export function noticeKind (notice: PageNotice): 'success' | 'error' {
+  return /-(invalid|browser)$/.test(notice) ? 'error' : 'success'
+}
+
 /** The code an address's `notice` names, when it is one. */
 export function pageNoticeFrom (value: string | null): PageNotice | null {
   return value !== null && Object.hasOwn(PAGE_NOTICE_VIEWS, value) ? value as PageNotice : null
