@@ -83,6 +83,17 @@ export const LATER_PREFIXES: readonly string[] = [
   'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow'
 ]
 
+/**
+ * Texts of the views a page only opens on, never switched to in the page:
+ * the set-password view (from an emailed link) and the account view (from
+ * its address, which the edge fills). A page that opens on another view
+ * leaves them out (the first-load budget, test/build/bundle-budget.integration.test.ts).
+ */
+export const OPENING_VIEW_KEYS: readonly string[] = ['heading.setPassword', 'field.newPassword', 'field.showNewPassword', 'field.hideNewPassword', 'setPassword.submit']
+
+/** The views a page only opens on, whose texts are OPENING_VIEW_KEYS. */
+export const OPENING_VIEWS: readonly string[] = ['setPassword', 'account']
+
 /** Whether a key starts with one of the prefixes. */
 export function hasPrefix (key: string, prefixes: readonly string[]): boolean {
   return prefixes.some((prefix) => key.startsWith(prefix))

@@ -6,6 +6,7 @@ import {
   hasPrefix,
   LATER_PREFIXES,
   LOCALES,
+  OPENING_VIEW_KEYS,
   serializePageMessages,
   SERVER_ONLY_PREFIX,
   SERVER_RENDERED_ONLY_PREFIXES,
@@ -41,6 +42,8 @@ export interface EmbeddedTexts {
   readonly withLaterTexts: boolean
   /** The text of the notice the page's address names, on its view (common/page/page-notices.ts). */
   readonly notice: PageNotice | null
+  /** The texts of the views a page only opens on (OPENING_VIEW_KEYS): a page that opens on one of them. */
+  readonly openingView: boolean
 }
 
 const ENGLISH: Catalogue = englishCatalogue
@@ -73,6 +76,10 @@ function completeCatalogue (shipped: Readonly<Record<string, unknown>> | null, o
   return catalogue as Catalogue
 }
 
+function withoutKeys (catalogue: Catalogue, keys: readonly string[]): Catalogue {
+  return Object.fromEntries(Object.entries(catalogue).filter(([key]) => !keys.includes(key))) as Catalogue
+}
+
 function withoutServerKeys (catalogue: Catalogue): Catalogue {
   return Object.fromEntries(Object.entries(catalogue).filter(([key]) => !key.startsWith(SERVER_ONLY_PREFIX))) as Catalogue
 }
@@ -85,7 +92,7 @@ function contentHash (text: string): string {
 interface LocaleEntry {
   readonly messages: Messages
   readonly page: PageMessages
-  /** By `withLaterTexts`, then by notice ('' for none): filled as pages ask (at most 2 × 7 per language). */
+  /** By `withLaterTexts`, `openingView`, then notice ('' for none): filled as pages ask (at most 2 × 2 × 11 per language). */
   readonly embeddedJson: Map<string, string>
   readonly firstLoad: PageMessages
   readonly withLater: PageMessages
@@ -139,12 +146,13 @@ export async function loadMessageCatalogues (overrides: MessageOverrides, offere
   return {
     messages: (locale) => byLocale.get(locale)!.messages,
     pageMessages: (locale) => byLocale.get(locale)!.page,
-    pageMessagesJson (locale, { withLaterTexts, notice }) {
+    pageMessagesJson (locale, { withLaterTexts, notice, openingView }) {
       const entry = byLocale.get(locale)!
-      const key = `${withLaterTexts ? '+' : ''}${notice ?? ''}`
+      const key = `${withLaterTexts ? '+' : ''}${openingView ? '=' : ''}${notice ?? ''}`
       let json = entry.embeddedJson.get(key)
       if (json === undefined) {
-        const base = withLaterTexts ? entry.withLater : entry.firstLoad
+        const texts = withLaterTexts ? entry.withLater : entry.firstLoad
+        const base = openingView ? texts : { ...texts, catalogue: withoutKeys(texts.catalogue, OPENING_VIEW_KEYS) }
         const noticeKey = notice === null ? null : NOTICE_MESSAGE_KEYS[notice]
         json = serializePageMessages(noticeKey === null ? base : { ...base, catalogue: { ...base.catalogue, [noticeKey]: entry.page.catalogue[noticeKey] } })
         entry.embeddedJson.set(key, json)

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import type { Locale, MessageKey, Messages } from '../../../common/languages/message-catalogue.js'
+import { OPENING_VIEWS, type Locale, type MessageKey, type Messages } from '../../../common/languages/message-catalogue.js'
 import { viewFrom } from '../../../common/page/page-query.js'
 import { pageNoticeFrom, type PageNotice } from '../../../common/page/page-notices.js'
 import { ACCOUNT_STATE_ELEMENT_ID, type AccountState } from '../../../common/account/account-state.js'
@@ -159,7 +159,10 @@ export class PreparedPage {
       else if (piece === ROOT_SLOT) parts.push(renderedBytes(fill.rendered))
       else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
       else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
-      else if (piece === MESSAGES_SLOT) parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null, notice: noticeOfQuery(fill.query) }))
+      else if (piece === MESSAGES_SLOT) {
+        const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
+        parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null, notice: noticeOfQuery(fill.query), openingView: OPENING_VIEWS.includes(view) }))
+      }
       else {
         if (fill.state !== null) parts.push(Buffer.from(`\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`))
         if (fill.account != null) parts.push(Buffer.from(`\n    <script type="application/json" id="${ACCOUNT_STATE_ELEMENT_ID}">${jsonForScriptElement(fill.account)}</script>`))
@@ -169,7 +172,7 @@ export class PreparedPage {
   }
 
   private embeddedMessages (locale: Locale, embedded: EmbeddedTexts): Buffer {
-    const key = `${locale}${embedded.withLaterTexts ? '+' : ''}${embedded.notice ?? ''}`
+    const key = `${locale}${embedded.withLaterTexts ? '+' : ''}${embedded.openingView ? '=' : ''}${embedded.notice ?? ''}`
     let bytes = this.messagesBytes.get(key)
     if (bytes === undefined) {
       bytes = Buffer.from(this.catalogues.pageMessagesJson(locale, embedded))

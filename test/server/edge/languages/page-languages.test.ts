@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { createPageRenderer } from '../../../../client/server-render.js'
-import { ADDRESS_NOTICE_PREFIX, hasPrefix, LATER_PREFIXES, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../../common/languages/message-catalogue.js'
+import { ADDRESS_NOTICE_PREFIX, hasPrefix, LATER_PREFIXES, OPENING_VIEW_KEYS, MESSAGES_ELEMENT_ID, SERVER_ONLY_PREFIX, SERVER_RENDERED_ONLY_PREFIXES, type PageMessages } from '../../../../common/languages/message-catalogue.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
 import frenchCatalogue from '../../../../common/messages/fr.json' with { type: 'json' }
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
@@ -57,8 +57,8 @@ t.test('the page carries one language\'s catalogue, without the edge\'s own text
   t.equal(messages.locale, 'de')
   t.same(Object.keys(messages.catalogue), Object.keys(englishCatalogue).filter((key) => !key.startsWith(SERVER_ONLY_PREFIX) &&
     !hasPrefix(key, SERVER_RENDERED_ONLY_PREFIXES) && !hasPrefix(key, LATER_PREFIXES) && !key.startsWith(ADDRESS_NOTICE_PREFIX) &&
-    !GOOGLE_BUTTON_KEYS.includes(key)),
-  'every key the scripts show at first; no server key, no later key, no notice the address does not name, no method not offered')
+    !GOOGLE_BUTTON_KEYS.includes(key) && !OPENING_VIEW_KEYS.includes(key)),
+  'every key the scripts show at first; no server key, no later key, no notice the address does not name, no method not offered, no view the page cannot switch to')
   t.ok(page.body.indexOf(`id="${MESSAGES_ELEMENT_ID}"`) > page.body.indexOf('id="threshold-config"'), 'right after the runtime configuration')
   t.equal((await app.inject({ method: 'HEAD', url: '/', headers: { 'accept-language': 'de' } })).headers.vary, 'Accept-Language')
 })
@@ -71,6 +71,17 @@ t.test('the Google buttons\' labels come only where Google is offered; its error
     t.equal(withGoogle[key as keyof typeof withGoogle], frenchCatalogue[key as keyof typeof frenchCatalogue], `${key}: in French with Google`)
   }
   t.ok(Object.hasOwn(without, 'error.GOOGLE_LOGIN_FAILED'), 'the error a product may name in the address stays')
+})
+
+t.test('the set-password and account views\' own texts come only with a page that opens on them', async (t) => {
+  const app = await buildEdge(t, { passwordResetCompletion: true })
+  const keysOf = async (url: string) => Object.keys(embeddedMessages((await app.inject({ url })).body).catalogue)
+  for (const url of ['/', '/?view=register', '/?view=resetPassword']) {
+    const keys = await keysOf(url)
+    t.notOk(OPENING_VIEW_KEYS.some((key) => keys.includes(key)), `${url}: none of them`)
+  }
+  const setPassword = await keysOf('/?view=setPassword&token=tok_1234567890abcdefghij&ui_locales=de')
+  t.ok(OPENING_VIEW_KEYS.every((key) => setPassword.includes(key)), 'the set-password view: all of them')
 })
 
 t.test('a page whose address names a notice carries that notice\'s text, in its language, and no other notice\'s', async (t) => {
