@@ -46,6 +46,12 @@ async function listIf<T> (served: boolean, calls: SignedInCalls, path: string, p
   return answer.kind === 'json' && answer.status === 200 ? parse(answer.body) : null
 }
 
+/** Which optional calls this edge forwards (PASSKEYS, SECOND_FACTOR): a backend's feature beyond them is not shown. */
+export interface ForwardedFeatures {
+  readonly passkeys: boolean
+  readonly secondFactor: boolean
+}
+
 /**
  * The account view's state (common/account/account-state.ts), as the edge
  * embeds it: `account/overview` first (refreshing the token if it has
@@ -53,15 +59,17 @@ async function listIf<T> (served: boolean, calls: SignedInCalls, path: string, p
  * (signed-in-calls.ts sessionGone) asks for a sign-in; a 404 a backend without the call (no feature); another
  * refusal or failure, or an overview that is not one, is the service's failure.
  */
-export async function fetchAccountState (calls: SignedInCalls): Promise<AccountStateFetch> {
+export async function fetchAccountState (calls: SignedInCalls, forwarded: ForwardedFeatures): Promise<AccountStateFetch> {
   if (!calls.signedIn) return { kind: 'signed-out' }
   const answer = await calls.call('account/overview')
   if (sessionGone(answer)) return { kind: 'signed-out' }
   if (answer.kind === 'json' && answer.status === 404) {
     return { kind: 'state', account: { overview: featurelessOverview(tokenEmail(calls.token())), sessions: null, passkeys: null, activity: null } }
   }
-  const overview = answer.kind === 'json' && answer.status === 200 ? parseAccountOverview(answer.body) : null
-  if (overview === null) return { kind: 'failed', answer: answer.kind === 'json' && answer.status === 200 ? { kind: 'unreadable' } : answer }
+  const parsed = answer.kind === 'json' && answer.status === 200 ? parseAccountOverview(answer.body) : null
+  if (parsed === null) return { kind: 'failed', answer: answer.kind === 'json' && answer.status === 200 ? { kind: 'unreadable' } : answer }
+  // A section whose calls this edge does not forward could neither load nor change anything: the view leaves it out.
+  const overview = { ...parsed, features: parsed.features.filter((feature) => (feature !== 'passkeys' || forwarded.passkeys) && (feature !== 'second-factor' || forwarded.secondFactor)) }
   const serves = new Set(overview.features)
   const [sessions, passkeys, activity] = await Promise.all([
     listIf(serves.has('sessions'), calls, 'sessions/list', parseSessionList),

@@ -57,6 +57,15 @@ t.test('signed in, the edge fetches the overview and the lists its features name
   t.match(String(response.headers['content-security-policy']), /script-src 'self' 'nonce-/)
 })
 
+t.test('a backend\'s passkeys and second factor are left out where this edge forwards none of their calls', async (t) => {
+  const { app, upstream } = await startEdgeWithUpstream(t, answeringByPath(() => accountAnswers()),
+    { env: { ...ENV, PASSKEYS: 'false', SECOND_FACTOR: 'false' }, accountsRoutes: ACCOUNT_ROUTES })
+  const response = await app.inject({ method: 'GET', url: '/?view=account', headers: { ...GET_HEADERS, cookie: `auth=${AUTH}; refresh=r-1` } })
+  t.equal(response.statusCode, 200)
+  t.same(accountIn(response.body)?.overview.features, ['sessions', 'password', 'email', 'activity', 'delete'], 'no section that could not load or change anything')
+  t.notOk(upstream.requests.some((request) => request.url === '/passkeys/list'), 'its list is not asked for')
+})
+
 t.test('only the lists the backend serves are asked for; its extra fields and unknown kinds never reach the page', async (t) => {
   const overview = { ...ACCOUNT.overview, features: ['password', 'sessions', 'telepathy'], secret: 'internal-note' }
   const { app, upstream } = await edgeAnswering(t, () => ({
