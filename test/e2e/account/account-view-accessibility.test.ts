@@ -1,23 +1,22 @@
 import { readFileSync } from 'node:fs'
-import type { Page, Route } from 'playwright-core'
-import t from 'tap'
-import { ACCOUNT_FEATURES, ACCOUNT_STATE_ELEMENT_ID, type AccountState } from '../../../common/account/account-state.js'
+import type { Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { ACCOUNT_FEATURES, type AccountState } from '../../../common/account/account-state.js'
 import { SERVER_ONLY_PREFIX, type Catalogue, type MessageKey } from '../../../common/languages/message-catalogue.js'
-import { jsonForScriptElement } from '../../../common/page/json-for-script.js'
-import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../../../common/page/runtime-config.js'
-import { createPageRenderer } from '../../../client/server-render.js'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
+import { startUpstream } from '../../fixtures/servers/edge.js'
+import { accountAnswers, answeringByPath } from '../../fixtures/account/account-upstream.js'
 
 /*
  * The account view in real Chromium: axe (WCAG 2.2 A/AA) on every section,
  * in English and Arabic (right to left), at 1280×800 and 375×812, light and
  * dark; and a change made by keyboard alone, the focus following each new
- * step. The built server serves the page; the account's state, which the
- * edge fills from the accounts service (server/edge/), is rendered here by
- * the same renderer into the page the server sent, and the account's calls
- * are answered in the browser, so that only the view is under test.
+ * step. The built server serves the page in front of a stand-in accounts
+ * service that answers the account's state, which the edge renders and
+ * embeds; the page's own calls are answered in the browser, so that only the
+ * view is under test.
  */
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 812 } } as const
@@ -49,25 +48,18 @@ function catalogue (locale: 'en' | 'ar'): Catalogue {
 }
 
 /**
- * Answers `?view=account` with the page the server sent, its view rendered
- * from STATE and STATE embedded, as the edge does for a signed-in visitor.
+ * The built server in front of a stand-in accounts service that answers
+ * STATE, as the edge fetches it for a signed-in visitor and renders and
+ * embeds it (server/edge/account/).
  */
-async function serveAccountView (page: Page, locale: 'en' | 'ar'): Promise<void> {
-  await page.route((url) => url.searchParams.get('view') === 'account', async (route: Route) => {
-    const response = await route.fetch()
-    const html = await response.text()
-    const config = parseRuntimeConfig(new RegExp(`<script type="application/json" id="${RUNTIME_CONFIG_ELEMENT_ID}">([^<]*)</script>`).exec(html)?.[1])
-    const rendered = createPageRenderer(config).render({
-      search: 'view=account', hostname: '127.0.0.1', state: null, messages: { locale, catalogue: catalogue(locale) }, account: STATE
-    })
-    // The renderer here names the brand's media as the tests load them; the built page by their hashed names.
-    const markup = rendered.html.replace(/\/assets\/([\w-]+)\.(jpg|mp4|webm)/g, (whole, name: string, extension: string) =>
-      new RegExp(`/assets/${name}-[\\w-]+\\.${extension}`).exec(html)?.[0] ?? whole)
-    const body = html
-      .replace(/<div id="root">[\s\S]*?<\/div>(\s*<script type="application\/json" id="threshold-config">)/, (_whole, next: string) => `<div id="root">${markup}</div>${next}`)
-      .replace('</body>', `<script type="application/json" id="${ACCOUNT_STATE_ELEMENT_ID}">${jsonForScriptElement(STATE)}</script></body>`)
-    await route.fulfill({ response, body })
-  })
+async function startAccountSite (t: Test): Promise<string> {
+  const upstream = await startUpstream(t, answeringByPath(() => accountAnswers(STATE)))
+  return (await startBuiltServer(t, { RATE_LIMIT_PER_MINUTE: '600', ACCOUNTS_URL: upstream.url, PASSKEYS: 'true', SECOND_FACTOR: 'true' })).base
+}
+
+/** The visitor signed in: the page's `auth` cookie, which the edge bears to the service. */
+async function signedIn (page: Page, base: string): Promise<void> {
+  await page.context().addCookies([{ name: 'auth', value: AUTH, url: base }])
 }
 
 /**
@@ -105,11 +97,11 @@ async function answerAccountCalls (page: Page): Promise<string[]> {
 }
 
 t.test('axe finds no WCAG 2.2 A/AA violation on the account view, in English and Arabic, at both sizes, light and dark', { skip: browserSkip }, async (t) => {
-  const { base } = await startBuiltServer(t, { RATE_LIMIT_PER_MINUTE: '600' })
+  const base = await startAccountSite(t)
   for (const [locale, browserLocale] of [['en', 'en-US'], ['ar', 'ar-EG']] as const) {
     const say = (key: MessageKey) => catalogue(locale)[key]
     const { page, problems } = await openPage(t, { ...SIZES.desktop, locale: browserLocale, reducedMotion: 'reduce' })
-    await serveAccountView(page, locale)
+    await signedIn(page, base)
     await answerAccountCalls(page)
     await page.goto(`${base}/?view=account`)
     await waitForHydration(page)
@@ -129,10 +121,10 @@ t.test('axe finds no WCAG 2.2 A/AA violation on the account view, in English and
 })
 
 t.test('by keyboard alone: a password change asks for the proof in place, with the focus, then says it is done, with the focus', { skip: browserSkip }, async (t) => {
-  const { base } = await startBuiltServer(t, { RATE_LIMIT_PER_MINUTE: '600' })
+  const base = await startAccountSite(t)
   const say = (key: MessageKey) => catalogue('en')[key]
   const { page } = await openPage(t)
-  await serveAccountView(page, 'en')
+  await signedIn(page, base)
   const sent = await answerAccountCalls(page)
   await page.goto(`${base}/?view=account`)
   await waitForHydration(page)
@@ -164,10 +156,10 @@ t.test('by keyboard alone: a password change asks for the proof in place, with t
 })
 
 t.test('by keyboard alone, Tab reaches every section\'s actions in the order they show', { skip: browserSkip }, async (t) => {
-  const { base } = await startBuiltServer(t, { RATE_LIMIT_PER_MINUTE: '600' })
+  const base = await startAccountSite(t)
   const say = (key: MessageKey) => catalogue('en')[key]
   const { page } = await openPage(t)
-  await serveAccountView(page, 'en')
+  await signedIn(page, base)
   await answerAccountCalls(page)
   await page.goto(`${base}/?view=account`)
   await waitForHydration(page)
