@@ -11,7 +11,10 @@ import { endOtherSessions } from '../../../client/sessions/other-sessions-calls.
 import { removeRecentFactor } from '../../../client/account-changes/recent-factors-calls.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/second-factor/second-factor-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
+import { withAccountRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
+import {
+  changeEmail, changePassword, deleteAccount, endSession, forgetBrowsers, listPasskeys, removePasskey, removeSecondFactor, renamePasskey, renewRecoveryCodes
+} from '../../../client/account/account-calls.js'
 import { loadAccountsContract } from '../../../server/shared/accounts-contract.js'
 import { setPageUrl } from '../../fixtures/page/dom.js'
 import { jsonAnswer, localAccountsAnswer, startUpstream, type RecordedRequest } from '../../fixtures/servers/edge.js'
@@ -26,6 +29,7 @@ import { startBackend } from '../../fixtures/page/page.js'
  */
 
 const contract = loadAccountsContract()
+const EDGE_READS_FOR_THE_PAGE = ['/account/overview', '/sessions/list', '/activity/list']
 const NO_CONTEXT = { insecure_allowed_orgs: [], resource_type: null, cluster_name: null }
 const CONTEXT = { insecure_allowed_orgs: ['acme', 'initech'], resource_type: 'cluster', cluster_name: 'prod' }
 const credential = { id: 'Y3JlZC0x', rawId: 'Y3JlZC0x', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA', userHandle: 'dXNlcg' } }
@@ -49,7 +53,7 @@ function documentedPageCalls (): string[] {
 }
 
 t.test('every body the page sends fits the document\'s request schema, with null, [] and absent as it says', async (t) => {
-  const routes = withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
+  const routes = withAccountRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true))
   // More calls than the edge's default rate limit of 30 a minute.
   const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: routes, env: { RATE_LIMIT_PER_MINUTE: '1000' } })
   setPageUrl(`${base}/`)
@@ -92,7 +96,18 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['enrol start during a login', () => startEnrolment({ kind: 'challenge', challenge: 'c' })],
     ['enrol start signed in', () => startEnrolment({ kind: 'bearer', auth: 'auth.jwt' })],
     ['enrol confirm during a login', () => confirmEnrolment({ kind: 'challenge', challenge: 'c' }, '123456', true)],
-    ['enrol confirm signed in', () => confirmEnrolment({ kind: 'bearer', auth: 'auth.jwt' }, '123456')]
+    ['enrol confirm signed in', () => confirmEnrolment({ kind: 'bearer', auth: 'auth.jwt' }, '123456')],
+    ['the account view: one session ended', () => endSession('auth.jwt', 'session-1')],
+    ['the account view: a new password, others signed out', () => changePassword('auth.jwt', 'a new long passphrase', true)],
+    ['the account view: a new password', () => changePassword('auth.jwt', 'a new long passphrase', false)],
+    ['the account view: a new address', () => changeEmail('auth.jwt', 'new@b.test')],
+    ['the account view: the account deleted', () => deleteAccount('auth.jwt', 'a@b.test')],
+    ['the account view: the passkeys listed', () => listPasskeys('auth.jwt')],
+    ['the account view: a passkey renamed', () => renamePasskey('auth.jwt', 'Y3JlZC0x', 'Laptop')],
+    ['the account view: a passkey removed', () => removePasskey('auth.jwt', 'Y3JlZC0x')],
+    ['the account view: the second factor off', () => removeSecondFactor('auth.jwt')],
+    ['the account view: new recovery codes', () => renewRecoveryCodes('auth.jwt')],
+    ['the account view: remembered browsers forgotten', () => forgetBrowsers('auth.jwt')]
   ]
   const called = new Set<string>()
   for (const [name, call] of calls) {
@@ -117,6 +132,8 @@ t.test('every body the page sends fits the document\'s request schema, with null
   called.add(post.url)
   t.equal(contract.requestCheck('post', post.url)?.(JSON.parse(post.body.toString('utf8'))), null, 'local login: the body fits the document')
 
+  // The account view's reads are the edge's, made for the page as it renders the view (test/server/edge/account/account-view.test.ts).
+  for (const path of EDGE_READS_FOR_THE_PAGE) called.add(path)
   t.same([...called].sort(), documentedPageCalls().sort(), 'the page makes every call the document describes, and no other')
 })
 
