@@ -13,8 +13,8 @@ import { parseLoginContext } from './http/validation.js'
 /**
  * The services the routes call, as createReferenceServices makes them. The
  * passkey and second-factor paths are served only where those are on (their
- * services are not null); reauthentication where either is, since it follows
- * those factors; the account view's calls always.
+ * services are not null); reauthentication and the account view's calls
+ * always, since the view's own changes ask for the proof too.
  */
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
@@ -170,10 +170,9 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await secondFactors.changes.forgetBrowsers(bearerToken(request), requestFacts(request, reply))))
   }
 
-  if (passkeys !== null || secondFactors !== null) {
-    app.post('/reauthenticate', async (request, reply) =>
-      sendAnswer(reply, await reauthentication.withSecret(bearerToken(request), request.body, requestFacts(request, reply))))
-  }
+  // Served whatever factors are on: the account view's own changes (an address, a password, a deletion) ask for the proof too.
+  app.post('/reauthenticate', async (request, reply) =>
+    sendAnswer(reply, await reauthentication.withSecret(bearerToken(request), request.body, requestFacts(request, reply))))
 
   // The account view (docs/account-changes.md), served whatever factors are on.
   app.post('/account/overview', async (request, reply) =>

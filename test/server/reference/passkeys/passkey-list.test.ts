@@ -33,6 +33,24 @@ t.test('the owner lists her passkeys oldest first, with their names, times and b
   t.type(passkeys[1]!.lastUsedAt, 'number', 'used once')
 })
 
+t.test('the list names the account\'s user handle, the one a passkey sign-in answers, and not another account\'s', async (t) => {
+  const reference = await startReference(t)
+  const ada = await signedInOwner(reference, 'ada@example.com')
+  const added = await addPasskey(ada)
+  t.equal(added.status, 200)
+  const options = await ada.browser.loginOptions()
+  const signedIn = await ada.browser.post('passkeys/login', { credential: ada.authenticator.get(options, {}) })
+  t.equal(signedIn.status, 200)
+  t.match(signedIn.body.user_id, /^[A-Za-z0-9_-]{22}$/, 'a base64url handle')
+
+  const listed = await ada.browser.postToService(reference, 'passkeys/list', {}, ada.bearer)
+  t.equal(listed.body.user_id, signedIn.body.user_id, 'the handle the sign-in named, for the Signal API')
+  const bob = await signedInOwner(reference, 'bob@example.com')
+  const bobs = await bob.browser.postToService(reference, 'passkeys/list', {}, bob.bearer)
+  t.match(bobs.body.user_id, /^[A-Za-z0-9_-]{22}$/)
+  t.not(bobs.body.user_id, listed.body.user_id, 'each account its own')
+})
+
 t.test('another account lists only its own passkeys, and a token without a live session lists none', async (t) => {
   const reference = await startReference(t)
   const ada = await signedInOwner(reference, 'ada@example.com')
@@ -40,7 +58,7 @@ t.test('another account lists only its own passkeys, and a token without a live 
   const bob = await signedInOwner(reference, 'bob@example.com')
 
   const bobs = await bob.browser.postToService(reference, 'passkeys/list', {}, bob.bearer)
-  t.same([bobs.status, bobs.body], [200, { passkeys: [] }], 'none of Ada\'s')
+  t.same([bobs.status, bobs.body.passkeys], [200, []], 'none of Ada\'s')
 
   const stranger = new PasskeyBrowser(reference.base)
   const signedOut = await stranger.postToService(reference, 'passkeys/list', {})
