@@ -13,8 +13,9 @@ import { parseLoginContext } from './http/validation.js'
 /**
  * The services the routes call, as createReferenceServices makes them. The
  * passkey and second-factor paths are served only where those are on (their
- * services are not null); reauthentication and the account view's calls
- * always, since the view's own changes ask for the proof too.
+ * services are not null); the account view's calls always, and with them
+ * `reauthenticate`: a password change or a deletion needs a fresh proof
+ * whatever factors are on.
  */
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
@@ -170,11 +171,9 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await secondFactors.changes.forgetBrowsers(bearerToken(request), requestFacts(request, reply))))
   }
 
-  // Served whatever factors are on: the account view's own changes (an address, a password, a deletion) ask for the proof too.
+  // The account view (docs/account-changes.md), served whatever factors are on, with the fresh proof its changes ask for.
   app.post('/reauthenticate', async (request, reply) =>
     sendAnswer(reply, await reauthentication.withSecret(bearerToken(request), request.body, requestFacts(request, reply))))
-
-  // The account view (docs/account-changes.md), served whatever factors are on.
   app.post('/account/overview', async (request, reply) =>
     sendAnswer(reply, await account.overviews.overview(bearerToken(request), requestFacts(request, reply))))
   app.post('/sessions/list', async (request, reply) =>

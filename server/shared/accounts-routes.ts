@@ -73,6 +73,8 @@ export const ACCOUNT_ROUTES: readonly ProxiedRoute[] = [
   { path: 'sessions/list', kind: 'json' },
   { path: 'sessions/end', kind: 'json' },
   { path: 'sessions/end-others', kind: 'json' },
+  // The password's fresh proof, which a password change, an address change and a deletion ask for whatever factors are on.
+  { path: 'reauthenticate', kind: 'json' },
   { path: 'activity/list', kind: 'json' },
   { path: 'password/change', kind: 'json' },
   { path: 'email/change', kind: 'json' },

@@ -15,6 +15,13 @@ const REFRESH_TOKEN_CALLS: ReadonlySet<string> = new Set(['token/refresh', 'toke
 /** The call that ends a session: once it succeeds for the cookie's token, the token cookies go. */
 const REVOKE_CALL = 'token/revoke'
 
+/**
+ * The call that ends every session of the account, this browser's with it:
+ * once it succeeds, the token cookies go too. The page cannot remove the
+ * HttpOnly `refresh` cookie itself (client/account/DeleteSection.tsx).
+ */
+const DELETE_ACCOUNT_CALL = 'account/delete'
+
 export interface TokenAnswerOptions {
   /** Where the proxy's routes are mounted (`/accounts`). */
   readonly prefix: string
@@ -92,7 +99,7 @@ export function tokenAnswers (options: TokenAnswerOptions) {
 
     answerForBrowser: (request: FastifyRequest, reply: ProxyReply, status: number, answer: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
       const succeeded = status >= 200 && status <= 299
-      if (succeeded && revokingCookie.has(request)) void reply.header('set-cookie', clearedTokenCookies(cookieDomainOf(request), options.authHttpOnly))
+      if (succeeded && (revokingCookie.has(request) || routeOf(request) === DELETE_ACCOUNT_CALL)) void reply.header('set-cookie', clearedTokenCookies(cookieDomainOf(request), options.authHttpOnly))
       const shape = answerShape(answer)
       if (succeeded && shape === 'tokens') {
         void reply.header('set-cookie', edgeTokenCookies({ auth: answer.auth as string, refresh: answer.refresh as string }, cookieDomainOf(request), options.authHttpOnly))

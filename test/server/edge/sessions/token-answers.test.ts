@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
+import { withAccountRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
 import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
 
-const ROUTES = withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
+const ROUTES = withAccountRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true))
 const ENV = { SECOND_FACTOR: 'true', PASSKEYS: 'true' }
 
 /** A call from the page's own scripts, as a browser makes it: it says where it comes from. */
@@ -136,6 +136,21 @@ t.test('token/revoke takes the refresh cookie\'s token when the body names none,
   const none = await call(app, 'token/revoke', PAGE_CALL)
   t.same(JSON.parse(upstream.requests.at(-1)!.body.toString('utf8')), {}, 'no cookie, no token: the backend refuses it')
   t.same(setCookies(none), [])
+})
+
+t.test('a deleted account\'s browser loses both token cookies; a refused deletion keeps them', async (t) => {
+  let status = 400
+  const { app } = await edgeAnswering(t, () => [status, status === 200 ? { success: 'Deleted.' } : { error: 'This is not your account\'s address.' }])
+  const refused = await call(app, 'account/delete', { ...PAGE_CALL, cookie: 'auth=eyJ.a; refresh=refresh-token-1' }, '{"confirmEmail":"someone@example.test"}')
+  t.equal(refused.statusCode, 400)
+  t.same(setCookies(refused), [], 'refused: the session lives on, and so do its cookies')
+  status = 200
+  const deleted = await call(app, 'account/delete', { ...PAGE_CALL, cookie: 'auth=eyJ.a; refresh=refresh-token-1' }, '{"confirmEmail":"ada@example.test"}')
+  t.equal(deleted.statusCode, 200)
+  t.same(setCookies(deleted).sort(), [
+    'auth=; Max-Age=0; Path=/; Domain=example.com; Secure; SameSite=Lax',
+    'refresh=; Max-Age=0; Path=/; Domain=example.com; Secure; HttpOnly; SameSite=Lax'
+  ], 'the HttpOnly refresh cookie too, which the page cannot remove')
 })
 
 t.test('a refused revocation leaves the cookies where they are', async (t) => {
