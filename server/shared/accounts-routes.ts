@@ -79,9 +79,7 @@ export const ACCOUNT_ROUTES: readonly ProxiedRoute[] = [
   { path: 'password/change', kind: 'json' },
   { path: 'email/change', kind: 'json' },
   { path: 'email/confirm', kind: 'json' },
-  { path: 'account/delete', kind: 'json' },
-  // The fresh proof the changes above ask for (docs/account-changes.md), whatever factors are on.
-  { path: 'reauthenticate', kind: 'json' }
+  { path: 'account/delete', kind: 'json' }
 ]
 
 /** `routes` with the account view's calls (each path once). */
