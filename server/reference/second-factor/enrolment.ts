@@ -54,12 +54,12 @@ export class Enrolment {
     const factor = await store.findSecondFactor(account.id)
     const conflict = this.pendingOfAnotherEnrolment(factor, account, credential, facts)
     if (conflict !== null) return conflict
-    const secret = this.options.enrolmentSecrets.secretFor(account.id, credential)
     const now = this.options.now()
     // This enrolment's own secret, still pending (a retry, a second click), is answered again as it is.
     const resumed = factor !== null && factor.enrolledAt === null && factor.pendingExpiresAt > now
     // A login's enrolment ends with its challenge: its secret need not block another enrolment longer.
-    const pendingUntil = Math.min(now + PENDING_SECRET_TTL_MS, challenge?.expiresAt ?? Infinity)
+    const pendingUntil = resumed ? factor.pendingExpiresAt : Math.min(now + PENDING_SECRET_TTL_MS, challenge?.expiresAt ?? Infinity)
+    const secret = this.options.enrolmentSecrets.secretFor(account.id, credential, pendingUntil)
     if (!resumed && !await store.startSecondFactorEnrolment(account.id, secrets.seal(secret, account.id), pendingUntil)) {
       logAuthEvent(facts, 'second-factor.enrol.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'enrolled' })
       return error(409, say(facts, 'secondFactor.enrolled'))
@@ -140,7 +140,7 @@ export class Enrolment {
    */
   private pendingOfAnotherEnrolment (factor: SecondFactorRecord | null, account: Account, credential: EnrolmentCredential, facts: RequestFacts): Answer | null {
     if (factor === null || factor.enrolledAt !== null || factor.pendingExpiresAt <= this.options.now()) return null
-    if (this.options.enrolmentSecrets.startedBy(this.options.secrets.open(factor.encryptedSecret, account.id), account.id, credential)) return null
+    if (this.options.enrolmentSecrets.startedBy(this.options.secrets.open(factor.encryptedSecret, account.id), factor.pendingExpiresAt, account.id, credential)) return null
     logAuthEvent(facts, 'second-factor.enrol.refused', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'pending-elsewhere' })
     return error(409, say(facts, 'secondFactor.setupElsewhere'))
   }

@@ -463,3 +463,23 @@ t.test('a pending secret stops blocking other enrolments when it expires: a logi
   setup.clock.value += 60_000
   t.equal((await call(setup, 'second-factor/enrol/start', { challenge: String((await login(setup, 'ada@example.com')).body.challenge) })).status, 200)
 })
+
+t.test('turned off and on again with the same auth token, the authenticator gets a new key, and the old one confirms nothing', async (t) => {
+  const setup = await setUp(t)
+  const email = 'leaked-key@example.com'
+  const registering = await registerAccount(setup.reference.base, email)
+  await verifyAddress(setup.reference.base, setup.reference.dataDir, email, registering)
+  const browser = new ServiceBrowser(setup.reference.base)
+  const bearer = await browser.bearerAfterSignIn(email)
+  const first = String((await browser.post('second-factor/enrol/start', {}, bearer)).body.secret)
+  t.equal(String((await browser.post('second-factor/enrol/start', {}, bearer)).body.secret), first, 'a second click of one enrolment: the same key')
+  t.equal((await browser.post('second-factor/enrol/confirm', { code: codeFor(setup, first) }, bearer)).status, 200)
+  setup.clock.nextStep()
+  // The key leaked: the owner turns the factor off (the sign-in is still her fresh proof) and on again at once.
+  t.equal((await browser.post('second-factor/remove', {}, bearer)).status, 200, 'turned off')
+  setup.clock.nextStep()
+  const second = String((await browser.post('second-factor/enrol/start', {}, bearer)).body.secret)
+  t.not(second, first, 'a new key, though the auth token is the same')
+  t.equal((await browser.post('second-factor/enrol/confirm', { code: codeFor(setup, first) }, bearer)).status, 401, 'the leaked key confirms nothing')
+  t.equal((await browser.post('second-factor/enrol/confirm', { code: codeFor(setup, second) }, bearer)).status, 200, 'the new one does')
+})
