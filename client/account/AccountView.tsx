@@ -97,7 +97,8 @@ function AccountView ({ config, page }: AccountViewProps) {
         <Button type='submit' variant='secondary' busy={signingOut}>{text('account.signOut')}</Button>
       </form>
       {state !== null && offers('sessions') && (
-        <SessionsSection session={session} sessions={state.sessions} onChange={(sessions) => update((current) => ({ ...current, sessions }))} />
+        <SessionsSection session={session} sessions={state.sessions} onChange={(sessions) => update((current) => ({ ...current, sessions }))}
+          signOut={{ address: LOGOUT_ADDRESS, busy: signingOut, onSubmit: signOut }} />
       )}
       {state !== null && offers('passkeys') && (
         <PasskeysSection session={session} passkeys={state.passkeys} rpId={config.passkeyRpId}

@@ -29,6 +29,11 @@ interface SessionsSectionProps {
   readonly sessions: readonly ListedSession[] | null
   /** After a change: the list as it is now. */
   readonly onChange: (sessions: readonly ListedSession[]) => void
+  /**
+   * This browser's own session ends as the view's Sign out ends it (the sign-out URL's form): the
+   * edge then clears the HttpOnly `refresh` cookie too, which `sessions/end` cannot name.
+   */
+  readonly signOut: { readonly address: string, readonly busy: boolean, readonly onSubmit: (event: FormEvent) => void }
 }
 
 /**
@@ -38,7 +43,7 @@ interface SessionsSectionProps {
  * else. Forms that post without scripts (`account-end-session`,
  * `account-end-others`); with scripts, calls, and the list follows.
  */
-export function SessionsSection ({ session, sessions, onChange }: SessionsSectionProps) {
+export function SessionsSection ({ session, sessions, onChange, signOut }: SessionsSectionProps) {
   const { text } = useMessages()
   const id = useId()
   const time = useAccountTimes()
@@ -46,10 +51,6 @@ export function SessionsSection ({ session, sessions, onChange }: SessionsSectio
   const [done, setDone] = useState<string | null>(null)
   const list = sessions ?? []
   const endOne = useAccountChange('end-session', session, async (auth, ended: ListedSession) => await endSession(auth, ended.id), (answer, ended) => {
-    if (ended.current) {
-      session.leave({ kind: 'success', text: text('signedIn.signedOut') })
-      return
-    }
     onChange(list.filter((entry) => entry.id !== ended.id))
     setDone(text('account.sessions.ended', { browser: ended.browser }))
   })
@@ -76,13 +77,24 @@ export function SessionsSection ({ session, sessions, onChange }: SessionsSectio
             <p>{text('account.sessions.lastUsed', { time: time(entry.lastUsedAt) })}</p>
             <p>{text('account.sessions.signedIn', { time: time(entry.signedInAt), method: method(entry.method) })}</p>
             <p>{text('account.sessions.network', { range: entry.addressRange })}</p>
-            <form method='post' onSubmit={(event) => submit(event, () => endOne.run(entry))}>
-              <FormName name='account-end-session' />
-              <input type='hidden' name='id' value={entry.id} />
-              <Button type='submit' variant='secondary' busy={endOne.running} disabled={busy} aria-describedby={`${id}-${index}`}>
-                {text('account.sessions.end')}
-              </Button>
-            </form>
+            {entry.current
+              ? (
+                <form method='post' action={signOut.address} onSubmit={signOut.onSubmit}>
+                  <FormName name='logout' />
+                  <Button type='submit' variant='secondary' busy={signOut.busy} disabled={busy} aria-describedby={`${id}-${index}`}>
+                    {text('account.sessions.end')}
+                  </Button>
+                </form>
+                )
+              : (
+                <form method='post' onSubmit={(event) => submit(event, () => endOne.run(entry))}>
+                  <FormName name='account-end-session' />
+                  <input type='hidden' name='id' value={entry.id} />
+                  <Button type='submit' variant='secondary' busy={endOne.running} disabled={busy} aria-describedby={`${id}-${index}`}>
+                    {text('account.sessions.end')}
+                  </Button>
+                </form>
+                )}
           </li>
         ))}
       </ul>

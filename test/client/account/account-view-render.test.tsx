@@ -40,17 +40,19 @@ t.test('the view renders its heading, for the title too, and each section\'s for
   const { html, heading } = render(accountState())
   t.equal(heading, english('heading.account'))
   t.match(html, `<h1 class="card__title">${english('heading.account')}</h1>`)
-  t.same(formNames(html), ['logout', 'account-end-session', 'account-end-session', 'account-end-others', 'account-password', 'account-email', 'account-delete'])
+  // This browser's own session signs out as the view's Sign out does: the edge then clears the HttpOnly refresh cookie too.
+  t.same(formNames(html), ['logout', 'logout', 'account-end-session', 'account-end-others', 'account-password', 'account-email', 'account-delete'])
   t.same([...new Set(formNames(html))].sort(), [...ACCOUNT_FORMS].sort(), 'every form the edge takes (ACCOUNT_FORMS), and no other')
   for (const form of forms(html)) t.match(form, 'method="post"')
   t.match(forms(html)[0], 'action="/?view=logout"', 'sign out posts to the logout view')
-  t.ok(forms(html).slice(1).every((form) => !form.includes('action=')), 'the others to the page\'s own address')
+  t.match(forms(html)[1], 'action="/?view=logout"', 'so does this browser\'s session')
+  t.ok(forms(html).slice(2).every((form) => !form.includes('action=')), 'the others to the page\'s own address')
   t.notMatch(html, / style="/, 'no style attribute, which the CSP would refuse')
 })
 
 t.test('each session\'s form names it; what the service wrote is escaped', async (t) => {
   const { html } = render(accountState(['sessions']))
-  t.match(html, '<input type="hidden" name="id" value="s-here"/>')
+  t.notMatch(html, '<input type="hidden" name="id" value="s-here"/>', 'this browser\'s session signs out through the logout view, naming no id')
   t.match(html, '<input type="hidden" name="id" value="s-&lt;phone&gt;"/>')
   t.match(html, 'Safari &lt;b&gt;on&lt;/b&gt; iOS')
   t.match(html, 'This browser')
