@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../common/http/hosts.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
@@ -7,6 +8,7 @@ import { readPasskeySettings, type PasskeySettings } from '../shared/passkeys/pa
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
+import { parseOidcClients, type OidcClient } from './oidc/oidc-clients.js'
 import { readBreachedPasswordSettings, type BreachedPasswordSettings } from './breached-passwords/settings.js'
 
 const DEFAULT_DATA_DIR = './data'
@@ -88,6 +90,12 @@ export interface ReferenceConfig {
   readonly breachedPasswords: BreachedPasswordSettings | null
   /** REFRESH_REUSE_GRACE_SECONDS, SESSION_IDLE_TIMEOUT_DAYS, SESSION_MAX_LIFETIME_DAYS (docs/reference-service.md#how-long-a-session-lives). */
   readonly sessions: SessionSettings
+  /**
+   * OIDC_CLIENTS (JSON, or the path of a JSON file) parsed and checked: a bad
+   * entry stops the start, naming it (in the edge, before the fork). The
+   * clients added with the admin command are in the store.
+   */
+  readonly oidcClients: readonly OidcClient[]
   readonly logLevel: LogLevel
 }
 
@@ -183,6 +191,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     passwordMinLength: readPasswordMinLength(env),
     breachedPasswords: readBreachedPasswordSettings(env),
     sessions: readSessionSettings(env),
+    oidcClients: parseOidcClients(readString(env, 'OIDC_CLIENTS'), (path) => readFileSync(isAbsolute(path) ? path : resolve(process.cwd(), path), 'utf8')),
     logLevel: readLogLevel(env)
   })
 }
