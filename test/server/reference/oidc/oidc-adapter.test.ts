@@ -98,6 +98,17 @@ t.test('a refresh token rotates; presented again within the grace it is exchange
   }
 })
 
+t.test('two exchanges of one refresh token at once both get tokens, as two tabs of a browser would', async (t) => {
+  const { provider } = await providerOnStore(t)
+  const { tokens, refresh } = await codeFlow(provider)
+  const [one, two] = await Promise.all([refresh(tokens.refresh_token!), refresh(tokens.refresh_token!)])
+  t.type(one.access_token, 'string')
+  t.type(two.access_token, 'string')
+  t.not(one.refresh_token, two.refresh_token, 'each its own successor')
+  t.type((await refresh(one.refresh_token!)).access_token, 'string', 'and each successor works')
+  t.type((await refresh(two.refresh_token!)).access_token, 'string')
+})
+
 t.test('without a grace, a consumed refresh token is refused at once and its grant revoked', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'threshold-oidc-adapter-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
