@@ -8,6 +8,7 @@ import { GOOD_PASSWORD, startReference } from '../../fixtures/servers/reference.
 import { registerAccount } from '../../fixtures/registration/registration.js'
 import { GRACE_SECONDS, refresh } from '../../fixtures/sessions/token-rotation.js'
 import { TestBrowser } from '../../fixtures/sso/sso-browser.js'
+import { postJson } from '../../fixtures/http/post-json.js'
 
 /*
  * The cookie-mode example product (examples/cookie-product/) as its README
@@ -113,6 +114,7 @@ t.test('signing out goes through the page: both cookies cleared, the product sig
   const { browser } = await signInOnPage(t, page, 'leaving@example.com')
   const stolenRefresh = browser.cookie(page, 'refresh')!.value
   const authBefore = browser.cookie(page, 'auth')!.value
+  t.equal((await postJson(page, '/accounts/account/overview', {}, { authorization: `Bearer ${authBefore}` })).status, 200, 'the live-session check passes while the session lives')
   const signOutLink = /href="([^"]*view=logout[^"]*)"/.exec(await (await browser.request(`${product}/`)).text())![1]!.replaceAll('&#38;', '&')
   const confirm = await browser.request(signOutLink)
   t.equal(confirm.status, 200, 'the page asks first: nothing ends on a GET')
@@ -139,6 +141,9 @@ t.test('signing out goes through the page: both cookies cleared, the product sig
   const late = new TestBrowser(undefined, undefined, true)
   late.write(page, `auth=${authBefore}; Path=/`)
   t.equal((await late.request(`${product}/`)).status, 200, 'an ended session\'s auth token still verifies until it expires')
+  // And what the guide offers where that matters: the page's live-session check refuses it at once.
+  const live = await postJson(page, '/accounts/account/overview', {}, { authorization: `Bearer ${authBefore}` })
+  t.same({ status: live.status, reason: live.body.reason }, { status: 401, reason: 'session_ended' }, 'the session it names has ended')
 })
 
 t.test('an auth cookie not signed by the page is refused, whatever it claims', async (t) => {
