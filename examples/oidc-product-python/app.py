@@ -171,7 +171,7 @@ class App:
         if status != 200 or "id_token" not in tokens or "access_token" not in tokens:
             return None, str(tokens.get("error", "token_request_failed"))
         try:
-            claims = self.provider.verify(tokens["id_token"], self.config["client_id"], require=["auth_time"])
+            claims = self.provider.verify(tokens["id_token"], self.config["client_id"])
         except jwt.PyJWTError:
             return None, "invalid_id_token"
         if not secrets.compare_digest(str(claims.get("nonce", "")), login["nonce"]):
