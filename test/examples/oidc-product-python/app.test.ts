@@ -141,3 +141,30 @@ t.test('a sign-out at the provider ends the example\'s session through back-chan
     t.match(await (await browser.request(`${app}/`)).text(), '<a href="/login">Sign in</a>', 'but the session it named has ended')
   })
 })
+
+t.test('a client that is not first-party asks for consent: denied, the example hears access_denied; allowed, the visitor is signed in', { skip }, async (t) => {
+  const { page, app, providerMissing } = await pageAndApp(t, { first_party: false })
+  await t.test('the flow', { todo: providerMissing ? PROVIDER_MISSING : false }, async (t) => {
+    await registerAccount(page, 'careful@example.com')
+    const browser = new TestBrowser()
+    const toPage = await browser.navigate(`${app}/login`, {}, (location) => location.startsWith(`${page}/?`))
+    const login = await browser.request(`${page}/accounts/v2/login`, { json: { email: 'careful@example.com', password: GOOD_PASSWORD } })
+    browser.write(page, `auth=${(await login.json() as { auth: string }).auth}; Path=/; SameSite=Lax`)
+    /** Answers the consent page the navigation ends on with `decision`; where the browser ends up. */
+    const decide = async (consent: { response: Response }, decision: 'allow' | 'deny') => {
+      const html = await consent.response.text()
+      t.equal(consent.response.status, 200, 'the consent page')
+      t.match(html, 'Notes', 'naming the client')
+      const action = decoded(/<form\b[^>]*\baction="([^"]+)"/.exec(html)?.[1] ?? '')
+      return await browser.navigate(new URL(action, page).href, { form: { decision } })
+    }
+    const denied = await decide(await browser.navigate(`${page}${new URL(toPage.url).searchParams.get('redirect') ?? ''}`), 'deny')
+    t.match(denied.url, `${app}/callback?`, 'back at the example')
+    t.equal(denied.response.status, 400)
+    t.match(await denied.response.text(), '<code>access_denied</code>', 'which says what the provider said')
+    // Asked again, the visitor, still signed in on the page, goes straight to the consent page.
+    const allowed = await decide(await browser.navigate(`${app}/login`), 'allow')
+    t.equal(allowed.url, `${app}/`)
+    t.match(await allowed.response.text(), 'Signed in as <strong>careful@example.com</strong>')
+  })
+})
