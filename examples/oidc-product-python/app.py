@@ -277,6 +277,11 @@ def handler_for(app):
             clear_state = self.cookie("login_state", "", "/callback", 0)
             if state is None or not secrets.compare_digest(query.get("state", ""), state):
                 return self.answer(400, page("Sign-in failed", "<h1>Sign-in failed</h1><p>This sign-in was not started here. <a href=\"/login\">Sign in</a></p>"), [clear_state])
+            # RFC 9207: an answer naming another issuer came from another provider (a mix-up attack).
+            if query.get("iss", app.config["issuer"]) != app.config["issuer"]:
+                with app.lock:
+                    app.pending.pop(state, None)
+                return self.answer(400, page("Sign-in failed", "<h1>Sign-in failed</h1><p>The answer came from another provider. <a href=\"/login\">Sign in</a></p>"), [clear_state])
             if "error" in query:
                 with app.lock:
                     app.pending.pop(state, None)

@@ -89,7 +89,7 @@ t.test('the example starts, shows a signed-out visitor a sign-in link, and stops
 })
 
 t.test('a callback the example did not start, and a forged back-channel logout, are refused', { skip }, async (t) => {
-  const { page, app } = await pageAndApp(t)
+  const { page, app, providerMissing } = await pageAndApp(t)
   const browser = new TestBrowser()
   const callback = await browser.request(`${app}/callback?code=stolen&state=guessed`)
   t.equal(callback.status, 400, 'no login_state cookie: the code is never exchanged')
@@ -101,6 +101,13 @@ t.test('a callback the example did not start, and a forged back-channel logout, 
   })
   t.equal(forged.status, 400)
   t.same(await forged.json(), { error: 'invalid_request' })
+  await t.test('an answer naming another issuer (a mix-up)', { todo: providerMissing ? PROVIDER_MISSING : false }, async (t) => {
+    const started = await browser.request(`${app}/login`)
+    const state = new URL(started.headers.get('location') ?? '', page).searchParams.get('state') ?? ''
+    const mixedUp = await browser.request(`${app}/callback?${new URLSearchParams({ code: 'from-elsewhere', state, iss: 'https://evil.example' }).toString()}`)
+    t.equal(mixedUp.status, 400)
+    t.match(await mixedUp.text(), 'The answer came from another provider')
+  })
 })
 
 t.test('a visitor signs in through the provider with the code flow and PKCE, sees their claims and userinfo, and signs out at the provider', { skip }, async (t) => {
