@@ -72,13 +72,34 @@ export interface ProviderPageLook {
 
 const COLOR_SCHEMES = { light: 'light', dark: 'dark', system: 'light dark' } as const
 
+/** Stands for a parameter in a text until it is escaped: a private-use character, which no catalogue text holds. */
+const SLOT = '\uE000'
+const SLOTS = new RegExp(`${SLOT}(\\d+)${SLOT}`, 'g')
+
+/**
+ * A text as HTML, each parameter escaped and isolated in `<bdi>`: a client's
+ * name or an address written left to right stays whole in an Arabic sentence.
+ */
+function textWithNames (messages: Messages, key: MessageKey, params: Readonly<Record<string, string>>): string {
+  const names = Object.keys(params)
+  const slotted = messages.text(key, Object.fromEntries(names.map((name, index) => [name, `${SLOT}${index}${SLOT}`])))
+  return escapeHtml(slotted).replace(SLOTS, (_slot, index: string) => `<bdi>${escapeHtml(params[names[Number(index)]!]!)}</bdi>`)
+}
+
 /** A link home to a client, only over http(s): a registered `client_uri` of another scheme is shown as text. */
 function clientHome (client: ProviderPageClient, messages: Messages): string {
   if (client.uri === null || !/^https?:\/\//i.test(client.uri)) return ''
-  return `<p><a href="${escapeHtml(client.uri)}">${escapeHtml(messages.text('server.oidcReturnTo', { client: client.name }))}</a></p>`
+  return `<p><a href="${escapeHtml(client.uri)}">${textWithNames(messages, 'server.oidcReturnTo', { client: client.name })}</a></p>`
 }
 
-function consentBody (page: Extract<ProviderPage, { page: 'consent' }>, messages: Messages, product: string): { heading: string, body: string } {
+/** A page's heading as text (for the title) and as HTML, and its content. */
+interface PageContent {
+  readonly heading: string
+  readonly headingHtml: string
+  readonly body: string
+}
+
+function consentBody (page: Extract<ProviderPage, { page: 'consent' }>, messages: Messages, product: string): PageContent {
   const client = page.client.name
   const items = page.scopes.map((scope) => {
     const meaning = SCOPE_MEANINGS.get(scope)
@@ -86,36 +107,42 @@ function consentBody (page: Extract<ProviderPage, { page: 'consent' }>, messages
   }).join('')
   return {
     heading: messages.text('server.oidcConsentHeading', { client, product }),
-    body: `<p>${escapeHtml(messages.text('server.oidcConsentAccount', { email: page.account.email }))}</p>
-<p id="oidc-scopes">${escapeHtml(messages.text('server.oidcConsentScopes', { client }))}</p><ul aria-labelledby="oidc-scopes">${items}</ul>
+    headingHtml: textWithNames(messages, 'server.oidcConsentHeading', { client, product }),
+    body: `<p>${textWithNames(messages, 'server.oidcConsentAccount', { email: page.account.email })}</p>
+<p id="oidc-scopes">${textWithNames(messages, 'server.oidcConsentScopes', { client })}</p><ul aria-labelledby="oidc-scopes">${items}</ul>
 <form class="form" method="post" action="${escapeHtml(page.action)}"><div class="form__row"><button class="button button--primary" type="submit" name="decision" value="allow">${escapeHtml(messages.text('server.oidcConsentAllow'))}</button></div>
 <div class="form__row"><button class="button button--secondary" type="submit" name="decision" value="deny">${escapeHtml(messages.text('server.oidcConsentDeny'))}</button></div></form>`
   }
 }
 
-function logoutBody (page: Extract<ProviderPage, { page: 'logout' }>, messages: Messages, product: string): { heading: string, body: string } {
+function logoutBody (page: Extract<ProviderPage, { page: 'logout' }>, messages: Messages, product: string): PageContent {
   const client = page.client?.name ?? messages.text('server.oidcAnApplication')
   return {
     heading: messages.text('server.signOutHeading', { product }),
-    body: `<p>${escapeHtml(messages.text('server.oidcLogoutAsked', { client, product }))}</p>
+    headingHtml: escapeHtml(messages.text('server.signOutHeading', { product })),
+    body: `<p>${textWithNames(messages, 'server.oidcLogoutAsked', { client, product })}</p>
 <form class="form" method="post" action="${escapeHtml(page.action)}"><input type="hidden" name="xsrf" value="${escapeHtml(page.xsrf)}">
 <div class="form__row"><button class="button button--primary" type="submit" name="logout" value="yes">${escapeHtml(messages.text('signedIn.signOut'))}</button></div>
 <div class="form__row"><button class="button button--secondary" type="submit">${escapeHtml(messages.text('server.oidcLogoutStay'))}</button></div></form>`
   }
 }
 
-function pageContent (page: ProviderPage, messages: Messages, product: string): { heading: string, body: string } {
+function plainHeading (text: string): Pick<PageContent, 'heading' | 'headingHtml'> {
+  return { heading: text, headingHtml: escapeHtml(text) }
+}
+
+function pageContent (page: ProviderPage, messages: Messages, product: string): PageContent {
   switch (page.page) {
     case 'consent': return consentBody(page, messages, product)
     case 'logout': return logoutBody(page, messages, product)
     case 'signed-out':
       return {
-        heading: messages.text('server.oidcSignedOutHeading'),
+        ...plainHeading(messages.text('server.oidcSignedOutHeading')),
         body: `<p>${escapeHtml(messages.text('server.oidcSignedOutText', { product }))}</p>${page.client === null ? '' : clientHome(page.client, messages)}`
       }
     case 'error':
       return {
-        heading: messages.text('server.oidcErrorHeading'),
+        ...plainHeading(messages.text('server.oidcErrorHeading')),
         body: `<p>${escapeHtml(messages.text('server.oidcErrorText', { product }))}</p>
 <p>${escapeHtml(messages.text('server.oidcErrorCode'))} <code>${escapeHtml(page.error)}</code></p>${page.description === null ? '' : `<p>${escapeHtml(page.description)}</p>`}
 <p><a href="/">${escapeHtml(messages.text('server.oidcErrorToPage'))}</a></p>`
@@ -130,13 +157,13 @@ function pageContent (page: ProviderPage, messages: Messages, product: string): 
  * the provider's own paths and work by keyboard alone (plain buttons).
  */
 export function renderProviderPage (page: ProviderPage, messages: Messages, look: ProviderPageLook): string {
-  const { heading, body } = pageContent(page, messages, look.productName)
+  const { heading, headingHtml, body } = pageContent(page, messages, look.productName)
   const title = escapeHtml(messages.text('page.title', { heading, product: look.productName }))
   return `<!doctype html>
 <html lang="${messages.locale}" dir="${messages.dir}" data-theme="${look.theme}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="${COLOR_SCHEMES[look.theme]}"><meta name="robots" content="noindex"><title>${title}</title>${look.headLinks}</head>
 <body><div class="page"><div class="page__columns"><header class="brand"><p class="brand__name">${escapeHtml(look.productName)}</p></header>
-<main class="card"><h1 class="card__title">${escapeHtml(heading)}</h1>
+<main class="card"><h1 class="card__title">${headingHtml}</h1>
 ${body}</main></div></div></body>
 </html>
 `

@@ -29,7 +29,7 @@ t.test('the consent page names the client, the account and what each scope means
   const body = response.body
   t.match(body, 'Partner &#60;b&#62;Shop&#60;/b&#62;', 'the client\'s name, escaped')
   t.notMatch(body, '<b>Shop</b>')
-  t.match(body, 'ada@example.test')
+  t.match(body, 'You are signed in as <bdi>ada@example.test</bdi>.')
   for (const scope of ['openid', 'email', 'profile', 'offline_access'] as const) t.match(body, en[`server.oidcScope.${scope}`].replace(/'/g, '&#39;'), scope)
   t.match(body, '<form class="form" method="post" action="/oidc/interaction/uid-1/consent">')
   t.match(body, /<button class="button button--primary" type="submit" name="decision" value="allow">Allow<\/button>/)
@@ -43,13 +43,13 @@ t.test('the logout page carries the provider\'s xsrf and a button for each answe
   t.match(body, '<input type="hidden" name="xsrf" value="xsrf-token-1">')
   t.match(body, 'name="logout" value="yes"')
   t.match(body, en['server.oidcLogoutStay'])
-  t.match(body, 'Partner Shop asks you to sign out of Threshold.')
+  t.match(body, '<bdi>Partner Shop</bdi> asks you to sign out of <bdi>Threshold</bdi>.', 'names isolated, for right-to-left languages')
 })
 
 t.test('the signed-out page links back to the client over https only', async (t) => {
   const { app } = await edgeWithPages(t)
   const body = (await app.inject({ method: 'GET', url: '/oidc/session/end/success' })).body
-  t.match(body, '<a href="https://shop.example/">Return to Partner Shop</a>')
+  t.match(body, '<a href="https://shop.example/">Return to <bdi>Partner Shop</bdi></a>')
   t.match(body, en['server.oidcSignedOutHeading'])
 })
 
