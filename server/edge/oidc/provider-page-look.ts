@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { BrandSettings } from '../brand/brand-config.js'
-import { pageLook } from '../brand/brand-page.js'
+import { pageLogo, pageLook } from '../brand/brand-page.js'
 import { styleHashSource } from '../brand/brand-style.js'
 import { escapeHtml } from '../page/page.js'
 import type { ProviderPageLook } from './provider-page.js'
@@ -12,7 +12,8 @@ const ICON_LINK = /<link rel="icon" [^>]*>/
 /**
  * The look of the provider's pages, once at start: the page's own
  * stylesheet and icon as the built template links them (the operator's
- * FAVICON in its place), the brand colours' `<style>` with its CSP hash.
+ * FAVICON in its place), the brand colours' `<style>` with its CSP hash,
+ * and BRAND_LOGO as the page shows it.
  */
 export async function providerPageLook (indexHtmlPath: string, brand: BrandSettings, productName: string): Promise<ProviderPageLook & { readonly styleSources: string }> {
   const template = await readFile(indexHtmlPath, 'utf8')
@@ -23,8 +24,10 @@ export async function providerPageLook (indexHtmlPath: string, brand: BrandSetti
   const stylesheet = template.match(STYLESHEET_LINK)?.[0] ?? ''
   // The brand style is the configuration's, checked at start (page.ts withLook refuses a "<" in it).
   const style = look.brandStyle === null || look.brandStyle.includes('<') ? '' : `<style>${look.brandStyle}</style>`
+  const logo = pageLogo(brand)
   return {
     productName,
+    logo: logo === null ? '' : `<img class="card__logo" src="${escapeHtml(logo.src)}" alt="${escapeHtml(logo.alt)}" width="${logo.width}" height="${logo.height}">`,
     theme: look.theme,
     headLinks: `${icon}${stylesheet}${style}`,
     styleSources: style === '' ? '' : styleHashSource(look.brandStyle!)

@@ -68,6 +68,8 @@ export interface ProviderPageLook {
   readonly theme: 'light' | 'dark' | 'system'
   /** The page template's `<link rel="stylesheet">` and `<link rel="icon">`, as the build wrote them, and the brand's `<style>` (allowed by its hash). */
   readonly headLinks: string
+  /** BRAND_LOGO's `<img>` at the card's top, as the page shows it; '' without one. */
+  readonly logo: string
 }
 
 const COLOR_SCHEMES = { light: 'light', dark: 'dark', system: 'light dark' } as const
@@ -163,7 +165,7 @@ export function renderProviderPage (page: ProviderPage, messages: Messages, look
 <html lang="${messages.locale}" dir="${messages.dir}" data-theme="${look.theme}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="${COLOR_SCHEMES[look.theme]}"><meta name="robots" content="noindex"><title>${title}</title>${look.headLinks}</head>
 <body><div class="page"><div class="page__columns"><header class="brand"><p class="brand__name">${escapeHtml(look.productName)}</p></header>
-<main class="card"><h1 class="card__title">${headingHtml}</h1>
+<main class="card">${look.logo}<h1 class="card__title">${headingHtml}</h1>
 ${body}</main></div></div></body>
 </html>
 `

@@ -4,6 +4,8 @@ import en from '../../../../common/messages/en.json' with { type: 'json' }
 import ar from '../../../../common/messages/ar.json' with { type: 'json' }
 import de from '../../../../common/messages/de.json' with { type: 'json' }
 import { edgeWithPages, PROVIDER_PAGES } from '../../../fixtures/oidc/provider-pages.js'
+import { brandFolder, pngOf } from '../../../fixtures/brand/brand-files.js'
+import { createHash } from 'node:crypto'
 
 t.test('each provider page is rendered as a page with its status, and the JSON never reaches the browser', async (t) => {
   const { app } = await edgeWithPages(t)
@@ -102,4 +104,19 @@ t.test('the provider\'s other answers pass as they came', async (t) => {
   const response = await app.inject({ method: 'GET', url: '/oidc/auth/uid-1' })
   t.equal(response.statusCode, 303)
   t.equal(response.headers.location, 'https://shop.example/cb?code=c1&state=s')
+})
+
+t.test('the pages wear the operator\'s brand: the logo, the theme, the colours by their hash in the CSP', async (t) => {
+  const logo = brandFolder().write('logo.png', pngOf(480, 80))
+  const { app } = await edgeWithPages(t, undefined, { BRAND_LOGO: logo, BRAND_LOGO_ALT: 'Acme', BRAND_COLOR: '#0a6e4f', THEME: 'dark', PRODUCT_NAME: 'Acme Cloud' })
+  const response = await app.inject({ method: 'GET', url: '/oidc/interaction/uid-1' })
+  t.match(response.body, /<img class="card__logo" src="\/assets\/brand\/[^"]+" alt="Acme" width="240" height="40">/)
+  t.match(response.body, '<html lang="en" dir="ltr" data-theme="dark">')
+  t.match(response.body, '<p class="brand__name">Acme Cloud</p>')
+  const style = /<style>([^<]+)<\/style>/.exec(response.body)?.[1] ?? ''
+  t.match(style, '--accent:', 'the brand colours')
+  const hash = `'sha256-${createHash('sha256').update(style).digest('base64')}'`
+  t.match(response.headers['content-security-policy'], `style-src 'self' ${hash}`, 'the brand style is allowed by its hash, nothing inline else')
+  const logoAnswer = await app.inject({ method: 'GET', url: /src="([^"]+)"/.exec(response.body)![1]! })
+  t.equal(logoAnswer.statusCode, 200, 'the logo is served')
 })
