@@ -43,7 +43,8 @@ const PAGE_FORM = /^\/oidc\/(interaction\/[^/]+\/consent|session\/end\/confirm)$
  */
 const PROVIDER_COOKIES = ['oidc_session', 'oidc_interaction', 'oidc_interaction_resume']
 const PROVIDER_REQUEST_HEADERS: RequestHeaderAllowlist = {
-  headers: new Set(['content-type', 'content-length', 'authorization', 'origin', 'dpop', 'accept', 'user-agent']),
+  // The two Access-Control-Request headers: a browser's CORS preflight, which the provider answers.
+  headers: new Set(['content-type', 'content-length', 'authorization', 'origin', 'dpop', 'accept', 'user-agent', 'access-control-request-method', 'access-control-request-headers']),
   onlyOn: {},
   cookies: new Set([...PROVIDER_COOKIES, ...PROVIDER_COOKIES.map((name) => `${name}.sig`), 'auth', 'refresh']),
   forwarding: true,
