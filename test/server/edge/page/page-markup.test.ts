@@ -154,3 +154,14 @@ t.test('without scripts, login_hint fills the email on the login and register vi
     t.notMatch(hostile.body, '"><script>alert(1)', `${name}: the hint is escaped`)
   }
 })
+
+t.test('the page the provider sends a visitor to lets its login end at the client, on any https origin; others keep their form-action', async (t) => {
+  const app = await buildEdge(t)
+  const formAction = (csp: unknown): string => /form-action ([^;]*)/.exec(String(csp))?.[1] ?? ''
+  const fromProvider = await app.inject({ url: '/?redirect=%2Foidc%2Finteraction%2Fuid-1&login_hint=ada%40example.test', headers: { host: 'signin.example.com' } })
+  t.match(formAction(fromProvider.headers['content-security-policy']), /^'self' .*https:$/, 'the provider redirects to registered URIs only, after the post')
+  const plain = await app.inject({ url: '/?redirect=%2Fapp', headers: { host: 'signin.example.com' } })
+  t.notMatch(formAction(plain.headers['content-security-policy']), /https:( |$)/, 'any other page: only where a login may lead')
+  const lookalike = await app.inject({ url: '/?redirect=https%3A%2F%2Fevil.example%2Foidc%2Finteraction%2Fx', headers: { host: 'signin.example.com' } })
+  t.notMatch(formAction(lookalike.headers['content-security-policy']), /https:( |$)/, 'a redirect elsewhere naming the path is not the provider')
+})
