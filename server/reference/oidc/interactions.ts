@@ -65,9 +65,9 @@ function sendPage (reply: FastifyReply, status: number, page: ProviderPage): Fas
   return reply.code(status).header('cache-control', 'no-store').type(PROVIDER_PAGE_TYPE).send(JSON.stringify(page))
 }
 
-/** The error page for an interaction that cannot go on (expired, or opened in another browser). */
+/** The error page for an interaction that cannot go on (expired, or opened in another browser): the edge words it. */
 function interactionGone (reply: FastifyReply, uiLocales: string | null): FastifyReply {
-  return sendPage(reply, 400, { page: 'error', uiLocales, error: 'invalid_request', description: 'This sign-in request has expired or belongs to another browser.' })
+  return sendPage(reply, 400, { page: 'error', uiLocales, error: 'invalid_request', description: null })
 }
 
 /**

@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Adapter, AdapterPayload } from 'oidc-provider'
 
 /*
- * A stand-in, to be replaced whole by the clients' own modules
- * (server/reference/oidc/oidc-clients.ts and oidc-adapter.ts): the client
+ * A stand-in, to be replaced whole by the clients' own modules (the client
+ * list's parsing and the store's adapter, beside this file): the client
  * interface the provider uses, a registry over OIDC_CLIENTS as JSON, and a
  * memory adapter. Only what the provider needs, and no validation beyond it.
  */
