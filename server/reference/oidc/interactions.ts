@@ -7,7 +7,7 @@ import type { AccountStore } from '../store/account-store.js'
 import { decideLogin, requestedAcrs, type LoginRequest } from './login-decision.js'
 import type { OidcClientRegistry } from './oidc-client-stand-in.js'
 import { livePageSession } from './page-session.js'
-import { interactionPath } from './provider-configuration.js'
+import { interactionPath } from './embedded-provider.js'
 import type { StepUpCookies } from './step-up-cookie.js'
 
 /** The consent form's largest body: one field. */

@@ -8,13 +8,12 @@ import { ACR_VALUES } from './acr.js'
 import { secretMatches, type OidcClient, type OidcClientRegistry } from './oidc-client-stand-in.js'
 import { livePageSession } from './page-session.js'
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-page-answers.js'
+import { interactionPath } from './embedded-provider.js'
 import { OIDC_PATH_PREFIX } from '../../shared/oidc/provider-pages.js'
 
 /** The provider's cookies (host-only: no Domain). */
 export const OIDC_COOKIE_NAMES = Object.freeze({ session: 'oidc_session', interaction: 'oidc_interaction', resume: 'oidc_interaction_resume' })
 
-/** The derived secret's purpose for the provider's cookie signatures (server/reference/keys/derived-secrets.ts). */
-export const OIDC_COOKIE_PURPOSE = 'oidc-provider-cookies'
 
 /** An authorization code is exchanged at once or never. */
 const AUTHORIZATION_CODE_TTL_SECONDS = 60
@@ -25,10 +24,6 @@ const ID_TOKEN_TTL_SECONDS = 60 * 60
 const INTERACTION_TTL_SECONDS = 10 * 60
 const DAY_SECONDS = 24 * 60 * 60
 
-/** Where the provider's interactions are: the reference service's own routes (oidc-routes.ts). */
-export function interactionPath (uid: string): string {
-  return `${OIDC_PATH_PREFIX}interaction/${uid}`
-}
 
 export interface ProviderParts {
   /** PUBLIC_URL: the issuer. */
