@@ -52,6 +52,11 @@ async function main (): Promise<void> {
       embeddedSecret: localOnly ? null : env[EMBEDDED_SECRET_VARIABLE] ?? null
     })
   } catch (error) {
+    if (error instanceof ConfigError) {
+      send({ type: 'failed', message: error.message })
+      console.error(`threshold: invalid configuration: ${error.message}`)
+      process.exit(1)
+    }
     if (!(error instanceof ReferenceStoreError)) throw error
     send({ type: 'failed', message: error.message })
     return exitAfterLogging(error.log, 1)

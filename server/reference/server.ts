@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { ConfigError } from '../shared/env-parsing.js'
 import { logCompletedRequests, REQUEST_ID_HEADER, requestIdFor } from '../shared/logger.js'
 import { REFERENCE_HEALTH_PATH } from '../shared/reference-health.js'
 import { referenceAccountsApp } from './app.js'
@@ -78,6 +79,8 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       metrics: new ReferenceMetrics({ processFigures: metricsToken !== null })
     })
   } catch (error) {
+    // A setting found wrong only against the store (an OIDC client id also added with the admin command) is the operator's to fix: one line, as the others.
+    if (error instanceof ConfigError) throw error
     app.log.fatal({ err: error }, 'the reference services could not open their store')
     throw new ReferenceStoreError(app.log, error)
   }
