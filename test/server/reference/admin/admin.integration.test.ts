@@ -7,6 +7,7 @@ import { Secret, TOTP } from 'otpauth'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
+import { EMBEDDED_SECRET_VARIABLE } from '../../../../server/shared/embedded-secret.js'
 import { hashPassword } from '../../../../server/reference/passwords/passwords.js'
 import { secretMatches, secretSha256 } from '../../../../server/reference/oidc/oidc-clients.js'
 import { databaseFile } from '../../../../server/reference/store/open-store.js'
@@ -513,4 +514,17 @@ t.test('client add refuses a missing name, a missing or bad redirect URI and unk
     t.equal(results[index]!.stdout, '')
   }
   t.same(await withStore(dataDir, async (store) => await store.oidcClients.list()), [], 'nothing was added')
+})
+
+t.test('a client id both added with client add and listed in OIDC_CLIENTS stops the start with one line naming the entry', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  const added = await accounts(dataDir, 'client', 'add', '--name', 'Web', '--redirect-uri', 'https://web.example.com/cb', '--public')
+  const clientId = /^client_id: ([0-9a-f]{32})$/m.exec(added.stdout)?.[1]
+  t.ok(clientId !== undefined, 'the client is added')
+  const listed = JSON.stringify([{ client_id: clientId, client_name: 'Web again', redirect_uris: ['https://web.example.com/cb'], token_endpoint_auth_method: 'none' }])
+  const started = await run(process.execPath, [join(ROOT, 'dist/server/reference.js')],
+    { DATA_DIR: dataDir, OIDC_CLIENTS: listed, [EMBEDDED_SECRET_VARIABLE]: 'a-secret-the-edge-would-set', PORT: '0' })
+  t.equal(started.code, 1)
+  t.same(started.stderr.trim().split('\n'),
+    [`threshold: invalid configuration: OIDC_CLIENTS[0].client_id: ${clientId!} is also a client added with npm run accounts -- client add: remove one of the two`])
 })
