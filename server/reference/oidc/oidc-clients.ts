@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { isLoopbackHost } from '../../../common/http/hosts.js'
 import { ConfigError } from '../../shared/env-parsing.js'
 import type { OidcClientStore } from '../store/account-store.js'
+import { isStoreUnavailable } from '../store/store-unavailable.js'
 
 /**
  * The clients of the embedded OpenID Connect provider: those of
@@ -239,22 +240,37 @@ export function parseOidcClients (raw: string | undefined, readFile: (path: stri
  * The provider's clients: OIDC_CLIENTS' and the store's. A client id in
  * both is a start error (one of them would be shadowed without a word).
  * The store is asked at each look-up, so that a client added or removed
- * with the admin command counts without a restart.
+ * with the admin command counts without a restart. A store that cannot be
+ * reached at the start leaves the service starting unready, as it always
+ * has (docs/operations.md); the check then runs at the first look-up that
+ * reaches it, and a clash found there fails every look-up with the same line.
  */
 export async function openOidcClientRegistry (configured: readonly OidcClient[], stored: OidcClientStore): Promise<OidcClientRegistry> {
-  const storedIds = new Set((await stored.list()).map((client) => client.clientId))
-  configured.forEach((client, index) => {
-    if (storedIds.has(client.clientId)) {
-      throw new OidcClientsError(`${OIDC_CLIENTS_VARIABLE}[${index}].client_id`,
-        `${client.clientId} is also a client added with npm run accounts -- client add: remove one of the two`)
+  let clash: OidcClientsError | null | undefined
+  const checkClash = async (): Promise<void> => {
+    if (clash === undefined) {
+      const storedIds = new Set((await stored.list()).map((client) => client.clientId))
+      const index = configured.findIndex((client) => storedIds.has(client.clientId))
+      clash = index < 0
+        ? null
+        : new OidcClientsError(`${OIDC_CLIENTS_VARIABLE}[${index}].client_id`,
+          `${configured[index]!.clientId} is also a client added with npm run accounts -- client add: remove one of the two`)
     }
-  })
+    if (clash !== null) throw clash
+  }
+  try {
+    await checkClash()
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error
+  }
   const byId = new Map(configured.map((client) => [client.clientId, client]))
   return {
     async find (clientId) {
+      await checkClash()
       return byId.get(clientId) ?? await stored.find(clientId)
     },
     async any () {
+      await checkClash()
       return byId.size > 0 || (await stored.list()).length > 0
     }
   }
