@@ -36,6 +36,8 @@ export interface PageParams {
   readonly notice: AddressNotice | null
   readonly domainCheck: boolean
   readonly resetToken: string | null
+  /** `login_hint`, as an OpenID Connect client asks through the provider: the email the login and register views start with. */
+  readonly loginHint: string | null
 }
 
 /** A notice from the address: whether it reads as a success or an error, and its text's key (the page says it in its language). */
@@ -103,6 +105,7 @@ export function parsePageParams (search: string, pageHostname: string, config: R
     errorParameter: shownText(params.get('error'), plainText),
     notice: noticeFrom(params.get('notice'), view),
     domainCheck: domainCheckRequested(params),
-    resetToken: resetTokenFrom(params)
+    resetToken: resetTokenFrom(params),
+    loginHint: nonEmpty(params.get('login_hint'))
   }
 }

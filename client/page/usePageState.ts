@@ -34,7 +34,7 @@ export type PageState = PageBasics & PageNotices & SignInEnding
 export function usePageState (params: PageParams, config: RuntimeConfig, formState: PageFormState | null): PageState {
   const messages = useMessages()
   // A form post's state (PageFormState), when the page answers one, is where the page starts: it is what the server rendered.
-  const [email, setEmail] = useState(() => formState?.email ?? params.ssoReturn?.email ?? '')
+  const [email, setEmail] = useState(() => formState?.email ?? params.ssoReturn?.email ?? params.loginHint ?? '')
   const notices = usePageNotices(params, messages, formState)
   const ending = useSignInEnding(params, config, messages, notices)
   return {

@@ -26,6 +26,11 @@ import { edgeKeys } from './keys/edge-secrets.js'
 import { cookieDomainFor } from './sessions/cookie-domain.js'
 import { signOutPageAnswer } from './sessions/sign-out-page.js'
 import { accountViewAnswer } from './account/account-view.js'
+import { localWindowCounts, redisWindowCounts, sharedWindowCounts } from './challenge/window-counts.js'
+import { refreshLimit } from './sessions/refresh-limit.js'
+import { providerProxy } from './oidc/provider-proxy.js'
+import { providerPageLook } from './oidc/provider-page-look.js'
+import { join } from 'node:path'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -72,6 +77,10 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     shared: options.redis === null ? null : { redis: options.redis, log: fastify.log }
   }
 
+  // The counts of refused refreshes and client calls (server/edge/http/refused-calls.ts), shared as the rate limits are.
+  const localCounts = localWindowCounts(options.now)
+  const refusedCounts = options.redis === null ? localCounts : sharedWindowCounts(redisWindowCounts(options.redis, options.now), localCounts, fastify.log)
+
   await fastify.register(securityHeaders)
   await fastify.register(notFoundAndErrors)
   // After the security headers, so that the refusal carries them; before every
@@ -110,6 +119,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
     trust: options.trust,
     answerLimitBytes: config.accountsAnswerLimitBytes,
     tokenCookies: { cookieDomain: config.cookieDomain, authHttpOnly: config.authCookieHttpOnly },
+    refreshLimit: refreshLimit({ counts: refusedCounts, addressKey: rateLimit.addressKey, perMinute: rateLimit.perMinute, prefix: '/accounts' }),
     domainCheck: config.domainCheckEnforced
       ? { upstream: options.edgeAuthUpstream, upstreamHeaders: options.upstreamHeaders.edgeAuth, timeoutMs: config.upstreamTimeoutMs }
       : null,
@@ -124,6 +134,20 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
       now: options.now
     })
   })
+  // The embedded provider only: an own accounts backend (ACCOUNTS_URL) has none, and its paths stay 404.
+  if (config.accountsUrl === null) {
+    await fastify.register(providerProxy, {
+      upstream: options.accountsUpstream,
+      upstreamHeaders: options.upstreamHeaders.accounts,
+      timeoutMs: config.upstreamTimeoutMs,
+      trust: options.trust,
+      answerLimitBytes: config.accountsAnswerLimitBytes,
+      rateLimit,
+      counts: refusedCounts,
+      look: await providerPageLook(join(options.assetsDir, '..', 'index.html'), config.brand, config.productName),
+      hostnameOf: (request) => statedHostName(request.raw, options.trust)
+    })
+  }
   await fastify.register(formPosts, {
     config,
     passwordResetCompletion: options.passwordResetCompletion,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../common/http/hosts.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
@@ -7,6 +8,7 @@ import { readPasskeySettings, type PasskeySettings } from '../shared/passkeys/pa
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
+import { parseOidcClients, type OidcClient } from './oidc/oidc-clients.js'
 import { readBreachedPasswordSettings, type BreachedPasswordSettings } from './breached-passwords/settings.js'
 
 const DEFAULT_DATA_DIR = './data'
@@ -60,6 +62,8 @@ export interface ReferenceConfig {
   readonly googleJwksUrl: string
   /** Raw SSO_CONNECTIONS (JSON, or a path to a JSON file); parsed by the SSO module. */
   readonly ssoConnectionsSource: string | null
+  /** Raw OIDC_CLIENTS (JSON, or a path to a JSON file): the OpenID Connect provider's clients (server/reference/oidc/); null: none. */
+  readonly oidcClientsSource: string | null
   /** SSO_CONNECTIONS parsed and checked: a bad entry stops the start (in the edge, before the fork). */
   readonly ssoConnections: readonly SsoConnection[]
   readonly authorizedDomains: readonly string[]
@@ -88,6 +92,12 @@ export interface ReferenceConfig {
   readonly breachedPasswords: BreachedPasswordSettings | null
   /** REFRESH_REUSE_GRACE_SECONDS, SESSION_IDLE_TIMEOUT_DAYS, SESSION_MAX_LIFETIME_DAYS (docs/reference-service.md#how-long-a-session-lives). */
   readonly sessions: SessionSettings
+  /**
+   * OIDC_CLIENTS (JSON, or the path of a JSON file) parsed and checked: a bad
+   * entry stops the start, naming it (in the edge, before the fork). The
+   * clients added with the admin command are in the store.
+   */
+  readonly oidcClients: readonly OidcClient[]
   readonly logLevel: LogLevel
 }
 
@@ -172,6 +182,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     googleJwksUrl: googleJwks?.href ?? GOOGLE_JWKS_URL,
     ssoConnectionsSource,
     ssoConnections: parseSsoConnections(ssoConnectionsSource),
+    oidcClientsSource: readString(env, 'OIDC_CLIENTS') ?? null,
     authorizedDomains: readList(env, 'AUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     unauthorizedDomains: readList(env, 'UNAUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     localAccountsPort: localPort,
@@ -183,6 +194,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     passwordMinLength: readPasswordMinLength(env),
     breachedPasswords: readBreachedPasswordSettings(env),
     sessions: readSessionSettings(env),
+    oidcClients: parseOidcClients(readString(env, 'OIDC_CLIENTS'), (path) => readFileSync(isAbsolute(path) ? path : resolve(process.cwd(), path), 'utf8')),
     logLevel: readLogLevel(env)
   })
 }

@@ -7,6 +7,7 @@ import { edgeAuthResponder } from './domain-check/edge-auth-responder.js'
 import { acceptOnlyTheEdge } from './http/edge-only.js'
 import { LOCAL_NETWORK_SCOPE, localAccountsApp } from './sign-in/local-accounts.js'
 import { ReferenceMetrics } from './metrics/metrics.js'
+import { oidcRoutes } from './oidc/oidc-routes.js'
 import { referenceMetricsRoute } from './metrics/metrics-route.js'
 import { createReferenceServices, type ReferenceServices, type ReferenceServicesOptions } from './services.js'
 
@@ -116,6 +117,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       pseudonyms: services.pseudonyms,
       metrics: services.metrics
     })
+    await app.register(oidcRoutes, { provider: services.oidc.provider, interactions: services.oidc.interactions, publicUrl: options.config.publicUrl })
   }
   if (metricsToken !== null) await app.register(referenceMetricsRoute, { metrics: services.metrics, token: metricsToken })
   if (serve.has('edge-auth')) {

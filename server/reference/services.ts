@@ -37,6 +37,11 @@ import { REMEMBERED_BROWSER_PURPOSE, RememberedBrowserCookies } from './second-f
 import { RECOVERY_CODE_PURPOSE, RecoveryCodeHasher, SECOND_FACTOR_ENCRYPTION_PURPOSE, SecretBox } from './second-factor/second-factor-codes.js'
 import { ENROLMENT_SECRET_PURPOSE, EnrolmentSecrets } from './second-factor/second-factor-enrolment-secrets.js'
 import { SecondFactors, type SecondFactorsOptions } from './second-factor/second-factors.js'
+import { EmbeddedProvider } from './oidc/embedded-provider.js'
+import { Interactions } from './oidc/interactions.js'
+import { configuredClients, memoryAdapterFactory, parseOidcClients } from './oidc/oidc-client-stand-in.js'
+import { OIDC_COOKIE_PURPOSE } from './oidc/provider-configuration.js'
+import { STEP_UP_PURPOSE, StepUpCookies } from './oidc/step-up-cookie.js'
 import { OtherSessions } from './sessions/other-sessions.js'
 import { SessionTokens } from './sessions/session-tokens.js'
 import { TokenService } from './sessions/tokens.js'
@@ -94,6 +99,8 @@ export interface ReferenceServices {
   readonly signingKeys: SigningKeys
   /** This process's figures (server/reference/metrics/metrics.ts). */
   readonly metrics: ReferenceMetrics
+  /** The OpenID Connect provider and its interactions (docs/oidc-provider.md); its paths answer 404 while no client is configured. */
+  readonly oidc: { readonly provider: EmbeddedProvider, readonly interactions: Interactions }
   close (): Promise<void>
 }
 
@@ -133,8 +140,11 @@ export async function createReferenceServices (
   const owners = new AccountOwners({
     store, tokens, proofs, passkeysEnabled: config.passkeys !== null, secondFactorEnabled: config.secondFactor.enabled
   })
+  // The mark an OpenID Connect client's acr_values leave for the page's next sign-in (docs/oidc-provider.md#acr-values).
+  const stepUp = new StepUpCookies(secrets.derive(STEP_UP_PURPOSE), config.publicUrl.startsWith('https:'))
   const secondFactor = config.secondFactor.enabled
     ? secondFactors(config, secrets, {
+      stepUp,
       store,
       owners,
       changeNotices,
@@ -173,6 +183,22 @@ export async function createReferenceServices (
   const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
   const otherSessions = new OtherSessions({ store, owners, now })
   const account = accountServices({ store, owners, mailer, productName: config.productName, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
+  const oidcClients = configuredClients(parseOidcClients(config.oidcClientsSource ?? undefined))
+  const oidc = {
+    provider: new EmbeddedProvider({
+      issuer: config.publicUrl,
+      clients: oidcClients,
+      adapter: memoryAdapterFactory(),
+      store,
+      tokens,
+      cookieKey: secrets.derive(OIDC_COOKIE_PURPOSE),
+      sessions: config.sessions,
+      signingKeys,
+      log,
+      now
+    }),
+    interactions: new Interactions({ store, tokens, clients: oidcClients, stepUp, now })
+  }
   const purge = setInterval(() => {
     store.purgeExpired(now()).catch((error: unknown) => log.error({ err: error }, 'purging expired rows failed'))
   }, PURGE_INTERVAL_MS)
@@ -211,6 +237,7 @@ export async function createReferenceServices (
     pseudonyms,
     signingKeys,
     metrics,
+    oidc,
     async close () {
       clearInterval(purge)
       clearInterval(keyReload)
@@ -223,7 +250,7 @@ export async function createReferenceServices (
 function secondFactors (
   config: ReferenceConfig,
   secrets: DerivedSecrets,
-  parts: Pick<SecondFactorsOptions, 'store' | 'owners' | 'changeNotices' | 'completeLogin' | 'metrics' | 'now'>
+  parts: Pick<SecondFactorsOptions, 'store' | 'owners' | 'changeNotices' | 'completeLogin' | 'metrics' | 'now' | 'stepUp'>
 ): SecondFactors {
   return new SecondFactors({
     ...parts,

@@ -5,7 +5,7 @@ import type {
 } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
-import type { FastifyBaseLogger } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { createHmac } from 'node:crypto'
 import { clientAddress, rateLimitKey } from './client-address.js'
@@ -107,10 +107,12 @@ export function rateLimitBucketName (key: Buffer, bucket: string): string {
  * its keyed hash. Each group has its own counts (its own Redis key prefix
  * when shared).
  */
-export function rateLimitOptions (settings: RateLimitSettings, group: string): RateLimitPluginOptions {
+export function rateLimitOptions (settings: RateLimitSettings, group: string, exempt?: (request: FastifyRequest) => boolean): RateLimitPluginOptions {
   const nameSpace = `threshold-rate-limit-${group}-`
   return {
     global: true,
+    // Calls limited in another way (server/edge/sessions/refresh-limit.ts), not by this allowance.
+    ...(exempt === undefined ? {} : { allowList: (request: FastifyRequest) => exempt(request) }),
     max: settings.perMinute,
     timeWindow: ONE_MINUTE_MS,
     keyGenerator: (request) => rateLimitBucketName(settings.addressKey, rateLimitKey(clientAddress(request))),

@@ -63,6 +63,21 @@ const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE], ['vary', 'Accept-Language']])
   .flat()
 
+/** How the embedded provider sends a visitor to the page: `redirect` back to its interaction (server/shared/oidc/provider-pages.ts OIDC_PATH_PREFIX). */
+const PROVIDER_RETURN = 'redirect=%2Foidc%2Finteraction%2F'
+
+/**
+ * Whether the page's login returns to the embedded provider. A login posted
+ * without scripts then ends, after the provider's own redirects, at the
+ * client's registered redirect URI, on any origin, and browsers hold those
+ * redirects to `form-action`: the page allows https there (the provider
+ * redirects only to URIs registered exactly). Its scripts leave by a
+ * navigation, which form-action does not govern.
+ */
+function returnsToProvider (query: string): boolean {
+  return query.includes(PROVIDER_RETURN)
+}
+
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor, catalogues, defaultLocale } = options
@@ -82,7 +97,8 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     const nonce = nextNonce()
     const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query, account })
     const headers = PAGE_HEADERS.slice()
-    const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formActionFor(hostname), pages.styleSources)
+    const formAction = returnsToProvider(query) ? `${formActionFor(hostname)} https:` : formActionFor(hostname)
+    const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formAction, pages.styleSources)
     headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
     response.writeHead(status, headers)
     response.end(request.method === 'HEAD' ? undefined : body)

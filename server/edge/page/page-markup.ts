@@ -27,6 +27,14 @@ export const UNCACHED_RENDERS_PER_SECOND = 200
 const FREE_TEXT_PARAMETERS: ReadonlySet<string> = new Set(['home_page_banner', 'error', 'email', 'id'])
 
 /**
+ * Free text outside the markup parameters, which the page shows all the
+ * same: `login_hint` fills the email field (client/page/page-params.ts). The
+ * page's scripts read it from the address; left out of MARKUP_PARAMETERS so
+ * that they carry no byte more for it.
+ */
+const FREE_TEXT_REST: ReadonlySet<string> = new Set(['login_hint'])
+
+/**
  * Stands for the query's other parameters (`redirect`, the login context…)
  * in a kept rendering: common/page/page-render.ts's viewLinkHref puts them last in
  * the links to the other views, which is the only place the markup shows them.
@@ -105,7 +113,8 @@ export class PageMarkup {
   forQuery (search: string, hostname: string, messages: PageMessages): RenderedPage {
     const { markup, rest } = splitQuery(search)
     // Free text is rendered as it is; so is a query that spells the slot, which would be filled in too.
-    if (markup.some((segment) => FREE_TEXT_PARAMETERS.has(parameterName(segment)) || decodedSegment(segment).includes(REST_SLOT))) {
+    if (markup.some((segment) => FREE_TEXT_PARAMETERS.has(parameterName(segment)) || decodedSegment(segment).includes(REST_SLOT)) ||
+      rest.some((segment) => FREE_TEXT_REST.has(parameterName(segment)))) {
       return this.renderWithinBudget(search, hostname, messages)
     }
     const markupQuery = markup.join('&')

@@ -25,6 +25,7 @@ import type { MessageKey } from '../../../common/languages/message-catalogue.js'
 import type { ProxyTrust } from '../http/trusted-proxy.js'
 import type { ChallengeGate } from '../challenge/challenge-gate.js'
 import { tokenAnswers } from '../sessions/token-answers.js'
+import type { RefreshLimit } from '../sessions/refresh-limit.js'
 
 export interface AccountsProxyOptions {
   /** Base URL of the accounts service, without a trailing slash. */
@@ -44,6 +45,8 @@ export interface AccountsProxyOptions {
   readonly challenge: ChallengeGate | null
   /** COOKIE_DOMAIN (null: derived per host) and AUTH_COOKIE_HTTPONLY, for the token cookies the edge sets (session-cookies/). */
   readonly tokenCookies: { readonly cookieDomain: string | null, readonly authHttpOnly: boolean }
+  /** The limits of `token/refresh` in place of the per-address allowance (server/edge/sessions/refresh-limit.ts); null: it shares the allowance. */
+  readonly refreshLimit?: RefreshLimit | null
 }
 
 /** A form POST (a signed SAML response) is larger than any JSON call. */
@@ -163,9 +166,10 @@ interface ProxyGroupOptions {
   readonly domainCheck: DomainCheckEnforcement | null
   readonly challenge: ChallengeGate | null
   readonly tokenCookies: AccountsProxyOptions['tokenCookies']
+  readonly refreshLimit: RefreshLimit | null
 }
 
-async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck, challenge, tokenCookies }: ProxyGroupOptions): Promise<void> {
+async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, routes, kind, timeoutMs, trust, answerLimitBytes, domainCheck, challenge, tokenCookies, refreshLimit }: ProxyGroupOptions): Promise<void> {
   // The token cookies come with the JSON calls' answers only: the links and form posts carry no tokens.
   const tokens = tokenAnswers({ ...tokenCookies, prefix: app.prefix, trust })
   if (kind === 'json') {
@@ -183,6 +187,11 @@ async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, ro
     // After the rate limit (an onRequest hook) and the body's checks: a refused call costs the domain service nothing.
     if (domainCheck !== null) app.addHook('preHandler', enforceDomainCheck({ ...domainCheck, prefix: app.prefix }))
     app.addHook('preHandler', tokens.fillRefreshToken)
+    // After the token is filled in from the cookie: its limits read it.
+    if (refreshLimit !== null) {
+      app.addHook('preHandler', refreshLimit.preHandler)
+      app.addHook('onResponse', refreshLimit.onResponse)
+    }
   } else if (kind === 'form') {
     app.addHook('onRequest', requireContentType(['application/x-www-form-urlencoded']))
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT_BYTES }, bufferedBodyParser('raw'))
@@ -238,7 +247,8 @@ async function proxyGroup (app: FastifyInstance, { upstream, upstreamHeaders, ro
  * and rate limited per client address.
  */
 export async function accountsProxy (app: FastifyInstance, options: AccountsProxyOptions): Promise<void> {
-  await app.register(rateLimit, rateLimitOptions(options.rateLimit, 'accounts'))
+  const refreshLimit = options.refreshLimit ?? null
+  await app.register(rateLimit, rateLimitOptions(options.rateLimit, 'accounts', refreshLimit?.exempt))
 
   app.setErrorHandler(async (error: { statusCode?: number, message?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
@@ -260,7 +270,8 @@ export async function accountsProxy (app: FastifyInstance, options: AccountsProx
       answerLimitBytes: options.answerLimitBytes,
       domainCheck: options.domainCheck,
       challenge: options.challenge,
-      tokenCookies: options.tokenCookies
+      tokenCookies: options.tokenCookies,
+      refreshLimit
     })
   }
 

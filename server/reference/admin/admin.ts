@@ -14,6 +14,7 @@ import { CommandError, EXIT, type Command, type KeysCommand } from './command.js
 import { KEYS_COMMANDS } from './key-commands.js'
 import { ORGANISATION_COMMANDS } from './organisation-commands.js'
 import { SIGN_IN_COMMANDS } from './sign-in-commands.js'
+import { CLIENT_COMMANDS } from './client-commands.js'
 
 const USAGE = `Usage: npm run accounts -- <command>
 
@@ -43,11 +44,18 @@ Commands:
                                         servers read it within a minute); the old key stays in
                                         the key set until its last token has expired
   audit-pseudonym <email>               the name the address has in the audit log
+  client add --name <name> --redirect-uri <url> [--redirect-uri <url>…] [--public]
+             [--first-party] [--post-logout-redirect-uri <url>…] [--backchannel-logout-uri <url>]
+                                        add a client of the OpenID Connect provider: its id and
+                                        secret are printed once (a --public client has none and
+                                        uses PKCE); --first-party skips the consent step
+  client list                           the clients added: id, name, type, redirect URIs
+  client remove <client_id>             remove a client added here, with its grants and tokens
 
 Accounts are read from the store the server uses: DATABASE_URL when set,
 else the SQLite file in DATA_DIR (default ./data). Keys are in DATA_DIR/keys.`
 
-const COMMANDS: Readonly<Record<string, Command>> = { ...ORGANISATION_COMMANDS, ...ACCOUNT_COMMANDS, ...SIGN_IN_COMMANDS }
+const COMMANDS: Readonly<Record<string, Command>> = { ...ORGANISATION_COMMANDS, ...ACCOUNT_COMMANDS, ...SIGN_IN_COMMANDS, ...CLIENT_COMMANDS }
 
 function reportToStderr (...args: unknown[]): void {
   const message = args.find((arg) => typeof arg === 'string')
@@ -76,25 +84,51 @@ function readConfig (): ReferenceConfig {
   }
 }
 
+/** The command's parameters, --flags and --options (each taking the argument after it), or why they are wrong. */
+function parseArguments (name: string, command: Command | KeysCommand, given: readonly string[]) {
+  const rest: string[] = []
+  const flags = new Set<string>()
+  const options = new Map<string, string[]>()
+  const takes = [
+    ...command.parameters.map((parameter) => `<${parameter}>`),
+    ...('options' in command ? command.options ?? [] : []).map((option) => `[${option} <value>]`),
+    ...(command.flags ?? []).map((flag) => `[${flag}]`)
+  ].join(' ')
+  const wrong = (why: string): CommandError => new CommandError(`${why}${name} takes ${takes}\n\n${USAGE}`, EXIT.USAGE)
+  for (let index = 0; index < given.length; index++) {
+    const arg = given[index]!
+    if (!arg.startsWith('--')) rest.push(arg)
+    else if ('options' in command && (command.options ?? []).includes(arg)) {
+      const value = given[++index]
+      if (value === undefined || value.startsWith('--')) throw wrong(`${arg} needs a value; `)
+      options.set(arg, [...options.get(arg) ?? [], value])
+    } else if ((command.flags ?? []).includes(arg)) flags.add(arg)
+    else throw wrong(`unknown option ${arg}; `)
+  }
+  if (rest.length !== command.parameters.length) throw wrong('')
+  return { rest, flags, options }
+}
+
 async function main (args: readonly string[]): Promise<number> {
   exitOnUnsupportedNode()
-  const [name, ...given] = args
-  const rest = given.filter((arg) => !arg.startsWith('--'))
-  const flags = new Set(given.filter((arg) => arg.startsWith('--')))
-  if (name === undefined) throw new CommandError(`no command given\n\n${USAGE}`, EXIT.USAGE)
-  if (name === 'help' || name === '--help' || name === '-h') {
+  const [first, ...afterFirst] = args
+  if (first === undefined) throw new CommandError(`no command given\n\n${USAGE}`, EXIT.USAGE)
+  if (first === 'help' || first === '--help' || first === '-h') {
     console.log(USAGE)
     return EXIT.DONE
   }
+  // A command of two words (`client add`) is looked up by both.
+  const twoWords = afterFirst[0] !== undefined && Object.hasOwn(COMMANDS, `${first} ${afterFirst[0]}`)
+  const name = twoWords ? `${first} ${afterFirst[0]!}` : first
+  const given = twoWords ? afterFirst.slice(1) : afterFirst
   const command: Command | KeysCommand | undefined = Object.hasOwn(COMMANDS, name)
     ? COMMANDS[name]!
     : Object.hasOwn(KEYS_COMMANDS, name) ? KEYS_COMMANDS[name]! : undefined
-  if (command === undefined) throw new CommandError(`unknown command "${name}"\n\n${USAGE}`, EXIT.USAGE)
-  const unknownFlag = [...flags].find((flag) => !(command.flags ?? []).includes(flag))
-  if (rest.length !== command.parameters.length || unknownFlag !== undefined) {
-    const takes = [...command.parameters.map((parameter) => `<${parameter}>`), ...(command.flags ?? []).map((flag) => `[${flag}]`)].join(' ')
-    throw new CommandError(`${unknownFlag === undefined ? '' : `unknown option ${unknownFlag}; `}${name} takes ${takes}\n\n${USAGE}`, EXIT.USAGE)
+  if (command === undefined) {
+    const group = Object.keys(COMMANDS).some((key) => key.startsWith(`${first} `))
+    throw new CommandError(`unknown command "${group ? [first, ...afterFirst.slice(0, 1)].join(' ') : first}"\n\n${USAGE}`, EXIT.USAGE)
   }
+  const { rest, flags, options } = parseArguments(name, command, given)
   const config = readConfig()
   if ('runOnKeys' in command) {
     if (!existsSync(config.dataDir)) throw new CommandError(`there is no DATA_DIR at ${config.dataDir} (is DATA_DIR right?)`)
@@ -112,7 +146,7 @@ async function main (args: readonly string[]): Promise<number> {
     throw new CommandError(`the accounts database cannot be opened: ${error.message}`)
   })
   try {
-    console.log(await command.run(store, rest, flags))
+    console.log(await command.run(store, rest, flags, options))
     return EXIT.DONE
   } finally {
     await store.close()

@@ -14,7 +14,9 @@ export interface Command {
   readonly parameters: readonly string[]
   /** The --flags it accepts. */
   readonly flags?: readonly string[]
-  run (store: AccountStore, args: readonly string[], flags: ReadonlySet<string>): Promise<string>
+  /** The --options it accepts, each followed by a value and repeatable (`--redirect-uri U --redirect-uri U2`). */
+  readonly options?: readonly string[]
+  run (store: AccountStore, args: readonly string[], flags: ReadonlySet<string>, options: ReadonlyMap<string, readonly string[]>): Promise<string>
 }
 
 /** A command on DATA_DIR/keys rather than on the accounts store. */

@@ -1,6 +1,7 @@
 import type { JWK } from 'jose'
 import {
   importSigningKey,
+  SIGNING_ALGORITHM,
   loadOrCreateStoredKey,
   readRetiredKeys,
   readStoredKey,
@@ -18,6 +19,8 @@ export const KEY_RELOAD_INTERVAL_MS = 60_000
 
 interface LoadedKey {
   readonly key: SigningKey
+  /** The private JWK as stored, for a signer that takes keys as JWKs (the OpenID Connect provider). */
+  readonly jwk: JWK
   readonly signsFrom: number
   /** Null for the current key; for a retired one, when it leaves the key set. */
   readonly keepUntil: number | null
@@ -42,9 +45,10 @@ export class SigningKeys {
   private static async read (dataDir: string, current: StoredKey): Promise<LoadedKey[]> {
     const retired = await readRetiredKeys(dataDir)
     return [
-      { key: await importSigningKey(signingKeyFile(dataDir), current.jwk), signsFrom: current.signsFrom, keepUntil: null, retiredAt: null },
+      { key: await importSigningKey(signingKeyFile(dataDir), current.jwk), jwk: current.jwk, signsFrom: current.signsFrom, keepUntil: null, retiredAt: null },
       ...await Promise.all(retired.map(async (entry) => ({
         key: await importSigningKey(retiredKeysFile(dataDir), entry.jwk),
+        jwk: entry.jwk,
         signsFrom: entry.signsFrom,
         keepUntil: entry.keepUntil,
         retiredAt: entry.retiredAt
@@ -78,6 +82,24 @@ export class SigningKeys {
     }
     // A clock set before every key's start: the newest key rather than none.
     return (chosen ?? this.keys[0]!).key
+  }
+
+  /**
+   * The private JWKs of the key set at `now`, the one that signs first: the
+   * OpenID Connect provider (server/reference/oidc/) signs with its first key
+   * and publishes them all, so that its key set is this one.
+   */
+  privateKeySet (now: number): JWK[] {
+    const signer = this.signer(now)
+    const published = new Set(this.keySet(now).map((jwk) => jwk.kid))
+    const chosen = new Map<string, JWK>()
+    for (const loaded of [...this.keys.filter((candidate) => candidate.key === signer), ...this.keys]) {
+      const { signsFrom: _signsFrom, ...jwk } = loaded.jwk as JWK & { signsFrom?: number }
+      if ((loaded.key === signer || published.has(loaded.key.kid)) && !chosen.has(loaded.key.kid)) {
+        chosen.set(loaded.key.kid, { ...jwk, kid: loaded.key.kid, alg: SIGNING_ALGORITHM, use: 'sig' })
+      }
+    }
+    return [...chosen.values()]
   }
 
   /** The public keys verifiers need at `now`: the current one, and each retired one until its last token has expired. */

@@ -5,7 +5,7 @@ import type { Account } from '../store/account-store.js'
 import type { FirstFactor, FirstFactorProof, LoginChallenges } from './login-challenges.js'
 import type { SecondFactorsOptions } from './second-factors.js'
 
-export interface SecondFactorGateOptions extends Pick<SecondFactorsOptions, 'store' | 'settings' | 'rememberedBrowsers' | 'now'> {
+export interface SecondFactorGateOptions extends Pick<SecondFactorsOptions, 'store' | 'settings' | 'rememberedBrowsers' | 'now' | 'stepUp'> {
   readonly challenges: LoginChallenges
 }
 
@@ -31,7 +31,8 @@ export class SecondFactorGate {
     if (!this.options.settings.enabled) return null
     const factor = await store.findSecondFactor(account.id)
     if (factor?.enrolledAt != null) {
-      if (await this.remembersBrowser(account.id, facts)) {
+      // A client asked for a second factor (acr_values): a remembered browser does not skip it this time.
+      if (!this.stepUpAsked(facts) && await this.remembersBrowser(account.id, facts)) {
         logAuthEvent(facts, 'second-factor.skipped', { accountId: account.id, clientAddress: facts.clientAddress, reason: 'remembered browser' })
         return null
       }
@@ -39,6 +40,11 @@ export class SecondFactorGate {
     }
     if (await store.secondFactorRequiredFor(account.id)) return await challenges.issue(account, 'enrol', context, method, facts, passwordBreached, firstFactor)
     return null
+  }
+
+  /** Whether the request carries an OpenID Connect client's mark asking for the second factor. */
+  private stepUpAsked (facts: RequestFacts): boolean {
+    return this.options.stepUp?.asked(facts.browser?.cookieHeader, this.options.now()) === true
   }
 
   /** Whether the account has an enrolled second factor (a remembered browser skipped its code). */

@@ -14,6 +14,7 @@ import type { RecoveryCodeHasher, SecretBox } from './second-factor-codes.js'
 import { SecondFactorChanges } from './second-factor-changes.js'
 import type { EnrolmentSecrets } from './second-factor-enrolment-secrets.js'
 import { SecondFactorGate } from './second-factor-gate.js'
+import type { StepUpCookies } from '../oidc/step-up-cookie.js'
 
 export interface SecondFactorsOptions {
   readonly store: AccountStore
@@ -27,6 +28,11 @@ export interface SecondFactorsOptions {
   readonly enrolmentSecrets: EnrolmentSecrets
   readonly recoveryCodes: RecoveryCodeHasher
   readonly rememberedBrowsers: RememberedBrowserCookies
+  /**
+   * The mark an OpenID Connect client's `acr_values` leave (server/reference/oidc/step-up-cookie.ts): a sign-in
+   * carrying it asks for the code even in a remembered browser. Absent: no such mark is read.
+   */
+  readonly stepUp?: Pick<StepUpCookies, 'asked'>
   /** PRODUCT_NAME: the issuer the authenticator app shows. */
   readonly productName: string
   /** Issues the tokens of a login (AfterFirstFactor.completeLogin). */

@@ -279,6 +279,25 @@ export class TokenService {
   }
 
   /**
+   * What the session a refresh token belongs to says, if it still lives, read
+   * without spending the token (the OpenID Connect provider asks whether a
+   * visitor whose auth cookie has expired is still signed in: the page, not
+   * the provider, rotates the token). A token spent longer ago than the grace is
+   * no proof of a session (its reuse is the page's to tell); null then.
+   */
+  async sessionOfRefreshToken (refreshToken: string): Promise<AuthTokenClaims | null> {
+    const now = this.now()
+    const record = await this.store.findRefreshToken(hashToken(refreshToken))
+    if (record === null || record.revokedAt !== null || record.expiresAt <= now) return null
+    if (record.usedAt !== null && now - record.usedAt >= this.sessions.reuseGraceSeconds * 1000) return null
+    const saved = readSavedLogin(record.context)
+    if (saved.scope !== undefined || saved.signedInAt === undefined) return null
+    if (saved.signedInAt + this.sessions.maxLifetimeDays * DAY_MS <= now) return null
+    if (!await this.store.isRefreshFamilyLive(record.familyId, now)) return null
+    return { accountId: record.accountId, sessionId: record.familyId, authTime: Math.floor(saved.signedInAt / 1000), amr: methodReferences(saved.method) }
+  }
+
+  /**
    * Whether the session still lives: a token of its family neither revoked
    * (logout, "was this you?", a reset, the operator's end-sessions) nor
    * expired. An auth token outlives its session by up to its 15 minutes;

@@ -4,6 +4,7 @@
  * Every method that must be atomic says so.
  */
 
+import type { OidcClient } from '../oidc/oidc-clients.js'
 import type { EmailKeyConflict } from './email-key.js'
 
 /** A browser not seen for this long is forgotten (the cookie that names it lives as long: Chrome's cap). */
@@ -273,6 +274,58 @@ export interface SecurityEvent {
   readonly addressRange: string
 }
 
+/** The OpenID Connect clients an operator added with `npm run accounts -- client add` (server/reference/oidc/oidc-clients.ts). */
+export interface OidcClientStore {
+  /** Keeps a new client; false (nothing changed) when its id is taken. */
+  add (client: OidcClient): Promise<boolean>
+  /** Every client, by id. */
+  list (): Promise<readonly OidcClient[]>
+  /**
+   * Removes the client and everything the provider keeps for it (its grants,
+   * codes, tokens, interactions): false when there is no such client. Atomic.
+   */
+  remove (clientId: string): Promise<boolean>
+  find (clientId: string): Promise<OidcClient | null>
+}
+
+/**
+ * One thing the OpenID Connect provider keeps (server/reference/oidc/oidc-adapter.ts):
+ * a session, a grant, an interaction, a code, a token… of one of its models.
+ */
+export interface OidcPayloadRecord {
+  /** The provider's model: `Session`, `Grant`, `AuthorizationCode`, `RefreshToken`… */
+  readonly model: string
+  readonly id: string
+  /** The provider's payload, as JSON (without its `consumed` mark: `consumedAt` holds it). */
+  readonly payload: string
+  /** The grant a code or token belongs to (revoked together); null for others. */
+  readonly grantId: string | null
+  /** A session's uid; null for others. */
+  readonly uid: string | null
+  /** A device flow's user code; null for others. */
+  readonly userCode: string | null
+  /** The client it is for, where it is one client's: removing the client removes it. */
+  readonly clientId: string | null
+  /** Epoch milliseconds after which it is gone; null: kept until destroyed. */
+  readonly expiresAt: number | null
+  /** When it was first consumed (a code exchanged, a refresh token rotated); null while not. */
+  readonly consumedAt: number | null
+}
+
+/** The provider's storage: every find treats a row expired at `now` as absent, and purgeExpired deletes it. */
+export interface OidcPayloadStore {
+  /** Stores the payload, replacing one of the same model and id (its first consumption is kept). */
+  upsert (record: Omit<OidcPayloadRecord, 'consumedAt'>): Promise<void>
+  find (model: string, id: string, now: number): Promise<OidcPayloadRecord | null>
+  findByUid (model: string, uid: string, now: number): Promise<OidcPayloadRecord | null>
+  findByUserCode (model: string, userCode: string, now: number): Promise<OidcPayloadRecord | null>
+  /** Marks it consumed at `now`, unless it was before (the first time stays). */
+  consume (model: string, id: string, now: number): Promise<void>
+  destroy (model: string, id: string): Promise<void>
+  /** Deletes every code and token of the grant. */
+  revokeByGrantId (grantId: string): Promise<void>
+}
+
 export type CreateAccountResult = { readonly created: Account } | { readonly conflict: 'email' | 'google-subject' }
 
 /** What an address change did: `taken` when another account has the address (case-insensitively), `unknown` when there is no such account. */
@@ -505,11 +558,17 @@ export interface AccountStore {
    */
   deleteAccount (accountId: string): Promise<boolean>
 
+  /** The OpenID Connect clients added with the admin command. */
+  readonly oidcClients: OidcClientStore
+  /** What the OpenID Connect provider keeps between requests. */
+  readonly oidcPayloads: OidcPayloadStore
+
   /**
    * Deletes expired tokens (spent Google tokens, passkey and second-factor challenges and
    * unconfirmed authenticator secrets included), links,
    * transactions and throttles, browsers unseen for `BROWSER_MEMORY_MS`, and
-   * security events older than `SECURITY_EVENT_MEMORY_MS`.
+   * security events older than `SECURITY_EVENT_MEMORY_MS`, and the OpenID
+   * Connect provider's expired payloads.
    */
   purgeExpired (now: number): Promise<void>
   /**

@@ -34,6 +34,7 @@ import {
 } from './account-store.js'
 import { emailKey } from '../../shared/email-key.js'
 import { SharedClock } from '../../shared/shared-clock.js'
+import { POSTGRES_OIDC_MIGRATION, postgresOidcClients, postgresOidcPayloads, type PostgresAccess } from './postgres-oidc.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 import {
   createdAccount,
@@ -250,7 +251,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
      address_range TEXT NOT NULL
    );
    CREATE INDEX security_events_by_account ON security_events(account_id, at);
-   CREATE INDEX security_events_by_time ON security_events(at);`
+   CREATE INDEX security_events_by_time ON security_events(at);`,
+  POSTGRES_OIDC_MIGRATION
 ]
 
 /** Replaces the account's recovery codes; inside the caller's transaction. */
@@ -477,6 +479,8 @@ export class PostgresAccountStore implements AccountStore {
   private checking: Promise<boolean> | null = null
   /** The time every instance on this database agrees on (server/shared/shared-clock.ts). */
   private readonly clock: SharedClock
+  readonly oidcClients: AccountStore['oidcClients']
+  readonly oidcPayloads: AccountStore['oidcPayloads']
 
   private constructor (
     private readonly connections: pg.Pool,
@@ -488,6 +492,13 @@ export class PostgresAccountStore implements AccountStore {
     connections.on('release', (error: Error | undefined) => {
       if (error === undefined) this.lastHealthyAt = performance.now()
     })
+    const access: PostgresAccess = {
+      pool: () => this.pool,
+      inTransaction: async (work) => await this.inTransaction(work),
+      now: () => this.now()
+    }
+    this.oidcClients = postgresOidcClients(access)
+    this.oidcPayloads = postgresOidcPayloads(access)
   }
 
   get emailKeyConflicts (): readonly EmailKeyConflict[] {
@@ -1224,6 +1235,7 @@ export class PostgresAccountStore implements AccountStore {
     await this.pool.query('DELETE FROM sso_transactions WHERE expires_at <= $1', [now])
     await this.pool.query('DELETE FROM sso_identities WHERE expires_at <= $1', [now])
     await this.pool.query('DELETE FROM saml_assertions WHERE expires_at <= $1', [now])
+    await this.pool.query('DELETE FROM oidc_payloads WHERE expires_at <= $1', [now])
     await this.pool.query('DELETE FROM login_throttles WHERE locked_until <= $1 AND updated_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
     await this.pool.query('DELETE FROM email_links WHERE expires_at <= $1 AND created_at <= $2', [now, now - SPENT_ROW_MEMORY_MS])
     await this.pool.query('DELETE FROM known_browsers WHERE last_seen_at <= $1', [now - BROWSER_MEMORY_MS])

@@ -34,6 +34,7 @@ import {
   type SsoTransaction
 } from './account-store.js'
 import { emailKey } from '../../shared/email-key.js'
+import { SQLITE_OIDC_MIGRATION, sqliteOidcClients, sqliteOidcPayloads } from './sqlite-oidc.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 import {
   createdAccount,
@@ -251,7 +252,9 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
      address_range TEXT NOT NULL
    );
    CREATE INDEX security_events_by_account ON security_events(account_id, at);
-   CREATE INDEX security_events_by_time ON security_events(at);`
+   CREATE INDEX security_events_by_time ON security_events(at);`,
+  // The OpenID Connect provider's clients added with the admin command, and what it keeps between requests.
+  SQLITE_OIDC_MIGRATION
 ]
 
 function isUniqueViolation (error: unknown): error is { code: string, message: string } {
@@ -284,6 +287,8 @@ export function migrate (db: Database.Database, upTo = SQLITE_MIGRATIONS.length)
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database
   readonly emailKeyConflicts: AccountStore['emailKeyConflicts']
+  readonly oidcClients: AccountStore['oidcClients']
+  readonly oidcPayloads: AccountStore['oidcPayloads']
 
   constructor (file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
@@ -294,6 +299,8 @@ export class SqliteAccountStore implements AccountStore {
     this.db.pragma('foreign_keys = ON')
     this.db.pragma('busy_timeout = 5000')
     this.emailKeyConflicts = migrate(this.db).emailKeyConflicts
+    this.oidcClients = sqliteOidcClients(this.db, () => this.now())
+    this.oidcPayloads = sqliteOidcPayloads(this.db)
   }
 
   async createAccount (account: NewAccount): Promise<CreateAccountResult> {
@@ -819,6 +826,7 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('DELETE FROM known_browsers WHERE last_seen_at <= ?').run(now - BROWSER_MEMORY_MS)
       this.db.prepare('DELETE FROM notice_slots WHERE quiet_until <= ?').run(now)
       this.db.prepare('DELETE FROM security_events WHERE at <= ?').run(now - SECURITY_EVENT_MEMORY_MS)
+      this.db.prepare('DELETE FROM oidc_payloads WHERE expires_at <= ?').run(now)
     })()
   }
 

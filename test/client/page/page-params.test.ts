@@ -148,3 +148,10 @@ t.test('a notice value that is not a code is ignored, never shown', async (t) =>
   }
   t.equal(parse('').notice, null)
 })
+
+t.test('login_hint is the email the views start with; empty or blank is none', async (t) => {
+  t.equal(parse('?login_hint=ada%40example.test').loginHint, 'ada@example.test')
+  t.equal(parse('?login_hint=').loginHint, null)
+  t.equal(parse('?login_hint=%20%20').loginHint, null)
+  t.equal(parse('').loginHint, null)
+})

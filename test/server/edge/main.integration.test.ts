@@ -54,7 +54,13 @@ const badConfigurations: Array<[Record<string, string>, RegExp]> = [
   [{ METRICS_PORT: 'nine' }, /^threshold: invalid configuration: METRICS_PORT must be a whole number from 0 to 65535 \(got "nine"\)$/],
   [{ METRICS_PORT: '9123', PORT: '9123' }, /^threshold: invalid configuration: METRICS_PORT must differ from PORT: the metrics are never served on the public port \(got "9123"\)$/],
   [{ DRAIN_SECONDS: '10s' }, /^threshold: invalid configuration: DRAIN_SECONDS must be a whole number from 0 to 300 \(got "10s"\)$/],
-  [{ DATABASE_URL: 'mysql://app:s3cret@db.internal/app' }, /^threshold: invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/threshold:secret@db.internal:5432\/threshold \(value not shown: it may hold a password\)$/]
+  [{ DATABASE_URL: 'mysql://app:s3cret@db.internal/app' }, /^threshold: invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/threshold:secret@db.internal:5432\/threshold \(value not shown: it may hold a password\)$/],
+  // The reference service's clients are checked before it is forked: the entry and the field are named, never the secret.
+  [{ OIDC_CLIENTS: JSON.stringify([{ client_id: 'app', client_name: 'App', redirect_uris: ['https://app.example.com/cb'], client_secret: 'short-s3cret' }]) },
+    /^threshold: invalid configuration: OIDC_CLIENTS\[0\]\.client_secret: must have at least 32 characters$/],
+  [{ OIDC_CLIENTS: JSON.stringify([{ client_id: 'cli', client_name: 'CLI', redirect_uris: ['http://localhost:53682/'], token_endpoint_auth_method: 'none' },
+    { client_id: 'web', client_name: 'Web', redirect_uris: ['http://web.example.com/cb'], token_endpoint_auth_method: 'none' }]) },
+  /^threshold: invalid configuration: OIDC_CLIENTS\[1\]\.redirect_uris\[0\]: must be https \(plain http is allowed only for loopback hosts\)$/]
 ]
 
 for (const [env, message] of badConfigurations) {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { ConfigError } from '../../../server/shared/env-parsing.js'
 import { loadReferenceConfig } from '../../../server/reference/config.js'
@@ -113,3 +116,20 @@ for (const [env, variable] of [
     t.match(error.message, new RegExp(`^${variable} `))
   })
 }
+
+t.test('OIDC_CLIENTS: none by default; JSON, or a JSON file relative to the working directory', async (t) => {
+  t.same(loadReferenceConfig({}, 8080).oidcClients, [])
+  const client = { client_id: 'app', client_name: 'App', redirect_uris: ['https://app.example.com/cb'], token_endpoint_auth_method: 'none' }
+  t.same(loadReferenceConfig({ OIDC_CLIENTS: JSON.stringify([client]) }, 8080).oidcClients.map((each) => each.clientId), ['app'])
+  const dir = mkdtempSync(join(tmpdir(), 'threshold-oidc-config-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'clients.json'), JSON.stringify([client]))
+  t.same(loadReferenceConfig({ OIDC_CLIENTS: join(dir, 'clients.json') }, 8080).oidcClients.map((each) => each.clientId), ['app'])
+  const cwd = process.cwd()
+  process.chdir(dir)
+  t.teardown(() => process.chdir(cwd))
+  t.same(loadReferenceConfig({ OIDC_CLIENTS: 'clients.json' }, 8080).oidcClients.map((each) => each.clientId), ['app'])
+  const error = configErrorFor({ OIDC_CLIENTS: JSON.stringify([client, { ...client, client_id: 'two', redirect_uris: ['http://app.example.com/cb'] }]) })
+  t.equal(error.variable, 'OIDC_CLIENTS')
+  t.equal(error.message, 'OIDC_CLIENTS[1].redirect_uris[0]: must be https (plain http is allowed only for loopback hosts)')
+})

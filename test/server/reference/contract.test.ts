@@ -10,6 +10,7 @@ import { SPEC_ACCOUNTS_PATHS } from '../../../common/http/accounts-paths.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { buildLocalAccountsServer } from '../../../server/reference/server.js'
 import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.js'
+import { OIDC_DISCOVERY_PATH, OIDC_PATH_PREFIX } from '../../../server/shared/oidc/provider-pages.js'
 import { ACCOUNT_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
@@ -68,11 +69,18 @@ t.test('the routes the edge proxies and the reference service serves are exactly
   // The reference service's own routes, as Fastify lists them (HEAD is Fastify's own for each GET).
   const reference = await startReference(t)
   // Its own readiness route is for the edge's probe on loopback, never proxied and no part of the accounts API.
-  const served = routesOf(reference.app.printRoutes({ commonPrefix: false })).filter((route) => route !== `GET ${REFERENCE_HEALTH_PATH}`)
+  // The OpenID Connect provider's paths are no part of it either: its discovery document describes them (docs/oidc-provider.md).
+  const served = routesOf(reference.app.printRoutes({ commonPrefix: false })).filter((route) => route !== `GET ${REFERENCE_HEALTH_PATH}` && !isProviderRoute(route))
   const documentedOperations = contract.operations.filter(({ path }) => !pathItem(path)['x-threshold-proxied']?.includes('never'))
     .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
   t.same(served.sort(), documentedOperations.sort(), 'every route it serves is documented, and every documented one is served')
 })
+
+/** A route of the OpenID Connect provider: discovery, or under /oidc/ (whose wildcard Fastify's tree prints as `*`). */
+function isProviderRoute (route: string): boolean {
+  const path = route.slice(route.indexOf(' ') + 1)
+  return path === OIDC_DISCOVERY_PATH || path.startsWith(OIDC_PATH_PREFIX) || path === '*'
+}
 
 /** `METHOD path` of each route in Fastify's printRoutes tree (without the HEAD Fastify adds to each GET). */
 function routesOf (tree: string): string[] {

@@ -141,3 +141,27 @@ t.test('pageAnswer.pageWithState answers a post with the full page: the state re
   const embedded = new RegExp(`<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">([^<]*)</script>`).exec(html)?.[1]
   t.same(parsePageFormState(embedded), state, 'the state embedded for the scripts')
 })
+
+t.test('without scripts, login_hint fills the email on the login and register views, each request its own', async (t) => {
+  const app = await buildEdge(t)
+  for (const [query, name] of [['', 'login'], ['&view=register', 'register']] as const) {
+    const ada = await app.inject({ url: `/?redirect=%2Foidc%2Finteraction%2Fuid-1&login_hint=ada%40example.test${query}` })
+    t.match(ada.body, /<input[^>]*name="email"[^>]*value="ada@example.test"/, `${name}: the hint is in the rendered field`)
+    const grace = await app.inject({ url: `/?redirect=%2Foidc%2Finteraction%2Fuid-2&login_hint=grace%40example.test${query}` })
+    t.match(grace.body, /<input[^>]*name="email"[^>]*value="grace@example.test"/, `${name}: another visitor's hint, never a kept one`)
+    t.notMatch(grace.body, 'ada@example.test')
+    const hostile = await app.inject({ url: `/?login_hint=%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E${query}` })
+    t.notMatch(hostile.body, '"><script>alert(1)', `${name}: the hint is escaped`)
+  }
+})
+
+t.test('the page the provider sends a visitor to lets its login end at the client, on any https origin; others keep their form-action', async (t) => {
+  const app = await buildEdge(t)
+  const formAction = (csp: unknown): string => /form-action ([^;]*)/.exec(String(csp))?.[1] ?? ''
+  const fromProvider = await app.inject({ url: '/?redirect=%2Foidc%2Finteraction%2Fuid-1&login_hint=ada%40example.test', headers: { host: 'signin.example.com' } })
+  t.match(formAction(fromProvider.headers['content-security-policy']), /^'self' .*https:$/, 'the provider redirects to registered URIs only, after the post')
+  const plain = await app.inject({ url: '/?redirect=%2Fapp', headers: { host: 'signin.example.com' } })
+  t.notMatch(formAction(plain.headers['content-security-policy']), /https:( |$)/, 'any other page: only where a login may lead')
+  const lookalike = await app.inject({ url: '/?redirect=https%3A%2F%2Fevil.example%2Foidc%2Finteraction%2Fx', headers: { host: 'signin.example.com' } })
+  t.notMatch(formAction(lookalike.headers['content-security-policy']), /https:( |$)/, 'a redirect elsewhere naming the path is not the provider')
+})

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
 import { tmpdir } from 'node:os'
@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { hashPassword } from '../../../../server/reference/passwords/passwords.js'
+import { secretMatches, secretSha256 } from '../../../../server/reference/oidc/oidc-clients.js'
 import { databaseFile } from '../../../../server/reference/store/open-store.js'
 import { PostgresAccountStore } from '../../../../server/reference/store/postgres-store.js'
 import { SqliteAccountStore } from '../../../../server/reference/store/sqlite-store.js'
@@ -411,4 +412,105 @@ t.test('audit-pseudonym names an address as the audit log does, in any case', as
   await postJson(reference.base, '/accounts/v2/login', { email: 'Someone@Example.com', password: 'not her password' })
   const logged = logs.lines.find((line) => line.audit === 'login.failed')!.emailPseudonym
   t.same(await accounts(dataDir, 'audit-pseudonym', 'someone@EXAMPLE.com'), { code: 0, stdout: `${String(logged)}\n`, stderr: '' })
+})
+
+/** The store of `dataDir`, opened for one look and closed again. */
+async function withStore<T> (dataDir: string, look: (store: SqliteAccountStore) => Promise<T>): Promise<T> {
+  const store = new SqliteAccountStore(databaseFile(dataDir))
+  try {
+    return await look(store)
+  } finally {
+    await store.close()
+  }
+}
+
+t.test('client add prints a confidential client\'s id and secret once; only the secret\'s SHA-256 is kept', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  const added = await accounts(dataDir, 'client', 'add', '--name', 'Example CRM', '--redirect-uri', 'https://crm.example.com/oidc/callback',
+    '--redirect-uri', 'http://127.0.0.1:8400/callback', '--post-logout-redirect-uri', 'https://crm.example.com/', '--backchannel-logout-uri', 'https://crm.example.com/oidc/backchannel')
+  t.equal(added.code, 0)
+  const clientId = /^client_id: ([0-9a-f]{32})$/m.exec(added.stdout)?.[1]
+  const secret = /^client_secret: ([A-Za-z0-9_-]{43})$/m.exec(added.stdout)?.[1]
+  t.ok(clientId !== undefined && secret !== undefined, 'a generated id, and a secret of 32 random bytes')
+  t.match(added.stdout, `added client ${clientId!} (Example CRM): confidential (client_secret_basic)`)
+  t.match(added.stdout, 'shown only now')
+  t.match(JSON.parse(added.stderr.trim()) as unknown, { audit: 'oidc-client.added-by-operator', clientId, by: 'operator' })
+  t.notMatch(added.stderr, secret!, 'the audit line has no secret')
+  const stored = await withStore(dataDir, async (store) => await store.oidcClients.find(clientId!))
+  t.same(stored, {
+    clientId,
+    name: 'Example CRM',
+    redirectUris: ['https://crm.example.com/oidc/callback', 'http://127.0.0.1:8400/callback'],
+    postLogoutRedirectUris: ['https://crm.example.com/'],
+    clientUri: null,
+    backchannelLogoutUri: 'https://crm.example.com/oidc/backchannel',
+    firstParty: false,
+    authMethod: 'client_secret_basic',
+    secretSha256: secretSha256(secret!)
+  })
+  t.ok(secretMatches(stored!, secret!), 'the printed secret is the client\'s')
+  const database = Buffer.concat([databaseFile(dataDir), `${databaseFile(dataDir)}-wal`].filter(existsSync).map((file) => readFileSync(file)))
+  t.equal(database.indexOf(secret!), -1, 'the secret itself is nowhere in the database')
+})
+
+t.test('client list shows id, name, type and URIs, never a secret or its hash; client remove ends the client and its grants', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  t.same(await accounts(dataDir, 'client', 'list'), { code: 0, stdout: 'no clients were added with client add (those of OIDC_CLIENTS are in its JSON)\n', stderr: '' })
+  const confidential = await accounts(dataDir, 'client', 'add', '--name', 'Web', '--redirect-uri', 'https://web.example.com/cb')
+  const publicClient = await accounts(dataDir, 'client', 'add', '--name', 'CLI', '--redirect-uri', 'http://localhost:53682/', '--public', '--first-party')
+  t.match(publicClient.stdout, /: public \(PKCE, no secret\), first-party\n/)
+  t.notMatch(publicClient.stdout, 'client_secret:')
+  const webId = /^client_id: (\w+)$/m.exec(confidential.stdout)![1]!
+  const cliId = /^client_id: (\w+)$/m.exec(publicClient.stdout)![1]!
+  const secret = /^client_secret: (\S+)$/m.exec(confidential.stdout)![1]!
+
+  const listed = await accounts(dataDir, 'client', 'list')
+  t.equal(listed.code, 0)
+  const expected = [
+    `${webId}  Web  confidential (client_secret_basic)\n  redirect URI: https://web.example.com/cb`,
+    `${cliId}  CLI  public (PKCE, no secret), first-party\n  redirect URI: http://localhost:53682/`
+  ].sort()
+  t.equal(listed.stdout, `${expected.join('\n')}\n`)
+  t.notMatch(listed.stdout, secret)
+  t.notMatch(listed.stdout, secretSha256(secret))
+
+  await withStore(dataDir, async (store) => {
+    await store.oidcPayloads.upsert({ model: 'Grant', id: 'grant-web', payload: '{}', grantId: null, uid: null, userCode: null, clientId: webId, expiresAt: null })
+    await store.oidcPayloads.upsert({ model: 'RefreshToken', id: 'rt-web', payload: '{}', grantId: 'grant-web', uid: null, userCode: null, clientId: webId, expiresAt: null })
+  })
+  const removed = await accounts(dataDir, 'client', 'remove', webId)
+  t.equal(removed.code, 0)
+  t.equal(removed.stdout, `removed client ${webId}: its grants, codes and tokens are gone, and it signs no one in from now on\n`)
+  await withStore(dataDir, async (store) => {
+    t.equal(await store.oidcClients.find(webId), null)
+    t.equal(await store.oidcPayloads.find('RefreshToken', 'rt-web', store.now()), null, 'its tokens went with it')
+    t.equal(await store.oidcPayloads.find('Grant', 'grant-web', store.now()), null, 'and its grants')
+    t.ok(await store.oidcClients.find(cliId), 'the other client stays')
+  })
+  t.same(await accounts(dataDir, 'client', 'remove', webId), { code: 1, stdout: '', stderr: `accounts: no client ${webId} was added with client add\n` })
+})
+
+t.test('client add refuses a missing name, a missing or bad redirect URI and unknown options, adding nothing', async (t) => {
+  const dataDir = await dataDirWithAccounts(t)
+  const cases: Array<[string[], string]> = [
+    [['client', 'add', '--redirect-uri', 'https://app.example.com/cb'], 'accounts: client add needs --name, the name visitors see (1 to 200 characters)\n'],
+    [['client', 'add', '--name', 'App'], 'accounts: client add needs at least one --redirect-uri\n'],
+    [['client', 'add', '--name', 'App', '--redirect-uri', 'http://app.example.com/cb'],
+      'accounts: --redirect-uri http://app.example.com/cb: must be https (plain http is allowed only for loopback hosts)\n'],
+    [['client', 'add', '--name', 'App', '--redirect-uri', 'https://app.example.com/cb#x'], 'accounts: --redirect-uri https://app.example.com/cb#x: must not have a fragment\n'],
+    [['client', 'add', '--name', 'App', '--redirect-uri', 'https://app.example.com/cb', '--backchannel-logout-uri', 'ftp://app.example.com/'],
+      'accounts: --backchannel-logout-uri ftp://app.example.com/: must be an absolute https URL\n'],
+    [['client', 'add', '--name', 'App', '--redirect-uri'], 'accounts: --redirect-uri needs a value; client add takes'],
+    [['client', 'add', '--name', 'App', '--redirect-uri', 'https://app.example.com/cb', '--secret', 'mine'], 'accounts: unknown option --secret; client add takes'],
+    [['client', 'remove'], 'accounts: client remove takes <client_id>'],
+    [['client', 'rename', 'x'], 'accounts: unknown command "client rename"'],
+    [['client'], 'accounts: unknown command "client"']
+  ]
+  const results = await Promise.all(cases.map(([args]) => accounts(dataDir, ...args)))
+  for (const [index, [args, message]] of cases.entries()) {
+    t.equal(results[index]!.code, 2, `${args.join(' ')}: exit 2`)
+    t.ok(results[index]!.stderr.startsWith(message), `${args.join(' ')}: ${message.split('\n')[0]!}`)
+    t.equal(results[index]!.stdout, '')
+  }
+  t.same(await withStore(dataDir, async (store) => await store.oidcClients.list()), [], 'nothing was added')
 })

@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises'
+import type { BrandSettings } from '../brand/brand-config.js'
+import { pageLogo, pageLook } from '../brand/brand-page.js'
+import { styleHashSource } from '../brand/brand-style.js'
+import { escapeHtml } from '../page/page.js'
+import type { ProviderPageLook } from './provider-page.js'
+
+/** The build's stylesheet and icon links in the page template (build.mjs writes them into client/index.html's head). */
+const STYLESHEET_LINK = /<link rel="stylesheet" href="\/assets\/[\w.-]+\.css">/
+const ICON_LINK = /<link rel="icon" [^>]*>/
+
+/**
+ * The look of the provider's pages, once at start: the page's own
+ * stylesheet and icon as the built template links them (the operator's
+ * FAVICON in its place), the brand colours' `<style>` with its CSP hash,
+ * and BRAND_LOGO as the page shows it.
+ */
+export async function providerPageLook (indexHtmlPath: string, brand: BrandSettings, productName: string): Promise<ProviderPageLook & { readonly styleSources: string }> {
+  const template = await readFile(indexHtmlPath, 'utf8')
+  const look = pageLook(brand)
+  const icon = look.favicon === null
+    ? template.match(ICON_LINK)?.[0] ?? '<link rel="icon" href="data:,">'
+    : `<link rel="icon" href="${escapeHtml(look.favicon.href)}" type="${escapeHtml(look.favicon.type)}">`
+  const stylesheet = template.match(STYLESHEET_LINK)?.[0] ?? ''
+  // The brand style is the configuration's, checked at start (page.ts withLook refuses a "<" in it).
+  const style = look.brandStyle === null || look.brandStyle.includes('<') ? '' : `<style>${look.brandStyle}</style>`
+  const logo = pageLogo(brand)
+  return {
+    productName,
+    logo: logo === null ? '' : `<img class="card__logo" src="${escapeHtml(logo.src)}" alt="${escapeHtml(logo.alt)}" width="${logo.width}" height="${logo.height}">`,
+    theme: look.theme,
+    headLinks: `${icon}${stylesheet}${style}`,
+    styleSources: style === '' ? '' : styleHashSource(look.brandStyle!)
+  }
+}
