@@ -158,7 +158,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts),
     catalogues,
     defaultLocale: config.defaultLocale,
-    challengeProviderOrigins: config.challenge.provider === null ? null : PROVIDER_ORIGINS[config.challenge.provider.kind]
+    challengeProviderOrigins: config.challenge.provider === null ? null : PROVIDER_ORIGINS[config.challenge.provider.kind],
+    provider: config.accountsUrl === null
   })
   const formFlash = createFormFlash()
   const hotPath = createHotPath({ pages: pageAnswer, assets, flashedPage: flashedPageFrom(pageAnswer, formFlash, (request) => isLoopbackHttpRequest(request, trust, config.publicOrigin)) })

@@ -28,6 +28,8 @@ export interface PageAnswerOptions {
   readonly defaultLocale: Locale
   /** The challenge provider's origins for the page's CSP (CHALLENGE=turnstile or hcaptcha); none by default. */
   readonly challengeProviderOrigins?: string | null
+  /** Whether the embedded OpenID Connect provider serves (no ACCOUNTS_URL): its logins may end at a client (returnsToProvider). */
+  readonly provider?: boolean
 }
 
 /**
@@ -82,6 +84,7 @@ function returnsToProvider (query: string): boolean {
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor, catalogues, defaultLocale } = options
   const providerOrigins = options.challengeProviderOrigins ?? null
+  const provider = options.provider ?? false
 
   function localeOf (request: IncomingMessage, query: string): Locale {
     return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale })
@@ -97,7 +100,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     const nonce = nextNonce()
     const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query, account })
     const headers = PAGE_HEADERS.slice()
-    const formAction = returnsToProvider(query) ? `${formActionFor(hostname)} https:` : formActionFor(hostname)
+    const formAction = provider && returnsToProvider(query) ? `${formActionFor(hostname)} https:` : formActionFor(hostname)
     const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formAction, pages.styleSources)
     headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
     response.writeHead(status, headers)

@@ -6,7 +6,15 @@ import type { SigningKeys } from '../keys/signing-keys.js'
 import type { OidcClientRegistry } from './oidc-client-stand-in.js'
 import { OIDC_PATH_PREFIX } from '../../shared/oidc/provider-pages.js'
 import { livePageSession } from './page-session.js'
-import { buildProvider, type ProviderParts } from './provider-configuration.js'
+import type { ProviderParts } from './provider-configuration.js'
+
+/** The derived secret's purpose for the provider's cookie signatures (server/reference/keys/derived-secrets.ts). */
+export const OIDC_COOKIE_PURPOSE = 'oidc-provider-cookies'
+
+/** Where the provider's interactions are: the reference service's own routes (oidc-routes.ts). */
+export function interactionPath (uid: string): string {
+  return `${OIDC_PATH_PREFIX}interaction/${uid}`
+}
 
 export interface EmbeddedProviderOptions extends ProviderParts {
   readonly signingKeys: Pick<SigningKeys, 'privateKeySet'>
@@ -32,6 +40,8 @@ interface Built {
  */
 export class EmbeddedProvider {
   private built: Built | null = null
+  /** oidc-provider and Koa are loaded at the first request: a service without clients never parses them. */
+  private building: Promise<typeof import('./provider-configuration.js')> | null = null
 
   constructor (private readonly options: EmbeddedProviderOptions) {}
 
@@ -45,9 +55,12 @@ export class EmbeddedProvider {
   }
 
   /** The provider for the key set of now. */
-  current (): Built {
+  async current (): Promise<Built> {
     const keys = this.options.signingKeys.privateKeySet(this.options.now())
     const keyIds = keys.map((key) => key.kid).join(' ')
+    if (this.built?.keyIds === keyIds) return this.built
+    this.building ??= import('./provider-configuration.js')
+    const { buildProvider } = await this.building
     if (this.built?.keyIds === keyIds) return this.built
     const provider = buildProvider(this.options, keys)
     this.watch(provider)

@@ -7,7 +7,7 @@ import type { AccountStore } from '../store/account-store.js'
 import { decideLogin, requestedAcrs, type LoginRequest } from './login-decision.js'
 import type { OidcClientRegistry } from './oidc-client-stand-in.js'
 import { livePageSession } from './page-session.js'
-import { interactionPath } from './provider-configuration.js'
+import { interactionPath } from './embedded-provider.js'
 import type { StepUpCookies } from './step-up-cookie.js'
 
 /** The consent form's largest body: one field. */
@@ -30,8 +30,13 @@ function text (value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 && value.length <= 500 ? value : null
 }
 
-/** What the interaction's authorization request asks of the sign-in. */
-function loginRequest (details: Interaction): LoginRequest {
+/**
+ * What the interaction's authorization request asks of the sign-in. Its start
+ * is stated on the service's clock (the store's, which sign-in times are
+ * kept by): oidc-provider dates the interaction by this process's own, so
+ * its age is what carries over.
+ */
+function loginRequest (details: Interaction, nowSeconds: number): LoginRequest {
   const params = details.params
   let claims: unknown
   try {
@@ -46,7 +51,7 @@ function loginRequest (details: Interaction): LoginRequest {
     maxAge: maxAge !== null && Number.isSafeInteger(maxAge) ? maxAge : null,
     acrs,
     acrEssential: essential,
-    startedAt: details.iat
+    startedAt: nowSeconds - Math.max(0, Math.floor(Date.now() / 1000) - details.iat)
   }
 }
 
@@ -111,7 +116,8 @@ export class Interactions {
   private async login (provider: Provider, details: Interaction, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { tokens, stepUp, now } = this.parts
     const session = await livePageSession(request.headers.cookie, tokens)
-    const decision = decideLogin(session, loginRequest(details), Math.floor(now() / 1000))
+    const nowSeconds = Math.floor(now() / 1000)
+    const decision = decideLogin(session, loginRequest(details, nowSeconds), nowSeconds)
     reply.header('cache-control', 'no-store')
     if (decision.kind === 'page') {
       if (decision.stepUp) reply.header('set-cookie', stepUp.set(now()))

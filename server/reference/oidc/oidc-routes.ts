@@ -45,7 +45,7 @@ export async function oidcRoutes (app: FastifyInstance, options: OidcRoutesOptio
     }
 
   const passToProvider = whenEnabled(async (request, reply) => {
-    const { handle } = options.provider.current()
+    const { handle } = await options.provider.current()
     reply.hijack()
     await handle(request.raw, reply.raw)
     return undefined
@@ -54,7 +54,7 @@ export async function oidcRoutes (app: FastifyInstance, options: OidcRoutesOptio
   app.all(OIDC_DISCOVERY_PATH, passToProvider)
   app.all(`${OIDC_PATH_PREFIX}*`, passToProvider)
   app.get(`${OIDC_PATH_PREFIX}interaction/:uid`, whenEnabled(async (request, reply) =>
-    await options.interactions.show(options.provider.current().provider, request, reply)))
+    await options.interactions.show((await options.provider.current()).provider, request, reply)))
   app.post(`${OIDC_PATH_PREFIX}interaction/:uid/consent`, whenEnabled(async (request, reply) =>
-    await options.interactions.decide(options.provider.current().provider, request, reply)))
+    await options.interactions.decide((await options.provider.current()).provider, request, reply)))
 }

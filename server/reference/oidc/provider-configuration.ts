@@ -8,13 +8,12 @@ import { ACR_VALUES } from './acr.js'
 import { secretMatches, type OidcClient, type OidcClientRegistry } from './oidc-client-stand-in.js'
 import { livePageSession } from './page-session.js'
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-page-answers.js'
+import { interactionPath } from './embedded-provider.js'
 import { OIDC_PATH_PREFIX } from '../../shared/oidc/provider-pages.js'
 
 /** The provider's cookies (host-only: no Domain). */
 export const OIDC_COOKIE_NAMES = Object.freeze({ session: 'oidc_session', interaction: 'oidc_interaction', resume: 'oidc_interaction_resume' })
 
-/** The derived secret's purpose for the provider's cookie signatures (server/reference/keys/derived-secrets.ts). */
-export const OIDC_COOKIE_PURPOSE = 'oidc-provider-cookies'
 
 /** An authorization code is exchanged at once or never. */
 const AUTHORIZATION_CODE_TTL_SECONDS = 60
@@ -25,10 +24,6 @@ const ID_TOKEN_TTL_SECONDS = 60 * 60
 const INTERACTION_TTL_SECONDS = 10 * 60
 const DAY_SECONDS = 24 * 60 * 60
 
-/** Where the provider's interactions are: the reference service's own routes (oidc-routes.ts). */
-export function interactionPath (uid: string): string {
-  return `${OIDC_PATH_PREFIX}interaction/${uid}`
-}
 
 export interface ProviderParts {
   /** PUBLIC_URL: the issuer. */
@@ -94,9 +89,38 @@ function loginPolicy (tokens: TokenService): interactionPolicy.DefaultPolicy {
     const accountId = ctx.oidc.session?.accountId
     if (accountId === undefined || ctx.oidc.result?.login !== undefined) return interactionPolicy.Check.NO_NEED_TO_PROMPT
     const page = await livePageSession(ctx.get('cookie'), tokens)
-    return page?.accountId === accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT
+    if (page?.accountId === accountId) return interactionPolicy.Check.NO_NEED_TO_PROMPT
+    await logOutClients(ctx, accountId)
+    return interactionPolicy.Check.REQUEST_PROMPT
   }), 0)
   return policy
+}
+
+/** What oidc-provider's Client offers for a back-channel logout, which its types leave out. */
+interface BackChannelClient {
+  readonly backchannelLogoutUri?: string | undefined
+  backchannelLogout (accountId: string, sid: string | undefined): Promise<void>
+}
+
+/**
+ * The provider session ended with the page's: each client it signed in that
+ * registered a back-channel logout is told (once: its authorization leaves
+ * the session), as on RP-initiated logout. A client that cannot be reached
+ * is not waited for twice; oidc-provider gives each call 2.5 seconds.
+ */
+async function logOutClients (ctx: KoaContextWithOIDC, accountId: string): Promise<void> {
+  const session = ctx.oidc.session!
+  for (const [clientId, authorization] of Object.entries(session.authorizations ?? {})) {
+    // An empty container (oidc-provider makes one for each request's client) names no session the client knows.
+    const client = authorization.sid === undefined ? undefined : await ctx.oidc.provider.Client.find(clientId) as unknown as BackChannelClient | undefined
+    if (client?.backchannelLogoutUri !== undefined) {
+      await client.backchannelLogout(accountId, session.sidFor(clientId)).then(
+        () => { ctx.oidc.provider.emit('backchannel.success', ctx, client, accountId) },
+        (error: unknown) => { ctx.oidc.provider.emit('backchannel.error', ctx, error, client, accountId) }
+      )
+    }
+    delete session.authorizations![clientId]
+  }
 }
 
 /** The OpenID claims of an account, as oidc-provider filters them by scope. */
@@ -121,15 +145,17 @@ async function findAccount (store: AccountStore, sub: string): Promise<{ account
 
 /**
  * A first-party client's grant covers whatever it asks: it never sees the
- * consent page. Others' grants are the ones the visitor gave (consent.ts).
+ * consent page (its first grant is made by the consent interaction without
+ * one). Others' grants are the ones the visitor gave (interactions.ts).
  */
 async function loadExistingGrant (ctx: KoaContextWithOIDC, clients: OidcClientRegistry): Promise<InstanceType<Provider['Grant']> | undefined> {
   const { oidc } = ctx
   const client = oidc.client!
   const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(client.clientId)
   const existing = grantId === undefined ? undefined : await oidc.provider.Grant.find(grantId)
-  if ((await clients.find(client.clientId))?.firstParty !== true) return existing
-  const grant = existing ?? new oidc.provider.Grant({ accountId: oidc.session!.accountId!, clientId: client.clientId })
+  // Without a grant yet, the consent interaction makes it, for the account that signed in (interactions.ts).
+  if (existing === undefined || (await clients.find(client.clientId))?.firstParty !== true) return existing
+  const grant = existing
   grant.addOIDCScope([...oidc.requestParamOIDCScopes].join(' '))
   grant.addOIDCClaims([...oidc.requestParamClaims])
   await grant.save()

@@ -132,3 +132,13 @@ t.test('the provider\'s other form posts are limited per address', async (t) => 
   const get = await app.inject({ method: 'GET', url: '/oidc/jwks' })
   t.equal(get.statusCode, 200, 'GETs are not counted: key sets and discovery are fetched often')
 })
+
+t.test('an attack: a path that climbs out of /oidc/ reaches none of the reference service\'s other paths', async (t) => {
+  const { app, upstream } = await edgeWithProvider(t, () => json(200, { secret: 'internal' }))
+  for (const url of ['/oidc/../token/refresh', '/oidc/..%2ftoken%2frefresh', '/oidc/%2e%2e/token/refresh', '/oidc/%2E%2E%2Faccount%2Fdelete', '/oidc/..\\token', '/oidc/%5c..%5ctoken', '/.well-known/openid-configuration/../../token/refresh']) {
+    const response = await app.inject({ method: 'GET', url })
+    t.ok(response.statusCode === 400 || response.statusCode === 404, `${url}: refused (${response.statusCode})`)
+    t.notMatch(response.body, 'internal')
+  }
+  t.equal(upstream.requests.length, 0, 'the service saw none of them')
+})

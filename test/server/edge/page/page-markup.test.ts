@@ -165,3 +165,9 @@ t.test('the page the provider sends a visitor to lets its login end at the clien
   const lookalike = await app.inject({ url: '/?redirect=https%3A%2F%2Fevil.example%2Foidc%2Finteraction%2Fx', headers: { host: 'signin.example.com' } })
   t.notMatch(formAction(lookalike.headers['content-security-policy']), /https:( |$)/, 'a redirect elsewhere naming the path is not the provider')
 })
+
+t.test('with an own accounts backend there is no provider, and no page allows more for naming its path', async (t) => {
+  const app = await buildEdge(t, { env: { ACCOUNTS_URL: 'http://127.0.0.1:9' } })
+  const page = await app.inject({ url: '/?redirect=%2Foidc%2Finteraction%2Fuid-1', headers: { host: 'signin.example.com' } })
+  t.notMatch(/form-action ([^;]*)/.exec(String(page.headers['content-security-policy']))?.[1], /https:( |$)/)
+})

@@ -5,7 +5,7 @@ import { registerAccount } from '../../../fixtures/registration/registration.js'
 import { GOOD_PASSWORD, TEST_PUBLIC_URL } from '../../../fixtures/servers/reference.js'
 import { OIDC_COOKIE_NAMES } from '../../../../server/reference/oidc/provider-configuration.js'
 import {
-  atClient, authorizationUrl, CONFIDENTIAL_CLIENT, decideConsent, discover, exchangeCode, ProviderBrowser, PUBLIC_CLIENT, startProvider
+  atClient, authorizationUrl, CONFIDENTIAL_CLIENT, decideConsent, discover, exchangeCode, ProviderBrowser, PUBLIC_CLIENT, startProvider, TEST_CLIENT_SECRET
 } from '../../../fixtures/oidc/provider-browser.js'
 
 t.test('discovery states the page as issuer, the code flow alone, S256 alone, and the page\'s own key set', async (t) => {
@@ -80,6 +80,18 @@ t.test('a confidential client signs a visitor in through the page: consent, toke
   const userinfo = await oauth.userInfoRequest(as, { client_id: CONFIDENTIAL_CLIENT.client_id }, result.access_token, { [oauth.customFetch]: provider.publicFetch })
   t.match(await oauth.processUserInfoResponse(as, { client_id: CONFIDENTIAL_CLIENT.client_id }, account!.id, userinfo), {
     sub: account!.id, email: 'ada@example.test', email_verified: false
+  })
+
+  t.test('introspection tells the token active; once revoked, userinfo refuses it', async (t) => {
+    const client = { client_id: CONFIDENTIAL_CLIENT.client_id }
+    const auth = oauth.ClientSecretBasic(TEST_CLIENT_SECRET)
+    const options = { [oauth.customFetch]: provider.publicFetch }
+    const active = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, result.access_token, options))
+    t.match(active, { active: true, sub: account!.id, client_id: client.client_id })
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, result.access_token, options))
+    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, result.access_token, options))
+    t.equal(after.active, false)
+    t.equal((await oauth.userInfoRequest(as, client, result.access_token, options)).status, 401)
   })
 
   t.test('a second request passes straight through: a live page session, and consent already given', async (t) => {

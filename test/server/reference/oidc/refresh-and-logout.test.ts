@@ -106,6 +106,25 @@ t.test('RP-initiated logout: a confirmation page, the back-channel logout delive
   t.equal((await browser.visit((await authorizationUrl(as, client)).url)).kind, 'page', 'the page session ended with the provider\'s')
 })
 
+t.test('a page sign-out ends the provider session at its next use, and the client is told by back-channel', async (t) => {
+  const receiver = await backChannelReceiver(t)
+  const client: TestClient = { ...CONFIDENTIAL_CLIENT, first_party: true, backchannel_logout_uri: receiver.url }
+  const provider = await startProvider(t, [client])
+  await registerAccount(provider.reference.base, 'pat@example.test')
+  const as = await discover(provider.publicFetch)
+  const browser = new ProviderBrowser(provider.publicFetch)
+  await browser.signIn('pat@example.test', GOOD_PASSWORD)
+  const request = await authorizationUrl(as, client)
+  const result = await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id },
+    await exchangeCode(provider, as, client, atClient(await browser.visit(request.url)), request, TEST_CLIENT_SECRET), { expectedNonce: request.nonce, requireIdToken: true })
+  await provider.reference.services.tokens.revoke(browser.cookies.get('refresh')!.value)
+  t.equal((await browser.visit((await authorizationUrl(as, client)).url)).kind, 'page')
+  t.equal(receiver.received.length, 1)
+  t.match(decodeJwt(receiver.received[0]!), { aud: client.client_id, sid: decodeJwt(result.id_token!).sid })
+  t.equal((await browser.visit((await authorizationUrl(as, client)).url)).kind, 'page')
+  t.equal(receiver.received.length, 1, 'told once')
+})
+
 t.test('a logout without a return address ends on the signed-out page', async (t) => {
   const provider = await startProvider(t, [PUBLIC_CLIENT])
   const browser = new ProviderBrowser(provider.publicFetch)
