@@ -62,8 +62,6 @@ export interface ReferenceConfig {
   readonly googleJwksUrl: string
   /** Raw SSO_CONNECTIONS (JSON, or a path to a JSON file); parsed by the SSO module. */
   readonly ssoConnectionsSource: string | null
-  /** Raw OIDC_CLIENTS (JSON, or a path to a JSON file): the OpenID Connect provider's clients (server/reference/oidc/); null: none. */
-  readonly oidcClientsSource: string | null
   /** SSO_CONNECTIONS parsed and checked: a bad entry stops the start (in the edge, before the fork). */
   readonly ssoConnections: readonly SsoConnection[]
   readonly authorizedDomains: readonly string[]
@@ -182,7 +180,6 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     googleJwksUrl: googleJwks?.href ?? GOOGLE_JWKS_URL,
     ssoConnectionsSource,
     ssoConnections: parseSsoConnections(ssoConnectionsSource),
-    oidcClientsSource: readString(env, 'OIDC_CLIENTS') ?? null,
     authorizedDomains: readList(env, 'AUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     unauthorizedDomains: readList(env, 'UNAUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     localAccountsPort: localPort,

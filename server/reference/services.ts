@@ -39,7 +39,8 @@ import { ENROLMENT_SECRET_PURPOSE, EnrolmentSecrets } from './second-factor/seco
 import { SecondFactors, type SecondFactorsOptions } from './second-factor/second-factors.js'
 import { EmbeddedProvider, OIDC_COOKIE_PURPOSE } from './oidc/embedded-provider.js'
 import { Interactions } from './oidc/interactions.js'
-import { configuredClients, memoryAdapterFactory, parseOidcClients } from './oidc/oidc-client-stand-in.js'
+import { oidcAdapterFactory } from './oidc/oidc-adapter.js'
+import { openOidcClientRegistry } from './oidc/oidc-clients.js'
 import { STEP_UP_PURPOSE, StepUpCookies } from './oidc/step-up-cookie.js'
 import { OtherSessions } from './sessions/other-sessions.js'
 import { SessionTokens } from './sessions/session-tokens.js'
@@ -182,12 +183,12 @@ export async function createReferenceServices (
   const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
   const otherSessions = new OtherSessions({ store, owners, now })
   const account = accountServices({ store, owners, mailer, productName: config.productName, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
-  const oidcClients = configuredClients(parseOidcClients(config.oidcClientsSource ?? undefined))
+  const oidcClients = await openOidcClientRegistry(config.oidcClients, store.oidcClients)
   const oidc = {
     provider: new EmbeddedProvider({
       issuer: config.publicUrl,
       clients: oidcClients,
-      adapter: memoryAdapterFactory(),
+      adapter: oidcAdapterFactory(store, { reuseGraceSeconds: config.sessions.reuseGraceSeconds, now }),
       store,
       tokens,
       cookieKey: secrets.derive(OIDC_COOKIE_PURPOSE),

@@ -5,7 +5,7 @@ import { PROVIDER_PAGE_TYPE, type ProviderPage } from '../../shared/oidc/provide
 import type { TokenService } from '../sessions/tokens.js'
 import type { AccountStore } from '../store/account-store.js'
 import { decideLogin, requestedAcrs, type LoginRequest } from './login-decision.js'
-import type { OidcClientRegistry } from './oidc-client-stand-in.js'
+import type { OidcClientRegistry } from './oidc-clients.js'
 import { livePageSession } from './page-session.js'
 import { interactionPath } from './embedded-provider.js'
 import type { StepUpCookies } from './step-up-cookie.js'

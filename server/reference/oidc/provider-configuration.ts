@@ -5,7 +5,7 @@ import { SIGNING_ALGORITHM } from '../keys/signing-key.js'
 import type { TokenService } from '../sessions/tokens.js'
 import type { AccountStore } from '../store/account-store.js'
 import { ACR_VALUES } from './acr.js'
-import { secretMatches, type OidcClient, type OidcClientRegistry } from './oidc-client-stand-in.js'
+import { secretMatches, type OidcClient, type OidcClientRegistry } from './oidc-clients.js'
 import { livePageSession } from './page-session.js'
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-page-answers.js'
 import { interactionPath } from './embedded-provider.js'
@@ -29,7 +29,7 @@ export interface ProviderParts {
   /** PUBLIC_URL: the issuer. */
   readonly issuer: string
   readonly clients: OidcClientRegistry
-  /** The adapter class for everything but clients (the memory adapter until the store's lands). */
+  /** The adapter class for everything but clients: the store's (oidc-adapter.ts). */
   readonly adapter: new (model: string) => Adapter
   readonly store: AccountStore
   readonly tokens: TokenService
@@ -256,7 +256,7 @@ function providerConfiguration (parts: ProviderParts, keys: readonly JWK[]): Con
 export function buildProvider (parts: ProviderParts, keys: readonly JWK[]): Provider {
   const provider = new Provider(parts.issuer, providerConfiguration(parts, keys))
   provider.proxy = true
-  // A client's secret is kept as its SHA-256 (oidc-client-stand-in.ts): the presented one is hashed and compared in constant time.
+  // A client's secret is kept as its SHA-256 (oidc-clients.ts): the presented one is hashed and compared in constant time.
   provider.Client.prototype.compareClientSecret = async function compare (this: InstanceType<Provider['Client']>, presented: string): Promise<boolean> {
     const client = await parts.clients.find(this.clientId)
     return client !== null && secretMatches(client, presented)
