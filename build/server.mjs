@@ -83,6 +83,9 @@ export async function buildReference () {
       reference: join(root, 'server/reference/main.ts'),
       'accounts-admin': join(root, 'server/reference/admin/admin.ts')
     },
+    // oidc-provider names its models, their adapter's rows and their lifetimes (ttl) by their
+    // classes' names: minifySyntax would drop the names of its class expressions.
+    keepNames: true,
     // What only some starts need (SSO, PostgreSQL) stays in chunks that are never parsed.
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

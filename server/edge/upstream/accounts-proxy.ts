@@ -68,9 +68,12 @@ const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   cookie (`threshold_browser`), `refresh` (token refresh and revocation),
  *   on the passkey calls alone `passkey_challenge` (which ties a
  *   challenge to its browser), on the account changes alone
- *   `threshold_proof` (this browser's fresh proof), and on the two sign-in calls and the code
+ *   `threshold_proof` (this browser's fresh proof), on the two sign-in calls and the code
  *   step alone `second_factor_browser` (a browser whose owner asked not to
- *   be asked for codes again). The page's host shares its parent domain's
+ *   be asked for codes again), and on the two sign-in calls alone
+ *   `oidc_step_up` (an OpenID Connect client asked for a second factor: the
+ *   sign-in asks for it even from a remembered browser,
+ *   server/reference/oidc/step-up-cookie.ts). The page's host shares its parent domain's
  *   cookies, and none of the others is the accounts service's business.
  * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id, and
  * `Accept-Encoding: identity`: it reads every answer, and a plain one costs
@@ -105,7 +108,8 @@ export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
       'passkeys/reauthenticate/options', 'passkeys/reauthenticate'
     ]),
     threshold_proof: new Set(ACCOUNT_CHANGE_PATHS),
-    second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'second-factor/verify'])
+    second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'second-factor/verify']),
+    oidc_step_up: new Set(['v2/login', 'v2/auth/login'])
   },
   forwarding: true,
   stated: { 'accept-encoding': 'identity' }

@@ -29,7 +29,7 @@ export interface ProviderParts {
   /** PUBLIC_URL: the issuer. */
   readonly issuer: string
   readonly clients: OidcClientRegistry
-  /** The adapter class for everything but clients (the memory adapter until the store's lands). */
+  /** The adapter class for everything but clients: the store's (oidc-adapter.ts). */
   readonly adapter: new (model: string) => Adapter
   readonly store: AccountStore
   readonly tokens: TokenService

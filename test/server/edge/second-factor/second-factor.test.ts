@@ -52,6 +52,18 @@ t.test('Authorization reaches the service on the enrolment calls; second_factor_
   }
 })
 
+t.test('the OpenID Connect step-up mark (oidc_step_up) reaches the service on the two sign-in calls alone', async (t) => {
+  const upstream = await startUpstream(t, jsonAnswer(200, {}))
+  const app = await buildEdge(t, { accountsUpstream: upstream.url, env: OWN_BACKEND })
+  const cookie = 'oidc_step_up=1795888000.mac; threshold_browser=b.mac; oidc_step_upx=1'
+  for (const path of [...SECOND_FACTOR_PATHS, 'v2/login', 'v2/auth/login', 'register', 'passkeys/login', 'token/refresh']) {
+    await app.inject({ method: 'POST', url: `/accounts/${path}`, headers: { ...JSON_HEADERS, host: 'signin.example.com', cookie }, payload: '{}' })
+    const signIn = path === 'v2/login' || path === 'v2/auth/login'
+    t.equal(upstream.requests.at(-1)!.headers.cookie, signIn ? 'oidc_step_up=1795888000.mac; threshold_browser=b.mac' : 'threshold_browser=b.mac',
+      `${path}: oidc_step_up ${signIn ? 'passed on' : 'dropped'}`)
+  }
+})
+
 t.test('a second-factor call from another site is refused before it reaches the service', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, {}))
   const app = await buildEdge(t, { accountsUpstream: upstream.url, env: OWN_BACKEND })
