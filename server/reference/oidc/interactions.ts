@@ -55,6 +55,22 @@ function loginRequest (details: Interaction, nowSeconds: number): LoginRequest {
   }
 }
 
+/**
+ * The page session the interaction first sent the visitor to the page from
+ * (LoginRequest.sentToPageFrom), kept in the interaction's `lastSubmission`,
+ * which this service never merges into a result (`mergeWithLastSubmission: false`).
+ */
+function sentToPageFromOf (details: Interaction): { sessionId: string | null } | undefined {
+  const kept = (details.lastSubmission as { sentToPageFrom?: { sessionId?: unknown } | null } | undefined)?.sentToPageFrom
+  if (kept === undefined || kept === null || typeof kept !== 'object') return undefined
+  return { sessionId: typeof kept.sessionId === 'string' ? kept.sessionId : null }
+}
+
+async function rememberSentToPage (details: Interaction, sessionId: string | null): Promise<void> {
+  details.lastSubmission = { sentToPageFrom: { sessionId } }
+  await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)))
+}
+
 /** Where the page signs the visitor in and sends them back to the interaction. */
 function pageLocation (details: Interaction): string {
   const query = new URLSearchParams({ redirect: interactionPath(details.uid) })
@@ -117,9 +133,11 @@ export class Interactions {
     const { tokens, stepUp, now } = this.parts
     const session = await livePageSession(request.headers.cookie, tokens)
     const nowSeconds = Math.floor(now() / 1000)
-    const decision = decideLogin(session, loginRequest(details, nowSeconds), nowSeconds)
+    const sentToPageFrom = sentToPageFromOf(details)
+    const decision = decideLogin(session, { ...loginRequest(details, nowSeconds), ...(sentToPageFrom === undefined ? {} : { sentToPageFrom }) }, nowSeconds)
     reply.header('cache-control', 'no-store')
     if (decision.kind === 'page') {
+      if (sentToPageFrom === undefined) await rememberSentToPage(details, session?.sessionId ?? null)
       if (decision.stepUp) reply.header('set-cookie', stepUp.set(now()))
       return reply.redirect(pageLocation(details), 303)
     }

@@ -13,6 +13,14 @@ export interface LoginRequest {
   readonly acrEssential: boolean
   /** Epoch seconds at which the request began (its interaction's start). */
   readonly startedAt: number
+  /**
+   * The page session the visitor had when this request last sent them to
+   * the page (`sessionId` null: none); absent until it has. A sign-in counts
+   * as made for the request only after such a trip, and only as another
+   * session than that one: seconds alone cannot tell a sign-in made just
+   * before the request from one made just after.
+   */
+  readonly sentToPageFrom?: { readonly sessionId: string | null }
 }
 
 /** The provider's login result for a session (oidc-provider's InteractionResults.login). */
@@ -33,15 +41,16 @@ export type LoginDecision =
 /**
  * Whether the page's session, if any, finishes the login now, or the visitor
  * goes to the page (docs/oidc-provider.md#the-page-is-the-sign-in-screen). A
- * sign-in made since the request began satisfies `prompt=login` and
- * `max_age`, and ends the trips for a stronger class: one trip to the page,
- * never a loop; what it reached is what the login states, unless the class
- * was essential.
+ * new sign-in on the page the request sent the visitor to satisfies
+ * `prompt=login` and `max_age`, and ends the trips for a stronger class:
+ * one trip to the page, never a loop; what it reached is what the login
+ * states, unless the class was essential.
  */
 export function decideLogin (session: AuthTokenClaims | null, request: LoginRequest, nowSeconds: number): LoginDecision {
   const wantsStepUp = request.acrs.length > 0 && !request.acrs.some((asked) => meets(ACR.oneFactor, asked))
   if (session === null) return { kind: 'page', stepUp: wantsStepUp }
-  const fresh = session.authTime >= request.startedAt
+  const fresh = request.sentToPageFrom !== undefined && session.sessionId !== request.sentToPageFrom.sessionId &&
+    session.authTime >= request.startedAt
   if (!fresh && request.promptLogin) return { kind: 'page', stepUp: wantsStepUp }
   if (!fresh && request.maxAge !== null && nowSeconds - session.authTime > request.maxAge) return { kind: 'page', stepUp: wantsStepUp }
   const reached = acrOf(session.amr)

@@ -5,7 +5,9 @@ import { decideLogin, requestedAcrs, type LoginRequest } from '../../../../serve
 const NOW = 1_800_000_000
 const request: LoginRequest = { promptLogin: false, maxAge: null, acrs: [], acrEssential: false, startedAt: NOW - 10 }
 const oldSession = { accountId: 'a1', sessionId: 's1', authTime: NOW - 3600, amr: ['pwd'] }
-const freshSession = { ...oldSession, authTime: NOW - 5 }
+/** A new session, signed in on the page the request sent the visitor to (from the old one). */
+const freshSession = { ...oldSession, sessionId: 's2', authTime: NOW - 5 }
+const afterTrip = { sentToPageFrom: { sessionId: 's1' } }
 
 t.test('no session: the page; with the step-up mark only when the request asks for more than one factor', async (t) => {
   t.same(decideLogin(null, request, NOW), { kind: 'page', stepUp: false })
@@ -21,17 +23,23 @@ t.test('a live session finishes the login with its account, amr, acr and sign-in
 
 t.test('prompt=login and max_age want a sign-in since the request; one made since finishes it, whatever max_age', async (t) => {
   t.same(decideLogin(oldSession, { ...request, promptLogin: true }, NOW), { kind: 'page', stepUp: false })
-  t.equal(decideLogin(freshSession, { ...request, promptLogin: true }, NOW).kind, 'finish')
+  t.same(decideLogin(freshSession, { ...request, promptLogin: true }, NOW), { kind: 'page', stepUp: false }, 'a session met before any trip to the page is not one made for the request, even in the same second')
+  t.same(decideLogin(oldSession, { ...request, promptLogin: true, ...afterTrip }, NOW), { kind: 'page', stepUp: false }, 'back from the page with the session it left with')
+  t.same(decideLogin({ ...oldSession, authTime: request.startedAt }, { ...request, promptLogin: true, ...afterTrip }, NOW), { kind: 'page', stepUp: false },
+    'the same session, in the second the request began')
+  t.equal(decideLogin(freshSession, { ...request, promptLogin: true, ...afterTrip }, NOW).kind, 'finish')
+  t.equal(decideLogin({ ...freshSession, authTime: request.startedAt }, { ...request, promptLogin: true, sentToPageFrom: { sessionId: null } }, NOW).kind, 'finish',
+    'a new session in the second the request began, after a trip from none')
   t.same(decideLogin(oldSession, { ...request, maxAge: 60 }, NOW), { kind: 'page', stepUp: false })
   t.equal(decideLogin(oldSession, { ...request, maxAge: 7200 }, NOW).kind, 'finish')
-  t.equal(decideLogin(freshSession, { ...request, maxAge: 0 }, NOW).kind, 'finish', 'never a loop')
+  t.equal(decideLogin(freshSession, { ...request, maxAge: 0, ...afterTrip }, NOW).kind, 'finish', 'never a loop')
 })
 
 t.test('a stronger acr: one trip to the page, then what was reached, or unmet when essential', async (t) => {
   const mfa = { ...request, acrs: [ACR.multiFactor] }
   t.same(decideLogin(oldSession, mfa, NOW), { kind: 'page', stepUp: true })
-  t.match(decideLogin(freshSession, mfa, NOW), { kind: 'finish', login: { acr: ACR.oneFactor } })
-  t.same(decideLogin(freshSession, { ...mfa, acrEssential: true }, NOW), { kind: 'unmet' })
+  t.match(decideLogin(freshSession, { ...mfa, ...afterTrip }, NOW), { kind: 'finish', login: { acr: ACR.oneFactor } })
+  t.same(decideLogin(freshSession, { ...mfa, acrEssential: true, ...afterTrip }, NOW), { kind: 'unmet' })
   t.match(decideLogin({ ...oldSession, amr: ['hwk'] }, mfa, NOW), { kind: 'finish', login: { acr: ACR.multiFactor } }, 'a passkey meets mfa, stated as asked')
   t.match(decideLogin({ ...oldSession, amr: ['hwk'] }, { ...request, acrs: [ACR.phishingResistant] }, NOW), { login: { acr: ACR.phishingResistant } })
   t.match(decideLogin(oldSession, { ...request, acrs: ['urn:other:acr'] }, NOW), { kind: 'finish' }, 'an unknown class asks for nothing')

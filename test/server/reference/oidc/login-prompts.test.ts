@@ -17,7 +17,7 @@ async function signedIn (t: Test, email: string): Promise<SignedIn> {
   const as = await discover(provider.publicFetch)
   const browser = new ProviderBrowser(provider.publicFetch)
   await browser.signIn(email, GOOD_PASSWORD)
-  // auth_time is in seconds: a sign-in in an earlier second than the request is an old one.
+  // max_age counts whole seconds from auth_time: a second passes, so that max_age=0 finds the session too old.
   await new Promise((resolve) => setTimeout(resolve, 1100))
   return { provider, as, browser }
 }
@@ -43,6 +43,19 @@ t.test('prompt=login sends a signed-in visitor to the page, and the new sign-in 
   await setup.browser.signIn('pia@example.test', GOOD_PASSWORD)
   const claims = await idTokenClaims(setup, atClient(await setup.browser.visit(redirect)), request)
   t.ok((claims.auth_time as number) > before, 'auth_time is the new sign-in\'s')
+})
+
+t.test('prompt=login in the very second of the sign-in still shows the page: the session is told by its id, not its second', async (t) => {
+  const provider = await startProvider(t, [CONFIDENTIAL_CLIENT, PUBLIC_CLIENT])
+  await registerAccount(provider.reference.base, 'quick@example.test')
+  const as = await discover(provider.publicFetch)
+  const browser = new ProviderBrowser(provider.publicFetch)
+  await browser.signIn('quick@example.test', GOOD_PASSWORD)
+  const request = await authorizationUrl(as, PUBLIC_CLIENT, { prompt: 'login' })
+  const redirect = pageRedirect(await browser.visit(request.url))
+  t.equal((await browser.visit(redirect)).kind, 'page', 'back without a new sign-in: the page again')
+  await browser.signIn('quick@example.test', GOOD_PASSWORD)
+  t.equal((await browser.visit(redirect)).kind, 'client', 'a new sign-in finishes it, whatever its second')
 })
 
 t.test('max_age older than the session sends the visitor to the page; a young enough session passes', async (t) => {
