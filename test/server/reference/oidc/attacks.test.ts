@@ -48,7 +48,7 @@ t.test('a code is exchanged once: its reuse is refused and revokes what it issue
   t.equal(userinfo.status, 401, 'the first exchange\'s access token is revoked with the reused code')
 })
 
-t.test('a missing or wrong PKCE verifier is refused, and the code is spent', async (t) => {
+t.test('a missing or wrong PKCE verifier is refused, and nothing is issued', async (t) => {
   const { provider, as, browser } = await signedIn(t)
   const request = await authorizationUrl(as, CONFIDENTIAL_CLIENT)
   const callback = atClient(await browser.visit(request.url))
