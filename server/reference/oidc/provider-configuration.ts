@@ -169,6 +169,7 @@ async function loadExistingGrant (ctx: KoaContextWithOIDC, clients: OidcClientRe
  */
 function providerConfiguration (parts: ProviderParts, keys: readonly JWK[]): Configuration {
   const { clients, tokens, store } = parts
+  const postMethods = parts.issuer.startsWith('https:')
   return {
     adapter: withClients(clients, parts.adapter),
     findAccount: async (_ctx, sub) => await findAccount(store, sub),
@@ -194,11 +195,16 @@ function providerConfiguration (parts: ProviderParts, keys: readonly JWK[]): Con
       profile: ['name', 'given_name', 'family_name']
     },
     acrValues: [...ACR_VALUES],
+    // OpenID Connect Core (3.1.2.1) asks for POST at the authorization endpoint too: a client's form
+    // posts there from its own site, which reaches the provider's session only with SameSite=None, a
+    // cookie browsers keep only when Secure. On an https issuer, then; plain http (loopback, tests) keeps
+    // Lax and GET alone.
+    enableHttpPostMethods: postMethods,
     cookies: {
       names: { ...OIDC_COOKIE_NAMES },
       keys: [parts.cookieKey.toString('base64url')],
-      long: { httpOnly: true, sameSite: 'lax', signed: true },
-      short: { httpOnly: true, sameSite: 'lax', signed: true }
+      long: { httpOnly: true, sameSite: postMethods ? 'none' : 'lax', signed: true },
+      short: { httpOnly: true, sameSite: postMethods ? 'none' : 'lax', signed: true }
     },
     features: {
       devInteractions: { enabled: false },

@@ -115,6 +115,28 @@ t.test('a visitor signed in on the page before the request passes straight throu
   t.ok(result.access_token, 'a first-party public client: no consent page')
 })
 
+t.test('on an https issuer an authorization request by POST is served as by GET, its session cookie SameSite=None', async (t) => {
+  const provider = await startProvider(t, [PUBLIC_CLIENT])
+  await registerAccount(provider.reference.base, 'po@example.test')
+  const as = await discover(provider.publicFetch)
+  const browser = new ProviderBrowser(provider.publicFetch)
+  const request = await authorizationUrl(as, PUBLIC_CLIENT)
+  const url = new URL(request.url)
+  const posted = await browser.request(`${url.origin}${url.pathname}`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: url.searchParams.toString()
+  })
+  t.equal(posted.status, 303)
+  const interaction = new URL(posted.headers.get('location')!, TEST_PUBLIC_URL)
+  t.match(interaction.pathname, /^\/oidc\/interaction\//)
+  t.ok(posted.headers.getSetCookie().some((line) => /^oidc_interaction=/.test(line) && /samesite=none/i.test(line) && /secure/i.test(line)),
+    'the interaction cookie is SameSite=None; Secure')
+  await browser.signIn('po@example.test', GOOD_PASSWORD)
+  const callback = atClient(await browser.visit(interaction))
+  const response = await exchangeCode(provider, as, PUBLIC_CLIENT, callback, request)
+  const result = await oauth.processAuthorizationCodeResponse(as, { client_id: PUBLIC_CLIENT.client_id }, response, { expectedNonce: request.nonce, requireIdToken: true })
+  t.ok(result.access_token, 'tokens, as after a GET')
+})
+
 t.test('an expired auth cookie with a live refresh cookie passes straight through; a revoked one goes to the page', async (t) => {
   const provider = await startProvider(t, [PUBLIC_CLIENT])
   await registerAccount(provider.reference.base, 'cy@example.test')
