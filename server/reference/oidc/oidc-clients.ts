@@ -271,7 +271,7 @@ export async function openOidcClientRegistry (configured: readonly OidcClient[],
     },
     async any () {
       await checkClash()
-      return byId.size > 0 || (await stored.list()).length > 0
+      return byId.size > 0 || await stored.any()
     }
   }
 }

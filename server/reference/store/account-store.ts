@@ -280,6 +280,8 @@ export interface OidcClientStore {
   add (client: OidcClient): Promise<boolean>
   /** Every client, by id. */
   list (): Promise<readonly OidcClient[]>
+  /** Whether any client was added: asked on each of the provider's requests, so one row is read, not every client. */
+  any (): Promise<boolean>
   /**
    * Removes the client and everything the provider keeps for it (its grants,
    * codes, tokens, interactions): false when there is no such client. Atomic.

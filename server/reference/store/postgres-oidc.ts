@@ -53,6 +53,9 @@ export function postgresOidcClients (db: PostgresAccess): OidcClientStore {
     async list () {
       return (await db.pool().query<OidcClientRow>('SELECT * FROM oidc_clients ORDER BY client_id')).rows.map(toOidcClient)
     },
+    async any () {
+      return (await db.pool().query('SELECT 1 FROM oidc_clients LIMIT 1')).rowCount === 1
+    },
     async remove (clientId: string) {
       return await db.inTransaction(async (client) => {
         await client.query('DELETE FROM oidc_payloads WHERE client_id = $1', [clientId])

@@ -48,6 +48,9 @@ export function sqliteOidcClients (db: Database.Database, now: () => number): Oi
     async list () {
       return (db.prepare('SELECT * FROM oidc_clients ORDER BY client_id').all() as OidcClientRow[]).map(toOidcClient)
     },
+    async any () {
+      return db.prepare('SELECT 1 FROM oidc_clients LIMIT 1').get() !== undefined
+    },
     async remove (clientId: string) {
       return db.transaction(() => {
         db.prepare('DELETE FROM oidc_payloads WHERE client_id = ?').run(clientId)
