@@ -51,16 +51,13 @@ const PROVIDER_REQUEST_HEADERS: RequestHeaderAllowlist = {
   stated: { 'accept-encoding': 'identity' }
 }
 
-/** The provider's answer headers passed on (CORS its own: the token and userinfo endpoints are called from other origins). */
-const RESPONSE_HEADERS = new Set(['location', 'set-cookie', 'cache-control', 'pragma', 'www-authenticate', 'content-type', 'content-length', 'dpop-nonce', 'vary'])
-const keepProviderHeaders = (headers: IncomingHttpHeaders): IncomingHttpHeaders => {
-  const kept: IncomingHttpHeaders = {}
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase()
-    if (RESPONSE_HEADERS.has(lower) || lower.startsWith('access-control-')) kept[name] = value
-  }
-  return kept
-}
+/**
+ * The provider's answer headers passed on, with the CORS answer headers (Fetch standard, "HTTP responses"), which it
+ * sets itself: the token and userinfo endpoints are called from other origins.
+ */
+const RESPONSE_HEADERS = new Set(['location', 'set-cookie', 'cache-control', 'pragma', 'www-authenticate', 'content-type', 'content-length', 'dpop-nonce', 'vary',
+  'access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers',
+  'access-control-expose-headers', 'access-control-max-age', 'access-control-allow-private-network'])
 
 /** The page's own `form-action` on a provider page with a form: see providerPageSecurityPolicy. */
 const LOOPBACK_FORM_ACTION = 'http://localhost:* http://127.0.0.1:*'
@@ -242,7 +239,6 @@ export async function providerProxy (app: FastifyInstance, options: ProviderProx
         upstreamName: 'accounts',
         onFailure: sendPlainFailure
       }),
-      rewriteHeaders: keepProviderHeaders,
       onResponse: passOnProviderAnswers(options)
     }
   })
