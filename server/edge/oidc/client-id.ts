@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
+import { OIDC_CLIENT_ID_PATTERN } from '../../shared/oidc/provider-pages.js'
 
-/** A client id as the provider's clients are named (OIDC_CLIENTS' `client_id`): 1–64 of `[A-Za-z0-9._-]`. */
-const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/
 
 /** The longest Authorization header read for a client id: an id of 64 and a secret far longer than any issued. */
 const MAX_BASIC_CREDENTIALS_LENGTH = 1024
@@ -30,5 +29,5 @@ export function clientIdOf (request: Pick<FastifyRequest, 'headers' | 'body'>): 
   const id = authorization !== undefined
     ? fromBasicAuth(authorization)
     : Buffer.isBuffer(request.body) ? new URLSearchParams(request.body.toString('utf8')).get('client_id') : null
-  return id !== null && CLIENT_ID.test(id) ? id : null
+  return id !== null && OIDC_CLIENT_ID_PATTERN.test(id) ? id : null
 }

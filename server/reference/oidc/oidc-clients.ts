@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { isLoopbackHost } from '../../../common/http/hosts.js'
 import { ConfigError } from '../../shared/env-parsing.js'
+import { OIDC_CLIENT_ID_PATTERN } from '../../shared/oidc/provider-pages.js'
 import type { OidcClientStore } from '../store/account-store.js'
 import { isStoreUnavailable } from '../store/store-unavailable.js'
 
@@ -35,8 +36,6 @@ export interface OidcClientRegistry {
   any (): Promise<boolean>
 }
 
-/** What a client id may be: short, and safe in a URL, a log line and a file name. */
-const CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 /** The fewest characters of a client secret given in OIDC_CLIENTS (a generated one has 43). */
 const MIN_CLIENT_SECRET_LENGTH = 32
 const AUTH_METHODS: readonly OidcClientAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none']
@@ -172,7 +171,7 @@ function parseEntry (value: unknown, where: string): OidcClient {
     if (!FIELDS.has(name)) reader.fail(name.slice(0, 40), `is not a field of a client (a client has ${[...FIELDS].join(', ')})`)
   }
   const clientId = reader.text('client_id', true)
-  if (!CLIENT_ID_PATTERN.test(clientId)) reader.fail('client_id', 'must be 1 to 64 of the characters A-Z a-z 0-9 . _ -')
+  if (!OIDC_CLIENT_ID_PATTERN.test(clientId)) reader.fail('client_id', 'must be 1 to 64 of the characters A-Z a-z 0-9 . _ -')
   const name = reader.text('client_name', true).trim()
   const firstParty = entry.first_party ?? false
   if (typeof firstParty !== 'boolean') reader.fail('first_party', 'must be true or false')

@@ -12,6 +12,12 @@ export const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration'
 export const OIDC_PATH_PREFIX = '/oidc/'
 
 /**
+ * What a client id may be (OIDC_CLIENTS' `client_id`, the admin command's): short, and safe in a URL, a log line and
+ * a file name. The reference service refuses any other; the edge keys its per-client limits by ids of this form only.
+ */
+export const OIDC_CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
+
+/**
  * The content type of a provider answer that a browser must see as a page:
  * the reference service states what to show as JSON (ProviderPage), and the
  * edge renders it with the page's brand, stylesheet and language, so that
