@@ -80,7 +80,7 @@ export const ADDRESS_NOTICE_PREFIX = 'notice.'
  */
 export const LATER_PREFIXES: readonly string[] = [
   'account.', 'heading.account', 'secondFactor.', 'browserCheck.', 'breachedPassword.', 'freshProof.', 'otherSessions.', 'recentFactors.', 'signedIn.',
-  'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow'
+  'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow', 'emailCode.', 'lastUsed.'
 ]
 
 /**

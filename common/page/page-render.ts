@@ -38,6 +38,11 @@ export interface PageFormState {
   readonly verificationLinkOffered: boolean
   /** A login asked for a one-time code: the code step takes the card, carrying the challenge. */
   readonly secondFactorChallenge: string | null
+  /**
+   * An emailed code was asked for (docs/email-codes.md): the code step takes the card, for the
+   * address in `email`. Without scripts, the edge answers the request's form post with it.
+   */
+  readonly emailCodeSent?: boolean
 }
 
 /** Id of the `<script type="application/json">` element that carries a PageFormState. */
@@ -91,7 +96,8 @@ export function parsePageFormState (text: string | null | undefined): PageFormSt
     notice: (notice?.kind === 'error' || notice?.kind === 'success') && typeof notice.text === 'string' ? { kind: notice.kind, text: notice.text } : null,
     invalid: raw.invalid === true,
     verificationLinkOffered: raw.verificationLinkOffered === true,
-    secondFactorChallenge: typeof challenge === 'string' && challenge !== '' ? challenge : null
+    secondFactorChallenge: typeof challenge === 'string' && challenge !== '' ? challenge : null,
+    ...(raw.emailCodeSent === true ? { emailCodeSent: true } : {})
   }
 }
 

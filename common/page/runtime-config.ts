@@ -49,6 +49,8 @@ export interface RuntimeConfig {
   readonly passkeyRpId: string | null
   /** Whether the accounts service answers the second-factor calls (docs/second-factor.md). */
   readonly secondFactor: boolean
+  /** Whether the accounts service answers the email-code calls (EMAIL_CODES, docs/email-codes.md): the page offers the emailed code. */
+  readonly emailCodes: boolean
   /** Whether the code step offers "Don't ask again on this browser for 30 days". */
   readonly secondFactorRememberBrowser: boolean
   /**
@@ -114,6 +116,7 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     domainCheckTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : null,
     passkeyRpId: stringOrNull(raw.passkeyRpId),
     secondFactor: raw.secondFactor === true,
+    emailCodes: raw.emailCodes === true,
     secondFactorRememberBrowser: raw.secondFactorRememberBrowser !== false,
     passwordMinLength: isPasswordMinLength(raw.passwordMinLength) ? raw.passwordMinLength : DEFAULT_PASSWORD_MIN_LENGTH,
     logo: parseLogo(raw.logo),

@@ -16,6 +16,7 @@ import { ACCOUNTS_ANSWER_LIMIT_RANGE, DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import type { PasskeySettings } from '../shared/passkeys/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
+import { readEmailCodeSettings, type EmailCodeSettings } from '../shared/email-codes/email-code-config.js'
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
 import { readChallengeSettings, type ChallengeSettings } from './challenge/challenge-config.js'
@@ -134,6 +135,8 @@ export interface ServerConfig {
   readonly passkeys: PasskeySettings | null
   /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
   readonly secondFactor: SecondFactorSettings
+  /** EMAIL_CODES (docs/email-codes.md): whether the page offers the emailed sign-in code. */
+  readonly emailCodes: EmailCodeSettings
   /**
    * PASSWORD_MIN_LENGTH, for the page's hint only: the embedded reference
    * service enforces it from the same environment; behind an own backend the
@@ -265,6 +268,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     sourceMapsPublic: readSourceMaps(env),
     passkeys: readPasskeys(env, accountsUrl, port),
     secondFactor: readSecondFactorSettings(env, accountsUrl === null),
+    emailCodes: readEmailCodeSettings(env, accountsUrl === null),
     passwordMinLength: readPasswordMinLength(env),
     brand: readBrandSettings(env, productName),
     defaultLocale: readDefaultLocale(env),

@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type ServerResponse } from 'node:http
 import { join } from 'node:path'
 import type { PageRenderer } from '../../common/page/page-render.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
-import { withAccountRoutes, withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
+import { withAccountRoutes, withEmailCodeRoutes, withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
 import { loadBrandAssets } from './brand/brand-assets.js'
 import { pageBackground, pageLogo, pageLook } from './brand/brand-page.js'
@@ -121,6 +121,7 @@ function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolea
     passkeyRpId: config.passkeys?.rpId ?? null,
     secondFactor: config.secondFactor.enabled,
     secondFactorRememberBrowser: config.secondFactor.rememberBrowser,
+    emailCodes: config.emailCodes.enabled,
     passwordMinLength: config.passwordMinLength,
     logo: pageLogo(config.brand),
     background: pageBackground(config.brand)
@@ -216,7 +217,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     fastify.log.warn('neither ALLOWED_HOSTS nor PUBLIC_URL is set: any Host is accepted and passed on to the backends as X-Forwarded-Host')
   }
   logCompletedRequests(fastify)
-  const accountsRoutes = withAccountRoutes(withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled))
+  const accountsRoutes = withAccountRoutes(withEmailCodeRoutes(
+    withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled), config.emailCodes.enabled))
   fastify.decorate('metrics', metrics)
   fastify.decorate('pageAnswer', pageAnswer)
   fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))

@@ -63,6 +63,25 @@ export function withSecondFactorRoutes (routes: readonly ProxiedRoute[], secondF
 }
 
 /**
+ * The emailed sign-in code's calls (docs/email-codes.md), proxied when
+ * EMAIL_CODES is on: ask for a code, sign in (or sign up) with it.
+ * `reauthenticate` takes a code too, for a fresh proof of an account
+ * without a password or a passkey.
+ */
+export const EMAIL_CODE_ROUTES: readonly ProxiedRoute[] = [
+  { path: 'email-code/send', kind: 'json' },
+  { path: 'email-code/login', kind: 'json' },
+  { path: 'reauthenticate', kind: 'json' }
+]
+
+/** `routes` with the email-code calls when `emailCodes` is on (each path once). */
+export function withEmailCodeRoutes (routes: readonly ProxiedRoute[], emailCodes: boolean): readonly ProxiedRoute[] {
+  if (!emailCodes) return routes
+  const listed = new Set(routes.map((route) => route.path))
+  return [...routes, ...EMAIL_CODE_ROUTES.filter((route) => !listed.has(route.path))]
+}
+
+/**
  * The account view's calls (docs/account-changes.md) that follow no setting,
  * proxied to every accounts service: the view asks `account/overview` what
  * the backend serves, and a backend that answers it 404 is offered none of

@@ -47,6 +47,7 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     passkeyRpId: 'localhost',
     secondFactor: true,
     secondFactorRememberBrowser: true,
+    emailCodes: false,
     logo: null,
     background: { kind: 'builtin' }
   })
@@ -91,6 +92,7 @@ t.test('the embedded JSON cannot close its script element', async (t) => {
     passkeyRpId: null,
     secondFactor: false,
     secondFactorRememberBrowser: true,
+    emailCodes: false,
     passwordMinLength: 8,
     logo: { src: '/assets/brand/logo-X.png', alt: '</script>', width: 10, height: 10 },
     background: { kind: 'builtin' }
