@@ -12,14 +12,14 @@ import { parseLoginContext } from './http/validation.js'
 
 /**
  * The services the routes call, as createReferenceServices makes them. The
- * passkey and second-factor paths are served only where those are on (their
+ * passkey, second-factor and email-code paths are served only where those are on (their
  * services are not null); the account view's calls always, and with them
  * `reauthenticate`: a password change or a deletion needs a fresh proof
  * whatever factors are on.
  */
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
-  | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors'
+  | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors' | 'emailCodes'
   | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'addressChange' | 'account' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
@@ -68,7 +68,7 @@ export function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, reauthentication, otherSessions, account, pseudonyms, metrics } = options
+  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, emailCodes, reauthentication, otherSessions, account, pseudonyms, metrics } = options
   // Each request's events that the account's owner sees are kept with where it came from (server/reference/audit/audit.ts).
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => {
     const facts = factsOf(request, reply, pseudonyms)
@@ -169,6 +169,14 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
       sendAnswer(reply, await secondFactors.changes.renewRecoveryCodes(bearerToken(request), requestFacts(request, reply))))
     app.post('/second-factor/forget-browsers', async (request, reply) =>
       sendAnswer(reply, await secondFactors.changes.forgetBrowsers(bearerToken(request), requestFacts(request, reply))))
+  }
+
+  // Emailed codes (docs/reference-service.md#emailed-codes): `send` takes the signed-in owner's auth for a fresh proof's code.
+  if (emailCodes !== null) {
+    app.post('/email-code/send', async (request, reply) =>
+      sendAnswer(reply, await emailCodes.sending.send(bearerToken(request), request.body, requestFacts(request, reply))))
+    app.post('/email-code/login', async (request, reply) =>
+      sendAnswer(reply, await countSignIn('email_code', emailCodes.signIn.login(request.body, requestFacts(request, reply)))))
   }
 
   // The account view (docs/account-changes.md), served whatever factors are on, with the fresh proof its changes ask for.

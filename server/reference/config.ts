@@ -6,6 +6,7 @@ import { OWASP_SCRYPT_COST } from './passwords/passwords.js'
 import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readOrigin, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkeys/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
+import { readEmailCodeSettings, type EmailCodeSettings } from '../shared/email-codes/email-code-config.js'
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 import { parseOidcClients, type OidcClient } from './oidc/oidc-clients.js'
@@ -81,6 +82,8 @@ export interface ReferenceConfig {
   readonly passkeys: PasskeySettings | null
   /** SECOND_FACTOR and SECOND_FACTOR_REMEMBER_BROWSER (docs/second-factor.md). */
   readonly secondFactor: SecondFactorSettings
+  /** EMAIL_CODES (docs/reference-service.md#emailed-codes): whether the email-code calls are served. */
+  readonly emailCodes: EmailCodeSettings
   /**
    * PASSWORD_MIN_LENGTH: the fewest characters a new password may have, 8 by
    * default (NIST SP 800-63B-4 asks for 15 where a password is the only factor).
@@ -188,6 +191,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     googleRequireNonce: readBoolean(env, 'GOOGLE_REQUIRE_NONCE', false),
     passkeys: readPasskeySettings(env, publicOrigin, true),
     secondFactor: readSecondFactorSettings(env, true),
+    emailCodes: readEmailCodeSettings(env, true),
     passwordMinLength: readPasswordMinLength(env),
     breachedPasswords: readBreachedPasswordSettings(env),
     sessions: readSessionSettings(env),

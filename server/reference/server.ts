@@ -112,6 +112,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       sso: services.sso,
       passkeys: services.passkeys,
       secondFactors: services.secondFactors,
+      emailCodes: services.emailCodes,
       reauthentication: services.reauthentication,
       otherSessions: services.otherSessions,
       passwordChange: services.passwordChange,

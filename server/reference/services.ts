@@ -19,6 +19,8 @@ import { createGoogleTokenVerifier } from './google/google-id-token.js'
 import { GoogleRegistration } from './google/google-registration.js'
 import { GoogleSignIn } from './google/google-sign-in.js'
 import { loadOrCreateDerivedSecrets, type DerivedSecrets } from './keys/derived-secrets.js'
+import { EMAIL_CODE_PURPOSE } from './email-codes/code-hashing.js'
+import { EmailCodes } from './email-codes/email-codes.js'
 import { KEY_RELOAD_INTERVAL_MS, SigningKeys } from './keys/signing-keys.js'
 import { BROWSER_COOKIE, BrowserCookies } from './known-browsers/browser-cookie.js'
 import { BrowserNotices } from './known-browsers/browser-notices.js'
@@ -83,6 +85,8 @@ export interface ReferenceServices {
   readonly passkeys: Passkeys | null
   /** The second factor's calls; null when SECOND_FACTOR is false. */
   readonly secondFactors: SecondFactors | null
+  /** Sign-in, sign-up and fresh proofs with emailed codes; null when EMAIL_CODES is false. */
+  readonly emailCodes: EmailCodes | null
   /** Proving the account again before a change (docs/account-changes.md). */
   readonly reauthentication: Reauthentication
   /** The owner's "sign out of all other sessions" (docs/account-changes.md). */
@@ -180,7 +184,10 @@ export async function createReferenceServices (
     : new Passkeys({
       store, owners, proofs, after, sessionTokens, changeNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
-  const reauthentication = new Reauthentication({ store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, now })
+  const emailCodes = config.emailCodes.enabled ? new EmailCodes({ ...emailing, key: secrets.derive(EMAIL_CODE_PURPOSE), owners, claims, after }) : null
+  const reauthentication = new Reauthentication({
+    store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, emailCodes: emailCodes?.reauthentication ?? null, now
+  })
   const otherSessions = new OtherSessions({ store, owners, now })
   const account = accountServices({ store, owners, mailer, productName: config.productName, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
   const oidcClients = await openOidcClientRegistry(config.oidcClients, store.oidcClients)
@@ -229,6 +236,7 @@ export async function createReferenceServices (
     sso,
     passkeys,
     secondFactors: secondFactor,
+    emailCodes,
     reauthentication,
     otherSessions,
     passwordChange: new PasswordChange({ store, owners, newPasswords, changeNotices, now }),

@@ -9,16 +9,16 @@ import type { Account } from '../store/account-store.js'
 
 /**
  * How the address was just proved: Google (whose subject the account is then tied to), an SSO
- * provider, or a link emailed to it that sets a new password (a reset, "was this you?", "this
- * wasn't me").
+ * provider, a link emailed to it that sets a new password (a reset, "was this you?", "this
+ * wasn't me"), or a code emailed to it (server/reference/email-codes/).
  */
-export type ClaimProof = { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' } | { readonly via: 'emailed-link' }
+export type ClaimProof = { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' } | { readonly via: 'emailed-link' } | { readonly via: 'emailed-code' }
 
 /**
  * No pre-hijacking. Anyone can register an address with a password; until
  * the address is verified, that says nothing about who holds it, nor about
  * who added the passkeys or the authenticator app the account has. When a
- * Google or SSO sign-in or an emailed link proves the address, the account
+ * Google or SSO sign-in, an emailed link or an emailed code proves the address, the account
  * passes to the person who proved it: the password set before, every
  * passkey, the second factor and every session are removed or revoked,
  * every emailed link is void, and the owner is told by email (a link's new
@@ -48,7 +48,8 @@ export class AccountClaims {
     logAuthEvent(facts, 'account.claimed', {
       accountId: account.id, clientAddress: facts.clientAddress, via: proof.via, passwordRemoved: account.passwordHash !== null, passkeysRemoved, secondFactorRemoved
     })
-    if (proof.via === 'emailed-link') return current
+    // What came through the mailbox needs no email to it: its holder is the one who just used it.
+    if (proof.via === 'emailed-link' || proof.via === 'emailed-code') return current
     sendAfterAnswering(facts.log, 'account claimed', async () => {
       const delivery = await this.options.mailer.send(accountClaimedEmail({
         to: current.email,

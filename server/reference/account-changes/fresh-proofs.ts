@@ -4,7 +4,7 @@ import type { AccountStore, FreshProof, ProofMethod } from '../store/account-sto
 import type { AuthenticationMethod } from '../sessions/tokens.js'
 import { FRESH_PROOF_WINDOW_MS, proofCookie } from './proof-cookie.js'
 
-/** The proof a sign-in made: its second factor when it had one (the stronger of the two). */
+/** The proof a sign-in made: its second factor when it had one (the stronger of the two); an emailed code's is `email`. */
 export function proofOfSignIn (method: AuthenticationMethod): ProofMethod {
   if (method.endsWith('+otp')) return 'otp'
   return method as Exclude<AuthenticationMethod, `${string}+otp`>

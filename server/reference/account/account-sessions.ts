@@ -19,6 +19,8 @@ const FIRST_FACTOR: Readonly<Record<AuthenticationMethod, string>> = {
   'pwd+otp': 'password',
   google: 'google',
   'google+otp': 'google',
+  email: 'email-code',
+  'email+otp': 'email-code',
   hwk: 'passkey',
   sso: 'sso'
 }

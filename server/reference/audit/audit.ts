@@ -29,6 +29,7 @@ export type AuthEvent =
   | 'email.changed' | 'email.confirm-refused' | 'email.confirm-needs-known-browser'
   | 'reauth.succeeded' | 'reauth.failed' | 'reauth.throttled'
   | 'change.notice-sent' | 'change.undone' | 'change.undo-refused' | 'recent-factors.refused'
+  | 'email-code.sent' | 'email-code.email-sent' | 'email-code.refused' | 'email-code.voided' | 'email-code.login.succeeded' | 'email-code.registered'
 
 export interface AuthEventDetails {
   readonly email?: string
@@ -49,6 +50,7 @@ const ACTIVITY_OF_EVENT: Partial<Readonly<Record<AuthEvent, { readonly kind: str
   'google.login.succeeded': { kind: 'sign-in', method: 'google' },
   'sso.login.succeeded': { kind: 'sign-in', method: 'sso' },
   'passkey.login.succeeded': { kind: 'sign-in', method: 'passkey' },
+  'email-code.login.succeeded': { kind: 'sign-in', method: 'email-code' },
   'login.failed': { kind: 'sign-in-failed', method: 'password' },
   'second-factor.failed': { kind: 'sign-in-failed', method: null },
   'reset.completed': { kind: 'password-changed', method: null },

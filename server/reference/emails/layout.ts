@@ -10,6 +10,11 @@ export interface EmailContent {
   readonly messages: EmailMessages
   readonly subject: string
   readonly before: readonly string[]
+  /**
+   * What the email exists to hand over when it is not a link (an emailed
+   * code): on a line of its own in the text, large in the HTML, after `before`.
+   */
+  readonly highlight?: string
   readonly link?: { readonly href: string, readonly label: string }
   readonly after?: readonly string[]
 }
@@ -30,12 +35,17 @@ export function composeEmail (content: EmailContent): OutgoingEmail {
   const text = [
     greeting,
     ...content.before,
+    ...(content.highlight === undefined ? [] : [content.highlight]),
     ...(content.link === undefined ? [] : [content.link.href]),
     ...after
   ].join('\n\n')
   const paragraphs = [
     escapeHtml(greeting),
     ...content.before.map(escapeHtml),
+    // A code reads left to right whatever the language, and large enough to copy from a phone's screen.
+    ...(content.highlight === undefined
+      ? []
+      : [`<span dir="ltr" style="font-family:monospace;font-size:2em;font-weight:bold;letter-spacing:0.15em">${escapeHtml(content.highlight)}</span>`]),
     // A link is left to right whatever the language: it is an address.
     ...(content.link === undefined ? [] : [`<a href="${escapeHtml(content.link.href)}">${escapeHtml(content.link.label)}</a>`]),
     ...after.map(escapeHtml)

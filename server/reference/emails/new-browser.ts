@@ -39,7 +39,7 @@ export function factsIn (messages: EmailMessages, facts: NewBrowserFacts): strin
 }
 
 /** The browser's name in the email's language: the names stay, the words around them are translated. */
-function browserIn (messages: EmailMessages, identity: BrowserIdentity): string {
+export function browserIn (messages: EmailMessages, identity: BrowserIdentity): string {
   return nameBrowser(identity, {
     onSystem: (browser, system) => messages.text('browser.onSystem', { browser, system }),
     anyOnSystem: (system) => messages.text('browser.anyOnSystem', { system }),

@@ -66,14 +66,16 @@ export class BrowserNotices {
   /**
    * After a password sign-in: remembers the browser and, when it is new to
    * the account, emails the owner (after answering). Answers the cookie to
-   * set, or none where browsers are not recognised.
+   * set, or none where browsers are not recognised. `tellOwner` false: the
+   * sign-in was made with a code emailed to the owner a minute before, which
+   * named this browser already (server/reference/emails/email-code.ts).
    */
-  async signedIn (account: Account, facts: RequestFacts): Promise<string | null> {
+  async signedIn (account: Account, facts: RequestFacts, { tellOwner = true }: { readonly tellOwner?: boolean } = {}): Promise<string | null> {
     if (facts.browser === null) return null
     const browserId = this.browserId(facts.browser)
     const now = this.options.now()
     const sighting = await this.options.store.rememberBrowser(account.id, hashToken(browserId), now)
-    if (sighting === 'new') {
+    if (sighting === 'new' && tellOwner) {
       const userAgent = facts.browser.userAgent
       sendAfterAnswering(facts.log, 'new browser', () => this.tellOwner(account, { at: now, userAgent, clientAddress: facts.clientAddress }, facts))
     }

@@ -27,9 +27,9 @@ export type LockoutScope = 'address' | 'account_slowdown' | 'passkey' | 'second_
 const LOCKOUT_SCOPES: readonly LockoutScope[] = ['address', 'account_slowdown', 'passkey', 'second_factor']
 
 /** `account_change`: the owner told of a change to how the account signs in (server/reference/account-changes/change-notices.ts). */
-export type EmailKind = 'verify_email' | 'password_reset' | 'new_browser' | 'registration_attempt' | 'account_claimed' | 'breached_password' | 'account_change' | 'other'
+export type EmailKind = 'verify_email' | 'password_reset' | 'new_browser' | 'registration_attempt' | 'account_claimed' | 'breached_password' | 'account_change' | 'email_code' | 'other'
 const EMAIL_KINDS: readonly EmailKind[] = [
-  'verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'account_change', 'other'
+  'verify_email', 'password_reset', 'new_browser', 'registration_attempt', 'account_claimed', 'breached_password', 'account_change', 'email_code', 'other'
 ]
 export type EmailOutcome = 'sent' | 'failed'
 
@@ -39,8 +39,8 @@ export type EmailOutcome = 'sent' | 'failed'
  * visitor pressed the button, so the service counts both as `passkey` (the
  * edge's own counter has the split).
  */
-export type SignInMethod = 'password' | 'google' | 'sso' | 'passkey' | 'second_factor' | 'recovery_code'
-const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', 'sso', 'passkey', 'second_factor', 'recovery_code']
+export type SignInMethod = 'password' | 'google' | 'sso' | 'passkey' | 'email_code' | 'second_factor' | 'recovery_code'
+const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', 'sso', 'passkey', 'email_code', 'second_factor', 'recovery_code']
 /** `success` tokens issued, `second_factor_required` a challenge instead, `refused` a 4xx, `error` a 5xx or a failure. */
 export type SignInOutcome = 'success' | 'second_factor_required' | 'refused' | 'error'
 const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['success', 'second_factor_required', 'refused', 'error']

@@ -3,7 +3,7 @@
  * first (docs/oidc-provider.md#acr-values).
  */
 export const ACR = Object.freeze({
-  /** One factor: a password, Google, single sign-on. */
+  /** One factor: a password, Google, single sign-on, a code emailed to the account's address. */
   oneFactor: 'urn:threshold:acr:1fa',
   /** A second factor followed the first, or a passkey. */
   multiFactor: 'urn:threshold:acr:mfa',

@@ -8,8 +8,8 @@ import type { SecondFactorsOptions } from './second-factors.js'
 /** How long a login may wait for its second factor: the challenge's life. */
 const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
 
-/** The first factors a second may follow. */
-export type FirstFactor = 'pwd' | 'google'
+/** The first factors a second may follow: a password, Google, a code emailed to the account's address. */
+export type FirstFactor = 'pwd' | 'google' | 'email'
 
 /** What the first factor proved beyond the account: whether it was this browser's own (AfterFirstFactor.completeLogin). */
 export interface FirstFactorProof {

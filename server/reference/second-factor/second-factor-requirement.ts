@@ -40,8 +40,10 @@ export function rememberedBrowserMark (session: SecondFactorSession): Partial<ty
 const METHOD_MEETS_SECOND_FACTOR: Readonly<Record<AuthenticationMethod, boolean>> = Object.freeze({
   pwd: false,
   google: false,
+  email: false,
   'pwd+otp': true,
   'google+otp': true,
+  'email+otp': true,
   hwk: true,
   sso: true
 })

@@ -33,12 +33,14 @@ const SIGNED_IN_EVENT = {
   google: 'google.login.succeeded',
   'google+otp': 'google.login.succeeded',
   sso: 'sso.login.succeeded',
-  hwk: 'passkey.login.succeeded'
+  hwk: 'passkey.login.succeeded',
+  email: 'email-code.login.succeeded',
+  'email+otp': 'email-code.login.succeeded'
 } as const
 
 /**
  * What every sign-in does once its first factor is right (a password, a
- * Google token, a passkey, an SSO provider's word, and the code step after
+ * Google token, a passkey, an SSO provider's word, an emailed code, and the code step after
  * them): the refusal of an unverified address, the second-factor step, the
  * tokens with the organisations and the remembered browser, the proof of
  * the sign-in, and the known-browser cookie. Each flow calls the steps it
@@ -84,7 +86,7 @@ export class AfterFirstFactor {
     if (organizations === null) return error(403, say(facts, 'login.notAMember'))
     // A remembered browser skipped the code (SecondFactorGate.remembersBrowser): the session keeps
     // that, for an organisation's requirement to count it as met at refresh (REMEMBERED_BROWSER_SESSION).
-    const remembered = (method === 'pwd' || method === 'google') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
+    const remembered = (method === 'pwd' || method === 'google' || method === 'email') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
     const context = remembered ? { ...requested, organizations, ...REMEMBERED_BROWSER_SESSION } : { ...requested, organizations }
     const session = { familyId: randomUUID(), signedInAt: this.options.now(), origin: requestOrigin(facts) }
     const tokens = await this.options.tokens.issue(account, context, method, session)
@@ -95,9 +97,12 @@ export class AfterFirstFactor {
     return { status: 200, body: { ...tokens }, ...proofCookie === null ? {} : { cookies: [proofCookie] } }
   }
 
-  /** `answer` with the known-browser cookie added, when the browser gets one (a new browser is told of by email). */
-  async withBrowserCookie (account: Account, answer: Answer, facts: RequestFacts): Promise<Answer> {
-    const cookie = await this.options.browserNotices.signedIn(account, facts)
+  /**
+   * `answer` with the known-browser cookie added, when the browser gets one (a new browser is told of by email,
+   * unless `tellOwner` is false: BrowserNotices.signedIn).
+   */
+  async withBrowserCookie (account: Account, answer: Answer, facts: RequestFacts, options: { readonly tellOwner?: boolean } = {}): Promise<Answer> {
+    const cookie = await this.options.browserNotices.signedIn(account, facts, options)
     return cookie === null ? answer : { ...answer, cookies: [...answer.cookies ?? [], cookie] }
   }
 

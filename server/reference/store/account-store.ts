@@ -16,6 +16,9 @@ export const BROWSER_MEMORY_MS = 400 * 24 * 3600_000
  */
 export const SPENT_ROW_MEMORY_MS = 24 * 3600_000
 
+/** Emailed codes and their refused tries are kept this long: the bounds on sends and tries count an hour of them. */
+export const EMAIL_CODE_MEMORY_MS = 3600_000
+
 /** Security events are kept this long: `activity/list` shows the last 30 days, and a remembered browser is counted as long as it is spared codes. */
 export const SECURITY_EVENT_MEMORY_MS = 30 * 24 * 3600_000
 
@@ -224,8 +227,11 @@ export interface SecondFactorRecord {
   readonly lastStep: number
 }
 
-/** How an owner proved the account in a browser (docs/account-changes.md): RFC 8176 values, as in the tokens' `amr`. */
-export type ProofMethod = 'pwd' | 'hwk' | 'otp' | 'google' | 'sso'
+/**
+ * How an owner proved the account in a browser (docs/account-changes.md): RFC 8176 values, as in the tokens' `amr`;
+ * `email` a code emailed to the account's address (server/reference/email-codes/).
+ */
+export type ProofMethod = 'pwd' | 'hwk' | 'otp' | 'google' | 'sso' | 'email'
 
 /**
  * A proof of an account made in one browser: held there as the hash of the
@@ -272,6 +278,70 @@ export interface SecurityEvent {
   readonly userAgent: string | null
   /** The /24 or /48 the request came from (server/shared/address-range.ts); empty where unknown. */
   readonly addressRange: string
+}
+
+/** What an emailed code is for: a sign-in (or sign-up), or a signed-in owner's fresh proof. */
+export type EmailCodePurpose = 'sign-in' | 'reauthenticate'
+
+/**
+ * A code emailed to an address (server/reference/email-codes/). Nothing in it
+ * reads back as the address or the code: the address is kept as an HMAC of its
+ * email key, the code as an HMAC under that, the browser's binding as a hash.
+ */
+export interface EmailCode {
+  readonly id: string
+  readonly addressHash: string
+  readonly codeHash: string
+  /** The hash of the binding in the email_code_browser cookie of the browser that asked. */
+  readonly bindingHash: string
+  readonly purpose: EmailCodePurpose
+  /** The signed-in account a `reauthenticate` code proves; null for a sign-in's. */
+  readonly accountId: string | null
+  /** An HMAC of the address range the request came from (server/shared/address-range.ts): the range's sends are counted by it. */
+  readonly rangeHash: string
+  readonly createdAt: number
+  readonly expiresAt: number
+}
+
+/** A code as kept: with its wrong tries. */
+export interface EmailCodeRecord extends EmailCode {
+  /** Tries counted against it (EmailCodeStore.countTry). */
+  readonly tries: number
+}
+
+/** How many codes may be sent within a window, per address and per range. */
+export interface EmailCodeSendLimits {
+  readonly windowMs: number
+  readonly perAddress: number
+  readonly perRange: number
+}
+
+/** What EmailCodeStore.issue did: stored the code, or refused it with the time a send is allowed again. */
+type EmailCodeIssue = { readonly issued: true } | { readonly refused: 'address' | 'range', readonly retryAt: number }
+
+/** The codes emailed to addresses, and the wrong tries counted against them (server/reference/email-codes/). */
+export interface EmailCodeStore {
+  /**
+   * Stores the code unless the address or the range has had `limits` codes
+   * within the window; voids the live codes of the same address, purpose and
+   * browser (a new code replaces the one before). Atomic: sends racing for the
+   * last place take it once.
+   */
+  issue (code: EmailCode, limits: EmailCodeSendLimits, now: number): Promise<EmailCodeIssue>
+  /** The address's codes of `purpose` neither used, voided nor expired at `now`, newest first. */
+  findLive (addressHash: string, purpose: EmailCodePurpose, now: number): Promise<readonly EmailCodeRecord[]>
+  /** Counts one try against the code if it is live and has had fewer than `maxTries`: false (nothing counted) otherwise. Atomic. */
+  countTry (id: string, maxTries: number, now: number): Promise<boolean>
+  /** Spends the code (single use): false when it was used, voided or expired. Atomic. */
+  use (id: string, now: number): Promise<boolean>
+  /** Voids the code. */
+  voidCode (id: string, now: number): Promise<void>
+  /** Voids every live code of the address (any purpose): how many. */
+  voidAddress (addressHash: string, now: number): Promise<number>
+  /** Records a refused try of a code for the address at `now`. */
+  recordFailure (addressHash: string, now: number): Promise<void>
+  /** The address's refused tries later than `since`, newest first (their times). */
+  failuresSince (addressHash: string, since: number): Promise<readonly number[]>
 }
 
 /** The OpenID Connect clients an operator added with `npm run accounts -- client add` (server/reference/oidc/oidc-clients.ts). */
@@ -560,6 +630,8 @@ export interface AccountStore {
    */
   deleteAccount (accountId: string): Promise<boolean>
 
+  /** The codes emailed for a sign-in or a fresh proof (server/reference/email-codes/). */
+  readonly emailCodes: EmailCodeStore
   /** The OpenID Connect clients added with the admin command. */
   readonly oidcClients: OidcClientStore
   /** What the OpenID Connect provider keeps between requests. */
@@ -568,7 +640,8 @@ export interface AccountStore {
   /**
    * Deletes expired tokens (spent Google tokens, passkey and second-factor challenges and
    * unconfirmed authenticator secrets included), links,
-   * transactions and throttles, browsers unseen for `BROWSER_MEMORY_MS`, and
+   * transactions and throttles, browsers unseen for `BROWSER_MEMORY_MS`, emailed
+   * codes and their refused tries older than `EMAIL_CODE_MEMORY_MS`, and
    * security events older than `SECURITY_EVENT_MEMORY_MS`, and the OpenID
    * Connect provider's expired payloads.
    */

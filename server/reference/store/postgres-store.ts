@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import {
   BROWSER_MEMORY_MS,
+  EMAIL_CODE_MEMORY_MS,
   SECURITY_EVENT_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
   sessionCount,
@@ -35,6 +36,7 @@ import {
 import { emailKey } from '../../shared/email-key.js'
 import { SharedClock } from '../../shared/shared-clock.js'
 import { POSTGRES_OIDC_MIGRATION, postgresOidcClients, postgresOidcPayloads, type PostgresAccess } from './postgres-oidc.js'
+import { POSTGRES_EMAIL_CODE_MIGRATION, postgresEmailCodes } from './postgres-email-codes.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 import {
   createdAccount,
@@ -252,7 +254,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
    );
    CREATE INDEX security_events_by_account ON security_events(account_id, at);
    CREATE INDEX security_events_by_time ON security_events(at);`,
-  POSTGRES_OIDC_MIGRATION
+  POSTGRES_OIDC_MIGRATION,
+  POSTGRES_EMAIL_CODE_MIGRATION
 ]
 
 /** Replaces the account's recovery codes; inside the caller's transaction. */
@@ -481,6 +484,7 @@ export class PostgresAccountStore implements AccountStore {
   private readonly clock: SharedClock
   readonly oidcClients: AccountStore['oidcClients']
   readonly oidcPayloads: AccountStore['oidcPayloads']
+  readonly emailCodes: AccountStore['emailCodes']
 
   private constructor (
     private readonly connections: pg.Pool,
@@ -499,6 +503,7 @@ export class PostgresAccountStore implements AccountStore {
     }
     this.oidcClients = postgresOidcClients(access)
     this.oidcPayloads = postgresOidcPayloads(access)
+    this.emailCodes = postgresEmailCodes(access)
   }
 
   get emailKeyConflicts (): readonly EmailKeyConflict[] {
@@ -1241,6 +1246,8 @@ export class PostgresAccountStore implements AccountStore {
     await this.pool.query('DELETE FROM known_browsers WHERE last_seen_at <= $1', [now - BROWSER_MEMORY_MS])
     await this.pool.query('DELETE FROM notice_slots WHERE quiet_until <= $1', [now])
     await this.pool.query('DELETE FROM security_events WHERE at <= $1', [now - SECURITY_EVENT_MEMORY_MS])
+    await this.pool.query('DELETE FROM email_codes WHERE expires_at <= $1 AND created_at <= $2', [now, now - EMAIL_CODE_MEMORY_MS])
+    await this.pool.query('DELETE FROM email_code_failures WHERE failed_at <= $1', [now - EMAIL_CODE_MEMORY_MS])
   }
 
   async close (): Promise<void> {

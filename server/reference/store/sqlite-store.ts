@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import {
   BROWSER_MEMORY_MS,
+  EMAIL_CODE_MEMORY_MS,
   SECURITY_EVENT_MEMORY_MS,
   SPENT_ROW_MEMORY_MS,
   sessionCount,
@@ -35,6 +36,7 @@ import {
 } from './account-store.js'
 import { emailKey } from '../../shared/email-key.js'
 import { SQLITE_OIDC_MIGRATION, sqliteOidcClients, sqliteOidcPayloads } from './sqlite-oidc.js'
+import { SQLITE_EMAIL_CODE_MIGRATION, sqliteEmailCodes } from './sqlite-email-codes.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 import {
   createdAccount,
@@ -254,7 +256,9 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
    CREATE INDEX security_events_by_account ON security_events(account_id, at);
    CREATE INDEX security_events_by_time ON security_events(at);`,
   // The OpenID Connect provider's clients added with the admin command, and what it keeps between requests.
-  SQLITE_OIDC_MIGRATION
+  SQLITE_OIDC_MIGRATION,
+  // Codes emailed for a sign-in or a fresh proof, and the refused tries per address (server/reference/email-codes/).
+  SQLITE_EMAIL_CODE_MIGRATION
 ]
 
 function isUniqueViolation (error: unknown): error is { code: string, message: string } {
@@ -289,6 +293,7 @@ export class SqliteAccountStore implements AccountStore {
   readonly emailKeyConflicts: AccountStore['emailKeyConflicts']
   readonly oidcClients: AccountStore['oidcClients']
   readonly oidcPayloads: AccountStore['oidcPayloads']
+  readonly emailCodes: AccountStore['emailCodes']
 
   constructor (file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
@@ -301,6 +306,7 @@ export class SqliteAccountStore implements AccountStore {
     this.emailKeyConflicts = migrate(this.db).emailKeyConflicts
     this.oidcClients = sqliteOidcClients(this.db, () => this.now())
     this.oidcPayloads = sqliteOidcPayloads(this.db)
+    this.emailCodes = sqliteEmailCodes(this.db)
   }
 
   async createAccount (account: NewAccount): Promise<CreateAccountResult> {
@@ -827,6 +833,8 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('DELETE FROM notice_slots WHERE quiet_until <= ?').run(now)
       this.db.prepare('DELETE FROM security_events WHERE at <= ?').run(now - SECURITY_EVENT_MEMORY_MS)
       this.db.prepare('DELETE FROM oidc_payloads WHERE expires_at <= ?').run(now)
+      this.db.prepare('DELETE FROM email_codes WHERE expires_at <= ? AND created_at <= ?').run(now, now - EMAIL_CODE_MEMORY_MS)
+      this.db.prepare('DELETE FROM email_code_failures WHERE failed_at <= ?').run(now - EMAIL_CODE_MEMORY_MS)
     })()
   }
 

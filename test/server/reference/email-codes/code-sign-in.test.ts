@@ -1,0 +1,199 @@
+import Database from 'better-sqlite3'
+import { decodeJwt } from 'jose'
+import { join } from 'node:path'
+import { Secret, TOTP } from 'otpauth'
+import t from 'tap'
+import { ACR, acrOf } from '../../../../server/reference/oidc/acr.js'
+import { Clock, CHROME_ON_WINDOWS, enrolAuthenticator, signedInOwner } from '../../../fixtures/account-changes/account-changes.js'
+import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
+import { codeCall, codeEmailsTo, emailedCode, signInByCode } from '../../../fixtures/email-codes/reference-email-codes.js'
+import { postJson } from '../../../fixtures/http/post-json.js'
+import { registerAccount, verifyAddress } from '../../../fixtures/registration/registration.js'
+import { auditEvents, logCollector, startReference } from '../../../fixtures/servers/reference.js'
+import { postLogin } from '../../../fixtures/sign-in/sign-in.js'
+
+const SENT = { success: 'Check your email: we have sent a code to this address. It works once, within 10 minutes, in this browser only.', expires_in: 600 }
+
+/** Every table's row count in the service's SQLite file, read beside it. */
+function rowCounts (dataDir: string): Record<string, number> {
+  const db = new Database(join(dataDir, 'accounts.sqlite'), { readonly: true })
+  try {
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((row) => row.name)
+    return Object.fromEntries(tables.map((table) => [table, (db.prepare(`SELECT COUNT(*) AS n FROM "${table}"`).get() as { n: number }).n]))
+  } finally {
+    db.close()
+  }
+}
+
+function delta (before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.keys(after).filter((table) => after[table] !== before[table]).map((table) => [table, after[table]! - (before[table] ?? 0)]))
+}
+
+t.test('an account signs in with a code emailed to it, in the browser that asked: amr email, acr 1fa', async (t) => {
+  const logs = logCollector()
+  const service = await startReference(t, { logStream: logs.stream })
+  const registering = await registerAccount(service.base, 'Ada@example.com')
+  await verifyAddress(service.base, service.dataDir, 'Ada@example.com', registering)
+  const browser = new ServiceBrowser(service.base, { 'user-agent': CHROME_ON_WINDOWS })
+
+  const sent = await codeCall(browser, service, 'email-code/send', { email: 'ada@EXAMPLE.com' })
+  t.same([sent.status, sent.body], [200, SENT])
+  t.equal(sent.headers.get('cache-control'), 'no-store')
+  const cookie = sent.headers.getSetCookie().find((line) => line.startsWith('email_code_browser='))
+  t.match(cookie, /^email_code_browser=[\w-]{43}; Max-Age=600; Path=\/; HttpOnly; (Secure; )?SameSite=Lax$/, 'the binding cookie: HttpOnly, Lax, the whole site, as long as the code')
+
+  const { code, email } = await emailedCode(service.dataDir, 'Ada@example.com')
+  t.match(email.raw, /^Subject: Your Threshold sign-in code$/m, 'the subject says what it is, without the code')
+  t.notMatch(/^Subject: .*$/m.exec(email.raw)![0], code.replace('-', ''), 'never the code in the subject')
+  t.match(email.decoded, new RegExp(`\\n\\n${code}\\n\\n`), 'the code on a line of its own in the text part')
+  t.match(email.decoded, /font-size:2em[^>]*>[A-Z2-9]{4}-[A-Z2-9]{4}</, 'and large in the HTML part')
+  t.match(email.decoded, /within 10 minutes, and only in the browser where it was asked for/)
+  t.match(email.decoded, /Asked for from Chrome on Windows, \d{4}-\d\d-\d\d at \d\d:\d\d UTC\./, 'which browser asked, and when')
+  t.match(email.decoded, /Never give this code to anyone\. Threshold never asks you for it/)
+
+  const answer = await codeCall(browser, service, 'email-code/login', { email: 'ada@example.com', code: ` ${code.toLowerCase().replace('-', ' ')} ` })
+  t.equal(answer.status, 200, 'typed in any case, with spaces')
+  t.notOk('registered' in answer.body, 'no account was made')
+  const claims = decodeJwt(String(answer.body.auth))
+  t.same(claims.amr, ['email'], 'the token says how: an emailed code')
+  t.equal(acrOf(claims.amr as string[]), ACR.oneFactor, 'one factor for the OpenID Connect provider')
+  t.ok(browser.value('threshold_browser'), 'the known-browser cookie')
+  t.ok(browser.value('threshold_proof'), 'the sign-in is a fresh proof')
+  t.same(auditEvents(logs).filter((event) => event.startsWith('email-code.')), ['email-code.sent', 'email-code.email-sent', 'email-code.login.succeeded'])
+  t.equal((await postJson(service.base, '/accounts/token/refresh', { refresh: answer.body.refresh })).status, 200, 'its refresh token works')
+})
+
+t.test('an unknown address signs up with its code: an account without a password, its address verified', async (t) => {
+  const logs = logCollector()
+  const service = await startReference(t, { logStream: logs.stream })
+  const browser = new ServiceBrowser(service.base)
+  const answer = await signInByCode(browser, service, 'new.person@example.com')
+  t.equal(answer.status, 200)
+  t.equal(answer.body.registered, true, 'the answer says the code made the account')
+  const email = (await codeEmailsTo(service.dataDir, 'new.person@example.com'))[0]!
+  t.match(email.raw, /^Subject: Your code to create a Threshold account$/m)
+  t.match(email.decoded, /Entering this code creates the account/)
+  const account = await service.services.store.findAccountByEmail('new.person@example.com')
+  t.equal(account?.passwordHash, null, 'no password')
+  t.type(account?.emailVerifiedAt, 'number', 'the address is verified: the code proved it')
+  t.ok(auditEvents(logs).includes('email-code.registered'))
+  t.same(decodeJwt(String(answer.body.auth)).amr, ['email'])
+
+  const again = await signInByCode(new ServiceBrowser(service.base), service, 'new.person@example.com')
+  t.equal(again.status, 200)
+  t.notOk('registered' in again.body, 'the next code signs in to the same account')
+  t.match((await codeEmailsTo(service.dataDir, 'new.person@example.com'))[1]!.raw, /^Subject: Your Threshold sign-in code$/m)
+})
+
+t.test('a known and an unknown address get the same answer, after the same store work', async (t) => {
+  const service = await startReference(t)
+  await registerAccount(service.base, 'known@example.com')
+  const answers = []
+  const work = []
+  for (const email of ['known@example.com', 'unknown@example.com']) {
+    const before = rowCounts(service.dataDir)
+    const answer = await codeCall(new ServiceBrowser(service.base), service, 'email-code/send', { email })
+    work.push(delta(before, rowCounts(service.dataDir)))
+    answers.push({ status: answer.status, body: answer.body, cookie: answer.headers.getSetCookie().map((line) => line.replace(/=[\w-]{43};/, '=…;')) })
+  }
+  t.same(answers[0], answers[1], 'status, text and cookie alike')
+  t.same(work[0], work[1], 'the same rows written')
+  t.same(work[0], { email_codes: 1 }, 'one code, and nothing else')
+  await emailedCode(service.dataDir, 'known@example.com')
+  await emailedCode(service.dataDir, 'unknown@example.com')
+})
+
+t.test('a wrong code is refused as code_wrong; the right one then still works', async (t) => {
+  const service = await startReference(t)
+  const browser = new ServiceBrowser(service.base)
+  await codeCall(browser, service, 'email-code/send', { email: 'wrong@example.com' })
+  const { code } = await emailedCode(service.dataDir, 'wrong@example.com')
+  const other = code.startsWith('A') ? 'BBBB-BBBB' : 'AAAA-AAAA'
+  const wrong = await codeCall(browser, service, 'email-code/login', { email: 'wrong@example.com', code: other })
+  t.same([wrong.status, wrong.body], [401, { error: 'This code is not right. Check the email and try again.', reason: 'code_wrong' }])
+  t.equal((await codeCall(browser, service, 'email-code/login', { email: 'wrong@example.com', code })).status, 200)
+})
+
+t.test('a code that is not one is refused before it is tried, in the visitor\'s language', async (t) => {
+  const service = await startReference(t)
+  const browser = new ServiceBrowser(service.base, { 'accept-language': 'de' })
+  for (const [body, error] of [
+    [{ email: 'x@example.com' }, 'Geben Sie den Code ein, den wir Ihnen per E-Mail gesendet haben.'],
+    [{ email: 'x@example.com', code: 'ABCD-EFG0' }, 'Ein Code besteht aus 8 Buchstaben und Ziffern, etwa ABCD-EFGH.'],
+    [{ email: 'x@example.com', code: 12345678 }, 'Geben Sie den Code ein, den wir Ihnen per E-Mail gesendet haben.'],
+    [{ email: 'not an address', code: 'ABCD-EFGH' }, 'Geben Sie eine gültige E-Mail-Adresse ein.']
+  ] as const) {
+    const answer = await codeCall(browser, service, 'email-code/login', body)
+    t.same([answer.status, answer.body], [400, { error }], JSON.stringify(body))
+  }
+  const send = await codeCall(browser, service, 'email-code/send', { email: 'nope' })
+  t.same([send.status, send.body], [400, { error: 'Geben Sie eine gültige E-Mail-Adresse ein.' }], 'no code for what is not an address')
+  const purpose = await codeCall(browser, service, 'email-code/send', { email: 'x@example.com', purpose: 'sign-up' })
+  t.equal(purpose.status, 400, 'an unknown purpose')
+  t.equal(purpose.headers.getSetCookie().length, 0, 'and no cookie with a refusal')
+})
+
+t.test('a code expires after 10 minutes', async (t) => {
+  const clock = new Clock()
+  const service = await startReference(t, { now: clock.now })
+  const browser = new ServiceBrowser(service.base)
+  await codeCall(browser, service, 'email-code/send', { email: 'late@example.com' })
+  const { code } = await emailedCode(service.dataDir, 'late@example.com')
+  clock.passSeconds(601)
+  const answer = await codeCall(browser, service, 'email-code/login', { email: 'late@example.com', code })
+  t.same([answer.status, answer.body], [401, { error: 'This code has expired or was already used. Ask for a new one.', reason: 'code_expired' }])
+  t.equal(await service.services.store.findAccountByEmail('late@example.com'), null, 'no account was made')
+})
+
+t.test('a code works once', async (t) => {
+  const service = await startReference(t)
+  const browser = new ServiceBrowser(service.base)
+  await codeCall(browser, service, 'email-code/send', { email: 'once@example.com' })
+  const { code } = await emailedCode(service.dataDir, 'once@example.com')
+  t.equal((await codeCall(browser, service, 'email-code/login', { email: 'once@example.com', code })).status, 200)
+  const reused = await codeCall(browser, service, 'email-code/login', { email: 'once@example.com', code })
+  t.same([reused.status, reused.body.reason], [401, 'code_expired'])
+})
+
+t.test('the second factor still follows the code: amr email, otp, mfa and acr mfa after it', async (t) => {
+  const clock = new Clock()
+  const service = await startReference(t, { now: clock.now })
+  const owner = await signedInOwner(service, 'two@example.com')
+  const { secret } = await enrolAuthenticator(owner, clock)
+  const browser = new ServiceBrowser(service.base)
+  const challenged = await signInByCode(browser, service, 'two@example.com')
+  t.equal(challenged.status, 200)
+  t.equal(challenged.body.second_factor, 'code', 'the code step, as after a password')
+  t.notOk('auth' in challenged.body, 'no tokens for the emailed code alone')
+  clock.passSeconds(30)
+  const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: clock.value })
+  const verified = await browser.post('second-factor/verify', { challenge: challenged.body.challenge, code })
+  t.equal(verified.status, 200)
+  const amr = decodeJwt(String(verified.body.auth)).amr as string[]
+  t.same(amr, ['email', 'otp', 'mfa'])
+  t.equal(acrOf(amr), ACR.multiFactor)
+})
+
+t.test('a never verified account is claimed by the code: its password stops working and its sessions end', async (t) => {
+  const logs = logCollector()
+  const service = await startReference(t, { logStream: logs.stream })
+  await registerAccount(service.base, 'squatted@example.com')
+  const squatter = await postLogin(service.base, 'squatted@example.com')
+  t.equal(squatter.status, 200, 'whoever registered the address signs in with the password meanwhile')
+
+  const owner = await signInByCode(new ServiceBrowser(service.base), service, 'squatted@example.com')
+  t.equal(owner.status, 200)
+  t.notOk('registered' in owner.body, 'the account was there')
+  t.equal((await postLogin(service.base, 'squatted@example.com')).status, 401, 'the password set before no longer signs in')
+  t.equal((await postJson(service.base, '/accounts/token/refresh', { refresh: squatter.body.refresh })).status, 401, 'the squatter\'s session has ended')
+  const account = await service.services.store.findAccountByEmail('squatted@example.com')
+  t.equal(account?.passwordHash, null)
+  t.type(account?.emailVerifiedAt, 'number')
+  t.match(logs.lines.find((line) => line.audit === 'account.claimed'), { via: 'emailed-code', passwordRemoved: true })
+})
+
+t.test('organisations: a code signs in only where the account is a member', async (t) => {
+  const service = await startReference(t)
+  const refused = await signInByCode(new ServiceBrowser(service.base), service, 'member@example.com', { insecure_allowed_orgs: ['acme'] })
+  t.same([refused.status, refused.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }])
+})
