@@ -61,6 +61,9 @@ t.test('an account signs in with a code emailed to it, in the browser that asked
   t.ok(browser.value('threshold_proof'), 'the sign-in is a fresh proof')
   t.same(auditEvents(logs).filter((event) => event.startsWith('email-code.')), ['email-code.sent', 'email-code.email-sent', 'email-code.login.succeeded'])
   t.equal((await postJson(service.base, '/accounts/token/refresh', { refresh: answer.body.refresh })).status, 200, 'its refresh token works')
+  const figures = await service.services.metrics.text()
+  t.match(figures, /threshold_reference_sign_ins_total\{method="email_code",outcome="success"\} 1\n/, 'counted as an emailed code\'s sign-in')
+  t.match(figures, /threshold_reference_emails_total\{kind="email_code",outcome="sent"\} 1\n/)
 })
 
 t.test('an unknown address signs up with its code: an account without a password, its address verified', async (t) => {
