@@ -108,7 +108,8 @@ export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
   // Accept-Language: the language the edge chose (the page sends its own, client/http/post-json.ts), for the backend's own texts and emails.
   statesLocale: true,
   onlyOn: {
-    authorization: new Set(['v2/auth/login', 'auth/register', ...ACCOUNT_CHANGE_PATHS])
+    // `email-code/send` with `purpose: reauthenticate` sends the code to the bearer's own address (docs/email-codes.md).
+    authorization: new Set(['v2/auth/login', 'auth/register', 'email-code/send', ...ACCOUNT_CHANGE_PATHS])
   },
   cookies: new Set(['sso_state', 'threshold_browser', 'refresh']),
   cookiesOnlyOn: {
