@@ -16,9 +16,9 @@ import { BackgroundVideo } from './brand/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './page/form-view-props.js'
 import { LoginView } from './sign-in/LoginView.js'
 import { RegisterView } from './registration/RegisterView.js'
-import { ResetPasswordView } from './password-reset/ResetPasswordView.js'
-import { SetPasswordView } from './password-reset/SetPasswordView.js'
 import type { AccountViewProps } from './account/AccountView.js'
+import type { ResetPasswordViewProps } from './password-reset/ResetPasswordView.js'
+import type { SetPasswordViewProps } from './password-reset/SetPasswordView.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
@@ -33,6 +33,19 @@ const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-p
  */
 export const accountViewParts: { AccountView: ComponentType<AccountViewProps> } = {
   AccountView: lazyChunk(async () => (await import('./account/AccountView.js')).withItsTexts())
+}
+
+/**
+ * The password reset's two views, each a chunk of its own with its hook and call: the login view never
+ * needs them at first (the first-load budget). The server renders them as they are (client/server-render.tsx
+ * puts them here), and a page that opens on one keeps that HTML until its chunk is here (LazyPart's Suspense).
+ */
+export const passwordResetViewParts: {
+  ResetPasswordView: ComponentType<ResetPasswordViewProps>
+  SetPasswordView: ComponentType<SetPasswordViewProps>
+} = {
+  ResetPasswordView: lazyChunk(() => import('./password-reset/ResetPasswordView.js')),
+  SetPasswordView: lazyChunk(() => import('./password-reset/SetPasswordView.js'))
 }
 
 type SignedInComponent = NonNullable<Awaited<ReturnType<typeof import('./sessions/SignedIn.js').forThisPage>>>
@@ -146,13 +159,17 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               }} />
           )}
           {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} passwordMinLength={config.passwordMinLength} />}
-          {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
+          {view === 'resetPassword' && <LazyPart fallback={<Spinner />}><passwordResetViewParts.ResetPasswordView form={form} email={email} page={page} /></LazyPart>}
           {view === 'account' && (
             <LazyPart>
               <accountViewParts.AccountView config={config} page={page} />
             </LazyPart>
           )}
-          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} passwordMinLength={config.passwordMinLength} review={flows.setPassword.review} />}
+          {view === 'setPassword' && (
+            <LazyPart fallback={<Spinner />}>
+              <passwordResetViewParts.SetPasswordView form={form} page={page} passwordMinLength={config.passwordMinLength} />
+            </LazyPart>
+          )}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>

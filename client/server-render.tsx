@@ -11,7 +11,9 @@ import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import VerificationLinkButton from './registration/VerificationLinkButton.js'
 import { loginViewParts } from './sign-in/LoginView.js'
-import { accountViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { accountViewParts, passwordResetViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import ResetPasswordView from './password-reset/ResetPasswordView.js'
+import SetPasswordView from './password-reset/SetPasswordView.js'
 import AccountView, { AccountStateContext } from './account/AccountView.js'
 import { NO_SCRIPT_CONTENT } from './no-script/no-script-content.js'
 import type { MessageKey } from '../common/languages/message-catalogue.js'
@@ -26,9 +28,11 @@ const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
   account: 'heading.account'
 }
 
-// The server has every part at hand: the verification-link button and the account view render as they are, not as the page's lazy chunks.
+// The server has every part at hand: the verification-link button and the account and password-reset views render as they are, not as the page's lazy chunks.
 loginViewParts.VerificationLinkButton = VerificationLinkButton
 accountViewParts.AccountView = AccountView
+passwordResetViewParts.ResetPasswordView = ResetPasswordView
+passwordResetViewParts.SetPasswordView = SetPasswordView
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's

@@ -8,8 +8,6 @@ import { usePageState } from './usePageState.js'
 import { usePasskeys } from '../passkeys/usePasskeys.js'
 import { useSecondFactor } from '../second-factor/useSecondFactor.js'
 import { useRegister } from '../registration/useRegister.js'
-import { useResetPassword } from '../password-reset/useResetPassword.js'
-import { useSetPassword } from '../password-reset/useSetPassword.js'
 import { useSsoCompletion } from '../sso/useSsoCompletion.js'
 import { useSsoStart } from '../sso/useSsoStart.js'
 import { useVerifyEmailRequest } from '../registration/useVerifyEmailRequest.js'
@@ -28,13 +26,11 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
   const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen || secondFactor.step !== null, secondFactor.offerOrLeave)
   const login = useLogin(page, gate, (answer) => passkeys.afterPasswordLogin(answer) || secondFactor.afterPasswordLogin(answer), secondFactor.begin)
   const register = useRegister(page)
-  const resetPassword = useResetPassword(page)
-  const setPassword = useSetPassword(page)
   const google = useGoogleSignIn(page, config, gate, secondFactor.begin)
   const ssoCompletion = useSsoCompletion(page)
   const verifyEmail = useVerifyEmailRequest(page)
 
-  const busy = page.leaving || login.isMutating || register.submitting || resetPassword.submitting || setPassword.submitting ||
+  const busy = page.leaving || login.isMutating || register.submitting ||
     google.isMutating || sso.submitting || ssoCompletion.isMutating || verifyEmail.sending || passkeys.running !== null
   return {
     page,
@@ -46,8 +42,6 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
     // The upgrade after a password login keeps the Login button's spinner: the login is not over until it ends.
     login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating || passkeys.running === 'upgrade' },
     register,
-    resetPassword,
-    setPassword,
     google,
     passkeys,
     secondFactor,
