@@ -147,14 +147,24 @@ function lazyPartBytes (t: Test, file: string): number {
   return paths.reduce((sum, path) => sum + gzipBytes(readFileSync(`${root}${path}`)), 0)
 }
 
-t.test('the password reset\'s views, their hooks and calls are lazy chunks', async (t) => {
+t.test('registration, the password reset\'s views, the emailed code\'s steps and the last-used tag are lazy chunks', async (t) => {
   const first = firstLoadOutputs()
+  // The emailed code's hook that holds the step is the first load's; its steps, calls and the fallback form are not.
+  const lazyOnly = (input: string): boolean => input.startsWith('client/password-reset/') || input === 'client/registration/RegisterView.tsx' ||
+    input === 'client/registration/useRegister.ts' || input === 'client/sign-in/LastUsedTag.tsx' ||
+    (input.startsWith('client/email-codes/') && input !== 'client/email-codes/useEmailCode.ts')
   for (const path of first) {
-    t.notOk(Object.keys(meta.outputs[path]!.inputs).some((input) => input.startsWith('client/password-reset/')), `${path} holds none of client/password-reset/`)
+    t.notOk(Object.keys(meta.outputs[path]!.inputs).some(lazyOnly), `${path} holds none of them`)
   }
-  const reset = lazyPartBytes(t, 'client/password-reset/ResetPasswordView.tsx')
-  const set = lazyPartBytes(t, 'client/password-reset/SetPasswordView.tsx')
-  t.comment(`lazy password-reset views (gzip, beyond the login view's first load): the reset request ${reset} bytes, the new password ${set} bytes`)
+  const figures = {
+    register: lazyPartBytes(t, 'client/registration/RegisterView.tsx'),
+    reset: lazyPartBytes(t, 'client/password-reset/ResetPasswordView.tsx'),
+    set: lazyPartBytes(t, 'client/password-reset/SetPasswordView.tsx'),
+    steps: lazyPartBytes(t, 'client/email-codes/EmailCodeSteps.tsx'),
+    tag: lazyPartBytes(t, 'client/sign-in/LastUsedTag.tsx')
+  }
+  t.comment(`lazy views and parts (gzip, beyond the login view's first load): register ${figures.register} bytes, the reset request ${figures.reset}, ` +
+    `the new password ${figures.set}, the emailed code's steps ${figures.steps}, the last-used tag ${figures.tag}`)
 })
 
 t.test('the page names only assets that exist, and every first-load file is precompressed', async (t) => {
