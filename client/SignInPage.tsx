@@ -137,7 +137,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
     onSso: sso.openModal,
     emailCode: emailCodeOffered,
     passkeySignUp: intent === 'register' && emailCodeOffered && passkeys.offered,
-    onEmailCode: (passkey) => { page.clearNotice(); emailCode.start(passkey) },
+    onEmailCode: (passkey) => { page.clearNotice(); emailCode.start(intent === 'register', passkey) },
     lastUsed: lastUsed.method,
     onForgetLastUsed: lastUsed.forget
   })

@@ -46,7 +46,7 @@ function EmailCodeSteps ({ flow, page, gate, onSecondFactor }: EmailCodeStepsPro
 
   if (step.kind === 'request') {
     return (
-      <RequestStep passkey={step.passkey} email={page.email} onEmail={page.setEmail} gate={gate} onBack={flow.close}
+      <RequestStep signUp={step.signUp} email={page.email} onEmail={page.setEmail} gate={gate} onBack={flow.close}
         onSent={(email, notice) => flow.setStep({ kind: 'code', email, passkey: step.passkey, notice })} />
     )
   }
@@ -55,7 +55,7 @@ function EmailCodeSteps ({ flow, page, gate, onSecondFactor }: EmailCodeStepsPro
       <CodeStep key={step.email} email={step.email} notice={step.notice} context={page.context}
         onSubmitting={() => page.noteMethod('email-code')}
         onAnswer={(answer) => signedIn(answer, step.passkey)}
-        onOtherAddress={() => flow.setStep({ kind: 'request', passkey: step.passkey })} />
+        onOtherAddress={() => flow.setStep({ kind: 'request', signUp: step.passkey, passkey: step.passkey })} />
     )
   }
   return <PasskeyStep auth={step.auth} onDone={page.leaveToRedirect} />

@@ -13,8 +13,9 @@ import { sendEmailCode } from './email-code-calls.js'
  * first, where the page asks for one; then `email-code/send`, whose success
  * (the same for any address) leads to the code step with its text.
  */
-export function RequestStep ({ passkey, email, onEmail, gate, onSent, onBack }: {
-  passkey: boolean
+export function RequestStep ({ signUp, email, onEmail, gate, onSent, onBack }: {
+  /** From the register view (or the passkey sign-up): the heading says so. */
+  signUp: boolean
   email: string
   onEmail: (email: string) => void
   gate: DomainGate
@@ -44,7 +45,7 @@ export function RequestStep ({ passkey, email, onEmail, gate, onSent, onBack }: 
   return (
     <section aria-labelledby={`${id}-heading`}>
       <h1 id={`${id}-heading`} className='card__title' tabIndex={-1} ref={heading}>
-        {text(passkey ? 'emailCode.signUpHeading' : 'emailCode.requestHeading')}
+        {text(signUp ? 'emailCode.signUpHeading' : 'emailCode.requestHeading')}
       </h1>
       <div id={`${id}-notice`} className={`notice${error === null ? '' : ' notice--error'}`} role='alert'>{error}</div>
       <form className='form' method='post' noValidate aria-describedby={`${id}-notice`} onSubmit={(event) => { void submit(event) }}>

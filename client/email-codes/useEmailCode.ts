@@ -4,8 +4,8 @@ import type { PageFormState } from '../../common/page/page-render.js'
 
 /** Which of the emailed code's steps has the card; null: the view's form. */
 export type EmailCodeStep =
-  /** The address to send to; `passkey`: the passkey sign-up, which creates a passkey once the code signs in. */
-  | { readonly kind: 'request', readonly passkey: boolean }
+  /** The address to send to; `signUp`: from the register view; `passkey`: the passkey sign-up, which creates a passkey once the code signs in. */
+  | { readonly kind: 'request', readonly signUp: boolean, readonly passkey: boolean }
   /** The code sent to `email`; `notice`: what the send (or a form post) said, shown above the field. */
   | { readonly kind: 'code', readonly email: string, readonly passkey: boolean, readonly notice: NoticeContent | null }
   /** Signed in by the code, the tokens stored: the passkey sign-up's passkey. */
@@ -24,7 +24,7 @@ export function useEmailCode (formState: PageFormState | null) {
   return {
     step,
     setStep,
-    start: (passkey: boolean): void => setStep({ kind: 'request', passkey }),
+    start: (signUp: boolean, passkey: boolean): void => setStep({ kind: 'request', signUp, passkey }),
     close: (): void => setStep(null)
   }
 }
