@@ -15,10 +15,12 @@ import { usePageHostname } from './page/page-address.js'
 import { BackgroundVideo } from './brand/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods } from './page/form-view-props.js'
 import { LoginView } from './sign-in/LoginView.js'
-import { RegisterView } from './registration/RegisterView.js'
-import { ResetPasswordView } from './password-reset/ResetPasswordView.js'
-import { SetPasswordView } from './password-reset/SetPasswordView.js'
+import type { RegisterViewProps } from './registration/RegisterView.js'
 import type { AccountViewProps } from './account/AccountView.js'
+import type { ResetPasswordViewProps } from './password-reset/ResetPasswordView.js'
+import type { SetPasswordViewProps } from './password-reset/SetPasswordView.js'
+import type { EmailCodeStepsProps } from './email-codes/EmailCodeSteps.js'
+import { useLastUsedMethod } from './sign-in/last-used-method.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
@@ -33,6 +35,31 @@ const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-p
  */
 export const accountViewParts: { AccountView: ComponentType<AccountViewProps> } = {
   AccountView: lazyChunk(async () => (await import('./account/AccountView.js')).withItsTexts())
+}
+
+/**
+ * The views the login view never needs at first (registration and the password reset's two), each a chunk
+ * of its own with its hook and call (the first-load budget). The server renders them as they are
+ * (client/server-render.tsx puts them here), and a page that opens on one keeps that HTML until its chunk
+ * is here (LazyPart's Suspense).
+ */
+export const laterViewParts: {
+  RegisterView: ComponentType<RegisterViewProps>
+  ResetPasswordView: ComponentType<ResetPasswordViewProps>
+  SetPasswordView: ComponentType<SetPasswordViewProps>
+} = {
+  RegisterView: lazyChunk(() => import('./registration/RegisterView.js')),
+  ResetPasswordView: lazyChunk(() => import('./password-reset/ResetPasswordView.js')),
+  SetPasswordView: lazyChunk(() => import('./password-reset/SetPasswordView.js'))
+}
+
+/**
+ * The emailed code's steps: a chunk of their own, with their texts, loaded when a step first shows. The
+ * server renders them as they are (client/server-render.tsx puts them here), so that a form post's code step
+ * (PageFormState.emailCodeSent) is in the HTML, and the page fetches the chunk at once to hydrate it (client/start-page.tsx).
+ */
+export const emailCodeParts: { EmailCodeSteps: ComponentType<EmailCodeStepsProps> } = {
+  EmailCodeSteps: lazyChunk(async () => (await import('./email-codes/EmailCodeSteps.js')).withItsTexts())
 }
 
 type SignedInComponent = NonNullable<Awaited<ReturnType<typeof import('./sessions/SignedIn.js').forThisPage>>>
@@ -82,7 +109,8 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
   const { view } = params
   const SecondFactorSteps = useContext(SecondFactorStepsContext)
   const flows = useSignInFlows(params, config, formState)
-  const { page, google, sso, passkeys, secondFactor } = flows
+  const { page, google, sso, passkeys, secondFactor, emailCode } = flows
+  const lastUsed = useLastUsedMethod()
   // After hydration (the server rendered the form), with what may be a token cookie (the chunk reads it): the signed-in state's chunk says whether it
   // shows (client/sessions/SignedIn.tsx); the form stays until then, and where the chunk cannot load
   // (no retry through loadChunk: the form is the right fallback, and the bytes are the first load's).
@@ -94,17 +122,24 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, as the page opens
   }, [])
   // A second-factor step, a passkey offer, the breached-password notice (the last before leaving, in place of any other) or the signed-in state takes the card, with a heading of its own.
-  const stepShown = secondFactor.step !== null || passkeys.offer !== null || page.breachNotice || SignedIn !== null || view === 'account'
+  const stepShown = secondFactor.step !== null || emailCode.step !== null || passkeys.offer !== null || page.breachNotice || SignedIn !== null || view === 'account'
 
   const form = { busy: flows.busy, invalid: page.invalid, localMode: page.localMode, onShowView: page.changeView }
   const email = { value: page.email, onChange: page.setEmail }
+  // The emailed code where the service answers its calls and login_method allows it (local-network mode allows only the password).
+  const emailCodeOffered = config.emailCodes && params.loginMethods.has('email-code')
   const methods = (intent: 'login' | 'register'): SignInMethods => ({
     password: params.loginMethods.has('password'),
     google: google.offered,
     googleReady: google.ready,
     sso: sso.offered,
     onGoogle: () => google.start(intent),
-    onSso: sso.openModal
+    onSso: sso.openModal,
+    emailCode: emailCodeOffered,
+    passkeySignUp: intent === 'register' && emailCodeOffered && passkeys.offered,
+    onEmailCode: (passkey) => { page.clearNotice(); emailCode.start(intent === 'register', passkey) },
+    lastUsed: lastUsed.method,
+    onForgetLastUsed: lastUsed.forget
   })
 
   return (
@@ -123,6 +158,11 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
           {secondFactor.step !== null && !page.breachNotice && (
             <LazyPart fallback={<Spinner />}>
               <SecondFactorSteps flow={secondFactor} page={page} rememberOffered={config.secondFactorRememberBrowser} productName={config.productName} />
+            </LazyPart>
+          )}
+          {emailCode.step !== null && !page.breachNotice && (
+            <LazyPart fallback={<Spinner />}>
+              <emailCodeParts.EmailCodeSteps flow={emailCode} page={page} gate={flows.gate} onSecondFactor={secondFactor.begin} />
             </LazyPart>
           )}
           {SignedIn !== null && <SignedIn config={config} onEnd={(notice) => { setSignedIn(null); page.succeed(notice) }} />}
@@ -145,14 +185,22 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
                 onPasswordTyped: passkeys.onPasswordTyped
               }} />
           )}
-          {view === 'register' && <RegisterView form={form} email={email} methods={methods('register')} submission={flows.register} passwordMinLength={config.passwordMinLength} />}
-          {view === 'resetPassword' && <ResetPasswordView form={form} email={email} submission={flows.resetPassword} />}
+          {view === 'register' && emailCode.step === null && (
+            <LazyPart fallback={<Spinner />}>
+              <laterViewParts.RegisterView form={form} email={email} methods={methods('register')} page={page} passwordMinLength={config.passwordMinLength} />
+            </LazyPart>
+          )}
+          {view === 'resetPassword' && <LazyPart fallback={<Spinner />}><laterViewParts.ResetPasswordView form={form} email={email} page={page} /></LazyPart>}
           {view === 'account' && (
             <LazyPart>
               <accountViewParts.AccountView config={config} page={page} />
             </LazyPart>
           )}
-          {view === 'setPassword' && <SetPasswordView form={form} submission={flows.setPassword} passwordMinLength={config.passwordMinLength} review={flows.setPassword.review} />}
+          {view === 'setPassword' && (
+            <LazyPart fallback={<Spinner />}>
+              <laterViewParts.SetPasswordView form={form} page={page} passwordMinLength={config.passwordMinLength} />
+            </LazyPart>
+          )}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>

@@ -11,7 +11,11 @@ import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import VerificationLinkButton from './registration/VerificationLinkButton.js'
 import { loginViewParts } from './sign-in/LoginView.js'
-import { accountViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { accountViewParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import RegisterView from './registration/RegisterView.js'
+import ResetPasswordView from './password-reset/ResetPasswordView.js'
+import SetPasswordView from './password-reset/SetPasswordView.js'
+import EmailCodeSteps from './email-codes/EmailCodeSteps.js'
 import AccountView, { AccountStateContext } from './account/AccountView.js'
 import { NO_SCRIPT_CONTENT } from './no-script/no-script-content.js'
 import type { MessageKey } from '../common/languages/message-catalogue.js'
@@ -26,9 +30,13 @@ const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
   account: 'heading.account'
 }
 
-// The server has every part at hand: the verification-link button and the account view render as they are, not as the page's lazy chunks.
+// The server has every part at hand: the verification-link button and the views of laterViewParts and the account render as they are, not as the page's lazy chunks.
 loginViewParts.VerificationLinkButton = VerificationLinkButton
 accountViewParts.AccountView = AccountView
+laterViewParts.RegisterView = RegisterView
+laterViewParts.ResetPasswordView = ResetPasswordView
+laterViewParts.SetPasswordView = SetPasswordView
+emailCodeParts.EmailCodeSteps = EmailCodeSteps
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's
@@ -75,7 +83,7 @@ export function createPageRenderer (config: RuntimeConfig): PageRenderer {
       )
       const heading = messages.text(state?.secondFactorChallenge != null
         ? 'secondFactor.codeHeading'
-        : HEADING_KEYS[parsePageParams(address.search, hostname, config).view])
+        : state?.emailCodeSent === true ? 'emailCode.codeHeading' : HEADING_KEYS[parsePageParams(address.search, hostname, config).view])
       return { html, heading }
     }
   }

@@ -35,6 +35,7 @@ export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}
   if (params.domainCheck) preloadDomainCheck().catch(() => {})
   // A code step in the HTML hydrates once its chunk is here: fetch it at once.
   if (formState?.secondFactorChallenge != null) void import('./second-factor/SecondFactorSteps.js')
+  if (formState?.emailCodeSent === true) void import('./email-codes/EmailCodeSteps.js')
 
   const root = document.getElementById('root')
   if (root === null) return null

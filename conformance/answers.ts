@@ -13,6 +13,8 @@ export interface ReadableAnswer {
   readonly readable: true
   readonly status: number
   readonly body: Readonly<Record<string, unknown>>
+  /** The cookies the answer sets, as `name=value` (attributes left out): the browser would send them back. */
+  readonly setCookies: readonly string[]
   readonly elapsedMs: number
 }
 
@@ -71,7 +73,9 @@ export function readAnswer (exchange: Exchange): Answer {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return unreadable(`${status} whose JSON is not an object (${excerpt(text, 40)}): the page reads only objects`)
   }
-  return { readable: true, status, body: body as Record<string, unknown>, elapsedMs: exchange.elapsedMs }
+  const setCookie = headers['set-cookie'] ?? []
+  const setCookies = setCookie.map((line) => line.split(';', 1)[0]!.trim()).filter((pair) => pair.indexOf('=') > 0)
+  return { readable: true, status, body: body as Record<string, unknown>, setCookies, elapsedMs: exchange.elapsedMs }
 }
 
 /** A URL without its query string and fragment (an identity provider's state and nonce, a SAML request): never reported whole. */

@@ -22,6 +22,8 @@ accounts. Prints a table of pass/fail/skip/advisory rows; exits 0 only when no r
   --sso-email <address>     an address in a domain the backend has single sign-on for
   --blocked-email <address> a test account in a domain the backend must refuse
   --blocked-password <pw>   its password (or the CONFORMANCE_BLOCKED_PASSWORD variable)
+  --email-codes             the backend answers the emailed code's calls (EMAIL_CODES=true):
+                            check them too (docs/email-codes.md)
   --timeout-ms <n>          time limit of one call (default ${DEFAULT_TIMEOUT_MS}); the whole run
                             ends within 6 times this
   --contract <path>         the OpenAPI document (default: docs/accounts-api.openapi.yaml)
@@ -100,6 +102,7 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
         'sso-email': { type: 'string' },
         'blocked-email': { type: 'string' },
         'blocked-password': { type: 'string' },
+        'email-codes': { type: 'boolean' },
         'timeout-ms': { type: 'string' },
         contract: { type: 'string' },
         json: { type: 'boolean' },
@@ -133,7 +136,8 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
       googleNonceSecret: values['google-nonce-secret'] ?? null,
       googleClientId: values['google-client-id'] ?? null,
       ssoEmail: values['sso-email'] ?? null,
-      blockedAccount
+      blockedAccount,
+      emailCodes: values['email-codes'] === true
     },
     timeoutMs: parseTimeout(values['timeout-ms']),
     contractPath: values.contract ?? null,

@@ -21,6 +21,8 @@ export interface CallRequest {
   readonly body: unknown
   /** A bearer credential (the Google ID token). */
   readonly bearer?: string
+  /** A Cookie header, as the edge passes the browser's on (the emailed code's binding). */
+  readonly cookie?: string
   readonly timeoutMs: number
 }
 
@@ -76,6 +78,7 @@ export async function postJson (accountsUrl: URL, request: CallRequest): Promise
     'user-agent': 'threshold-conformance'
   }
   if (request.bearer !== undefined) headers.authorization = `Bearer ${request.bearer}`
+  if (request.cookie !== undefined) headers.cookie = request.cookie
   const started = performance.now()
   const elapsed = (): number => Math.round(performance.now() - started)
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest

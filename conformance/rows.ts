@@ -35,6 +35,7 @@ export interface TestAccount {
 
 interface CallOptions {
   readonly bearer?: string
+  readonly cookie?: string
 }
 
 /** What the rows of a call are given. */
@@ -63,13 +64,15 @@ export interface ProbeOptions {
   readonly googleClientId: string | null
   readonly ssoEmail: string | null
   readonly blockedAccount: TestAccount | null
+  /** The backend says it answers the emailed code's calls (`--email-codes`, as EMAIL_CODES=true says it to the edge); absent: it does not. */
+  readonly emailCodes?: boolean
 }
 
 /**
  * A 429 hides the answer the row is about (a refusal that passes for the
  * wrong reason, a success never seen): the row fails and says what to do.
  */
-export const RATE_LIMITED = 'rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE for the run (one run makes 43 calls, up to 46 with every option) or check ACCOUNTS_URL itself; else wait a minute and run again'
+export const RATE_LIMITED = 'rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE for the run (one run makes 43 calls, up to 53 with every option) or check ACCOUNTS_URL itself; else wait a minute and run again'
 
 /** Builds rows for one call. */
 export function rowsFor (call: string): {
@@ -109,12 +112,15 @@ function verdict (
  */
 export async function checkCall (
   probe: Probe,
-  call: { readonly path: string, readonly body: unknown, readonly bearer?: string },
+  call: { readonly path: string, readonly body: unknown, readonly bearer?: string, readonly cookie?: string },
   check: string,
   expected: string,
   problemOf: (answer: ReadableAnswer) => string | null
 ): Promise<{ row: Row, answer: Answer | null }> {
-  const answer = await probe.call(call.path, call.body, call.bearer === undefined ? {} : { bearer: call.bearer })
+  const answer = await probe.call(call.path, call.body, {
+    ...(call.bearer === undefined ? {} : { bearer: call.bearer }),
+    ...(call.cookie === undefined ? {} : { cookie: call.cookie })
+  })
   const label = `POST ${call.path}`
   if (answer === null) return { row: rowsFor(label).skip(check, expected, probe.stoppedReason()), answer }
   return { row: verdict(label, call.path, probe.contract, check, expected, answer, problemOf), answer }

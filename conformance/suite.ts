@@ -3,6 +3,7 @@ import type { AccountsContract } from '../server/shared/accounts-contract.js'
 import { describe, notSuccess, readAnswer, type Answer } from './answers.js'
 import { accountChangeRows } from './calls/account-changes.js'
 import { accountViewRows } from './calls/account-view.js'
+import { emailCodeRows } from './calls/email-codes.js'
 import { googleRows } from './calls/google.js'
 import { randomName } from './calls/login-context.js'
 import { passwordLoginRows } from './calls/password-login.js'
@@ -62,7 +63,7 @@ export async function runSuite (options: SuiteOptions, announce: (line: string) 
   let silences = 0
   let stopped: string | null = null
 
-  async function call (path: string, body: unknown, callOptions: { bearer?: string } = {}): Promise<Answer | null> {
+  async function call (path: string, body: unknown, callOptions: { bearer?: string, cookie?: string } = {}): Promise<Answer | null> {
     const remaining = Math.floor(deadline - performance.now())
     if (stopped === null && remaining <= 0) stopped = `not tried: the run's time limit (${budgetMs} ms, ${RUN_BUDGET_IN_TIMEOUTS} × --timeout-ms) was reached`
     if (stopped !== null) return null
@@ -110,12 +111,13 @@ export async function runSuite (options: SuiteOptions, announce: (line: string) 
   const reset = await resetPasswordRequestRows(probe)
   const google = await googleRows(probe)
   const sso = await ssoRows(probe)
+  const emailCodes = await emailCodeRows(probe)
   const register = await registerRows(probe, registered)
   const changes = await accountChangeRows(probe)
   // Last: it ends the session it signs in with.
   const accountView = await accountViewRows(probe)
   return {
-    rows: [...register, ...login, ...reset, ...google, ...sso, ...changes, ...accountView],
+    rows: [...register, ...login, ...reset, ...google, ...sso, ...emailCodes, ...changes, ...accountView],
     throwawayAccount,
     elapsedMs: Math.round(performance.now() - started),
     budgetMs

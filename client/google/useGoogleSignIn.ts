@@ -13,7 +13,7 @@ import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What Google sign-in uses of the page. */
-type GooglePage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'clearNotice' | 'fail' | 'finishLogin' | 'finishWithSuccess'>
+type GooglePage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'clearNotice' | 'fail' | 'finishLogin' | 'finishWithSuccess' | 'noteMethod'>
 
 type Intent = 'login' | 'register'
 
@@ -61,6 +61,7 @@ export function useGoogleSignIn (page: GooglePage, config: RuntimeConfig, gate: 
       page.fail(intent.current === 'login' ? loginFailed : registerFailed)
       return
     }
+    page.noteMethod('google')
     void trigger({ credential, nonceSecret, intent: intent.current, context: page.context }, {
       onSuccess: (outcome) => {
         if (outcome.intent === 'login' && outcome.answer.kind === 'second-factor') onSecondFactor(outcome.answer)

@@ -10,6 +10,8 @@ export interface NoScriptContent {
   readonly note: (what: 'google' | 'passkey' | 'localNetwork') => ReactNode
   /** The SSO start as a form, behind a disclosure labelled as the button it stands for. */
   readonly ssoForm: (label: string, email: string) => ReactNode
+  /** The emailed code's request as a form (`email-code-request`), behind a disclosure labelled as the button it stands for. */
+  readonly emailCodeForm: (label: string, email: string) => ReactNode
   /** A link to the login view, keeping the address's other parameters. */
   readonly loginLink: (label: string) => ReactNode
 }

@@ -2,6 +2,7 @@ import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import type { NoScriptContent } from './NeedsScript.js'
 import { useMessages } from '../languages/messages.js'
 import { SsoFallback } from '../sso/SsoFallback.js'
+import { EmailCodeFallback } from '../email-codes/EmailCodeFallback.js'
 import { ViewLink } from '../page/ViewLink.js'
 
 /** What shows in place of what needs scripts when they are off (docs/page.md, "Before its JavaScript"). */
@@ -19,6 +20,7 @@ function ScriptNote ({ what }: { what: keyof typeof NOTES }) {
 export const NO_SCRIPT_CONTENT: NoScriptContent = {
   note: (what) => <ScriptNote what={what} />,
   ssoForm: (label, email) => <SsoFallback label={label} email={email} />,
+  emailCodeForm: (label, email) => <EmailCodeFallback label={label} email={email} />,
   // A plain link: without scripts its click handler never runs.
   loginLink: (label) => <p className='links'><ViewLink view='login' onShow={() => undefined}>{label}</ViewLink></p>
 }

@@ -1,4 +1,5 @@
 import type { View } from './page-params.js'
+import type { LastUsedMethod } from '../sign-in/last-used-method.js'
 
 /** The error or success text above the form, which describes every form. */
 export const FORM_NOTICE_ID = 'form-notice'
@@ -43,4 +44,13 @@ export interface SignInMethods {
   readonly sso: boolean
   readonly onGoogle: () => void
   readonly onSso: () => void
+  /** The emailed code: RuntimeConfig.emailCodes, allowed by login_method, not in local-network mode. */
+  readonly emailCode: boolean
+  /** Register only: "Sign up with a passkey" (an emailed code, then a passkey), where passkeys are offered too. */
+  readonly passkeySignUp: boolean
+  /** Opens the emailed code's steps; `passkey`: the passkey sign-up, which creates a passkey once the code signs in. */
+  readonly onEmailCode: (passkey: boolean) => void
+  /** The method this browser signed in with last (last-used-method.ts), read after hydration; null: none, or not known. */
+  readonly lastUsed: LastUsedMethod | null
+  readonly onForgetLastUsed: () => void
 }

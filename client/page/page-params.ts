@@ -8,8 +8,8 @@ import type { NoticeContent } from '../components/Notice.js'
 
 export type View = PageView
 
-/** The sign-in methods: local email and password, Google, and custom SSO (SAML or OIDC). */
-type LoginMethod = 'password' | 'google' | 'sso'
+/** The sign-in methods: local email and password, Google, custom SSO (SAML or OIDC), and the emailed code. */
+type LoginMethod = 'password' | 'google' | 'sso' | 'email-code'
 
 export interface SsoReturn {
   readonly protocol: 'SAML' | 'OIDC'
@@ -49,7 +49,7 @@ interface AddressNotice {
 /** Where to go after a login, and the context a login carries: what single sign-on keeps across its round trip. */
 export type PageContext = Pick<PageParams, 'redirect' | 'allowedOrgs' | 'resourceType' | 'clusterName'>
 
-const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso'])
+const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso', 'email-code'])
 const MAX_BANNER_LENGTH = 200
 
 /** Text to show, or null when nothing is left once control and invisible characters are gone. */
@@ -67,6 +67,9 @@ function loginMethodsFrom (params: URLSearchParams, productName: string): Readon
   for (const value of requested) {
     if (value === 'GOOGLE') methods.add('google')
     else if (value === 'SAML' || value === 'CUSTOM_SSO' || value === 'OIDC') methods.add('sso')
+    // EMAIL_CODE_LOGIN_METHOD (common/email-codes/email-code-format.ts) written out: importing it would bring
+    // the code's format, which the lazy code step shares, into the first load (test/client/page/page-params.test.ts holds them equal).
+    else if (value === 'EMAIL_CODE') methods.add('email-code')
     else if (value === productName.toUpperCase()) methods.add('password')
   }
   return methods.size === 0 ? ALL_METHODS : methods

@@ -42,8 +42,8 @@ export interface PageNotices {
 export function usePageNotices (params: PageParams, messages: Messages, formState: PageFormState | null): PageNotices {
   // A form post's state (PageFormState), when the page answers one, is where the page starts: it is what the server rendered.
   const [notice, setNotice] = useState<NoticeContent | null>(() => {
-    // At the code step, the step shows the post's refusal itself (useSecondFactor).
-    if (formState !== null) return formState.secondFactorChallenge === null ? formState.notice : null
+    // At a code step, the step shows the post's notice itself (useSecondFactor, useEmailCode).
+    if (formState !== null) return formState.secondFactorChallenge === null && formState.emailCodeSent !== true ? formState.notice : null
     if (params.errorParameter !== null) return { kind: 'error', text: messageForErrorParameter(params.errorParameter, messages) }
     if (params.localAccounts.kind === 'refused') return { kind: 'error', text: messages.text(params.localAccounts.reason) }
     return params.notice === null ? null : { kind: params.notice.kind, text: messages.text(params.notice.key) }

@@ -7,12 +7,10 @@ import { useLogin } from '../sign-in/useLogin.js'
 import { usePageState } from './usePageState.js'
 import { usePasskeys } from '../passkeys/usePasskeys.js'
 import { useSecondFactor } from '../second-factor/useSecondFactor.js'
-import { useRegister } from '../registration/useRegister.js'
-import { useResetPassword } from '../password-reset/useResetPassword.js'
-import { useSetPassword } from '../password-reset/useSetPassword.js'
 import { useSsoCompletion } from '../sso/useSsoCompletion.js'
 import { useSsoStart } from '../sso/useSsoStart.js'
 import { useVerifyEmailRequest } from '../registration/useVerifyEmailRequest.js'
+import { useEmailCode } from '../email-codes/useEmailCode.js'
 
 /**
  * Every flow of the page, wired to the page state and, for the logins, to the
@@ -27,14 +25,12 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
   // After a password login, at most one offer: the passkey one first; the second-factor one only where no passkey offer showed.
   const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen || secondFactor.step !== null, secondFactor.offerOrLeave)
   const login = useLogin(page, gate, (answer) => passkeys.afterPasswordLogin(answer) || secondFactor.afterPasswordLogin(answer), secondFactor.begin)
-  const register = useRegister(page)
-  const resetPassword = useResetPassword(page)
-  const setPassword = useSetPassword(page)
   const google = useGoogleSignIn(page, config, gate, secondFactor.begin)
   const ssoCompletion = useSsoCompletion(page)
   const verifyEmail = useVerifyEmailRequest(page)
+  const emailCode = useEmailCode(formState)
 
-  const busy = page.leaving || login.isMutating || register.submitting || resetPassword.submitting || setPassword.submitting ||
+  const busy = page.leaving || login.isMutating ||
     google.isMutating || sso.submitting || ssoCompletion.isMutating || verifyEmail.sending || passkeys.running !== null
   return {
     page,
@@ -45,13 +41,13 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
     // Google sign-in and the return from SSO have no spinner of their own: the Login button shows theirs.
     // The upgrade after a password login keeps the Login button's spinner: the login is not over until it ends.
     login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating || passkeys.running === 'upgrade' },
-    register,
-    resetPassword,
-    setPassword,
     google,
     passkeys,
     secondFactor,
     sso,
+    emailCode,
+    /** The domain check, for the emailed code's request (its steps are a chunk of their own). */
+    gate,
     verificationLink: verifyEmail
   }
 }

@@ -8,7 +8,7 @@ import type { PageState } from '../page/usePageState.js'
 import { loadChunk } from '../page/load-chunk.js'
 
 /** What passkeys use of the page (a passkey sign-in's end too: finishPasskeySignIn). */
-type PasskeysPage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'leaving' | 'clearNotice' | 'fail' | 'storeLogin' | 'leaveToRedirect' | 'finishLogin'>
+type PasskeysPage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMode' | 'leaving' | 'clearNotice' | 'fail' | 'storeLogin' | 'leaveToRedirect' | 'finishLogin' | 'noteMethod'>
 
 type PasskeyChunk = typeof import('./index.js')
 
@@ -72,6 +72,7 @@ export function usePasskeys (
       rpId,
       onChosen: () => {
         latest.current.page.clearNotice()
+        latest.current.page.noteMethod('passkey')
         setRunning('sign-in')
       }
     }).then(async (outcome) => {
@@ -110,6 +111,7 @@ export function usePasskeys (
     startModal: async (): Promise<void> => {
       autofill.current?.abort()
       page.clearNotice()
+      page.noteMethod('passkey')
       setRunning('sign-in')
       const loaded = chunk ?? await loadPasskeyChunk()
       await finish(await loaded.signInWithPasskey({

@@ -5,7 +5,7 @@ import { SUCCESS_MESSAGE_KEYS } from '../../common/languages/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What a reset request uses of the page. */
-type ResetRequestPage = Pick<PageState, 'messages' | 'localMode' | 'email' | 'clearNotice' | 'fail' | 'finishWithSuccess'>
+export type ResetRequestPage = Pick<PageState, 'messages' | 'localMode' | 'email' | 'clearNotice' | 'fail' | 'finishWithSuccess'>
 
 /** The password reset request, for the email on the page. */
 export function useResetPassword (page: ResetRequestPage) {

@@ -6,7 +6,7 @@ import { SUCCESS_MESSAGE_KEYS } from '../../common/languages/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What the end of a reset uses of the page. */
-type SetPasswordPage = Pick<PageState, 'params' | 'messages' | 'clearNotice' | 'succeed' | 'finishWithSuccess'>
+export type SetPasswordPage = Pick<PageState, 'params' | 'messages' | 'clearNotice' | 'succeed' | 'finishWithSuccess'>
 
 /**
  * The end of a password reset: the new password, with the token from the

@@ -3,23 +3,30 @@ import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
-import type { RegisterPayload } from './registration-calls.js'
+import { useRegister, type RegisterPage } from './useRegister.js'
 import { useMessages } from '../languages/messages.js'
 import { AlternativeMethods } from '../sign-in/AlternativeMethods.js'
-import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from '../page/form-view-props.js'
+import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods } from '../page/form-view-props.js'
 import { ViewLink } from '../page/ViewLink.js'
 
 export interface RegisterViewProps {
   readonly form: FormState
   readonly email: EmailField
   readonly methods: SignInMethods
-  readonly submission: Submission<[payload: RegisterPayload]>
+  readonly page: RegisterPage
   /** The fewest characters of a new password (RuntimeConfig.passwordMinLength), for the hint. */
   readonly passwordMinLength: number
 }
 
-export function RegisterView ({ form, email, methods, submission, passwordMinLength }: RegisterViewProps) {
+/**
+ * Registration. A chunk of its own with its hook and call (SignInPage's
+ * laterViewParts), out of the login view's first load, which only links here;
+ * its own request's busy state joins the page's.
+ */
+export default function RegisterView ({ form: pageForm, email, methods, page, passwordMinLength }: RegisterViewProps) {
   const { text } = useMessages()
+  const submission = useRegister(page)
+  const form = { ...pageForm, busy: pageForm.busy || submission.submitting }
   const [firstName, setFirstName] = useState('')
   const [lastName, setLastName] = useState('')
   const [password, setPassword] = useState('')

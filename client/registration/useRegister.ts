@@ -5,7 +5,7 @@ import { SUCCESS_MESSAGE_KEYS } from '../../common/languages/page-texts.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What a registration uses of the page. */
-type RegisterPage = Pick<PageState, 'messages' | 'localMode' | 'setEmail' | 'clearNotice' | 'fail' | 'finishWithSuccess'>
+export type RegisterPage = Pick<PageState, 'messages' | 'localMode' | 'setEmail' | 'clearNotice' | 'fail' | 'finishWithSuccess'>
 
 /** Registration with email and password; the registered email stays for the login that follows. */
 export function useRegister (page: RegisterPage) {

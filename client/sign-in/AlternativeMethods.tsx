@@ -1,40 +1,73 @@
+import { Fragment, type ReactNode } from 'react'
 import { Button } from '../components/Button.js'
+import { LazyPart } from '../components/LazyPart.js'
 import { NeedsScript } from '../no-script/NeedsScript.js'
 import type { MessageKey } from '../../common/languages/message-catalogue.js'
 import { useMessages } from '../languages/messages.js'
 import type { SignInMethods } from '../page/form-view-props.js'
+import { LastUsedTag, type LastUsedMethod } from './last-used-method.js'
 
 /** Each button's label per view: whole sentences, since word order differs by language. */
-const LABELS: Readonly<Record<'login' | 'register', { readonly google: MessageKey, readonly sso: MessageKey }>> = {
-  login: { google: 'methods.loginWithGoogle', sso: 'methods.loginWithSso' },
-  register: { google: 'methods.signUpWithGoogle', sso: 'methods.signUpWithSso' }
+const LABELS: Readonly<Record<'login' | 'register', { readonly google: MessageKey, readonly sso: MessageKey, readonly emailCode: MessageKey }>> = {
+  login: { google: 'methods.loginWithGoogle', sso: 'methods.loginWithSso', emailCode: 'methods.emailCode' },
+  register: { google: 'methods.signUpWithGoogle', sso: 'methods.signUpWithSso', emailCode: 'methods.signUpWithEmailCode' }
+}
+
+/** The "Last used" tag after the button of `method`, where this browser signed in with it last. */
+export function LastUsedMark ({ methods, method }: { methods: SignInMethods, method: LastUsedMethod }) {
+  return methods.lastUsed === method ? <LazyPart><LastUsedTag onForget={methods.onForgetLastUsed} /></LazyPart> : null
 }
 
 /**
- * The 'or' divider, the Google button and the custom SSO button, as
- * login_method allows. Without scripts, a note stands for Google and a small
- * form for SSO (SsoFallback).
+ * The 'or' divider and the other ways in, as login_method allows: the
+ * emailed code (on the register view also the passkey sign-up), Google and
+ * custom SSO; the one this browser used last first, with its tag. Without
+ * scripts, a note stands for Google and the passkey, a small form for SSO
+ * (SsoFallback) and for the emailed code (EmailCodeFallback).
  */
 export function AlternativeMethods ({ intent, busy, methods, email }: { intent: 'login' | 'register', busy: boolean, methods: SignInMethods, email: string }) {
   const { text } = useMessages()
-  if (!methods.google && !methods.sso) return null
   const ssoLabel = text(LABELS[intent].sso)
+  const emailCodeLabel = text(LABELS[intent].emailCode)
+  const buttons: Array<[LastUsedMethod | 'passkey-sign-up', ReactNode]> = []
+  if (methods.emailCode) {
+    buttons.push(['email-code', (
+      <NeedsScript fallback={(content) => content.emailCodeForm(emailCodeLabel, email)}>
+        <Button variant='secondary' disabled={busy} onClick={() => methods.onEmailCode(false)}>{emailCodeLabel}</Button>
+      </NeedsScript>
+    )])
+  }
+  if (methods.passkeySignUp) {
+    buttons.push(['passkey-sign-up', (
+      <NeedsScript fallback={(content) => content.note('passkey')}>
+        <Button variant='secondary' disabled={busy} onClick={() => methods.onEmailCode(true)}>{text('methods.signUpWithPasskey')}</Button>
+      </NeedsScript>
+    )])
+  }
+  if (methods.google) {
+    buttons.push(['google', (
+      <NeedsScript fallback={(content) => content.note('google')}>
+        <Button variant='secondary' disabled={busy || !methods.googleReady} onClick={methods.onGoogle}>{text(LABELS[intent].google)}</Button>
+      </NeedsScript>
+    )])
+  }
+  if (methods.sso) {
+    buttons.push(['sso', (
+      <NeedsScript fallback={(content) => content.ssoForm(ssoLabel, email)}>
+        <Button variant='secondary' disabled={busy} onClick={methods.onSso}>{ssoLabel}</Button>
+      </NeedsScript>
+    )])
+  }
+  if (buttons.length === 0) return null
+  // The method used last first (known only after hydration, so the server's order is the first render's).
+  buttons.sort(([a], [b]) => Number(b === methods.lastUsed) - Number(a === methods.lastUsed))
   return (
     <>
       {methods.password && <div className='divider' role='separator'><span>{text('methods.or')}</span></div>}
       <div className='methods'>
-        {methods.google && (
-          <NeedsScript fallback={(content) => content.note('google')}>
-            <Button variant='secondary' disabled={busy || !methods.googleReady} onClick={methods.onGoogle}>
-              {text(LABELS[intent].google)}
-            </Button>
-          </NeedsScript>
-        )}
-        {methods.sso && (
-          <NeedsScript fallback={(content) => content.ssoForm(ssoLabel, email)}>
-            <Button variant='secondary' disabled={busy} onClick={methods.onSso}>{ssoLabel}</Button>
-          </NeedsScript>
-        )}
+        {buttons.map(([method, button]) => (
+          <Fragment key={method}>{button}{method !== 'passkey-sign-up' && <LastUsedMark methods={methods} method={method} />}</Fragment>
+        ))}
       </div>
     </>
   )

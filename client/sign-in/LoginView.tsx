@@ -6,7 +6,7 @@ import { NeedsScript } from '../no-script/NeedsScript.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import { useMessages } from '../languages/messages.js'
-import { AlternativeMethods } from './AlternativeMethods.js'
+import { AlternativeMethods, LastUsedMark } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from '../page/form-view-props.js'
 import type { VerificationLinkButtonProps, VerificationLinkOffer } from '../registration/VerificationLinkButton.js'
 import { ViewLink } from '../page/ViewLink.js'
@@ -73,13 +73,18 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
               if (value !== '') passkey.onPasswordTyped()
             }} invalid={form.invalid} autoFocus={form.invalid && !!email.value} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('login.submit')}</Button>
+          {/* The password marks the Login button where it stands: the form comes first whatever was used last. */}
+          <LastUsedMark methods={methods} method='password' />
         </form>
         </LocalModeNote>
       )}
       {methods.password && passkey.offered && (
+        <>
         <NeedsScript fallback={(content) => content.note('passkey')}>
           <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{text('login.withPasskey')}</Button>
         </NeedsScript>
+        <LastUsedMark methods={methods} method='passkey' />
+        </>
       )}
       <AlternativeMethods intent='login' busy={form.busy} methods={methods} email={email.value} />
       {!form.localMode && (

@@ -5,7 +5,7 @@ import type { DomainGate } from '../domain-check/useDomainCheck.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What a password login uses of the page. */
-type LoginPage = Pick<PageState, 'params' | 'messages' | 'context' | 'email' | 'clearNotice' | 'fail' | 'finishLogin'>
+type LoginPage = Pick<PageState, 'params' | 'messages' | 'context' | 'email' | 'clearNotice' | 'fail' | 'finishLogin' | 'noteMethod'>
 
 /** What a password login through the accounts service may hand to passkeys before the page leaves (usePasskeys). */
 type AfterPasswordLogin = (answer: PasswordLoginAnswer) => boolean
@@ -32,6 +32,7 @@ export function useLogin (page: LoginPage, gate: DomainGate, afterPasswordLogin:
     isMutating,
     submit: (password: string): void => {
       page.clearNotice()
+      page.noteMethod('password')
       if (localAccounts.kind === 'refused') {
         page.fail(page.messages.text(localAccounts.reason))
         return

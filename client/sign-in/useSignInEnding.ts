@@ -8,12 +8,15 @@ import { refusalText } from '../languages/messages.js'
 import type { PageParams } from '../page/page-params.js'
 import type { PageNotices } from '../page/usePageNotices.js'
 import { storeSessionTokens } from '../sessions/session-cookies.js'
+import { rememberLastUsed, type LastUsedMethod } from './last-used-method.js'
 
 /** How every sign-in ends, whatever its first factor: the tokens stored, then the page leaves. */
 export interface SignInEnding {
   /** Set once the page is on its way elsewhere: everything stays disabled. */
   readonly leaving: boolean
   readonly leave: (url: string) => void
+  /** The first factor of the sign-in under way: once its tokens are stored, the method this browser used last (last-used-method.ts). */
+  readonly noteMethod: (method: LastUsedMethod) => void
   /** After a login: stores the tokens and says whether they stayed; else says why not, as finishLogin does. */
   readonly storeLogin: (answer: PasswordLoginAnswer, unreadableMessage?: string) => boolean
   /**
@@ -43,6 +46,7 @@ export function useSignInEnding (
   // A ref, not state: the page leaves in the same handler that stored the login.
   const breached = useRef(false)
   const [breachNotice, setBreachNotice] = useState(false)
+  const method = useRef<LastUsedMethod | null>(null)
 
   function leave (url: string): void {
     setLeaving(true)
@@ -76,6 +80,7 @@ export function useSignInEnding (
       return false
     }
     if (answer.passwordBreached) breached.current = true
+    if (method.current !== null) rememberLastUsed(method.current)
     return true
   }
 
@@ -98,6 +103,7 @@ export function useSignInEnding (
   return {
     leaving,
     leave,
+    noteMethod: (used) => { method.current = used },
     storeLogin,
     leaveToRedirect,
     breachNotice,

@@ -11,7 +11,7 @@ import { loginContextFields } from '../../common/page/page-query.js'
 import type { PageState } from '../page/usePageState.js'
 
 /** What the return from single sign-on uses of the page. */
-type SsoCompletionPage = Pick<PageState, 'params' | 'messages' | 'finishWithSuccess' | 'storeLogin' | 'leaveToTarget'>
+type SsoCompletionPage = Pick<PageState, 'params' | 'messages' | 'finishWithSuccess' | 'storeLogin' | 'leaveToTarget' | 'noteMethod'>
 
 type SsoCompletion =
   | { readonly intent: 'login', readonly answer: LoginAnswer }
@@ -62,6 +62,7 @@ export function useSsoCompletion (page: SsoCompletionPage) {
       for (const name of ['id', 'email', 'saml', 'oidc', 'login', 'register']) query.delete(name)
       if (kept !== null) writeContext(query, context)
     }, { replace: true })
+    page.noteMethod('sso')
     void trigger({ ssoReturn, context: loginContextFields(context) }, {
       onSuccess: (completion) => {
         // The kept target, not this render's: the address bar changed above, after `page` was made.

@@ -31,11 +31,12 @@ export const CHALLENGE_HEADER_MAX_LENGTH = 4096
 
 /**
  * The accounts calls (relative to `/accounts/`) a challenge may guard: the
- * login, and the calls that create an account or send an email (a reset
- * link, a new verification link), which a bot could otherwise use to send
- * mail to anyone's address.
+ * logins (a password's, an emailed code's), and the calls that create an
+ * account or send an email (a reset link, a new verification link, a
+ * sign-in code), which a bot could otherwise use to send mail to anyone's
+ * address.
  */
-export const CHALLENGED_PATHS = ['v2/login', 'register', 'resetPasswordRequest', 'verifyEmailRequest'] as const
+export const CHALLENGED_PATHS = ['v2/login', 'register', 'resetPasswordRequest', 'verifyEmailRequest', 'email-code/send', 'email-code/login'] as const
 export type ChallengedPath = typeof CHALLENGED_PATHS[number]
 
 /**

@@ -2,7 +2,7 @@ import { build } from 'esbuild'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { firstLoadInOneChunk } from '../../build/first-load-chunk.mjs'
 import { workerAssets } from '../../build/worker-asset.mjs'
 import { buildEdge } from '../fixtures/servers/edge.js'
@@ -134,6 +134,37 @@ t.test('the second factor\'s steps are lazy, and the QR encoder is only in the e
   const codeStep = [steps[0]![0], ...lazyImports(steps[0]![0])]
   const enrolmentOnly = [enrolment[0]![0], ...lazyImports(enrolment[0]![0])].filter((path) => !codeStep.includes(path))
   t.comment(`lazy second-factor chunks (gzip): the code step and the offer ${kb(size(codeStep))}; the enrolment with the QR encoder ${kb(size(enrolmentOnly))} more`)
+})
+
+/** A lazy part's own figure: the chunk holding `file` and what it imports beyond the first load, gzip (its view's first load is the login view's plus this). */
+function lazyPartBytes (t: Test, file: string): number {
+  const first = firstLoadOutputs()
+  const holding = Object.entries(meta.outputs).filter(([path, output]) => path.endsWith('.js') && Object.keys(output.inputs).includes(file))
+  t.equal(holding.length, 1, `one chunk holds ${file}`)
+  t.notOk(first.includes(holding[0]![0]), 'not the first load')
+  const paths = [holding[0]![0], ...meta.outputs[holding[0]![0]]!.imports
+    .filter((imported) => imported.kind === 'import-statement' && !first.includes(imported.path)).map((imported) => imported.path)]
+  return paths.reduce((sum, path) => sum + gzipBytes(readFileSync(`${root}${path}`)), 0)
+}
+
+t.test('registration, the password reset\'s views, the emailed code\'s steps and the last-used tag are lazy chunks', async (t) => {
+  const first = firstLoadOutputs()
+  // The emailed code's hook that holds the step is the first load's; its steps, calls and the fallback form are not.
+  const lazyOnly = (input: string): boolean => input.startsWith('client/password-reset/') || input === 'client/registration/RegisterView.tsx' ||
+    input === 'client/registration/useRegister.ts' || input === 'client/sign-in/LastUsedTag.tsx' ||
+    (input.startsWith('client/email-codes/') && input !== 'client/email-codes/useEmailCode.ts')
+  for (const path of first) {
+    t.notOk(Object.keys(meta.outputs[path]!.inputs).some(lazyOnly), `${path} holds none of them`)
+  }
+  const figures = {
+    register: lazyPartBytes(t, 'client/registration/RegisterView.tsx'),
+    reset: lazyPartBytes(t, 'client/password-reset/ResetPasswordView.tsx'),
+    set: lazyPartBytes(t, 'client/password-reset/SetPasswordView.tsx'),
+    steps: lazyPartBytes(t, 'client/email-codes/EmailCodeSteps.tsx'),
+    tag: lazyPartBytes(t, 'client/sign-in/LastUsedTag.tsx')
+  }
+  t.comment(`lazy views and parts (gzip, beyond the login view's first load): register ${figures.register} bytes, the reset request ${figures.reset}, ` +
+    `the new password ${figures.set}, the emailed code's steps ${figures.steps}, the last-used tag ${figures.tag}`)
 })
 
 t.test('the page names only assets that exist, and every first-load file is precompressed', async (t) => {

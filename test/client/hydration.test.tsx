@@ -105,6 +105,25 @@ t.test('the code step of a form post hydrates without a warning', async (t) => {
   t.equal((container.querySelector('input[name="challenge"]') as HTMLInputElement).value, 'challenge-1')
 })
 
+t.test('the emailed code\'s step of a form post renders on the server and hydrates into that step with its address, once its chunk is here', async (t) => {
+  const state: PageFormState = {
+    view: 'login', email: 'ada@example.com', notice: { kind: 'success', text: 'A code is on its way.' }, invalid: false,
+    verificationLinkOffered: false, secondFactorChallenge: null, emailCodeSent: true
+  }
+  // Its chunk loaded first (hydration asks for it at once), so that hydration ends, and any warning comes, while warnings are listened for.
+  await import('../../client/email-codes/EmailCodeSteps.js')
+  const { container, complaints, serverHtml } = await hydrate(t, '', state, { ...TEST_CONFIG, emailCodes: true })
+  t.match(serverHtml, 'Check your email', 'the server rendered the code step')
+  t.match(serverHtml, 'value="email-code"', 'as the email-code form')
+  t.notMatch(serverHtml, 'Last used', 'never the last-used mark')
+  const heading = () => container.querySelector('h1')
+  await eventuallyOk(t, () => heading()?.textContent === 'Check your email' && Object.keys(heading()!).some((key) => key.startsWith('__reactFiber')), 'hydrated')
+  t.equal((container.querySelector('input[name="email"][type="hidden"]') as HTMLInputElement).value, 'ada@example.com', 'its address')
+  t.equal(container.querySelector('section [role="status"]')?.textContent, 'A code is on its way.', 'the post\'s notice in the step')
+  t.equal(container.querySelector('#form-notice')?.textContent, '', 'and not again below it')
+  t.same(complaints, [])
+})
+
 t.test('the page hydrates in the language the edge embedded, without a warning, and goes on speaking it', async (t) => {
   const { base } = await startBackend(t, (request, response) => jsonAnswer(401, {})(request, response))
   const { container, complaints } = await hydrate(t, '?view=register', null, TEST_CONFIG, {

@@ -73,6 +73,24 @@ t.test('what needs scripts is wrapped, with a note or a form in <noscript>', asy
   t.match(local, 'Signing in on the local network needs JavaScript.', 'local-network mode says it needs scripts')
 })
 
+t.test('without scripts, the emailed code is a small form with the address; the code step posts the code and asks for a new one by forms', async (t) => {
+  const emailCodes = createPageRenderer({ ...TEST_CONFIG, emailCodes: true })
+  const login = emailCodes.render({ search: 'login_hint=ada%40example.com', hostname: 'signin.example.com', state: null, messages: englishMessages(), account: null }).html
+  t.match(login, /<div class="needs-script"><button[^>]*><span>Email me a sign-in code<\/span><\/button><\/div><noscript><details class="sso-fallback"><summary[^>]*>Email me a sign-in code<\/summary><form class="form" method="post"><input type="hidden" name="form" value="email-code-request"\/>/)
+  t.match(login, /name="email"[^>]*value="ada@example.com"/, 'the address kept in the form')
+  const register = emailCodes.render({ search: 'view=register', hostname: 'signin.example.com', state: null, messages: englishMessages(), account: null }).html
+  t.match(register, 'Sign up with an emailed code')
+  t.notMatch(render('').html, 'Email me a sign-in code', 'not where the service does not answer the calls')
+  const state: PageFormState = { view: 'login', email: 'ada@example.com', notice: { kind: 'error', text: 'That code is not right.' }, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null, emailCodeSent: true }
+  const { html, heading } = emailCodes.render({ search: '', hostname: 'signin.example.com', state, messages: englishMessages(), account: null })
+  t.equal(heading, 'Check your email', 'the <title> says the step')
+  t.same(formNames(html), ['email-code', 'email-code-request'])
+  t.equal((html.match(/<input type="hidden" name="email" value="ada@example.com"\/>/g) ?? []).length, 2, 'each form carries the address')
+  t.match(html, /<input[^>]*name="code"[^>]*autoComplete="one-time-code"|<input[^>]*autocomplete="one-time-code"[^>]*name="code"/i)
+  t.match(html, 'That code is not right.', 'the refusal in the step')
+  t.match(html, /<noscript><p class="links"><a href="\/[^"]*">Use another address<\/a><\/p><\/noscript>/, 'another address by the login view')
+})
+
 /** The texts a visitor reads in rendered markup: text between tags, and the labels screen readers read. */
 function visibleTexts (html: string): string[] {
   const between = [...html.replace(/<!-- -->/g, '').matchAll(/>([^<]+)</g)].map((match) => match[1]!.trim())

@@ -26,6 +26,17 @@ import type { SingleUse } from './single-use.js'
 
 const GUARDED: ReadonlySet<string> = new Set(CHALLENGED_PATHS)
 
+/**
+ * The guarded calls that are logins, a password's or an emailed code's
+ * (docs/email-codes.md): judged by their account however they are sent, and
+ * counted by their answer, a refusal as a failure and tokens (or a second
+ * factor due) as a success.
+ */
+const LOGIN_PATHS: ReadonlySet<string> = new Set<ChallengedPath>(['v2/login', 'email-code/login'])
+
+/** Asking for an emailed code: counted toward its range and its address when passed on, as a login's attempt is before its answer. */
+const CODE_REQUEST_PATH: ChallengedPath = 'email-code/send'
+
 export interface ChallengeGateOptions {
   readonly settings: ChallengeSettings
   readonly keys: EdgeKeys
@@ -97,14 +108,14 @@ export function challengeGate (options: ChallengeGateOptions) {
     // Not a string: the backend refuses the body; judged by its range alone.
     const accounts = typeof emails[0] === 'string' ? [accountKeyFor(keys.pseudonym, emails[0])] : []
     const knownBrowser = accounts.length === 1 && knownBrowsers.knows(request.headers.cookie, accounts[0]!)
-    const sparedWithoutScripts = path !== 'v2/login' && isFormPostCall(request)
+    const sparedWithoutScripts = !LOGIN_PATHS.has(path) && isFormPostCall(request)
     return { path: path as ChallengedPath, range, accounts, accountSignal: !knownBrowser && !sparedWithoutScripts }
   }
 
   /** Whether the backend signed in the account of a judged login (tokens, or a second factor due: the password was right). */
   function signedIn (request: FastifyRequest, status: number, call: JudgedCall): boolean {
     const answer = answered.get(request)
-    return call.path === 'v2/login' && answer !== undefined && status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))
+    return LOGIN_PATHS.has(call.path) && answer !== undefined && status >= 200 && status <= 299 && ['tokens', 'challenge'].includes(answerShape(answer))
   }
 
   /** What a challenge for `call` is bound to; computed only above level 0, where a challenge is asked for or checked. */
@@ -164,8 +175,10 @@ export function challengeGate (options: ChallengeGateOptions) {
         if (refusal !== null) return await askForChallenge(request, reply, call, level, refusal)
         request.server.metrics?.challenge(call.path, 'passed')
       }
-      // Registrations, resets and verification links asked for count against their range.
-      if (call.path !== 'v2/login') void risk.noteRequest(call.range)
+      // A code asked for counts against its range and its address (a storm at one inbox raises the
+      // challenge for it); registrations, resets and verification links against their range.
+      if (call.path === CODE_REQUEST_PATH) void risk.noteCodeRequest(call.range, call.accounts)
+      else if (!LOGIN_PATHS.has(call.path)) void risk.noteRequest(call.range)
       return undefined
     },
     /** For server/edge/upstream/json-answers.ts: the backend's readable answer, whose shape tells a successful login. */
@@ -200,7 +213,7 @@ export function challengeGate (options: ChallengeGateOptions) {
       if (answer === undefined || call === undefined) return
       const status = reply.statusCode
       if (status === 503) await risk.noteShedCall(call.range)
-      else if (call.path !== 'v2/login') return
+      else if (!LOGIN_PATHS.has(call.path)) return
       else if (status === 401 || status === 429) await risk.noteFailedLogin(call.range, call.accounts)
       else if (signedIn(request, status, call)) await risk.noteSuccessfulLogin(call.accounts)
     }

@@ -100,6 +100,12 @@ export interface Risk {
   noteSuccessfulLogin (accounts: readonly string[]): Promise<void>
   /** A registration or reset request passed on. */
   noteRequest (range: string): Promise<void>
+  /**
+   * An emailed code asked for (docs/email-codes.md), passed on: counted
+   * toward its range and its account, as a failure is, until a sign-in
+   * clears the account; not toward the burst, which counts refusals.
+   */
+  noteCodeRequest (range: string, accounts: readonly string[]): Promise<void>
 }
 
 const BURST_KEY = 'burst'
@@ -139,6 +145,10 @@ export function createRisk (counts: WindowCounts, thresholds: RiskThresholds, no
     },
     async noteRequest (range) {
       await counts.add([rangeKey(range)], RANGE_WINDOW_MINUTES)
+    },
+    async noteCodeRequest (range, accounts) {
+      await counts.add([rangeKey(range)], RANGE_WINDOW_MINUTES)
+      if (accounts.length > 0) await counts.add(accounts.map(accountKey), ACCOUNT_WINDOW_MINUTES)
     }
   }
 }

@@ -9,10 +9,12 @@ import { logUpstreamFailure } from '../upstream/upstream-failures.js'
 /**
  * The login calls the edge checks before proxying them when
  * DOMAIN_CHECK_ENFORCED is true: the password login, the Google login and
- * the end of an SSO login (both `v2/auth/login`), and the start of SSO.
- * Registrations are not login calls (the page does not check them either).
+ * the end of an SSO login (both `v2/auth/login`), the start of SSO, and both
+ * calls of the emailed code (docs/email-codes.md): asking for one (an
+ * address refused here gets no email) and signing in with it. Registrations
+ * are not login calls (the page does not check them either).
  */
-const ENFORCED_LOGIN_PATHS: ReadonlySet<string> = new Set(['v2/login', 'v2/auth/login', 'auth/login/sso'])
+const ENFORCED_LOGIN_PATHS: ReadonlySet<string> = new Set(['v2/login', 'v2/auth/login', 'auth/login/sso', 'email-code/send', 'email-code/login'])
 
 /**
  * A passkey sign-in names no address before its answer: the edge checks the

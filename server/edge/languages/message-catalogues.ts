@@ -38,7 +38,7 @@ export interface MessageCatalogues {
 
 /** What a page's embedded texts hold beyond the first load's. */
 export interface EmbeddedTexts {
-  /** The later texts too (LATER_PREFIXES): a page that opens on a second-factor step. */
+  /** The later texts too (LATER_PREFIXES): a page that opens on a code step (the second factor's, an emailed code's). */
   readonly withLaterTexts: boolean
   /** The text of the notice the page's address names, on its view (common/page/page-notices.ts). */
   readonly notice: PageNotice | null

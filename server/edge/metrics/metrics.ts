@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client'
 import { ACCOUNTS_API_VERSION } from '../../../common/http/accounts-paths.js'
+import type { ChallengedPath } from '../../../common/challenge/challenge.js'
 
 /*
  * The edge's Prometheus metrics (docs/operations.md#metrics), in one
@@ -33,14 +34,14 @@ export type MethodLabel = 'GET' | 'HEAD' | 'POST' | 'OTHER'
 type UpstreamLabel = 'accounts' | 'edge_auth'
 type UpstreamFailureKind = 'refused' | 'reset' | 'timeout' | 'unreadable' | 'server_error'
 type RateLimitLabel = 'accounts' | 'domain_check'
-export type SignInMethod = 'password' | 'google' | 'sso' | 'passkey_autofill' | 'passkey_button' | 'second_factor' | 'recovery_code'
+export type SignInMethod = 'password' | 'google' | 'sso' | 'passkey_autofill' | 'passkey_button' | 'second_factor' | 'recovery_code' | 'email_code'
 export type SignInOutcome = 'success' | 'second_factor_required' | 'refused' | 'error'
 export type PasskeyRegistrationKind = 'offer' | 'automatic_upgrade'
 type PasskeyRegistrationOutcome = 'success' | 'refused' | 'error'
 type DomainCheckSource = 'page' | 'enforced'
 export type DomainCheckResult = 'authorized' | 'unauthorized' | 'unspecified' | 'failed'
 /** A guarded call (common/challenge/challenge.ts CHALLENGED_PATHS). */
-type ChallengePathLabel = 'v2/login' | 'register' | 'resetPasswordRequest' | 'verifyEmailRequest'
+type ChallengePathLabel = ChallengedPath
 /** issued, passed, or refused_<why> (server/edge/challenge/challenge-gate.ts). */
 type ChallengeOutcomeLabel = string
 

@@ -48,6 +48,9 @@ function countedCall (path: string, body: unknown): CountedCall {
   switch (path) {
     case 'v2/login':
       return { counts: 'sign-in', method: 'password' }
+    // Asking for a code is no sign-in: only its use is counted (docs/email-codes.md).
+    case 'email-code/login':
+      return { counts: 'sign-in', method: 'email_code' }
     case 'v2/auth/login': {
       const method = bodyFields(body).login_method
       if (method === 'GOOGLE') return { counts: 'sign-in', method: 'google' }

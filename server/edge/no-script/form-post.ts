@@ -22,6 +22,8 @@ export interface FormPost {
   readonly localAccounts: LocalAccountsTarget
   /** The reset token in the address (`token`). */
   readonly resetToken: string | null
+  /** Whether the page at the post's address offers the emailed code (EMAIL_CODES and `login_method`: email-code-forms.ts). */
+  readonly emailCodeOffered: boolean
   /** Whether the code step offers "Don't ask again on this browser" (SECOND_FACTOR_REMEMBER_BROWSER). */
   readonly rememberBrowserOffered: boolean
   readonly callAccounts: AccountsCall

@@ -25,6 +25,7 @@ import type { FormOutcome } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
 import { ACCOUNT_FORMS, type AccountForm } from '../../../common/account/account-state.js'
 import { identityProviderPage } from './identity-provider-page.js'
+import { emailCodeForm, emailCodeOffered, emailCodeRequestForm } from './email-code-forms.js'
 import { loginForm } from './login-form.js'
 import { logoutForm } from './logout-form.js'
 import { deleteForm, emailForm, endOtherSessionsForm, endSessionForm, passwordForm } from './account-forms.js'
@@ -52,6 +53,8 @@ const FORMS: Readonly<Record<string, FormHandler>> = {
   sso: ssoStartForm,
   verificationLink: verificationLinkForm,
   secondFactor: secondFactorForm,
+  'email-code-request': emailCodeRequestForm,
+  'email-code': emailCodeForm,
   [SIGN_OUT_FORM]: logoutForm,
   'account-end-session': endSessionForm,
   'account-end-others': endOtherSessionsForm,
@@ -75,12 +78,12 @@ export interface FormPostsOptions {
 
 /**
  * The forms whose every page is shown after a 303 (post/redirect/get): they
- * carry a password, and a page that answers the POST itself stays in the
+ * carry a password (or an emailed code, docs/email-codes.md), and a page that answers the POST itself stays in the
  * browser's history as that POST, which Back and "Confirm form resubmission"
  * send again, password and all. The account view's too: most carry one, and
  * each ends on the view fetched again, as the account now is.
  */
-const FLASHED_FORMS: ReadonlySet<string> = new Set(['login', ...ACCOUNT_FORMS.filter((form) => form !== SIGN_OUT_FORM)])
+const FLASHED_FORMS: ReadonlySet<string> = new Set(['login', 'email-code', ...ACCOUNT_FORMS.filter((form) => form !== SIGN_OUT_FORM)])
 
 /** The text a refusal of the post itself shows, in the posted page's language: its body's size, its type, or what the guard said. */
 function refusalText (error: FastifyError | HttpError, messages: Messages): string {
@@ -144,13 +147,15 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
     const redirectTarget = (): string =>
       // The hash of the page's address never reaches the server: the target is followed without it.
       safeRedirectTarget(pageQueryContext(query).redirect, { origin, hash: '' }, { cookieDomain, allowedHosts: config.redirectAllowedHosts })
+    const localAccounts = resolveLocalAccounts(query, hostname, config.localAccountsAllowedHosts)
     const post: FormPost = {
       fields,
       messages,
       query: request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '',
       view: viewFrom(query.get('view'), options.passwordResetCompletion),
       context: pageQueryContext(query),
-      localAccounts: resolveLocalAccounts(query, hostname, config.localAccountsAllowedHosts),
+      localAccounts,
+      emailCodeOffered: emailCodeOffered(query, { enabled: config.emailCodes.enabled, productName: config.productName, localNetwork: localAccounts.kind !== 'off' }),
       resetToken: resetTokenFrom(query),
       rememberBrowserOffered: config.secondFactor.rememberBrowser,
       callAccounts: accountsCaller(request, reply, messages),

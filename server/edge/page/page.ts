@@ -116,7 +116,7 @@ export class PreparedPage {
 
   /** The text pieces' UTF-8 bytes, encoded once: a page view copies them rather than encoding 8 KB of text again. */
   private readonly pieceBytes: ReadonlyArray<Buffer | null>
-  /** Each language's embedded texts (with or without the second factor's) as bytes, encoded on first use. */
+  /** Each language's embedded texts (with or without the later ones of a code step) as bytes, encoded on first use. */
   private readonly messagesBytes = new Map<string, Buffer>()
   private readonly passwordResetCompletion: boolean
 
@@ -161,7 +161,7 @@ export class PreparedPage {
       else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
       else if (piece === MESSAGES_SLOT) {
         const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
-        parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null, notice: noticeOfQuery(fill.query), openingView: OPENING_VIEWS.includes(view) }))
+        parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null || fill.state?.emailCodeSent === true, notice: noticeOfQuery(fill.query), openingView: OPENING_VIEWS.includes(view) }))
       }
       else {
         if (fill.state !== null) parts.push(Buffer.from(`\n    <script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${serializePageFormState(fill.state)}</script>`))
@@ -184,6 +184,7 @@ export class PreparedPage {
   /** The heading of the view the scripts will render, as client/server-render.tsx words it, when the render budget left none. */
   private unrenderedHeading (fill: PageFill, messages: Messages): string {
     if (fill.state?.secondFactorChallenge != null) return messages.text('secondFactor.codeHeading')
+    if (fill.state?.emailCodeSent === true) return messages.text('emailCode.codeHeading')
     const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
     // The account view's texts are its chunk's; the signed-in state's heading says where the visitor is.
     return messages.text(view === 'account' ? 'signedIn.heading' : `heading.${view}` satisfies MessageKey)

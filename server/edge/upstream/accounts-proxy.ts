@@ -73,7 +73,9 @@ const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   be asked for codes again), and on the two sign-in calls alone
  *   `oidc_step_up` (an OpenID Connect client asked for a second factor: the
  *   sign-in asks for it even from a remembered browser,
- *   server/reference/oidc/step-up-cookie.ts). The page's host shares its parent domain's
+ *   server/reference/oidc/step-up-cookie.ts), and on the emailed code's calls alone
+ *   `email_code_browser` (which binds a code to the browser that asked for
+ *   it, docs/email-codes.md). The page's host shares its parent domain's
  *   cookies, and none of the others is the accounts service's business.
  * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id, and
  * `Accept-Encoding: identity`: it reads every answer, and a plain one costs
@@ -94,12 +96,20 @@ const ACCOUNT_CHANGE_PATHS = [
   'account/overview', 'sessions/list', 'sessions/end', 'activity/list', 'password/change', 'email/change', 'account/delete'
 ]
 
+/**
+ * The calls that read or set the emailed code's browser binding: the send
+ * sets it, the sign-in and a fresh proof with a code (`reauthenticate`'s
+ * `email_code`) read it.
+ */
+const EMAIL_CODE_BROWSER_PATHS = ['email-code/send', 'email-code/login', 'reauthenticate']
+
 export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
   headers: new Set(['content-type', 'content-length', 'accept', 'user-agent']),
   // Accept-Language: the language the edge chose (the page sends its own, client/http/post-json.ts), for the backend's own texts and emails.
   statesLocale: true,
   onlyOn: {
-    authorization: new Set(['v2/auth/login', 'auth/register', ...ACCOUNT_CHANGE_PATHS])
+    // `email-code/send` with `purpose: reauthenticate` sends the code to the bearer's own address (docs/email-codes.md).
+    authorization: new Set(['v2/auth/login', 'auth/register', 'email-code/send', ...ACCOUNT_CHANGE_PATHS])
   },
   cookies: new Set(['sso_state', 'threshold_browser', 'refresh']),
   cookiesOnlyOn: {
@@ -109,7 +119,8 @@ export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
     ]),
     threshold_proof: new Set(ACCOUNT_CHANGE_PATHS),
     second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'second-factor/verify']),
-    oidc_step_up: new Set(['v2/login', 'v2/auth/login'])
+    oidc_step_up: new Set(['v2/login', 'v2/auth/login']),
+    email_code_browser: new Set(EMAIL_CODE_BROWSER_PATHS)
   },
   forwarding: true,
   stated: { 'accept-encoding': 'identity' }

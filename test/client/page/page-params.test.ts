@@ -6,6 +6,7 @@ import { english, ENGLISH_MESSAGES, markedGermanMessages } from '../../fixtures/
 import { createMessages } from '../../../common/languages/message-catalogue.js'
 import { parsePageParams } from '../../../client/page/page-params.js'
 import { parseRuntimeConfig } from '../../../common/page/runtime-config.js'
+import { EMAIL_CODE_LOGIN_METHOD } from '../../../common/email-codes/email-code-format.js'
 
 const config = parseRuntimeConfig(JSON.stringify({ productName: 'Acme Cloud', passwordResetCompletion: true, localAccountsAllowedHosts: ['nas.lan'] }))
 const parse = (query: string, hostname = 'signin.acme.test') => parsePageParams(query, hostname, config)
@@ -37,14 +38,17 @@ t.test('the context fields are read as given', async (t) => {
 
 t.test('login_method limits the methods shown; the product name stands for email and password', async (t) => {
   const methods = (query: string) => [...parse(query).loginMethods].sort()
-  t.same(methods(''), ['google', 'password', 'sso'])
+  t.same(methods(''), ['email-code', 'google', 'password', 'sso'])
   t.same(methods('?login_method=GOOGLE'), ['google'])
   t.same(methods('?login_method=SAML'), ['sso'])
   t.same(methods('?login_method=CUSTOM_SSO'), ['sso'])
   t.same(methods('?login_method=ACME%20CLOUD'), ['password'])
   t.same(methods('?login_method=acme cloud,google'), ['google', 'password'], 'case does not matter; lists work')
   t.same(methods('?login_method=GOOGLE&login_method=SAML'), ['google', 'sso'])
-  t.same(methods('?login_method=THRESHOLD'), ['google', 'password', 'sso'], 'an unknown value alone shows everything rather than nothing')
+  t.same(methods('?login_method=THRESHOLD'), ['email-code', 'google', 'password', 'sso'], 'an unknown value alone shows everything rather than nothing')
+  t.same(methods(`?login_method=${EMAIL_CODE_LOGIN_METHOD}`), ['email-code'], 'EMAIL_CODE: the emailed code alone')
+  t.same(methods('?login_method=email_code,ACME%20CLOUD'), ['email-code', 'password'], 'beside the product\'s own, in any case')
+  t.same(methods('?login_method=EMAIL_CODE&local_accounts_host=nas.lan&local_accounts_port=8443'), ['password'], 'local-network mode offers no other method')
 })
 
 /** What the page shows for the address's `error` parameter, in English. */

@@ -11,7 +11,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/expose
 import { buildLocalAccountsServer } from '../../../server/reference/server.js'
 import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.js'
 import { OIDC_DISCOVERY_PATH, OIDC_PATH_PREFIX } from '../../../server/shared/oidc/provider-pages.js'
-import { ACCOUNT_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
 import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/servers/reference.js'
@@ -55,6 +55,7 @@ t.test('the routes the edge proxies and the reference service serves are exactly
   add(PASSKEY_ROUTES, 'passkeys')
   add(SECOND_FACTOR_ROUTES, 'second-factor')
   add(ACCOUNT_ROUTES, 'account')
+  add(EMAIL_CODE_ROUTES, 'email-codes')
 
   const documented = Object.keys(contract.document.paths)
     .filter((path) => pathItem(path)['x-threshold-route-kind'] !== 'grpc-web' && !pathItem(path)['x-threshold-proxied']?.includes('never'))

@@ -110,3 +110,45 @@ t.test('the domain check is described by reference to the proto, whose names it 
   t.match(source, new RegExp(`service ${proto.service} \\{`))
   t.match(source, new RegExp(`rpc ${proto.rpc}\\(${proto.request}\\) returns \\(${proto.response}\\)`))
 })
+
+t.test('every example in the document fits the schema it illustrates: request bodies and answers alike', async (t) => {
+  type Examples = Record<string, { value?: unknown }> | undefined
+  type Media = { content?: Record<string, { examples?: Examples }> }
+  let checked = 0
+  for (const { method, path, operation } of contract.operations) {
+    const requestCheck = contract.requestCheck(method, path)
+    for (const [name, example] of Object.entries((operation.requestBody as Media | undefined)?.content?.['application/json']?.examples ?? {})) {
+      t.equal(requestCheck === null ? 'no request schema' : requestCheck(example.value), null, `${method} ${path} request example ${name}`)
+      checked++
+    }
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      if (!/^\d{3}$/.test(status)) continue
+      const answerCheck = contract.answerCheck(method, path, Number(status))
+      for (const [name, example] of Object.entries((response as Media).content?.['application/json']?.examples ?? {})) {
+        t.equal(answerCheck === null ? 'no answer schema' : answerCheck(example.value as Record<string, unknown>), null, `${method} ${path} ${status} example ${name}`)
+        checked++
+      }
+    }
+  }
+  t.ok(checked >= 12, `the examples were found (${checked})`)
+})
+
+t.test('the emailed code\'s calls (1.4.0): a refusal names one of the listed reasons, a send answers the same shape for every address', async (t) => {
+  const refused = contract.answerCheck('post', '/email-code/login', 401)!
+  for (const reason of ['code_wrong', 'code_expired', 'code_other_browser']) t.equal(refused({ error: 'No.', reason }), null, reason)
+  t.not(refused({ error: 'No.', reason: 'no_account' }), null, 'no reason that would tell an address has no account')
+  t.not(refused({ error: 'No.' }), null, 'the reason is required')
+  const sent = contract.answerCheck('post', '/email-code/send', 200)!
+  t.equal(sent({ success: 'On its way.', expires_in: 600 }), null)
+  t.not(sent({ success: 'On its way.' }), null, 'expires_in is required')
+  t.equal(contract.answerCheck('post', '/email-code/login', 200)!({ auth: 'a', refresh: 'r', registered: true }), null, 'a sign-up says so')
+  const send = contract.requestCheck('post', '/email-code/send')!
+  t.equal(send({ email: 'a@b.test' }), null)
+  t.equal(send({ purpose: 'reauthenticate' }), null)
+  t.not(send({ email: 'a@b.test', purpose: 'reauthenticate' }), null, 'one or the other')
+  t.not(send({ purpose: 'other' }), null)
+  const login = contract.requestCheck('post', '/email-code/login')!
+  t.equal(login({ email: 'a@b.test', code: 'ABCD-EFGH', insecure_allowed_orgs: [], resource_type: null, cluster_name: null }), null)
+  t.not(login({ email: 'a@b.test', insecure_allowed_orgs: [], resource_type: null, cluster_name: null }), null, 'the code is required')
+  t.equal(contract.requestCheck('post', '/reauthenticate')!({ email_code: 'ABCDEFGH' }), null, 'reauthenticate takes an emailed code')
+})

@@ -47,7 +47,8 @@ t.test('GET / answers the page for any query string, with the runtime configurat
     passkeyRpId: 'localhost',
     secondFactor: true,
     secondFactorRememberBrowser: true,
-    emailCodes: false,
+    // On by default with the embedded reference service, as the second factor is (docs/email-codes.md).
+    emailCodes: true,
     logo: null,
     background: { kind: 'builtin' }
   })
