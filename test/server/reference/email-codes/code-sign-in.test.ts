@@ -200,3 +200,16 @@ t.test('organisations: a code signs in only where the account is a member', asyn
   const refused = await signInByCode(new ServiceBrowser(service.base), service, 'member@example.com', { insecure_allowed_orgs: ['acme'] })
   t.same([refused.status, refused.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }])
 })
+
+t.test('with EMAIL_CODES=false the calls are not served, and reauthenticate reads no emailed code', async (t) => {
+  const service = await startReference(t, { env: { EMAIL_CODES: 'false' } })
+  t.equal(service.services.config.emailCodes.enabled, false)
+  const browser = new ServiceBrowser(service.base)
+  for (const path of ['email-code/send', 'email-code/login']) {
+    t.equal((await codeCall(browser, service, path, { email: 'off@example.com', code: 'ABCD-EFGH' })).status, 404, path)
+  }
+  await registerAccount(service.base, 'off@example.com')
+  const bearer = await browser.bearerAfterSignIn('off@example.com')
+  const answer = await codeCall(browser, service, 'reauthenticate', { email_code: 'ABCD-EFGH' }, bearer)
+  t.same([answer.status, answer.body], [400, { error: 'Enter your password or a code to confirm it\'s you.' }])
+})
