@@ -15,10 +15,17 @@ export const EMAIL_CODE_BROWSER_COOKIE = 'email_code_browser'
 
 const BINDING_FORMAT = /^[\w-]{43}$/
 
-/** The browser's binding: the one its cookie holds, or a new one when it has none (or one that is no binding). */
-export function browserBinding (cookieHeader: string | undefined): { readonly binding: string, readonly hash: string } {
-  const binding = readBinding(cookieHeader) ?? newBinding()
-  return { binding, hash: bindingHash(binding) }
+/**
+ * A new binding for a send, and the hash of the one the browser held before
+ * (null: none), whose codes the new one replaces. Never the value the browser
+ * brought: a cookie set from a sibling subdomain (or any value an attacker
+ * chose) would otherwise be one he knows, and a code relayed to him would
+ * work in his browser.
+ */
+export function newBrowserBinding (cookieHeader: string | undefined): { readonly binding: string, readonly hash: string, readonly replaces: string | null } {
+  const previous = readBinding(cookieHeader)
+  const binding = newBinding()
+  return { binding, hash: bindingHash(binding), replaces: previous === null ? null : bindingHash(previous) }
 }
 
 /** The binding in a Cookie header, or null. */

@@ -11,7 +11,7 @@ import { asBody, parseEmail } from '../http/validation.js'
 import { identifyBrowser } from '../known-browsers/browser-names.js'
 import { say } from '../languages/answer-texts.js'
 import type { EmailCodePurpose } from '../store/account-store.js'
-import { bindingSetCookie, browserBinding } from './browser-binding-cookie.js'
+import { bindingSetCookie, newBrowserBinding } from './browser-binding-cookie.js'
 import { EMAIL_CODE_LIFETIME_MS, EMAIL_CODE_SEND_LIMITS, sendsSpentAnswer } from './code-bounds.js'
 import { newEmailCode, type EmailCodeHasher } from './code-hashing.js'
 
@@ -51,7 +51,7 @@ export class CodeSending {
       ? await this.owner(authToken, facts)
       : fields.purpose === undefined ? this.visitor(fields.email, facts) : error(400, say(facts, 'emailCode.purposeInvalid'))
     if ('status' in recipient) return recipient
-    const { binding, hash } = browserBinding(facts.browser?.cookieHeader)
+    const { binding, hash, replaces } = newBrowserBinding(facts.browser?.cookieHeader)
     const code = newEmailCode()
     const addressHash = hasher.address(recipient.email)
     const sentAt = now()
@@ -65,7 +65,7 @@ export class CodeSending {
       rangeHash: hasher.range(facts.clientAddress),
       createdAt: sentAt,
       expiresAt: sentAt + EMAIL_CODE_LIFETIME_MS
-    }, EMAIL_CODE_SEND_LIMITS, sentAt)
+    }, EMAIL_CODE_SEND_LIMITS, sentAt, replaces)
     if ('refused' in issued) {
       logAuthEvent(facts, 'email-code.refused', { email: recipient.email, clientAddress: facts.clientAddress, reason: `sends-spent-${issued.refused}`, purpose: recipient.purpose })
       return sendsSpentAnswer(issued.retryAt, sentAt, facts)

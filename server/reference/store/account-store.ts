@@ -323,11 +323,12 @@ type EmailCodeIssue = { readonly issued: true } | { readonly refused: 'address' 
 export interface EmailCodeStore {
   /**
    * Stores the code unless the address or the range has had `limits` codes
-   * within the window; voids the live codes of the same address, purpose and
-   * browser (a new code replaces the one before). Atomic: sends racing for the
-   * last place take it once.
+   * within the window; voids the live codes of the same address and purpose
+   * bound to `replaces` (the hash of the binding the browser held before this
+   * send, which a new code replaces: each send binds anew). Atomic: sends
+   * racing for the last place take it once.
    */
-  issue (code: EmailCode, limits: EmailCodeSendLimits, now: number): Promise<EmailCodeIssue>
+  issue (code: EmailCode, limits: EmailCodeSendLimits, now: number, replaces: string | null): Promise<EmailCodeIssue>
   /** The address's codes of `purpose` neither used, voided nor expired at `now`, newest first. */
   findLive (addressHash: string, purpose: EmailCodePurpose, now: number): Promise<readonly EmailCodeRecord[]>
   /** Counts one try against the code if it is live and has had fewer than `maxTries`: false (nothing counted) otherwise. Atomic. */

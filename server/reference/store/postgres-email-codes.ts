@@ -37,7 +37,7 @@ const LOCK_SENDS = "SELECT pg_advisory_xact_lock(hashtext('email-code-address:' 
 
 export function postgresEmailCodes (db: PostgresAccess): EmailCodeStore {
   return {
-    async issue (code, limits, now) {
+    async issue (code, limits, now, replaces) {
       return await db.inTransaction(async (client) => {
         await client.query(LOCK_SENDS, [code.addressHash, code.rangeHash])
         const since = now - limits.windowMs
@@ -47,8 +47,10 @@ export function postgresEmailCodes (db: PostgresAccess): EmailCodeStore {
         const byRange = (await client.query<{ created_at: number }>('SELECT created_at FROM email_codes WHERE range_hash = $1 AND created_at > $2',
           [code.rangeHash, since])).rows.map((row) => Number(row.created_at))
         if (byRange.length >= limits.perRange) return { refused: 'range' as const, retryAt: retryAtAfter(byRange, limits.perRange, limits.windowMs) }
-        await client.query(`UPDATE email_codes SET voided_at = $1 WHERE address_hash = $2 AND purpose = $3 AND binding_hash = $4 AND ${live('$1')}`,
-          [now, code.addressHash, code.purpose, code.bindingHash])
+        if (replaces !== null) {
+          await client.query(`UPDATE email_codes SET voided_at = $1 WHERE address_hash = $2 AND purpose = $3 AND binding_hash = $4 AND ${live('$1')}`,
+            [now, code.addressHash, code.purpose, replaces])
+        }
         await client.query(`INSERT INTO email_codes (id, address_hash, code_hash, binding_hash, purpose, account_id, range_hash, created_at, expires_at)
                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, emailCodeValues(code))
         return { issued: true as const }

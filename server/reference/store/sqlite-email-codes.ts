@@ -34,7 +34,7 @@ const LIVE = 'used_at IS NULL AND voided_at IS NULL AND expires_at > ?'
 
 export function sqliteEmailCodes (db: Database.Database): EmailCodeStore {
   return {
-    async issue (code, limits, now) {
+    async issue (code, limits, now, replaces) {
       return db.transaction(() => {
         const since = now - limits.windowMs
         const byAddress = (db.prepare('SELECT created_at FROM email_codes WHERE address_hash = ? AND created_at > ?')
@@ -43,8 +43,10 @@ export function sqliteEmailCodes (db: Database.Database): EmailCodeStore {
         const byRange = (db.prepare('SELECT created_at FROM email_codes WHERE range_hash = ? AND created_at > ?')
           .all(code.rangeHash, since) as Array<{ created_at: number }>).map((row) => row.created_at)
         if (byRange.length >= limits.perRange) return { refused: 'range' as const, retryAt: retryAtAfter(byRange, limits.perRange, limits.windowMs) }
-        db.prepare(`UPDATE email_codes SET voided_at = ? WHERE address_hash = ? AND purpose = ? AND binding_hash = ? AND ${LIVE}`)
-          .run(now, code.addressHash, code.purpose, code.bindingHash, now)
+        if (replaces !== null) {
+          db.prepare(`UPDATE email_codes SET voided_at = ? WHERE address_hash = ? AND purpose = ? AND binding_hash = ? AND ${LIVE}`)
+            .run(now, code.addressHash, code.purpose, replaces, now)
+        }
         db.prepare(`INSERT INTO email_codes (id, address_hash, code_hash, binding_hash, purpose, account_id, range_hash, created_at, expires_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...emailCodeValues(code))
         return { issued: true as const }

@@ -42,6 +42,8 @@ t.test('right after a code sign-in, the account view sets a password without ask
   const signedIn = await signInByCode(browser, service, 'view@example.com')
   const bearer = { authorization: `Bearer ${String(signedIn.body.auth)}` }
   t.match((await browser.post('account/overview', {}, bearer)).body, { account: { hasPassword: false, emailVerified: true } })
+  t.match((await browser.post('sessions/list', {}, bearer)).body, { sessions: [{ current: true, method: 'email-code' }] }, 'the session names its first factor')
+  t.match((await browser.post('activity/list', {}, bearer)).body, { events: [{ kind: 'sign-in', method: 'email-code' }] }, 'and so does the activity')
   const changed = await browser.post('password/change', { newPassword: NEW_PASSWORD }, bearer)
   t.same([changed.status, changed.body], [200, { success: 'Your password has been changed.' }], 'the code sign-in is the fresh proof')
   t.match((await browser.post('account/overview', {}, bearer)).body, { account: { hasPassword: true } })

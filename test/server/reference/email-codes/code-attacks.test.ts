@@ -139,6 +139,20 @@ t.test('a code relayed to another browser opens nothing there, and still works w
   t.equal((await codeCall(owner, service, 'email-code/login', { email: 'phished@example.com', code })).status, 200, 'the owner\'s browser signs in')
 })
 
+t.test('a binding tossed into the owner\'s browser (from a sibling subdomain) is not the one her code is bound to', async (t) => {
+  const service = await startReference(t)
+  const known = 'K'.repeat(43)
+  const owner = new ServiceBrowser(service.base)
+  owner.keep(EMAIL_CODE_BROWSER_COOKIE, known)
+  await codeCall(owner, service, 'email-code/send', { email: 'tossed@example.com' })
+  t.not(owner.value(EMAIL_CODE_BROWSER_COOKIE), known, 'each send binds anew')
+  const { code } = await emailedCode(service.dataDir, 'tossed@example.com')
+  const attacker = new ServiceBrowser(service.base)
+  attacker.keep(EMAIL_CODE_BROWSER_COOKIE, known)
+  t.equal((await codeCall(attacker, service, 'email-code/login', { email: 'tossed@example.com', code })).body.reason, 'code_other_browser')
+  t.equal((await codeCall(owner, service, 'email-code/login', { email: 'tossed@example.com', code })).status, 200)
+})
+
 t.test('a new code from the same browser voids the one before; one address\'s code opens no other', async (t) => {
   const service = await startReference(t)
   const browser = new ServiceBrowser(service.base)

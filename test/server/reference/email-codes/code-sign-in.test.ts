@@ -7,6 +7,7 @@ import { ACR, acrOf } from '../../../../server/reference/oidc/acr.js'
 import { Clock, CHROME_ON_WINDOWS, enrolAuthenticator, signedInOwner } from '../../../fixtures/account-changes/account-changes.js'
 import { ServiceBrowser } from '../../../fixtures/browsers/service-browser.js'
 import { codeCall, codeEmailsTo, emailedCode, signInByCode } from '../../../fixtures/email-codes/reference-email-codes.js'
+import { waitForEmail } from '../../../fixtures/emails/outbox.js'
 import { postJson } from '../../../fixtures/http/post-json.js'
 import { registerAccount, verifyAddress } from '../../../fixtures/registration/registration.js'
 import { auditEvents, logCollector, startReference } from '../../../fixtures/servers/reference.js'
@@ -199,4 +200,32 @@ t.test('organisations: a code signs in only where the account is a member', asyn
   const service = await startReference(t)
   const refused = await signInByCode(new ServiceBrowser(service.base), service, 'member@example.com', { insecure_allowed_orgs: ['acme'] })
   t.same([refused.status, refused.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }])
+})
+
+t.test('with EMAIL_CODES=false the calls are not served, and reauthenticate reads no emailed code', async (t) => {
+  const service = await startReference(t, { env: { EMAIL_CODES: 'false' } })
+  t.equal(service.services.config.emailCodes.enabled, false)
+  const browser = new ServiceBrowser(service.base)
+  for (const path of ['email-code/send', 'email-code/login']) {
+    t.equal((await codeCall(browser, service, path, { email: 'off@example.com', code: 'ABCD-EFGH' })).status, 404, path)
+  }
+  await registerAccount(service.base, 'off@example.com')
+  const bearer = await browser.bearerAfterSignIn('off@example.com')
+  const answer = await codeCall(browser, service, 'reauthenticate', { email_code: 'ABCD-EFGH' }, bearer)
+  t.same([answer.status, answer.body], [400, { error: 'Enter your password or a code to confirm it\'s you.' }])
+})
+
+t.test('the answer and the email speak the visitor\'s language; the code reads left to right in Arabic', async (t) => {
+  const service = await startReference(t)
+  const browser = new ServiceBrowser(service.base, { 'accept-language': 'ar' })
+  const sent = await codeCall(browser, service, 'email-code/send', { email: 'arabic@example.com' })
+  t.equal(sent.body.success, 'تحقق من بريدك: أرسلنا رمزًا إلى هذا العنوان. يعمل مرة واحدة، خلال 10 دقائق، وفي هذا المتصفح فقط.')
+  // The only email of this test: its subject is MIME-encoded, which the outbox's subject patterns do not read.
+  const email = await waitForEmail(service.dataDir, 1)
+  const code = /\b([A-Z2-9]{4}-[A-Z2-9]{4})\b/.exec(email.decoded)![1]!
+  t.match(email.decoded, /<html lang="ar" dir="rtl">/)
+  t.match(email.decoded, `<span dir="ltr"`)
+  t.match(email.decoded, 'إدخال هذا الرمز ينشئ الحساب')
+  const wrong = await codeCall(browser, service, 'email-code/login', { email: 'arabic@example.com', code: code.startsWith('A') ? 'BBBB-BBBB' : 'AAAA-AAAA' })
+  t.same(wrong.body, { error: 'هذا الرمز غير صحيح. راجع الرسالة وحاول مرة أخرى.', reason: 'code_wrong' })
 })
