@@ -7,6 +7,7 @@ import { PasswordField } from '../components/PasswordField.js'
 import { useMessages } from '../languages/messages.js'
 import { CodeField } from '../second-factor/code-field.js'
 import type { FreshProof, SecretWay } from './useFreshProof.js'
+import { EmailCodeProof } from './EmailCodeProof.js'
 
 /** Which code the form asks for: from the authenticator app, or a recovery code in its place. */
 type CodeKind = 'code' | 'recovery'
@@ -114,6 +115,8 @@ export function ConfirmStep ({ proof, explanation = 'freshProof.explanation' }: 
         )}
         <Button variant='text' disabled={busy} onClick={proof.signInAgain}>{text('freshProof.signInAgain')}</Button>
       </form>
+      {/* Beside the form, a form of its own: an account with neither a password nor a passkey proves itself by its address. */}
+      <EmailCodeProof proof={proof} />
     </section>
   )
 }

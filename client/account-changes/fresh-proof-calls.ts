@@ -19,7 +19,10 @@ export type CodeProof = { readonly code: string } | { readonly recovery_code: st
  * it: the password alone (no second factor), the password and a code
  * together (a second factor), or a code alone (a second factor and no password).
  */
-export type SecretProof = { readonly password: string } | (CodeProof & { readonly password: string }) | CodeProof
+export type SecretProof = { readonly password: string } | (CodeProof & { readonly password: string }) | CodeProof | EmailCodeProof
+
+/** A code emailed to the account's own address for this proof (`email-code/send` with the purpose `reauthenticate`). */
+interface EmailCodeProof { readonly email_code: string }
 
 /** `reauthenticate`: the password, a code, or both in one call, given again. */
 export async function reauthenticate (auth: string, proof: SecretProof): Promise<ProofAnswer> {

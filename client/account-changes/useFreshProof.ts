@@ -5,6 +5,7 @@ import type { ChangeRefusal, ProofAnswer, ProofWay } from './fresh-proof-answers
 import { reauthenticate, type SecretProof } from './fresh-proof-calls.js'
 import { refusalText, useMessages } from '../languages/messages.js'
 import { proveWithPasskey } from '../passkeys/prove-with-passkey.js'
+import { sendProofCode } from '../email-codes/email-code-calls.js'
 
 /** A way of proving the account with what the visitor types: the password, the password and a code, or a code. */
 export type SecretWay = Exclude<ProofWay, 'passkey'>
@@ -82,6 +83,10 @@ export function useFreshProof (auth: string | null, { retry, signInAgain }: Fres
     },
     withSecret: (secretWay: SecretWay, secret: SecretProof) => prove({ way: secretWay, secret }),
     withPasskey: () => prove({ way: 'passkey' }),
+    /** A code to the account's own address, for withEmailCode (EmailCodeProof). */
+    sendEmailCode: async () => auth === null ? { kind: 'failed' } as const : await sendProofCode(auth),
+    /** The emailed code as the proof; its refusal is the step's, as a typed code's is. */
+    withEmailCode: (code: string) => prove({ way: 'code', secret: { email_code: code } }),
     /** The visitor switched to another way: the last one's refusal no longer applies. */
     forgetRefusal: reset,
     signInAgain: () => signInAgain(null)

@@ -1,4 +1,5 @@
 import { createContext, useContext, useState, type ComponentType, type FormEvent } from 'react'
+import { EmailCodeProofOffered } from '../account-changes/EmailCodeProof.js'
 import type { AccountFeature, AccountState } from '../../common/account/account-state.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
 import { Button } from '../components/Button.js'
@@ -84,7 +85,9 @@ function AccountView ({ config, page }: AccountViewProps) {
   const offers = (feature: AccountFeature): boolean => state?.overview.features.includes(feature) === true
   const update = (change: (current: AccountState) => AccountState): void => setState((current) => current === null ? null : change(current))
 
+  // "Confirm it's you" offers an emailed code where the service answers its calls (EmailCodeProof).
   return (
+    <EmailCodeProofOffered.Provider value={config.emailCodes}>
     <div className='form'>
       <h1 className='card__title'>{text('heading.account')}</h1>
       {state === null
@@ -125,6 +128,7 @@ function AccountView ({ config, page }: AccountViewProps) {
         <DeleteSection session={session} email={state.overview.account.email} hasPassword={state.overview.account.hasPassword} cookieDomain={config.cookieDomain} />
       )}
     </div>
+    </EmailCodeProofOffered.Provider>
   )
 }
 

@@ -7,6 +7,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/expose
 import { jsonAnswer, type RecordedRequest, type Upstream } from '../../fixtures/servers/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import { setPageUrl } from '../../fixtures/page/dom.js'
+import type { RuntimeConfig } from '../../../common/page/runtime-config.js'
 import { createMessages, type Catalogue } from '../../../common/languages/message-catalogue.js'
 import { readFileSync } from 'node:fs'
 import { TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor/second-factor.js'
@@ -26,11 +27,13 @@ const AUTH = `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: 'a1', ema
 const HOUR = 3_600_000
 const NOW = Date.UTC(2026, 10, 28, 14, 0)
 const PASSWORD = 'correct horse'
+/** The code the stand-in emailed for a fresh proof (normalized, as the page posts it). */
+const EMAIL_CODE = 'ABCDEFGH'
 const PROOF_NEEDED = { error: 'For your security, confirm it\'s you first.', reason: 'fresh_proof_required', proof_methods: ['password', 'sign_in'] }
 
 /** The account's paths as the edge forwards them (server/edge/upstream/accounts-proxy.ts), for a stand-in behind it. */
 const ACCOUNT_ROUTES = [...REFERENCE_ACCOUNTS_ROUTES, ...[
-  'reauthenticate', 'sessions/end', 'sessions/end-others', 'password/change', 'email/change', 'account/delete',
+  'reauthenticate', 'email-code/send', 'sessions/end', 'sessions/end-others', 'password/change', 'email/change', 'account/delete',
   'passkeys/list', 'passkeys/rename', 'passkeys/remove', 'passkeys/register/options', 'passkeys/register', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers',
   'second-factor/enrol/start', 'second-factor/enrol/confirm'
 ].map((path) => ({ path, kind: 'json' as const }))]
@@ -67,7 +70,7 @@ function accountsService (service: Service) {
     const body = request.body.length === 0 ? {} : JSON.parse(request.body.toString('utf8')) as Record<string, unknown>
     const answer = (status: number, json: unknown) => jsonAnswer(status, json)(request, response)
     if (path === '/reauthenticate') {
-      service.proven = body.password === PASSWORD
+      service.proven = body.password === PASSWORD || body.email_code === EMAIL_CODE
       return service.proven ? answer(200, { success: true }) : answer(401, { error: 'That password is not right.' })
     }
     if (PROOF_PATHS.has(path) && !service.proven) return answer(403, PROOF_NEEDED)
@@ -77,7 +80,7 @@ function accountsService (service: Service) {
 }
 
 /** The page at `?view=account` with `state` embedded, a live auth cookie, and the stand-in behind a real edge. */
-async function openAccountView (t: Test, state: AccountState | null, answers: Service['answers'] = {}, messages = englishMessages()) {
+async function openAccountView (t: Test, state: AccountState | null, answers: Service['answers'] = {}, messages = englishMessages(), config: Partial<RuntimeConfig> = {}) {
   const service: Service = { proven: false, answers: { '/token/revoke': [200, { success: 'Logged out.' }], ...answers } }
   const { base, upstream } = await startBackend(t, accountsService(service), { accountsRoutes: ACCOUNT_ROUTES })
   setPageUrl(`${base}/`)
@@ -93,7 +96,7 @@ async function openAccountView (t: Test, state: AccountState | null, answers: Se
     document.cookie = 'auth=; max-age=0; path=/'
     document.cookie = 'refresh=; max-age=0; path=/'
   })
-  const page = renderPage(t, base, '?view=account', {}, messages)
+  const page = renderPage(t, base, '?view=account', config, messages)
   await screen.findByRole('heading', { level: 1, name: createMessages(messages).text('heading.account') })
   return { ...page, upstream, service }
 }
@@ -237,6 +240,35 @@ t.test('an account without a password is offered to set one', async (t) => {
   await openAccountView(t, { ...state, overview: { ...state.overview, account: { ...state.overview.account, hasPassword: false } } })
   t.ok(screen.getByText(english('account.password.none')))
   t.ok(screen.getByRole('button', { name: english('account.password.set') }))
+})
+
+t.test('an account with neither a password nor a passkey proves itself with an emailed code, and sets a password', async (t) => {
+  const state = accountState(['password'])
+  const noPassword = { ...state, overview: { ...state.overview, account: { ...state.overview.account, hasPassword: false } } }
+  const { user, upstream } = await openAccountView(t, noPassword, {
+    '/password/change': [200, { success: true }],
+    '/email-code/send': [200, { success: 'A code is on its way to your address.', expires_in: 600 }]
+  }, englishMessages(), { emailCodes: true })
+  await user.type(screen.getByLabelText(english('field.newPassword')), 'a new long passphrase')
+  await user.type(screen.getByLabelText(english('field.confirmPassword')), 'a new long passphrase')
+  await user.click(screen.getByRole('button', { name: english('account.password.set') }))
+  await screen.findByRole('heading', { name: english('freshProof.heading') })
+  await user.click(screen.getByRole('button', { name: english('emailCode.send') }))
+  await screen.findByText('A code is on its way to your address.')
+  t.same(lastBody(upstream, '/email-code/send'), { purpose: 'reauthenticate' }, 'a code to the account\'s own address')
+  await user.type(screen.getByLabelText(english('emailCode.codeLabel')), 'abcd efgh')
+  await user.click(screen.getByRole('button', { name: english('emailCode.submit') }))
+  await screen.findByText(english('account.password.changed'))
+  t.same(lastBody(upstream, '/reauthenticate'), { email_code: EMAIL_CODE })
+})
+
+t.test('without the emailed code, "Confirm it\'s you" offers none', async (t) => {
+  const { user } = await openAccountView(t, accountState(['password']), {}, englishMessages(), { emailCodes: false })
+  await user.type(screen.getByLabelText(english('field.newPassword')), 'a new long passphrase')
+  await user.type(screen.getByLabelText(english('field.confirmPassword')), 'a new long passphrase')
+  await user.click(screen.getByRole('button', { name: english('account.password.submit') }))
+  await screen.findByRole('heading', { name: english('freshProof.heading') })
+  t.notOk(screen.queryByRole('button', { name: english('emailCode.send') }))
 })
 
 t.test('passkeys: each with its name, when made and last used; renamed and removed with a proof in place, the browser told what the account holds', async (t) => {
