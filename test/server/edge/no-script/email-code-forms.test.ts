@@ -168,3 +168,16 @@ t.test('a refused request shows the login view with the service\'s text and its 
   t.match(state, { view: 'login', email: ADA, invalid: true, notice: { kind: 'error', text: 'Too many codes asked for. Try again in an hour.' } })
   t.equal(state.emailCodeSent, undefined, 'no code step')
 })
+
+t.test('attack on the logs: no line holds a code, the address, the binding or a token, whatever the outcome', async (t) => {
+  const standIn = emailCodeStandIn()
+  const { app, lines } = await startEdgeWithUpstream(t, standIn.handler, { env: ENV, logged: true })
+  await postForm(app, { form: 'email-code-request', email: ADA })
+  const binding = `${EMAIL_CODE_BROWSER_COOKIE}=${standIn.bindings[0]!}`
+  await postForm(app, { form: 'email-code', email: ADA, code: 'WXYZ-2345' }, { headers: { cookie: binding } })
+  await postForm(app, { form: 'email-code', email: ADA, code: 'nope' })
+  await postForm(app, { form: 'email-code', email: ADA, code: STAND_IN_CODE }, { headers: { cookie: binding } })
+  const logged = JSON.stringify(lines)
+  t.ok(lines.length > 0, 'the posts were logged')
+  for (const secret of [ADA, 'WXYZ', 'ABCD2345', standIn.bindings[0]!, STAND_IN_TOKENS.auth, STAND_IN_TOKENS.refresh]) t.notOk(logged.includes(secret), `${secret.slice(0, 4)}…: nowhere in the log`)
+})
