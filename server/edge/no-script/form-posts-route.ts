@@ -78,9 +78,9 @@ export interface FormPostsOptions {
 
 /**
  * The forms whose every page is shown after a 303 (post/redirect/get): they
- * carry a password (or an emailed code, docs/email-codes.md), and a page that answers the POST itself stays in the
- * browser's history as that POST, which Back and "Confirm form resubmission"
- * send again, password and all. The account view's too: most carry one, and
+ * carry a password (or an emailed code, docs/email-codes.md), and a page
+ * that answers the POST itself stays in the browser's history as that POST,
+ * which Back and "Confirm form resubmission" send again, password and all. The account view's too: most carry one, and
  * each ends on the view fetched again, as the account now is.
  */
 const FLASHED_FORMS: ReadonlySet<string> = new Set(['login', 'email-code', ...ACCOUNT_FORMS.filter((form) => form !== SIGN_OUT_FORM)])

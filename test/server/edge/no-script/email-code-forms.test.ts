@@ -51,7 +51,7 @@ t.test('asking for a code sends the address, passes the browser\'s binding back 
   const texts = embeddedTexts(response.body)
   t.ok(texts.includes('"emailCode.codeHeading"') && texts.includes('"emailCode.resend"'), 'the code step\'s texts come with the page, as the second factor\'s do')
   t.notOk(embeddedTexts((await app.inject({ method: 'GET', url: '/', headers: { host: 'signin.example.com' } })).body).includes('"emailCode.codeHeading"'), 'and not with the plain page')
-  // The page's code step (client/email-codes/) is the client's: rendered once both branches are merged.
+  // The page's code step is the client's to render (PageFormState.emailCodeSent): rendered once both branches are merged.
   t.match(response.body, /name="form" value="email-code"/, 'the rendered code step is a form named email-code', { todo: 'the code step is rendered by the client branch (i47-client)' })
 })
 
@@ -167,4 +167,17 @@ t.test('a refused request shows the login view with the service\'s text and its 
   const state = stateIn(response.body)
   t.match(state, { view: 'login', email: ADA, invalid: true, notice: { kind: 'error', text: 'Too many codes asked for. Try again in an hour.' } })
   t.equal(state.emailCodeSent, undefined, 'no code step')
+})
+
+t.test('attack on the logs: no line holds a code, the address, the binding or a token, whatever the outcome', async (t) => {
+  const standIn = emailCodeStandIn()
+  const { app, lines } = await startEdgeWithUpstream(t, standIn.handler, { env: ENV, logged: true })
+  await postForm(app, { form: 'email-code-request', email: ADA })
+  const binding = `${EMAIL_CODE_BROWSER_COOKIE}=${standIn.bindings[0]!}`
+  await postForm(app, { form: 'email-code', email: ADA, code: 'WXYZ-2345' }, { headers: { cookie: binding } })
+  await postForm(app, { form: 'email-code', email: ADA, code: 'nope' })
+  await postForm(app, { form: 'email-code', email: ADA, code: STAND_IN_CODE }, { headers: { cookie: binding } })
+  const logged = JSON.stringify(lines)
+  t.ok(lines.length > 0, 'the posts were logged')
+  for (const secret of [ADA, 'WXYZ', 'ABCD2345', standIn.bindings[0]!, STAND_IN_TOKENS.auth, STAND_IN_TOKENS.refresh]) t.notOk(logged.includes(secret), `${secret.slice(0, 4)}…: nowhere in the log`)
 })

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { CHALLENGE_HEADER } from '../../../../common/challenge/challenge.js'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
+import { ConfigError, loadServerConfig } from '../../../../server/edge/config.js'
 import { createEdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
 import { CheckDomainAuthorizationResponse } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { DATA_FRAME, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
@@ -166,4 +167,13 @@ t.test('with EMAIL_CODES=false the calls are not proxied at all', async (t) => {
   t.equal((await call(app, 'email-code/send', { email: ADA })).statusCode, 404)
   t.equal((await call(app, 'email-code/login', { email: ADA, code: STAND_IN_CODE })).statusCode, 404)
   t.equal(upstream.requests.length, 0)
+})
+
+t.test('EMAIL_CODES: on with the embedded service, off with ACCOUNTS_URL unless told; a bad value is refused naming it', async (t) => {
+  t.same(loadServerConfig({}).emailCodes, { enabled: true })
+  t.same(loadServerConfig({ ACCOUNTS_URL: 'https://accounts.internal' }).emailCodes, { enabled: false })
+  t.same(loadServerConfig({ ACCOUNTS_URL: 'https://accounts.internal', EMAIL_CODES: 'true' }).emailCodes, { enabled: true })
+  t.same(loadServerConfig({ EMAIL_CODES: 'false' }).emailCodes, { enabled: false })
+  t.throws(() => loadServerConfig({ EMAIL_CODES: 'maybe' }), ConfigError)
+  t.throws(() => loadServerConfig({ EMAIL_CODES: 'maybe' }), /EMAIL_CODES/, 'the message names the variable')
 })
