@@ -1,9 +1,8 @@
 import type { RequestFacts, Answer } from '../http/answers.js'
-import type { Parsed } from '../http/validation.js'
+import { parseEmailCode, type Parsed } from '../http/validation.js'
 import type { Account } from '../store/account-store.js'
 import { readBinding } from './browser-binding-cookie.js'
 import { refusedTryAnswer, type CodeTries } from './code-bounds.js'
-import { parseTypedCode } from './code-sign-in.js'
 
 /**
  * `reauthenticate` with `{ email_code }` (server/reference/account-changes/reauthentication.ts):
@@ -17,7 +16,7 @@ export class CodeReauthentication {
 
   /** The typed code made comparable, or the refusal of one that cannot be a code (nothing counted). */
   parse (typed: unknown): Parsed<string> {
-    return parseTypedCode(typed)
+    return parseEmailCode(typed)
   }
 
   /** Null when the code proves the account in this browser; else the answer that refuses it (401 with its reason, or 429). */

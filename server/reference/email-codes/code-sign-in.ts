@@ -1,10 +1,8 @@
-import { normalizeEmailCode } from '../../../common/email-codes/email-code-format.js'
 import type { AccountClaims } from '../account-changes/account-claims.js'
 import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, type Answer, type RequestFacts } from '../http/answers.js'
-import { asBody, parseEmail, parseLoginContext, type Parsed } from '../http/validation.js'
+import { parseEmailCodeLogin } from '../http/validation.js'
 import { say } from '../languages/answer-texts.js'
-import type { LoginContext } from '../sessions/tokens.js'
 import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
 import type { Account, AccountStore } from '../store/account-store.js'
 import { readBinding } from './browser-binding-cookie.js'
@@ -19,30 +17,6 @@ export interface CodeSignInOptions {
   readonly now: () => number
 }
 
-interface CodeLogin {
-  readonly email: string
-  readonly code: string
-  readonly context: LoginContext
-}
-
-/** A code as typed, made comparable; or the refusal of a missing or malformed one (no try counted). */
-export function parseTypedCode (value: unknown): Parsed<string> {
-  if (typeof value !== 'string' || value.trim() === '') return { ok: false, error: 'emailCode.codeMissing' }
-  const code = normalizeEmailCode(value)
-  return code === null ? { ok: false, error: 'emailCode.codeMalformed' } : { ok: true, value: code }
-}
-
-function parseCodeLogin (raw: unknown): Parsed<CodeLogin> {
-  const body = asBody(raw)
-  const email = parseEmail(body.email)
-  if (!email.ok) return email
-  const code = parseTypedCode(body.code)
-  if (!code.ok) return code
-  const context = parseLoginContext(body)
-  if (!context.ok) return context
-  return { ok: true, value: { email: email.value, code: code.value, context: context.value } }
-}
-
 /**
  * `email-code/login`: the answers of `v2/login` for a code emailed to the
  * address, in the browser that asked for it. The code proves the mailbox
@@ -55,7 +29,7 @@ export class CodeSignIn {
   constructor (private readonly options: CodeSignInOptions) {}
 
   async login (body: unknown, facts: RequestFacts): Promise<Answer> {
-    const parsed = parseCodeLogin(body)
+    const parsed = parseEmailCodeLogin(body)
     if (!parsed.ok) return error(400, say(facts, parsed.error))
     const { email, code, context } = parsed.value
     const tried = await this.options.tries.attempt({ email, code, purpose: 'sign-in', binding: readBinding(facts.browser?.cookieHeader) }, facts)

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
@@ -32,7 +32,7 @@ export function createMailer (options: { smtpUrl: string | null, from: string, o
     const transport = nodemailer.createTransport(options.smtpUrl)
     return {
       async send ({ kind: _kind, ...email }) {
-        const info = await transport.sendMail({ from: options.from, ...email })
+        const info = await transport.sendMail({ from: options.from, messageId: messageId(options.from), ...email })
         return { smtpMessageId: String(info.messageId) }
       }
     }
@@ -40,13 +40,24 @@ export function createMailer (options: { smtpUrl: string | null, from: string, o
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   return {
     async send ({ kind: _kind, ...email }) {
-      const info = await transport.sendMail({ from: options.from, ...email })
+      const info = await transport.sendMail({ from: options.from, messageId: messageId(options.from), ...email })
       await mkdir(options.outboxDir, { recursive: true, mode: 0o700 })
       const file = join(options.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`)
       await writeFile(file, info.message as Buffer, { mode: 0o600 })
       return { outboxFile: file }
     }
   }
+}
+
+/**
+ * A Message-ID of hex without dashes, at the sender's domain. Nodemailer's
+ * own is a UUID, whose groups of four digits read now and then as an emailed
+ * code (`2345-6789`) to whoever looks for one in the message (a mail
+ * program's "copy code", the tests' outbox reader).
+ */
+function messageId (from: string): string {
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost'
+  return `<${randomBytes(16).toString('hex')}@${domain}>`
 }
 
 /**

@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url'
+import { normalizeEmailCode } from '../../../common/email-codes/email-code-format.js'
 import { guessablePasswordReason } from '../passwords/common-passwords.js'
 import type { LoginContext } from '../sessions/tokens.js'
 import type { AnswerKey, AnswerText } from '../languages/answer-texts.js'
@@ -154,6 +155,31 @@ export function parsePasswordLogin (raw: unknown): Parsed<PasswordLogin> {
   const context = parseLoginContext(body)
   if (!context.ok) return context
   return ok({ email: email.value, password: body.password, context: context.value })
+}
+
+/** A code emailed to the address (server/reference/email-codes/), as typed, made comparable; a missing or malformed one is refused before it is tried. */
+export function parseEmailCode (value: unknown): Parsed<string> {
+  if (typeof value !== 'string' || value.trim() === '') return fail('emailCode.codeMissing')
+  const code = normalizeEmailCode(value)
+  return code === null ? fail('emailCode.codeMalformed') : ok(code)
+}
+
+export interface EmailCodeLogin {
+  readonly email: string
+  readonly code: string
+  readonly context: LoginContext
+}
+
+/** `email-code/login`: the address, the code, and the context fields of every login. */
+export function parseEmailCodeLogin (raw: unknown): Parsed<EmailCodeLogin> {
+  const body = asBody(raw)
+  const email = parseEmail(body.email)
+  if (!email.ok) return email
+  const code = parseEmailCode(body.code)
+  if (!code.ok) return code
+  const context = parseLoginContext(body)
+  if (!context.ok) return context
+  return ok({ email: email.value, code: code.value, context: context.value })
 }
 
 export interface Registration {

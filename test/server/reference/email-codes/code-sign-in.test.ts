@@ -222,6 +222,7 @@ t.test('the answer and the email speak the visitor\'s language; the code reads l
   t.equal(sent.body.success, 'تحقق من بريدك: أرسلنا رمزًا إلى هذا العنوان. يعمل مرة واحدة، خلال 10 دقائق، وفي هذا المتصفح فقط.')
   // The only email of this test: its subject is MIME-encoded, which the outbox's subject patterns do not read.
   const email = await waitForEmail(service.dataDir, 1)
+  t.notMatch(email.raw.slice(0, email.raw.indexOf('\n\n')), /\b[A-Z2-9]{4}-[A-Z2-9]{4}\b/, 'no header reads as a code (the Message-ID among them)')
   const code = /\b([A-Z2-9]{4}-[A-Z2-9]{4})\b/.exec(email.decoded)![1]!
   t.match(email.decoded, /<html lang="ar" dir="rtl">/)
   t.match(email.decoded, `<span dir="ltr"`)

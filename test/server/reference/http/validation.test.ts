@@ -2,6 +2,8 @@ import t from 'tap'
 import {
   NAME_MAX_LENGTH,
   parseEmail,
+  parseEmailCode,
+  parseEmailCodeLogin,
   parseLoginContext,
   parseNewPassword,
   parseRegistration,
@@ -165,4 +167,15 @@ t.test(`names of exactly ${NAME_MAX_LENGTH} characters are accepted`, async (t) 
   })
   t.equal(answer.status, 200)
   t.equal((await services.store.findAccountByEmail('long-names@example.com'))!.lastName, '👩'.repeat(NAME_MAX_LENGTH))
+})
+
+t.test('an emailed code is read in any case, with spaces or a dash; one that cannot be a code is refused before it is tried', async (t) => {
+  t.same(parseEmailCode('abcd-efgh'), { ok: true, value: 'ABCDEFGH' })
+  t.same(parseEmailCode(' AbCd eFgH '), { ok: true, value: 'ABCDEFGH' })
+  t.same(parseEmailCode('ABCDEFG0'), { ok: false, error: 'emailCode.codeMalformed' }, 'a zero is no letter of the alphabet')
+  t.same(parseEmailCode('ABCD-EFGHJ'), { ok: false, error: 'emailCode.codeMalformed' })
+  for (const missing of [undefined, null, '', '   ', 12345678]) t.same(parseEmailCode(missing), { ok: false, error: 'emailCode.codeMissing' }, String(missing))
+  t.same(parseEmailCodeLogin({ email: 'a@example.com', code: 'abcd-efgh', insecure_allowed_orgs: ['acme'] }),
+    { ok: true, value: { email: 'a@example.com', code: 'ABCDEFGH', context: { organizations: ['acme'], resourceType: null, clusterName: null } } })
+  t.same(parseEmailCodeLogin({ email: 'nope', code: 'abcd-efgh' }), { ok: false, error: 'field.emailInvalid' }, 'the address first')
 })
