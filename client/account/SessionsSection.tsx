@@ -14,7 +14,8 @@ const METHOD_KEYS: Readonly<Record<string, MessageKey>> = {
   password: 'account.method.password',
   passkey: 'account.method.passkey',
   google: 'account.method.google',
-  sso: 'account.method.sso'
+  sso: 'account.method.sso',
+  'email-code': 'account.method.emailCode'
 }
 
 /** A first factor's name in the page's language. */

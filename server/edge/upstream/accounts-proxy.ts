@@ -68,9 +68,9 @@ const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   cookie (`threshold_browser`), `refresh` (token refresh and revocation),
  *   on the passkey calls alone `passkey_challenge` (which ties a
  *   challenge to its browser), on the account changes alone
- *   `threshold_proof` (this browser's fresh proof), on the two sign-in calls and the code
+ *   `threshold_proof` (this browser's fresh proof), on the three sign-in calls and the code
  *   step alone `second_factor_browser` (a browser whose owner asked not to
- *   be asked for codes again), and on the two sign-in calls alone
+ *   be asked for codes again), and on the three sign-in calls alone
  *   `oidc_step_up` (an OpenID Connect client asked for a second factor: the
  *   sign-in asks for it even from a remembered browser,
  *   server/reference/oidc/step-up-cookie.ts), and on the emailed code's calls alone
@@ -118,8 +118,8 @@ export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
       'passkeys/reauthenticate/options', 'passkeys/reauthenticate'
     ]),
     threshold_proof: new Set(ACCOUNT_CHANGE_PATHS),
-    second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'second-factor/verify']),
-    oidc_step_up: new Set(['v2/login', 'v2/auth/login']),
+    second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'email-code/login', 'second-factor/verify']),
+    oidc_step_up: new Set(['v2/login', 'v2/auth/login', 'email-code/login']),
     email_code_browser: new Set(EMAIL_CODE_BROWSER_PATHS)
   },
   forwarding: true,
