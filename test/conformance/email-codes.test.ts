@@ -57,7 +57,7 @@ t.test('without --email-codes every row of the emailed code is skipped, saying h
   t.equal(backend.requests.filter((request) => request.url.startsWith('/email-code/')).length, 0)
 })
 
-t.test('the reference service passes the rows of the emailed code through the edge', { todo: 'the reference service answers these calls once the service branch (i47-service) is merged' }, async (t) => {
+t.test('the reference service passes the rows of the emailed code through the edge', async (t) => {
   const reference = await startReference(t)
   const report = await runSuite({ accountsUrl: new URL(`${reference.base}/accounts`), timeoutMs: 20_000, account: null, contract, probe: OPTIONS })
   t.same(codeRows(report).filter((row) => row.result === 'fail'), [], 'no row fails')

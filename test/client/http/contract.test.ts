@@ -9,9 +9,11 @@ import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOpti
 import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } from '../../../client/account-changes/fresh-proof-calls.js'
 import { endOtherSessions } from '../../../client/sessions/other-sessions-calls.js'
 import { removeRecentFactor } from '../../../client/account-changes/recent-factors-calls.js'
+import { loginWithEmailCode, sendEmailCode, sendProofCode } from '../../../client/email-codes/email-code-calls.js'
+import { normalizeEmailCode } from '../../../common/email-codes/email-code-format.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/second-factor/second-factor-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withAccountRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
+import { withAccountRoutes, withEmailCodeRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
 import {
   changeEmail, changePassword, deleteAccount, endSession, forgetBrowsers, listPasskeys, removePasskey, removeSecondFactor, renamePasskey, renewRecoveryCodes
 } from '../../../client/account/account-calls.js'
@@ -53,9 +55,9 @@ function documentedPageCalls (): string[] {
 }
 
 t.test('every body the page sends fits the document\'s request schema, with null, [] and absent as it says', async (t) => {
-  const routes = withAccountRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true))
-  // More calls than the edge's default rate limit of 30 a minute.
-  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: routes, env: { RATE_LIMIT_PER_MINUTE: '1000' } })
+  const routes = withAccountRoutes(withEmailCodeRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true), true))
+  // More calls than the edge's default rate limit of 30 a minute; the emailed code's calls, off by default behind an own backend.
+  const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: routes, env: { RATE_LIMIT_PER_MINUTE: '1000', EMAIL_CODES: 'true' } })
   setPageUrl(`${base}/`)
   const calls: Array<[string, () => Promise<unknown>]> = [
     ['login without context', () => login({ email: 'a@b.test', password: 'pw', ...NO_CONTEXT })],
@@ -77,6 +79,13 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['new verification link', () => verifyEmailRequest({ email: 'a@b.test' })],
     ['remove a recent passkey', () => removeRecentFactor('review-token', { passkey_id: 'Y3JlZC0x' })],
     ['remove a recent authenticator app', () => removeRecentFactor('review-token', { second_factor: true })],
+    // The emailed code's steps (client/email-codes/): the request step, the code step as typed and normalised, its "Send a new code".
+    ['an emailed code asked for', () => sendEmailCode('a@b.test')],
+    ['an emailed code without context', () => loginWithEmailCode({ email: 'a@b.test', code: normalizeEmailCode('abcd efgh')!, ...NO_CONTEXT })],
+    ['an emailed code with context', () => loginWithEmailCode({ email: 'a@b.test', code: normalizeEmailCode('ABCD-EFGH')!, ...CONTEXT })],
+    // The account view's "Email me a code" proof (client/account-changes/EmailCodeProof.tsx): the code to the own address, then given again.
+    ['an emailed code for a fresh proof', () => sendProofCode('auth.jwt')],
+    ['an emailed code given again', () => reauthenticate('auth.jwt', { email_code: normalizeEmailCode('abcd-efgh')! })],
     ['passkey login options', () => passkeyLoginOptions()],
     ['passkey login from autofill', () => passkeyLogin(credential, NO_CONTEXT, 'conditional')],
     ['passkey login after the button', () => passkeyLogin(credential, CONTEXT, 'button')],

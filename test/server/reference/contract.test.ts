@@ -17,6 +17,7 @@ import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google
 import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/servers/reference.js'
 import { registerAccount, verifyAddress } from '../../fixtures/registration/registration.js'
 import { accountsLinkOf, resetLinkOf, waitForEmail } from '../../fixtures/emails/outbox.js'
+import { emailedCode } from '../../fixtures/email-codes/reference-email-codes.js'
 import { SoftwareAuthenticator } from '../../fixtures/passkeys/software-authenticator.js'
 import { TestBrowser } from '../../fixtures/sso/sso-browser.js'
 import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso/sso-certificates.js'
@@ -110,6 +111,8 @@ class ContractProbe {
   readonly seen = new Map<string, Set<string>>()
   /** The browser's passkey_challenge cookie, sent on the passkey calls; a test may put back an older one. */
   passkeyCookie: string | null = null
+  /** The browser's email_code_browser cookie, which binds an emailed code to it: sent on the email-code calls. */
+  private emailCodeCookie: string | null = null
   /** The browser's fresh proof (threshold_proof), from its last sign-in or proof, sent on every call unless left out. */
   private proofCookie: string | null = null
 
@@ -133,6 +136,7 @@ class ContractProbe {
     const cookies = [
       options.headers?.cookie,
       path.startsWith('/passkeys/') ? this.passkeyCookie : null,
+      path.startsWith('/email-code/') ? this.emailCodeCookie : null,
       options.withoutProof === true ? null : this.proofCookie
     ].filter((value) => value != null)
     const direct = options.direct === true && this.service !== undefined ? this.service : null
@@ -154,6 +158,8 @@ class ContractProbe {
       if (match !== null) this.passkeyCookie = match[1] === '' ? null : `passkey_challenge=${match[1]}`
       const proof = /^threshold_proof=([^;]*)/.exec(line)
       if (proof !== null) this.proofCookie = proof[1] === '' ? null : `threshold_proof=${proof[1]}`
+      const binding = /^email_code_browser=([^;]*)/.exec(line)
+      if (binding !== null) this.emailCodeCookie = binding[1] === '' ? null : `email_code_browser=${binding[1]}`
     }
     const text = await response.text()
     const status = response.status
@@ -430,6 +436,27 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(303, 'get', '/confirmEmail', { query: `?token=${'A'.repeat(43)}` })
   await probe.expect(400, 'post', '/email/confirm', { json: { token: 'A'.repeat(43) }, direct: true })
   await probe.expect(200, 'post', '/email/confirm', { json: { token: eveLink }, direct: true })
+
+  // The emailed code (docs/email-codes.md), on by default with the embedded service: a sign-up, a refusal, a fresh proof.
+  await probe.expect(400, 'post', '/email-code/send', { json: { email: 'not an address' } })
+  await probe.expect(400, 'post', '/email-code/send', { json: { purpose: 'unlock' } })
+  await probe.expect(401, 'post', '/email-code/send', { json: { purpose: 'reauthenticate' } })
+  await probe.expect(401, 'post', '/email-code/send', { json: { purpose: 'reauthenticate' }, headers: { authorization: 'Bearer not.a.token' } })
+  await probe.expect(200, 'post', '/email-code/send', { json: { email: 'cy@example.test' } })
+  await probe.expect(400, 'post', '/email-code/login', { json: { email: 'cy@example.test', code: '12', ...NO_CONTEXT } })
+  const wrongCode = await probe.expect(401, 'post', '/email-code/login', { json: { email: 'cy@example.test', code: 'ABCD-EFGH', ...NO_CONTEXT } })
+  t.equal(wrongCode.body.reason, 'code_wrong')
+  // The code proves the address, so the account is made; its organisations are then refused as a password's would be.
+  const cyCode = (await emailedCode(reference.dataDir, 'cy@example.test')).code
+  await probe.expect(403, 'post', '/email-code/login', { json: { email: 'cy@example.test', code: cyCode, ...NO_CONTEXT, insecure_allowed_orgs: ['acme'] } })
+  const spent = await probe.expect(401, 'post', '/email-code/login', { json: { email: 'cy@example.test', code: cyCode, ...NO_CONTEXT } })
+  t.equal(spent.body.reason, 'code_expired', 'a code is used once')
+  await probe.expect(200, 'post', '/email-code/send', { json: { email: 'dan@example.test' } })
+  const danCode = (await emailedCode(reference.dataDir, 'dan@example.test')).code
+  const dan = await probe.expect(200, 'post', '/email-code/login', { json: { email: 'dan@example.test', code: danCode.toLowerCase(), ...NO_CONTEXT } })
+  t.equal(dan.body.registered, true, 'the code made the account')
+  await probe.expect(200, 'post', '/email-code/send', { json: { purpose: 'reauthenticate' }, headers: { authorization: `Bearer ${String(dan.body.auth)}` } })
+  t.ok((await emailedCode(reference.dataDir, 'dan@example.test', 2)).code, 'the fresh proof\'s code went to the account\'s own address')
 
   // Every status the document lists for a reference call was produced above.
   for (const { method, path, operation } of contract.operations) {

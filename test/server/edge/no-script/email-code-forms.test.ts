@@ -51,8 +51,8 @@ t.test('asking for a code sends the address, passes the browser\'s binding back 
   const texts = embeddedTexts(response.body)
   t.ok(texts.includes('"emailCode.codeHeading"') && texts.includes('"emailCode.resend"'), 'the code step\'s texts come with the page, as the second factor\'s do')
   t.notOk(embeddedTexts((await app.inject({ method: 'GET', url: '/', headers: { host: 'signin.example.com' } })).body).includes('"emailCode.codeHeading"'), 'and not with the plain page')
-  // The page's code step is the client's to render (PageFormState.emailCodeSent): rendered once both branches are merged.
-  t.match(response.body, /name="form" value="email-code"/, 'the rendered code step is a form named email-code', { todo: 'the code step is rendered by the client branch (i47-client)' })
+  // The page renders its code step from PageFormState.emailCodeSent (client/email-codes/CodeStep.tsx).
+  t.match(response.body, /name="form" value="email-code"/, 'the rendered code step is a form named email-code')
 })
 
 t.test('the code signs in as the login form does: the binding goes up, the code made comparable, the login context sent, the token cookies set, then the redirect', async (t) => {
