@@ -78,28 +78,31 @@ export function CodeStep ({ email, notice: initialNotice, context, onSubmitting,
     <section aria-labelledby={`${id}-heading`}>
       <h1 id={`${id}-heading`} className='card__title'>{text('emailCode.codeHeading')}</h1>
       <Notice id={noticeId} notice={notice} />
-      <form className='form' method='post' noValidate aria-describedby={noticeId} onSubmit={(event) => { void submit(event) }}>
-        <FormName name='email-code' />
-        <input type='hidden' name='email' value={email} />
-        <p>{text('emailCode.codeExplanation', { email })}</p>
-        <div className='field field--full'>
-          <label htmlFor={fieldId}>{text('emailCode.codeLabel')}</label>
-          <div className='field__control'>
-            <input id={fieldId} name='code' type='text' autoComplete='one-time-code' autoCapitalize='characters' spellCheck={false} dir='ltr' autoFocus
-              value={code} aria-invalid={invalid || undefined} aria-describedby={invalid ? noticeId : undefined} onChange={(event) => setCode(event.target.value)} />
+      {/* One column for both forms (styles.css .form), spaced as the request step's: the code's, then the two ways on, centred as its "Use another way". */}
+      <div className='form'>
+        <form className='form' method='post' noValidate aria-describedby={noticeId} onSubmit={(event) => { void submit(event) }}>
+          <FormName name='email-code' />
+          <input type='hidden' name='email' value={email} />
+          <p>{text('emailCode.codeExplanation', { email })}</p>
+          <div className='field field--full'>
+            <label htmlFor={fieldId}>{text('emailCode.codeLabel')}</label>
+            <div className='field__control'>
+              <input id={fieldId} name='code' type='text' autoComplete='one-time-code' autoCapitalize='characters' spellCheck={false} dir='ltr' autoFocus
+                value={code} aria-invalid={invalid || undefined} aria-describedby={invalid ? noticeId : undefined} onChange={(event) => setCode(event.target.value)} />
+            </div>
           </div>
-        </div>
-        <Button type='submit' busy={busy}>{text('emailCode.submit')}</Button>
-      </form>
-      <form className='form' method='post' noValidate onSubmit={(event) => { void resend(event) }}>
-        <FormName name='email-code-request' />
-        <input type='hidden' name='email' value={email} />
-        <Button type='submit' variant='text' disabled={busy}>{text('emailCode.resend')}</Button>
-      </form>
-      {/* Without scripts, the login view is where another address is typed (its "Email me a sign-in code" form). */}
-      <NeedsScript fallback={(content) => content.loginLink(text('emailCode.otherAddress'))}>
-        <Button variant='text' disabled={busy} onClick={onOtherAddress}>{text('emailCode.otherAddress')}</Button>
-      </NeedsScript>
+          <Button type='submit' busy={busy}>{text('emailCode.submit')}</Button>
+        </form>
+        <form className='form' method='post' noValidate onSubmit={(event) => { void resend(event) }}>
+          <FormName name='email-code-request' />
+          <input type='hidden' name='email' value={email} />
+          <Button type='submit' variant='text' disabled={busy}>{text('emailCode.resend')}</Button>
+          {/* Without scripts, the login view is where another address is typed (its "Email me a sign-in code" form). */}
+          <NeedsScript fallback={(content) => content.loginLink(text('emailCode.otherAddress'))}>
+            <Button variant='text' disabled={busy} onClick={onOtherAddress}>{text('emailCode.otherAddress')}</Button>
+          </NeedsScript>
+        </form>
+      </div>
     </section>
   )
 }

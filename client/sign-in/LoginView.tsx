@@ -79,12 +79,13 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
         </LocalModeNote>
       )}
       {methods.password && passkey.offered && (
-        <>
-        <NeedsScript fallback={(content) => content.note('passkey')}>
-          <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{text('login.withPasskey')}</Button>
-        </NeedsScript>
-        <LastUsedMark methods={methods} method='passkey' />
-        </>
+        // A column as the other methods' (styles.css .methods), so that the mark sits below the button as theirs do.
+        <div className='methods'>
+          <NeedsScript fallback={(content) => content.note('passkey')}>
+            <Button variant='secondary' busy={passkey.signingIn} disabled={form.busy} onClick={passkey.onStart}>{text('login.withPasskey')}</Button>
+          </NeedsScript>
+          <LastUsedMark methods={methods} method='passkey' />
+        </div>
       )}
       <AlternativeMethods intent='login' busy={form.busy} methods={methods} email={email.value} />
       {!form.localMode && (

@@ -20,7 +20,7 @@ const TEXT_PAIRS: ReadonlyArray<readonly [string, string, string]> = [
   ['--ink-soft', '--paper-soft', 'a hint in the banner'],
   ['--ink', '--field-paper', 'typed text, a secondary button'],
   ['--accent', '--paper', 'links'],
-  ['--accent', '--paper-soft', 'a link in the banner'],
+  ['--accent', '--paper-soft', 'a link in the banner, the "Last used" tag'],
   ['--accent', '--field-paper', 'the password field\'s Show button'],
   ['--accent-hover', '--paper', 'a link hovered'],
   ['--on-accent', '--accent', 'the primary button'],

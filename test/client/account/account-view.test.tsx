@@ -262,6 +262,40 @@ t.test('an account with neither a password nor a passkey proves itself with an e
   t.same(lastBody(upstream, '/reauthenticate'), { email_code: EMAIL_CODE })
 })
 
+t.test('the fresh proof\'s code is asked for with the auth token in the Authorization header, as the account\'s other calls', async (t) => {
+  // What the page itself sends, recorded where it leaves (the request still goes to the real edge): the edge forwards
+  // Authorization only on the paths it lists for it (server/edge/upstream/accounts-proxy.ts), never the auth cookie.
+  const sent: Array<{ url: string, authorization: string | null }> = []
+  const realFetch = globalThis.fetch
+  globalThis.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input)
+    sent.push({ url: new URL(url, window.location.href).pathname, authorization: new Headers(init?.headers).get('authorization') })
+    return await realFetch(input, init)
+  }
+  t.teardown(() => { globalThis.fetch = realFetch })
+  const state = accountState(['password'])
+  const { user, upstream } = await openAccountView(t, state, {
+    '/password/change': [200, { success: true }],
+    '/email-code/send': [200, { success: 'A code is on its way to your address.', expires_in: 600 }]
+  }, englishMessages(), { emailCodes: true })
+  await user.type(screen.getByLabelText(english('field.newPassword')), 'a new long passphrase')
+  await user.type(screen.getByLabelText(english('field.confirmPassword')), 'a new long passphrase')
+  await user.click(screen.getByRole('button', { name: english('account.password.submit') }))
+  await screen.findByRole('heading', { name: english('freshProof.heading') })
+  await user.click(screen.getByRole('button', { name: english('emailCode.send') }))
+  await screen.findByText('A code is on its way to your address.')
+  const send = sent.filter((request) => request.url === '/accounts/email-code/send')
+  t.equal(send.length, 1)
+  t.equal(send[0]!.authorization, `Bearer ${AUTH}`, 'the token as a bearer credential, read from the auth cookie')
+  t.same(lastBody(upstream, '/email-code/send'), { purpose: 'reauthenticate' }, 'the body names no address and holds no token')
+  const reached = upstream.requests.find((request) => request.url === '/email-code/send')!
+  t.notMatch(reached.headers.cookie ?? '', /(^|; )auth=/, 'the auth cookie never reaches the service')
+  await user.type(screen.getByLabelText(english('emailCode.codeLabel')), 'ABCD-EFGH')
+  await user.click(screen.getByRole('button', { name: english('emailCode.submit') }))
+  await screen.findByText(english('account.password.changed'))
+  t.equal(upstream.requests.find((request) => request.url === '/reauthenticate')?.headers.authorization, `Bearer ${AUTH}`, 'the proof with the code carries it too')
+})
+
 t.test('without the emailed code, "Confirm it\'s you" offers none', async (t) => {
   const { user } = await openAccountView(t, accountState(['password']), {}, englishMessages(), { emailCodes: false })
   await user.type(screen.getByLabelText(english('field.newPassword')), 'a new long passphrase')

@@ -2,9 +2,10 @@ import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withEmailCodeRoutes } from '../../../server/shared/accounts-routes.js'
+import { withEmailCodeRoutes, withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
 import type { RuntimeConfig } from '../../../common/page/runtime-config.js'
 import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
+import { installStandInBrowser, standInCredential, type StandInBrowser } from '../../fixtures/passkeys/webauthn-browser.js'
 
 const TOKENS = { auth: 'eyJ.email-code', refresh: 'refresh-email-code' }
 const SENT = 'If this address can sign in here, a code is on its way.'
@@ -164,4 +165,108 @@ t.test('the domain check runs before a code is sent where the page asks for one'
   await user.click(screen.getByRole('button', { name: 'Email me a code' }))
   await eventuallyOk(t, () => (stepAlert() ?? '') !== '', 'the check\'s refusal is said')
   t.equal(sends(upstream), 0, 'no code sent')
+})
+
+const PASSKEY_SIGN_UP: Partial<RuntimeConfig> = { emailCodes: true, passkeyRpId: 'localhost' }
+const creationOptions = {
+  challenge: 'Y2hhbGxlbmdl',
+  rp: { id: 'localhost', name: 'Threshold' },
+  user: { id: 'dXNlcg', name: 'ada@example.test', displayName: 'ada@example.test' },
+  pubKeyCredParams: [{ type: 'public-key', alg: -7 }],
+  excludeCredentials: []
+}
+const attestation = { id: 'cred-new', rawId: 'cred-new', type: 'public-key', response: { clientDataJSON: 'e30', attestationObject: 'AA' } }
+
+/**
+ * The passkey sign-up from the register view, up to its passkey step: the
+ * request step (its heading focused), the code, then the passkey step with
+ * its heading focused. A stand-in for navigator.credentials (a real object,
+ * fixtures/passkeys/webauthn-browser.ts) answers the ceremonies; a real edge
+ * proxies the emailed code's and the passkeys' calls.
+ */
+async function signUpToPasskeyStep (t: Test, answers: Record<string, [number, unknown]> = {}) {
+  const browser: StandInBrowser = installStandInBrowser(t, { conditionalMediation: false })
+  localStorage.clear()
+  t.teardown(() => localStorage.clear())
+  const { base, upstream } = await startBackend(t, answersByPath({
+    '/email-code/send': [200, { success: SENT, expires_in: 600 }],
+    '/email-code/login': [200, { ...TOKENS, registered: true }],
+    '/passkeys/register/options': [200, { options: creationOptions }],
+    '/passkeys/register': [200, { success: 'Passkey saved.' }],
+    ...answers
+  }), { accountsRoutes: withPasskeyRoutes(withEmailCodeRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true) })
+  const page = renderPage(t, base, '?view=register&redirect=%2Fapp', PASSKEY_SIGN_UP)
+  const { user } = page
+  await user.click(await screen.findByRole('button', { name: 'Sign up with a passkey' }))
+  const request = await screen.findByRole('heading', { name: 'Sign up with an emailed code' })
+  t.equal(document.activeElement, request, 'the request step\'s heading takes the focus')
+  await user.type(screen.getByLabelText('Email'), 'ada@example.test')
+  await user.click(screen.getByRole('button', { name: 'Email me a code' }))
+  await screen.findByRole('heading', { name: 'Check your email' })
+  t.same(lastBody(upstream, '/email-code/send'), { email: 'ada@example.test' }, 'a code first: the address proven before any account')
+  await user.type(screen.getByLabelText('Code from the email'), 'ABCD-EFGH')
+  await user.click(screen.getByRole('button', { name: 'Continue' }))
+  const heading = await screen.findByRole('heading', { name: 'Create your passkey' })
+  await eventuallyOk(t, () => document.activeElement === heading, 'the passkey step\'s heading takes the focus')
+  t.ok(screen.getByText('Your address is confirmed. Create a passkey to sign in next time without a password or a code.'))
+  t.match(document.cookie, /auth=eyJ\.email-code/, 'signed in by the code: its tokens stored before the passkey')
+  t.equal(window.location.pathname, '/', 'the page waits for the visitor')
+  return { ...page, base, upstream, browser }
+}
+
+t.test('the register view offers a passkey sign-up only with passkeys on and the emailed code answered', async (t) => {
+  const { base } = await setUp(t)
+  const without = renderPage(t, base, '?view=register', { emailCodes: true, passkeyRpId: null })
+  await screen.findByRole('button', { name: 'Sign up with an emailed code' })
+  t.notOk(screen.queryByRole('button', { name: 'Sign up with a passkey' }), 'passkeys off')
+  without.unmount()
+  const login = renderPage(t, base, '', PASSKEY_SIGN_UP)
+  t.notOk(screen.queryByRole('button', { name: 'Sign up with a passkey' }), 'never on the login view')
+  login.unmount()
+  renderPage(t, base, '?view=register', { emailCodes: false, passkeyRpId: 'localhost' })
+  await screen.findByRole('button', { name: 'Sign Up' })
+  t.notOk(screen.queryByRole('button', { name: 'Sign up with a passkey' }), 'no emailed code, no passkey sign-up')
+})
+
+t.test('a passkey sign-up: code, then the passkey step; "Not now" leaves without a passkey', async (t) => {
+  const { user, base, upstream, browser } = await signUpToPasskeyStep(t)
+  await user.click(screen.getByRole('button', { name: 'Not now' }))
+  await eventually(t, () => window.location.href, `${base}/app`)
+  t.equal(browser.calls.filter((call) => call.kind === 'create').length, 0, 'no ceremony')
+  t.notOk(upstream.requests.some((request) => request.url.startsWith('/passkeys/')), 'no passkey call')
+  t.equal(localStorage.getItem('threshold:last-sign-in-method'), 'email-code', 'the sign-in\'s method, the code')
+})
+
+t.test('a passkey sign-up: "Create a passkey" registers one with the sign-in\'s tokens, then leaves', async (t) => {
+  const { user, base, upstream, browser } = await signUpToPasskeyStep(t)
+  browser.answerCreate = () => ({ credential: standInCredential(attestation) })
+  await user.click(screen.getByRole('button', { name: 'Create a passkey' }))
+  await eventually(t, () => window.location.href, `${base}/app`)
+  const created = browser.calls.filter((call) => call.kind === 'create')
+  t.equal(created.length, 1, 'one ceremony')
+  t.equal(created[0]!.options.mediation, undefined, 'the browser\'s prompt')
+  t.same(lastBody(upstream, '/passkeys/register/options'), { conditional: false })
+  t.same(lastBody(upstream, '/passkeys/register'), { credential: attestation, conditional: false })
+  const register = upstream.requests.find((request) => request.url === '/passkeys/register')
+  t.equal(register?.headers.authorization, 'Bearer eyJ.email-code', 'the code\'s sign-in is the fresh proof')
+})
+
+t.test('a passkey sign-up: a prompt the visitor closed leaves the step as it was, nothing said', async (t) => {
+  const { user, browser, upstream } = await signUpToPasskeyStep(t)
+  browser.answerCreate = () => ({ error: 'NotAllowedError' })
+  await user.click(screen.getByRole('button', { name: 'Create a passkey' }))
+  await eventually(t, () => browser.calls.filter((call) => call.kind === 'create').length, 1)
+  await eventuallyOk(t, () => !screen.getByRole('button', { name: 'Create a passkey' }).hasAttribute('disabled'), 'ready again')
+  t.equal(document.querySelector('section [role="alert"]')?.textContent, '', 'nothing said')
+  t.equal(lastBody(upstream, '/passkeys/register'), undefined, 'nothing registered')
+  t.ok(screen.getByRole('heading', { name: 'Create your passkey' }), 'the step stays')
+})
+
+t.test('a passkey sign-up whose passkey the service refuses: the failure is said and the step stays', async (t) => {
+  const { user, browser } = await signUpToPasskeyStep(t, { '/passkeys/register': [400, { error: 'The passkey could not be verified.' }] })
+  browser.answerCreate = () => ({ credential: standInCredential(attestation) })
+  await user.click(screen.getByRole('button', { name: 'Create a passkey' }))
+  await eventuallyOk(t, () => (document.querySelector('section [role="alert"]')?.textContent ?? '') !== '', 'a failure is said')
+  t.equal(window.location.pathname, '/', 'the page stays')
+  t.ok(screen.getByRole('button', { name: 'Not now' }), '"Not now" still leaves')
 })
