@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../../client/passkeys/passkey-timing.js'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
-import { browserSkip, launchBrowser, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
+import { browserSkip, launchBrowser, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
 import { waitForEmailCode } from '../../fixtures/email-codes/email-code-outbox.js'
 import { codeField, isFocused, methodButton, requestEmailCode, submitEmailCode, type Texts } from '../../fixtures/email-codes/email-code-page.js'
 import { english, shippedTexts } from '../../fixtures/languages/messages.js'
@@ -109,8 +109,9 @@ t.test('the emailed code\'s steps in real Chromium: axe at both sizes, light and
     const { page, problems } = await open(t)
     await page.addInitScript((key) => { localStorage.setItem(key, String(Date.now() + 86_400_000)) }, PASSKEY_OFFER_DECLINED_KEY)
     await page.goto(`${base}/?redirect=${encodeURIComponent(`${product}/home`)}`)
+    // Enter on the server's markup before hydration would do nothing.
+    await waitForHydration(page)
     const method = methodButton(page, english('methods.emailCode'))
-    await method.waitFor()
     for (let presses = 0; presses < 20 && !await isFocused(method); presses++) await page.keyboard.press('Tab')
     t.ok(await isFocused(method), 'the method\'s button is reached by Tab')
     await page.keyboard.press('Enter')

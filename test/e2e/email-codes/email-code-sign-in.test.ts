@@ -1,6 +1,6 @@
 import t from 'tap'
 import { EMAIL_CODE_LIFETIME_SECONDS } from '../../../common/email-codes/email-code-format.js'
-import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
+import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
 import { waitForEmailCode, waitForEmailedCode } from '../../fixtures/email-codes/email-code-outbox.js'
 import { codeField, EMAIL_CODE_LOGIN_PATH, methodButton, requestEmailCode, submitEmailCode } from '../../fixtures/email-codes/email-code-page.js'
 import { english } from '../../fixtures/languages/messages.js'
@@ -41,6 +41,7 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     await verifyAddress(base, dataDir, email, await registerAccount(base, email))
     const { page, context, problems } = await openPage(t)
     await page.goto(target)
+    await waitForHydration(page)
     await page.getByLabel(english('field.email'), { exact: true }).fill(email)
     await methodButton(page, english('methods.emailCode')).click()
     await page.getByRole('heading', { name: english('emailCode.requestHeading') }).waitFor()

@@ -157,6 +157,7 @@ t.test('the method used last, marked on the login view, in real Chromium', { ski
   await t.test('SSO: marked, first', async (t) => {
     const { page } = await open(t)
     await page.goto(base)
+    await waitForHydration(page)
     await page.getByLabel(english('field.email'), { exact: true }).fill('sam@oidc.example.com')
     await methodButton(page, english('methods.loginWithSso')).click()
     await page.getByRole('dialog', { name: english('sso.title') }).getByRole('button', { name: english('sso.submitLogin'), exact: true }).click()
