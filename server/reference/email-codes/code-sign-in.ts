@@ -34,7 +34,14 @@ export class CodeSignIn {
     const { email, code, context } = parsed.value
     const tried = await this.options.tries.attempt({ email, code, purpose: 'sign-in', binding: readBinding(facts.browser?.cookieHeader) }, facts)
     if (!('proven' in tried)) return refusedTryAnswer(tried, this.options.now(), facts)
-    const { account, registered } = await this.accountOf(email, facts)
+    const existing = await this.options.store.findAccountByEmail(email)
+    // A new account belongs to no organisation: a sign-in that names some would be refused once it
+    // existed, so none is made for it (the code is spent all the same).
+    if (existing === null && context.organizations.length > 0) {
+      logAuthEvent(facts, 'login.refused-organization', { email, clientAddress: facts.clientAddress })
+      return error(403, say(facts, 'login.notAMember'))
+    }
+    const { account, registered } = await this.accountOf(email, existing, facts)
     const { after } = this.options
     const secondFactor = await after.secondFactorStep(account, context, 'email', facts)
     if (secondFactor !== null) return secondFactor.status === 200 ? await this.withBrowserCookie(account, secondFactor, facts) : secondFactor
@@ -52,9 +59,8 @@ export class CodeSignIn {
   }
 
   /** The address's account: made now when there is none, claimed when its address was never verified. */
-  private async accountOf (email: string, facts: RequestFacts): Promise<{ account: Account, registered: boolean }> {
+  private async accountOf (email: string, existing: Account | null, facts: RequestFacts): Promise<{ account: Account, registered: boolean }> {
     const { store, claims, now } = this.options
-    const existing = await store.findAccountByEmail(email)
     if (existing !== null) return { account: await claims.claimIfUnverified(existing, { via: 'emailed-code' }, facts), registered: false }
     const created = await store.createAccount({ email, firstName: null, lastName: null, passwordHash: null, googleSubject: null, emailVerifiedAt: now() })
     if ('created' in created) {

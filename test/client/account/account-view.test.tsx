@@ -290,6 +290,7 @@ t.test('the fresh proof\'s code is asked for with the auth token in the Authoriz
   t.same(lastBody(upstream, '/email-code/send'), { purpose: 'reauthenticate' }, 'the body names no address and holds no token')
   const reached = upstream.requests.find((request) => request.url === '/email-code/send')!
   t.notMatch(reached.headers.cookie ?? '', /(^|; )auth=/, 'the auth cookie never reaches the service')
+  t.equal(reached.headers.authorization, `Bearer ${AUTH}`, 'the edge passes the bearer on to the service')
   await user.type(screen.getByLabelText(english('emailCode.codeLabel')), 'ABCD-EFGH')
   await user.click(screen.getByRole('button', { name: english('emailCode.submit') }))
   await screen.findByText(english('account.password.changed'))

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { PASSKEY_OFFER_DECLINED_KEY } from '../../../client/passkeys/passkey-timing.js'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, launchBrowser, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
-import { waitForEmailCode } from '../../fixtures/email-codes/email-code-outbox.js'
+import { emailedCode } from '../../fixtures/email-codes/reference-email-codes.js'
 import { codeField, isFocused, methodButton, requestEmailCode, submitEmailCode, type Texts } from '../../fixtures/email-codes/email-code-page.js'
 import { english, shippedTexts } from '../../fixtures/languages/messages.js'
 import { withoutPasskeyUpgrade } from '../../fixtures/passkeys/passkey-page.js'
@@ -82,7 +82,7 @@ t.test('the emailed code\'s steps in real Chromium: axe at both sizes, light and
       await codeField(page, say).waitFor()
       t.same(await violationsEverywhere(page, 'the code step'), [], 'axe: the code step')
 
-      const code = await waitForEmailCode(dataDir, email)
+      const code = (await emailedCode(dataDir, email)).code
       const refused = await submitEmailCode(page, code.startsWith('A') ? 'BBBB-BBBB' : 'AAAA-AAAA', say)
       t.equal(refused.status, 401, 'a wrong code is refused')
       await page.getByRole('alert').filter({ hasText: /\S/ }).first().waitFor()
@@ -95,7 +95,7 @@ t.test('the emailed code\'s steps in real Chromium: axe at both sizes, light and
       await page.goto(`${base}/${query}&view=register`)
       const email = `passkey.${locale}@example.test`
       await requestEmailCode(page, email, { say, method: 'methods.signUpWithPasskey' })
-      t.equal((await submitEmailCode(page, await waitForEmailCode(dataDir, email), say)).status, 200, 'the code signs up')
+      t.equal((await submitEmailCode(page, (await emailedCode(dataDir, email)).code, say)).status, 200, 'the code signs up')
       await page.getByRole('heading', { name: say('emailCode.passkeyHeading') }).waitFor()
       t.same(await violationsEverywhere(page, 'the passkey step'), [], 'axe: the passkey step')
       t.same(unexpectedProblems(problems, []), [], 'no console error')
@@ -131,7 +131,7 @@ t.test('the emailed code\'s steps in real Chromium: axe at both sizes, light and
     t.ok(await isFocused(codeHeading) || await isFocused(field), `focus on the code step's ${await isFocused(field) ? 'field' : 'heading'}`)
     for (let presses = 0; presses < 5 && !await isFocused(field); presses++) await page.keyboard.press('Tab')
     t.ok(await isFocused(field), 'the code field is reached by Tab')
-    await page.keyboard.type(await waitForEmailCode(dataDir, email))
+    await page.keyboard.type((await emailedCode(dataDir, email)).code)
     await page.keyboard.press('Enter')
     await page.waitForURL(`${product}/home`)
     t.pass('signed in at the redirect by keyboard alone')

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { EMAIL_CODE_LIFETIME_SECONDS } from '../../../common/email-codes/email-code-format.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
-import { waitForEmailCode, waitForEmailedCode } from '../../fixtures/email-codes/email-code-outbox.js'
+import { emailedCode } from '../../fixtures/email-codes/reference-email-codes.js'
 import { codeField, EMAIL_CODE_LOGIN_PATH, methodButton, requestEmailCode, submitEmailCode } from '../../fixtures/email-codes/email-code-page.js'
 import { english } from '../../fixtures/languages/messages.js'
 import { registerAccount, verifyAddress } from '../../fixtures/registration/registration.js'
@@ -52,7 +52,7 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     t.equal(await codeField(page).getAttribute('autocomplete'), 'one-time-code', 'the field says a one-time code goes in it')
     t.equal(await codeField(page).getAttribute('autocapitalize'), 'characters', 'a phone\'s keyboard offers capitals')
 
-    const { email: message, code } = await waitForEmailedCode(dataDir, email)
+    const { email: message, code } = await emailedCode(dataDir, email)
     t.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}$/, 'the code in two groups of four')
     const subject = /^Subject: (.*)$/m.exec(message.decoded)?.[1] ?? ''
     t.notOk(subject.includes(code) || subject.includes(code.replace('-', '')), 'the code is not in the subject')
@@ -71,7 +71,7 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     await page.goto(target)
     await requestEmailCode(page, email)
     // Pasted as a visitor may copy it: in small letters, the dash replaced by a space.
-    const code = (await waitForEmailCode(dataDir, email)).toLowerCase().replace('-', ' ')
+    const code = (await emailedCode(dataDir, email)).code.toLowerCase().replace('-', ' ')
     const answer = await submitEmailCode(page, code, english, { paste: true })
     t.equal(answer.status, 200, 'the code signs up and in')
     await page.waitForURL(home)
@@ -95,7 +95,7 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     const { page, context, problems } = await openPage(t)
     await page.goto(target)
     await requestEmailCode(page, email)
-    const code = await waitForEmailCode(dataDir, email)
+    const code = (await emailedCode(dataDir, email)).code
     const wrong = code.startsWith('A') ? 'BBBB-BBBB' : 'AAAA-AAAA'
     const refused = await submitEmailCode(page, wrong)
     t.equal(refused.status, 401, 'the wrong code is refused')
@@ -116,7 +116,7 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     const { page, context } = await openPage(t)
     await page.goto(target)
     await requestEmailCode(page, email)
-    const code = await waitForEmailCode(dataDir, email)
+    const code = (await emailedCode(dataDir, email)).code
     t.equal((await submitEmailCode(page, code)).status, 200, 'the first use signs in')
     await page.waitForURL(home)
     await context.clearCookies({ name: 'auth' })
@@ -138,13 +138,13 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     const first = await openPage(t)
     await first.page.goto(target)
     await requestEmailCode(first.page, email)
-    const firstCode = await waitForEmailCode(dataDir, email, 1)
+    const firstCode = (await emailedCode(dataDir, email, 1)).code
 
     // The other browser asks for a code too (its own, bound to it), then types the first browser's.
     const other = await openPage(t)
     await other.page.goto(target)
     await requestEmailCode(other.page, email)
-    await waitForEmailCode(dataDir, email, 2)
+    await emailedCode(dataDir, email, 2)
     const refused = await submitEmailCode(other.page, firstCode)
     t.equal(refused.status, 401, 'the other browser\'s code is refused')
     t.equal(refused.body.reason, 'code_other_browser', 'as another browser\'s')
@@ -163,7 +163,7 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     const { page, context } = await openPage(t)
     await page.goto(target)
     await requestEmailCode(page, email)
-    const code = await waitForEmailCode(dataDir, email, 1)
+    const code = (await emailedCode(dataDir, email, 1)).code
     // The server's clock past the code's lifetime; the browser's, and its cookie's Max-Age, stay on time.
     clock.advance(EMAIL_CODE_LIFETIME_SECONDS + 60)
     const refused = await submitEmailCode(page, code)
@@ -175,7 +175,7 @@ t.test('sign in with an emailed code in real Chromium', { skip: browserSkip || f
     t.notOk(await signedIn(context), 'nothing stored')
 
     await page.getByRole('button', { name: english('emailCode.resend'), exact: true }).click()
-    const fresh = await waitForEmailCode(dataDir, email, 2)
+    const fresh = (await emailedCode(dataDir, email, 2)).code
     t.not(fresh, code, 'a new code')
     t.equal((await submitEmailCode(page, fresh)).status, 200, 'the new code signs in')
     await page.waitForURL(home)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
-import { waitForEmailCode } from '../../fixtures/email-codes/email-code-outbox.js'
+import { emailedCode } from '../../fixtures/email-codes/reference-email-codes.js'
 import { isFocused, methodButton, requestEmailCode, submitEmailCode } from '../../fixtures/email-codes/email-code-page.js'
 import { english } from '../../fixtures/languages/messages.js'
 import { withoutAutofill, withoutPasskeyUpgrade } from '../../fixtures/passkeys/passkey-page.js'
@@ -37,7 +37,7 @@ t.test('sign up with a passkey and no password, then sign in with it, in real Ch
   await t.test('the register view → "Sign up with a passkey" → the code → the passkey step → a passkey → signed in at the redirect', async (t) => {
     await page.goto(`${base}/?view=register&redirect=${encodeURIComponent(home)}`)
     await requestEmailCode(page, email, { method: 'methods.signUpWithPasskey' })
-    const answer = await submitEmailCode(page, await waitForEmailCode(dataDir, email))
+    const answer = await submitEmailCode(page, (await emailedCode(dataDir, email)).code)
     t.equal(answer.status, 200, 'the code signs up')
     const heading = page.getByRole('heading', { name: english('emailCode.passkeyHeading') })
     await heading.waitFor()

@@ -198,8 +198,12 @@ t.test('a never verified account is claimed by the code: its password stops work
 
 t.test('organisations: a code signs in only where the account is a member', async (t) => {
   const service = await startReference(t)
+  await registerAccount(service.base, 'member@example.com')
   const refused = await signInByCode(new ServiceBrowser(service.base), service, 'member@example.com', { insecure_allowed_orgs: ['acme'] })
   t.same([refused.status, refused.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }])
+  const unknown = await signInByCode(new ServiceBrowser(service.base), service, 'stranger@example.com', { insecure_allowed_orgs: ['acme'] })
+  t.same([unknown.status, unknown.body], [403, { error: 'Your account is not a member of an organisation allowed here.' }], 'an address without an account is refused alike')
+  t.equal(await service.services.store.findAccountByEmail('stranger@example.com'), null, 'and no account is made for a sign-in that could not succeed')
 })
 
 t.test('with EMAIL_CODES=false the calls are not served, and reauthenticate reads no emailed code', async (t) => {
