@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react'
+import { startTransition, useEffect, useRef, useState } from 'react'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
 import type { PasswordLoginAnswer, SignedIn } from '../../common/http/accounts-answers.js'
 import type { View } from '../page/page-params.js'
@@ -12,10 +12,6 @@ type PasskeysPage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMo
 
 type PasskeyChunk = typeof import('./index.js')
 
-const unchanging = (): (() => void) => () => undefined
-const browserHasWebAuthn = (): boolean => typeof PublicKeyCredential === 'function'
-// Every browser the page supports has WebAuthn: the server renders the button, and the rare browser without one drops it after hydration.
-const assumeWebAuthn = (): boolean => true
 
 const loadPasskeyChunk = (): Promise<PasskeyChunk> => loadChunk(() => import('./index.js'))
 
@@ -36,7 +32,13 @@ export function usePasskeys (
   afterUpgrade: (login: SignedIn) => void
 ) {
   const rpId = config.passkeyRpId!
-  const webAuthn = useSyncExternalStore(unchanging, browserHasWebAuthn, assumeWebAuthn)
+  // Every browser the page supports has WebAuthn: the server renders the button, and the rare browser without one drops it
+  // after hydration, as a transition. An urgent update would reach a lazy view still waiting for its chunk (the register
+  // view's "Sign up with a passkey"), and React would then render that view afresh, dropping what the visitor typed.
+  const [webAuthn, setWebAuthn] = useState(true)
+  useEffect(() => {
+    if (typeof PublicKeyCredential !== 'function') startTransition(() => setWebAuthn(false))
+  }, [])
   const offered = config.passkeyRpId !== null && !page.localMode && page.params.loginMethods.has('password') && webAuthn
   const [chunk, setChunk] = useState<PasskeyChunk | null>(null)
   /** A passkey sign-in (the prompt is open, or the choice is being posted) or the upgrade runs: the page is busy. */

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { startTransition, useEffect, useState } from 'react'
 import { lazyChunk } from '../page/load-chunk.js'
 
 /**
@@ -32,11 +32,14 @@ export const rememberLastUsed = (method: LastUsedMethod): unknown => stored(meth
  * The mark, read after hydration only: the server's HTML never has it (it
  * cannot know it), so the first render matches the server's, and without
  * scripts nothing changes. A value that is no method marks nothing (no
- * button has its name). `forget` drops it for good.
+ * button has its name). `forget` drops it for good. Read as a transition:
+ * an urgent update would reach a lazy view still waiting for its chunk
+ * (the account view, the register view), which React would then render
+ * afresh, without the server's markup or what the visitor typed into it.
  */
 export function useLastUsedMethod (): { readonly method: LastUsedMethod | null, readonly forget: () => void } {
   const [method, setMethod] = useState<LastUsedMethod | null>(null)
-  useEffect(() => setMethod(stored() as LastUsedMethod | null), [])
+  useEffect(() => startTransition(() => setMethod(stored() as LastUsedMethod | null)), [])
   return { method, forget: () => setMethod(stored(null) as null) }
 }
 
