@@ -1,12 +1,10 @@
 import { EMAIL_CODE_LOGIN_METHOD, normalizeEmailCode } from '../../../common/email-codes/email-code-format.js'
-import { parsePasswordLoginAnswer, parseSuccessAnswer } from '../../../common/http/accounts-answers.js'
+import { parseSuccessAnswer } from '../../../common/http/accounts-answers.js'
 import { listParameter, loginContextFields } from '../../../common/page/page-query.js'
 import { failureStatus } from './answer-status.js'
-import { codeStep, refusalText, refused } from './form-outcome.js'
+import { refusalText, refused } from './form-outcome.js'
 import type { FormHandler, FormPost } from './form-post.js'
-
-/** A login the visitor cannot finish here: what it needs is the page's scripts (docs/no-script.md). */
-const NEEDS_SCRIPTS_STATUS = 409
+import { signInOutcome } from './login-form.js'
 
 /** A form for a method the page's address does not offer (EMAIL_CODES off, or `login_method` without EMAIL_CODE). */
 const METHOD_REFUSED_STATUS = 403
@@ -82,19 +80,5 @@ export const emailCodeForm: FormHandler = async (post) => {
   const domainRefusal = await post.domainGate(email)
   if (domainRefusal !== null) return refused(domainRefusal.status, 'login', email, post.messages.text(domainRefusal.key))
   const raw = await post.callAccounts('email-code/login', { email, code, ...loginContextFields(post.context) })
-  const answer = parsePasswordLoginAnswer(raw)
-  switch (answer.kind) {
-    case 'tokens':
-      return post.signIn(answer)
-    case 'second-factor':
-      return answer.step === 'code'
-        ? codeStep(email, answer.challenge)
-        : refused(NEEDS_SCRIPTS_STATUS, 'login', email, post.messages.text('server.secondFactorEnrolment'))
-    case 'email-not-verified':
-      return refused(failureStatus(raw), 'login', email, answer.message, again)
-    case 'error':
-      return refused(failureStatus(raw), 'login', email, refusalText(answer, post.messages), again)
-    case 'failed':
-      return refused(failureStatus(raw), 'login', email, post.messages.text('error.GENERIC'), again)
-  }
+  return signInOutcome(post, raw, email, again, again)
 }

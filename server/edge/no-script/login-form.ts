@@ -1,8 +1,9 @@
-import { parsePasswordLoginAnswer } from '../../../common/http/accounts-answers.js'
+import { parsePasswordLoginAnswer, type JsonAnswer } from '../../../common/http/accounts-answers.js'
+import type { PageFormState } from '../../../common/page/page-render.js'
 import { failureStatus } from './answer-status.js'
-import { codeStep, refusalText, refused } from './form-outcome.js'
+import { codeStep, refusalText, refused, type FormOutcome } from './form-outcome.js'
 import { loginContextFields } from '../../../common/page/page-query.js'
-import type { FormHandler } from './form-post.js'
+import type { FormHandler, FormPost } from './form-post.js'
 
 /** A login the visitor cannot finish here: what it needs is the page's scripts (docs/no-script.md). */
 const NEEDS_SCRIPTS_STATUS = 409
@@ -22,6 +23,16 @@ export const loginForm: FormHandler = async (post) => {
   const refusal = await post.domainGate(email)
   if (refusal !== null) return refused(refusal.status, 'login', email, post.messages.text(refusal.key))
   const raw = await post.callAccounts('v2/login', { email, password, ...loginContextFields(post.context) })
+  return signInOutcome(post, raw, email, {}, { verificationLinkOffered: true })
+}
+
+/**
+ * What a sign-in's answer (the password's `v2/login`, the emailed code's `email-code/login`) makes of
+ * its form post, on the login view with the address kept: tokens sign in; a code due shows the
+ * second factor's code step; an enrolment due says it needs scripts; a refusal is shown with
+ * `kept` (what the form's step keeps showing), an unverified address with `unverified`.
+ */
+export function signInOutcome (post: FormPost, raw: JsonAnswer, email: string, kept: Partial<PageFormState>, unverified: Partial<PageFormState>): FormOutcome {
   const answer = parsePasswordLoginAnswer(raw)
   switch (answer.kind) {
     case 'tokens':
@@ -31,10 +42,10 @@ export const loginForm: FormHandler = async (post) => {
         ? codeStep(email, answer.challenge)
         : refused(NEEDS_SCRIPTS_STATUS, 'login', email, post.messages.text('server.secondFactorEnrolment'))
     case 'email-not-verified':
-      return refused(failureStatus(raw), 'login', email, answer.message, { verificationLinkOffered: true })
+      return refused(failureStatus(raw), 'login', email, answer.message, unverified)
     case 'error':
-      return refused(failureStatus(raw), 'login', email, refusalText(answer, post.messages))
+      return refused(failureStatus(raw), 'login', email, refusalText(answer, post.messages), kept)
     case 'failed':
-      return refused(failureStatus(raw), 'login', email, post.messages.text('error.GENERIC'))
+      return refused(failureStatus(raw), 'login', email, post.messages.text('error.GENERIC'), kept)
   }
 }
