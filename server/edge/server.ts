@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type ServerResponse } from 'node:http
 import { join } from 'node:path'
 import type { PageRenderer } from '../../common/page/page-render.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
-import { withAccountRoutes, withEmailCodeRoutes, withPasskeyRoutes, withSecondFactorRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
 import app from './app.js'
 import { loadBrandAssets } from './brand/brand-assets.js'
 import { pageBackground, pageLogo, pageLook } from './brand/brand-page.js'
@@ -217,8 +217,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     fastify.log.warn('neither ALLOWED_HOSTS nor PUBLIC_URL is set: any Host is accepted and passed on to the backends as X-Forwarded-Host')
   }
   logCompletedRequests(fastify)
-  const accountsRoutes = withAccountRoutes(withEmailCodeRoutes(
-    withSecondFactorRoutes(withPasskeyRoutes(options.accountsRoutes, config.passkeys !== null), config.secondFactor.enabled), config.emailCodes.enabled))
+  const accountsRoutes = withRoutes(options.accountsRoutes, config.passkeys !== null && PASSKEY_ROUTES,
+    config.secondFactor.enabled && SECOND_FACTOR_ROUTES, config.emailCodes.enabled && EMAIL_CODE_ROUTES, ACCOUNT_ROUTES)
   fastify.decorate('metrics', metrics)
   fastify.decorate('pageAnswer', pageAnswer)
   fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))

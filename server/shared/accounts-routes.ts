@@ -36,13 +36,6 @@ export const PASSKEY_ROUTES: readonly ProxiedRoute[] = [
   { path: 'token/revoke', kind: 'json' }
 ]
 
-/** `routes` with the passkey calls when `passkeys` is on (each path once). */
-export function withPasskeyRoutes (routes: readonly ProxiedRoute[], passkeys: boolean): readonly ProxiedRoute[] {
-  if (!passkeys) return routes
-  const listed = new Set(routes.map((route) => route.path))
-  return [...routes, ...PASSKEY_ROUTES.filter((route) => !listed.has(route.path))]
-}
-
 /** The second-factor calls (docs/second-factor.md), proxied when SECOND_FACTOR is true. */
 export const SECOND_FACTOR_ROUTES: readonly ProxiedRoute[] = [
   { path: 'second-factor/verify', kind: 'json' },
@@ -55,13 +48,6 @@ export const SECOND_FACTOR_ROUTES: readonly ProxiedRoute[] = [
   { path: 'sessions/end-others', kind: 'json' }
 ]
 
-/** `routes` with the second-factor calls when `secondFactor` is on (each path once). */
-export function withSecondFactorRoutes (routes: readonly ProxiedRoute[], secondFactor: boolean): readonly ProxiedRoute[] {
-  if (!secondFactor) return routes
-  const listed = new Set(routes.map((route) => route.path))
-  return [...routes, ...SECOND_FACTOR_ROUTES.filter((route) => !listed.has(route.path))]
-}
-
 /**
  * The emailed sign-in code's calls (docs/email-codes.md), proxied when
  * EMAIL_CODES is on: ask for a code, sign in (or sign up) with it.
@@ -73,13 +59,6 @@ export const EMAIL_CODE_ROUTES: readonly ProxiedRoute[] = [
   { path: 'email-code/login', kind: 'json' },
   { path: 'reauthenticate', kind: 'json' }
 ]
-
-/** `routes` with the email-code calls when `emailCodes` is on (each path once). */
-export function withEmailCodeRoutes (routes: readonly ProxiedRoute[], emailCodes: boolean): readonly ProxiedRoute[] {
-  if (!emailCodes) return routes
-  const listed = new Set(routes.map((route) => route.path))
-  return [...routes, ...EMAIL_CODE_ROUTES.filter((route) => !listed.has(route.path))]
-}
 
 /**
  * The account view's calls (docs/account-changes.md) that follow no setting,
@@ -101,8 +80,15 @@ export const ACCOUNT_ROUTES: readonly ProxiedRoute[] = [
   { path: 'account/delete', kind: 'json' }
 ]
 
-/** `routes` with the account view's calls (each path once). */
-export function withAccountRoutes (routes: readonly ProxiedRoute[]): readonly ProxiedRoute[] {
-  const listed = new Set(routes.map((route) => route.path))
-  return [...routes, ...ACCOUNT_ROUTES.filter((route) => !listed.has(route.path))]
+/**
+ * `routes` with the groups an operator turned on (each group given, or `false` when its setting is off), each
+ * path once: PASSKEY_ROUTES with PASSKEYS, SECOND_FACTOR_ROUTES with SECOND_FACTOR, EMAIL_CODE_ROUTES with
+ * EMAIL_CODES, and ACCOUNT_ROUTES always.
+ */
+export function withRoutes (routes: readonly ProxiedRoute[], ...groups: ReadonlyArray<readonly ProxiedRoute[] | false>): readonly ProxiedRoute[] {
+  const all = [...routes]
+  for (const route of groups.flatMap((group) => group === false ? [] : group)) {
+    if (!all.some((listed) => listed.path === route.path)) all.push(route)
+  }
+  return all
 }

@@ -4,12 +4,12 @@ import { passkeyReauthenticate, passkeyReauthenticateOptions, reauthenticate } f
 import { passkeyRegisterOptions } from '../../../client/passkeys/passkey-calls.js'
 import { startEnrolment } from '../../../client/second-factor/second-factor-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import { setPageUrl } from '../../fixtures/page/dom.js'
 import { jsonAnswer } from '../../fixtures/servers/edge.js'
 import { startBackend } from '../../fixtures/page/page.js'
 
-const routes = { accountsRoutes: withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true) }
+const routes = { accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES) }
 const requestOptions = { challenge: 'cmVhdXRo', rpId: 'localhost', userVerification: 'required' }
 const PROOF_REQUIRED = { error: 'Confirm it\'s you first.', reason: 'fresh_proof_required' }
 const SESSION_ENDED = { error: 'This session has ended.', reason: 'session_ended' }

@@ -3,7 +3,7 @@ import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import { jsonAnswer, type RecordedRequest, type Upstream } from '../../fixtures/servers/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import { TEST_OTPAUTH_URI, TEST_SECRET } from '../../fixtures/second-factor/second-factor.js'
@@ -96,7 +96,7 @@ async function setUp (t: Test, ways: string[] = ['password']) {
   const browser = installStandInBrowser(t, { capabilities: {} })
   const service: Service = { ways, proven: false, sessionEnded: false }
   const { base, upstream } = await startBackend(t, accountsService(service), {
-    accountsRoutes: withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
+    accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES)
   })
   localStorage.clear()
   document.cookie = 'auth=; max-age=0; path=/'

@@ -2,7 +2,7 @@ import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withEmailCodeRoutes, withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
+import { EMAIL_CODE_ROUTES, PASSKEY_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import type { RuntimeConfig } from '../../../common/page/runtime-config.js'
 import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import { installStandInBrowser, standInCredential, type StandInBrowser } from '../../fixtures/passkeys/webauthn-browser.js'
@@ -18,7 +18,7 @@ async function setUp (t: Test, answers: Record<string, [number, unknown]> = {}) 
     '/email-code/send': [200, { success: SENT, expires_in: 600 }],
     '/email-code/login': [200, TOKENS],
     ...answers
-  }), { accountsRoutes: withEmailCodeRoutes(REFERENCE_ACCOUNTS_ROUTES, true) })
+  }), { accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, EMAIL_CODE_ROUTES) })
 }
 
 /** The step's own notice (the page's, below the card's step, stays empty). */
@@ -194,7 +194,7 @@ async function signUpToPasskeyStep (t: Test, answers: Record<string, [number, un
     '/passkeys/register/options': [200, { options: creationOptions }],
     '/passkeys/register': [200, { success: 'Passkey saved.' }],
     ...answers
-  }), { accountsRoutes: withPasskeyRoutes(withEmailCodeRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true) })
+  }), { accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES) })
   const page = renderPage(t, base, '?view=register&redirect=%2Fapp', PASSKEY_SIGN_UP)
   const { user } = page
   await user.click(await screen.findByRole('button', { name: 'Sign up with a passkey' }))

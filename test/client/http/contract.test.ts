@@ -13,7 +13,7 @@ import { loginWithEmailCode, sendEmailCode, sendProofCode } from '../../../clien
 import { normalizeEmailCode } from '../../../common/email-codes/email-code-format.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/second-factor/second-factor-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withAccountRoutes, withEmailCodeRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import {
   changeEmail, changePassword, deleteAccount, endSession, forgetBrowsers, listPasskeys, removePasskey, removeSecondFactor, renamePasskey, renewRecoveryCodes
 } from '../../../client/account/account-calls.js'
@@ -55,7 +55,7 @@ function documentedPageCalls (): string[] {
 }
 
 t.test('every body the page sends fits the document\'s request schema, with null, [] and absent as it says', async (t) => {
-  const routes = withAccountRoutes(withEmailCodeRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true), true))
+  const routes = withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, EMAIL_CODE_ROUTES, ACCOUNT_ROUTES)
   // More calls than the edge's default rate limit of 30 a minute; the emailed code's calls, off by default behind an own backend.
   const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: routes, env: { RATE_LIMIT_PER_MINUTE: '1000', EMAIL_CODES: 'true' } })
   setPageUrl(`${base}/`)

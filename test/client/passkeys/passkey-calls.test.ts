@@ -2,13 +2,13 @@ import '../../fixtures/page/dom.js'
 import t from 'tap'
 import { passkeyLogin, passkeyLoginOptions, passkeyRegister, passkeyRegisterOptions, revokeRefresh } from '../../../client/passkeys/passkey-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import { setPageUrl } from '../../fixtures/page/dom.js'
 import { jsonAnswer } from '../../fixtures/servers/edge.js'
 import { startBackend } from '../../fixtures/page/page.js'
 
 const context = { insecure_allowed_orgs: ['acme'], resource_type: 'cluster', cluster_name: 'prod' }
-const routes = { accountsRoutes: withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true) }
+const routes = { accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES) }
 const requestOptions = { challenge: 'Y2hhbGxlbmdl', rpId: 'localhost', userVerification: 'required' }
 
 t.test('each passkey call posts its exact JSON body, with the bearer where the contract asks, to its path through the edge', async (t) => {

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { english } from '../../fixtures/languages/messages.js'
 import { PASSKEY_OFFER_DECLINED_KEY, passkeyTimings } from '../../../client/passkeys/passkey-timing.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import { jsonAnswer, type RecordedRequest } from '../../fixtures/servers/edge.js'
 import { startEdgeAuthResponder } from '../../fixtures/domain-check/edge-auth.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
@@ -47,7 +47,7 @@ async function setUp (t: Test, options: {
 } = {}) {
   const browser = installStandInBrowser(t, options.browser)
   const { base, upstream } = await startBackend(t, routes({ ...DEFAULT_ANSWERS, ...options.answers }), {
-    accountsRoutes: withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true),
+    accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES),
     ...(options.edgeAuthUpstream === undefined ? {} : { edgeAuthUpstream: options.edgeAuthUpstream })
   })
   localStorage.clear()

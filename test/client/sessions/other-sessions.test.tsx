@@ -3,7 +3,7 @@ import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { english } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes, withSecondFactorRoutes } from '../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import type { RecordedRequest, Upstream } from '../../fixtures/servers/edge.js'
 import { eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import { answerByPath, TEST_OTPAUTH_URI, TEST_RECOVERY_CODES, TEST_SECRET } from '../../fixtures/second-factor/second-factor.js'
@@ -43,7 +43,7 @@ async function setUp (t: Test, answers: Record<string, [number, unknown]> = {}) 
   const browser = installStandInBrowser(t, { capabilities: {} })
   browser.answerCreate = () => ({ credential: standInCredential(attestation) })
   const { base, upstream } = await startBackend(t, answerByPath({ ...ANSWERS, ...answers }), {
-    accountsRoutes: withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true)
+    accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES)
   })
   localStorage.clear()
   document.cookie = 'auth=; max-age=0; path=/'

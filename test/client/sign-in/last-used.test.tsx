@@ -2,7 +2,7 @@ import '../../fixtures/page/dom.js'
 import { screen } from '@testing-library/react'
 import t, { type Test } from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import type { GoogleIdentityServices } from '../../../client/google/google-identity-services.js'
 import { answersByPath, eventually, eventuallyOk, lastBody, renderPage, startBackend } from '../../fixtures/page/page.js'
 import { installStandInBrowser, standInCredential } from '../../fixtures/passkeys/webauthn-browser.js'
@@ -23,7 +23,7 @@ async function setUp (t: Test) {
     '/v2/auth/login': [200, TOKENS],
     '/passkeys/login/options': [200, { options: { challenge: 'Y2hhbGxlbmdl', rpId: 'localhost', userVerification: 'required', allowCredentials: [] } }],
     '/passkeys/login': [200, { ...TOKENS, email: 'ada@example.test', user_id: 'dXNlcg', credential_ids: ['cred-1'] }]
-  }), { accountsRoutes: withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true) })
+  }), { accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES) })
 }
 
 /**

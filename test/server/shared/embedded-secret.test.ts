@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
 import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../proto/edgeauth/v1/edge_auth_metadata_service.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { withPasskeyRoutes } from '../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
 import { EMBEDDED_SECRET_HEADER, newEmbeddedSecret } from '../../../server/shared/embedded-secret.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../server/shared/domain-check/grpc-web-frames.js'
 import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest, type Upstream } from '../../fixtures/servers/edge.js'
@@ -55,7 +55,7 @@ async function edgeInFront (t: Test, secret: string, env: (upstream: Upstream) =
     embeddedSecret: secret,
     accountsUpstream: upstream.url,
     edgeAuthUpstream: upstream.url,
-    accountsRoutes: withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true),
+    accountsRoutes: withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES),
     passwordResetCompletion: true,
     env: { TRUST_PROXY: 'loopback', DOMAIN_CHECK_ENFORCED: 'true', CHALLENGE: 'off', RATE_LIMIT_PER_MINUTE: '1000', ...env(upstream) }
   })

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
-import { SPEC_ACCOUNTS_ROUTES, withPasskeyRoutes } from '../../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, SPEC_ACCOUNTS_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest, type Upstream, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
@@ -275,7 +275,7 @@ async function passkeyEdge (t: Test, edgeAuthUpstream: string, answer: Record<st
   const { lines, logger } = captureLog()
   const app = await buildEdge(t, {
     accountsUpstream: accounts.url,
-    accountsRoutes: withPasskeyRoutes(SPEC_ACCOUNTS_ROUTES, true),
+    accountsRoutes: withRoutes(SPEC_ACCOUNTS_ROUTES, PASSKEY_ROUTES),
     edgeAuthUpstream,
     logger,
     env: { DOMAIN_CHECK_ENFORCED: 'true', UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_PER_MINUTE: '100000', ALLOWED_HOSTS: '127.0.0.1' }

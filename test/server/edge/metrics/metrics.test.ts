@@ -10,7 +10,7 @@ import { CHECK_DOMAIN_AUTHORIZATION_PATH } from '../../../../proto/edgeauth/v1/e
 import { ConfigError, loadServerConfig } from '../../../../server/edge/config.js'
 import { startMetricsListener } from '../../../../server/edge/metrics/metrics-listener.js'
 import { createEdgeMetrics, type EdgeMetrics } from '../../../../server/edge/metrics/metrics.js'
-import { withPasskeyRoutes, withSecondFactorRoutes, SPEC_ACCOUNTS_ROUTES } from '../../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type EdgeOptions, type RecordedRequest } from '../../../fixtures/servers/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
@@ -25,7 +25,7 @@ import { injectJson } from '../../../fixtures/http/post-json.js'
  */
 
 const JSON_HEADERS = { 'content-type': 'application/json', host: 'signin.example.test' }
-const ALL_ROUTES = withSecondFactorRoutes(withPasskeyRoutes(SPEC_ACCOUNTS_ROUTES, true), true)
+const ALL_ROUTES = withRoutes(SPEC_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES)
 
 /** An edge with metrics on, recording into a registry without the process's own figures (many edges run in this file). */
 async function edgeWithMetrics (t: Test, options: EdgeOptions = {}): Promise<{ app: FastifyInstance, metrics: EdgeMetrics }> {

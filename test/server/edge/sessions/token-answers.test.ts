@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ACCOUNTS_FAILURE_MESSAGES } from '../../../../server/edge/upstream/accounts-proxy.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { withAccountRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
 import { buildEdge, jsonAnswer, startUpstream, type RecordedRequest, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
 
-const ROUTES = withAccountRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true))
+const ROUTES = withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, ACCOUNT_ROUTES)
 const ENV = { SECOND_FACTOR: 'true', PASSKEYS: 'true' }
 
 /** A call from the page's own scripts, as a browser makes it: it says where it comes from. */

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { withAccountRoutes, withEmailCodeRoutes, withPasskeyRoutes, withSecondFactorRoutes } from '../../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../../server/shared/accounts-contract.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../../fixtures/servers/edge.js'
 
@@ -13,7 +13,7 @@ import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../
  */
 
 const contract = loadAccountsContract()
-const ROUTES = withAccountRoutes(withEmailCodeRoutes(withSecondFactorRoutes(withPasskeyRoutes(REFERENCE_ACCOUNTS_ROUTES, true), true), true))
+const ROUTES = withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, EMAIL_CODE_ROUTES, ACCOUNT_ROUTES)
 
 interface EdgeDescription {
   readonly requestHeaders: { readonly always: string[], readonly onlyOn: Record<string, string[]>, readonly statedByTheEdge: Record<string, string> }
