@@ -95,7 +95,7 @@ export class CodeTries {
       logAuthEvent(facts, 'email-code.refused', { email: attempt.email, clientAddress: facts.clientAddress, reason: 'address-tries-spent' })
       return { throttled: failures[WRONG_TRIES_PER_ADDRESS - 1]! + EMAIL_CODE_WINDOW_MS }
     }
-    const codeHash = hasher.code(addressHash, attempt.code)
+    const codeHash = hasher.code(addressHash, attempt.email, attempt.code)
     const browserHash = attempt.binding === null ? null : bindingHash(attempt.binding)
     const live = (await codes.findLive(addressHash, attempt.purpose, now()))
       .filter((code) => attempt.accountId === undefined || code.accountId === attempt.accountId)

@@ -31,9 +31,16 @@ export class EmailCodeHasher {
     return this.mac('address', emailKey(email))
   }
 
-  /** A normalised code (normalizeEmailCode) for the address: the same code for another address hashes otherwise. */
-  code (addressHash: string, code: string): string {
-    return this.mac('code', addressHash, code)
+  /**
+   * A normalised code (normalizeEmailCode) for the address: the same code for another address hashes
+   * otherwise. Bound to the address as it was written (`email`), not only to its key: a code mailed to
+   * one spelling (a full-width or differently cased local part, another mailbox at some providers)
+   * must not sign up the address another spelling of it names. The domain is read in any case, as mail
+   * reads it.
+   */
+  code (addressHash: string, email: string, code: string): string {
+    const at = email.lastIndexOf('@')
+    return this.mac('code', addressHash, `${email.slice(0, at)}@${email.slice(at + 1).toLowerCase()}`, code)
   }
 
   /** The client's address range (an IPv4 address, an IPv6 /64: server/shared/address-range.ts), for the range's bound on sends. */

@@ -58,7 +58,7 @@ export class CodeSending {
     const issued = await store.emailCodes.issue({
       id: randomUUID(),
       addressHash,
-      codeHash: hasher.code(addressHash, code),
+      codeHash: hasher.code(addressHash, recipient.email, code),
       bindingHash: hash,
       purpose: recipient.purpose,
       accountId: recipient.accountId,

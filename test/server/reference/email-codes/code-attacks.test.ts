@@ -181,3 +181,18 @@ t.test('codes and addresses never reach the log', async (t) => {
   }
   t.ok(logs.lines.some((line) => line.audit === 'email-code.sent' && line.emailDomain === 'example.com' && typeof line.emailPseudonym === 'string'), 'a pseudonym and the domain instead')
 })
+
+t.test('a code mailed to one spelling of an address does not sign up another spelling of it', async (t) => {
+  // Where a mailbox's local part is read case-sensitively (or a full-width form reaches another mailbox), the
+  // holder of `VICTIM@` would otherwise make a verified account for `victim@`, and keep it when its owner came.
+  const service = await startReference(t)
+  const attacker = new ServiceBrowser(service.base)
+  t.equal((await codeCall(attacker, service, 'email-code/send', { email: 'VICTIM@example.com' })).status, 200)
+  const { code } = await emailedCode(service.dataDir, 'VICTIM@example.com')
+  const answer = await codeCall(attacker, service, 'email-code/login', { email: 'victim@example.com', code })
+  t.equal(answer.status, 401, 'refused for the other spelling')
+  t.notOk('auth' in answer.body, 'no tokens')
+  t.equal(await service.services.store.findAccountByEmail('victim@example.com'), null, 'no account made')
+  const own = await codeCall(attacker, service, 'email-code/login', { email: 'VICTIM@example.com', code })
+  t.equal(own.status, 200, 'the spelling it was mailed to signs up, as the page sends it (the address kept from the request)')
+})
