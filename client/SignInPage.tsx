@@ -185,7 +185,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
                 onPasswordTyped: passkeys.onPasswordTyped
               }} />
           )}
-          {view === 'register' && emailCode.step === null && (
+          {view === 'register' && !stepShown && (
             <LazyPart fallback={<Spinner />}>
               <laterViewParts.RegisterView form={form} email={email} methods={methods('register')} page={page} passwordMinLength={config.passwordMinLength} />
             </LazyPart>

@@ -156,6 +156,19 @@ t.test('a code whose account has a second factor hands over to the second factor
   t.notOk(screen.queryByRole('heading', { name: 'Check your email' }), 'the emailed code\'s step is gone')
 })
 
+t.test('a sign-up by code whose address has an account with a second factor shows the code step alone, not the register view below it', async (t) => {
+  const { base } = await setUp(t, { '/email-code/login': [200, { second_factor: 'code', challenge: 'ch-sign-up', expires_in: 300 }] })
+  const { user } = renderPage(t, base, '?view=register', EMAIL_CODES_ON)
+  await user.click(await screen.findByRole('button', { name: 'Sign up with an emailed code' }))
+  await user.type(await screen.findByLabelText('Email'), 'taken@example.test')
+  await user.click(screen.getByRole('button', { name: 'Email me a code' }))
+  await user.type(await screen.findByLabelText('Code from the email'), 'ABCDEFGH')
+  await user.click(screen.getByRole('button', { name: 'Continue' }))
+  await eventuallyOk(t, () => document.querySelector('input[name="challenge"]')?.getAttribute('value') === 'ch-sign-up', 'the second factor\'s step has the challenge')
+  t.notOk(screen.queryByRole('button', { name: 'Sign Up' }), 'the register view\'s form is not shown under it')
+  t.notOk(screen.queryByLabelText('Confirm Password'), 'nor its fields')
+})
+
 t.test('the domain check runs before a code is sent where the page asks for one', async (t) => {
   const { base, upstream } = await setUp(t)
   // No edge-auth service answers: the check fails closed with its refusal, and nothing is sent.
