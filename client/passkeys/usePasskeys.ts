@@ -12,6 +12,8 @@ type PasskeysPage = Pick<PageState, 'params' | 'messages' | 'context' | 'localMo
 
 type PasskeyChunk = typeof import('./index.js')
 
+const browserHasWebAuthn = (): boolean => typeof PublicKeyCredential === 'function'
+
 
 const loadPasskeyChunk = (): Promise<PasskeyChunk> => loadChunk(() => import('./index.js'))
 
@@ -37,7 +39,7 @@ export function usePasskeys (
   // view's "Sign up with a passkey"), and React would then render that view afresh, dropping what the visitor typed.
   const [webAuthn, setWebAuthn] = useState(true)
   useEffect(() => {
-    if (typeof PublicKeyCredential !== 'function') startTransition(() => setWebAuthn(false))
+    if (!browserHasWebAuthn()) startTransition(() => setWebAuthn(false))
   }, [])
   const offered = config.passkeyRpId !== null && !page.localMode && page.params.loginMethods.has('password') && webAuthn
   const [chunk, setChunk] = useState<PasskeyChunk | null>(null)
@@ -49,7 +51,8 @@ export function usePasskeys (
   const autofill = useRef<AbortController | null>(null)
 
   useEffect(() => {
-    if (offered && view === 'login') loadPasskeyChunk().then(setChunk, () => undefined)
+    // The browser asked itself: the passkey chunk (and its autofill request) waits for no render.
+    if (offered && view === 'login' && browserHasWebAuthn()) loadPasskeyChunk().then(setChunk, () => undefined)
   }, [offered, view])
   useEffect(() => setPasswordTyped(false), [view])
 
