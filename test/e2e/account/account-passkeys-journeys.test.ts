@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { english } from '../../fixtures/languages/messages.js'
-import { browserSkip, openPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
+import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { registerAccount, verifyAddress } from '../../fixtures/registration/registration.js'
 import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
@@ -34,7 +34,7 @@ async function signInToAccountView (page: Page, base: string, email: string): Pr
   const notNowCode = page.getByRole('button', { name: english('secondFactor.notNow') })
   for (;;) {
     await passkeys.or(notNow).or(notNowCode).first().waitFor({ timeout: 10_000 })
-    if (await passkeys.isVisible()) return
+    if (await passkeys.isVisible()) return await waitForHydration(page)
     if (await notNow.isVisible()) await notNow.click()
     else if (await notNowCode.isVisible()) await notNowCode.click()
   }

@@ -5,7 +5,7 @@ import t from 'tap'
 import { ERROR_MESSAGE_KEYS } from '../../../common/languages/error-messages.js'
 import { english } from '../../fixtures/languages/messages.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
-import { browserSkip, openPage as openWatchedPage, unexpectedProblems } from '../../fixtures/browsers/chromium.js'
+import { browserSkip, openPage as openWatchedPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
 import { startBuiltServer, startLocalAccounts } from '../../fixtures/servers/built-server.js'
 import { newestResetLink } from '../../fixtures/emails/outbox.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
@@ -92,6 +92,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
   await t.test('reset by email: the link from the outbox sets a new password that then logs in', async (t) => {
     const { page, problems } = await openPage(t)
     await page.goto(`${base}/?view=resetPassword`)
+    await waitForHydration(page)
     await fill(page, 'Email', 'ada@example.test')
     await page.getByRole('button', { name: 'Send a Password Reset Email' }).click()
     await page.getByRole('status').waitFor()
@@ -100,6 +101,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     const link = await newestResetLink(server.dataDir)
     t.match(link, new RegExp(`^${base}/\\?view=setPassword&token=`))
     await page.goto(link)
+    await waitForHydration(page)
     await fill(page, 'New Password', 'a brand new passphrase')
     await fill(page, 'Confirm Password', 'a brand new passphrase')
     await page.getByRole('button', { name: 'Set New Password' }).click()
@@ -107,6 +109,7 @@ t.test('journeys in real Chromium against the built server', { skip: browserSkip
     t.notMatch(page.url(), /token=/, 'the used token left the address bar')
 
     await page.goto(link)
+    await waitForHydration(page)
     await fill(page, 'New Password', 'another new passphrase')
     await fill(page, 'Confirm Password', 'another new passphrase')
     await page.getByRole('button', { name: 'Set New Password' }).click()
