@@ -7,9 +7,11 @@
  */
 
 /** What a backend serves of the account view (`account/overview`'s `features`): the view shows only these sections. */
-export const ACCOUNT_FEATURES = ['sessions', 'passkeys', 'second-factor', 'password', 'email', 'activity', 'delete'] as const
+export const ACCOUNT_FEATURES = ['sessions', 'passkeys', 'second-factor', 'password', 'email', 'activity', 'delete', 'social'] as const
 
 export type AccountFeature = typeof ACCOUNT_FEATURES[number]
+
+import type { LinkedSocialProvider } from '../social/social-providers.js'
 
 /** `account/overview`'s answer. */
 export interface AccountOverview {
@@ -27,6 +29,11 @@ export interface AccountOverview {
     readonly rememberedBrowsers: number
   }
   readonly features: readonly AccountFeature[]
+  /**
+   * Every configured social connection, linked or not, in the operator's order (`social` feature); absent from
+   * a backend that serves none, read as none.
+   */
+  readonly social?: readonly LinkedSocialProvider[]
 }
 
 /** One entry of `sessions/list`. Times are milliseconds since the epoch. */

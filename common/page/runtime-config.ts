@@ -1,5 +1,6 @@
 import { jsonForScriptElement } from './json-for-script.js'
 import { DEFAULT_PASSWORD_MIN_LENGTH, isPasswordMinLength } from '../passwords/password-length.js'
+import { SOCIAL_PROVIDER_ID_FORMAT, SOCIAL_PROVIDER_TYPES, type SocialProvider } from '../social/social-providers.js'
 
 /** The operator's logo (BRAND_LOGO), with the size it is shown at: width and height reserve its place before it loads. */
 export interface PageLogo {
@@ -59,6 +60,10 @@ export interface RuntimeConfig {
    * JSON at its default, 8, which is what the page reads when it is absent.
    */
   readonly passwordMinLength: number
+  /** The social connections (SOCIAL_CONNECTIONS), in the operator's order: a button each. Left out of the page's JSON when empty. */
+  readonly socialProviders: readonly SocialProvider[]
+  /** SSO_DISCOVERY: the login and register views ask whether the typed address's domain signs in with single sign-on. */
+  readonly ssoDiscovery: boolean
   /** The logo in the card's header; null: none. */
   readonly logo: PageLogo | null
   readonly background: PageBackground
@@ -67,10 +72,18 @@ export interface RuntimeConfig {
 /** Id of the element that carries the runtime configuration. */
 export const RUNTIME_CONFIG_ELEMENT_ID = 'threshold-config'
 
-/** The configuration as the JSON of its `<script>` element (json-for-script.ts says what is escaped). */
+/**
+ * The configuration as the JSON of its `<script>` element (json-for-script.ts says what is escaped).
+ * Settings at their default (no social connection, no discovery, the default password length) are left out: every byte is in every page.
+ */
 export function serializeRuntimeConfig (config: RuntimeConfig): string {
-  const { passwordMinLength, ...rest } = config
-  return jsonForScriptElement(passwordMinLength === DEFAULT_PASSWORD_MIN_LENGTH ? rest : config)
+  const { passwordMinLength, socialProviders, ssoDiscovery, ...rest } = config
+  return jsonForScriptElement({
+    ...rest,
+    ...(passwordMinLength === DEFAULT_PASSWORD_MIN_LENGTH ? {} : { passwordMinLength }),
+    ...(socialProviders.length === 0 ? {} : { socialProviders }),
+    ...(ssoDiscovery ? { ssoDiscovery } : {})
+  })
 }
 
 function stringList (value: unknown): readonly string[] {
@@ -91,6 +104,13 @@ function parseBackground (value: unknown): PageBackground {
   const background = value as { kind?: unknown, poster?: unknown } | null | undefined
   if (background?.kind === 'none') return { kind: 'none' }
   return background?.kind === 'operator' && typeof background.poster === 'string' ? background as PageBackground : { kind: 'builtin' }
+}
+
+function parseSocialProviders (value: unknown): readonly SocialProvider[] {
+  if (!Array.isArray(value)) return []
+  return value.filter((item: Partial<SocialProvider> | null): item is SocialProvider =>
+    typeof item?.id === 'string' && SOCIAL_PROVIDER_ID_FORMAT.test(item.id) && SOCIAL_PROVIDER_TYPES.includes(item.type!) &&
+    typeof item.name === 'string' && (item.icon === null || typeof item.icon === 'string'))
 }
 
 /** Parses the embedded configuration; anything missing or malformed takes a safe default. */
@@ -119,6 +139,8 @@ export function parseRuntimeConfig (text: string | null | undefined): RuntimeCon
     emailCodes: raw.emailCodes === true,
     secondFactorRememberBrowser: raw.secondFactorRememberBrowser !== false,
     passwordMinLength: isPasswordMinLength(raw.passwordMinLength) ? raw.passwordMinLength : DEFAULT_PASSWORD_MIN_LENGTH,
+    socialProviders: parseSocialProviders(raw.socialProviders),
+    ssoDiscovery: raw.ssoDiscovery === true,
     logo: parseLogo(raw.logo),
     background: parseBackground(raw.background)
   }

@@ -122,6 +122,8 @@ function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolea
     secondFactor: config.secondFactor.enabled,
     secondFactorRememberBrowser: config.secondFactor.rememberBrowser,
     emailCodes: config.emailCodes.enabled,
+    socialProviders: [],
+    ssoDiscovery: false,
     passwordMinLength: config.passwordMinLength,
     logo: pageLogo(config.brand),
     background: pageBackground(config.brand)

@@ -61,6 +61,27 @@ export const EMAIL_CODE_ROUTES: readonly ProxiedRoute[] = [
 ]
 
 /**
+ * The social connections' calls (docs/social-sign-in.md), proxied when SOCIAL_CONNECTIONS names any:
+ * the start (`{url}` and the `social_state` cookie), the provider's return (a GET to `callback`, or
+ * Apple's cross-site `form_post` to `form-post`, then the same-site GET `continue` that checks the cookie), and the account view's
+ * link and unlink. The completion is `v2/auth/login` with `login_method` SOCIAL.
+ */
+export const SOCIAL_ROUTES: readonly ProxiedRoute[] = [
+  { path: 'auth/login/social', kind: 'json' },
+  { path: 'auth/social/callback', kind: 'read' },
+  { path: 'auth/social/form-post', kind: 'form' },
+  { path: 'auth/social/continue', kind: 'read' },
+  { path: 'account/social/link/start', kind: 'json' },
+  { path: 'account/social/link', kind: 'json' },
+  { path: 'account/social/unlink', kind: 'json' }
+]
+
+/** SSO_DISCOVERY's call: whether an address's domain signs in with single sign-on (docs/sso.md, "Found by the address"). */
+export const SSO_DISCOVERY_ROUTES: readonly ProxiedRoute[] = [
+  { path: 'auth/sso/discover', kind: 'json' }
+]
+
+/**
  * The account view's calls (docs/account-changes.md) that follow no setting,
  * proxied to every accounts service: the view asks `account/overview` what
  * the backend serves, and a backend that answers it 404 is offered none of

@@ -94,6 +94,8 @@ t.test('the embedded JSON cannot close its script element', async (t) => {
     secondFactor: false,
     secondFactorRememberBrowser: true,
     emailCodes: false,
+    socialProviders: [],
+    ssoDiscovery: false,
     passwordMinLength: 8,
     logo: { src: '/assets/brand/logo-X.png', alt: '</script>', width: 10, height: 10 },
     background: { kind: 'builtin' }
