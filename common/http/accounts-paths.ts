@@ -19,4 +19,4 @@ export type SpecAccountsPath = typeof SPEC_ACCOUNTS_PATHS[number]
  * major version, at this minor version or later, serves them. A test keeps
  * it equal to the document's.
  */
-export const ACCOUNTS_API_VERSION = '1.4.0'
+export const ACCOUNTS_API_VERSION = '1.5.0'
