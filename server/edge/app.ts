@@ -31,6 +31,7 @@ import { refreshLimit } from './sessions/refresh-limit.js'
 import { providerProxy } from './oidc/provider-proxy.js'
 import { providerPageLook } from './oidc/provider-page-look.js'
 import { join } from 'node:path'
+import { socialIconRoutes, type SocialIcons } from './social/social-icons.js'
 
 export interface AppOptions {
   readonly config: ServerConfig
@@ -61,6 +62,8 @@ export interface AppOptions {
   readonly passwordResetCompletion: boolean
   /** The sign-in page, which also answers a form post (form-posts/). */
   readonly pageAnswer: PageAnswer
+  /** The generic social connections' icons, read at start (server/edge/social/social-icons.ts). */
+  readonly socialIcons: SocialIcons
 }
 
 /**
@@ -107,6 +110,7 @@ export default async function app (fastify: FastifyInstance, options: AppOptions
       account: accountViewAnswer({ config, trust: options.trust, flash: options.formFlash, answerPage: formPageAnswerFrom(options.pageAnswer) })
     }
   })
+  await fastify.register(socialIconRoutes, { icons: options.socialIcons })
   await fastify.register(health, { probes: options.probes, includeUpstreams: config.readinessIncludesUpstreams, draining: options.draining })
   await fastify.register(webauthnWellKnown, { passkeys: config.passkeys })
   await fastify.register(accountsProxy, {

@@ -26,6 +26,7 @@ import { readDefaultLocale, readMessagesDir, type MessageOverrides } from './lan
 import { readMetricsPort } from './metrics/metrics-listener.js'
 import { readSourceMaps } from './page/static-files.js'
 import { readPasskeys } from './passkeys/passkey-settings.js'
+import { parseSocialConnections, type SocialConnection } from '../shared/social/social-connections.js'
 import { isPublicSuffix, readCookieDomain } from './sessions/cookie-domain.js'
 import { readHealthUrl } from './upstream/upstream-probes.js'
 
@@ -151,6 +152,11 @@ export interface ServerConfig {
   readonly messageOverrides: MessageOverrides
   /** CHALLENGE and its thresholds, EDGE_SECRET, a provider's keys (docs/challenge.md). */
   readonly challenge: ChallengeSettings
+  /**
+   * SOCIAL_CONNECTIONS (docs/social-sign-in.md), in the operator's order: the page's buttons, the social calls
+   * proxied, the generic connections' icons served. Behind ACCOUNTS_URL the secrets are the backend's and may be left out.
+   */
+  readonly social: readonly SocialConnection[]
 }
 
 /** The host a REDIRECT_ALLOWED_HOSTS entry names, or the domain of a `*.domain` pattern. */
@@ -222,6 +228,15 @@ function readGoogleClientId (env: Env): string | null {
 }
 
 /**
+ * SOCIAL_CONNECTIONS. With the embedded service every field is checked here, so that a bad key stops the start
+ * with the variable's name before the service is started; an own backend (ACCOUNTS_URL) holds the secrets, so the
+ * edge, which draws only the buttons and serves the icons, needs none of them.
+ */
+function readSocialConnections (env: Env, accountsUrl: string | null): readonly SocialConnection[] {
+  return parseSocialConnections(readString(env, 'SOCIAL_CONNECTIONS'), { publicOnly: accountsUrl !== null })
+}
+
+/**
  * Reads every variable of the server (README.md, "Configuration"). Throws a
  * {@link ConfigError} naming the first bad variable; the result is deeply frozen.
  */
@@ -273,6 +288,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     brand: readBrandSettings(env, productName),
     defaultLocale: readDefaultLocale(env),
     messageOverrides: readMessagesDir(env),
-    challenge: readChallengeSettings(env)
+    challenge: readChallengeSettings(env),
+    social: readSocialConnections(env, accountsUrl)
   })
 }

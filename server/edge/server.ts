@@ -31,6 +31,8 @@ import { AssetStore } from './page/static-files.js'
 import { fromTrustedProxy, proxyTrust } from './http/trusted-proxy.js'
 import { PROVIDER_ORIGINS } from './challenge/challenge-config.js'
 import { followRedisClock } from './redis/redis-clock.js'
+import { SOCIAL_ROUTES } from '../shared/accounts-routes.js'
+import { loadSocialIcons, type SocialIcons } from './social/social-icons.js'
 import { createUpstreamProbes, probedUpstreams, type ProbeListener } from './upstream/upstream-probes.js'
 
 /**
@@ -106,7 +108,7 @@ declare module 'fastify' {
  * The page's runtime configuration; `cookieDomain` is COOKIE_DOMAIN here, and
  * the page for each host gets the one decided for that host (server/edge/page/page.ts).
  */
-function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean): RuntimeConfig {
+function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolean, socialIcons: SocialIcons): RuntimeConfig {
   return {
     productName: config.productName,
     supportEmail: config.supportEmail,
@@ -122,7 +124,7 @@ function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolea
     secondFactor: config.secondFactor.enabled,
     secondFactorRememberBrowser: config.secondFactor.rememberBrowser,
     emailCodes: config.emailCodes.enabled,
-    socialProviders: [],
+    socialProviders: socialIcons.providers,
     ssoDiscovery: false,
     passwordMinLength: config.passwordMinLength,
     logo: pageLogo(config.brand),
@@ -135,7 +137,9 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const { config } = options
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
   const assetsDir = join(options.publicDir, 'assets')
-  const runtimeConfig = runtimeConfigFor(config, options.passwordResetCompletion)
+  // Read before the page's settings, which name each icon by its bytes' digest.
+  const socialIcons = loadSocialIcons(config.social)
+  const runtimeConfig = runtimeConfigFor(config, options.passwordResetCompletion, socialIcons)
   // Loaded at start, as the template is read: a missing build fails here, with a message, not at the first page view.
   const renderer = options.pageRenderer === undefined
     ? loadPageRenderer(join(options.publicDir, '..', 'server', 'page-renderer.cjs'), runtimeConfig)
@@ -220,7 +224,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   }
   logCompletedRequests(fastify)
   const accountsRoutes = withRoutes(options.accountsRoutes, config.passkeys !== null && PASSKEY_ROUTES,
-    config.secondFactor.enabled && SECOND_FACTOR_ROUTES, config.emailCodes.enabled && EMAIL_CODE_ROUTES, ACCOUNT_ROUTES)
+    config.secondFactor.enabled && SECOND_FACTOR_ROUTES, config.emailCodes.enabled && EMAIL_CODE_ROUTES, ACCOUNT_ROUTES,
+    config.social.length > 0 && SOCIAL_ROUTES)
   fastify.decorate('metrics', metrics)
   fastify.decorate('pageAnswer', pageAnswer)
   fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))
@@ -277,7 +282,8 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     probes,
     draining: () => draining,
     passwordResetCompletion: options.passwordResetCompletion,
-    pageAnswer
+    pageAnswer,
+    socialIcons
   })
   return fastify
 }
