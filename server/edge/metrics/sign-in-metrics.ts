@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { SOCIAL_COMPLETION_METHOD } from '../../../common/social/social-providers.js'
 import type { EdgeMetrics, PasskeyRegistrationKind, SignInMethod, SignInOutcome } from './metrics.js'
 
 /*
@@ -55,6 +56,8 @@ function countedCall (path: string, body: unknown): CountedCall {
       const method = bodyFields(body).login_method
       if (method === 'GOOGLE') return { counts: 'sign-in', method: 'google' }
       if (method === 'SAML' || method === 'OIDC') return { counts: 'sign-in', method: 'sso' }
+      // One label for every connection: the body's provider is the client's to name, and a label must come from a fixed list.
+      if (method === SOCIAL_COMPLETION_METHOD) return { counts: 'sign-in', method: 'social' }
       return null
     }
     case 'passkeys/login':

@@ -75,7 +75,9 @@ const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   sign-in asks for it even from a remembered browser,
  *   server/reference/oidc/step-up-cookie.ts), and on the emailed code's calls alone
  *   `email_code_browser` (which binds a code to the browser that asked for
- *   it, docs/email-codes.md). The page's host shares its parent domain's
+ *   it, docs/email-codes.md), and on the social connections' calls and the
+ *   completion alone `social_state` (which ties a social sign-in or a link to
+ *   its browser, docs/social-sign-in.md). The page's host shares its parent domain's
  *   cookies, and none of the others is the accounts service's business.
  * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id, and
  * `Accept-Encoding: identity`: it reads every answer, and a plain one costs
@@ -93,7 +95,19 @@ const ACCOUNT_CHANGE_PATHS = [
   'passkeys/list', 'passkeys/rename',
   'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers',
   'reauthenticate', 'sessions/end-others',
-  'account/overview', 'sessions/list', 'sessions/end', 'activity/list', 'password/change', 'email/change', 'account/delete'
+  'account/overview', 'sessions/list', 'sessions/end', 'activity/list', 'password/change', 'email/change', 'account/delete',
+  // The account view's sign-in methods (docs/social-sign-in.md): connecting one starts and ends with the account's token.
+  'account/social/link/start', 'account/social/link', 'account/social/unlink'
+]
+
+/**
+ * The calls that set or read the social connections' browser binding (`social_state`, docs/social-sign-in.md):
+ * the starts set it, the provider's return legs and the completions read it. Apple's cross-site
+ * `form-post` is among them though its Lax cookie does not arrive there: that leg hands over to `continue`, where it does.
+ */
+const SOCIAL_STATE_PATHS = [
+  'auth/login/social', 'auth/social/callback', 'auth/social/form-post', 'auth/social/continue', 'v2/auth/login',
+  'account/social/link/start', 'account/social/link'
 ]
 
 /**
@@ -120,7 +134,8 @@ export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
     threshold_proof: new Set(ACCOUNT_CHANGE_PATHS),
     second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'email-code/login', 'second-factor/verify']),
     oidc_step_up: new Set(['v2/login', 'v2/auth/login', 'email-code/login']),
-    email_code_browser: new Set(EMAIL_CODE_BROWSER_PATHS)
+    email_code_browser: new Set(EMAIL_CODE_BROWSER_PATHS),
+    social_state: new Set(SOCIAL_STATE_PATHS)
   },
   forwarding: true,
   stated: { 'accept-encoding': 'identity' }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../../server/reference/http/exposed-routes.js'
-import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SOCIAL_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
 import { loadAccountsContract } from '../../../../server/shared/accounts-contract.js'
 import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../../../fixtures/servers/edge.js'
 
@@ -13,7 +13,7 @@ import { buildEdge, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream } from '../
  */
 
 const contract = loadAccountsContract()
-const ROUTES = withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, EMAIL_CODE_ROUTES, ACCOUNT_ROUTES)
+const ROUTES = withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, EMAIL_CODE_ROUTES, ACCOUNT_ROUTES, SOCIAL_ROUTES)
 
 interface EdgeDescription {
   readonly requestHeaders: { readonly always: string[], readonly onlyOn: Record<string, string[]>, readonly statedByTheEdge: Record<string, string> }
@@ -47,7 +47,7 @@ const bearerDocumented = (path: string): boolean =>
 const jsonCalls = ROUTES.filter((route) => route.kind === 'json').map((route) => `/${route.path}`)
   .filter((path) => contract.document.paths[path] !== undefined)
 
-const ALL_COOKIES = ['sso_state=s', 'threshold_browser=b', 'refresh=r', 'passkey_challenge=p', 'second_factor_browser=f', 'threshold_proof=q', 'email_code_browser=e', 'auth=token-of-the-product', 'product_session=other']
+const ALL_COOKIES = ['sso_state=s', 'threshold_browser=b', 'refresh=r', 'passkey_challenge=p', 'second_factor_browser=f', 'threshold_proof=q', 'email_code_browser=e', 'social_state=g', 'auth=token-of-the-product', 'product_session=other']
 
 t.test('each call reaches the backend with the headers and cookies the document names for it, and no other', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { success: 'ok' }))
