@@ -35,6 +35,7 @@ import { registerForm, resetPasswordForm, setPasswordForm, verificationLinkForm 
 import { RepeatedPosts } from './repeated-posts.js'
 import { secondFactorForm } from './second-factor-form.js'
 import { ssoStartForm } from './sso-start-form.js'
+import { socialStartForm } from './social-start-form.js'
 
 /** The largest form body read: the register form, typed in full, is a few hundred bytes. */
 const FORM_POST_BODY_LIMIT_BYTES = 16 * 1024
@@ -51,6 +52,7 @@ const FORMS: Readonly<Record<string, FormHandler>> = {
   resetPassword: resetPasswordForm,
   setPassword: setPasswordForm,
   sso: ssoStartForm,
+  social: socialStartForm,
   verificationLink: verificationLinkForm,
   secondFactor: secondFactorForm,
   'email-code-request': emailCodeRequestForm,
