@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { MessageKey } from '../../../common/languages/message-catalogue.js'
 import { callDomainCheck, DomainCheckFailedError } from './domain-check-call.js'
 import { REQUEST_ID_HEADER } from '../../shared/logger.js'
-import { domainOfEmail, loginEmails } from './login-emails.js'
+import { domainOfEmail, loginEmails, topLevelMembers } from './login-emails.js'
+import { SOCIAL_COMPLETION_METHOD } from '../../../common/social/social-providers.js'
 import { OutboundCallError, postOnce } from '../upstream/outbound-post.js'
 import { logUpstreamFailure } from '../upstream/upstream-failures.js'
 
@@ -21,6 +22,22 @@ const ENFORCED_LOGIN_PATHS: ReadonlySet<string> = new Set(['v2/login', 'v2/auth/
  * answer's `email` instead ({@link checkPasskeySignInAnswer}).
  */
 const PASSKEY_SIGN_IN_PATH = 'passkeys/login'
+
+/**
+ * Nor does a social connection's completion (`v2/auth/login` with `login_method` SOCIAL, docs/social-sign-in.md):
+ * its body names the provider and a single-use id, and the provider named the address. Its answer is checked,
+ * by the answer's `email` where the backend gives one, else the `email` claim of the `auth` token it issued.
+ */
+function isSocialCompletion (route: string, body: unknown): boolean {
+  return route === 'v2/auth/login' && Buffer.isBuffer(body) && topLevelMembers(body.toString('utf8'), 'login_method').includes(SOCIAL_COMPLETION_METHOD)
+}
+
+/** The addresses a token answer names: its `email`, else (a social completion's) its `auth` token's `email` claims. */
+function answerEmails (answer: Readonly<Record<string, unknown>>, social: boolean): readonly unknown[] {
+  if (answer.email !== undefined || !social) return [answer.email]
+  const named = loginEmails(undefined, typeof answer.auth === 'string' ? `Bearer ${answer.auth}` : undefined)
+  return named.kind === 'named' ? named.emails : []
+}
 
 /** A login names one address, a Google login two (body and token); a body naming more is not the page's. */
 const MAX_CHECKED_DOMAINS = 4
@@ -130,8 +147,8 @@ async function revokeWithheldToken (
 }
 
 /**
- * For server/edge/upstream/json-answers.ts: checks a passkey sign-in's answer before it is
- * passed on. A 2xx answer carrying tokens is passed on only when its
+ * For server/edge/upstream/json-answers.ts: checks a passkey sign-in's answer, and a social
+ * completion's, before it is passed on. A 2xx answer carrying tokens is passed on only when its
  * `email` is allowed; otherwise the tokens (and the backend's cookies)
  * never reach the browser, the refresh token is revoked at the backend
  * (`token/revoke`, the call the page would make) and the refusal is
@@ -144,16 +161,19 @@ export function checkPasskeySignInAnswer (options: DomainCheckEnforcement & {
   readonly accountsUpstreamHeaders?: Readonly<Record<string, string>>
 }) {
   return async function passkeyAnswerRefusal (request: FastifyRequest, status: number, body: Buffer): Promise<LoginRefusal | null> {
-    if (routeOf(request, options.prefix) !== PASSKEY_SIGN_IN_PATH || status < 200 || status > 299) return null
+    const route = routeOf(request, options.prefix)
+    const social = isSocialCompletion(route, request.body)
+    if ((route !== PASSKEY_SIGN_IN_PATH && !social) || status < 200 || status > 299) return null
     const answer = JSON.parse(body.toString('utf8')) as Record<string, unknown>
     if (typeof answer.auth !== 'string' && typeof answer.refresh !== 'string') return null
-    const domain = typeof answer.email === 'string' ? domainOfEmail(answer.email) : null
+    const emails = answerEmails(answer, social)
+    const domains = emails.map((email) => typeof email === 'string' ? domainOfEmail(email) : null)
     let refusal: LoginRefusal | null
-    if (domain === null) {
+    if (domains.length === 0 || domains.length > MAX_CHECKED_DOMAINS || domains.includes(null)) {
       request.log.warn({ reason: 'no email in the answer' }, 'login refused: domain check failed')
       refusal = CHECK_FAILED
     } else {
-      refusal = await domainRefusal(request, [domain], options)
+      refusal = await domainRefusal(request, [...new Set(domains as string[])], options)
     }
     if (refusal !== null && typeof answer.refresh === 'string') {
       await revokeWithheldToken(request, { upstream: options.accountsUpstream, headers: options.accountsUpstreamHeaders ?? {} }, answer.refresh, options.timeoutMs)

@@ -345,3 +345,40 @@ t.test('a domain service whose TLS certificate does not verify is not asked, and
   t.equal(reached, false, 'the unverified server was never asked')
   t.equal(accounts.requests.length, 0)
 })
+
+/** An auth token as a backend issues it, with the `email` claim a social completion's check reads (its signature is the backend's business). */
+const authTokenFor = (email: string): string =>
+  `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from(JSON.stringify({ email })).toString('base64url')}.c2ln`
+
+async function socialCompletion (base: string, loginMethod = 'SOCIAL'): Promise<{ status: number, body: unknown, setCookies: string[] }> {
+  const response = await fetch(`${base}/accounts/v2/auth/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login_method: loginMethod, provider: 'github', id: 'single-use' })
+  })
+  return { status: response.status, body: await response.json(), setCookies: response.headers.getSetCookie() }
+}
+
+t.test('attack: a social completion, which names no address, is checked by its answer; a refused one never gives the browser its tokens', async (t) => {
+  const responder = await startEdgeAuthResponder(t, { unauthorized: ['blocked.test'] })
+
+  // passkeyEdge's stand-in answers every sign-in call alike.
+  const allowed = await passkeyEdge(t, responder, { auth: authTokenFor('ada@ok.test'), refresh: 'withheld-refresh' })
+  const passed = await socialCompletion(allowed.base)
+  t.equal(passed.status, 200, 'an allowed domain, read from the auth token')
+  t.same(allowed.accounts.requests.map((request) => request.url), ['/v2/auth/login'], 'nothing revoked')
+
+  const blocked = await passkeyEdge(t, responder, { auth: authTokenFor('mallory@blocked.test'), refresh: 'withheld-refresh' })
+  const refused = await socialCompletion(blocked.base)
+  t.same([refused.status, refused.body], [403, { error: ERROR_MESSAGES.DOMAIN_NOT_AUTHORIZED }])
+  t.same(refused.setCookies, [], 'no token cookie, none of the backend\'s')
+  const revoke = blocked.accounts.requests.find((request) => request.url === '/token/revoke')
+  t.same(JSON.parse(revoke?.body.toString() ?? 'null'), { refresh: 'withheld-refresh' }, 'the refresh token is revoked at the backend')
+
+  const named = await passkeyEdge(t, responder, { auth: authTokenFor('ada@ok.test'), refresh: 'r2', email: 'mallory@blocked.test' })
+  t.equal((await socialCompletion(named.base)).status, 403, 'the answer\'s own email, where the backend gives one, is checked')
+
+  const opaque = await passkeyEdge(t, responder, { auth: 'opaque-token', refresh: 'r3' })
+  t.same((await socialCompletion(opaque.base)).status, 503, 'an answer naming no address cannot be checked: refused')
+
+  const google = await passkeyEdge(t, responder, { auth: authTokenFor('mallory@blocked.test'), refresh: 'r4' })
+  t.equal((await socialCompletion(google.base, 'GOOGLE')).status, 200, 'other completions are checked before they are proxied, not by their answer')
+})
