@@ -94,3 +94,10 @@ t.test('without a connection the start is not proxied: the post ends on the view
   t.equal(response.statusCode, 404)
   t.equal(upstream.requests.length, 0)
 })
+
+t.test('the page\'s form-action names no provider with connections configured: the start leaves by a page, never a redirect', async (t) => {
+  const { app } = await edgeAnswering(t, jsonAnswer(200, { url: 'https://github.com/login/oauth/authorize' }))
+  const page = await app.inject({ url: '/', headers: { host: 'signin.example.com', 'x-forwarded-proto': 'https' } })
+  const formAction = /(?:^|;)\s*form-action ([^;]*)/.exec(String(page.headers['content-security-policy']))?.[1]
+  t.equal(formAction, "'self' https://example.com:* https://*.example.com:*", 'where a login may lead, as without connections')
+})

@@ -3,7 +3,7 @@ import { SOCIAL_ICON_PATH } from '../../../../common/social/social-providers.js'
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { SVG_CONTENT_SECURITY_POLICY } from '../../../../server/edge/brand/brand-assets.js'
 import { brandFolder, pngOf, SVG_LOGO } from '../../../fixtures/brand/brand-files.js'
-import { buildEdge } from '../../../fixtures/servers/edge.js'
+import { buildEdge, listen } from '../../../fixtures/servers/edge.js'
 
 /*
  * A generic connection's icon (SOCIAL_CONNECTIONS' `icon`), read at start and served from the page's own
@@ -79,4 +79,15 @@ t.test('a name that is not a configured icon is not found', async (t) => {
   }
   const none = await buildEdge(t)
   t.equal((await none.inject({ url: `${SOCIAL_ICON_PATH}gitlab.svg` })).statusCode, 404, 'no connection, no icon route')
+})
+
+t.test('over real HTTP too, past the page\'s hot path', async (t) => {
+  const { app, icons } = await iconsEdge(t)
+  const base = await listen(app)
+  const served = await fetch(`${base}${icons.gitlab!}`)
+  t.equal(served.status, 200)
+  t.equal(served.headers.get('content-type'), 'image/svg+xml')
+  t.equal(served.headers.get('content-security-policy'), SVG_CONTENT_SECURITY_POLICY)
+  t.equal(await served.text(), SVG_LOGO)
+  t.equal((await fetch(`${base}${SOCIAL_ICON_PATH}nothing.svg`)).status, 404)
 })
