@@ -81,7 +81,8 @@ t.test('local-network mode offers no social sign-in: refused without a call', as
 
 t.test('a post without a provider, or with one no connection could be called, is unreadable', async (t) => {
   const { upstream, app } = await edgeAnswering(t, jsonAnswer(200, { url: 'https://github.com/login/oauth/authorize' }))
-  for (const fields of [{ form: 'social' }, { form: 'social', provider: '../sso' }, { form: 'social', provider: 'GitHub' }]) {
+  const posts: Array<Record<string, string>> = [{ form: 'social' }, { form: 'social', provider: '../sso' }, { form: 'social', provider: 'GitHub' }]
+  for (const fields of posts) {
     const response = await postForm(app, fields)
     t.equal(response.statusCode, 400, JSON.stringify(fields))
   }
