@@ -32,9 +32,17 @@ function isSocialCompletion (route: string, body: unknown): boolean {
   return route === 'v2/auth/login' && Buffer.isBuffer(body) && topLevelMembers(body.toString('utf8'), 'login_method').includes(SOCIAL_COMPLETION_METHOD)
 }
 
-/** The addresses a token answer names: its `email`, else (a social completion's) its `auth` token's `email` claims. */
-function answerEmails (answer: Readonly<Record<string, unknown>>, social: boolean): readonly unknown[] {
-  if (answer.email !== undefined || !social) return [answer.email]
+/**
+ * The code step that ends a sign-in whose second factor was due (`second-factor/verify`, and the enrolment's
+ * confirmation during a login) names no method: the tokens it issues may end a social completion, which was
+ * not checked before it was proxied. Its token answers are checked by the `auth` token's `email` claim where
+ * there is one; an opaque token passes, as the first factor of every other method was checked already.
+ */
+const CODE_STEP_PATHS: ReadonlySet<string> = new Set(['second-factor/verify', 'second-factor/enrol/confirm'])
+
+/** The addresses a token answer names: its `email`, else (`byToken`: a social completion's, a code step's) its `auth` token's `email` claims. */
+function answerEmails (answer: Readonly<Record<string, unknown>>, byToken: boolean): readonly unknown[] {
+  if (answer.email !== undefined || !byToken) return [answer.email]
   const named = loginEmails(undefined, typeof answer.auth === 'string' ? `Bearer ${answer.auth}` : undefined)
   return named.kind === 'named' ? named.emails : []
 }
@@ -163,10 +171,12 @@ export function checkPasskeySignInAnswer (options: DomainCheckEnforcement & {
   return async function passkeyAnswerRefusal (request: FastifyRequest, status: number, body: Buffer): Promise<LoginRefusal | null> {
     const route = routeOf(request, options.prefix)
     const social = isSocialCompletion(route, request.body)
-    if ((route !== PASSKEY_SIGN_IN_PATH && !social) || status < 200 || status > 299) return null
+    const codeStep = CODE_STEP_PATHS.has(route)
+    if ((route !== PASSKEY_SIGN_IN_PATH && !social && !codeStep) || status < 200 || status > 299) return null
     const answer = JSON.parse(body.toString('utf8')) as Record<string, unknown>
     if (typeof answer.auth !== 'string' && typeof answer.refresh !== 'string') return null
-    const emails = answerEmails(answer, social)
+    const emails = answerEmails(answer, social || codeStep)
+    if (codeStep && emails.length === 0) return null
     const domains = emails.map((email) => typeof email === 'string' ? domainOfEmail(email) : null)
     let refusal: LoginRefusal | null
     if (domains.length === 0 || domains.length > MAX_CHECKED_DOMAINS || domains.includes(null)) {

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { ERROR_MESSAGES } from '../../../../common/languages/error-messages.js'
 import { CheckDomainAuthorizationRequest, CheckDomainAuthorizationResponse } from '../../../../proto/edgeauth/v1/edge_auth_metadata_pb.js'
-import { PASSKEY_ROUTES, SPEC_ACCOUNTS_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
+import { PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES, withRoutes } from '../../../../server/shared/accounts-routes.js'
 import { DATA_FRAME, decodeFrames, encodeFrame, encodeTrailers } from '../../../../server/shared/domain-check/grpc-web-frames.js'
 import { buildEdge, captureLog, DEAD_UPSTREAM, jsonAnswer, listen, startUpstream, type LogLine, type RecordedRequest, type Upstream, startEdgeWithUpstream } from '../../../fixtures/servers/edge.js'
 import { startEdgeAuthResponder } from '../../../fixtures/domain-check/edge-auth.js'
@@ -381,4 +381,28 @@ t.test('attack: a social completion, which names no address, is checked by its a
 
   const google = await passkeyEdge(t, responder, { auth: authTokenFor('mallory@blocked.test'), refresh: 'r4' })
   t.equal((await socialCompletion(google.base, 'GOOGLE')).status, 200, 'other completions are checked before they are proxied, not by their answer')
+})
+
+t.test('attack: the code step that ends a social completion is checked by its token, as the completion would have been', async (t) => {
+  const responder = await startEdgeAuthResponder(t, { unauthorized: ['blocked.test'] })
+  async function codeStep (answer: Record<string, unknown>): Promise<{ status: number, accounts: Upstream }> {
+    const accounts = await startUpstream(t, (request, response) => {
+      if (request.url === '/token/revoke') jsonAnswer(200, { success: 'Signed out.' })(request, response)
+      else jsonAnswer(200, answer)(request, response)
+    })
+    const app = await buildEdge(t, {
+      accountsUpstream: accounts.url,
+      accountsRoutes: withRoutes(SPEC_ACCOUNTS_ROUTES, SECOND_FACTOR_ROUTES),
+      edgeAuthUpstream: responder,
+      env: { DOMAIN_CHECK_ENFORCED: 'true', UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_PER_MINUTE: '100000', ALLOWED_HOSTS: '127.0.0.1' }
+    })
+    const response = await post(await listen(app), 'second-factor/verify', JSON.stringify({ challenge: 'c', code: '123456' }))
+    return { status: response.status, accounts }
+  }
+  const blocked = await codeStep({ auth: authTokenFor('mallory@blocked.test'), refresh: 'withheld-refresh' })
+  t.equal(blocked.status, 403)
+  t.ok(blocked.accounts.requests.some((request) => request.url === '/token/revoke'), 'revoked')
+  t.equal((await codeStep({ auth: authTokenFor('ada@ok.test'), refresh: 'r' })).status, 200)
+  t.equal((await codeStep({ auth: 'opaque-token', refresh: 'r' })).status, 200, 'an opaque token passes: every other method\'s first factor was checked before it was proxied')
+  t.equal((await codeStep({ error: 'That code is not right.' })).status, 200, 'an answer without tokens is not checked')
 })
