@@ -49,7 +49,7 @@ export interface AccountsProxyOptions {
   readonly refreshLimit?: RefreshLimit | null
 }
 
-/** A form POST (a signed SAML response) is larger than any JSON call. */
+/** A form POST (a signed SAML response; Sign in with Apple's form_post, with its ID token) is larger than any JSON call. */
 const FORM_BODY_LIMIT_BYTES = 256 * 1024
 
 /**
