@@ -169,6 +169,19 @@ t.test('Sign in with Apple against a stand-in that speaks its protocol', async (
     await t.rejects(client.finish(fields, secrets), /^Apple's answer did not verify: .*"state"/)
   })
 
+  t.test('the stand-in, as Apple, posts an ID token only when asked for one, and puts scopes in no URL', async (t) => {
+    const { url } = await client.begin()
+    const hybrid = new URL(url)
+    hybrid.searchParams.set('response_type', 'code id_token')
+    const { fields } = await apple.authorize(hybrid.href, 'alice')
+    t.same([...fields.keys()].filter((name) => name !== 'user').sort(), ['code', 'id_token', 'state'])
+    const query = new URL(url)
+    query.searchParams.set('response_mode', 'query')
+    const refused = await fetch(query)
+    t.equal(refused.status, 400)
+    t.match(await refused.text(), /response_mode must be form_post/)
+  })
+
   t.test('a visitor who cancels at Apple is an error naming Apple\'s code', async (t) => {
     const { url, secrets } = await client.begin()
     apple.refuseNext()
