@@ -163,6 +163,12 @@ t.test('Sign in with Apple against a stand-in that speaks its protocol', async (
     }
   })
 
+  t.test('an ID token signed with a key that is not Apple\'s is refused, whatever it claims', async (t) => {
+    const { secrets, fields } = await signIn('alice')
+    apple.forgeNextIdToken()
+    await t.rejects(client.finish(fields, secrets), /^Apple's answer did not verify: /)
+  })
+
   t.test('an answer with another state is refused', async (t) => {
     const { secrets, fields } = await signIn('alice')
     fields.set('state', 'A'.repeat(43))

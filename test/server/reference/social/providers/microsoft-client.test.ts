@@ -98,6 +98,13 @@ t.test('Microsoft\'s identity platform against a stand-in with two tenants and p
     await t.rejects(organizations.finish(answer, secrets), /is a personal account's/)
   })
 
+  t.test('an ID token signed with a key that is not Microsoft\'s is refused', async (t) => {
+    const { url, secrets } = await common.begin()
+    const answer = await microsoft.authorize(url, 'pat')
+    microsoft.forgeNextIdToken()
+    await t.rejects(common.finish(answer, secrets), /ID token did not verify \(ERR_JWS_SIGNATURE_VERIFICATION_FAILED\)/)
+  })
+
   t.test('an ID token with another nonce, or for another app, is refused', async (t) => {
     for (const [claims, failure] of [[{ nonce: 'another' }, /another nonce/], [{ aud: 'another-app' }, /claim aud/]] as const) {
       const { url, secrets } = await common.begin()
