@@ -83,6 +83,15 @@ t.test('a GitHub OAuth app against a stand-in of GitHub', async (t) => {
     await t.rejects(client.finish(denial, refused.secrets), /the provider answered access_denied/)
   })
 
+  t.test('the stand-in, as GitHub, takes only the registered callback URL when it is given one', async (t) => {
+    const registered = await startGithubStandIn(t, { redirectUri: () => TEST_RETURN_URLS.callback })
+    const ours = githubClient(socialConnection(registered.connection()), TEST_RETURN_URLS, Date.now)
+    const { url, secrets } = await ours.begin()
+    t.equal((await ours.finish(await registered.authorize(url), secrets)).subject, '583231')
+    const elsewhere = githubClient(socialConnection(registered.connection()), { ...TEST_RETURN_URLS, callback: 'http://127.0.0.1:9/elsewhere' }, Date.now)
+    await t.rejects(registered.authorize((await elsewhere.begin()).url), /400 .*redirect_uri_mismatch/)
+  })
+
   t.test('the stand-in, as GitHub, refuses an API call without a User-Agent and the emails without user:email', async (t) => {
     const { url, secrets } = await client.begin()
     const narrowed = new URL(url)
