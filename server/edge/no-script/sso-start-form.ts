@@ -3,7 +3,8 @@ import { isLoopbackHost } from '../../../common/http/hosts.js'
 import { failureStatus } from './answer-status.js'
 import { refusalText, refused } from './form-outcome.js'
 import { loginContextFields } from '../../../common/page/page-query.js'
-import type { FormHandler } from './form-post.js'
+import type { FormOutcome } from './form-outcome.js'
+import type { FormHandler, FormPost } from './form-post.js'
 
 /** An `sso_url` this edge will not send a visitor to is an answer it cannot use, as the status table says (docs/no-script.md). */
 const UNSAFE_PROVIDER_STATUS = 502
@@ -31,6 +32,16 @@ export const ssoStartForm: FormHandler = async (post) => {
   if (post.localAccounts.kind !== 'off') return refused(400, view, email, post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
   const refusal = await post.domainGate(email)
   if (refusal !== null) return refused(refusal.status, view, email, post.messages.text(refusal.key))
+  return await startSingleSignOn(post, email, view)
+}
+
+/**
+ * The start itself, once the address may go on (local-network mode off, the
+ * domain check passed): `auth/login/sso` from `view`, then the identity
+ * provider's page. Also where the login and register forms send an address
+ * whose domain SSO_DISCOVERY found (sso-discovery.ts).
+ */
+export async function startSingleSignOn (post: FormPost, email: string, view: 'login' | 'register'): Promise<FormOutcome> {
   const raw = await post.callAccounts('auth/login/sso', { email, source: view, redirect: post.context.redirect, ...loginContextFields(post.context) })
   const answer = parseSsoStartAnswer(raw)
   if (answer.kind === 'redirect') {
