@@ -14,7 +14,8 @@ const NEEDS_SCRIPTS_STATUS = 409
  * `form=login`: email and password, as client/sign-in/useLogin.ts: the domain
  * check first when the address asks for it, then `v2/login` with the login
  * context (with SSO_DISCOVERY, an address without a password whose domain
- * signs in with single sign-on starts it instead, as `form=sso` does). Tokens sign in; a code due shows the code step; an enrolment
+ * signs in with single sign-on starts it instead, as `form=sso` does).
+ * Tokens sign in; a code due shows the code step; an enrolment
  * due, or local-network mode, says it needs scripts; an unverified address
  * offers a new link; any other refusal is shown with the email kept.
  */

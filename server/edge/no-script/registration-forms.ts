@@ -37,7 +37,12 @@ function finish (raw: JsonAnswer, view: RenderedView, email: string, emailAfter:
 export const registerForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
   if (post.localAccounts.kind !== 'off') return refused(400, 'register', email, post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
-  if (await signsInWithSso(post, email, post.fields.one('password'))) return await startSingleSignOn(post, email, 'register')
+  if (await signsInWithSso(post, email, post.fields.one('password'))) {
+    // As `form=sso` starts it: after the domain check the address asks for.
+    const refusal = await post.domainGate(email)
+    if (refusal !== null) return refused(refusal.status, 'register', email, post.messages.text(refusal.key))
+    return await startSingleSignOn(post, email, 'register')
+  }
   const payload = {
     first_name: post.fields.optional('first_name', ''),
     last_name: post.fields.optional('last_name', ''),
