@@ -75,6 +75,17 @@ t.test('with SSO_DISCOVERY on', async (t) => {
   })
 })
 
+t.test('attack: timing or errors cannot tell accounts apart, since the answer reads nothing from the store: it comes the same with the store closed', async (t) => {
+  const { base, services } = await startReference(t, { env: { SSO_CONNECTIONS: CONNECTIONS, SSO_DISCOVERY: 'true' }, edgeEnv: { SSO_DISCOVERY: 'true' } })
+  await registerAccount(base, 'has-account@open.example')
+  await services.store.close()
+  t.not((await postJson(base, '/accounts/v2/login', { email: 'has-account@open.example', password: 'x' })).status, 200, 'the store is gone for the calls that read it')
+  for (const email of ['has-account@open.example', 'no-account@open.example']) {
+    const answer = await postJson(base, DISCOVER, { email })
+    t.same([answer.status, answer.body], [200, { sso: true, required: false }], email)
+  }
+})
+
 t.test('with SSO_DISCOVERY off (the default) the call is absent, at the edge and at the service', async (t) => {
   const { base, url, edgeHeaders } = await startReference(t, { env: { SSO_CONNECTIONS: CONNECTIONS } })
   t.equal((await postJson(base, DISCOVER, { email: 'ada@corp.example' })).status, 404, 'the edge does not proxy it')
