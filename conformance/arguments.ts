@@ -24,6 +24,9 @@ accounts. Prints a table of pass/fail/skip/advisory rows; exits 0 only when no r
   --blocked-password <pw>   its password (or the CONFORMANCE_BLOCKED_PASSWORD variable)
   --email-codes             the backend answers the emailed code's calls (EMAIL_CODES=true):
                             check them too (docs/email-codes.md)
+  --sso-discovery           the backend answers auth/sso/discover (SSO_DISCOVERY=true):
+                            check it too (docs/sso.md, "Found by the address")
+  --sso-domain <domain>     a domain the backend has single sign-on for (with --sso-discovery)
   --timeout-ms <n>          time limit of one call (default ${DEFAULT_TIMEOUT_MS}); the whole run
                             ends within 6 times this
   --contract <path>         the OpenAPI document (default: docs/accounts-api.openapi.yaml)
@@ -103,6 +106,8 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
         'blocked-email': { type: 'string' },
         'blocked-password': { type: 'string' },
         'email-codes': { type: 'boolean' },
+        'sso-discovery': { type: 'boolean' },
+        'sso-domain': { type: 'string' },
         'timeout-ms': { type: 'string' },
         contract: { type: 'string' },
         json: { type: 'boolean' },
@@ -126,6 +131,9 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
     throw new ArgumentError('--google-nonce-secret and --google-email go with --google-token')
   }
   if (values['sso-email'] !== undefined && !values['sso-email'].includes('@')) throw new ArgumentError('--sso-email is not an email address')
+  const ssoDomain = values['sso-domain'] ?? null
+  if (ssoDomain !== null && (ssoDomain.includes('@') || !ssoDomain.includes('.'))) throw new ArgumentError('--sso-domain is not an email domain such as example.com')
+  if (ssoDomain !== null && values['sso-discovery'] !== true) throw new ArgumentError('--sso-domain goes with --sso-discovery')
   return {
     help: false,
     accountsUrl: parseUrl(values['accounts-url']),
@@ -137,7 +145,9 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
       googleClientId: values['google-client-id'] ?? null,
       ssoEmail: values['sso-email'] ?? null,
       blockedAccount,
-      emailCodes: values['email-codes'] === true
+      emailCodes: values['email-codes'] === true,
+      ssoDiscovery: values['sso-discovery'] === true,
+      ssoDomain
     },
     timeoutMs: parseTimeout(values['timeout-ms']),
     contractPath: values.contract ?? null,

@@ -16,6 +16,7 @@ import { ACCOUNTS_ANSWER_LIMIT_RANGE, DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES } from
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import type { PasskeySettings } from '../shared/passkeys/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
+import { readSsoDiscovery } from '../shared/sso/sso-discovery-config.js'
 import { readEmailCodeSettings, type EmailCodeSettings } from '../shared/email-codes/email-code-config.js'
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
@@ -138,6 +139,8 @@ export interface ServerConfig {
   readonly secondFactor: SecondFactorSettings
   /** EMAIL_CODES (docs/email-codes.md): whether the page offers the emailed sign-in code. */
   readonly emailCodes: EmailCodeSettings
+  /** SSO_DISCOVERY (docs/sso.md, "Found by the address"): the page asks whether a typed address's domain signs in with single sign-on. */
+  readonly ssoDiscovery: boolean
   /**
    * PASSWORD_MIN_LENGTH, for the page's hint only: the embedded reference
    * service enforces it from the same environment; behind an own backend the
@@ -284,6 +287,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     passkeys: readPasskeys(env, accountsUrl, port),
     secondFactor: readSecondFactorSettings(env, accountsUrl === null),
     emailCodes: readEmailCodeSettings(env, accountsUrl === null),
+    ssoDiscovery: readSsoDiscovery(env),
     passwordMinLength: readPasswordMinLength(env),
     brand: readBrandSettings(env, productName),
     defaultLocale: readDefaultLocale(env),

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { PageRenderer } from '../../common/page/page-render.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
 import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes, type ProxiedRoute } from '../shared/accounts-routes.js'
+import { SSO_DISCOVERY_ROUTES } from '../shared/accounts-routes.js'
 import app from './app.js'
 import { loadBrandAssets } from './brand/brand-assets.js'
 import { pageBackground, pageLogo, pageLook } from './brand/brand-page.js'
@@ -125,7 +126,7 @@ function runtimeConfigFor (config: ServerConfig, passwordResetCompletion: boolea
     secondFactorRememberBrowser: config.secondFactor.rememberBrowser,
     emailCodes: config.emailCodes.enabled,
     socialProviders: socialIcons.providers,
-    ssoDiscovery: false,
+    ssoDiscovery: config.ssoDiscovery,
     passwordMinLength: config.passwordMinLength,
     logo: pageLogo(config.brand),
     background: pageBackground(config.brand)
@@ -225,7 +226,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   logCompletedRequests(fastify)
   const accountsRoutes = withRoutes(options.accountsRoutes, config.passkeys !== null && PASSKEY_ROUTES,
     config.secondFactor.enabled && SECOND_FACTOR_ROUTES, config.emailCodes.enabled && EMAIL_CODE_ROUTES, ACCOUNT_ROUTES,
-    config.social.length > 0 && SOCIAL_ROUTES)
+    config.social.length > 0 && SOCIAL_ROUTES, config.ssoDiscovery && SSO_DISCOVERY_ROUTES)
   fastify.decorate('metrics', metrics)
   fastify.decorate('pageAnswer', pageAnswer)
   fastify.decorate('messagesFor', messagesForRequests(catalogues, config.defaultLocale))

@@ -53,6 +53,7 @@ import { PasswordSignIn } from './sign-in/password-sign-in.js'
 import type { SsoServices } from './sso/routes.js'
 import { SsoCompletion } from './sso/sso-completion.js'
 import { SsoFlows } from './sso/sso-flows.js'
+import { SsoRequirement } from './sso/sso-requirement.js'
 import type { AccountStore } from './store/account-store.js'
 import { openAccountStore } from './store/open-store.js'
 
@@ -134,6 +135,8 @@ export async function createReferenceServices (
     (kind, outcome) => metrics.email(kind, outcome)
   )
   const emailing = { store, mailer, publicUrl: config.publicUrl, productName: config.productName, now }
+  // The domains that sign in only with single sign-on: every other way in asks it first.
+  const ssoRequirement = new SsoRequirement(config.ssoConnections)
   const browserNotices = new BrowserNotices({ ...emailing, cookies: new BrowserCookies(secrets.derive(BROWSER_COOKIE)) })
   const verification = new EmailVerification({ ...emailing, browsers: browserNotices })
   const claims = new AccountClaims(emailing)
@@ -177,14 +180,16 @@ export async function createReferenceServices (
   }
   const sso: SsoServices = {
     flows: new SsoFlows({ store, connections: config.ssoConnections, publicUrl: config.publicUrl, now }),
-    completion: new SsoCompletion({ store, after, claims, now })
+    completion: new SsoCompletion({ store, after, claims, now }),
+    requirement: ssoRequirement,
+    discovery: config.ssoDiscovery
   }
   const passkeys = config.passkeys === null
     ? null
     : new Passkeys({
       store, owners, proofs, after, sessionTokens, changeNotices, settings: config.passkeys, productName: config.productName, metrics, now
     })
-  const emailCodes = config.emailCodes.enabled ? new EmailCodes({ ...emailing, key: secrets.derive(EMAIL_CODE_PURPOSE), owners, claims, after }) : null
+  const emailCodes = config.emailCodes.enabled ? new EmailCodes({ ...emailing, key: secrets.derive(EMAIL_CODE_PURPOSE), owners, claims, after, ssoRequirement }) : null
   const reauthentication = new Reauthentication({
     store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, emailCodes: emailCodes?.reauthentication ?? null, now
   })
@@ -220,13 +225,14 @@ export async function createReferenceServices (
     store,
     tokens,
     passwordSignIn: new PasswordSignIn({
-      store, tokens, work, attempts: new LoginAttempts({ store, metrics, now }), browserNotices, breachCheck, breachNotices: new BreachNotices(emailing), after
+      store, tokens, work, attempts: new LoginAttempts({ store, metrics, now }), browserNotices, breachCheck, breachNotices: new BreachNotices(emailing), after,
+      ssoRequirement
     }),
-    registration: new Registration({ ...emailing, work, newPasswords, requireVerifiedEmail: config.requireVerifiedEmail, verification, browserNotices }),
+    registration: new Registration({ ...emailing, work, newPasswords, requireVerifiedEmail: config.requireVerifiedEmail, verification, browserNotices, ssoRequirement }),
     resetRequest: new ResetRequest(emailing),
     resetCompletion: new ResetCompletion({ store, newPasswords, claims, proofs, browserNotices, undoChange, changeNotices, recentFactors, now }),
-    googleSignIn: new GoogleSignIn({ store, verifyGoogleToken, claims, after }),
-    googleRegistration: new GoogleRegistration({ store, verifyGoogleToken, claims, now }),
+    googleSignIn: new GoogleSignIn({ store, verifyGoogleToken, claims, after, ssoRequirement }),
+    googleRegistration: new GoogleRegistration({ store, verifyGoogleToken, claims, now, ssoRequirement }),
     sessionTokens,
     verification,
     browserNotices,

@@ -24,6 +24,8 @@ export interface FormPost {
   readonly resetToken: string | null
   /** Whether the page at the post's address offers the emailed code (EMAIL_CODES and `login_method`: email-code-forms.ts). */
   readonly emailCodeOffered: boolean
+  /** SSO_DISCOVERY: the login and register forms posted without a password ask whether the address's domain signs in with SSO. */
+  readonly ssoDiscovery: boolean
   /** Whether the code step offers "Don't ask again on this browser" (SECOND_FACTOR_REMEMBER_BROWSER). */
   readonly rememberBrowserOffered: boolean
   readonly callAccounts: AccountsCall

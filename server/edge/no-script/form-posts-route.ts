@@ -160,6 +160,7 @@ export async function formPosts (app: FastifyInstance, options: FormPostsOptions
       emailCodeOffered: emailCodeOffered(query, { enabled: config.emailCodes.enabled, productName: config.productName, localNetwork: localAccounts.kind !== 'off' }),
       resetToken: resetTokenFrom(query),
       rememberBrowserOffered: config.secondFactor.rememberBrowser,
+      ssoDiscovery: config.ssoDiscovery,
       callAccounts: accountsCaller(request, reply, messages),
       account: visitorCalls(request, reply, { config, trust }),
       domainGate: domainGate(request, reply, { enabled: domainCheckRequested(query), timeoutMs: config.domainCheckTimeoutMs }),

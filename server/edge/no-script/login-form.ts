@@ -4,6 +4,8 @@ import { failureStatus } from './answer-status.js'
 import { codeStep, refusalText, refused, type FormOutcome } from './form-outcome.js'
 import { loginContextFields } from '../../../common/page/page-query.js'
 import type { FormHandler, FormPost } from './form-post.js'
+import { signsInWithSso } from './sso-discovery.js'
+import { startSingleSignOn } from './sso-start-form.js'
 
 /** A login the visitor cannot finish here: what it needs is the page's scripts (docs/no-script.md). */
 const NEEDS_SCRIPTS_STATUS = 409
@@ -11,7 +13,9 @@ const NEEDS_SCRIPTS_STATUS = 409
 /**
  * `form=login`: email and password, as client/sign-in/useLogin.ts: the domain
  * check first when the address asks for it, then `v2/login` with the login
- * context. Tokens sign in; a code due shows the code step; an enrolment
+ * context (with SSO_DISCOVERY, an address without a password whose domain
+ * signs in with single sign-on starts it instead, as `form=sso` does).
+ * Tokens sign in; a code due shows the code step; an enrolment
  * due, or local-network mode, says it needs scripts; an unverified address
  * offers a new link; any other refusal is shown with the email kept.
  */
@@ -22,6 +26,7 @@ export const loginForm: FormHandler = async (post) => {
   if (post.localAccounts.kind === 'allowed') return refused(NEEDS_SCRIPTS_STATUS, 'login', email, post.messages.text('noScript.localNetwork'))
   const refusal = await post.domainGate(email)
   if (refusal !== null) return refused(refusal.status, 'login', email, post.messages.text(refusal.key))
+  if (await signsInWithSso(post, email, password)) return await startSingleSignOn(post, email, 'login')
   const raw = await post.callAccounts('v2/login', { email, password, ...loginContextFields(post.context) })
   return signInOutcome(post, raw, email, {}, { verificationLinkOffered: true })
 }

@@ -5,6 +5,8 @@ import { failureStatus } from './answer-status.js'
 import { refusalText, refused, succeeded, type FormOutcome } from './form-outcome.js'
 import type { Messages } from '../../../common/languages/message-catalogue.js'
 import type { FormHandler } from './form-post.js'
+import { signsInWithSso } from './sso-discovery.js'
+import { startSingleSignOn } from './sso-start-form.js'
 
 /*
  * The forms that end, as the page's "registration-type" calls do
@@ -28,11 +30,19 @@ function finish (raw: JsonAnswer, view: RenderedView, email: string, emailAfter:
 /**
  * `form=register`, as client/registration/useRegister.ts: the register view's
  * fields (first and last name optional, as their inputs are) to `register`;
- * the registered email stays for the login that follows. Not in local-network mode.
+ * the registered email stays for the login that follows (with SSO_DISCOVERY, an
+ * address without a password whose domain signs in with single sign-on starts
+ * it instead). Not in local-network mode.
  */
 export const registerForm: FormHandler = async (post) => {
   const email = post.fields.one('email')
   if (post.localAccounts.kind !== 'off') return refused(400, 'register', email, post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
+  if (await signsInWithSso(post, email, post.fields.one('password'))) {
+    // As `form=sso` starts it: after the domain check the address asks for.
+    const refusal = await post.domainGate(email)
+    if (refusal !== null) return refused(refusal.status, 'register', email, post.messages.text(refusal.key))
+    return await startSingleSignOn(post, email, 'register')
+  }
   const payload = {
     first_name: post.fields.optional('first_name', ''),
     last_name: post.fields.optional('last_name', ''),

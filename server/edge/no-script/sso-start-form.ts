@@ -2,7 +2,8 @@ import { parseSsoStartAnswer } from '../../../common/http/accounts-answers.js'
 import { refused } from './form-outcome.js'
 import { identityProviderOutcome } from './identity-provider-start.js'
 import { loginContextFields } from '../../../common/page/page-query.js'
-import type { FormHandler } from './form-post.js'
+import type { FormOutcome } from './form-outcome.js'
+import type { FormHandler, FormPost } from './form-post.js'
 
 /**
  * `form=sso`, the start of single sign-on, as client/sso/useSsoStart.ts:
@@ -20,6 +21,16 @@ export const ssoStartForm: FormHandler = async (post) => {
   if (post.localAccounts.kind !== 'off') return refused(400, view, email, post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
   const refusal = await post.domainGate(email)
   if (refusal !== null) return refused(refusal.status, view, email, post.messages.text(refusal.key))
+  return await startSingleSignOn(post, email, view)
+}
+
+/**
+ * The start itself, once the address may go on (local-network mode off, the
+ * domain check passed): `auth/login/sso` from `view`, then the identity
+ * provider's page. Also where the login and register forms send an address
+ * whose domain SSO_DISCOVERY found (sso-discovery.ts).
+ */
+export async function startSingleSignOn (post: FormPost, email: string, view: 'login' | 'register'): Promise<FormOutcome> {
   const raw = await post.callAccounts('auth/login/sso', { email, source: view, redirect: post.context.redirect, ...loginContextFields(post.context) })
   return identityProviderOutcome(post, view, email, raw, parseSsoStartAnswer(raw))
 }

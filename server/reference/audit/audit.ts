@@ -14,6 +14,7 @@ export type AuthEvent =
   | 'account.claimed' | 'account.claim-notice-sent'
   | 'google.login.succeeded' | 'google.login.failed' | 'google.register.succeeded' | 'google.register.failed'
   | 'sso.started' | 'sso.returned' | 'sso.refused' | 'sso.login.succeeded' | 'sso.register.succeeded'
+  | 'sso.required-refused'
   | 'reset.requested' | 'reset.email-sent' | 'reset.suppressed' | 'reset.completed' | 'reset.refused'
   | 'passkey.login.succeeded' | 'passkey.login.failed' | 'passkey.login.throttled'
   | 'passkey.register.succeeded' | 'passkey.register.refused'

@@ -11,6 +11,7 @@ import { asBody, parseEmail } from '../http/validation.js'
 import { identifyBrowser } from '../known-browsers/browser-names.js'
 import { say } from '../languages/answer-texts.js'
 import type { EmailCodePurpose } from '../store/account-store.js'
+import type { SsoRequirement } from '../sso/sso-requirement.js'
 import { bindingSetCookie, newBrowserBinding } from './browser-binding-cookie.js'
 import { EMAIL_CODE_LIFETIME_MS, EMAIL_CODE_SEND_LIMITS, sendsSpentAnswer } from './code-bounds.js'
 import { newEmailCode, type EmailCodeHasher } from './code-hashing.js'
@@ -19,6 +20,8 @@ export interface CodeSendingOptions extends OwnerEmailing {
   readonly hasher: EmailCodeHasher
   /** Who is signed in, for a code that proves the account again (`purpose: reauthenticate`). */
   readonly owners: AccountOwners
+  /** A domain that signs in only with single sign-on is sent no sign-in code (sso-requirement.ts). */
+  readonly ssoRequirement: SsoRequirement
 }
 
 /** Whom a code goes to and what it does, once the request is read. */
@@ -95,6 +98,9 @@ export class CodeSending {
   private visitor (email: unknown, facts: RequestFacts): Recipient | Answer {
     const parsed = parseEmail(email)
     if (!parsed.ok) return error(400, say(facts, parsed.error))
+    // Before any code is made or stored: the same refusal whether the address has an account.
+    const ssoRequired = this.options.ssoRequirement.refusalFor(parsed.value, 'email-code', facts)
+    if (ssoRequired !== null) return ssoRequired
     return {
       email: parsed.value,
       purpose: 'sign-in',

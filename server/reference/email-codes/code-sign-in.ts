@@ -5,6 +5,7 @@ import { parseEmailCodeLogin } from '../http/validation.js'
 import { say } from '../languages/answer-texts.js'
 import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
 import type { Account, AccountStore } from '../store/account-store.js'
+import type { SsoRequirement } from '../sso/sso-requirement.js'
 import { readBinding } from './browser-binding-cookie.js'
 import { refusedTryAnswer, type CodeTries } from './code-bounds.js'
 
@@ -15,6 +16,8 @@ export interface CodeSignInOptions {
   readonly claims: AccountClaims
   readonly after: AfterFirstFactor
   readonly now: () => number
+  /** A domain that signs in only with single sign-on signs in with no code (sso-requirement.ts). */
+  readonly ssoRequirement: SsoRequirement
 }
 
 /**
@@ -32,6 +35,9 @@ export class CodeSignIn {
     const parsed = parseEmailCodeLogin(body)
     if (!parsed.ok) return error(400, say(facts, parsed.error))
     const { email, code, context } = parsed.value
+    // Before the code is tried: nothing read or spent, whether the address has an account.
+    const ssoRequired = this.options.ssoRequirement.refusalFor(email, 'email-code', facts)
+    if (ssoRequired !== null) return ssoRequired
     const tried = await this.options.tries.attempt({ email, code, purpose: 'sign-in', binding: readBinding(facts.browser?.cookieHeader) }, facts)
     if (!('proven' in tried)) return refusedTryAnswer(tried, this.options.now(), facts)
     const existing = await this.options.store.findAccountByEmail(email)

@@ -2,6 +2,7 @@ import type { AccountClaims } from '../account-changes/account-claims.js'
 import type { AccountOwners } from '../account-changes/account-owner.js'
 import type { OwnerEmailing } from '../emails/email-links.js'
 import type { AfterFirstFactor } from '../sign-in/after-first-factor.js'
+import type { SsoRequirement } from '../sso/sso-requirement.js'
 import { CodeTries } from './code-bounds.js'
 import { EmailCodeHasher } from './code-hashing.js'
 import { CodeReauthentication } from './code-reauthentication.js'
@@ -14,6 +15,8 @@ export interface EmailCodesOptions extends OwnerEmailing {
   readonly owners: AccountOwners
   readonly claims: AccountClaims
   readonly after: AfterFirstFactor
+  /** A domain that signs in only with single sign-on gets no code, and no sign-in with one. */
+  readonly ssoRequirement: SsoRequirement
 }
 
 /**

@@ -3,6 +3,7 @@ import { logAuthEvent } from '../audit/audit.js'
 import { errorAnswer as error, successAnswer as success, type Answer, type RequestFacts } from '../http/answers.js'
 import { say } from '../languages/answer-texts.js'
 import type { AccountStore } from '../store/account-store.js'
+import type { SsoRequirement } from '../sso/sso-requirement.js'
 import type { GoogleCredential, GoogleTokenVerifier } from './google-id-token.js'
 
 export interface GoogleRegistrationOptions {
@@ -11,6 +12,8 @@ export interface GoogleRegistrationOptions {
   /** An unverified account with Google's address passes to whoever Google vouches for. */
   readonly claims: AccountClaims
   readonly now: () => number
+  /** A domain that signs in only with single sign-on registers no Google account (sso-requirement.ts). */
+  readonly ssoRequirement: SsoRequirement
 }
 
 /**
@@ -30,6 +33,8 @@ export class GoogleRegistration {
       return error(401, say(facts, 'google.registerFailed'))
     }
     const { subject, email } = verification.identity
+    const ssoRequired = this.options.ssoRequirement.refusalFor(email, 'google', facts)
+    if (ssoRequired !== null) return ssoRequired
     // Google vouches for the address: the verifier refuses a token whose email_verified is not true.
     const result = await this.options.store.createAccount({
       email, firstName: null, lastName: null, passwordHash: null, googleSubject: subject, emailVerifiedAt: this.options.now()

@@ -11,6 +11,7 @@ import { inPageLanguage } from '../languages/page-language.js'
 import { breachRefusalReason, type NewPasswords } from '../passwords/new-passwords.js'
 import type { PasswordWork } from '../passwords/password-work.js'
 import type { EmailVerification } from './email-verification.js'
+import type { SsoRequirement } from '../sso/sso-requirement.js'
 
 /** The owner of an address hears of registration attempts on it at most once an hour. */
 const REGISTRATION_ATTEMPT_NOTICE_INTERVAL_MS = 60 * 60 * 1000
@@ -25,6 +26,8 @@ export interface RegistrationOptions extends OwnerEmailing {
   readonly verification: EmailVerification
   /** The browser registered from is known from the start: no new-browser email at its first sign-in. */
   readonly browserNotices: BrowserNotices
+  /** A domain that signs in only with single sign-on registers no password account (sso-requirement.ts). */
+  readonly ssoRequirement: SsoRequirement
 }
 
 /**
@@ -45,6 +48,9 @@ export class Registration {
       return error(400, say(facts, parsed.error))
     }
     const { email, password, firstName, lastName } = parsed.value
+    // Before the password is hashed and the address looked at: a taken address and a new one are refused alike.
+    const ssoRequired = this.options.ssoRequirement.refusalFor(email, 'password', facts)
+    if (ssoRequired !== null) return ssoRequired
     // Before the address is looked at: a taken address and a new one are refused alike.
     const hashed = await this.options.newPasswords.hashUnlessBreached(password, facts)
     if ('refused' in hashed) {

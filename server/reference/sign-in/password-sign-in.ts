@@ -11,6 +11,7 @@ import type { PasswordWork } from '../passwords/password-work.js'
 import type { LoginContext, TokenScope, TokenService } from '../sessions/tokens.js'
 import type { Account, AccountStore } from '../store/account-store.js'
 import type { AfterFirstFactor } from './after-first-factor.js'
+import type { SsoRequirement } from '../sso/sso-requirement.js'
 import type { LoginAttempts } from './login-attempts.js'
 
 export interface PasswordSignInOptions {
@@ -24,6 +25,8 @@ export interface PasswordSignInOptions {
   readonly breachCheck: BreachCheck | null
   readonly breachNotices: BreachNotices
   readonly after: AfterFirstFactor
+  /** A domain that signs in only with single sign-on is refused its password (sso-requirement.ts). */
+  readonly ssoRequirement: SsoRequirement
 }
 
 /**
@@ -39,6 +42,9 @@ export class PasswordSignIn {
     const parsed = parsePasswordLogin(body)
     if (!parsed.ok) return error(400, say(facts, parsed.error))
     const { email, password } = parsed.value
+    // Before the account is read and any password hashed: the refusal tells nothing, and takes no longer, for an address with an account.
+    const ssoRequired = this.options.ssoRequirement.refusalFor(email, 'password', facts)
+    if (ssoRequired !== null) return ssoRequired
     const context: LoginContext = scope === undefined ? parsed.value.context : { ...parsed.value.context, scope }
     const account = await store.findAccountByEmail(email)
     const attempt = await attempts.begin(email, await this.options.browserNotices.knownBrowserHash(account, facts), facts)

@@ -23,6 +23,8 @@ export interface OidcConnection {
   readonly clientSecret: string
   /** True when the issuer is plain http on a loopback host (development and tests only). */
   readonly insecureLoopback: boolean
+  /** `"required": true`: the domain's addresses sign in only with single sign-on (sso-requirement.ts). */
+  readonly required: boolean
 }
 
 /** A SAML 2.0 identity provider: HTTP-Redirect AuthnRequest, HTTP-POST response. */
@@ -39,12 +41,14 @@ export interface SamlConnection {
   readonly idpIssuer: string | null
   /** When set, AuthnRequests are signed with this key and the metadata publishes the certificate. */
   readonly requestSigning: { readonly privateKey: string, readonly certificate: string } | null
+  /** `"required": true`: the domain's addresses sign in only with single sign-on (sso-requirement.ts). */
+  readonly required: boolean
 }
 
 export type SsoConnection = OidcConnection | SamlConnection
 
-const OIDC_FIELDS = new Set(['domain', 'type', 'issuer', 'client_id', 'client_secret'])
-const SAML_FIELDS = new Set(['domain', 'type', 'entry_point', 'idp_cert', 'sp_entity_id', 'idp_issuer', 'sp_private_key', 'sp_cert'])
+const OIDC_FIELDS = new Set(['domain', 'type', 'issuer', 'client_id', 'client_secret', 'required'])
+const SAML_FIELDS = new Set(['domain', 'type', 'entry_point', 'idp_cert', 'sp_entity_id', 'idp_issuer', 'sp_private_key', 'sp_cert', 'required'])
 const MAX_TEXT_LENGTH = 2048
 
 type Entry = Record<string, unknown>
@@ -109,6 +113,14 @@ function readIdpUrl (entry: Entry, name: string, errors: EntryErrors, allowQuery
   return url
 }
 
+/** `required`, a JSON boolean: false when absent. A string such as "true" is refused rather than guessed at. */
+function readRequired (entry: Entry, errors: EntryErrors): boolean {
+  const value = entry.required
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') errors.fail('required must be true or false (a JSON boolean, without quotes)')
+  return value
+}
+
 /** A certificate as PEM, or as the bare base64 of its DER form (how IdP metadata shows it). */
 function toCertificatePem (value: string): string | null {
   const body = value.includes('-----BEGIN CERTIFICATE-----')
@@ -165,7 +177,8 @@ function parseOidc (entry: Entry, domain: string, errors: EntryErrors): OidcConn
     issuer: readText(entry, 'issuer', errors, true),
     clientId: readText(entry, 'client_id', errors, true),
     clientSecret: readText(entry, 'client_secret', errors, true),
-    insecureLoopback: issuer.protocol === 'http:'
+    insecureLoopback: issuer.protocol === 'http:',
+    required: readRequired(entry, errors)
   }
 }
 
@@ -180,7 +193,8 @@ function parseSaml (entry: Entry, domain: string, errors: EntryErrors): SamlConn
     idpCerts: readCertificates(entry, errors),
     spEntityId,
     idpIssuer: readText(entry, 'idp_issuer', errors, false),
-    requestSigning: readRequestSigning(entry, errors)
+    requestSigning: readRequestSigning(entry, errors),
+    required: readRequired(entry, errors)
   }
 }
 

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { say } from '../languages/answer-texts.js'
-import { requestFacts as factsOf, requestLocale, type RequestFacts } from '../http/answers.js'
+import { requestFacts as factsOf, requestLocale, sendAnswer, type RequestFacts } from '../http/answers.js'
 import type { EmailPseudonyms } from '../audit/email-pseudonyms.js'
 import type { SsoCompletion } from './sso-completion.js'
 import { SSO_PATHS, type SsoFlows, type SsoReply } from './sso-flows.js'
+import { discoverSso, SSO_DISCOVERY_PATH } from './sso-discovery.js'
+import type { SsoRequirement } from './sso-requirement.js'
 
 /** A signed SAML response is far larger than the service's JSON calls (the edge allows as much). */
 const SAML_FORM_BODY_LIMIT_BYTES = 256 * 1024
@@ -12,6 +14,10 @@ const SAML_FORM_BODY_LIMIT_BYTES = 256 * 1024
 export interface SsoServices {
   readonly flows: SsoFlows
   readonly completion: SsoCompletion
+  /** Which domains have a connection, and which sign in only with it (`"required": true`): the other ways in ask it. */
+  readonly requirement: SsoRequirement
+  /** SSO_DISCOVERY: whether `auth/sso/discover` is served (404 otherwise, as a backend without it answers). */
+  readonly discovery: boolean
 }
 
 /** Sends an SSO step's reply: 303 for redirects (a POST must become a GET), never cached. */
@@ -41,6 +47,11 @@ export async function ssoRoutes (app: FastifyInstance, options: { readonly sso: 
 
   app.post(SSO_PATHS.start, async (request, reply) =>
     sendSsoReply(reply, await flows.start(request.body, requestFacts(request, reply))))
+
+  if (options.sso.discovery) {
+    app.post(SSO_DISCOVERY_PATH, async (request, reply) =>
+      sendAnswer(reply, discoverSso(options.sso.requirement, request.body, requestFacts(request, reply))))
+  }
 
   app.get(SSO_PATHS.oidcCallback, async (request, reply) =>
     sendSsoReply(reply, await flows.oidcCallback(rawQuery(request), request.headers.cookie, requestFacts(request, reply))))

@@ -12,6 +12,7 @@ import { buildLocalAccountsServer } from '../../../server/reference/server.js'
 import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.js'
 import { OIDC_DISCOVERY_PATH, OIDC_PATH_PREFIX } from '../../../server/shared/oidc/provider-pages.js'
 import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
+import { SSO_DISCOVERY_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
 import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/servers/reference.js'
@@ -57,6 +58,7 @@ t.test('the routes the edge proxies and the reference service serves are exactly
   add(SECOND_FACTOR_ROUTES, 'second-factor')
   add(ACCOUNT_ROUTES, 'account')
   add(EMAIL_CODE_ROUTES, 'email-codes')
+  add(SSO_DISCOVERY_ROUTES, 'sso-discovery')
 
   const documented = Object.keys(contract.document.paths)
     .filter((path) => pathItem(path)['x-threshold-route-kind'] !== 'grpc-web' && !pathItem(path)['x-threshold-proxied']?.includes('never'))
@@ -68,8 +70,8 @@ t.test('the routes the edge proxies and the reference service serves are exactly
     t.ok(contract.document.paths[path]?.[method] !== undefined, `${path}: documented as ${method.toUpperCase()}`)
   }
 
-  // The reference service's own routes, as Fastify lists them (HEAD is Fastify's own for each GET).
-  const reference = await startReference(t)
+  // The reference service's own routes, as Fastify lists them (HEAD is Fastify's own for each GET), with every setting on.
+  const reference = await startReference(t, { env: { SSO_DISCOVERY: 'true' } })
   // Its own readiness route is for the edge's probe on loopback, never proxied and no part of the accounts API.
   // The OpenID Connect provider's paths are no part of it either: its discovery document describes them (docs/oidc-provider.md).
   const served = routesOf(reference.app.printRoutes({ commonPrefix: false })).filter((route) => route !== `GET ${REFERENCE_HEALTH_PATH}` && !isProviderRoute(route))
@@ -196,6 +198,8 @@ const NO_CONTEXT = { insecure_allowed_orgs: [], resource_type: null, cluster_nam
 const SAML_DOMAIN = 'saml.example.test'
 const OTHER_SAML_DOMAIN = 'saml-two.example.test'
 const UNREACHABLE_OIDC_DOMAIN = 'oidc-down.example.test'
+/** A connection that is `required` (docs/sso.md, "Found by the address"): the other ways in are refused for its domain. */
+const REQUIRED_OIDC_DOMAIN = 'oidc-required.example.test'
 
 t.test('every answer of the reference service through the edge fits the document, and every documented status is produced', { skip: opensslSkip }, async (t) => {
   const keysDir = mkdtempSync(join(tmpdir(), 'threshold-contract-'))
@@ -210,9 +214,12 @@ t.test('every answer of the reference service through the edge fits the document
       SSO_CONNECTIONS: JSON.stringify([
         saml(SAML_DOMAIN),
         saml(OTHER_SAML_DOMAIN),
-        { domain: UNREACHABLE_OIDC_DOMAIN, type: 'oidc', issuer: 'http://127.0.0.1:9', client_id: 'threshold', client_secret: 'secret' }
-      ])
-    }
+        { domain: UNREACHABLE_OIDC_DOMAIN, type: 'oidc', issuer: 'http://127.0.0.1:9', client_id: 'threshold', client_secret: 'secret' },
+        { domain: REQUIRED_OIDC_DOMAIN, type: 'oidc', issuer: 'http://127.0.0.1:9', client_id: 'threshold', client_secret: 'secret', required: true }
+      ]),
+      SSO_DISCOVERY: 'true'
+    },
+    edgeEnv: { SSO_DISCOVERY: 'true' }
   })
   const probe = new ContractProbe(t, reference.base, reference)
   const { store } = reference.services
@@ -457,6 +464,20 @@ t.test('every answer of the reference service through the edge fits the document
   t.equal(dan.body.registered, true, 'the code made the account')
   await probe.expect(200, 'post', '/email-code/send', { json: { purpose: 'reauthenticate' }, headers: { authorization: `Bearer ${String(dan.body.auth)}` } })
   t.ok((await emailedCode(reference.dataDir, 'dan@example.test', 2)).code, 'the fresh proof\'s code went to the account\'s own address')
+
+  // SSO found by the address, and a required connection's refusals (docs/sso.md, "Found by the address").
+  await probe.expect(200, 'post', '/auth/sso/discover', { json: { email: `sam@${SAML_DOMAIN}` } })
+  await probe.expect(200, 'post', '/auth/sso/discover', { json: { email: `ro@${REQUIRED_OIDC_DOMAIN}` } })
+  await probe.expect(200, 'post', '/auth/sso/discover', { json: { email: 'ann@example.test' } })
+  await probe.expect(400, 'post', '/auth/sso/discover', { json: { email: 'not an address' } })
+  const required = `ro@${REQUIRED_OIDC_DOMAIN}`
+  await probe.expect(403, 'post', '/v2/login', { json: { email: required, password: GOOD_PASSWORD, ...NO_CONTEXT } })
+  await probe.expect(403, 'post', '/register', { json: { first_name: '', last_name: '', email: required, password: GOOD_PASSWORD, confirm_password: GOOD_PASSWORD } })
+  await probe.expect(403, 'post', '/email-code/send', { json: { email: required } })
+  await probe.expect(403, 'post', '/email-code/login', { json: { email: required, code: 'ABCD-EFGH', ...NO_CONTEXT } })
+  const requiredGoogle = { authorization: `Bearer ${await google.credential({ email: required, sub: 'g-required' })}` }
+  await probe.expect(403, 'post', '/auth/register', { json: { register_method: 'GOOGLE' }, headers: requiredGoogle })
+  await probe.expect(403, 'post', '/v2/auth/login', { json: { login_method: 'GOOGLE', email: required, ...NO_CONTEXT }, headers: { authorization: `Bearer ${await google.credential({ email: required, sub: 'g-required-2' })}` } })
 
   // Every status the document lists for a reference call was produced above.
   for (const { method, path, operation } of contract.operations) {

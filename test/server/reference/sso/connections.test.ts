@@ -36,12 +36,22 @@ t.test('SSO_CONNECTIONS', { skip: opensslSkip }, async (t) => {
   t.test('an OIDC and a SAML connection are read and normalised', async (t) => {
     const connections = parseSsoConnections(JSON.stringify([{ ...oidc, domain: 'Example.COM' }, saml]))
     t.same(connections[0], {
-      type: 'oidc', domain: 'example.com', issuer: 'https://login.example.com', clientId: 'threshold', clientSecret: 's3cret-value', insecureLoopback: false
+      type: 'oidc', domain: 'example.com', issuer: 'https://login.example.com', clientId: 'threshold', clientSecret: 's3cret-value', insecureLoopback: false, required: false
     })
     t.match(connections[1], {
       type: 'saml', domain: 'corp.example', entryPoint: 'https://idp.corp.example/sso/saml', spEntityId: 'https://signin.example.com/sp', idpIssuer: null, requestSigning: null
     })
     t.match(connections[1], { idpCerts: [/^-----BEGIN CERTIFICATE-----/] })
+  })
+
+  t.test('a connection may require single sign-on for its domain; by default it does not', async (t) => {
+    const [oidcRequired, samlRequired, samlOptional] = parseSsoConnections(JSON.stringify([
+      { ...oidc, required: true }, { ...saml, required: true }, { ...saml, domain: 'other.example', required: false }
+    ]))
+    t.equal(oidcRequired?.required, true)
+    t.equal(samlRequired?.required, true)
+    t.equal(samlOptional?.required, false)
+    t.equal(parseSsoConnections(JSON.stringify([oidc]))[0]?.required, false)
   })
 
   t.test('SSO_CONNECTIONS may name a JSON file, relative to the working directory', async (t) => {
@@ -86,7 +96,7 @@ t.test('SSO_CONNECTIONS', { skip: opensslSkip }, async (t) => {
     ['a domain that is not one', [{ ...oidc, domain: 'user@example.com' }], 'SSO_CONNECTIONS entry 1: domain must be an email domain such as example.com (got "user@example.com")'],
     ['a domain without a dot', [{ ...oidc, domain: 'localhost' }], 'SSO_CONNECTIONS entry 1: domain must be an email domain'],
     ['an unknown type', [{ ...oidc, type: 'ldap' }], 'SSO_CONNECTIONS entry 1 (example.com): type must be "oidc" or "saml"'],
-    ['an unknown field', [{ ...oidc, clientid: 'x' }], 'SSO_CONNECTIONS entry 1 (example.com): unknown field "clientid" (an OIDC connection has domain, type, issuer, client_id, client_secret)'],
+    ['an unknown field', [{ ...oidc, clientid: 'x' }], 'SSO_CONNECTIONS entry 1 (example.com): unknown field "clientid" (an OIDC connection has domain, type, issuer, client_id, client_secret, required)'],
     ['a SAML field on an OIDC connection', [{ ...oidc, entry_point: 'https://x.example' }], 'unknown field "entry_point"'],
     ['the same domain twice', [oidc, saml, { ...oidc, domain: 'EXAMPLE.com' }], 'SSO_CONNECTIONS entry 3 (example.com): the domain is already configured by entry 1'],
     ['no issuer', [{ ...oidc, issuer: undefined }], 'SSO_CONNECTIONS entry 1 (example.com): issuer is required'],
@@ -100,6 +110,8 @@ t.test('SSO_CONNECTIONS', { skip: opensslSkip }, async (t) => {
     ['no client_id', [{ ...oidc, client_id: undefined }], 'SSO_CONNECTIONS entry 1 (example.com): client_id is required'],
     ['an empty client_secret', [{ ...oidc, client_secret: ' ' }], 'SSO_CONNECTIONS entry 1 (example.com): client_secret must be a non-empty string'],
     ['a client_secret that is not a string', [{ ...oidc, client_secret: 42 }], 'client_secret must be a non-empty string'],
+    ['required as a string', [{ ...oidc, required: 'true' }], 'SSO_CONNECTIONS entry 1 (example.com): required must be true or false (a JSON boolean, without quotes)'],
+    ['required as a number', [{ ...saml, required: 1 }], 'SSO_CONNECTIONS entry 1 (corp.example): required must be true or false'],
     ['no entry_point', [{ ...saml, entry_point: undefined }], 'SSO_CONNECTIONS entry 1 (corp.example): entry_point is required'],
     ['an http entry_point on a public host', [{ ...saml, entry_point: 'http://idp.corp.example/sso' }], 'SSO_CONNECTIONS entry 1 (corp.example): entry_point must be https (plain http is allowed only for loopback hosts)'],
     ['no idp_cert', [{ ...saml, idp_cert: undefined }], 'SSO_CONNECTIONS entry 1 (corp.example): idp_cert is required'],
