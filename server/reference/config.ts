@@ -9,6 +9,7 @@ import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/s
 import { readEmailCodeSettings, type EmailCodeSettings } from '../shared/email-codes/email-code-config.js'
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
+import { parseSocialConnections, type SocialConnection } from '../shared/social/social-connections.js'
 import { parseOidcClients, type OidcClient } from './oidc/oidc-clients.js'
 import { readBreachedPasswordSettings, type BreachedPasswordSettings } from './breached-passwords/settings.js'
 
@@ -65,6 +66,8 @@ export interface ReferenceConfig {
   readonly ssoConnectionsSource: string | null
   /** SSO_CONNECTIONS parsed and checked: a bad entry stops the start (in the edge, before the fork). */
   readonly ssoConnections: readonly SsoConnection[]
+  /** SOCIAL_CONNECTIONS parsed and checked, with their secrets (docs/social-sign-in.md): a bad entry stops the start. */
+  readonly socialConnections: readonly SocialConnection[]
   readonly authorizedDomains: readonly string[]
   readonly unauthorizedDomains: readonly string[]
   /** Also serve `/authenticate` for local-network mode on this port; null: not served. */
@@ -183,6 +186,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     googleJwksUrl: googleJwks?.href ?? GOOGLE_JWKS_URL,
     ssoConnectionsSource,
     ssoConnections: parseSsoConnections(ssoConnectionsSource),
+    socialConnections: parseSocialConnections(readString(env, 'SOCIAL_CONNECTIONS')),
     authorizedDomains: readList(env, 'AUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     unauthorizedDomains: readList(env, 'UNAUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     localAccountsPort: localPort,
