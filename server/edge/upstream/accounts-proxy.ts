@@ -75,7 +75,8 @@ const FORM_BODY_LIMIT_BYTES = 256 * 1024
  *   sign-in asks for it even from a remembered browser,
  *   server/reference/oidc/step-up-cookie.ts), and on the emailed code's calls alone
  *   `email_code_browser` (which binds a code to the browser that asked for
- *   it, docs/email-codes.md). The page's host shares its parent domain's
+ *   it, docs/email-codes.md), and on the social legs, completion and link alone
+ *   `social_state` (which ties a social sign-in to its browser). The page's host shares its parent domain's
  *   cookies, and none of the others is the accounts service's business.
  * The edge adds its own X-Forwarded-For, -Proto, -Host and X-Request-Id, and
  * `Accept-Encoding: identity`: it reads every answer, and a plain one costs
@@ -93,8 +94,12 @@ const ACCOUNT_CHANGE_PATHS = [
   'passkeys/list', 'passkeys/rename',
   'second-factor/enrol/start', 'second-factor/enrol/confirm', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers',
   'reauthenticate', 'sessions/end-others',
-  'account/overview', 'sessions/list', 'sessions/end', 'activity/list', 'password/change', 'email/change', 'account/delete'
+  'account/overview', 'sessions/list', 'sessions/end', 'activity/list', 'password/change', 'email/change', 'account/delete',
+  'account/social/link/start', 'account/social/link', 'account/social/unlink'
 ]
+
+/** The calls that read the social connections' state cookie (`social_state`, docs/social-sign-in.md): the legs, the completion and the link. */
+const SOCIAL_STATE_PATHS = ['auth/social/callback', 'auth/social/continue', 'v2/auth/login', 'account/social/link']
 
 /**
  * The calls that read or set the emailed code's browser binding: the send
@@ -120,7 +125,8 @@ export const ACCOUNTS_REQUEST_HEADERS: RequestHeaderAllowlist = {
     threshold_proof: new Set(ACCOUNT_CHANGE_PATHS),
     second_factor_browser: new Set(['v2/login', 'v2/auth/login', 'email-code/login', 'second-factor/verify']),
     oidc_step_up: new Set(['v2/login', 'v2/auth/login', 'email-code/login']),
-    email_code_browser: new Set(EMAIL_CODE_BROWSER_PATHS)
+    email_code_browser: new Set(EMAIL_CODE_BROWSER_PATHS),
+    social_state: new Set(SOCIAL_STATE_PATHS)
   },
   forwarding: true,
   stated: { 'accept-encoding': 'identity' }

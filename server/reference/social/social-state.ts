@@ -8,7 +8,7 @@ import { bindingCookie } from '../http/binding-cookie.js'
  * Apple's cross-site form POST, which therefore hands over to a GET step.
  */
 
-export const SOCIAL_STATE_COOKIE = 'social_state'
+const SOCIAL_STATE_COOKIE = 'social_state'
 /** How long a started sign-in may take, the cookie's lifetime, and the page's single-use id's. */
 export const SOCIAL_STATE_TTL_MS = 10 * 60 * 1000
 
