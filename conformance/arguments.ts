@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { SOCIAL_PROVIDER_ID_FORMAT } from '../common/social/social-providers.js'
 import { DEFAULT_TIMEOUT_MS } from './suite.js'
 import type { ProbeOptions, TestAccount } from './rows.js'
 
@@ -24,6 +25,8 @@ accounts. Prints a table of pass/fail/skip/advisory rows; exits 0 only when no r
   --blocked-password <pw>   its password (or the CONFORMANCE_BLOCKED_PASSWORD variable)
   --email-codes             the backend answers the emailed code's calls (EMAIL_CODES=true):
                             check them too (docs/email-codes.md)
+  --social <ids>            the social connections the backend serves, by id, comma-separated
+                            (github,gitlab): check their start and completion (docs/social-sign-in.md)
   --timeout-ms <n>          time limit of one call (default ${DEFAULT_TIMEOUT_MS}); the whole run
                             ends within 6 times this
   --contract <path>         the OpenAPI document (default: docs/accounts-api.openapi.yaml)
@@ -103,6 +106,7 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
         'blocked-email': { type: 'string' },
         'blocked-password': { type: 'string' },
         'email-codes': { type: 'boolean' },
+        social: { type: 'string' },
         'timeout-ms': { type: 'string' },
         contract: { type: 'string' },
         json: { type: 'boolean' },
@@ -126,6 +130,9 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
     throw new ArgumentError('--google-nonce-secret and --google-email go with --google-token')
   }
   if (values['sso-email'] !== undefined && !values['sso-email'].includes('@')) throw new ArgumentError('--sso-email is not an email address')
+  const social = values.social === undefined ? [] : values.social.split(',').map((id) => id.trim()).filter((id) => id !== '')
+  const badId = social.find((id) => !SOCIAL_PROVIDER_ID_FORMAT.test(id))
+  if (badId !== undefined) throw new ArgumentError(`--social names connection ids (lower-case letters, digits and dashes), not ${JSON.stringify(badId.slice(0, 40))}`)
   return {
     help: false,
     accountsUrl: parseUrl(values['accounts-url']),
@@ -137,7 +144,8 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
       googleClientId: values['google-client-id'] ?? null,
       ssoEmail: values['sso-email'] ?? null,
       blockedAccount,
-      emailCodes: values['email-codes'] === true
+      emailCodes: values['email-codes'] === true,
+      social
     },
     timeoutMs: parseTimeout(values['timeout-ms']),
     contractPath: values.contract ?? null,

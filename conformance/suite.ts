@@ -4,6 +4,7 @@ import { describe, notSuccess, readAnswer, type Answer } from './answers.js'
 import { accountChangeRows } from './calls/account-changes.js'
 import { accountViewRows } from './calls/account-view.js'
 import { emailCodeRows } from './calls/email-codes.js'
+import { socialRows } from './calls/social.js'
 import { googleRows } from './calls/google.js'
 import { randomName } from './calls/login-context.js'
 import { passwordLoginRows } from './calls/password-login.js'
@@ -119,12 +120,13 @@ export async function runSuite (options: SuiteOptions, announce: (line: string) 
   const google = await googleRows(probe)
   const sso = await ssoRows(probe)
   const emailCodes = await emailCodeRows(probe)
+  const social = await socialRows(probe)
   const register = await registerRows(probe, registered)
   const changes = await accountChangeRows(probe)
   // Last: it ends the session it signs in with.
   const accountView = await accountViewRows(probe)
   return {
-    rows: [...register, ...login, ...reset, ...google, ...sso, ...emailCodes, ...changes, ...accountView],
+    rows: [...register, ...login, ...reset, ...google, ...sso, ...emailCodes, ...social, ...changes, ...accountView],
     throwawayAccount,
     elapsedMs: Math.round(performance.now() - started),
     budgetMs
