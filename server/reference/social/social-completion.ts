@@ -14,6 +14,11 @@ export interface SocialCompletionOptions {
   /** Ends the sign-in as every flow does. */
   readonly after: Pick<AfterFirstFactor, 'secondFactorStep' | 'completeLogin'>
   readonly claims: AccountClaims
+  /**
+   * The refusal of a sign-in for an address whose domain must sign in with
+   * single sign-on (a `required` SSO connection), or null; absent: none is.
+   */
+  readonly refuseAddress?: (email: string, facts: RequestFacts) => Answer | null
   readonly now: () => number
 }
 
@@ -63,9 +68,19 @@ export class SocialCompletion {
       logAuthEvent(facts, 'social.login.refused', { clientAddress: facts.clientAddress, provider, reason: 'the connection is no longer configured' })
       return { status: 401, body: { error: say(facts, { key: 'social.notConfigured', params: { provider } }) } }
     }
+    const ssoOnly = (email: string): Answer | null => {
+      const refusal = this.options.refuseAddress?.(email, facts) ?? null
+      if (refusal !== null) logAuthEvent(facts, 'social.login.refused', { email, clientAddress: facts.clientAddress, provider, reason: 'the domain signs in with single sign-on' })
+      return refusal
+    }
+    // The provider's address, before an account is made for it; and the account's own, which a link may sign into.
+    const beforeAccount = ssoOnly(returned.identity.email)
+    if (beforeAccount !== null) return beforeAccount
     const resolved = await this.accountFor(provider, connection.name, returned.identity, facts)
     if ('refused' in resolved) return resolved.refused
     const { account, registered } = resolved
+    const forAccount = account.email === returned.identity.email ? null : ssoOnly(account.email)
+    if (forAccount !== null) return forAccount
     const { after } = this.options
     const answer = await after.secondFactorStep(account, context, 'social', facts) ?? await after.completeLogin(account, context, 'social', facts)
     return registered && answer.status === 200 && 'auth' in answer.body ? { ...answer, body: { ...answer.body, registered: true } } : answer
