@@ -109,6 +109,14 @@ t.test('unlinking needs a fresh proof, and is refused when it is the last way in
   await waitForEmail(stack.dataDir, 1, 'socialUnlinked')
   t.equal((await stack.post(browser, 'account/social/unlink', { provider: OIDC_PROVIDER }, auth)).status, 404, 'not linked any more')
   t.ok(stack.auditEvents().some((entry) => entry.audit === 'social.unlinked'))
+  // Kept after the answer (server/reference/account/security-events.ts): asked until it is there.
+  let kinds: string[] = []
+  for (let tries = 0; tries < 50 && !kinds.includes('social-unlinked'); tries++) {
+    kinds = ((await stack.post(browser, 'activity/list', {}, auth)).body.events as Array<{ kind: string }>).map((event) => event.kind)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  t.ok(kinds.includes('social-linked') && kinds.includes('social-unlinked'), `the activity lists the link and the unlink (${kinds.join(', ')})`)
+  t.ok(kinds.indexOf('social-unlinked') < kinds.indexOf('social-linked'), 'newest first')
 })
 
 t.test('"this wasn\'t me" under a link\'s email removes the link it announced', async (t) => {
