@@ -47,7 +47,7 @@ const bearerDocumented = (path: string): boolean =>
 const jsonCalls = ROUTES.filter((route) => route.kind === 'json').map((route) => `/${route.path}`)
   .filter((path) => contract.document.paths[path] !== undefined)
 
-const ALL_COOKIES = ['sso_state=s', 'threshold_browser=b', 'refresh=r', 'passkey_challenge=p', 'second_factor_browser=f', 'threshold_proof=q', 'email_code_browser=e', 'auth=token-of-the-product', 'product_session=other']
+const ALL_COOKIES = ['sso_state=s', 'threshold_browser=b', 'refresh=r', 'passkey_challenge=p', 'second_factor_browser=f', 'threshold_proof=q', 'email_code_browser=e', 'social_state=c', 'auth=token-of-the-product', 'product_session=other']
 
 t.test('each call reaches the backend with the headers and cookies the document names for it, and no other', async (t) => {
   const upstream = await startUpstream(t, jsonAnswer(200, { success: 'ok' }))
