@@ -97,7 +97,7 @@ export function describe (answer: Answer): string {
   const shown = Object.fromEntries(Object.entries(answer.body).map(([name, value]) =>
     typeof value !== 'string' ? [name, value]
       : SECRET_FIELDS.has(name) ? [name, `<${value.length} characters>`]
-        : name === 'sso_url' ? [name, withoutQuery(value)] : [name, value]))
+        : name === 'sso_url' || name === 'url' ? [name, withoutQuery(value)] : [name, value]))
   return `${answer.status} ${excerpt(JSON.stringify(shown), 90)}`
 }
 

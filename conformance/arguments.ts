@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { SOCIAL_PROVIDER_ID_FORMAT } from '../common/social/social-providers.js'
 import { DEFAULT_TIMEOUT_MS } from './suite.js'
 import type { ProbeOptions, TestAccount } from './rows.js'
 
@@ -27,6 +28,8 @@ accounts. Prints a table of pass/fail/skip/advisory rows; exits 0 only when no r
   --sso-discovery           the backend answers auth/sso/discover (SSO_DISCOVERY=true):
                             check it too (docs/sso.md, "Found by the address")
   --sso-domain <domain>     a domain the backend has single sign-on for (with --sso-discovery)
+  --social <ids>            the social connections the backend serves, by id, comma-separated
+                            (github,gitlab): check their start and completion (docs/social-sign-in.md)
   --timeout-ms <n>          time limit of one call (default ${DEFAULT_TIMEOUT_MS}); the whole run
                             ends within 6 times this
   --contract <path>         the OpenAPI document (default: docs/accounts-api.openapi.yaml)
@@ -108,6 +111,7 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
         'email-codes': { type: 'boolean' },
         'sso-discovery': { type: 'boolean' },
         'sso-domain': { type: 'string' },
+        social: { type: 'string' },
         'timeout-ms': { type: 'string' },
         contract: { type: 'string' },
         json: { type: 'boolean' },
@@ -134,6 +138,9 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
   const ssoDomain = values['sso-domain'] ?? null
   if (ssoDomain !== null && (ssoDomain.includes('@') || !ssoDomain.includes('.'))) throw new ArgumentError('--sso-domain is not an email domain such as example.com')
   if (ssoDomain !== null && values['sso-discovery'] !== true) throw new ArgumentError('--sso-domain goes with --sso-discovery')
+  const social = values.social === undefined ? [] : values.social.split(',').map((id) => id.trim()).filter((id) => id !== '')
+  const badId = social.find((id) => !SOCIAL_PROVIDER_ID_FORMAT.test(id))
+  if (badId !== undefined) throw new ArgumentError(`--social names connection ids (lower-case letters, digits and dashes), not ${JSON.stringify(badId.slice(0, 40))}`)
   return {
     help: false,
     accountsUrl: parseUrl(values['accounts-url']),
@@ -147,7 +154,8 @@ export function parseConformanceArguments (argv: readonly string[], env: Readonl
       blockedAccount,
       emailCodes: values['email-codes'] === true,
       ssoDiscovery: values['sso-discovery'] === true,
-      ssoDomain
+      ssoDomain,
+      social
     },
     timeoutMs: parseTimeout(values['timeout-ms']),
     contractPath: values.contract ?? null,

@@ -70,13 +70,15 @@ export interface ProbeOptions {
   readonly ssoDiscovery?: boolean
   /** A domain the backend has single sign-on for (`--sso-domain`), for the discovery row that expects it; absent: that row is skipped. */
   readonly ssoDomain?: string | null
+  /** The social connections the backend serves, by id (`--social github,gitlab`); absent or empty: none asked about. */
+  readonly social?: readonly string[]
 }
 
 /**
  * A 429 hides the answer the row is about (a refusal that passes for the
  * wrong reason, a success never seen): the row fails and says what to do.
  */
-export const RATE_LIMITED = 'rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE for the run (one run makes 43 calls, up to 59 with every option) or check ACCOUNTS_URL itself; else wait a minute and run again'
+export const RATE_LIMITED = 'rate limited, so the real answer was not seen: through an edge, raise its RATE_LIMIT_PER_MINUTE for the run (one run makes 43 calls, up to 63 with every option and one social connection, one more per further connection) or check ACCOUNTS_URL itself; else wait a minute and run again'
 
 /** Builds rows for one call. */
 export function rowsFor (call: string): {

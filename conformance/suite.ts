@@ -5,6 +5,7 @@ import { accountChangeRows } from './calls/account-changes.js'
 import { accountViewRows } from './calls/account-view.js'
 import { emailCodeRows } from './calls/email-codes.js'
 import { ssoDiscoveryRows } from './calls/sso-discovery.js'
+import { socialRows } from './calls/social.js'
 import { googleRows } from './calls/google.js'
 import { randomName } from './calls/login-context.js'
 import { passwordLoginRows } from './calls/password-login.js'
@@ -121,12 +122,13 @@ export async function runSuite (options: SuiteOptions, announce: (line: string) 
   const sso = await ssoRows(probe)
   const emailCodes = await emailCodeRows(probe)
   const ssoDiscovery = await ssoDiscoveryRows(probe)
+  const social = await socialRows(probe)
   const register = await registerRows(probe, registered)
   const changes = await accountChangeRows(probe)
   // Last: it ends the session it signs in with.
   const accountView = await accountViewRows(probe)
   return {
-    rows: [...register, ...login, ...reset, ...google, ...sso, ...emailCodes, ...ssoDiscovery, ...changes, ...accountView],
+    rows: [...register, ...login, ...reset, ...google, ...sso, ...emailCodes, ...ssoDiscovery, ...social, ...changes, ...accountView],
     throwawayAccount,
     elapsedMs: Math.round(performance.now() - started),
     budgetMs

@@ -6,9 +6,11 @@ import { NONCE_SECRET_MAX_LENGTH, type GoogleCredential } from './google/google-
 import type { ReferenceMetrics, SignInMethod } from './metrics/metrics.js'
 import { KEY_SET_MAX_AGE_SECONDS } from './keys/signing-keys.js'
 import type { ReferenceServices } from './services.js'
+import { socialRoutes } from './social/routes.js'
 import { sendSsoReply, ssoRoutes } from './sso/routes.js'
 import type { SsoReply } from './sso/sso-flows.js'
 import { parseLoginContext } from './http/validation.js'
+import { SOCIAL_COMPLETION_METHOD } from '../../common/social/social-providers.js'
 
 /**
  * The services the routes call, as createReferenceServices makes them. The
@@ -19,7 +21,7 @@ import { parseLoginContext } from './http/validation.js'
  */
 export interface ReferenceAppOptions extends Pick<ReferenceServices,
   | 'passwordSignIn' | 'registration' | 'resetRequest' | 'resetCompletion' | 'googleSignIn' | 'googleRegistration' | 'sessionTokens'
-  | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'passkeys' | 'secondFactors' | 'emailCodes'
+  | 'verification' | 'browserNotices' | 'undoChange' | 'recentFactors' | 'tokens' | 'sso' | 'social' | 'passkeys' | 'secondFactors' | 'emailCodes'
   | 'reauthentication' | 'otherSessions' | 'passwordChange' | 'addressChange' | 'account' | 'pseudonyms'> {
   /** Counts the sign-in calls' answers. */
   readonly metrics: Pick<ReferenceMetrics, 'countSignIn'>
@@ -68,7 +70,7 @@ export function secondFactorMethod (body: unknown): SignInMethod {
  * sign-on, and the links emailed to owners (verification, "was this you?").
  */
 export async function referenceAccountsApp (app: FastifyInstance, options: ReferenceAppOptions): Promise<void> {
-  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, passkeys, secondFactors, emailCodes, reauthentication, otherSessions, account, pseudonyms, metrics } = options
+  const { verification, browserNotices, undoChange, recentFactors, tokens, sso, social, passkeys, secondFactors, emailCodes, reauthentication, otherSessions, account, pseudonyms, metrics } = options
   // Each request's events that the account's owner sees are kept with where it came from (server/reference/audit/audit.ts).
   const requestFacts = (request: FastifyRequest, reply: FastifyReply): RequestFacts => {
     const facts = factsOf(request, reply, pseudonyms)
@@ -81,6 +83,8 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     metrics.countSignIn('sso', answering, (reply) => reply.kind === 'answer' ? reply.answer : null)
   answerErrorsAsJson(app)
   await app.register(ssoRoutes, { sso, pseudonyms })
+  // With the account view's facts: a link and an unlink are activity the owner sees.
+  await app.register(socialRoutes, { social, pseudonyms, facts: requestFacts })
 
   app.post('/v2/login', async (request, reply) =>
     sendAnswer(reply, await countSignIn('password', options.passwordSignIn.login(request.body, requestFacts(request, reply)))))
@@ -122,6 +126,9 @@ export async function referenceAccountsApp (app: FastifyInstance, options: Refer
     }
     if (method === 'OIDC' || method === 'SAML') {
       return sendSsoReply(reply, await countSsoSignIn(sso.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
+    }
+    if (method === SOCIAL_COMPLETION_METHOD) {
+      return sendAnswer(reply, await countSignIn('social', social.completion.login(request.body, request.headers.cookie, requestFacts(request, reply))))
     }
     return sendAnswer(reply, { status: 400, body: { error: say({ locale: requestLocale(request) }, 'method.loginUnsupported') } })
   })

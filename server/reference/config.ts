@@ -10,6 +10,7 @@ import { readEmailCodeSettings, type EmailCodeSettings } from '../shared/email-c
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { parseSsoConnections, type SsoConnection } from './sso/connections.js'
 import { readSsoDiscovery } from '../shared/sso/sso-discovery-config.js'
+import { parseSocialConnections, type SocialConnection } from '../shared/social/social-connections.js'
 import { parseOidcClients, type OidcClient } from './oidc/oidc-clients.js'
 import { readBreachedPasswordSettings, type BreachedPasswordSettings } from './breached-passwords/settings.js'
 
@@ -68,6 +69,8 @@ export interface ReferenceConfig {
   readonly ssoConnections: readonly SsoConnection[]
   /** SSO_DISCOVERY (docs/sso.md, "Found by the address"): whether `auth/sso/discover` is answered. */
   readonly ssoDiscovery: boolean
+  /** SOCIAL_CONNECTIONS parsed and checked, with their secrets (docs/social-sign-in.md): a bad entry stops the start. */
+  readonly socialConnections: readonly SocialConnection[]
   readonly authorizedDomains: readonly string[]
   readonly unauthorizedDomains: readonly string[]
   /** Also serve `/authenticate` for local-network mode on this port; null: not served. */
@@ -187,6 +190,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
     ssoConnectionsSource,
     ssoConnections: parseSsoConnections(ssoConnectionsSource),
     ssoDiscovery: readSsoDiscovery(env),
+    socialConnections: parseSocialConnections(readString(env, 'SOCIAL_CONNECTIONS')),
     authorizedDomains: readList(env, 'AUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     unauthorizedDomains: readList(env, 'UNAUTHORIZED_DOMAINS', isDomain, 'domain names').map((item) => item.toLowerCase()),
     localAccountsPort: localPort,

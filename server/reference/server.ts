@@ -110,6 +110,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
       recentFactors: services.recentFactors,
       tokens: services.tokens,
       sso: services.sso,
+      social: services.social,
       passkeys: services.passkeys,
       secondFactors: services.secondFactors,
       emailCodes: services.emailCodes,

@@ -50,6 +50,11 @@ import { TokenService } from './sessions/tokens.js'
 import { AfterFirstFactor } from './sign-in/after-first-factor.js'
 import { LoginAttempts } from './sign-in/login-attempts.js'
 import { PasswordSignIn } from './sign-in/password-sign-in.js'
+import { socialClients } from './social/providers/social-clients.js'
+import type { SocialServices } from './social/routes.js'
+import { SocialAccount } from './social/social-account.js'
+import { SocialCompletion } from './social/social-completion.js'
+import { SocialFlows, socialReturnUrls } from './social/social-flows.js'
 import type { SsoServices } from './sso/routes.js'
 import { SsoCompletion } from './sso/sso-completion.js'
 import { SsoFlows } from './sso/sso-flows.js'
@@ -82,6 +87,8 @@ export interface ReferenceServices {
   /** The bound on concurrent password hashing, shared by every call that hashes. */
   readonly hashGate: HashGate
   readonly sso: SsoServices
+  /** Social connections (SOCIAL_CONNECTIONS, docs/social-sign-in.md): their legs, the completion, the account view's calls. */
+  readonly social: SocialServices
   /** The passkey ceremonies; null when PASSKEYS is false. */
   readonly passkeys: Passkeys | null
   /** The second factor's calls; null when SECOND_FACTOR is false. */
@@ -184,6 +191,22 @@ export async function createReferenceServices (
     requirement: ssoRequirement,
     discovery: config.ssoDiscovery
   }
+  const socialFlows = new SocialFlows({
+    store,
+    connections: config.socialConnections,
+    clients: socialClients(config.socialConnections, socialReturnUrls(config.publicUrl), now),
+    publicUrl: config.publicUrl,
+    now
+  })
+  const social: SocialServices = {
+    flows: socialFlows,
+    completion: new SocialCompletion({
+      store, flows: socialFlows, after, claims, now, refuseAddress: (email, facts) => ssoRequirement.refusalFor(email, 'social', facts)
+    }),
+    account: new SocialAccount({
+      store, owners, flows: socialFlows, changeNotices, passkeys: config.passkeys !== null, google: config.googleClientId !== null, emailCodes: config.emailCodes.enabled, now
+    })
+  }
   const passkeys = config.passkeys === null
     ? null
     : new Passkeys({
@@ -194,7 +217,9 @@ export async function createReferenceServices (
     store, owners, proofs, passwords: work, secondFactorCodes: secondFactor?.codes ?? null, emailCodes: emailCodes?.reauthentication ?? null, now
   })
   const otherSessions = new OtherSessions({ store, owners, now })
-  const account = accountServices({ store, owners, mailer, productName: config.productName, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, now })
+  const account = accountServices({
+    store, owners, mailer, productName: config.productName, passkeys: config.passkeys !== null, secondFactor: config.secondFactor.enabled, social: social.account, now
+  })
   const oidcClients = await openOidcClientRegistry(config.oidcClients, store.oidcClients)
   const oidc = {
     provider: new EmbeddedProvider({
@@ -240,6 +265,7 @@ export async function createReferenceServices (
     recentFactors,
     hashGate,
     sso,
+    social,
     passkeys,
     secondFactors: secondFactor,
     emailCodes,

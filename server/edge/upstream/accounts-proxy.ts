@@ -110,6 +110,7 @@ const SOCIAL_STATE_PATHS = [
   'account/social/link/start', 'account/social/link'
 ]
 
+
 /**
  * The calls that read or set the emailed code's browser binding: the send
  * sets it, the sign-in and a fresh proof with a code (`reauthenticate`'s

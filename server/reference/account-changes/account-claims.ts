@@ -10,9 +10,13 @@ import type { Account } from '../store/account-store.js'
 /**
  * How the address was just proved: Google (whose subject the account is then tied to), an SSO
  * provider, a link emailed to it that sets a new password (a reset, "was this you?", "this
- * wasn't me"), or a code emailed to it (server/reference/email-codes/).
+ * wasn't me"), a code emailed to it (server/reference/email-codes/), or a social
+ * connection's provider (server/reference/social/).
  */
-export type ClaimProof = { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' } | { readonly via: 'emailed-link' } | { readonly via: 'emailed-code' }
+export type ClaimProof =
+  | { readonly via: 'google', readonly googleSubject: string } | { readonly via: 'sso' } | { readonly via: 'emailed-link' } | { readonly via: 'emailed-code' }
+  /** A social connection's provider, by the name its button shows (docs/social-sign-in.md). */
+  | { readonly via: 'social', readonly provider: string }
 
 /**
  * No pre-hijacking. Anyone can register an address with a password; until
@@ -54,7 +58,7 @@ export class AccountClaims {
       const delivery = await this.options.mailer.send(accountClaimedEmail({
         to: current.email,
         productName: this.options.productName,
-        via: proof.via === 'google' ? 'Google' : 'single sign-on',
+        via: proof.via === 'google' ? 'Google' : proof.via === 'social' ? { provider: proof.provider } : 'single sign-on',
         pageUrl: inPageLanguage(`${this.options.publicUrl}/`, facts.locale),
         messages: emailMessages(facts.locale)
       }))

@@ -36,7 +36,7 @@ export class UndoChange {
   }
 
   /** What was removed, for the audit log. */
-  private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'recovery-codes' | 'email' | 'nothing'> {
+  private async removeAnnounced (link: OpenedEmailLink): Promise<'passkey' | 'second-factor' | 'recovery-codes' | 'email' | 'social' | 'nothing'> {
     const { store } = this.options
     const subject = parseUndoSubject(link.subject)
     // Every session was ended just before; one the passkey started meanwhile ends with it.
@@ -50,6 +50,11 @@ export class UndoChange {
     if (subject?.kind === 'recovery-codes' && await store.replaceRecoveryCodes(link.accountId, [])) return 'recovery-codes'
     // The link came to the address before, which it proves again; one another account has taken since stays its own.
     if (subject?.kind === 'email' && await store.changeAccountEmail(link.accountId, subject.previous, this.options.now()) === 'changed') return 'email'
+    // The identity the email announced, not one of the same provider the owner linked since.
+    if (subject?.kind === 'social') {
+      const linked = (await store.socialLinks.list(link.accountId)).find((entry) => entry.provider === subject.provider)
+      if (linked?.subject === subject.subject && await store.socialLinks.unlink(link.accountId, subject.provider)) return 'social'
+    }
     return 'nothing'
   }
 }

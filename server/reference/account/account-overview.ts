@@ -2,6 +2,7 @@ import { ACCOUNT_FEATURES, type AccountFeature, type AccountOverview } from '../
 import { isRefusal, type AccountOwners } from '../account-changes/account-owner.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
 import { REMEMBER_BROWSER_MS } from '../second-factor/remembered-browser-cookie.js'
+import type { SocialAccount } from '../social/social-account.js'
 import type { AccountStore } from '../store/account-store.js'
 
 export interface AccountOverviewsOptions {
@@ -10,6 +11,8 @@ export interface AccountOverviewsOptions {
   /** PASSKEYS and SECOND_FACTOR: the account view offers their sections only while they are on. */
   readonly passkeys: boolean
   readonly secondFactor: boolean
+  /** SOCIAL_CONNECTIONS: the view's `social` section, while any connection is configured. */
+  readonly social: Pick<SocialAccount, 'providers' | 'configured'>
   readonly now: () => number
 }
 
@@ -42,7 +45,8 @@ export class AccountOverviews {
         recoveryCodesLeft: enrolled ? await store.countUnusedRecoveryCodes(account.id) : 0,
         rememberedBrowsers: enrolled ? await this.rememberedBrowsers(account.id) : 0
       },
-      features: this.features()
+      features: this.features(),
+      ...(this.options.social.configured ? { social: await this.options.social.providers(account.id) } : {})
     }
     return { status: 200, body: { ...overview } }
   }
@@ -60,7 +64,10 @@ export class AccountOverviews {
 
   /** Every section but those of a factor that is off, in the order the view shows them. */
   private features (): AccountFeature[] {
-    const off = new Set<AccountFeature>([...(this.options.passkeys ? [] : ['passkeys' as const]), ...(this.options.secondFactor ? [] : ['second-factor' as const])])
+    const off = new Set<AccountFeature>([
+      ...(this.options.passkeys ? [] : ['passkeys' as const]), ...(this.options.secondFactor ? [] : ['second-factor' as const]),
+      ...(this.options.social.configured ? [] : ['social' as const])
+    ])
     return ACCOUNT_FEATURES.filter((feature) => !off.has(feature))
   }
 }

@@ -1,5 +1,6 @@
 import type { AccountOwners } from '../account-changes/account-owner.js'
 import type { Mailer } from '../emails/mailer.js'
+import type { SocialAccount } from '../social/social-account.js'
 import type { AccountStore } from '../store/account-store.js'
 import { AccountActivity } from './account-activity.js'
 import { AccountDeletion } from './account-deletion.js'
@@ -23,12 +24,14 @@ export interface AccountServicesOptions {
   readonly productName: string
   readonly passkeys: boolean
   readonly secondFactor: boolean
+  /** The social connections' side of the view (its `social` list and feature). */
+  readonly social: Pick<SocialAccount, 'providers' | 'configured'>
   readonly now: () => number
 }
 
-export function accountServices ({ store, owners, mailer, productName, passkeys, secondFactor, now }: AccountServicesOptions): AccountServices {
+export function accountServices ({ store, owners, mailer, productName, passkeys, secondFactor, social, now }: AccountServicesOptions): AccountServices {
   return {
-    overviews: new AccountOverviews({ store, owners, passkeys, secondFactor, now }),
+    overviews: new AccountOverviews({ store, owners, passkeys, secondFactor, social, now }),
     sessions: new AccountSessions({ store, owners, now }),
     activity: new AccountActivity({ store, owners, now }),
     deletion: new AccountDeletion({ store, owners, mailer, productName, now }),

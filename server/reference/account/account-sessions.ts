@@ -22,7 +22,9 @@ const FIRST_FACTOR: Readonly<Record<AuthenticationMethod, string>> = {
   email: 'email-code',
   'email+otp': 'email-code',
   hwk: 'passkey',
-  sso: 'sso'
+  sso: 'sso',
+  social: 'social',
+  'social+otp': 'social'
 }
 
 /** A session id as the list gives it (a refresh family's id); anything else is no session's. */

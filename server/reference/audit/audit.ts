@@ -15,6 +15,8 @@ export type AuthEvent =
   | 'google.login.succeeded' | 'google.login.failed' | 'google.register.succeeded' | 'google.register.failed'
   | 'sso.started' | 'sso.returned' | 'sso.refused' | 'sso.login.succeeded' | 'sso.register.succeeded'
   | 'sso.required-refused'
+  | 'social.started' | 'social.returned' | 'social.refused' | 'social.login.succeeded' | 'social.login.refused' | 'social.registered'
+  | 'social.linked' | 'social.link.refused' | 'social.unlinked' | 'social.unlink.refused'
   | 'reset.requested' | 'reset.email-sent' | 'reset.suppressed' | 'reset.completed' | 'reset.refused'
   | 'passkey.login.succeeded' | 'passkey.login.failed' | 'passkey.login.throttled'
   | 'passkey.register.succeeded' | 'passkey.register.refused'
@@ -50,6 +52,7 @@ const ACTIVITY_OF_EVENT: Partial<Readonly<Record<AuthEvent, { readonly kind: str
   'login.succeeded': { kind: 'sign-in', method: 'password' },
   'google.login.succeeded': { kind: 'sign-in', method: 'google' },
   'sso.login.succeeded': { kind: 'sign-in', method: 'sso' },
+  'social.login.succeeded': { kind: 'sign-in', method: 'social' },
   'passkey.login.succeeded': { kind: 'sign-in', method: 'passkey' },
   'email-code.login.succeeded': { kind: 'sign-in', method: 'email-code' },
   'login.failed': { kind: 'sign-in-failed', method: 'password' },
@@ -59,6 +62,8 @@ const ACTIVITY_OF_EVENT: Partial<Readonly<Record<AuthEvent, { readonly kind: str
   'email.changed': { kind: 'email-changed', method: null },
   'passkey.register.succeeded': { kind: 'passkey-added', method: null },
   'passkey.removed': { kind: 'passkey-removed', method: null },
+  'social.linked': { kind: 'social-linked', method: null },
+  'social.unlinked': { kind: 'social-unlinked', method: null },
   'second-factor.enrolled': { kind: 'second-factor-on', method: null },
   'second-factor.removed': { kind: 'second-factor-off', method: null },
   'second-factor.recovery-codes-renewed': { kind: 'recovery-codes-renewed', method: null },

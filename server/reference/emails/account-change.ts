@@ -7,6 +7,8 @@ import { factsIn, type NewBrowserFacts } from './new-browser.js'
 export type AccountChange =
   | { readonly kind: 'passkey-added' | 'passkey-removed', readonly passkeyName: string }
   | { readonly kind: 'second-factor-on' | 'second-factor-off' | 'recovery-codes' | 'password' | 'password-set' | 'email' }
+  /** A social connection's provider, by the name its button shows. */
+  | { readonly kind: 'social-linked' | 'social-unlinked', readonly provider: string }
 
 /** Each change's subject and first paragraph; and the advice, which says what its link undoes. */
 const TEXTS: Readonly<Record<AccountChange['kind'], { readonly subject: EmailMessageKey, readonly intro: EmailMessageKey, readonly advice: EmailMessageKey }>> = {
@@ -18,7 +20,9 @@ const TEXTS: Readonly<Record<AccountChange['kind'], { readonly subject: EmailMes
   password: { subject: 'change.password.subject', intro: 'change.password.intro', advice: 'newBrowser.advice' },
   'password-set': { subject: 'change.passwordSet.subject', intro: 'change.passwordSet.intro', advice: 'newBrowser.advice' },
   // Sent to the address the account had: its holder is the one the link is for.
-  email: { subject: 'change.email.subject', intro: 'change.email.intro', advice: 'change.undoEmail' }
+  email: { subject: 'change.email.subject', intro: 'change.email.intro', advice: 'change.undoEmail' },
+  'social-linked': { subject: 'change.socialLinked.subject', intro: 'change.socialLinked.intro', advice: 'change.undoSocial' },
+  'social-unlinked': { subject: 'change.socialUnlinked.subject', intro: 'change.socialUnlinked.intro', advice: 'newBrowser.advice' }
 }
 
 /**
@@ -32,7 +36,7 @@ export function accountChangeEmail (options: {
 }): OutgoingEmail {
   const { to, productName, change, facts, link, validDays, messages } = options
   const texts = TEXTS[change.kind]
-  const product = { product: productName }
+  const product: Readonly<Record<string, string>> = 'provider' in change ? { product: productName, provider: change.provider } : { product: productName }
   return composeEmail({
     kind: 'account_change',
     to,
@@ -41,7 +45,7 @@ export function accountChangeEmail (options: {
     before: [
       messages.text(texts.intro, 'passkeyName' in change ? { ...product, name: change.passkeyName } : product),
       factsIn(messages, facts),
-      messages.text(texts.advice)
+      messages.text(texts.advice, product)
     ],
     link: { href: link, label: messages.text('newBrowser.link') },
     after: [messages.text('newBrowser.validity', { days: validDays })]

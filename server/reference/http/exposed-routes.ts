@@ -10,7 +10,10 @@ export const ACCOUNTS_PATH = '/accounts'
  * leg: the OIDC callback and the SAML hand-over step are top-level GETs, the
  * SAML ACS is the identity provider's cross-site form POST), the links
  * emailed to owners (a new address's confirmation among them), and the
- * removal of what a completed reset lists.
+ * removal of what a completed reset lists. The calls that follow a setting
+ * (passkeys, the second factor, emailed codes, and SOCIAL_ROUTES while
+ * SOCIAL_CONNECTIONS names any connection) are added by the edge from its
+ * own reading of the same variables (server/edge/server.ts), as for an own backend.
  */
 export const REFERENCE_ACCOUNTS_ROUTES: readonly ProxiedRoute[] = [
   ...SPEC_ACCOUNTS_ROUTES,

@@ -96,6 +96,12 @@ function parseName (value: unknown, refusals: NameRefusals): Parsed<string | nul
   return ok(name)
 }
 
+/** A name an identity provider gave (a social sign-in's): kept when it would pass the register form, else left out. */
+export function providedName (value: unknown): string | null {
+  const parsed = parseName(value, FIRST_NAME)
+  return parsed.ok ? parsed.value : null
+}
+
 function parseContextField (value: unknown, invalid: AnswerKey): Parsed<string | null> {
   if (value === undefined || value === null || value === '') return ok(null)
   if (typeof value !== 'string' || value.length > CONTEXT_FIELD_MAX_LENGTH || CONTROL_CHARACTERS.test(value)) {

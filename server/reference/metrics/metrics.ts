@@ -39,8 +39,8 @@ export type EmailOutcome = 'sent' | 'failed'
  * visitor pressed the button, so the service counts both as `passkey` (the
  * edge's own counter has the split).
  */
-export type SignInMethod = 'password' | 'google' | 'sso' | 'passkey' | 'email_code' | 'second_factor' | 'recovery_code'
-const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', 'sso', 'passkey', 'email_code', 'second_factor', 'recovery_code']
+export type SignInMethod = 'password' | 'google' | 'sso' | 'social' | 'passkey' | 'email_code' | 'second_factor' | 'recovery_code'
+const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'google', 'sso', 'social', 'passkey', 'email_code', 'second_factor', 'recovery_code']
 /** `success` tokens issued, `second_factor_required` a challenge instead, `refused` a 4xx, `error` a 5xx or a failure. */
 export type SignInOutcome = 'success' | 'second_factor_required' | 'refused' | 'error'
 const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['success', 'second_factor_required', 'refused', 'error']

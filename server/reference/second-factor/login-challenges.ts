@@ -9,7 +9,7 @@ import type { SecondFactorsOptions } from './second-factors.js'
 const SECOND_FACTOR_CHALLENGE_TTL_MS = 5 * 60 * 1000
 
 /** The first factors a second may follow: a password, Google, a code emailed to the account's address. */
-export type FirstFactor = 'pwd' | 'google' | 'email'
+export type FirstFactor = 'pwd' | 'google' | 'email' | 'social'
 
 /** What the first factor proved beyond the account: whether it was this browser's own (AfterFirstFactor.completeLogin). */
 export interface FirstFactorProof {

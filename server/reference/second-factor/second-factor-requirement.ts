@@ -44,6 +44,8 @@ const METHOD_MEETS_SECOND_FACTOR: Readonly<Record<AuthenticationMethod, boolean>
   'pwd+otp': true,
   'google+otp': true,
   'email+otp': true,
+  social: false,
+  'social+otp': true,
   hwk: true,
   sso: true
 })

@@ -15,10 +15,11 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /**
  * How a login proved who it is (RFC 8176 values where one exists: `hwk` is a
  * passkey, a key held by an authenticator; `email` a code emailed to the
- * account's address, one factor, as a reset link is); `+otp`: a second factor
+ * account's address, one factor, as a reset link is; `social` a social
+ * connection's provider, as `google` is Google); `+otp`: a second factor
  * followed (docs/second-factor.md), so 'email+otp' gives ["email", "otp", "mfa"].
  */
-export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'hwk' | 'email' | 'pwd+otp' | 'google+otp' | 'email+otp'
+export type AuthenticationMethod = 'pwd' | 'google' | 'sso' | 'social' | 'hwk' | 'email' | 'pwd+otp' | 'google+otp' | 'email+otp' | 'social+otp'
 
 /**
  * Where a token may be used, when not everywhere: `local-network`, a login at

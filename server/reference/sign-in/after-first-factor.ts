@@ -32,6 +32,8 @@ const SIGNED_IN_EVENT = {
   'pwd+otp': 'login.succeeded',
   google: 'google.login.succeeded',
   'google+otp': 'google.login.succeeded',
+  social: 'social.login.succeeded',
+  'social+otp': 'social.login.succeeded',
   sso: 'sso.login.succeeded',
   hwk: 'passkey.login.succeeded',
   email: 'email-code.login.succeeded',
@@ -86,7 +88,7 @@ export class AfterFirstFactor {
     if (organizations === null) return error(403, say(facts, 'login.notAMember'))
     // A remembered browser skipped the code (SecondFactorGate.remembersBrowser): the session keeps
     // that, for an organisation's requirement to count it as met at refresh (REMEMBERED_BROWSER_SESSION).
-    const remembered = (method === 'pwd' || method === 'google' || method === 'email') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
+    const remembered = (method === 'pwd' || method === 'google' || method === 'email' || method === 'social') && await this.options.secondFactor?.remembersBrowser(account.id, facts) === true
     const context = remembered ? { ...requested, organizations, ...REMEMBERED_BROWSER_SESSION } : { ...requested, organizations }
     const session = { familyId: randomUUID(), signedInAt: this.options.now(), origin: requestOrigin(facts) }
     const tokens = await this.options.tokens.issue(account, context, method, session)

@@ -26,7 +26,7 @@ export interface SsoContext {
   readonly locale?: Locale
 }
 
-function appendContext (params: URLSearchParams, context: SsoContext): void {
+export function appendContext (params: URLSearchParams, context: SsoContext): void {
   if (context.redirect !== null) params.set('redirect', context.redirect)
   if (context.resourceType !== null) params.set('resource_type', context.resourceType)
   if (context.clusterName !== null) params.set('cluster_name', context.clusterName)

@@ -27,6 +27,16 @@ export function parseSsoStart (raw: unknown): Parsed<SsoStart> {
   const body = asBody(raw)
   const email = parseEmail(body.email)
   if (!email.ok) return email
+  const context = parseStartContext(body)
+  if (!context.ok) return context
+  return { ok: true, value: { email: email.value, context: context.value } }
+}
+
+/**
+ * What a start of a provider's leg (single sign-on's, a social connection's)
+ * carries back to the page: `{source, redirect, resource_type, cluster_name, insecure_allowed_orgs}`.
+ */
+export function parseStartContext (body: Body): Parsed<SsoContext> {
   const source = body.source ?? 'login'
   if (source !== 'login' && source !== 'register') return { ok: false, error: 'sso.sourceInvalid' }
   const redirect = body.redirect ?? null
@@ -38,14 +48,11 @@ export function parseSsoStart (raw: unknown): Parsed<SsoStart> {
   return {
     ok: true,
     value: {
-      email: email.value,
-      context: {
-        source,
-        redirect: redirect === '' ? null : redirect,
-        resourceType: context.value.resourceType,
-        clusterName: context.value.clusterName,
-        organizations: context.value.organizations
-      }
+      source,
+      redirect: redirect === '' ? null : redirect,
+      resourceType: context.value.resourceType,
+      clusterName: context.value.clusterName,
+      organizations: context.value.organizations
     }
   }
 }

@@ -95,8 +95,10 @@ export interface SsoTransaction {
   readonly id: string
   /** The hash of the browser binding held in the state cookie. */
   readonly bindingHash: string
+  /** The SSO connection's domain; a social connection's id (protocol `social`). */
   readonly connectionDomain: string
-  readonly protocol: 'oidc' | 'saml'
+  /** `social`: a social sign-in's steps (server/reference/social/social-flows.ts), which share the table. */
+  readonly protocol: 'oidc' | 'saml' | 'social'
   /** JSON of the protocol's own state (PKCE verifier, nonce, request id…) and the page's context. */
   readonly data: string
   readonly expiresAt: number
@@ -231,7 +233,7 @@ export interface SecondFactorRecord {
  * How an owner proved the account in a browser (docs/account-changes.md): RFC 8176 values, as in the tokens' `amr`;
  * `email` a code emailed to the account's address (server/reference/email-codes/).
  */
-export type ProofMethod = 'pwd' | 'hwk' | 'otp' | 'google' | 'sso' | 'email'
+export type ProofMethod = 'pwd' | 'hwk' | 'otp' | 'google' | 'sso' | 'social' | 'email'
 
 /**
  * A proof of an account made in one browser: held there as the hash of the
@@ -345,6 +347,33 @@ export interface EmailCodeStore {
   failuresSince (addressHash: string, since: number): Promise<readonly number[]>
 }
 
+/** An account's link to one social provider's identity (server/reference/social/, docs/social-sign-in.md). */
+export interface SocialLink {
+  /** The connection's id (SOCIAL_CONNECTIONS). */
+  readonly provider: string
+  /** The provider's stable identifier of the user (OIDC `sub`, GitHub's numeric id). */
+  readonly subject: string
+  readonly accountId: string
+  /** The verified address the provider named when it was linked. */
+  readonly email: string
+  readonly linkedAt: number
+}
+
+/** What SocialLinkStore.link did: linked, or refused because the identity or the account's place for the provider is taken. */
+type SocialLinkResult = 'linked' | 'identity-taken' | 'provider-taken'
+
+/** The accounts' linked social identities: one per (provider, subject), one per (account, provider). */
+export interface SocialLinkStore {
+  /** Links the identity to the account unless either unique pair is taken. Atomic. */
+  link (link: SocialLink): Promise<SocialLinkResult>
+  /** The link of the provider's identity, whichever account holds it. */
+  find (provider: string, subject: string): Promise<SocialLink | null>
+  /** The account's links, oldest first. */
+  list (accountId: string): Promise<readonly SocialLink[]>
+  /** Removes the account's link to `provider`; false when it had none. */
+  unlink (accountId: string, provider: string): Promise<boolean>
+}
+
 /** The OpenID Connect clients an operator added with `npm run accounts -- client add` (server/reference/oidc/oidc-clients.ts). */
 export interface OidcClientStore {
   /** Keeps a new client; false (nothing changed) when its id is taken. */
@@ -429,7 +458,7 @@ export interface AccountStore {
    * Hands an account whose address was never verified to the person who has
    * just proved it (through Google, SSO or an emailed link): removes the
    * password set before, every passkey, the second factor with its recovery
-   * codes, the browsers known or remembered; revokes every refresh token,
+   * codes, the linked social identities, the browsers known or remembered; revokes every refresh token,
    * voids every emailed link (reset and others), marks the address verified
    * and ties `googleSubject` when given.
    * Returns false and changes nothing when the address is verified already.
@@ -633,6 +662,8 @@ export interface AccountStore {
 
   /** The codes emailed for a sign-in or a fresh proof (server/reference/email-codes/). */
   readonly emailCodes: EmailCodeStore
+  /** The accounts' linked social identities (server/reference/social/). */
+  readonly socialLinks: SocialLinkStore
   /** The OpenID Connect clients added with the admin command. */
   readonly oidcClients: OidcClientStore
   /** What the OpenID Connect provider keeps between requests. */

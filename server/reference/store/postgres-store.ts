@@ -37,6 +37,7 @@ import { emailKey } from '../../shared/email-key.js'
 import { SharedClock } from '../../shared/shared-clock.js'
 import { POSTGRES_OIDC_MIGRATION, postgresOidcClients, postgresOidcPayloads, type PostgresAccess } from './postgres-oidc.js'
 import { POSTGRES_EMAIL_CODE_MIGRATION, postgresEmailCodes } from './postgres-email-codes.js'
+import { POSTGRES_SOCIAL_LINK_MIGRATION, postgresSocialLinks } from './postgres-social-links.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 import {
   createdAccount,
@@ -255,7 +256,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
    CREATE INDEX security_events_by_account ON security_events(account_id, at);
    CREATE INDEX security_events_by_time ON security_events(at);`,
   POSTGRES_OIDC_MIGRATION,
-  POSTGRES_EMAIL_CODE_MIGRATION
+  POSTGRES_EMAIL_CODE_MIGRATION,
+  POSTGRES_SOCIAL_LINK_MIGRATION
 ]
 
 /** Replaces the account's recovery codes; inside the caller's transaction. */
@@ -485,6 +487,7 @@ export class PostgresAccountStore implements AccountStore {
   readonly oidcClients: AccountStore['oidcClients']
   readonly oidcPayloads: AccountStore['oidcPayloads']
   readonly emailCodes: AccountStore['emailCodes']
+  readonly socialLinks: AccountStore['socialLinks']
 
   private constructor (
     private readonly connections: pg.Pool,
@@ -504,6 +507,7 @@ export class PostgresAccountStore implements AccountStore {
     this.oidcClients = postgresOidcClients(access)
     this.oidcPayloads = postgresOidcPayloads(access)
     this.emailCodes = postgresEmailCodes(access)
+    this.socialLinks = postgresSocialLinks(access)
   }
 
   get emailKeyConflicts (): readonly EmailKeyConflict[] {
@@ -732,7 +736,7 @@ export class PostgresAccountStore implements AccountStore {
       await voidResetTokensOf(client, accountId, claim.now)
       await client.query('UPDATE email_links SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [claim.now, accountId])
       // Whoever held the password may have added ways in of his own: none set up before the claim stays.
-      for (const table of ['passkeys', 'passkey_challenges', 'second_factors', 'recovery_codes', 'known_browsers']) {
+      for (const table of ['passkeys', 'passkey_challenges', 'second_factors', 'recovery_codes', 'known_browsers', 'social_links']) {
         await client.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId])
       }
       await client.query('UPDATE accounts SET remembered_browsers_forgotten_at = GREATEST(remembered_browsers_forgotten_at, $1) WHERE id = $2',

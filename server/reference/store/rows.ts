@@ -162,7 +162,7 @@ export interface SsoTransactionRow extends Expiring {
   id: string
   binding_hash: string
   connection_domain: string
-  protocol: 'oidc' | 'saml'
+  protocol: 'oidc' | 'saml' | 'social'
   data: string
 }
 

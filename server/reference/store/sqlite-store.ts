@@ -37,6 +37,7 @@ import {
 import { emailKey } from '../../shared/email-key.js'
 import { SQLITE_OIDC_MIGRATION, sqliteOidcClients, sqliteOidcPayloads } from './sqlite-oidc.js'
 import { SQLITE_EMAIL_CODE_MIGRATION, sqliteEmailCodes } from './sqlite-email-codes.js'
+import { SQLITE_SOCIAL_LINK_MIGRATION, sqliteSocialLinks } from './sqlite-social-links.js'
 import { rekeyAccounts, type EmailKeyConflict, type Rekeying } from './email-key.js'
 import {
   createdAccount,
@@ -258,7 +259,9 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   // The OpenID Connect provider's clients added with the admin command, and what it keeps between requests.
   SQLITE_OIDC_MIGRATION,
   // Codes emailed for a sign-in or a fresh proof, and the refused tries per address (server/reference/email-codes/).
-  SQLITE_EMAIL_CODE_MIGRATION
+  SQLITE_EMAIL_CODE_MIGRATION,
+  // The accounts' linked social identities (server/reference/social/).
+  SQLITE_SOCIAL_LINK_MIGRATION
 ]
 
 function isUniqueViolation (error: unknown): error is { code: string, message: string } {
@@ -294,6 +297,7 @@ export class SqliteAccountStore implements AccountStore {
   readonly oidcClients: AccountStore['oidcClients']
   readonly oidcPayloads: AccountStore['oidcPayloads']
   readonly emailCodes: AccountStore['emailCodes']
+  readonly socialLinks: AccountStore['socialLinks']
 
   constructor (file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
@@ -307,6 +311,7 @@ export class SqliteAccountStore implements AccountStore {
     this.oidcClients = sqliteOidcClients(this.db, () => this.now())
     this.oidcPayloads = sqliteOidcPayloads(this.db)
     this.emailCodes = sqliteEmailCodes(this.db)
+    this.socialLinks = sqliteSocialLinks(this.db)
   }
 
   async createAccount (account: NewAccount): Promise<CreateAccountResult> {
@@ -371,7 +376,7 @@ export class SqliteAccountStore implements AccountStore {
       this.voidResetTokensOf(accountId, claim.now)
       this.db.prepare('UPDATE email_links SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(claim.now, accountId)
       // Whoever held the password may have added ways in of his own: none set up before the claim stays.
-      for (const table of ['passkeys', 'passkey_challenges', 'second_factors', 'recovery_codes', 'known_browsers']) {
+      for (const table of ['passkeys', 'passkey_challenges', 'second_factors', 'recovery_codes', 'known_browsers', 'social_links']) {
         this.db.prepare(`DELETE FROM ${table} WHERE account_id = ?`).run(accountId)
       }
       this.db.prepare('UPDATE accounts SET remembered_browsers_forgotten_at = MAX(remembered_browsers_forgotten_at, ?) WHERE id = ?')

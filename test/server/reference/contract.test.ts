@@ -11,7 +11,7 @@ import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/expose
 import { buildLocalAccountsServer } from '../../../server/reference/server.js'
 import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.js'
 import { OIDC_DISCOVERY_PATH, OIDC_PATH_PREFIX } from '../../../server/shared/oidc/provider-pages.js'
-import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SOCIAL_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { SSO_DISCOVERY_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
@@ -23,6 +23,7 @@ import { SoftwareAuthenticator } from '../../fixtures/passkeys/software-authenti
 import { TestBrowser } from '../../fixtures/sso/sso-browser.js'
 import { makeKeyAndCertificate, opensslSkip } from '../../fixtures/sso/sso-certificates.js'
 import { OIDC_DOMAIN, SAML_DOMAIN as STACK_SAML_DOMAIN, startSsoStack } from '../../fixtures/sso/sso-service.js'
+import { startOAuth2StandIn } from '../../fixtures/social/oauth2-stand-in.js'
 
 /*
  * The reference service checked against docs/accounts-api.openapi.yaml, so that
@@ -40,7 +41,8 @@ const pathItem = (path: string): PathItem => contract.document.paths[path] as Pa
 const EDGE_STATUSES = new Set(['413', '415', '429', '502', '503', '504'])
 /** Documented statuses this suite does not produce, and why. */
 const NOT_PRODUCED_HERE: Readonly<Record<string, string>> = {
-  'post /passkeys/register 409': 'a credential registered twice needs a second ceremony with the same credential id, which a software authenticator does not make'
+  'post /passkeys/register 409': 'a credential registered twice needs a second ceremony with the same credential id, which a software authenticator does not make',
+  'post /account/social/unlink 409': 'emailed codes are on here, and they sign in any account by its address: no link is the last way in (test/server/reference/social/social-account.test.ts produces it)'
 }
 
 t.test('the routes the edge proxies and the reference service serves are exactly the document\'s paths', async (t) => {
@@ -59,6 +61,7 @@ t.test('the routes the edge proxies and the reference service serves are exactly
   add(ACCOUNT_ROUTES, 'account')
   add(EMAIL_CODE_ROUTES, 'email-codes')
   add(SSO_DISCOVERY_ROUTES, 'sso-discovery')
+  add(SOCIAL_ROUTES, 'social')
 
   const documented = Object.keys(contract.document.paths)
     .filter((path) => pathItem(path)['x-threshold-route-kind'] !== 'grpc-web' && !pathItem(path)['x-threshold-proxied']?.includes('never'))
@@ -207,8 +210,14 @@ t.test('every answer of the reference service through the edge fits the document
   const idp = makeKeyAndCertificate(keysDir, 'idp')
   const google = await startGoogleStandIn(t)
   const saml = (domain: string) => ({ domain, type: 'saml', entry_point: `https://idp.${domain}/sso`, idp_cert: idp.certificate, sp_entity_id: `https://signin.example.test/saml/${domain}` })
+  const forge = await startOAuth2StandIn(t, () => `${TEST_PUBLIC_URL}/accounts/auth/social/callback`)
+  const forgeConnection = (id: string) => ({
+    type: 'oauth2', id, name: id, client_id: forge.clientId, client_secret: forge.clientSecret,
+    authorization_endpoint: forge.authorizationEndpoint, token_endpoint: forge.tokenEndpoint, userinfo_endpoint: forge.userinfoEndpoint
+  })
   const reference = await startReference(t, {
     env: {
+      SOCIAL_CONNECTIONS: JSON.stringify([forgeConnection('forge'), forgeConnection('forge-two')]),
       GOOGLE_CLIENT_ID: TEST_GOOGLE_CLIENT_ID,
       GOOGLE_JWKS_URL: google.jwksUrl,
       SSO_CONNECTIONS: JSON.stringify([
@@ -478,6 +487,55 @@ t.test('every answer of the reference service through the edge fits the document
   const requiredGoogle = { authorization: `Bearer ${await google.credential({ email: required, sub: 'g-required' })}` }
   await probe.expect(403, 'post', '/auth/register', { json: { register_method: 'GOOGLE' }, headers: requiredGoogle })
   await probe.expect(403, 'post', '/v2/auth/login', { json: { login_method: 'GOOGLE', email: required, ...NO_CONTEXT }, headers: { authorization: `Bearer ${await google.credential({ email: required, sub: 'g-required-2' })}` } })
+  // Social connections (docs/social-sign-in.md), straight to the service: the edge proxies them while SOCIAL_CONNECTIONS names any.
+  const social = { direct: true } as const
+  const stateOf = (exchange: Exchange): string => exchange.headers.getSetCookie().find((line) => line.startsWith('social_state='))!.split(';')[0]!
+  /** The provider's leg: approved for `login`, back through the callback; the page's return address. */
+  const socialLeg = async (started: Exchange, login: string): Promise<URL> => {
+    const callback = new URL(await forge.approve(String(started.body.url), login))
+    const landed = await probe.expect(303, 'get', '/auth/social/callback', { ...social, query: callback.search, headers: { cookie: stateOf(started) } })
+    return new URL(landed.headers.get('location')!)
+  }
+  forge.users.set('kim', { sub: 'kim', email: 'kim@example.test', email_verified: true })
+  forge.users.set('kim-2', { sub: 'kim-2', email: 'kim@elsewhere.test', email_verified: true })
+  forge.users.set('kim-3', { sub: 'kim-3', email: 'kim3@elsewhere.test', email_verified: true })
+  forge.users.set('not-dan', { sub: 'not-dan', email: 'dan@example.test', email_verified: true })
+  await probe.expect(400, 'post', '/auth/login/social', { ...social, json: { provider: 'myspace', source: 'login' } })
+  const kimStart = await probe.expect(200, 'post', '/auth/login/social', { ...social, json: { provider: 'forge', source: 'login', ...NO_CONTEXT } })
+  const kimReturn = await socialLeg(kimStart, 'kim')
+  t.equal(kimReturn.searchParams.get('social'), 'forge')
+  const kim = await probe.expect(200, 'post', '/v2/auth/login', {
+    ...social, json: { login_method: 'SOCIAL', provider: 'forge', id: kimReturn.searchParams.get('id'), ...NO_CONTEXT }, headers: { cookie: stateOf(kimStart) }
+  })
+  t.equal(kim.body.registered, true, 'the sign-in made the account')
+  const danStart = await probe.expect(200, 'post', '/auth/login/social', { ...social, json: { provider: 'forge', source: 'login', ...NO_CONTEXT } })
+  const danReturn = await socialLeg(danStart, 'not-dan')
+  await probe.expect(409, 'post', '/v2/auth/login', {
+    ...social, json: { login_method: 'SOCIAL', provider: 'forge', id: danReturn.searchParams.get('id'), ...NO_CONTEXT }, headers: { cookie: stateOf(danStart) }
+  })
+  await probe.expect(303, 'post', '/auth/social/form-post', { ...social, form: 'state=not-a-state' })
+  await probe.expect(303, 'get', '/auth/social/continue', { ...social, query: '?code=not-a-code' })
+  const kimAuth = { authorization: `Bearer ${String(kim.body.auth)}` }
+  await probe.expect(401, 'post', '/account/social/link/start', { ...social, json: { provider: 'forge-two' } })
+  await probe.expect(400, 'post', '/account/social/link/start', { ...social, json: { provider: 'Not An Id' }, headers: kimAuth })
+  await probe.expect(403, 'post', '/account/social/link/start', { ...social, json: { provider: 'forge-two' }, headers: kimAuth, withoutProof: true })
+  const linkStart = await probe.expect(200, 'post', '/account/social/link/start', { ...social, json: { provider: 'forge-two' }, headers: kimAuth })
+  const linkReturn = await socialLeg(linkStart, 'kim-2')
+  t.equal(linkReturn.searchParams.get('social_link'), 'forge-two')
+  await probe.expect(400, 'post', '/account/social/link', { ...social, json: { id: 'short' }, headers: kimAuth })
+  await probe.expect(401, 'post', '/account/social/link', { ...social, json: { id: 'x'.repeat(43) }, headers: { ...kimAuth, cookie: stateOf(linkStart) } })
+  await probe.expect(200, 'post', '/account/social/link', { ...social, json: { id: linkReturn.searchParams.get('id') }, headers: { ...kimAuth, cookie: stateOf(linkStart) } })
+  const againStart = await probe.expect(200, 'post', '/account/social/link/start', { ...social, json: { provider: 'forge-two' }, headers: kimAuth })
+  const againReturn = await socialLeg(againStart, 'kim-3')
+  await probe.expect(409, 'post', '/account/social/link', { ...social, json: { id: againReturn.searchParams.get('id') }, headers: { ...kimAuth, cookie: stateOf(againStart) } })
+  const overview = await probe.expect(200, 'post', '/account/overview', { json: {}, headers: kimAuth })
+  t.same((overview.body.social as Array<{ provider: string, email: string | null }>).map(({ provider, email }) => [provider, email]),
+    [['forge', 'kim@example.test'], ['forge-two', 'kim@elsewhere.test']], 'the overview lists both, linked')
+  await probe.expect(401, 'post', '/account/social/unlink', { ...social, json: { provider: 'forge-two' } })
+  await probe.expect(400, 'post', '/account/social/unlink', { ...social, json: {}, headers: kimAuth })
+  await probe.expect(403, 'post', '/account/social/unlink', { ...social, json: { provider: 'forge-two' }, headers: kimAuth, withoutProof: true })
+  await probe.expect(404, 'post', '/account/social/unlink', { ...social, json: { provider: 'gitlab' }, headers: kimAuth })
+  await probe.expect(200, 'post', '/account/social/unlink', { ...social, json: { provider: 'forge-two' }, headers: kimAuth })
 
   // Every status the document lists for a reference call was produced above.
   for (const { method, path, operation } of contract.operations) {

@@ -1,0 +1,60 @@
+import * as oidc from 'openid-client'
+import type { OidcSocialConnection } from '../../../shared/social/social-connections.js'
+import { OidcDiscovery } from '../../relying-party/oidc-discovery.js'
+import type { SocialClientFactory, SocialIdentity } from '../social-identity.js'
+
+/** A claim as text, or null when absent or not text. */
+export function textClaim (claims: Record<string, unknown>, name: string): string | null {
+  const value = claims[name]
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null
+}
+
+/**
+ * Any OpenID Connect provider (SOCIAL_CONNECTIONS type `oidc`), found by
+ * discovery from its issuer: the authorization code flow with PKCE (S256),
+ * state and nonce; the ID token's signature, issuer, audience, expiry and
+ * nonce are checked by openid-client. The address counts only with
+ * `email_verified: true`, from the ID token or, when the provider keeps them
+ * to it, the userinfo endpoint (for the same subject).
+ */
+export const oidcSocialClient: SocialClientFactory<OidcSocialConnection> = (connection, urls, now) => {
+  const discovery = new OidcDiscovery({ ...connection, insecureLoopback: new URL(connection.issuer).protocol === 'http:' }, now)
+  return {
+    async begin () {
+      const configuration = await discovery.configuration()
+      const secrets = { state: oidc.randomState(), codeVerifier: oidc.randomPKCECodeVerifier(), nonce: oidc.randomNonce() }
+      const url = oidc.buildAuthorizationUrl(configuration, {
+        redirect_uri: urls.callback,
+        response_type: 'code',
+        scope: connection.scope,
+        code_challenge: await oidc.calculatePKCECodeChallenge(secrets.codeVerifier),
+        code_challenge_method: 'S256',
+        state: secrets.state,
+        nonce: secrets.nonce
+      })
+      return { url: url.href, secrets }
+    },
+
+    async finish (answer, secrets): Promise<SocialIdentity> {
+      if (secrets.nonce === null) throw new Error('an OpenID Connect request always has a nonce')
+      const configuration = await discovery.configuration()
+      const tokens = await oidc.authorizationCodeGrant(configuration, new URL(`${urls.callback}?${answer.toString()}`), {
+        pkceCodeVerifier: secrets.codeVerifier,
+        expectedState: secrets.state,
+        expectedNonce: secrets.nonce,
+        idTokenExpected: true
+      })
+      const claims = tokens.claims()
+      if (claims === undefined) throw new Error('the provider returned no ID token')
+      let source: Record<string, unknown> = claims
+      if (typeof claims.email !== 'string') source = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)
+      return {
+        subject: claims.sub,
+        email: textClaim(source, 'email'),
+        emailVerified: source.email_verified === true,
+        firstName: textClaim(source, 'given_name'),
+        lastName: textClaim(source, 'family_name')
+      }
+    }
+  }
+}
