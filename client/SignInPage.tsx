@@ -26,6 +26,8 @@ import { useLastUsedMethod } from './sign-in/last-used-method.js'
 // Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
 const SsoModal = lazyChunk(async () => (await import('./sso/SsoModal.js')).withItsTexts())
 const PasskeyOffer = lazyChunk(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
+// The completion of a return from single sign-on or a social provider: only on such a return.
+const ReturnCompletion = lazyChunk(() => import('./page/ReturnCompletion.js'))
 const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
 
 /**
@@ -111,6 +113,8 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
   const flows = useSignInFlows(params, config, formState)
   const { page, google, sso, passkeys, secondFactor, emailCode } = flows
   const lastUsed = useLastUsedMethod()
+  // Latched: the completion takes the return's parameters out of the address bar, and must stay to see its call through.
+  const [returned] = useState(params.ssoReturn !== null || params.socialReturn !== null)
   // After hydration (the server rendered the form), with what may be a token cookie (the chunk reads it): the signed-in state's chunk says whether it
   // shows (client/sessions/SignedIn.tsx); the form stays until then, and where the chunk cannot load
   // (no retry through loadChunk: the form is the right fallback, and the bytes are the first load's).
@@ -139,7 +143,8 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
     passkeySignUp: intent === 'register' && emailCodeOffered && passkeys.offered,
     onEmailCode: (passkey) => { page.clearNotice(); emailCode.start(intent === 'register', passkey) },
     lastUsed: lastUsed.method,
-    onForgetLastUsed: lastUsed.forget
+    onForgetLastUsed: lastUsed.forget,
+    social: config.socialProviders.length === 0 || page.localMode ? null : { providers: config.socialProviders, page }
   })
 
   return (
@@ -201,6 +206,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               <laterViewParts.SetPasswordView form={form} page={page} passwordMinLength={config.passwordMinLength} />
             </LazyPart>
           )}
+          {returned && <LazyPart fallback={null}><ReturnCompletion page={page} onRunning={flows.onCompleting} onSecondFactor={secondFactor.begin} /></LazyPart>}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>

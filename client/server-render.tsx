@@ -11,6 +11,8 @@ import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import VerificationLinkButton from './registration/VerificationLinkButton.js'
 import { loginViewParts } from './sign-in/LoginView.js'
+import { socialParts } from './sign-in/AlternativeMethods.js'
+import SocialButtons from './social/SocialButtons.js'
 import { accountViewParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 import RegisterView from './registration/RegisterView.js'
 import ResetPasswordView from './password-reset/ResetPasswordView.js'
@@ -37,6 +39,7 @@ laterViewParts.RegisterView = RegisterView
 laterViewParts.ResetPasswordView = ResetPasswordView
 laterViewParts.SetPasswordView = SetPasswordView
 emailCodeParts.EmailCodeSteps = EmailCodeSteps
+socialParts.SocialButtons = SocialButtons
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's

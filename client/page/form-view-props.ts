@@ -1,5 +1,7 @@
 import type { View } from './page-params.js'
 import type { LastUsedMethod } from '../sign-in/last-used-method.js'
+import type { SocialProvider } from '../../common/social/social-providers.js'
+import type { PageState } from './usePageState.js'
 
 /** The error or success text above the form, which describes every form. */
 export const FORM_NOTICE_ID = 'form-notice'
@@ -53,4 +55,12 @@ export interface SignInMethods {
   /** The method this browser signed in with last (last-used-method.ts), read after hydration; null: none, or not known. */
   readonly lastUsed: LastUsedMethod | null
   readonly onForgetLastUsed: () => void
+  /** The social connections' buttons (RuntimeConfig.socialProviders), a chunk of their own; null: none configured. */
+  readonly social: SocialMethods | null
+}
+
+/** The configured social connections, and what their start uses of the page (client/social/SocialButtons.tsx). */
+export interface SocialMethods {
+  readonly providers: readonly SocialProvider[]
+  readonly page: Pick<PageState, 'params' | 'messages' | 'context' | 'leave' | 'fail' | 'clearNotice'>
 }
