@@ -63,7 +63,7 @@ export interface AccountPasskey {
 /** What `activity/list` names. */
 export const ACCOUNT_EVENT_KINDS = [
   'sign-in', 'sign-in-failed', 'password-changed', 'email-changed', 'passkey-added', 'passkey-removed',
-  'second-factor-on', 'second-factor-off', 'recovery-codes-renewed', 'sessions-ended'
+  'second-factor-on', 'second-factor-off', 'recovery-codes-renewed', 'sessions-ended', 'social-linked', 'social-unlinked'
 ] as const
 
 export type AccountEventKind = typeof ACCOUNT_EVENT_KINDS[number]
