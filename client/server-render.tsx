@@ -11,6 +11,7 @@ import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import VerificationLinkButton from './registration/VerificationLinkButton.js'
 import { loginViewParts } from './sign-in/LoginView.js'
+import SupportAddressCopy from './sign-in/SupportAddressCopy.js'
 import { socialParts } from './sign-in/AlternativeMethods.js'
 import SocialButtons from './social/SocialButtons.js'
 import { accountViewParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
@@ -34,6 +35,7 @@ const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
 
 // The server has every part at hand: the verification-link button and the views of laterViewParts and the account render as they are, not as the page's lazy chunks.
 loginViewParts.VerificationLinkButton = VerificationLinkButton
+loginViewParts.SupportAddressCopy = SupportAddressCopy
 accountViewParts.AccountView = AccountView
 laterViewParts.RegisterView = RegisterView
 laterViewParts.ResetPasswordView = ResetPasswordView
