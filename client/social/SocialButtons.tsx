@@ -10,7 +10,7 @@ import type { SignInMethods, SocialMethods } from '../page/form-view-props.js'
 import { LastUsedMark } from '../sign-in/AlternativeMethods.js'
 import { keepSsoStartContext } from '../sso/sso-start-context.js'
 import { startSocial } from './social-calls.js'
-import { SOCIAL_STYLES, SocialLogo } from './social-logos.js'
+import { SocialLogo } from './social-logos.js'
 
 export interface SocialButtonsProps {
   readonly intent: 'login' | 'register'
@@ -29,7 +29,7 @@ function labelKey (type: SocialProvider['type'], intent: 'login' | 'register'): 
   }
 }
 
-/** The button's look: Apple's and Microsoft's own styles (social-logos.tsx), the page's secondary button for the others. */
+/** The button's look: Apple's and Microsoft's own styles (client/styles.css), the page's secondary button for the others. */
 const styleOf = (type: SocialProvider['type']): string => type === 'apple' || type === 'microsoft' ? `social--${type}` : 'button--secondary'
 
 /**
@@ -65,7 +65,6 @@ function SocialButtons ({ intent, busy, methods }: SocialButtonsProps) {
 
   return (
     <>
-      <style>{SOCIAL_STYLES}</style>
       {shown.map(({ id, type, name, icon }) => (
         <Fragment key={id}>
           <form method='post' className='social' onSubmit={(event) => { void start(event, id) }}>
@@ -75,7 +74,7 @@ function SocialButtons ({ intent, busy, methods }: SocialButtonsProps) {
               {starting === id ? <Spinner small /> : <SocialLogo type={type} />}
               {icon !== null && starting !== id && type !== 'apple' && type !== 'microsoft' && type !== 'github' &&
                 // The label names the provider: the icon says nothing more.
-                <img className='social__icon' src={icon} alt='' width='20' height='20' />}
+                <img className='social__logo' src={icon} alt='' width='20' height='20' />}
               <span>{text(labelKey(type, intent), { provider: name })}</span>
             </button>
           </form>

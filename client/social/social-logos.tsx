@@ -30,26 +30,3 @@ export function SocialLogo ({ type }: { type: SocialProviderType }) {
   }
   return null
 }
-
-/**
- * The buttons' brand styles, in the chunk rather than the page's stylesheet (the first load's budget).
- * Apple: black, white in the dark scheme (its guidelines' styles); Microsoft: its light and dark themes
- * (#5e5e5e on white with a #8c8c8c border; white on #2f2f2f), Segoe UI or the nearest system face.
- */
-export const SOCIAL_STYLES = `
-.social__logo{width:20px;height:20px;flex:none}
-.social__icon{width:20px;height:20px;flex:none;object-fit:contain}
-.social--apple{background:#000;color:#fff;border-color:#000;font-family:-apple-system,BlinkMacSystemFont,"Helvetica Neue",Helvetica,Arial,sans-serif}
-.social--apple:hover:not(:disabled){background:#262626}
-.social--microsoft{background:#fff;color:#5e5e5e;border-color:#8c8c8c;font-family:"Segoe UI","Segoe UI Web (West European)",-apple-system,BlinkMacSystemFont,Roboto,"Helvetica Neue",sans-serif}
-.social--microsoft:hover:not(:disabled){background:#f3f3f3}
-:root[data-theme="dark"] .social--apple{background:#fff;color:#000;border-color:#fff}
-:root[data-theme="dark"] .social--apple:hover:not(:disabled){background:#e6e6e6}
-:root[data-theme="dark"] .social--microsoft{background:#2f2f2f;color:#fff;border-color:#8c8c8c}
-:root[data-theme="dark"] .social--microsoft:hover:not(:disabled){background:#3b3b3b}
-@media (prefers-color-scheme:dark){
-:root[data-theme="system"] .social--apple{background:#fff;color:#000;border-color:#fff}
-:root[data-theme="system"] .social--apple:hover:not(:disabled){background:#e6e6e6}
-:root[data-theme="system"] .social--microsoft{background:#2f2f2f;color:#fff;border-color:#8c8c8c}
-:root[data-theme="system"] .social--microsoft:hover:not(:disabled){background:#3b3b3b}
-}`
