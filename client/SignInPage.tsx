@@ -210,7 +210,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               <laterViewParts.SetPasswordView form={form} page={page} passwordMinLength={config.passwordMinLength} />
             </LazyPart>
           )}
-          {config.ssoDiscovery && !page.localMode && <LazyPart fallback={null}><SsoDiscoveryWatch email={page.email} onAnswer={setDiscovered} /></LazyPart>}
+          {config.ssoDiscovery && !page.localMode && (view === 'login' || view === 'register') && <LazyPart fallback={null}><SsoDiscoveryWatch email={page.email} onAnswer={setDiscovered} /></LazyPart>}
           {returned && <LazyPart fallback={null}><ReturnCompletion page={page} onRunning={flows.onCompleting} onSecondFactor={secondFactor.begin} /></LazyPart>}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>

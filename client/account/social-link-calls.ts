@@ -14,7 +14,7 @@ import { parseSuccessAnswer } from '../../common/http/accounts-answers.js'
  */
 
 /** The reason of the 409 that refuses to disconnect the last way in. */
-export const LAST_WAY_IN_REASON = 'last_way_in'
+const LAST_WAY_IN_REASON = 'last_way_in'
 
 /** A connection's start: where to go, or why not. */
 export type LinkStartAnswer = { readonly kind: 'redirect', readonly url: string } | Exclude<AccountAnswer, { kind: 'success' }>

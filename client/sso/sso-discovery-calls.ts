@@ -13,7 +13,7 @@ export type SsoDiscoveryAnswer =
   | { readonly kind: 'none' }
   | { readonly kind: 'failed' }
 
-export function parseSsoDiscoveryAnswer (answer: JsonAnswer): SsoDiscoveryAnswer {
+function parseSsoDiscoveryAnswer (answer: JsonAnswer): SsoDiscoveryAnswer {
   if (answer.kind !== 'json' || answer.status !== 200) return { kind: 'failed' }
   if (answer.body.sso === true) return { kind: 'sso', required: answer.body.required === true }
   return answer.body.sso === false ? { kind: 'none' } : { kind: 'failed' }
