@@ -78,11 +78,13 @@ function SsoDiscoveryWatch ({ email, onAnswer }: SsoDiscoveryWatchProps) {
 function SsoOffer ({ offer }: { offer: SsoDiscoveryOffer }) {
   const { text } = useMessages()
   const button = useRef<HTMLButtonElement>(null)
+  const disabled = offer.busy || offer.starting
+  // Where the focus was in the password field that went away, it is now nowhere (the body, or the removed field); a
+  // button still disabled (the login that asked is under way) takes it once enabled, if the focus is still nowhere.
   useEffect(() => {
-    // Where the focus was in the password field that went away, it is now nowhere (the body, or the removed field).
     const active = document.activeElement
-    if (active === null || active === document.body || !active.isConnected) button.current?.focus()
-  }, [])
+    if (!disabled && (active === null || active === document.body || !active.isConnected)) button.current?.focus()
+  }, [disabled])
   return (
     <>
       <p className='field__hint'>{text('ssoDiscovery.note')}</p>
