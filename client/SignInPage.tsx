@@ -20,6 +20,7 @@ import type { AccountViewProps } from './account/AccountView.js'
 import type { ResetPasswordViewProps } from './password-reset/ResetPasswordView.js'
 import type { SetPasswordViewProps } from './password-reset/SetPasswordView.js'
 import type { EmailCodeStepsProps } from './email-codes/EmailCodeSteps.js'
+import type { SsoDiscoveryWatchProps } from './sso/SsoDiscovery.js'
 import { useLastUsedMethod } from './sign-in/last-used-method.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
@@ -28,8 +29,14 @@ const SsoModal = lazyChunk(async () => (await import('./sso/SsoModal.js')).withI
 const PasskeyOffer = lazyChunk(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
 // The completion of a return from single sign-on or a social provider: only on such a return.
 const ReturnCompletion = lazyChunk(() => import('./page/ReturnCompletion.js'))
-// SSO_DISCOVERY's question about the typed address: only where it is on.
-const SsoDiscoveryWatch = lazyChunk(async () => (await import('./sso/SsoDiscovery.js')).watch())
+/**
+ * SSO_DISCOVERY's question about the typed address: a chunk loaded only where it is on. It renders
+ * nothing; the server renderer puts it here as it is (client/server-render.tsx), so that no boundary
+ * of the server's HTML waits for its chunk.
+ */
+export const discoveryParts: { SsoDiscoveryWatch: ComponentType<SsoDiscoveryWatchProps> } = {
+  SsoDiscoveryWatch: lazyChunk(async () => (await import('./sso/SsoDiscovery.js')).watch())
+}
 const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
 
 /**
@@ -210,7 +217,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               <laterViewParts.SetPasswordView form={form} page={page} passwordMinLength={config.passwordMinLength} />
             </LazyPart>
           )}
-          {config.ssoDiscovery && !page.localMode && (view === 'login' || view === 'register') && <LazyPart fallback={null}><SsoDiscoveryWatch email={page.email} onAnswer={setDiscovered} /></LazyPart>}
+          {config.ssoDiscovery && !page.localMode && (view === 'login' || view === 'register') && <LazyPart fallback={null}><discoveryParts.SsoDiscoveryWatch email={page.email} onAnswer={setDiscovered} /></LazyPart>}
           {returned && <LazyPart fallback={null}><ReturnCompletion page={page} onRunning={flows.onCompleting} onSecondFactor={secondFactor.begin} /></LazyPart>}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>

@@ -14,7 +14,8 @@ import { loginViewParts } from './sign-in/LoginView.js'
 import SupportAddressCopy from './sign-in/SupportAddressCopy.js'
 import { socialParts } from './sign-in/AlternativeMethods.js'
 import SocialButtons from './social/SocialButtons.js'
-import { accountViewParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { SsoDiscoveryWatch } from './sso/SsoDiscovery.js'
+import { accountViewParts, discoveryParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 import RegisterView from './registration/RegisterView.js'
 import ResetPasswordView from './password-reset/ResetPasswordView.js'
 import SetPasswordView from './password-reset/SetPasswordView.js'
@@ -42,6 +43,7 @@ laterViewParts.ResetPasswordView = ResetPasswordView
 laterViewParts.SetPasswordView = SetPasswordView
 emailCodeParts.EmailCodeSteps = EmailCodeSteps
 socialParts.SocialButtons = SocialButtons
+discoveryParts.SsoDiscoveryWatch = SsoDiscoveryWatch
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's

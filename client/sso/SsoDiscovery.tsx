@@ -30,9 +30,10 @@ export interface SsoDiscoveryWatchProps {
  * (SSO_DISCOVERY): once the address is complete and typing pauses, and at
  * once when a form is submitted; never for each keystroke, one call at a
  * time, each domain once. Renders nothing; tells the page what it found for
- * the address as it is now.
+ * the address as it is now. The server renderer renders it as it is
+ * (nothing, its effects never run), so that no boundary waits for its chunk.
  */
-function SsoDiscoveryWatch ({ email, onAnswer }: SsoDiscoveryWatchProps) {
+export function SsoDiscoveryWatch ({ email, onAnswer }: SsoDiscoveryWatchProps) {
   const latest = useRef({ email, onAnswer })
   latest.current = { email, onAnswer }
   const inFlight = useRef(false)
