@@ -13,19 +13,30 @@ import { MessagesContext, useMessages, withLaterTexts } from './languages/messag
 import { parsePageParams } from './page/page-params.js'
 import { usePageHostname } from './page/page-address.js'
 import { BackgroundVideo } from './brand/BackgroundVideo.js'
-import { FORM_NOTICE_ID, type SignInMethods } from './page/form-view-props.js'
+import { FORM_NOTICE_ID, type SignInMethods, type SsoDiscovered } from './page/form-view-props.js'
 import { LoginView } from './sign-in/LoginView.js'
 import type { RegisterViewProps } from './registration/RegisterView.js'
 import type { AccountViewProps } from './account/AccountView.js'
 import type { ResetPasswordViewProps } from './password-reset/ResetPasswordView.js'
 import type { SetPasswordViewProps } from './password-reset/SetPasswordView.js'
 import type { EmailCodeStepsProps } from './email-codes/EmailCodeSteps.js'
+import type { SsoDiscoveryWatchProps } from './sso/SsoDiscovery.js'
 import { useLastUsedMethod } from './sign-in/last-used-method.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
 const SsoModal = lazyChunk(async () => (await import('./sso/SsoModal.js')).withItsTexts())
 const PasskeyOffer = lazyChunk(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
+// The completion of a return from single sign-on or a social provider: only on such a return.
+const ReturnCompletion = lazyChunk(() => import('./page/ReturnCompletion.js'))
+/**
+ * SSO_DISCOVERY's question about the typed address: a chunk loaded only where it is on. It renders
+ * nothing; the server renderer puts it here as it is (client/server-render.tsx), so that no boundary
+ * of the server's HTML waits for its chunk.
+ */
+export const discoveryParts: { SsoDiscoveryWatch: ComponentType<SsoDiscoveryWatchProps> } = {
+  SsoDiscoveryWatch: lazyChunk(async () => (await import('./sso/SsoDiscovery.js')).watch())
+}
 const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
 
 /**
@@ -111,6 +122,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
   const flows = useSignInFlows(params, config, formState)
   const { page, google, sso, passkeys, secondFactor, emailCode } = flows
   const lastUsed = useLastUsedMethod()
+  // Latched: the completion takes the return's parameters out of the address bar, and must stay to see its call through.
+  const [returned] = useState(params.ssoReturn !== null || params.socialReturn !== null)
+  const [discovered, setDiscovered] = useState<SsoDiscovered | null>(null)
   // After hydration (the server rendered the form), with what may be a token cookie (the chunk reads it): the signed-in state's chunk says whether it
   // shows (client/sessions/SignedIn.tsx); the form stays until then, and where the chunk cannot load
   // (no retry through loadChunk: the form is the right fallback, and the bytes are the first load's).
@@ -139,7 +153,9 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
     passkeySignUp: intent === 'register' && emailCodeOffered && passkeys.offered,
     onEmailCode: (passkey) => { page.clearNotice(); emailCode.start(intent === 'register', passkey) },
     lastUsed: lastUsed.method,
-    onForgetLastUsed: lastUsed.forget
+    onForgetLastUsed: lastUsed.forget,
+    social: config.socialProviders.length === 0 || page.localMode ? null : { providers: config.socialProviders, page },
+    discovery: discovered && { ...discovered, start: () => sso.submit(page.email), starting: sso.submitting, busy: flows.busy, notice: sso.notice }
   })
 
   return (
@@ -201,6 +217,8 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
               <laterViewParts.SetPasswordView form={form} page={page} passwordMinLength={config.passwordMinLength} />
             </LazyPart>
           )}
+          {config.ssoDiscovery && !page.localMode && (view === 'login' || view === 'register') && <LazyPart fallback={null}><discoveryParts.SsoDiscoveryWatch email={page.email} onAnswer={setDiscovered} /></LazyPart>}
+          {returned && <LazyPart fallback={null}><ReturnCompletion page={page} onRunning={flows.onCompleting} onSecondFactor={secondFactor.begin} /></LazyPart>}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>

@@ -11,7 +11,11 @@ import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import VerificationLinkButton from './registration/VerificationLinkButton.js'
 import { loginViewParts } from './sign-in/LoginView.js'
-import { accountViewParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import SupportAddressCopy from './sign-in/SupportAddressCopy.js'
+import { socialParts } from './sign-in/AlternativeMethods.js'
+import SocialButtons from './social/SocialButtons.js'
+import { SsoDiscoveryWatch } from './sso/SsoDiscovery.js'
+import { accountViewParts, discoveryParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 import RegisterView from './registration/RegisterView.js'
 import ResetPasswordView from './password-reset/ResetPasswordView.js'
 import SetPasswordView from './password-reset/SetPasswordView.js'
@@ -32,11 +36,14 @@ const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
 
 // The server has every part at hand: the verification-link button and the views of laterViewParts and the account render as they are, not as the page's lazy chunks.
 loginViewParts.VerificationLinkButton = VerificationLinkButton
+loginViewParts.SupportAddressCopy = SupportAddressCopy
 accountViewParts.AccountView = AccountView
 laterViewParts.RegisterView = RegisterView
 laterViewParts.ResetPasswordView = ResetPasswordView
 laterViewParts.SetPasswordView = SetPasswordView
 emailCodeParts.EmailCodeSteps = EmailCodeSteps
+socialParts.SocialButtons = SocialButtons
+discoveryParts.SsoDiscoveryWatch = SsoDiscoveryWatch
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's

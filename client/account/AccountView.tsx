@@ -19,6 +19,7 @@ import { PasskeysSection } from './PasskeysSection.js'
 import { PasswordSection } from './PasswordSection.js'
 import { SecondFactorSection } from './SecondFactorSection.js'
 import { SessionsSection } from './SessionsSection.js'
+import { SocialSection } from './SocialSection.js'
 import type { AccountSession } from './useAccountChange.js'
 
 /**
@@ -100,7 +101,7 @@ function AccountView ({ config, page }: AccountViewProps) {
         <Button type='submit' variant='secondary' busy={signingOut}>{text('account.signOut')}</Button>
       </form>
       {state !== null && offers('sessions') && (
-        <SessionsSection session={session} sessions={state.sessions} onChange={(sessions) => update((current) => ({ ...current, sessions }))}
+        <SessionsSection session={session} sessions={state.sessions} providers={config.socialProviders} onChange={(sessions) => update((current) => ({ ...current, sessions }))}
           signOut={{ address: LOGOUT_ADDRESS, busy: signingOut, onSubmit: signOut }} />
       )}
       {state !== null && offers('passkeys') && (
@@ -119,11 +120,15 @@ function AccountView ({ config, page }: AccountViewProps) {
             sessions: endedOthers && current.sessions !== null ? current.sessions.filter((entry) => entry.current) : current.sessions
           }))} />
       )}
+      {state !== null && offers('social') && (
+        <SocialSection session={session} providers={config.socialProviders} linked={state.overview.social ?? []}
+          onChange={(social) => update((current) => ({ ...current, overview: { ...current.overview, social } }))} />
+      )}
       {state !== null && offers('email') && (
         <EmailSection session={session} email={state.overview.account.email} emailVerified={state.overview.account.emailVerified}
           hasPassword={state.overview.account.hasPassword} />
       )}
-      {state !== null && offers('activity') && <ActivitySection events={state.activity} />}
+      {state !== null && offers('activity') && <ActivitySection events={state.activity} providers={config.socialProviders} />}
       {state !== null && offers('delete') && (
         <DeleteSection session={session} email={state.overview.account.email} hasPassword={state.overview.account.hasPassword} cookieDomain={config.cookieDomain} />
       )}

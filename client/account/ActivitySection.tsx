@@ -1,6 +1,7 @@
 import { useId } from 'react'
 import type { AccountEvent, AccountEventKind } from '../../common/account/account-state.js'
 import type { MessageKey } from '../../common/languages/message-catalogue.js'
+import type { SocialProvider } from '../../common/social/social-providers.js'
 import { useMessages } from '../languages/messages.js'
 import { AccountSection } from './AccountSection.js'
 import { useAccountTimes } from './account-times.js'
@@ -17,7 +18,9 @@ const KIND_KEYS: Readonly<Record<AccountEventKind, MessageKey>> = {
   'second-factor-on': 'account.activity.secondFactorOn',
   'second-factor-off': 'account.activity.secondFactorOff',
   'recovery-codes-renewed': 'account.activity.recoveryCodesRenewed',
-  'sessions-ended': 'account.activity.sessionsEnded'
+  'sessions-ended': 'account.activity.sessionsEnded',
+  'social-linked': 'account.activity.socialLinked',
+  'social-unlinked': 'account.activity.socialUnlinked'
 }
 
 /**
@@ -25,11 +28,11 @@ const KIND_KEYS: Readonly<Record<AccountEventKind, MessageKey>> = {
  * newest first (`activity/list`), each with when, what, how, which
  * browser, from which network. Read only: it renders the same without scripts.
  */
-export function ActivitySection ({ events }: { events: readonly AccountEvent[] | null }) {
+export function ActivitySection ({ events, providers }: { events: readonly AccountEvent[] | null, providers: readonly SocialProvider[] }) {
   const { text } = useMessages()
   const id = useId()
   const time = useAccountTimes()
-  const method = useMethodName()
+  const method = useMethodName(providers)
   return (
     <AccountSection id={id} title={text('account.activity.heading')}>
       <p>{text('account.activity.explanation')}</p>

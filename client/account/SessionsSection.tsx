@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react'
 import type { AccountSession as ListedSession } from '../../common/account/account-state.js'
 import type { MessageKey } from '../../common/languages/message-catalogue.js'
+import type { SocialProvider } from '../../common/social/social-providers.js'
 import { Button } from '../components/Button.js'
 import { FormName } from '../components/FormName.js'
 import { useMessages } from '../languages/messages.js'
@@ -18,16 +19,22 @@ const METHOD_KEYS: Readonly<Record<string, MessageKey>> = {
   'email-code': 'account.method.emailCode'
 }
 
-/** A first factor's name in the page's language. */
-export function useMethodName (): (method: string) => string {
+/** A first factor's name in the page's language; a social connection's (`social:<id>`) by its provider's name where it is configured. */
+export function useMethodName (providers: readonly SocialProvider[]): (method: string) => string {
   const { text } = useMessages()
-  return (method) => Object.hasOwn(METHOD_KEYS, method) ? text(METHOD_KEYS[method]!) : method
+  return (method) => {
+    if (Object.hasOwn(METHOD_KEYS, method)) return text(METHOD_KEYS[method]!)
+    const social = method.startsWith('social:') ? providers.find(({ id }) => `social:${id}` === method) : undefined
+    return social?.name ?? method
+  }
 }
 
 interface SessionsSectionProps {
   readonly session: AccountSession
   /** `sessions/list`'s entries; null where the edge could not read them. */
   readonly sessions: readonly ListedSession[] | null
+  /** The configured social connections, whose names the methods `social:<id>` are shown by. */
+  readonly providers: readonly SocialProvider[]
   /** After a change: the list as it is now. */
   readonly onChange: (sessions: readonly ListedSession[]) => void
   /**
@@ -44,11 +51,11 @@ interface SessionsSectionProps {
  * else. Forms that post without scripts (`account-end-session`,
  * `account-end-others`); with scripts, calls, and the list follows.
  */
-export function SessionsSection ({ session, sessions, onChange, signOut }: SessionsSectionProps) {
+export function SessionsSection ({ session, sessions, providers, onChange, signOut }: SessionsSectionProps) {
   const { text } = useMessages()
   const id = useId()
   const time = useAccountTimes()
-  const method = useMethodName()
+  const method = useMethodName(providers)
   const [done, setDone] = useState<string | null>(null)
   const list = sessions ?? []
   const endOne = useAccountChange('end-session', session, async (auth, ended: ListedSession) => await endSession(auth, ended.id), (answer, ended) => {

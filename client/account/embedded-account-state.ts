@@ -2,6 +2,7 @@ import {
   ACCOUNT_EVENT_KINDS, ACCOUNT_FEATURES, ACCOUNT_STATE_ELEMENT_ID,
   type AccountEvent, type AccountEventKind, type AccountFeature, type AccountPasskey, type AccountSession, type AccountState
 } from '../../common/account/account-state.js'
+import { parseLinkedProviders } from './social-link-calls.js'
 
 /*
  * The AccountState the edge embeds in the page (ACCOUNT_STATE_ELEMENT_ID),
@@ -77,7 +78,8 @@ function parseAccountState (text: string | null | undefined): AccountState | nul
         google: account.google === true
       },
       secondFactor: { enrolled: factor.enrolled === true, recoveryCodesLeft: count(factor.recoveryCodesLeft), rememberedBrowsers: count(factor.rememberedBrowsers) },
-      features: Array.isArray(features) ? ACCOUNT_FEATURES.filter((feature: AccountFeature) => features.includes(feature)) : []
+      features: Array.isArray(features) ? ACCOUNT_FEATURES.filter((feature: AccountFeature) => features.includes(feature)) : [],
+      social: parseLinkedProviders(raw.overview.social, 'linkedAt') ?? []
     },
     sessions: listOf(raw.sessions, session),
     passkeys: parsePasskeys(raw.passkeys),

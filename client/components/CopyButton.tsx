@@ -3,8 +3,13 @@ import { COPY_FEEDBACK_MS } from './constants.js'
 import { useMessages } from '../languages/messages.js'
 import { Tooltip } from './Tooltip.js'
 
+interface CopyButtonProps {
+  readonly text: string
+  readonly label: string
+}
+
 /** Copies `text` to the clipboard and says so in a tooltip for one second. */
-export function CopyButton ({ text, label }: { text: string, label: string }) {
+export function CopyButton ({ text, label }: CopyButtonProps) {
   const messages = useMessages()
   const [feedback, setFeedback] = useState<string | null>(null)
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)

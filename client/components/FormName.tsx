@@ -5,6 +5,6 @@ import type { AccountForm } from '../../common/account/account-state.js'
  * the forms posted without scripts (docs/page.md, "Before its JavaScript").
  * Every form posts to the page's own address (no `action`), query included.
  */
-export function FormName ({ name }: { name: 'login' | 'register' | 'resetPassword' | 'setPassword' | 'sso' | 'verificationLink' | 'secondFactor' | 'email-code' | 'email-code-request' | AccountForm }) {
+export function FormName ({ name }: { name: 'login' | 'register' | 'resetPassword' | 'setPassword' | 'sso' | 'social' | 'verificationLink' | 'secondFactor' | 'email-code' | 'email-code-request' | AccountForm }) {
   return <input type='hidden' name='form' value={name} />
 }

@@ -1,5 +1,8 @@
 import type { View } from './page-params.js'
 import type { LastUsedMethod } from '../sign-in/last-used-method.js'
+import type { SocialProvider } from '../../common/social/social-providers.js'
+import type { PageState } from './usePageState.js'
+import type { NoticeContent } from '../components/Notice.js'
 
 /** The error or success text above the form, which describes every form. */
 export const FORM_NOTICE_ID = 'form-notice'
@@ -53,4 +56,29 @@ export interface SignInMethods {
   /** The method this browser signed in with last (last-used-method.ts), read after hydration; null: none, or not known. */
   readonly lastUsed: LastUsedMethod | null
   readonly onForgetLastUsed: () => void
+  /** SSO_DISCOVERY found single sign-on for the typed address's domain: offered in place of the password (client/sso/SsoDiscovery.tsx); else null. */
+  readonly discovery: SsoDiscoveryOffer | null
+  /** The social connections' buttons (RuntimeConfig.socialProviders), a chunk of their own; null: none configured. */
+  readonly social: SocialMethods | null
+}
+
+/** What SSO_DISCOVERY found for the typed address's domain. */
+export interface SsoDiscovered {
+  /** The domain signs in only with single sign-on: nothing else is offered for the address. */
+  readonly required: boolean
+}
+
+/** "Continue with single sign-on" for the typed address: it starts single sign-on as the modal does (useSsoStart). */
+export interface SsoDiscoveryOffer extends SsoDiscovered {
+  readonly start: () => void
+  readonly starting: boolean
+  readonly busy: boolean
+  /** Why the start failed (the modal's notice). */
+  readonly notice: NoticeContent | null
+}
+
+/** The configured social connections, and what their start uses of the page (client/social/SocialButtons.tsx). */
+export interface SocialMethods {
+  readonly providers: readonly SocialProvider[]
+  readonly page: Pick<PageState, 'params' | 'messages' | 'context' | 'leave' | 'fail' | 'clearNotice'>
 }

@@ -8,12 +8,19 @@ import type { NoticeContent } from '../components/Notice.js'
 
 export type View = PageView
 
-/** The sign-in methods: local email and password, Google, custom SSO (SAML or OIDC), and the emailed code. */
-type LoginMethod = 'password' | 'google' | 'sso' | 'email-code'
+/** The sign-in methods: local email and password, Google, custom SSO (SAML or OIDC), the emailed code, and each social connection by its id. */
+type LoginMethod = 'password' | 'google' | 'sso' | 'email-code' | `social:${string}`
 
 export interface SsoReturn {
   readonly protocol: 'SAML' | 'OIDC'
   readonly email: string
+  readonly id: string
+  readonly intent: 'login' | 'register'
+}
+
+/** The return from a social connection's provider (`?social=<id>&id=<single use>&login=1`, or `register=1`), to complete with `v2/auth/login`. */
+interface SocialReturn {
+  readonly provider: string
   readonly id: string
   readonly intent: 'login' | 'register'
 }
@@ -28,6 +35,7 @@ export interface PageParams {
   /** The methods login_method allows; every method when the parameter is absent. */
   readonly loginMethods: ReadonlySet<LoginMethod>
   readonly ssoReturn: SsoReturn | null
+  readonly socialReturn: SocialReturn | null
   readonly banner: string | null
   readonly localAccounts: LocalAccountsTarget
   /** The `error` parameter made plain, if anything is left of it: a catalogue key or a text to show as it came (messageForErrorParameter). */
@@ -49,7 +57,7 @@ interface AddressNotice {
 /** Where to go after a login, and the context a login carries: what single sign-on keeps across its round trip. */
 export type PageContext = Pick<PageParams, 'redirect' | 'allowedOrgs' | 'resourceType' | 'clusterName'>
 
-const ALL_METHODS: ReadonlySet<LoginMethod> = new Set(['password', 'google', 'sso', 'email-code'])
+const ALL_METHODS: readonly LoginMethod[] = ['password', 'google', 'sso', 'email-code']
 const MAX_BANNER_LENGTH = 200
 
 /** Text to show, or null when nothing is left once control and invisible characters are gone. */
@@ -61,27 +69,36 @@ function shownText (value: string | null, toText: (value: string) => string): st
  * The methods `login_method` allows. Unknown values are ignored; when none of
  * the values is known, every method is shown rather than an empty page.
  */
-function loginMethodsFrom (params: URLSearchParams, productName: string): ReadonlySet<LoginMethod> {
+function loginMethodsFrom (params: URLSearchParams, { productName, socialProviders }: RuntimeConfig): ReadonlySet<LoginMethod> {
   const requested = listParameter(params, 'login_method').map((value) => value.toUpperCase())
+  // socialLoginMethod (common/social/social-providers.ts) is the id in capitals; the mark is `social:<id>`, as the method used last names it.
+  const social = socialProviders.map(({ id }): LoginMethod => `social:${id}`)
   const methods = new Set<LoginMethod>()
   for (const value of requested) {
-    if (value === 'GOOGLE') methods.add('google')
+    const mark: LoginMethod = `social:${value.toLowerCase()}`
+    if (social.includes(mark)) methods.add(mark)
+    else if (value === 'GOOGLE') methods.add('google')
     else if (value === 'SAML' || value === 'CUSTOM_SSO' || value === 'OIDC') methods.add('sso')
     // EMAIL_CODE_LOGIN_METHOD (common/email-codes/email-code-format.ts) written out: importing it would bring
     // the code's format, which the lazy code step shares, into the first load (test/client/page/page-params.test.ts holds them equal).
     else if (value === 'EMAIL_CODE') methods.add('email-code')
     else if (value === productName.toUpperCase()) methods.add('password')
   }
-  return methods.size === 0 ? ALL_METHODS : methods
+  return methods.size === 0 ? new Set([...ALL_METHODS, ...social]) : methods
 }
 
-function ssoReturnFrom (params: URLSearchParams): SsoReturn | null {
+/** The returns from single sign-on and from a social provider: each an id and an intent, with the protocol and email, or the provider. */
+function returnsFrom (params: URLSearchParams): Pick<PageParams, 'ssoReturn' | 'socialReturn'> {
   const protocol = params.has('saml') ? 'SAML' : params.has('oidc') ? 'OIDC' : null
   const email = nonEmpty(params.get('email'))
+  const provider = nonEmpty(params.get('social'))
   const id = nonEmpty(params.get('id'))
   const intent = params.has('register') ? 'register' : params.has('login') ? 'login' : null
-  if (protocol === null || email === null || id === null || intent === null) return null
-  return { protocol, email, id, intent }
+  if (id === null || intent === null) return { ssoReturn: null, socialReturn: null }
+  return {
+    ssoReturn: protocol === null || email === null ? null : { protocol, email, id, intent },
+    socialReturn: provider === null ? null : { provider, id, intent }
+  }
 }
 
 /**
@@ -101,8 +118,8 @@ export function parsePageParams (search: string, pageHostname: string, config: R
   return {
     view,
     ...pageQueryContext(params),
-    loginMethods: localAccounts.kind === 'off' ? loginMethodsFrom(params, config.productName) : new Set(['password']),
-    ssoReturn: ssoReturnFrom(params),
+    loginMethods: localAccounts.kind === 'off' ? loginMethodsFrom(params, config) : new Set(['password']),
+    ...returnsFrom(params),
     banner: shownText(params.get('home_page_banner'), (value) => plainText(value, MAX_BANNER_LENGTH)),
     localAccounts,
     errorParameter: shownText(params.get('error'), plainText),

@@ -1,3 +1,4 @@
+import { useState } from 'react'
 import type { PageFormState } from '../../common/page/page-render.js'
 import type { RuntimeConfig } from '../../common/page/runtime-config.js'
 import type { PageParams } from './page-params.js'
@@ -7,7 +8,6 @@ import { useLogin } from '../sign-in/useLogin.js'
 import { usePageState } from './usePageState.js'
 import { usePasskeys } from '../passkeys/usePasskeys.js'
 import { useSecondFactor } from '../second-factor/useSecondFactor.js'
-import { useSsoCompletion } from '../sso/useSsoCompletion.js'
 import { useSsoStart } from '../sso/useSsoStart.js'
 import { useVerifyEmailRequest } from '../registration/useVerifyEmailRequest.js'
 import { useEmailCode } from '../email-codes/useEmailCode.js'
@@ -26,12 +26,13 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
   const passkeys = usePasskeys(page, gate, config, params.view, sso.modalOpen || secondFactor.step !== null, secondFactor.offerOrLeave)
   const login = useLogin(page, gate, (answer) => passkeys.afterPasswordLogin(answer) || secondFactor.afterPasswordLogin(answer), secondFactor.begin)
   const google = useGoogleSignIn(page, config, gate, secondFactor.begin)
-  const ssoCompletion = useSsoCompletion(page)
+  // A return's completion runs in a chunk of its own (client/page/ReturnCompletion.tsx), which says while it runs.
+  const [completing, setCompleting] = useState(false)
   const verifyEmail = useVerifyEmailRequest(page)
   const emailCode = useEmailCode(formState)
 
   const busy = page.leaving || login.isMutating ||
-    google.isMutating || sso.submitting || ssoCompletion.isMutating || verifyEmail.sending || passkeys.running !== null
+    google.isMutating || sso.submitting || completing || verifyEmail.sending || passkeys.running !== null
   return {
     page,
     /** Buttons are disabled while any request runs, or once the page is leaving (docs/page.md, "Choices where the specification is silent"). */
@@ -40,7 +41,7 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
     notice: busy && page.notice?.kind === 'error' ? null : page.notice,
     // Google sign-in and the return from SSO have no spinner of their own: the Login button shows theirs.
     // The upgrade after a password login keeps the Login button's spinner: the login is not over until it ends.
-    login: { submit: login.submit, submitting: login.isMutating || google.isMutating || ssoCompletion.isMutating || passkeys.running === 'upgrade' },
+    login: { submit: login.submit, submitting: login.isMutating || google.isMutating || completing || passkeys.running === 'upgrade' },
     google,
     passkeys,
     secondFactor,
@@ -48,6 +49,7 @@ export function useSignInFlows (params: PageParams, config: RuntimeConfig, formS
     emailCode,
     /** The domain check, for the emailed code's request (its steps are a chunk of their own). */
     gate,
-    verificationLink: verifyEmail
+    verificationLink: verifyEmail,
+    onCompleting: setCompleting
   }
 }

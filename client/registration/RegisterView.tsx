@@ -8,6 +8,8 @@ import { useMessages } from '../languages/messages.js'
 import { AlternativeMethods } from '../sign-in/AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods } from '../page/form-view-props.js'
 import { ViewLink } from '../page/ViewLink.js'
+import { LazyPart } from '../components/LazyPart.js'
+import { SsoOffer } from '../sign-in/LoginView.js'
 
 export interface RegisterViewProps {
   readonly form: FormState
@@ -31,10 +33,12 @@ export default function RegisterView ({ form: pageForm, email, methods, page, pa
   const [lastName, setLastName] = useState('')
   const [password, setPassword] = useState('')
   const [confirmation, setConfirmation] = useState('')
+  const { discovery } = methods
   function submit (event: FormEvent): void {
     event.preventDefault()
     if (form.busy) return
-    submission.submit({ first_name: firstName, last_name: lastName, email: email.value, password, confirm_password: confirmation })
+    if (discovery) discovery.start()
+    else submission.submit({ first_name: firstName, last_name: lastName, email: email.value, password, confirm_password: confirmation })
   }
   return (
     <>
@@ -47,14 +51,16 @@ export default function RegisterView ({ form: pageForm, email, methods, page, pa
           </div>
           <TextField label={text('field.companyEmail')} type='email' name='email' autoComplete='username' width='full' spellCheck={false}
             value={email.value} onChange={email.onChange} invalid={form.invalid} autoFocus={form.invalid && !email.value} />
+          {discovery ? <LazyPart><SsoOffer offer={discovery} /></LazyPart> : <>
           <PasswordField label={text('field.password')} revealLabels={{ show: text('field.showPassword'), hide: text('field.hidePassword') }} name='password' autoComplete='new-password' width='full'
             value={password} onChange={setPassword} invalid={form.invalid} autoFocus={form.invalid && !!email.value} hint={text('field.passwordHint', { min: passwordMinLength })} />
           <PasswordField label={text('field.confirmPassword')} revealLabels={{ show: text('field.showConfirmPassword'), hide: text('field.hideConfirmPassword') }} name='confirm_password' autoComplete='new-password' width='full'
             value={confirmation} onChange={setConfirmation} invalid={form.invalid} />
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('register.submit')}</Button>
+          </>}
         </form>
       )}
-      <AlternativeMethods intent='register' busy={form.busy} methods={methods} email={email.value} />
+      {!discovery?.required && <AlternativeMethods intent='register' busy={form.busy} methods={methods} email={email.value} />}
       {!form.localMode && (
         <p className='links'>{text('register.haveAccount')} <ViewLink view='login' onShow={form.onShowView}>{text('register.loginLink')}</ViewLink></p>
       )}

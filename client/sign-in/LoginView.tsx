@@ -1,6 +1,5 @@
 import { useRef, useState, type ComponentType, type FormEvent, type ReactNode } from 'react'
 import { Button } from '../components/Button.js'
-import { CopyButton } from '../components/CopyButton.js'
 import { FormName } from '../components/FormName.js'
 import { NeedsScript } from '../no-script/NeedsScript.js'
 import { PasswordField } from '../components/PasswordField.js'
@@ -13,15 +12,20 @@ import { ViewLink } from '../page/ViewLink.js'
 import { LazyPart } from '../components/LazyPart.js'
 import { lazyChunk } from '../page/load-chunk.js'
 
+/** "Continue with single sign-on" where SSO_DISCOVERY found it for the address (client/sso/SsoDiscovery.tsx): only then. */
+export const SsoOffer = lazyChunk(async () => (await import('../sso/SsoDiscovery.js')).offer())
+
 /**
- * Offered only after a sign-in finds the address unverified: out of the first load
- * (test/build/bundle-budget.integration.test.ts). The server renders the button as it is
+ * The verification link, offered only after a sign-in finds the address unverified, and the support
+ * address's copy button: out of the first load
+ * (test/build/bundle-budget.integration.test.ts). The server renders the buttons as they are
  * (client/server-render.tsx puts it here before rendering: a context would cost the first load
  * more); a page whose HTML holds it keeps that HTML until its chunk is here (LazyPart's
  * Suspense), as hydration fetches it.
  */
-export const loginViewParts: { VerificationLinkButton: ComponentType<VerificationLinkButtonProps> } = {
-  VerificationLinkButton: lazyChunk(() => import('../registration/VerificationLinkButton.js'))
+export const loginViewParts: { VerificationLinkButton: ComponentType<VerificationLinkButtonProps>, SupportAddressCopy: ComponentType<{ address: string }> } = {
+  VerificationLinkButton: lazyChunk(() => import('../registration/VerificationLinkButton.js')),
+  SupportAddressCopy: lazyChunk(() => import('./SupportAddressCopy.js'))
 }
 
 export interface LoginViewProps {
@@ -45,12 +49,16 @@ interface PasskeyChoice {
 
 export function LoginView ({ form, email, methods, submission, verificationLink, supportEmail, passkey }: LoginViewProps) {
   const { text } = useMessages()
-  const { VerificationLinkButton } = loginViewParts
+  const { VerificationLinkButton, SupportAddressCopy } = loginViewParts
   const [password, setPassword] = useState('')
   const emailInput = useRef<HTMLInputElement & HTMLTextAreaElement>(null)
+  const { discovery } = methods
   function submit (event: FormEvent): void {
     event.preventDefault()
-    if (!form.busy) submission.submit(password)
+    if (!form.busy) {
+      if (discovery) discovery.start()
+      else submission.submit(password)
+    }
   }
   return (
     <>
@@ -66,6 +74,7 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
           <FormName name='login' />
           <TextField label={text('field.email')} type='email' name='email' autoComplete={passkey.offered ? 'username webauthn' : 'username'} width='full' spellCheck={false}
             value={email.value} onChange={email.onChange} invalid={form.invalid} inputRef={emailInput} autoFocus={form.invalid && !email.value} />
+          {discovery ? <LazyPart><SsoOffer offer={discovery} /></LazyPart> : <>
           <PasswordField label={text('field.password')} revealLabels={{ show: text('field.showPassword'), hide: text('field.hidePassword') }}
             name='password' autoComplete='current-password' width='full'
             value={password} onChange={(value) => {
@@ -75,10 +84,11 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
           <Button type='submit' busy={submission.submitting} disabled={form.busy}>{text('login.submit')}</Button>
           {/* The password marks the Login button where it stands: the form comes first whatever was used last. */}
           <LastUsedMark methods={methods} method='password' />
+          </>}
         </form>
         </LocalModeNote>
       )}
-      {methods.password && passkey.offered && (
+      {methods.password && passkey.offered && !discovery?.required && (
         // A column as the other methods' (styles.css .methods), so that the mark sits below the button as theirs do.
         <div className='methods'>
           <NeedsScript fallback={(content) => content.note('passkey')}>
@@ -87,7 +97,7 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
           <LastUsedMark methods={methods} method='passkey' />
         </div>
       )}
-      <AlternativeMethods intent='login' busy={form.busy} methods={methods} email={email.value} />
+      {!discovery?.required && <AlternativeMethods intent='login' busy={form.busy} methods={methods} email={email.value} />}
       {!form.localMode && (
         <nav className='links' aria-label={text('login.otherActions')}>
           <ViewLink view='register' onShow={form.onShowView}>{text('login.signUpLink')}</ViewLink>
@@ -95,7 +105,7 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
           <span className='support'>
             <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
             {/* Without scripts the address stays, to select and copy by hand: no note needed. */}
-            <NeedsScript><CopyButton text={supportEmail} label={text('login.copySupportAddress')} /></NeedsScript>
+            <NeedsScript><LazyPart><SupportAddressCopy address={supportEmail} /></LazyPart></NeedsScript>
           </span>
         </nav>
       )}

@@ -8,7 +8,7 @@ import { lazyChunk } from '../page/load-chunk.js'
  * account. Storage that refuses (private modes, blocked site data) means no
  * mark, never an error.
  */
-export type LastUsedMethod = 'password' | 'passkey' | 'google' | 'sso' | 'email-code'
+export type LastUsedMethod = 'password' | 'passkey' | 'google' | 'sso' | 'email-code' | `social:${string}`
 
 /** The localStorage key (a public name: docs/page.md). */
 const LAST_USED_KEY = 'threshold:last-sign-in-method'

@@ -1,5 +1,4 @@
 import type { PageContext } from '../page/page-params.js'
-import { MAX_TARGET_LENGTH } from '../../common/page/redirect-target.js'
 
 /**
  * What the page had when single sign-on started (`redirect` and the context
@@ -9,6 +8,8 @@ import { MAX_TARGET_LENGTH } from '../../common/page/redirect-target.js'
  *
  * sessionStorage, not localStorage: it belongs to this tab and this origin,
  * outlives the trip through the identity provider, and ends with the tab.
+ * The return reads it with takeSsoStartContext (client/sso/take-sso-start-context.ts),
+ * in the returns' chunk.
  */
 
 /** The sessionStorage key of the context kept at SSO start. */
@@ -22,10 +23,7 @@ export const SSO_START_CONTEXT_KEY = 'threshold.ssoStart'
  */
 export const SSO_START_CONTEXT_MAX_AGE_MS = 30 * 60 * 1000
 
-/** The edge refuses a completion body over 16 KB anyway: a larger entry is no page's. */
-const MAX_ENTRY_LENGTH = 16 * 1024
-
-type Intent = 'login' | 'register'
+export type Intent = 'login' | 'register'
 
 /** Keeps `context` for the return of a sign-on started for `intent`; storage that refuses (private mode, quota) just forgets. */
 export function keepSsoStartContext (intent: Intent, context: PageContext, now = Date.now()): void {
@@ -35,38 +33,4 @@ export function keepSsoStartContext (intent: Intent, context: PageContext, now =
   } catch {
     // Nothing to keep it in: the return URL's own values are used, as before.
   }
-}
-
-/**
- * The context kept for a return of `intent`, read once: the entry is deleted
- * whatever it holds. Null when there is none, or it is stale, for another
- * intent, or not what {@link keepSsoStartContext} writes (values checked as
- * the page parses its address); never throws.
- */
-export function takeSsoStartContext (intent: Intent, now = Date.now()): PageContext | null {
-  let entry: unknown
-  try {
-    const raw = sessionStorage.getItem(SSO_START_CONTEXT_KEY)
-    sessionStorage.removeItem(SSO_START_CONTEXT_KEY)
-    entry = raw !== null && raw.length <= MAX_ENTRY_LENGTH ? JSON.parse(raw) : null
-  } catch {
-    return null
-  }
-  if (typeof entry !== 'object' || entry === null) return null
-  const { intent: keptIntent, savedAt, redirect, allowedOrgs, resourceType, clusterName } = entry as Record<string, unknown>
-  const age = now - (savedAt as number)
-  const fresh = typeof savedAt === 'number' && age >= 0 && age <= SSO_START_CONTEXT_MAX_AGE_MS
-  const orgs = Array.isArray(allowedOrgs) && allowedOrgs.every(isOrganization)
-  if (keptIntent !== intent || !fresh || !orgs || !isValue(redirect, MAX_TARGET_LENGTH) || !isValue(resourceType) || !isValue(clusterName)) return null
-  return { redirect, allowedOrgs, resourceType, clusterName }
-}
-
-/** A parameter's value as the page reads it: absent, or not blank. */
-function isValue (value: unknown, maxLength = MAX_ENTRY_LENGTH): value is string | null {
-  return value === null || (typeof value === 'string' && value.trim() !== '' && value.length <= maxLength)
-}
-
-/** One `allowed_org` item as the page splits the list: trimmed, not empty, no comma. */
-function isOrganization (value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && value.trim() === value && !value.includes(',')
 }

@@ -73,14 +73,14 @@ export const ADDRESS_NOTICE_PREFIX = 'notice.'
  * challenge's, the breached-password notice, the SSO modal, the passkey
  * offer, the signed-in state, "Confirm it's you" before a change, "Sign out of all other
  * sessions" after one, the list a completed reset shows, the account
- * view, a chunk of its own): a plain page
+ * view, a chunk of its own, the social connections' buttons and SSO found by the address): a plain page
  * leaves them out and names where they are (PageMessages.laterTextsUrl).
  * `sso.continue` stays: the no-script SSO form says it; `login.withPasskey`
  * is the login view's.
  */
 export const LATER_PREFIXES: readonly string[] = [
   'account.', 'heading.account', 'secondFactor.', 'browserCheck.', 'breachedPassword.', 'freshProof.', 'otherSessions.', 'recentFactors.', 'signedIn.',
-  'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow', 'emailCode.', 'lastUsed.'
+  'sso.title', 'sso.cancel', 'sso.submit', 'passkey.offer', 'passkey.create', 'passkey.notNow', 'emailCode.', 'lastUsed.', 'social.', 'ssoDiscovery.'
 ]
 
 /**

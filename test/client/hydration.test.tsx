@@ -232,3 +232,23 @@ t.test('the account view hydrates from its embedded state without a warning, onc
   await eventuallyOk(t, () => heading()?.textContent === 'Your account' && Object.keys(heading()!).some((key) => key.startsWith('__reactFiber')), 'hydrated')
   t.same(complaints, [])
 })
+
+for (const query of ['', '?view=register']) {
+  t.test(`with social connections the ${query === '' ? 'login' : 'register'} view renders their buttons on the server and hydrates them without a warning, once their chunk is here`, async (t) => {
+    const config: RuntimeConfig = {
+      ...TEST_CONFIG,
+      // Discovery on too: its part renders nothing on the server, never a boundary waiting for a chunk.
+      ssoDiscovery: true,
+      socialProviders: [{ id: 'apple', type: 'apple', name: 'Apple', icon: null }, { id: 'gitlab', type: 'oidc', name: 'GitLab', icon: '/social-icons/gitlab.svg' }]
+    }
+    // Their chunk loaded first (hydration asks for it at once), so that hydration ends, and any warning comes, while warnings are listened for.
+    await import('../../client/social/SocialButtons.js')
+    const { container, complaints, serverHtml } = await hydrate(t, query, null, config)
+    t.match(serverHtml, query === '' ? 'Sign in with Apple' : 'Sign up with Apple', 'the server rendered the buttons')
+    t.match(serverHtml, 'value="social"', 'as forms')
+    t.notMatch(serverHtml, '<!--$!-->', 'no boundary left for the browser to render')
+    const button = () => [...container.querySelectorAll('form.social button')].find((candidate) => candidate.textContent === 'Continue with GitLab')
+    await eventuallyOk(t, () => button() !== undefined && Object.keys(button()!).some((key) => key.startsWith('__reactFiber')), 'hydrated')
+    t.same(complaints, [])
+  })
+}

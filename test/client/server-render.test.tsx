@@ -163,3 +163,20 @@ t.test('the embedded state reads back, cannot close its script element, and a ba
   t.same(parsePageFormState('{"view":"login","email":"a","notice":{"kind":"shout","text":"x"},"secondFactorChallenge":""}'),
     { view: 'login', email: 'a', notice: null, invalid: false, verificationLinkOffered: false, secondFactorChallenge: null })
 })
+
+t.test('with social connections, each button is a form posting form=social and its provider, rendered for scripts and without alike', async (t) => {
+  const social = createPageRenderer({
+    ...TEST_CONFIG,
+    socialProviders: [{ id: 'apple', type: 'apple', name: 'Apple', icon: null }, { id: 'gitlab', type: 'oidc', name: 'GitLab', icon: '/social-icons/gitlab.svg' }]
+  })
+  for (const [search, label] of [['', 'Sign in with Apple'], ['view=register', 'Sign up with Apple']] as const) {
+    const { html } = social.render({ search, hostname: 'signin.example.com', state: null, messages: englishMessages(), account: null })
+    t.same(formNames(html).filter((name) => name === 'social').length, 2, `${search || 'login'}: a form each`)
+    t.match(html, /<form class="social" method="post"><input type="hidden" name="form" value="social"\/><input type="hidden" name="provider" value="apple"\/><button type="submit" class="button social--apple">/)
+    t.match(html, label)
+    t.match(html, '<img class="social__logo" src="/social-icons/gitlab.svg" alt="" width="20" height="20"/>')
+    t.notMatch(html, /<noscript>[^]*value="social"[^]*<\/noscript>/, 'not behind a noscript: the same form works either way')
+    t.notMatch(html, / style="/, 'no style attribute, which the CSP would refuse')
+    t.notMatch(html, /<style/, 'nor a style element')
+  }
+})

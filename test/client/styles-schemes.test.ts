@@ -27,7 +27,9 @@ const TEXT_PAIRS: ReadonlyArray<readonly [string, string, string]> = [
   ['--on-accent', '--accent-hover', 'the primary button hovered'],
   ['--danger', '--danger-paper', 'an error notice'],
   ['--ok', '--ok-paper', 'a success notice'],
-  ['--paper', '--ink', 'a tooltip']
+  ['--paper', '--ink', 'a tooltip'],
+  ['--apple-ink', '--apple-paper', 'Sign in with Apple'],
+  ['--ms-ink', '--ms-paper', 'Sign in with Microsoft']
 ]
 
 t.test('every text in both schemes reaches WCAG AA (4.5:1) on its background', async (t) => {

@@ -35,7 +35,7 @@ const PROOF_NEEDED = { error: 'For your security, confirm it\'s you first.', rea
 const ACCOUNT_ROUTES = [...REFERENCE_ACCOUNTS_ROUTES, ...[
   'reauthenticate', 'email-code/send', 'sessions/end', 'sessions/end-others', 'password/change', 'email/change', 'account/delete',
   'passkeys/list', 'passkeys/rename', 'passkeys/remove', 'passkeys/register/options', 'passkeys/register', 'second-factor/remove', 'second-factor/recovery-codes', 'second-factor/forget-browsers',
-  'second-factor/enrol/start', 'second-factor/enrol/confirm'
+  'second-factor/enrol/start', 'second-factor/enrol/confirm', 'account/social/link/start', 'account/social/link', 'account/social/unlink'
 ].map((path) => ({ path, kind: 'json' as const }))]
 
 function accountState (features: readonly AccountFeature[] = ACCOUNT_FEATURES, more: Partial<AccountState> = {}): AccountState {
@@ -62,7 +62,7 @@ interface Service {
 }
 
 const PROOF_PATHS = new Set(['/passkeys/register/options', '/password/change', '/email/change', '/account/delete', '/passkeys/rename', '/passkeys/remove',
-  '/second-factor/remove', '/second-factor/recovery-codes', '/second-factor/forget-browsers'])
+  '/second-factor/remove', '/second-factor/recovery-codes', '/second-factor/forget-browsers', '/account/social/link/start', '/account/social/unlink'])
 
 function accountsService (service: Service) {
   return (request: RecordedRequest, response: Parameters<ReturnType<typeof jsonAnswer>>[1]) => {
@@ -80,7 +80,9 @@ function accountsService (service: Service) {
 }
 
 /** The page at `?view=account` with `state` embedded, a live auth cookie, and the stand-in behind a real edge. */
-async function openAccountView (t: Test, state: AccountState | null, answers: Service['answers'] = {}, messages = englishMessages(), config: Partial<RuntimeConfig> = {}) {
+async function openAccountView (
+  t: Test, state: AccountState | null, answers: Service['answers'] = {}, messages = englishMessages(), config: Partial<RuntimeConfig> = {}, query = '?view=account'
+) {
   const service: Service = { proven: false, answers: { '/token/revoke': [200, { success: 'Logged out.' }], ...answers } }
   const { base, upstream } = await startBackend(t, accountsService(service), { accountsRoutes: ACCOUNT_ROUTES })
   setPageUrl(`${base}/`)
@@ -96,7 +98,7 @@ async function openAccountView (t: Test, state: AccountState | null, answers: Se
     document.cookie = 'auth=; max-age=0; path=/'
     document.cookie = 'refresh=; max-age=0; path=/'
   })
-  const page = renderPage(t, base, '?view=account', config, messages)
+  const page = renderPage(t, base, query, config, messages)
   await screen.findByRole('heading', { level: 1, name: createMessages(messages).text('heading.account') })
   return { ...page, upstream, service }
 }
@@ -448,4 +450,89 @@ t.test('two-step verification turned on: the enrolment steps in the section, the
   await screen.findByText(english('account.secondFactor.turnedOn'))
   t.ok(screen.getByRole('button', { name: english('account.secondFactor.turnOff') }))
   t.same(lastBody(upstream, '/second-factor/enrol/confirm'), { code: '123456' })
+})
+
+const SOCIAL_CONFIG: Partial<RuntimeConfig> = {
+  socialProviders: [{ id: 'github', type: 'github', name: 'GitHub', icon: null }, { id: 'apple', type: 'apple', name: 'Apple', icon: null }]
+}
+const SOCIAL_STATE = accountState(['social', 'sessions', 'activity'], {
+  overview: {
+    ...accountState().overview,
+    features: ['social', 'sessions', 'activity'],
+    social: [{ provider: 'github', email: 'ada@users.github.test', linkedAt: NOW - 48 * HOUR }, { provider: 'apple', email: null, linkedAt: null }]
+  },
+  sessions: [{ id: 's-here', current: true, browser: 'Firefox on Linux', signedInAt: NOW - HOUR, lastUsedAt: NOW, addressRange: '203.0.113.0/24', method: 'social:github' }],
+  activity: [{ at: NOW - HOUR, kind: 'social-linked', method: 'social:github', browser: 'Firefox on Linux', addressRange: '203.0.113.0/24' }]
+})
+
+t.test('sign-in methods: each provider linked, with its address and since when, or not; the lists name them', async (t) => {
+  await openAccountView(t, SOCIAL_STATE, {}, englishMessages(), SOCIAL_CONFIG)
+  const items = within(region('account.social.heading')).getAllByRole('listitem')
+  t.match(items[0]!.textContent, /GitHub/)
+  t.match(items[0]!.textContent, /Connected as ada@users\.github\.test since/)
+  t.ok(within(items[0]!).getByRole('button', { name: 'Disconnect GitHub' }))
+  t.match(items[1]!.textContent, english('account.social.notLinked'))
+  t.ok(within(items[1]!).getByRole('button', { name: 'Connect Apple' }))
+  t.match(within(region('account.sessions.heading')).getByRole('listitem').textContent, 'with GitHub', 'the session by the provider\'s name')
+  const event = within(region('account.activity.heading')).getByRole('listitem')
+  t.match(event.textContent, english('account.activity.socialLinked'))
+  t.match(event.textContent, 'GitHub · Firefox on Linux')
+})
+
+t.test('connect: a fresh proof first, then the start, and the browser goes to the provider', async (t) => {
+  const { user, upstream } = await openAccountView(t, SOCIAL_STATE, {
+    '/account/social/link/start': [200, { url: 'https://appleid.apple.test/auth/authorize?state=s' }]
+  }, englishMessages(), SOCIAL_CONFIG)
+  await user.click(screen.getByRole('button', { name: 'Connect Apple' }))
+  await screen.findByRole('heading', { name: english('freshProof.heading') })
+  t.ok(within(region('account.social.heading')).getByRole('heading', { name: english('freshProof.heading') }), 'in the section')
+  await user.type(screen.getByLabelText(english('field.password'), { selector: 'input' }), `${PASSWORD}{Enter}`)
+  await eventually(t, () => window.location.href, 'https://appleid.apple.test/auth/authorize?state=s')
+  t.same(lastBody(upstream, '/account/social/link/start'), { provider: 'apple' })
+})
+
+t.test('connect: an address that is not the provider\'s kind is not followed', async (t) => {
+  const { user, service } = await openAccountView(t, SOCIAL_STATE, { '/account/social/link/start': [200, { url: 'javascript:alert(1)' }] }, englishMessages(), SOCIAL_CONFIG)
+  service.proven = true
+  await user.click(screen.getByRole('button', { name: 'Connect Apple' }))
+  await eventually(t, () => within(region('account.social.heading')).getByRole('alert').textContent, english('error.GENERIC'))
+  t.equal(window.location.protocol, 'http:')
+})
+
+t.test('disconnect: a fresh proof first, then the provider shows as not connected', async (t) => {
+  const { user, upstream } = await openAccountView(t, SOCIAL_STATE, { '/account/social/unlink': [200, { success: true }] }, englishMessages(), SOCIAL_CONFIG)
+  await user.click(screen.getByRole('button', { name: 'Disconnect GitHub' }))
+  await screen.findByRole('heading', { name: english('freshProof.heading') })
+  await user.type(screen.getByLabelText(english('field.password'), { selector: 'input' }), `${PASSWORD}{Enter}`)
+  await screen.findByText(english('account.social.disconnected', { provider: 'GitHub' }))
+  t.same(lastBody(upstream, '/account/social/unlink'), { provider: 'github' })
+  t.ok(within(region('account.social.heading')).getByRole('button', { name: 'Connect GitHub' }), 'it can be connected again')
+})
+
+t.test('disconnecting the last way in is refused, and the section says so plainly', async (t) => {
+  const { user, service } = await openAccountView(t, SOCIAL_STATE, {
+    '/account/social/unlink': [409, { error: 'Nothing else would sign in.', reason: 'last_way_in' }]
+  }, englishMessages(), SOCIAL_CONFIG)
+  service.proven = true
+  await user.click(screen.getByRole('button', { name: 'Disconnect GitHub' }))
+  await eventually(t, () => within(region('account.social.heading')).getByRole('alert').textContent, english('account.social.lastWayIn', { provider: 'GitHub' }))
+  t.ok(screen.getByRole('button', { name: 'Disconnect GitHub' }), 'still connected')
+})
+
+t.test('the return from connecting completes by itself, says so, and shows the provider linked', async (t) => {
+  const { upstream } = await openAccountView(t, SOCIAL_STATE, {
+    '/account/social/link': [200, { success: true }],
+    '/account/overview': [200, { social: [{ provider: 'github', email: 'ada@users.github.test', linked_at: NOW - 48 * HOUR }, { provider: 'apple', email: 'ada@privaterelay.appleid.test', linked_at: NOW }] }]
+  }, englishMessages(), SOCIAL_CONFIG, '?view=account&social_link=apple&id=one-time-id')
+  await screen.findByText(english('account.social.connected', { provider: 'Apple' }))
+  t.same(lastBody(upstream, '/account/social/link'), { id: 'one-time-id' })
+  t.notMatch(window.location.search, /social_link|id=/, 'the return\'s parameters are gone')
+  t.match(within(region('account.social.heading')).getAllByRole('listitem')[1]!.textContent, 'ada@privaterelay.appleid.test')
+})
+
+t.test('a refused return from connecting shows the service\'s text', async (t) => {
+  await openAccountView(t, SOCIAL_STATE, {
+    '/account/social/link': [409, { error: 'This Apple account is connected to another account.' }]
+  }, englishMessages(), SOCIAL_CONFIG, '?view=account&social_link=apple&id=one-time-id')
+  await eventually(t, () => within(region('account.social.heading')).getByRole('alert').textContent, 'This Apple account is connected to another account.')
 })

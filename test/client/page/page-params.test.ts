@@ -7,6 +7,7 @@ import { createMessages } from '../../../common/languages/message-catalogue.js'
 import { parsePageParams } from '../../../client/page/page-params.js'
 import { parseRuntimeConfig } from '../../../common/page/runtime-config.js'
 import { EMAIL_CODE_LOGIN_METHOD } from '../../../common/email-codes/email-code-format.js'
+import { socialLoginMethod } from '../../../common/social/social-providers.js'
 
 const config = parseRuntimeConfig(JSON.stringify({ productName: 'Acme Cloud', passwordResetCompletion: true, localAccountsAllowedHosts: ['nas.lan'] }))
 const parse = (query: string, hostname = 'signin.acme.test') => parsePageParams(query, hostname, config)
@@ -158,4 +159,27 @@ t.test('login_hint is the email the views start with; empty or blank is none', a
   t.equal(parse('?login_hint=').loginHint, null)
   t.equal(parse('?login_hint=%20%20').loginHint, null)
   t.equal(parse('').loginHint, null)
+})
+
+t.test('login_method names a social connection by its id in capitals (socialLoginMethod), beside the other methods', async (t) => {
+  const social = parseRuntimeConfig(JSON.stringify({
+    productName: 'Acme Cloud',
+    socialProviders: [{ id: 'apple', type: 'apple', name: 'Apple', icon: null }, { id: 'gitlab', type: 'oidc', name: 'GitLab', icon: null }]
+  }))
+  const methods = (query: string) => [...parsePageParams(query, 'signin.acme.test', social).loginMethods].sort()
+  t.same(methods(''), ['email-code', 'google', 'password', 'social:apple', 'social:gitlab', 'sso'], 'every connection when login_method is absent')
+  t.same(methods(`?login_method=${socialLoginMethod('apple')}`), ['social:apple'])
+  t.same(methods('?login_method=gitlab,GOOGLE'), ['google', 'social:gitlab'], 'in any case, in a list')
+  t.same(methods('?login_method=GITHUB'), ['email-code', 'google', 'password', 'social:apple', 'social:gitlab', 'sso'], 'a connection not configured is an unknown value')
+  t.same(methods('?login_method=GOOGLE'), ['google'], 'no connection where login_method names none')
+})
+
+t.test('the return from a social provider: its id, the single-use id and the intent, all three or none', async (t) => {
+  t.same(parse('?social=github&id=abc&login=1').socialReturn, { provider: 'github', id: 'abc', intent: 'login' })
+  t.same(parse('?social=apple&id=abc&register=1').socialReturn, { provider: 'apple', id: 'abc', intent: 'register' })
+  t.equal(parse('?social=github&login=1').socialReturn, null, 'no id')
+  t.equal(parse('?social=github&id=abc').socialReturn, null, 'no intent')
+  t.equal(parse('?social=&id=abc&login=1').socialReturn, null, 'no provider')
+  t.equal(parse('?social=github&id=abc&login=1').ssoReturn, null, 'not single sign-on\'s')
+  t.equal(parse('?oidc=1&email=a%40b.test&id=abc&login=1').socialReturn, null, 'nor is single sign-on\'s a social one')
 })

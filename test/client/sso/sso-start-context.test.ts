@@ -1,9 +1,8 @@
 import '../../fixtures/page/dom.js'
 import t from 'tap'
 import type { PageContext } from '../../../client/page/page-params.js'
-import {
-  keepSsoStartContext, SSO_START_CONTEXT_KEY, SSO_START_CONTEXT_MAX_AGE_MS, takeSsoStartContext
-} from '../../../client/sso/sso-start-context.js'
+import { keepSsoStartContext, SSO_START_CONTEXT_KEY, SSO_START_CONTEXT_MAX_AGE_MS } from '../../../client/sso/sso-start-context.js'
+import { takeSsoStartContext } from '../../../client/sso/take-sso-start-context.js'
 import { storageRefusing } from '../../fixtures/page/storage.js'
 
 const CONTEXT: PageContext = { redirect: '/app?tab=1', allowedOrgs: ['acme', 'globex'], resourceType: 'cluster', clusterName: 'prod-eu' }
