@@ -16,7 +16,8 @@ const METHOD_KEYS: Readonly<Record<string, MessageKey>> = {
   passkey: 'account.method.passkey',
   google: 'account.method.google',
   sso: 'account.method.sso',
-  'email-code': 'account.method.emailCode'
+  'email-code': 'account.method.emailCode',
+  social: 'account.method.social'
 }
 
 /** A first factor's name in the page's language; a social connection's (`social:<id>`) by its provider's name where it is configured. */

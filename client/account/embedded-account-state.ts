@@ -79,7 +79,7 @@ function parseAccountState (text: string | null | undefined): AccountState | nul
       },
       secondFactor: { enrolled: factor.enrolled === true, recoveryCodesLeft: count(factor.recoveryCodesLeft), rememberedBrowsers: count(factor.rememberedBrowsers) },
       features: Array.isArray(features) ? ACCOUNT_FEATURES.filter((feature: AccountFeature) => features.includes(feature)) : [],
-      social: parseLinkedProviders(raw.overview.social, 'linkedAt') ?? []
+      social: parseLinkedProviders(raw.overview.social) ?? []
     },
     sessions: listOf(raw.sessions, session),
     passkeys: parsePasskeys(raw.passkeys),

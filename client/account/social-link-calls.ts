@@ -47,16 +47,15 @@ export async function unlink (auth: string, provider: string): Promise<AccountAn
 /** `account/overview`'s `social`, as it is now (after a connection), or null when the answer names none. */
 export async function linkedProviders (auth: string): Promise<readonly LinkedSocialProvider[] | null> {
   const answer = await postJson('/accounts/account/overview', {}, { bearer: auth })
-  return answer.kind === 'json' && answer.status === 200 ? parseLinkedProviders(answer.body.social, 'linked_at') : null
+  return answer.kind === 'json' && answer.status === 200 ? parseLinkedProviders(answer.body.social) : null
 }
 
-/** A `social` list as the service (`linked_at`) or the embedded state (`linkedAt`) names its fields; entries not of its shape left out. */
-export function parseLinkedProviders (value: unknown, linkedAtField: 'linked_at' | 'linkedAt'): readonly LinkedSocialProvider[] | null {
+/** A `social` list (`account/overview`'s, as the service answers it and the edge embeds it); entries not of its shape left out. */
+export function parseLinkedProviders (value: unknown): readonly LinkedSocialProvider[] | null {
   if (!Array.isArray(value)) return null
   return value.flatMap((entry: unknown) => {
     if (entry === null || typeof entry !== 'object') return []
-    const { provider, email } = entry as Record<string, unknown>
-    const linkedAt = (entry as Record<string, unknown>)[linkedAtField]
+    const { provider, email, linkedAt } = entry as Record<string, unknown>
     if (typeof provider !== 'string') return []
     const linked = typeof linkedAt === 'number' && Number.isFinite(linkedAt)
     return [{ provider, email: linked && typeof email === 'string' ? email : null, linkedAt: linked ? linkedAt : null }]

@@ -522,7 +522,7 @@ t.test('disconnecting the last way in is refused, and the section says so plainl
 t.test('the return from connecting completes by itself, says so, and shows the provider linked', async (t) => {
   const { upstream } = await openAccountView(t, SOCIAL_STATE, {
     '/account/social/link': [200, { success: true }],
-    '/account/overview': [200, { social: [{ provider: 'github', email: 'ada@users.github.test', linked_at: NOW - 48 * HOUR }, { provider: 'apple', email: 'ada@privaterelay.appleid.test', linked_at: NOW }] }]
+    '/account/overview': [200, { social: [{ provider: 'github', email: 'ada@users.github.test', linkedAt: NOW - 48 * HOUR }, { provider: 'apple', email: 'ada@privaterelay.appleid.test', linkedAt: NOW }] }]
   }, englishMessages(), SOCIAL_CONFIG, '?view=account&social_link=apple&id=one-time-id')
   await screen.findByText(english('account.social.connected', { provider: 'Apple' }))
   t.same(lastBody(upstream, '/account/social/link'), { id: 'one-time-id' })

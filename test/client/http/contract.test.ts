@@ -13,7 +13,10 @@ import { loginWithEmailCode, sendEmailCode, sendProofCode } from '../../../clien
 import { normalizeEmailCode } from '../../../common/email-codes/email-code-format.js'
 import { confirmEnrolment, startEnrolment, verifySecondFactor } from '../../../client/second-factor/second-factor-calls.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
-import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
+import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SOCIAL_ROUTES, SSO_DISCOVERY_ROUTES, withRoutes } from '../../../server/shared/accounts-routes.js'
+import { completeSocialLogin, startSocial } from '../../../client/social/social-calls.js'
+import { discoverSso } from '../../../client/sso/sso-discovery-calls.js'
+import { completeLink, linkedProviders, startLink, unlink } from '../../../client/account/social-link-calls.js'
 import {
   changeEmail, changePassword, deleteAccount, endSession, forgetBrowsers, listPasskeys, removePasskey, removeSecondFactor, renamePasskey, renewRecoveryCodes
 } from '../../../client/account/account-calls.js'
@@ -55,7 +58,7 @@ function documentedPageCalls (): string[] {
 }
 
 t.test('every body the page sends fits the document\'s request schema, with null, [] and absent as it says', async (t) => {
-  const routes = withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, EMAIL_CODE_ROUTES, ACCOUNT_ROUTES)
+  const routes = withRoutes(REFERENCE_ACCOUNTS_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, EMAIL_CODE_ROUTES, ACCOUNT_ROUTES, SOCIAL_ROUTES, SSO_DISCOVERY_ROUTES)
   // More calls than the edge's default rate limit of 30 a minute; the emailed code's calls, off by default behind an own backend.
   const { base, upstream } = await startBackend(t, jsonAnswer(200, { success: 'ok' }), { accountsRoutes: routes, env: { RATE_LIMIT_PER_MINUTE: '1000', EMAIL_CODES: 'true' } })
   setPageUrl(`${base}/`)
@@ -75,6 +78,11 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['sso login', () => completeSsoLogin({ email: 'a@b.test', login_method: 'SAML', id: 'one-time-id', ...NO_CONTEXT })],
     ['sso login (oidc)', () => completeSsoLogin({ email: 'a@b.test', login_method: 'OIDC', id: 'one-time-id', ...CONTEXT })],
     ['sso register', () => completeSsoRegister({ register_method: 'OIDC', id: 'one-time-id' })],
+    // A social connection's start and return (client/social/), and SSO found by the address (client/sso/SsoDiscovery.tsx).
+    ['social start without redirect', () => startSocial({ provider: 'github', source: 'login', redirect: null, ...NO_CONTEXT })],
+    ['social start with redirect', () => startSocial({ provider: 'apple', source: 'register', redirect: 'https://app.example.test/x', ...CONTEXT })],
+    ['social login', () => completeSocialLogin({ provider: 'github', id: 'x'.repeat(43), ...CONTEXT })],
+    ['sso discovery', () => discoverSso('a@b.test')],
     ['set password', () => setPassword({ token: 'reset-token', password: 'pw', confirm_password: 'pw' })],
     ['new verification link', () => verifyEmailRequest({ email: 'a@b.test' })],
     ['remove a recent passkey', () => removeRecentFactor('review-token', { passkey_id: 'Y3JlZC0x' })],
@@ -116,7 +124,11 @@ t.test('every body the page sends fits the document\'s request schema, with null
     ['the account view: a passkey removed', () => removePasskey('auth.jwt', 'Y3JlZC0x')],
     ['the account view: the second factor off', () => removeSecondFactor('auth.jwt')],
     ['the account view: new recovery codes', () => renewRecoveryCodes('auth.jwt')],
-    ['the account view: remembered browsers forgotten', () => forgetBrowsers('auth.jwt')]
+    ['the account view: remembered browsers forgotten', () => forgetBrowsers('auth.jwt')],
+    ['the account view: a provider to connect', () => startLink('auth.jwt', 'github')],
+    ['the account view: a provider connected', () => completeLink('auth.jwt', 'x'.repeat(43))],
+    ['the account view: a provider disconnected', () => unlink('auth.jwt', 'github')],
+    ['the account view: the providers read again', () => linkedProviders('auth.jwt')]
   ]
   const called = new Set<string>()
   for (const [name, call] of calls) {
