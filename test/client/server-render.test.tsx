@@ -180,3 +180,12 @@ t.test('with social connections, each button is a form posting form=social and i
     t.notMatch(html, /<style/, 'nor a style element')
   }
 })
+
+t.test('a return from single sign-on or a social provider, rendered first, leaves no boundary for the browser to render', async (t) => {
+  // The first render of its kind: a part still waiting for its chunk here would be React's error 419 in the browser.
+  for (const search of ['oidc=1&email=ada%40corp.test&id=one-time-id&login=1', 'social=github&id=one-time-id&login=1']) {
+    const { html } = render(search)
+    t.match(html, '<h1 class="card__title">Log in</h1>', `${search}: the login view`)
+    t.notMatch(html, '<!--$!-->', `${search}: no boundary left for the browser to render`)
+  }
+})

@@ -50,6 +50,8 @@ async function listIf<T> (served: boolean, calls: SignedInCalls, path: string, p
 export interface ForwardedFeatures {
   readonly passkeys: boolean
   readonly secondFactor: boolean
+  /** SOCIAL_CONNECTIONS names a connection: the edge forwards SOCIAL_ROUTES, and knows the providers' names. */
+  readonly social: boolean
 }
 
 /**
@@ -69,7 +71,10 @@ export async function fetchAccountState (calls: SignedInCalls, forwarded: Forwar
   const parsed = answer.kind === 'json' && answer.status === 200 ? parseAccountOverview(answer.body) : null
   if (parsed === null) return { kind: 'failed', answer: answer.kind === 'json' && answer.status === 200 ? { kind: 'unreadable' } : answer }
   // A section whose calls this edge does not forward could neither load nor change anything: the view leaves it out.
-  const overview = { ...parsed, features: parsed.features.filter((feature) => (feature !== 'passkeys' || forwarded.passkeys) && (feature !== 'second-factor' || forwarded.secondFactor)) }
+  const overview = {
+    ...parsed,
+    features: parsed.features.filter((feature) => (feature !== 'passkeys' || forwarded.passkeys) && (feature !== 'second-factor' || forwarded.secondFactor) && (feature !== 'social' || forwarded.social))
+  }
   const serves = new Set(overview.features)
   const [sessions, passkeys, activity] = await Promise.all([
     listIf(serves.has('sessions'), calls, 'sessions/list', parseSessionList),

@@ -28,7 +28,7 @@ export function signInFirst (query: string): string {
 }
 
 export interface AccountViewOptions {
-  readonly config: Pick<ServerConfig, 'cookieDomain' | 'authCookieHttpOnly' | 'passkeys' | 'secondFactor'>
+  readonly config: Pick<ServerConfig, 'cookieDomain' | 'authCookieHttpOnly' | 'passkeys' | 'secondFactor' | 'social'>
   readonly trust: ProxyTrust | null
   /** The flash a form post of the view leaves for the GET after its 303 (server/edge/no-script/form-flash.ts). */
   readonly flash: FormFlash
@@ -73,7 +73,7 @@ export function accountViewAnswer (options: AccountViewOptions): (request: Fasti
     const flashed = options.flash.read(request.headers.cookie)
     if (flashed !== null) void reply.header('set-cookie', options.flash.clearing)
     const fetched = await fetchAccountState(visitorCalls(request, reply, options),
-      { passkeys: options.config.passkeys !== null, secondFactor: options.config.secondFactor.enabled })
+      { passkeys: options.config.passkeys !== null, secondFactor: options.config.secondFactor.enabled, social: options.config.social.length > 0 })
     if (fetched.kind === 'signed-out') return reply.code(303).header('location', signInFirst(query)).header('cache-control', 'no-store').send()
     const state = flashed?.state.view === ACCOUNT_VIEW ? flashed.state : null
     if (fetched.kind === 'failed') {

@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { english } from '../../fixtures/languages/messages.js'
+import { english, shippedTexts } from '../../fixtures/languages/messages.js'
 import { REFERENCE_ACCOUNTS_ROUTES } from '../../../server/reference/http/exposed-routes.js'
 import { wcagViolations } from '../../fixtures/browsers/axe.js'
 import { browserSkip, openPage, unexpectedProblems, waitForHydration } from '../../fixtures/browsers/chromium.js'
@@ -10,6 +12,13 @@ import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { newestResetLink } from '../../fixtures/emails/outbox.js'
 import { buildEdge, jsonAnswer, listen, startUpstream } from '../../fixtures/servers/edge.js'
 import { withoutPasskeyUpgrade } from '../../fixtures/passkeys/passkey-page.js'
+import { openAccountView, signedInBrowser } from '../../fixtures/account/account-browser.js'
+import { layoutProblems } from '../../fixtures/browsers/layout-fits.js'
+import { registerAccount } from '../../fixtures/registration/registration.js'
+import { startProductApp } from '../../fixtures/servers/product-app.js'
+import { startAppleStandIn } from '../../fixtures/social/apple-stand-in.js'
+import { startGithubStandIn } from '../../fixtures/social/github-stand-in.js'
+import { startMicrosoftStandIn } from '../../fixtures/social/microsoft-stand-in.js'
 
 const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 812 } } as const
@@ -240,5 +249,95 @@ t.test('accessibility, keyboard use and screenshots in real Chromium', { skip: b
     await page.getByRole('dialog').waitFor({ state: 'detached' })
     t.ok(await sso.evaluate((element) => element === document.activeElement), 'focus returns to the SSO button')
     t.same(problems, [])
+  })
+})
+
+/** An operator's icon for a generic connection: a small SVG file, as SOCIAL_CONNECTIONS names it. */
+function iconFile (t: Test): string {
+  const directory = mkdtempSync(join(tmpdir(), 'threshold-icon-'))
+  t.teardown(() => rmSync(directory, { recursive: true, force: true }))
+  const path = join(directory, 'gitlab.svg')
+  writeFileSync(path, '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 20"><path fill="#e24329" d="M10 18 2 8l2-6 3 6h6l3-6 2 6z"/></svg>')
+  return path
+}
+
+/** axe on the page as it stands, at both sizes, light and dark; and at each size, whatever does not fit (layout-fits.ts). */
+async function checkEverywhere (t: Test, page: Page, locale: 'en' | 'ar', what: string): Promise<void> {
+  for (const [size, viewport] of Object.entries(SIZES)) {
+    await page.setViewportSize(viewport)
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme })
+      t.same(await wcagViolations(page), [], `${what}: ${locale}, ${size}, ${colorScheme}`)
+    }
+    t.same(await layoutProblems(page), [], `${what}: ${locale}, ${size}: nothing overlaps, is cut off or reaches past the card`)
+  }
+}
+
+t.test('social buttons, the SSO offer found by the address and the account\'s sign-in methods: axe in English and Arabic, at both sizes, light and dark, everything in its place', { skip: browserSkip }, async (t) => {
+  const product = await startProductApp(t)
+  let base = ''
+  const github = await startGithubStandIn(t, { redirectUri: () => `${base}/accounts/auth/social/callback` })
+  const apple = await startAppleStandIn(t)
+  const microsoft = await startMicrosoftStandIn(t)
+  // Neither the generic provider nor the SSO connection's is asked anything until a visitor starts with it (lazy discovery).
+  const nowhere = 'http://127.0.0.1:9'
+  const server = await startBuiltServer(t, {
+    SOCIAL_CONNECTIONS: JSON.stringify([
+      apple.connection(), microsoft.connection(), github.connection(),
+      { type: 'oidc', id: 'gitlab', name: 'GitLab', icon: iconFile(t), issuer: nowhere, client_id: 'threshold', client_secret: 'a-client-secret' }
+    ]),
+    SSO_DISCOVERY: 'true',
+    SSO_CONNECTIONS: JSON.stringify([{ domain: 'corp.example.com', type: 'oidc', issuer: nowhere, client_id: 'threshold', client_secret: 'a-client-secret' }]),
+    // A password sign-in ends at its redirect (the passkey and second-factor offers are other suites' subjects).
+    PASSKEYS: 'false',
+    SECOND_FACTOR: 'false',
+    REDIRECT_ALLOWED_HOSTS: '127.0.0.1'
+  })
+  base = server.base
+
+  await t.test('the login and register views with four social buttons, then with "Continue with single sign-on" for the typed address', async (t) => {
+    for (const [locale, browserLocale] of [['en', 'en-US'], ['ar', 'ar-EG']] as const) {
+      const say = shippedTexts(locale)
+      const { page, problems } = await openPage(t, { ...SIZES.desktop, locale: browserLocale, reducedMotion: 'reduce' })
+      for (const view of ['login', 'register'] as const) {
+        await page.setViewportSize(SIZES.desktop)
+        await page.goto(`${base}/?view=${view}`)
+        await waitForHydration(page)
+        t.same(await page.locator('form.social button').allTextContents(), view === 'login'
+          ? [say('social.apple.login'), say('social.microsoft'), say('social.github.login'), say('social.generic', { provider: 'GitLab' })]
+          : [say('social.apple.register'), say('social.microsoft'), say('social.github.register'), say('social.generic', { provider: 'GitLab' })],
+        `${view}, ${locale}: the four buttons in the operator's order`)
+        await checkEverywhere(t, page, locale, `${view} with social buttons`)
+        await page.locator('input[name="email"]').fill('ada@corp.example.com')
+        await page.getByRole('button', { name: say('ssoDiscovery.continue') }).waitFor()
+        t.equal(await page.locator('input[name="password"]').count(), 0, `${view}, ${locale}: the offer in place of the password`)
+        await checkEverywhere(t, page, locale, `${view} with the SSO offer`)
+      }
+      t.same(problems, [], `${locale}: no console errors and no CSP violations`)
+    }
+  })
+
+  await t.test('the account view\'s "Sign-in methods", one provider connected, the others not', async (t) => {
+    await registerAccount(base, 'noor@example.test')
+    const here = await signedInBrowser(t, base, `${product}/home`, 'noor@example.test')
+    const { page, problems } = here
+    await page.emulateMedia({ reducedMotion: 'reduce' })
+    await openAccountView(here, base)
+    const section = page.getByRole('region', { name: english('account.social.heading') })
+    // Just signed in with the password: the fresh proof holds, and Connect goes straight to the provider and back.
+    await section.getByRole('button', { name: english('account.social.connect', { provider: 'GitHub' }) }).click()
+    await section.getByRole('status').filter({ hasText: english('account.social.connected', { provider: 'GitHub' }) }).waitFor()
+    await checkEverywhere(t, page, 'en', 'the account view, GitHub just connected')
+    for (const locale of ['en', 'ar'] as const) {
+      const say = shippedTexts(locale)
+      await page.setViewportSize(SIZES.desktop)
+      await page.goto(`${base}/?view=account&ui_locales=${locale}`)
+      await waitForHydration(page)
+      const methods = page.getByRole('region', { name: say('account.social.heading') })
+      t.ok(await methods.getByRole('button', { name: say('account.social.disconnect', { provider: 'GitHub' }) }).isVisible(), `${locale}: GitHub can be disconnected`)
+      t.equal(await methods.getByRole('button', { name: say('account.social.connect', { provider: 'Apple' }) }).count(), 1, `${locale}: Apple can be connected`)
+      await checkEverywhere(t, page, locale, 'the account view')
+    }
+    t.same(problems, [], 'no console errors and no CSP violations')
   })
 })

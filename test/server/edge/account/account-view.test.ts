@@ -80,6 +80,37 @@ t.test('only the lists the backend serves are asked for; its extra fields and un
   t.notMatch(response.body, 'row-17')
 })
 
+t.test('the overview\'s sign-in methods are embedded, each connection linked or not, and only their own fields, where the edge forwards their calls', async (t) => {
+  const social = [
+    { provider: 'github', email: 'ada@users.example', linkedAt: 1_764_000_000_000, subject: '583231' },
+    { provider: 'microsoft', email: null, linkedAt: null },
+    { provider: 42 },
+    { provider: 'gitlab', email: 'stale@example.test', linkedAt: null }
+  ]
+  const answers = (): AccountAnswers => ({ ...accountAnswers(), '/account/overview': { status: 200, body: { ...ACCOUNT.overview, features: [...ACCOUNT.overview.features, 'social'], social } } })
+  const connections = JSON.stringify([
+    { type: 'github', client_id: 'gh-client', client_secret: 'gh-secret' },
+    { type: 'microsoft', client_id: 'ms-client', client_secret: 'ms-secret' },
+    { type: 'oidc', id: 'gitlab', name: 'GitLab', issuer: 'https://gitlab.example', client_id: 'gl-client', client_secret: 'gl-secret' }
+  ])
+  const { app } = await startEdgeWithUpstream(t, answeringByPath(answers), { env: { ...ENV, SOCIAL_CONNECTIONS: connections }, accountsRoutes: ACCOUNT_ROUTES })
+  const response = await app.inject({ method: 'GET', url: '/?view=account', headers: { ...GET_HEADERS, cookie: `auth=${AUTH}` } })
+  t.ok(accountIn(response.body)?.overview.features.includes('social'), 'the section is offered')
+  t.same(accountIn(response.body)?.overview.social, [
+    { provider: 'github', email: 'ada@users.example', linkedAt: 1_764_000_000_000 },
+    { provider: 'microsoft', email: null, linkedAt: null },
+    { provider: 'gitlab', email: null, linkedAt: null }
+  ], 'what the view\'s "Sign-in methods" lists')
+  t.notMatch(response.body, '583231', 'the provider\'s subject never reaches the page')
+  t.match(response.body, 'Sign-in methods', 'the section is rendered')
+  t.match(response.body, 'Connect Microsoft', 'with a provider\'s connect button')
+
+  const without = await edgeAnswering(t, answers)
+  const elsewhere = await without.app.inject({ method: 'GET', url: '/?view=account', headers: { ...GET_HEADERS, cookie: `auth=${AUTH}` } })
+  t.notOk(accountIn(elsewhere.body)?.overview.features.includes('social'), 'an edge with no connection, which forwards none of their calls, leaves the section out')
+  t.notMatch(elsewhere.body, 'Sign-in methods')
+})
+
 t.test('a browser name written to break out of the page is embedded as text', async (t) => {
   const hostile = '</script><script>alert(1)</script>'
   const { app } = await edgeAnswering(t, () => ({
