@@ -21,14 +21,21 @@ import type { ResetPasswordViewProps } from './password-reset/ResetPasswordView.
 import type { SetPasswordViewProps } from './password-reset/SetPasswordView.js'
 import type { EmailCodeStepsProps } from './email-codes/EmailCodeSteps.js'
 import type { SsoDiscoveryWatchProps } from './sso/SsoDiscovery.js'
+import type { ReturnCompletionProps } from './page/ReturnCompletion.js'
 import { useLastUsedMethod } from './sign-in/last-used-method.js'
 
 // Shown only after a click or a login, never in the server's HTML: out of the first load (test/build/bundle-budget.integration.test.ts).
 // Their texts too are later texts (common/languages/message-catalogue.ts), fetched with them.
 const SsoModal = lazyChunk(async () => (await import('./sso/SsoModal.js')).withItsTexts())
 const PasskeyOffer = lazyChunk(async () => (await import('./passkeys/PasskeyOffer.js')).withItsTexts())
-// The completion of a return from single sign-on or a social provider: only on such a return.
-const ReturnCompletion = lazyChunk(() => import('./page/ReturnCompletion.js'))
+/**
+ * The completion of a return from single sign-on or a social provider: a chunk loaded only on such a
+ * return. It renders nothing; the server renderer puts it here as it is (client/server-render.tsx), so
+ * that no boundary of the server's HTML waits for its chunk.
+ */
+export const returnParts: { ReturnCompletion: ComponentType<ReturnCompletionProps> } = {
+  ReturnCompletion: lazyChunk(() => import('./page/ReturnCompletion.js'))
+}
 /**
  * SSO_DISCOVERY's question about the typed address: a chunk loaded only where it is on. It renders
  * nothing; the server renderer puts it here as it is (client/server-render.tsx), so that no boundary
@@ -218,7 +225,7 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
             </LazyPart>
           )}
           {config.ssoDiscovery && !page.localMode && (view === 'login' || view === 'register') && <LazyPart fallback={null}><discoveryParts.SsoDiscoveryWatch email={page.email} onAnswer={setDiscovered} /></LazyPart>}
-          {returned && <LazyPart fallback={null}><ReturnCompletion page={page} onRunning={flows.onCompleting} onSecondFactor={secondFactor.begin} /></LazyPart>}
+          {returned && <LazyPart fallback={null}><returnParts.ReturnCompletion page={page} onRunning={flows.onCompleting} onSecondFactor={secondFactor.begin} /></LazyPart>}
           <div ref={google.hiddenButtonRef} className='google-button-host' inert />
         </main>
       </div>

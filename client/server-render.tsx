@@ -15,7 +15,8 @@ import SupportAddressCopy from './sign-in/SupportAddressCopy.js'
 import { socialParts } from './sign-in/AlternativeMethods.js'
 import SocialButtons from './social/SocialButtons.js'
 import { SsoDiscoveryWatch } from './sso/SsoDiscovery.js'
-import { accountViewParts, discoveryParts, emailCodeParts, laterViewParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import ReturnCompletion from './page/ReturnCompletion.js'
+import { accountViewParts, discoveryParts, emailCodeParts, laterViewParts, returnParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
 import RegisterView from './registration/RegisterView.js'
 import ResetPasswordView from './password-reset/ResetPasswordView.js'
 import SetPasswordView from './password-reset/SetPasswordView.js'
@@ -44,6 +45,7 @@ laterViewParts.SetPasswordView = SetPasswordView
 emailCodeParts.EmailCodeSteps = EmailCodeSteps
 socialParts.SocialButtons = SocialButtons
 discoveryParts.SsoDiscoveryWatch = SsoDiscoveryWatch
+returnParts.ReturnCompletion = ReturnCompletion
 
 /**
  * The address the page hydrates at: the request's, or, when a form post's

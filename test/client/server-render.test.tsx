@@ -180,3 +180,12 @@ t.test('with social connections, each button is a form posting form=social and i
     t.notMatch(html, /<style/, 'nor a style element')
   }
 })
+
+t.test('the return from single sign-on or a social provider renders no boundary left for the browser, even the first time', async (t) => {
+  // A fresh renderer's first return: a part still waiting for its chunk here would be React's error 419 in the browser.
+  for (const search of ['social=github&id=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&login=1', 'oidc=1&email=ada%40example.com&id=one-time-id&login=1']) {
+    const { html } = createPageRenderer({ ...TEST_CONFIG, socialProviders: [{ id: 'github', type: 'github', name: 'GitHub', icon: null }] })
+      .render({ search, hostname: 'signin.example.com', state: null, messages: englishMessages(), account: null })
+    t.notMatch(html, '<!--$!-->', search)
+  }
+})
