@@ -2,6 +2,7 @@ import {
   ACCOUNT_EVENT_KINDS, ACCOUNT_FEATURES,
   type AccountEvent, type AccountEventKind, type AccountFeature, type AccountOverview, type AccountPasskey, type AccountSession
 } from '../../../common/account/account-state.js'
+import { parseLinkedProviders } from '../../../common/social/linked-social-providers.js'
 
 /*
  * The account view's answers (docs/accounts-api.openapi.yaml: `account/overview`,
@@ -40,7 +41,9 @@ export function parseAccountOverview (body: Fields): AccountOverview | null {
       recoveryCodesLeft: count(secondFactor.recoveryCodesLeft),
       rememberedBrowsers: count(secondFactor.rememberedBrowsers)
     },
-    features: [...new Set(features.filter((feature): feature is AccountFeature => typeof feature === 'string' && FEATURES.has(feature)))]
+    features: [...new Set(features.filter((feature): feature is AccountFeature => typeof feature === 'string' && FEATURES.has(feature)))],
+    // The view's "Sign-in methods" (the `social` feature): without it the section would list no provider.
+    ...(Array.isArray(body.social) ? { social: parseLinkedProviders(body.social) ?? [] } : {})
   }
 }
 

@@ -80,6 +80,16 @@ t.test('only the lists the backend serves are asked for; its extra fields and un
   t.notMatch(response.body, 'row-17')
 })
 
+t.test('the overview\'s sign-in methods reach the page, each linked or not, entries of another shape left out', async (t) => {
+  const social = [{ provider: 'github', email: 'ada@github.example', linkedAt: 1_700_000_000_000 }, { provider: 'apple', email: null, linkedAt: null }]
+  const { app } = await edgeAnswering(t, () => ({
+    ...accountAnswers(),
+    '/account/overview': { status: 200, body: { ...ACCOUNT.overview, features: ['social'], social: [...social, { provider: 7 }, 'gitlab'] } }
+  }))
+  const response = await app.inject({ method: 'GET', url: '/?view=account', headers: { ...GET_HEADERS, cookie: `auth=${AUTH}` } })
+  t.same(accountIn(response.body)?.overview.social, social)
+})
+
 t.test('a browser name written to break out of the page is embedded as text', async (t) => {
   const hostile = '</script><script>alert(1)</script>'
   const { app } = await edgeAnswering(t, () => ({
