@@ -1,12 +1,14 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { openAccountView, signedInBrowser } from '../../fixtures/account/account-browser.js'
+import { openAccountView } from '../../fixtures/account/account-browser.js'
 import { browserSkip, unexpectedProblems, waitForHydration, type WatchedPage } from '../../fixtures/browsers/chromium.js'
+import { newestLink } from '../../fixtures/emails/outbox.js'
 import { english } from '../../fixtures/languages/messages.js'
 import { registerAccount, verifyAddress } from '../../fixtures/registration/registration.js'
 import { startBuiltServer } from '../../fixtures/servers/built-server.js'
 import { startProductApp } from '../../fixtures/servers/product-app.js'
 import { GOOD_PASSWORD } from '../../fixtures/servers/reference.js'
+import { signInOnPage } from '../../fixtures/sign-in/sign-in-page.js'
 import { startGithubStandIn } from '../../fixtures/social/github-stand-in.js'
 import { callbackOf, holdsSession, openSocialPage, pageRefusal, serviceText } from '../../fixtures/social/social-page.js'
 
@@ -67,9 +69,20 @@ t.test('connecting GitHub to an account and signing in with it, in real Chromium
   }
 
   await t.test('a password account with a verified address connects GitHub, signs in with it, and disconnects it', async (t) => {
-    const registering = await registerAccount(base, 'lee@example.test')
-    await verifyAddress(base, server.dataDir, 'lee@example.test', registering)
-    const owner = await signedInBrowser(t, base, target, 'lee@example.test')
+    // Signed up on the register view, the address verified by the emailed link, opened in the same browser.
+    const owner = await openSocialPage(t)
+    await owner.page.goto(`${base}/?view=register`)
+    await waitForHydration(owner.page)
+    await owner.page.getByLabel('Company Email', { exact: true }).fill('lee@example.test')
+    await owner.page.getByLabel('Password', { exact: true }).fill(GOOD_PASSWORD)
+    await owner.page.getByLabel('Confirm Password', { exact: true }).fill(GOOD_PASSWORD)
+    await owner.page.getByRole('button', { name: 'Sign Up', exact: true }).click()
+    const link = await newestLink(server.dataDir, 'verify')
+    await owner.page.goto(link)
+    await owner.page.getByRole('status').filter({ hasText: english('notice.emailVerified') }).waitFor()
+    await owner.page.goto(`${base}/?redirect=${encodeURIComponent(target)}`)
+    await signInOnPage(owner.page, 'lee@example.test')
+    await owner.page.waitForURL(target)
     await openAccountView(owner, base)
     await owner.page.getByRole('heading', { name: english('account.social.heading') }).waitFor()
     t.ok(await owner.page.getByText(english('account.social.notLinked')).isVisible(), 'not connected yet')
