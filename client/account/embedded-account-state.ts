@@ -2,7 +2,7 @@ import {
   ACCOUNT_EVENT_KINDS, ACCOUNT_FEATURES, ACCOUNT_STATE_ELEMENT_ID,
   type AccountEvent, type AccountEventKind, type AccountFeature, type AccountPasskey, type AccountSession, type AccountState
 } from '../../common/account/account-state.js'
-import { parseLinkedProviders } from './social-link-calls.js'
+import { parseLinkedProviders } from '../../common/social/linked-social-providers.js'
 
 /*
  * The AccountState the edge embeds in the page (ACCOUNT_STATE_ELEMENT_ID),

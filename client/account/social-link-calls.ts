@@ -5,6 +5,7 @@ import { postJson } from '../http/post-json.js'
 import { isProviderUrl } from '../social/social-calls.js'
 import type { AccountAnswer } from './account-calls.js'
 import { parseSuccessAnswer } from '../../common/http/accounts-answers.js'
+import { parseLinkedProviders } from '../../common/social/linked-social-providers.js'
 
 /*
  * The account view's calls for its sign-in methods (docs/social-sign-in.md):
@@ -48,16 +49,4 @@ export async function unlink (auth: string, provider: string): Promise<AccountAn
 export async function linkedProviders (auth: string): Promise<readonly LinkedSocialProvider[] | null> {
   const answer = await postJson('/accounts/account/overview', {}, { bearer: auth })
   return answer.kind === 'json' && answer.status === 200 ? parseLinkedProviders(answer.body.social) : null
-}
-
-/** A `social` list (`account/overview`'s, as the service answers it and the edge embeds it); entries not of its shape left out. */
-export function parseLinkedProviders (value: unknown): readonly LinkedSocialProvider[] | null {
-  if (!Array.isArray(value)) return null
-  return value.flatMap((entry: unknown) => {
-    if (entry === null || typeof entry !== 'object') return []
-    const { provider, email, linkedAt } = entry as Record<string, unknown>
-    if (typeof provider !== 'string') return []
-    const linked = typeof linkedAt === 'number' && Number.isFinite(linkedAt)
-    return [{ provider, email: linked && typeof email === 'string' ? email : null, linkedAt: linked ? linkedAt : null }]
-  })
 }

@@ -2,7 +2,7 @@ import {
   ACCOUNT_EVENT_KINDS, ACCOUNT_FEATURES,
   type AccountEvent, type AccountEventKind, type AccountFeature, type AccountOverview, type AccountPasskey, type AccountSession
 } from '../../../common/account/account-state.js'
-import type { LinkedSocialProvider } from '../../../common/social/social-providers.js'
+import { parseLinkedProviders } from '../../../common/social/linked-social-providers.js'
 
 /*
  * The account view's answers (docs/accounts-api.openapi.yaml: `account/overview`,
@@ -27,7 +27,6 @@ export function parseAccountOverview (body: Fields): AccountOverview | null {
   if (!isObject(account) || !isObject(secondFactor) || !Array.isArray(features)) return null
   if (typeof account.email !== 'string' || account.email === '') return null
   const count = (value: unknown): number => typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0
-  const social = listOf(body, 'social', linkedProvider)
   return {
     account: {
       email: account.email,
@@ -43,15 +42,9 @@ export function parseAccountOverview (body: Fields): AccountOverview | null {
       rememberedBrowsers: count(secondFactor.rememberedBrowsers)
     },
     features: [...new Set(features.filter((feature): feature is AccountFeature => typeof feature === 'string' && FEATURES.has(feature)))],
-    ...(social === null ? {} : { social })
+    // The view's "Sign-in methods" (the `social` feature): without it the section would list no provider.
+    ...(Array.isArray(body.social) ? { social: parseLinkedProviders(body.social) ?? [] } : {})
   }
-}
-
-/** One entry of the overview's `social` (every configured connection): the address and time only when linked. */
-function linkedProvider ({ provider, email, linkedAt }: Fields): LinkedSocialProvider | null {
-  if (typeof provider !== 'string' || provider === '') return null
-  const linked = isTime(linkedAt)
-  return { provider, email: linked ? nameOrNull(email) : null, linkedAt: linked ? linkedAt : null }
 }
 
 /** The entries of a list answer's `field` that `entry` reads, or null when the field is not a list. */
