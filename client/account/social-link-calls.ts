@@ -1,8 +1,8 @@
 import type { LinkedSocialProvider } from '../../common/social/social-providers.js'
 import { parseSsoStartAnswer, type JsonAnswer } from '../../common/http/accounts-answers.js'
+import { isProviderUrl } from '../../common/http/provider-url.js'
 import { parseChangeRefusal } from '../account-changes/fresh-proof-answers.js'
 import { postJson } from '../http/post-json.js'
-import { isProviderUrl } from '../social/social-calls.js'
 import type { AccountAnswer } from './account-calls.js'
 import { parseSuccessAnswer } from '../../common/http/accounts-answers.js'
 

@@ -1,5 +1,5 @@
 import { parseLoginAnswer, parseSsoStartAnswer, type LoginAnswer, type SsoStartAnswer } from '../../common/http/accounts-answers.js'
-import { isLoopbackHost } from '../../common/http/hosts.js'
+import { isProviderUrl } from '../../common/http/provider-url.js'
 import { SOCIAL_COMPLETION_METHOD } from '../../common/social/social-providers.js'
 import { postJson } from '../http/post-json.js'
 import type { LoginContextFields } from '../sign-in/login-calls.js'
@@ -15,20 +15,6 @@ export interface SocialStartPayload extends LoginContextFields {
   readonly provider: string
   readonly source: 'login' | 'register'
   readonly redirect: string | null
-}
-
-/**
- * Where the browser may be sent to meet a provider: https, or http on a
- * loopback host (a stand-in under test), and never with credentials in it.
- */
-export function isProviderUrl (href: string): boolean {
-  try {
-    const url = new URL(href)
-    return url.username === '' && url.password === '' &&
-      (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-  } catch {
-    return false
-  }
 }
 
 /** `auth/login/social`: the provider's authorization address (`url`), followed only when isProviderUrl allows it. */
