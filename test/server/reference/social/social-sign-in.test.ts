@@ -171,6 +171,17 @@ t.test('attacks on the return: a replayed state, a reused code, no cookie, anoth
   t.notOk(again.body.auth)
 })
 
+t.test('a malformed userinfo answer is refused, and the log never quotes it (it may hold the visitor\'s address)', async (t) => {
+  const stack = await startSocialStack(t)
+  // A short body is quoted whole by JSON.parse's error: here, the address alone.
+  stack.oauth2.rawUserinfo.set('rae', '<rae@ex.io>')
+  const browser = new TestBrowser()
+  const landing = await stack.oauth2Leg(browser, await stack.socialUrl(browser, OAUTH2_PROVIDER), 'rae')
+  t.notOk(landing.params.has('id'))
+  t.match(landing.params.get('error'), /could not be verified/)
+  t.notMatch(stack.logs.join('\n'), /rae@ex\.io/, 'the body is in no log line')
+})
+
 t.test('a request that only knows a victim\'s state (no cookie, or another browser\'s) spends nothing: the victim still signs in', async (t) => {
   const stack = await startSocialStack(t)
   stack.oauth2.users.set('uma', { sub: 'uma', email: 'uma@example.test', email_verified: true })
