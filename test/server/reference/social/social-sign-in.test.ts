@@ -171,6 +171,17 @@ t.test('attacks on the return: a replayed state, a reused code, no cookie, anoth
   t.notOk(again.body.auth)
 })
 
+t.test('an OpenID Connect answer naming another issuer (RFC 9207 iss, a mix-up) is refused', async (t) => {
+  const stack = await startSocialStack(t)
+  stack.oidc.users.set('isa', { email: 'isa@example.test', email_verified: true })
+  const browser = new TestBrowser()
+  const answer = new URL(await stack.oidc.signIn(browser, await stack.socialUrl(browser, OIDC_PROVIDER), 'isa'))
+  answer.searchParams.set('iss', 'https://github.com')
+  const landing = await stack.returnToPage(browser, answer.href)
+  t.notOk(landing.params.has('id'))
+  t.match(landing.params.get('error'), /answer of GitLab could not be verified/)
+})
+
 t.test('a malformed userinfo answer is refused, and the log never quotes it (it may hold the visitor\'s address)', async (t) => {
   const stack = await startSocialStack(t)
   // A short body is quoted whole by JSON.parse's error: here, the address alone.
