@@ -1,8 +1,9 @@
 import type { LinkedSocialProvider } from '../../common/social/social-providers.js'
-import { parseSsoStartAnswer, type JsonAnswer } from '../../common/http/accounts-answers.js'
+import type { JsonAnswer } from '../../common/http/accounts-answers.js'
+import { LAST_WAY_IN_REASON, parseSocialStartAnswer } from '../../common/social/social-answers.js'
+import { isProviderUrl } from '../../common/http/provider-url.js'
 import { parseChangeRefusal } from '../account-changes/fresh-proof-answers.js'
 import { postJson } from '../http/post-json.js'
-import { isProviderUrl } from '../social/social-calls.js'
 import type { AccountAnswer } from './account-calls.js'
 import { parseSuccessAnswer } from '../../common/http/accounts-answers.js'
 import { parseLinkedProviders } from '../../common/social/linked-social-providers.js'
@@ -13,9 +14,6 @@ import { parseLinkedProviders } from '../../common/social/linked-social-provider
  * one, with the account's auth token as the bearer; the `social_state`
  * cookie binds the provider's round trip to this browser.
  */
-
-/** The reason of the 409 that refuses to disconnect the last way in. */
-const LAST_WAY_IN_REASON = 'last_way_in'
 
 /** A connection's start: where to go, or why not. */
 export type LinkStartAnswer = { readonly kind: 'redirect', readonly url: string } | Exclude<AccountAnswer, { kind: 'success' }>
@@ -29,7 +27,7 @@ export async function startLink (auth: string, provider: string): Promise<LinkSt
   const answer = await postJson('/accounts/account/social/link/start', { provider }, { bearer: auth, credentials: 'include' })
   const refusal = parseChangeRefusal(answer)
   if (refusal !== null) return refusal
-  const parsed = parseSsoStartAnswer(answer.kind === 'json' ? { ...answer, body: { ...answer.body, sso_url: answer.body.url } } : answer)
+  const parsed = parseSocialStartAnswer(answer)
   return parsed.kind === 'redirect' && !isProviderUrl(parsed.url) ? { kind: 'failed' } : parsed
 }
 

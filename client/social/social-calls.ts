@@ -1,5 +1,6 @@
-import { parseLoginAnswer, parseSsoStartAnswer, type LoginAnswer, type SsoStartAnswer } from '../../common/http/accounts-answers.js'
-import { isLoopbackHost } from '../../common/http/hosts.js'
+import { parseLoginAnswer, type LoginAnswer, type SsoStartAnswer } from '../../common/http/accounts-answers.js'
+import { isProviderUrl } from '../../common/http/provider-url.js'
+import { parseSocialStartAnswer } from '../../common/social/social-answers.js'
 import { SOCIAL_COMPLETION_METHOD } from '../../common/social/social-providers.js'
 import { postJson } from '../http/post-json.js'
 import type { LoginContextFields } from '../sign-in/login-calls.js'
@@ -17,25 +18,10 @@ export interface SocialStartPayload extends LoginContextFields {
   readonly redirect: string | null
 }
 
-/**
- * Where the browser may be sent to meet a provider: https, or http on a
- * loopback host (a stand-in under test), and never with credentials in it.
- */
-export function isProviderUrl (href: string): boolean {
-  try {
-    const url = new URL(href)
-    return url.username === '' && url.password === '' &&
-      (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-  } catch {
-    return false
-  }
-}
-
 /** `auth/login/social`: the provider's authorization address (`url`), followed only when isProviderUrl allows it. */
 export async function startSocial (payload: SocialStartPayload): Promise<SsoStartAnswer> {
   const answer = await postJson('/accounts/auth/login/social', payload, { credentials: 'include' })
-  // The same shape as single sign-on's start, with `url` for its `sso_url`.
-  const parsed = parseSsoStartAnswer(answer.kind === 'json' ? { ...answer, body: { ...answer.body, sso_url: answer.body.url } } : answer)
+  const parsed = parseSocialStartAnswer(answer)
   return parsed.kind === 'redirect' && !isProviderUrl(parsed.url) ? { kind: 'failed' } : parsed
 }
 

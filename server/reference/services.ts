@@ -194,7 +194,7 @@ export async function createReferenceServices (
   const socialFlows = new SocialFlows({
     store,
     connections: config.socialConnections,
-    clients: socialClients(config.socialConnections, socialReturnUrls(config.publicUrl), now),
+    clients: socialClients(config.socialConnections, (id) => socialReturnUrls(config.publicUrl, id), now),
     publicUrl: config.publicUrl,
     now
   })

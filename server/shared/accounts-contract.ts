@@ -15,6 +15,11 @@ export const CONTRACT_PATH = 'docs/accounts-api.openapi.yaml'
 
 export type HttpMethod = 'get' | 'post'
 
+/** A route's path as the document names it: Fastify's `:name` parameters are OpenAPI's `{name}` (`auth/social/callback/:provider` → `/auth/social/callback/{provider}`). */
+export function documentPath (routePath: string): string {
+  return `/${routePath.replace(/^\//, '').replace(/:(\w+)/g, '{$1}')}`
+}
+
 /** The document as parsed: only the parts this module reads are typed. */
 interface ContractDocument {
   readonly openapi: string

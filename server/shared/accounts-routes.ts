@@ -68,8 +68,9 @@ export const EMAIL_CODE_ROUTES: readonly ProxiedRoute[] = [
  */
 export const SOCIAL_ROUTES: readonly ProxiedRoute[] = [
   { path: 'auth/login/social', kind: 'json' },
-  { path: 'auth/social/callback', kind: 'read' },
-  { path: 'auth/social/form-post', kind: 'form' },
+  // Each connection returns to its own address (`:provider`, its id), so that an answer is taken only for its own sign-ins.
+  { path: 'auth/social/callback/:provider', kind: 'read' },
+  { path: 'auth/social/form-post/:provider', kind: 'form' },
   { path: 'auth/social/continue', kind: 'read' },
   { path: 'account/social/link/start', kind: 'json' },
   { path: 'account/social/link', kind: 'json' },

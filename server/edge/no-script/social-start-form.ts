@@ -1,15 +1,10 @@
-import { parseSsoStartAnswer, type JsonAnswer } from '../../../common/http/accounts-answers.js'
 import { loginContextFields } from '../../../common/page/page-query.js'
+import { parseSocialStartAnswer } from '../../../common/social/social-answers.js'
 import { SOCIAL_PROVIDER_ID_FORMAT } from '../../../common/social/social-providers.js'
 import { FormFieldsError } from './form-fields.js'
 import { refused } from './form-outcome.js'
 import type { FormHandler } from './form-post.js'
 import { identityProviderOutcome } from './identity-provider-start.js'
-
-/** `auth/login/social` answers as the SSO start does, its provider's URL named `url` rather than `sso_url` (docs/social-sign-in.md). */
-function asStartAnswer (raw: JsonAnswer): JsonAnswer {
-  return raw.kind === 'json' ? { ...raw, body: { ...raw.body, sso_url: raw.body.url } } : raw
-}
 
 /**
  * `form=social`, a social connection's button (its hidden `provider` field names the connection), as the
@@ -25,5 +20,5 @@ export const socialStartForm: FormHandler = async (post) => {
   if (!SOCIAL_PROVIDER_ID_FORMAT.test(provider)) throw new FormFieldsError('field "provider" malformed')
   if (post.localAccounts.kind !== 'off') return refused(400, view, '', post.messages.text('error.LOCAL_ACCOUNTS_NOT_SUPPORTED'))
   const raw = await post.callAccounts('auth/login/social', { provider, source: view, redirect: post.context.redirect, ...loginContextFields(post.context) })
-  return identityProviderOutcome(post, view, '', raw, parseSsoStartAnswer(asStartAnswer(raw)))
+  return identityProviderOutcome(post, view, '', raw, parseSocialStartAnswer(raw))
 }

@@ -106,7 +106,7 @@ const ACCOUNT_CHANGE_PATHS = [
  * `form-post` is among them though its Lax cookie does not arrive there: that leg hands over to `continue`, where it does.
  */
 const SOCIAL_STATE_PATHS = [
-  'auth/login/social', 'auth/social/callback', 'auth/social/form-post', 'auth/social/continue', 'v2/auth/login',
+  'auth/login/social', 'auth/social/callback/:provider', 'auth/social/form-post/:provider', 'auth/social/continue', 'v2/auth/login',
   'account/social/link/start', 'account/social/link'
 ]
 

@@ -27,6 +27,11 @@ function rawQuery (request: FastifyRequest): string {
   return start === -1 ? '' : request.url.slice(start + 1)
 }
 
+/** The connection a return address names (`:provider`). */
+function providerOf (request: FastifyRequest): string {
+  return (request.params as { provider?: string }).provider ?? ''
+}
+
 function bearerToken (request: FastifyRequest): string | null {
   const match = /^Bearer\s+([\w.~+/=-]{1,8192})$/i.exec(request.headers.authorization ?? '')
   return match === null ? null : match[1]!
@@ -48,10 +53,10 @@ export async function socialRoutes (app: FastifyInstance, options: { readonly so
     sendAnswer(reply, await flows.start(request.body, requestFacts(request, reply))))
 
   app.get(SOCIAL_PATHS.callback, async (request, reply) =>
-    sendSocialReply(reply, await flows.callback(rawQuery(request), request.headers.cookie, requestFacts(request, reply))))
+    sendSocialReply(reply, await flows.callback(providerOf(request), rawQuery(request), request.headers.cookie, requestFacts(request, reply))))
 
   app.post(SOCIAL_PATHS.formPost, { bodyLimit: FORM_POST_BODY_LIMIT_BYTES }, async (request, reply) =>
-    sendSocialReply(reply, await flows.formPost(request.body instanceof URLSearchParams ? request.body : undefined, requestFacts(request, reply))))
+    sendSocialReply(reply, await flows.formPost(providerOf(request), request.body instanceof URLSearchParams ? request.body : undefined, requestFacts(request, reply))))
 
   app.get(SOCIAL_PATHS.continue, async (request, reply) =>
     sendSocialReply(reply, await flows.continue((request.query as Record<string, unknown>).code, request.headers.cookie, requestFacts(request, reply))))

@@ -1,3 +1,4 @@
+import { LAST_WAY_IN_REASON } from '../../../common/social/social-answers.js'
 import type { LinkedSocialProvider } from '../../../common/social/social-providers.js'
 import { isRefusal, type AccountOwners } from '../account-changes/account-owner.js'
 import type { ChangeNotices } from '../account-changes/change-notices.js'
@@ -8,9 +9,6 @@ import type { Account, AccountStore } from '../store/account-store.js'
 import { parsePageId, parseProviderBody } from './requests.js'
 import type { SocialFlows } from './social-flows.js'
 import { clearedSocialStateCookie } from './social-state.js'
-
-/** What `account/social/unlink` answers with when nothing else would sign in. */
-export const LAST_WAY_IN_REASON = 'last_way_in'
 
 export interface SocialAccountOptions {
   readonly store: AccountStore

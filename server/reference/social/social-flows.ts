@@ -1,7 +1,8 @@
 import type { SocialConnection } from '../../shared/social/social-connections.js'
 import { logAuthEvent } from '../audit/audit.js'
 import type { Answer, RequestFacts } from '../http/answers.js'
-import { bindingHash, bindingMatches, newBinding } from '../http/binding-cookie.js'
+import { bindingHash, newBinding } from '../http/binding-cookie.js'
+import { takeBoundTransaction } from '../http/bound-transaction.js'
 import { ACCOUNTS_PATH } from '../http/exposed-routes.js'
 import { parseEmail, providedName } from '../http/validation.js'
 import { say, type AnswerKey } from '../languages/answer-texts.js'
@@ -15,8 +16,10 @@ import { readSocialBinding, SOCIAL_STATE_TTL_MS, socialStateCookie } from './soc
 /** The reference service's social paths (the edge serves them under /accounts: SOCIAL_ROUTES). */
 export const SOCIAL_PATHS = Object.freeze({
   start: '/auth/login/social',
-  callback: '/auth/social/callback',
-  formPost: '/auth/social/form-post',
+  /** Each connection has its own (`:provider`, its id): an answer is taken only for a transaction of that connection (mix-up, RFC 9700 §4.4). */
+  callback: '/auth/social/callback/:provider',
+  /** Apple's, by connection too. */
+  formPost: '/auth/social/form-post/:provider',
   continue: '/auth/social/continue',
   linkStart: '/account/social/link/start',
   link: '/account/social/link',
@@ -71,9 +74,10 @@ const redirect = (location: string, cookie: string | null = null): SocialReply =
 const answer = (status: number, body: Record<string, unknown>, cookie: string | null = null): Answer =>
   ({ status, body, ...(cookie === null ? {} : { cookies: [cookie] }) })
 
-/** Where the providers send the browser back. */
-export function socialReturnUrls (publicUrl: string): SocialReturnUrls {
-  return { callback: `${publicUrl}${ACCOUNTS_PATH}${SOCIAL_PATHS.callback}`, formPost: `${publicUrl}${ACCOUNTS_PATH}${SOCIAL_PATHS.formPost}` }
+/** Where the connection `provider` sends the browser back: its own addresses, never another connection's. */
+export function socialReturnUrls (publicUrl: string, provider: string): SocialReturnUrls {
+  const at = (path: string): string => `${publicUrl}${ACCOUNTS_PATH}${path.replace(':provider', encodeURIComponent(provider))}`
+  return { callback: at(SOCIAL_PATHS.callback), formPost: at(SOCIAL_PATHS.formPost) }
 }
 
 /**
@@ -160,20 +164,31 @@ export class SocialFlows {
   }
 
   /**
-   * Takes a transaction out of the store if this browser's cookie is the one
-   * it is bound to. Nothing is taken without a cookie, so a stray request
-   * cannot spend someone else's transaction for nothing.
+   * Takes a transaction at `stage` out of the store if this browser's cookie
+   * is the one it is bound to and, with `provider`, it is that connection's
+   * (server/reference/http/bound-transaction.ts): nothing is taken otherwise.
    */
-  async takeBound (id: string, binding: string | null, stage: SocialTransactionData['stage']): Promise<
+  async takeBound (id: string, binding: string | null, stage: SocialTransactionData['stage'], provider?: string): Promise<
     { readonly transaction: SsoTransaction, readonly data: SocialTransactionData } | { readonly refused: string }
   > {
-    if (binding === null) return { refused: 'no state cookie' }
-    const transaction = await this.store.takeSsoTransaction(id, this.options.now())
-    if (transaction === null || transaction.protocol !== PROTOCOL) return { refused: 'unknown, used or expired transaction' }
-    if (!bindingMatches(binding, transaction.bindingHash)) return { refused: 'state cookie of another browser' }
-    const data = JSON.parse(transaction.data) as SocialTransactionData
-    if (data.stage !== stage) return { refused: 'transaction at another stage' }
-    return { transaction, data }
+    const taken = await takeBoundTransaction(this.store, id, binding, this.options.now(), (transaction) => this.mismatch(transaction, stage, provider))
+    if ('refused' in taken) return taken
+    return { transaction: taken.transaction, data: JSON.parse(taken.transaction.data) as SocialTransactionData }
+  }
+
+  /** What is wrong with taking `transaction` for `stage` on `provider`'s address; null when nothing is. */
+  private mismatch (transaction: SsoTransaction, stage: SocialTransactionData['stage'], provider?: string): string | null {
+    if (transaction.protocol !== PROTOCOL) return 'unknown, used or expired transaction'
+    if ((JSON.parse(transaction.data) as SocialTransactionData).stage !== stage) return 'transaction at another stage'
+    // The mix-up attack: another connection's answer (its code) sent to this one's address.
+    if (provider !== undefined && transaction.connectionDomain !== provider) return 'an answer for another connection\'s sign-in'
+    return null
+  }
+
+  /** The connection of a return address's `provider`, if it answers on `leg` (Apple on the form post only, the others on the callback only). */
+  private returnLeg (provider: string, leg: 'callback' | 'formPost'): SocialConnection | undefined {
+    const connection = this.connections.get(provider)
+    return connection !== undefined && (connection.type === 'apple') === (leg === 'formPost') ? connection : undefined
   }
 
   /** Checks what the provider vouched for: an address it has verified, which reads as one. */
@@ -225,14 +240,20 @@ export class SocialFlows {
     return redirect(socialReturnUrl(this.options.publicUrl, provider, id, intent), socialStateCookie(binding))
   }
 
-  /** GET `auth/social/callback?code&state` (or `?error&state`): a top-level navigation, so the cookie is here. */
-  async callback (rawQuery: string, cookieHeader: string | undefined, facts: RequestFacts): Promise<SocialReply> {
+  /**
+   * GET `auth/social/callback/<id>?code&state` (or `?error&state`): a
+   * top-level navigation, so the cookie is here. The transaction must be
+   * connection `<id>`'s: a provider that sent the browser to another one's
+   * authorization (a mix-up) gets that one's code sent nowhere.
+   */
+  async callback (provider: string, rawQuery: string, cookieHeader: string | undefined, facts: RequestFacts): Promise<SocialReply> {
+    if (this.returnLeg(provider, 'callback') === undefined) return this.refuse(facts, null, 'no such connection answers on the callback', 'social.unknownProvider', null)
     const query = new URLSearchParams(rawQuery)
     const state = query.get('state')
-    if (state === null || !STATE_FORMAT.test(state)) return this.refuse(facts, null, 'no valid state', 'social.notThisBrowser', null)
+    if (state === null || !STATE_FORMAT.test(state)) return this.refuse(facts, provider, 'no valid state', 'social.notThisBrowser', null)
     const binding = readSocialBinding(cookieHeader)
-    const taken = await this.takeBound(state, binding, 'started')
-    if ('refused' in taken) return this.refuse(facts, null, taken.refused, 'social.notThisBrowser', null)
+    const taken = await this.takeBound(state, binding, 'started', provider)
+    if ('refused' in taken) return this.refuse(facts, provider, taken.refused, 'social.notThisBrowser', null)
     const { transaction, data } = taken
     if (data.stage !== 'started') return this.refuse(facts, null, 'transaction at another stage', 'social.notThisBrowser', null)
     const verified = await this.verify(facts, transaction, data, query)
@@ -241,20 +262,22 @@ export class SocialFlows {
   }
 
   /**
-   * POST `auth/social/form-post`, from the provider's page (Apple's
-   * form_post): cross-site, without the cookie. The answer is verified
-   * against the transaction its state names, then handed over to the
-   * same-site step.
+   * POST `auth/social/form-post/<id>`, from an Apple connection's page
+   * (form_post): cross-site, without the cookie. The answer is verified
+   * against the transaction its state names, if that is connection `<id>`'s,
+   * then handed over to the same-site step, where the cookie is checked.
    */
-  async formPost (form: URLSearchParams | undefined, facts: RequestFacts): Promise<SocialReply> {
+  async formPost (provider: string, form: URLSearchParams | undefined, facts: RequestFacts): Promise<SocialReply> {
+    if (this.returnLeg(provider, 'formPost') === undefined) return this.refuse(facts, null, 'no such connection answers on the form post', 'social.unknownProvider', null)
     const state = form?.get('state') ?? null
-    if (form === undefined || state === null || !STATE_FORMAT.test(state)) return this.refuse(facts, null, 'no valid state', 'social.notThisBrowser', null)
+    if (form === undefined || state === null || !STATE_FORMAT.test(state)) return this.refuse(facts, provider, 'no valid state', 'social.notThisBrowser', null)
     const now = this.options.now()
+    const found = await this.store.findSsoTransaction(state, now)
+    const refused = found === null ? 'unknown, used or expired transaction' : this.mismatch(found, 'started', provider)
+    if (refused !== null) return this.refuse(facts, provider, refused, 'social.notThisBrowser', null)
     const transaction = await this.store.takeSsoTransaction(state, now)
     const data = transaction === null ? null : JSON.parse(transaction.data) as SocialTransactionData
-    if (transaction === null || transaction.protocol !== PROTOCOL || data?.stage !== 'started') {
-      return this.refuse(facts, null, 'unknown, used or expired transaction', 'social.notThisBrowser', null)
-    }
+    if (transaction === null || data?.stage !== 'started') return this.refuse(facts, provider, 'unknown, used or expired transaction', 'social.notThisBrowser', null)
     const verified = await this.verify(facts, transaction, data, form)
     if ('reply' in verified) return verified.reply
     const code = newOpaqueToken()

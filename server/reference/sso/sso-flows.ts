@@ -10,8 +10,9 @@ import { OidcClient, type OidcRequestSecrets } from './oidc-client.js'
 import { pageErrorUrl, pageReturnUrl, type SsoContext, type SsoProtocol } from './page-return.js'
 import { parseSsoStart } from './requests.js'
 import { SamlRefusedError, SamlServiceProvider } from './saml-provider.js'
+import { takeBoundTransaction } from '../http/bound-transaction.js'
 import { ACCOUNTS_PATH } from '../http/exposed-routes.js'
-import { bindingHash, bindingMatches, newBinding, readBinding, SSO_STATE_TTL_MS, stateCookie } from './state-cookie.js'
+import { bindingHash, newBinding, readBinding, SSO_STATE_TTL_MS, stateCookie } from './state-cookie.js'
 
 /** The reference service's SSO paths (the edge serves them under /accounts). */
 export const SSO_PATHS = Object.freeze({
@@ -149,21 +150,16 @@ export class SsoFlows {
     return redirect(pageErrorUrl(this.options.publicUrl, say({ locale: context?.locale ?? facts.locale }, message), context))
   }
 
-  /**
-   * Takes a transaction out of the store if this browser's cookie is the one
-   * it is bound to. Nothing is taken without a cookie, so a stray request
-   * cannot spend someone else's transaction for nothing.
-   */
+  /** Takes a transaction of `protocol` at `stage` out of the store if this browser's cookie is the one it is bound to (server/reference/http/bound-transaction.ts). */
   private async takeBound (id: string, binding: string | null, protocol: SsoProtocol, stage: TransactionData['stage']): Promise<
     { readonly transaction: SsoTransaction, readonly data: TransactionData } | { readonly refused: string }
   > {
-    if (binding === null) return { refused: 'no state cookie' }
-    const transaction = await this.store.takeSsoTransaction(id, this.options.now())
-    if (transaction === null || transaction.protocol !== protocol) return { refused: 'unknown, used or expired transaction' }
-    if (!bindingMatches(binding, transaction.bindingHash)) return { refused: 'state cookie of another browser' }
-    const data = JSON.parse(transaction.data) as TransactionData
-    if (data.stage !== stage) return { refused: 'transaction at another stage' }
-    return { transaction, data }
+    const taken = await takeBoundTransaction(this.store, id, binding, this.options.now(), (transaction) => {
+      if (transaction.protocol !== protocol) return 'unknown, used or expired transaction'
+      return (JSON.parse(transaction.data) as TransactionData).stage === stage ? null : 'transaction at another stage'
+    })
+    if ('refused' in taken) return taken
+    return { transaction: taken.transaction, data: JSON.parse(taken.transaction.data) as TransactionData }
   }
 
   /** Issues the page's single-use id, bound to this browser's cookie, and sends the browser back to the page. */

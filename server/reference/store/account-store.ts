@@ -560,6 +560,8 @@ export interface AccountStore {
   takeNoticeSlot (accountId: string, kind: NoticeKind, now: number, intervalMs: number): Promise<boolean>
 
   insertSsoTransaction (transaction: SsoTransaction): Promise<void>
+  /** The transaction if it exists and has not expired, left in place: read before it is taken, so a stranger's request spends nothing. */
+  findSsoTransaction (id: string, now: number): Promise<SsoTransaction | null>
   /** Takes the transaction out (single use) if it exists and has not expired. Atomic. */
   takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null>
   insertSsoIdentity (identity: SsoIdentity): Promise<void>

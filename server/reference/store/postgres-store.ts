@@ -1003,6 +1003,11 @@ export class PostgresAccountStore implements AccountStore {
         transaction.data, transaction.expiresAt])
   }
 
+  async findSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
+    const { rows } = await this.pool.query<SsoTransactionRow>('SELECT * FROM sso_transactions WHERE id = $1', [id])
+    return toLiveSsoTransaction(rows[0], now)
+  }
+
   async takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
     const { rows } = await this.pool.query<SsoTransactionRow>('DELETE FROM sso_transactions WHERE id = $1 RETURNING *', [id])
     return toLiveSsoTransaction(rows[0], now)

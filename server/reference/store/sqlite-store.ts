@@ -620,6 +620,10 @@ export class SqliteAccountStore implements AccountStore {
         transaction.data, transaction.expiresAt)
   }
 
+  async findSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
+    return toLiveSsoTransaction(this.db.prepare('SELECT * FROM sso_transactions WHERE id = ?').get(id) as SsoTransactionRow | undefined, now)
+  }
+
   async takeSsoTransaction (id: string, now: number): Promise<SsoTransaction | null> {
     return toLiveSsoTransaction(this.db.prepare('DELETE FROM sso_transactions WHERE id = ? RETURNING *').get(id) as SsoTransactionRow | undefined, now)
   }

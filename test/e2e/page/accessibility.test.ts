@@ -276,7 +276,7 @@ async function checkEverywhere (t: Test, page: Page, locale: 'en' | 'ar', what: 
 t.test('social buttons, the SSO offer found by the address and the account\'s sign-in methods: axe in English and Arabic, at both sizes, light and dark, everything in its place', { skip: browserSkip }, async (t) => {
   const product = await startProductApp(t)
   let base = ''
-  const github = await startGithubStandIn(t, { redirectUri: () => `${base}/accounts/auth/social/callback` })
+  const github = await startGithubStandIn(t, { redirectUri: () => `${base}/accounts/auth/social/callback/github` })
   const apple = await startAppleStandIn(t)
   const microsoft = await startMicrosoftStandIn(t)
   // Neither the generic provider nor the SSO connection's is asked anything until a visitor starts with it (lazy discovery).

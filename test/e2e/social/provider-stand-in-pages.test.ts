@@ -25,7 +25,8 @@ t.test('the providers\' stand-in pages return the browser on their own', { skip:
     received.push({ method: request.method ?? '', fields })
     sendHtml(response, 200, '<title>Back at the service</title><p>received</p>')
   })
-  const urls: SocialReturnUrls = { callback: `${origin}/accounts/auth/social/callback`, formPost: `${origin}/accounts/auth/social/form-post` }
+  // One connection's addresses (the stand-ins take whichever they are sent).
+  const urls: SocialReturnUrls = { callback: `${origin}/accounts/auth/social/callback/test`, formPost: `${origin}/accounts/auth/social/form-post/test` }
 
   const returnTo = async (page: Page, authorizationUrl: string): Promise<{ method: string, fields: URLSearchParams }> => {
     const before = received.length
@@ -43,7 +44,7 @@ t.test('the providers\' stand-in pages return the browser on their own', { skip:
     const { url, secrets } = await client.begin()
     const { method, fields } = await returnTo(page, url)
     t.equal(method, 'POST')
-    t.equal(new URL(page.url()).pathname, '/accounts/auth/social/form-post')
+    t.equal(new URL(page.url()).pathname, '/accounts/auth/social/form-post/test')
     t.same([...fields.keys()].sort(), ['code', 'state', 'user'])
     const identity = await client.finish(fields, secrets)
     t.same([identity.email, identity.emailVerified, identity.firstName], ['alice@example.com', true, 'Alice'])

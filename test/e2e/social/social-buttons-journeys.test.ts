@@ -35,8 +35,8 @@ t.test('the social buttons on the login view, in real Chromium', { skip: browser
   const product = await startProductApp(t)
   let base = ''
   const apple = await startAppleStandIn(t, { redirectUri: () => formPostOf(base) })
-  const microsoft = await startMicrosoftStandIn(t, { redirectUri: () => callbackOf(base) })
-  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base) })
+  const microsoft = await startMicrosoftStandIn(t, { redirectUri: () => callbackOf(base, 'microsoft') })
+  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base, 'github') })
   const server = await startBuiltServer(t, {
     REDIRECT_ALLOWED_HOSTS: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '600',

@@ -42,7 +42,7 @@ async function signedInAs (page: Page, email: string): Promise<boolean> {
 t.test('connecting GitHub to an account and signing in with it, in real Chromium', { skip: browserSkip }, async (t) => {
   const product = await startProductApp(t)
   let base = ''
-  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base) })
+  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base, 'github') })
   // Lee's GitHub account vouches for another address than her account's: only the link can lead there.
   github.users.set('lee', { id: 7001, name: 'Lee', emails: [{ email: 'lee@elsewhere.example', primary: true, verified: true, visibility: 'private' }] })
   github.users.set('dora', { id: 7002, name: 'Dora', emails: [{ email: 'dora@example.test', primary: true, verified: true, visibility: 'public' }] })

@@ -38,11 +38,11 @@ t.test('each social provider signs a visitor in through the page, in real Chromi
   const product = await startProductApp(t)
   let base = ''
   const apple = await startAppleStandIn(t, { redirectUri: () => formPostOf(base) })
-  const microsoft = await startMicrosoftStandIn(t, { redirectUri: () => callbackOf(base) })
+  const microsoft = await startMicrosoftStandIn(t, { redirectUri: () => callbackOf(base, 'microsoft') })
   // A Fabrikam user whose address its tenant's domain owner vouches for (erin is Contoso's).
   microsoft.users.set('fay', { tid: microsoft.tenants.fabrikam, oid: randomUUID(), email: 'fay@fabrikam.example', name: 'Fay Fabrikam', xmsEdov: true })
-  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base) })
-  const oidc = await startOidcProvider(t, { redirectUri: () => callbackOf(base) })
+  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base, 'github') })
+  const oidc = await startOidcProvider(t, { redirectUri: () => callbackOf(base, 'gitlab') })
   oidc.users.set('gil', { email: 'gil@gitlab.example', email_verified: true })
 
   const server = await startBuiltServer(t, {

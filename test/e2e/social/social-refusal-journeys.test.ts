@@ -20,8 +20,8 @@ import { callbackOf, holdsSession, openSocialPage, pageRefusal, serviceText, soc
 t.test('refused social sign-ins in real Chromium: a clear message and no session', { skip: browserSkip }, async (t) => {
   const product = await startProductApp(t)
   let base = ''
-  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base) })
-  const microsoft = await startMicrosoftStandIn(t, { redirectUri: () => callbackOf(base) })
+  const github = await startGithubStandIn(t, { redirectUri: () => callbackOf(base, 'github') })
+  const microsoft = await startMicrosoftStandIn(t, { redirectUri: () => callbackOf(base, 'microsoft') })
   const server = await startBuiltServer(t, {
     REDIRECT_ALLOWED_HOSTS: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '600',
@@ -64,7 +64,7 @@ t.test('refused social sign-ins in real Chromium: a clear message and no session
     await page.waitForURL(target)
     t.ok(await holdsSession(context, base), 'the sign-in itself works')
     t.ok(binding, 'the page held the binding cookie at its completion')
-    const callback = navigations.find((url) => url.startsWith(`${callbackOf(base)}?`))
+    const callback = navigations.find((url) => url.startsWith(`${callbackOf(base, 'github')}?`))
     const returnLink = navigations.find((url) => url.startsWith(`${base}/?`) && new URL(url).searchParams.has('id'))
     t.ok(callback, 'the browser came back through the callback')
     t.ok(returnLink, 'and to the page with its single-use id')
@@ -98,7 +98,7 @@ t.test('refused social sign-ins in real Chromium: a clear message and no session
     await page.waitForURL(`${github.baseUrl}/**`)
     t.ok(await socialStateCookie(context, base), 'the browser holds a binding')
     const refusalsBefore = github.refusals.length
-    await page.goto(`${callbackOf(base)}?code=${randomBytes(10).toString('hex')}&state=${randomBytes(32).toString('base64url')}`)
+    await page.goto(`${callbackOf(base, 'github')}?code=${randomBytes(10).toString('hex')}&state=${randomBytes(32).toString('base64url')}`)
     await pageRefusal(page, serviceText('social.notThisBrowser'))
     t.notOk(await holdsSession(context, base), 'no session')
     t.equal(github.refusals.length, refusalsBefore, 'no code was exchanged')

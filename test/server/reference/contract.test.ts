@@ -13,7 +13,7 @@ import { REFERENCE_HEALTH_PATH } from '../../../server/shared/reference-health.j
 import { OIDC_DISCOVERY_PATH, OIDC_PATH_PREFIX } from '../../../server/shared/oidc/provider-pages.js'
 import { ACCOUNT_ROUTES, EMAIL_CODE_ROUTES, PASSKEY_ROUTES, SECOND_FACTOR_ROUTES, SOCIAL_ROUTES, SPEC_ACCOUNTS_ROUTES } from '../../../server/shared/accounts-routes.js'
 import { SSO_DISCOVERY_ROUTES } from '../../../server/shared/accounts-routes.js'
-import { loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
+import { documentPath, loadAccountsContract, type HttpMethod } from '../../../server/shared/accounts-contract.js'
 import { startGoogleStandIn, TEST_GOOGLE_CLIENT_ID } from '../../fixtures/google/google-identity.js'
 import { GOOD_PASSWORD, startReference, TEST_PUBLIC_URL, type Reference } from '../../fixtures/servers/reference.js'
 import { registerAccount, verifyAddress } from '../../fixtures/registration/registration.js'
@@ -49,9 +49,9 @@ t.test('the routes the edge proxies and the reference service serves are exactly
   const expected = new Map<string, { kind: string, proxied: Set<string> }>()
   const add = (routes: ReadonlyArray<{ path: string, kind: string }>, proxied: string) => {
     for (const route of routes) {
-      const entry = expected.get(`/${route.path}`) ?? { kind: route.kind, proxied: new Set<string>() }
+      const entry = expected.get(documentPath(route.path)) ?? { kind: route.kind, proxied: new Set<string>() }
       entry.proxied.add(proxied)
-      expected.set(`/${route.path}`, entry)
+      expected.set(documentPath(route.path), entry)
     }
   }
   add(SPEC_ACCOUNTS_ROUTES, 'always')
@@ -100,7 +100,7 @@ function routesOf (tree: string): string[] {
     const path = (depth === 0 ? '' : prefixes[depth - 1]!) + match[2]!
     prefixes.length = depth
     prefixes[depth] = path
-    for (const method of match[3]!.split(', ')) if (method !== 'HEAD' && method !== '-') routes.push(`${method} ${path}`)
+    for (const method of match[3]!.split(', ')) if (method !== 'HEAD' && method !== '-') routes.push(`${method} ${path.includes(':') ? documentPath(path) : path}`)
   }
   return routes
 }
@@ -131,6 +131,8 @@ class ContractProbe {
     readonly json?: unknown
     readonly form?: string
     readonly query?: string
+    /** The values of the path's parameters (`{provider}`). */
+    readonly params?: Record<string, string>
     readonly headers?: Record<string, string>
     /** Without this browser's fresh proof: as another browser holding only the token. */
     readonly withoutProof?: boolean
@@ -145,7 +147,8 @@ class ContractProbe {
       options.withoutProof === true ? null : this.proofCookie
     ].filter((value) => value != null)
     const direct = options.direct === true && this.service !== undefined ? this.service : null
-    const response = await fetch(`${direct === null ? `${this.base}/accounts` : direct.url}${path}${options.query ?? ''}`, {
+    const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(options.params?.[name] ?? ''))
+    const response = await fetch(`${direct === null ? `${this.base}/accounts` : direct.url}${url}${options.query ?? ''}`, {
       method: method.toUpperCase(),
       redirect: 'manual',
       headers: {
@@ -210,7 +213,9 @@ t.test('every answer of the reference service through the edge fits the document
   const idp = makeKeyAndCertificate(keysDir, 'idp')
   const google = await startGoogleStandIn(t)
   const saml = (domain: string) => ({ domain, type: 'saml', entry_point: `https://idp.${domain}/sso`, idp_cert: idp.certificate, sp_entity_id: `https://signin.example.test/saml/${domain}` })
-  const forge = await startOAuth2StandIn(t, () => `${TEST_PUBLIC_URL}/accounts/auth/social/callback`)
+  // It plays two connections, `forge` and `forge-two` (below), each with its own return address: the one of the leg under way.
+  let forgeCallback = ''
+  const forge = await startOAuth2StandIn(t, () => forgeCallback)
   const forgeConnection = (id: string) => ({
     type: 'oauth2', id, name: id, client_id: forge.clientId, client_secret: forge.clientSecret,
     authorization_endpoint: forge.authorizationEndpoint, token_endpoint: forge.tokenEndpoint, userinfo_endpoint: forge.userinfoEndpoint
@@ -492,8 +497,11 @@ t.test('every answer of the reference service through the edge fits the document
   const stateOf = (exchange: Exchange): string => exchange.headers.getSetCookie().find((line) => line.startsWith('social_state='))!.split(';')[0]!
   /** The provider's leg: approved for `login`, back through the callback; the page's return address. */
   const socialLeg = async (started: Exchange, login: string): Promise<URL> => {
+    forgeCallback = new URL(String(started.body.url)).searchParams.get('redirect_uri')!
     const callback = new URL(await forge.approve(String(started.body.url), login))
-    const landed = await probe.expect(303, 'get', '/auth/social/callback', { ...social, query: callback.search, headers: { cookie: stateOf(started) } })
+    const landed = await probe.expect(303, 'get', '/auth/social/callback/{provider}', {
+      ...social, params: { provider: callback.pathname.split('/').at(-1)! }, query: callback.search, headers: { cookie: stateOf(started) }
+    })
     return new URL(landed.headers.get('location')!)
   }
   forge.users.set('kim', { sub: 'kim', email: 'kim@example.test', email_verified: true })
@@ -513,7 +521,7 @@ t.test('every answer of the reference service through the edge fits the document
   await probe.expect(409, 'post', '/v2/auth/login', {
     ...social, json: { login_method: 'SOCIAL', provider: 'forge', id: danReturn.searchParams.get('id'), ...NO_CONTEXT }, headers: { cookie: stateOf(danStart) }
   })
-  await probe.expect(303, 'post', '/auth/social/form-post', { ...social, form: 'state=not-a-state' })
+  await probe.expect(303, 'post', '/auth/social/form-post/{provider}', { ...social, params: { provider: 'forge' }, form: 'state=not-a-state' })
   await probe.expect(303, 'get', '/auth/social/continue', { ...social, query: '?code=not-a-code' })
   const kimAuth = { authorization: `Bearer ${String(kim.body.auth)}` }
   await probe.expect(401, 'post', '/account/social/link/start', { ...social, json: { provider: 'forge-two' } })

@@ -2,7 +2,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose'
 import * as oidc from 'openid-client'
 import type { MicrosoftConnection } from '../../../shared/social/social-connections.js'
 import type { SocialClientFactory, SocialIdentity } from '../social-identity.js'
-import { checkDiscoveredIssuer, checkTokenTenant, microsoftEmailVerified } from './microsoft-tenants.js'
+import { checkAnswerIssuer, checkDiscoveredIssuer, checkTokenTenant, microsoftEmailVerified } from './microsoft-tenants.js'
 import { authorizationCodeOf, quotedErrorCode } from './provider-answer.js'
 import { checkedProviderUrl, isInsecureLoopback, PROVIDER_TIMEOUT_SECONDS } from './provider-urls.js'
 
@@ -112,6 +112,7 @@ export const microsoftClient: SocialClientFactory<MicrosoftConnection> = (connec
       const code = authorizationCodeOf(answer)
       if (answer.get('state') !== secrets.state) throw new Error('Microsoft\'s answer carries another state')
       const { issuer, tokenEndpoint, keys } = await discovery()
+      checkAnswerIssuer(answer.get('iss'), issuer)
       const idToken = await exchange(tokenEndpoint, code, secrets.codeVerifier)
       let claims: JWTPayload
       try {
@@ -128,6 +129,7 @@ export const microsoftClient: SocialClientFactory<MicrosoftConnection> = (connec
       }
       if (claims.nonce !== secrets.nonce) throw new Error('Microsoft\'s ID token carries another nonce')
       checkTokenTenant(claims, issuer, connection.tenant)
+      if (answer.has('iss') && answer.get('iss') !== claims.iss) throw new Error('Microsoft\'s answer and its ID token name other issuers')
       const email = text(claims.email)
       const givenName = text(claims.given_name)
       return {

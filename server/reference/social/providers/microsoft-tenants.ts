@@ -50,6 +50,21 @@ export function checkTokenTenant (claims: Readonly<Record<string, unknown>>, dis
 }
 
 /**
+ * The authorization response's `iss` (RFC 9207), when Microsoft sends one: it must be the discovered issuer
+ * (a tenant's own, under `common` any tenant's id in the template's place), else the answer is another
+ * authorization server's (a mix-up) and its code must not be sent to Microsoft's token endpoint. Once the
+ * token is verified, it must also be the token's own issuer (the caller checks that).
+ */
+export function checkAnswerIssuer (returned: string | null, discoveredIssuer: string): void {
+  if (returned === null) return
+  const [before, after] = discoveredIssuer.split(TENANT_PLACEHOLDER)
+  const matches = after === undefined
+    ? returned === discoveredIssuer
+    : returned.startsWith(before!) && returned.endsWith(after) && TENANT_ID_FORMAT.test(returned.slice(before!.length, returned.length - after.length))
+  if (!matches) throw new Error('Microsoft\'s answer names another issuer (iss)')
+}
+
+/**
  * Whether Microsoft vouches for the token's `email`: an address of a personal account (Microsoft verified
  * it), or one the tenant marked verified by its domain owner (the optional claim `xms_edov`). A work
  * account's `email` is otherwise whatever its tenant's administrator typed: not evidence of ownership.

@@ -26,7 +26,13 @@ async function fetchUserinfo (endpoint: string, accessToken: string): Promise<Re
   if (!response.ok) throw new Error(`the userinfo endpoint answered ${response.status}`)
   const text = await response.text()
   if (text.length > USERINFO_MAX_BYTES) throw new Error('the userinfo answer is too large')
-  const body = JSON.parse(text) as unknown
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // JSON.parse's message quotes the text, which may hold the visitor's address: the error is logged.
+    throw new Error('the userinfo answer is not JSON')
+  }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error('the userinfo answer is not a JSON object')
   return body as Record<string, unknown>
 }

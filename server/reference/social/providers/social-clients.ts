@@ -16,12 +16,12 @@ const SOCIAL_CLIENT_FACTORIES: { readonly [T in SocialProviderType]: SocialClien
   oauth2: oauth2SocialClient
 }
 
-/** The client of each configured connection, by its id. */
-export function socialClients (connections: readonly SocialConnection[], urls: SocialReturnUrls, now: () => number): ReadonlyMap<string, SocialProviderClient> {
+/** The client of each configured connection, by its id, each given its own return addresses (`urlsOf` its id). */
+export function socialClients (connections: readonly SocialConnection[], urlsOf: (id: string) => SocialReturnUrls, now: () => number): ReadonlyMap<string, SocialProviderClient> {
   const clients = new Map<string, SocialProviderClient>()
   for (const connection of connections) {
     const factory = SOCIAL_CLIENT_FACTORIES[connection.type] as SocialClientFactory
-    clients.set(connection.id, factory(connection, urls, now))
+    clients.set(connection.id, factory(connection, urlsOf(connection.id), now))
   }
   return clients
 }

@@ -22,7 +22,7 @@ const JSON_PATHS = SOCIAL_ROUTES.filter((route) => route.kind === 'json').map((r
 
 /** A stand-in accounts service: the start answers a URL and the binding cookie, the form post a 303 to `continue`, the rest JSON. */
 function socialService (request: RecordedRequest, response: ServerResponse): void {
-  if (request.url === '/auth/social/form-post') {
+  if (request.url === '/auth/social/form-post/apple') {
     response.writeHead(303, { location: 'https://signin.example.com/accounts/auth/social/continue?code=parked-1', 'content-length': 0 })
     response.end()
     return
@@ -49,9 +49,10 @@ t.test('without a connection the social calls are not proxied', async (t) => {
   const upstream = await startUpstream(t, socialService)
   const app = await buildEdge(t, { accountsUpstream: upstream.url, accountsRoutes: REFERENCE_ACCOUNTS_ROUTES })
   for (const route of SOCIAL_ROUTES) {
+    const path = route.path.replace(':provider', 'github')
     const response = route.kind === 'read'
-      ? await app.inject({ url: `/accounts/${route.path}?code=c&state=s` })
-      : await app.inject({ method: 'POST', url: `/accounts/${route.path}`, headers: route.kind === 'json' ? JSON_HEADERS : APPLE_POST, payload: route.kind === 'json' ? '{}' : 'code=c' })
+      ? await app.inject({ url: `/accounts/${path}?code=c&state=s` })
+      : await app.inject({ method: 'POST', url: `/accounts/${path}`, headers: route.kind === 'json' ? JSON_HEADERS : APPLE_POST, payload: route.kind === 'json' ? '{}' : 'code=c' })
     // A form body on a path the edge does not proxy is refused before it is read (no parser takes it there): 415.
     t.equal(response.statusCode, route.kind === 'form' ? 415 : 404, route.path)
   }
@@ -65,10 +66,10 @@ t.test('with a connection each call reaches the service, the links\' queries and
     t.equal(response.statusCode, 200, path)
     t.equal(upstream.requests.at(-1)!.url, `/${path}`)
   }
-  const callback = await app.inject({ url: '/accounts/auth/social/callback?code=c-1&state=s-1' })
+  const callback = await app.inject({ url: '/accounts/auth/social/callback/github?code=c-1&state=s-1' })
   t.equal(callback.statusCode, 303)
   t.equal(callback.headers.location, 'https://signin.example.com/?social=github&id=single-use&login=1')
-  t.equal(upstream.requests.at(-1)!.url, '/auth/social/callback?code=c-1&state=s-1', 'the provider\'s answer is in the query')
+  t.equal(upstream.requests.at(-1)!.url, '/auth/social/callback/github?code=c-1&state=s-1', 'the provider\'s answer is in the query')
   const continued = await app.inject({ url: '/accounts/auth/social/continue?code=parked-1' })
   t.equal(continued.statusCode, 303)
 })
@@ -85,16 +86,16 @@ t.test('attack: a JSON call from another site never reaches the service; Apple\'
   t.equal(upstream.requests.length, 0)
 
   const body = 'code=c-apple&state=s-apple&id_token=a.b.c&user=%7B%22name%22%3A%7B%22firstName%22%3A%22Ada%22%7D%7D'
-  const posted = await app.inject({ method: 'POST', url: '/accounts/auth/social/form-post', headers: { ...APPLE_POST, host }, payload: body })
+  const posted = await app.inject({ method: 'POST', url: '/accounts/auth/social/form-post/apple', headers: { ...APPLE_POST, host }, payload: body })
   t.equal(posted.statusCode, 303, 'handed over')
   t.equal(posted.headers.location, 'https://signin.example.com/accounts/auth/social/continue?code=parked-1')
   t.equal(upstream.requests.length, 1)
   t.equal(upstream.requests[0]!.body.toString('utf8'), body, 'byte for byte')
   t.equal(upstream.requests[0]!.headers['content-type'], 'application/x-www-form-urlencoded')
 
-  const asJson = await app.inject({ method: 'POST', url: '/accounts/auth/social/form-post', headers: { ...APPLE_POST, host, 'content-type': 'application/json' }, payload: '{}' })
+  const asJson = await app.inject({ method: 'POST', url: '/accounts/auth/social/form-post/apple', headers: { ...APPLE_POST, host, 'content-type': 'application/json' }, payload: '{}' })
   t.equal(asJson.statusCode, 415, 'the form post takes a form only')
-  const read = await app.inject({ method: 'GET', url: '/accounts/auth/social/form-post' })
+  const read = await app.inject({ method: 'GET', url: '/accounts/auth/social/form-post/apple' })
   t.equal(read.statusCode, 405)
 })
 
@@ -114,7 +115,7 @@ t.test('the social_state cookie passes both ways, and only to the calls that rea
   for (const path of ['auth/login/social', 'v2/auth/login', 'account/social/link/start', 'account/social/link']) {
     t.ok((await cookiesAt(post(path))).includes('social_state'), `${path} reads it`)
   }
-  t.ok((await cookiesAt(async () => await app.inject({ url: '/accounts/auth/social/callback?code=c&state=s', headers: { cookie } }))).includes('social_state'), 'the callback reads it')
+  t.ok((await cookiesAt(async () => await app.inject({ url: '/accounts/auth/social/callback/github?code=c&state=s', headers: { cookie } }))).includes('social_state'), 'the callback reads it')
   t.ok((await cookiesAt(async () => await app.inject({ url: '/accounts/auth/social/continue?code=c', headers: { cookie } }))).includes('social_state'), 'the hand-over reads it')
   for (const path of ['v2/login', 'register', 'account/social/unlink']) {
     const names = await cookiesAt(post(path))
@@ -147,7 +148,7 @@ t.test('the start is counted against the per-address allowance, as the SSO start
   const sso = await app.inject({ method: 'POST', url: '/accounts/auth/login/sso', headers: { ...JSON_HEADERS, 'x-forwarded-for': '198.51.100.8' }, payload: '{}' })
   t.equal(sso.statusCode, 200)
   t.equal((await start('198.51.100.8')).statusCode, 429, 'one allowance for the sign-in starts and the other calls')
-  const callback = await app.inject({ url: '/accounts/auth/social/callback?code=c&state=s', headers: { 'x-forwarded-for': '198.51.100.7' } })
+  const callback = await app.inject({ url: '/accounts/auth/social/callback/github?code=c&state=s', headers: { 'x-forwarded-for': '198.51.100.7' } })
   t.equal(callback.statusCode, 303, 'the provider\'s return, a link, is not counted')
 })
 
@@ -160,7 +161,7 @@ t.test('behind ACCOUNTS_URL the connections need no secret, and the calls go to 
   const start = await app.inject({ method: 'POST', url: '/accounts/auth/login/social', headers: JSON_HEADERS, payload: '{"provider":"apple"}' })
   t.equal(start.statusCode, 200)
   t.equal(upstream.requests.at(-1)!.url, '/auth/login/social')
-  const posted = await app.inject({ method: 'POST', url: '/accounts/auth/social/form-post', headers: APPLE_POST, payload: 'code=c&state=s' })
+  const posted = await app.inject({ method: 'POST', url: '/accounts/auth/social/form-post/apple', headers: APPLE_POST, payload: 'code=c&state=s' })
   t.equal(posted.statusCode, 303)
 })
 
@@ -179,4 +180,14 @@ t.test('a social completion is counted as a sign-in of its own method, one label
   t.match(text, /threshold_sign_ins_total\{method="social",outcome="success"\} 1/)
   t.match(text, /threshold_sign_ins_total\{method="social",outcome="refused"\} 2/)
   t.notMatch(text, /made-up|github/, 'no provider a body names becomes a label')
+})
+
+t.test('each connection\'s return address is counted under one route label, whatever id a request names', async (t) => {
+  const { app } = await socialEdge(t, { METRICS_PORT: '0' })
+  for (const provider of ['github', 'made-up-1', 'made-up-2']) {
+    t.equal((await app.inject({ url: `/accounts/auth/social/callback/${provider}?code=c&state=s` })).statusCode, 303, provider)
+  }
+  const text = await app.metrics!.registry.metrics()
+  t.match(text, /threshold_http_requests_total\{route="accounts\/auth\/social\/callback\/:provider",method="GET",status="303"\} 3/)
+  t.notMatch(text, /made-up/, 'no id a request names becomes a label')
 })

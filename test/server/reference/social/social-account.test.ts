@@ -1,5 +1,5 @@
 import t from 'tap'
-import { LAST_WAY_IN_REASON } from '../../../../server/reference/social/social-account.js'
+import { LAST_WAY_IN_REASON } from '../../../../common/social/social-answers.js'
 import { accountsLinkOf, waitForEmail } from '../../../fixtures/emails/outbox.js'
 import { GOOD_PASSWORD } from '../../../fixtures/servers/reference.js'
 import { OAUTH2_PROVIDER, OIDC_PROVIDER, startSocialStack, type SocialStack } from '../../../fixtures/social/social-stack.js'

@@ -171,6 +171,48 @@ t.test('attacks on the return: a replayed state, a reused code, no cookie, anoth
   t.notOk(again.body.auth)
 })
 
+t.test('an OpenID Connect answer naming another issuer (RFC 9207 iss, a mix-up) is refused', async (t) => {
+  const stack = await startSocialStack(t)
+  stack.oidc.users.set('isa', { email: 'isa@example.test', email_verified: true })
+  const browser = new TestBrowser()
+  const answer = new URL(await stack.oidc.signIn(browser, await stack.socialUrl(browser, OIDC_PROVIDER), 'isa'))
+  answer.searchParams.set('iss', 'https://github.com')
+  const landing = await stack.returnToPage(browser, answer.href)
+  t.notOk(landing.params.has('id'))
+  t.match(landing.params.get('error'), /answer of GitLab could not be verified/)
+})
+
+t.test('a malformed userinfo answer is refused, and the log never quotes it (it may hold the visitor\'s address)', async (t) => {
+  const stack = await startSocialStack(t)
+  // A short body is quoted whole by JSON.parse's error: here, the address alone.
+  stack.oauth2.rawUserinfo.set('rae', '<rae@ex.io>')
+  const browser = new TestBrowser()
+  const landing = await stack.oauth2Leg(browser, await stack.socialUrl(browser, OAUTH2_PROVIDER), 'rae')
+  t.notOk(landing.params.has('id'))
+  t.match(landing.params.get('error'), /could not be verified/)
+  t.notMatch(stack.logs.join('\n'), /rae@ex\.io/, 'the body is in no log line')
+})
+
+t.test('a request that only knows a victim\'s state (no cookie, or another browser\'s) spends nothing: the victim still signs in', async (t) => {
+  const stack = await startSocialStack(t)
+  stack.oauth2.users.set('uma', { sub: 'uma', email: 'uma@example.test', email_verified: true })
+  const victim = new TestBrowser()
+  const stranger = new TestBrowser()
+  await stack.socialUrl(stranger, OAUTH2_PROVIDER)
+  const answer = await stack.oauth2.approve(await stack.socialUrl(victim, OAUTH2_PROVIDER), 'uma')
+  const exchangesBefore = stack.oauth2.exchanges.count
+  for (const browser of [new TestBrowser(), stranger]) {
+    // The victim's state, with a made-up code: as a leaked or guessed state would be used to cancel her sign-in.
+    const forged = new URL(answer)
+    forged.searchParams.set('code', 'made-up')
+    t.notOk((await stack.returnToPage(browser, forged.href)).params.has('id'))
+  }
+  t.equal(stack.oauth2.exchanges.count, exchangesBefore, 'nothing was exchanged')
+  const landing = await stack.returnToPage(victim, answer)
+  t.ok(landing.params.has('id'), 'the victim\'s sign-in was still there')
+  t.equal((await stack.complete(victim, landing)).status, 200)
+})
+
 t.test('a return for a provider no longer configured is refused', async (t) => {
   const stack = await startSocialStack(t)
   stack.oidc.users.set('nia', { email: 'nia@example.test', email_verified: true })
@@ -180,10 +222,19 @@ t.test('a return for a provider no longer configured is refused', async (t) => {
   const state = new URL(url).searchParams.get('state')!
   const transaction = await stack.services.store.takeSsoTransaction(state, Date.now())
   await stack.services.store.insertSsoTransaction({ ...transaction!, connectionDomain: 'retired' })
-  const landing = await stack.oidcLeg(browser, url, 'nia')
+  // Its answer, on the retired connection's own address (as its provider was told): no connection answers there.
+  const answer = new URL(await stack.oidc.signIn(browser, url, 'nia'))
+  answer.pathname = answer.pathname.replace(/\/gitlab$/, '/retired')
+  const landing = await stack.returnToPage(browser, answer.href)
   t.notOk(landing.params.has('id'))
-  t.match(landing.params.get('error'), /no longer available/)
-  t.equal(stack.lastRefusal(), 'the connection is no longer configured')
+  t.match(landing.params.get('error'), /provider is not configured/)
+  t.equal(stack.lastRefusal(), 'no such connection answers on the callback')
+  // On the address of the connection still configured, it is another connection's sign-in.
+  const elsewhere = new URL(await stack.oidc.signIn(browser, await stack.socialUrl(browser, OIDC_PROVIDER), 'nia'))
+  const retired = await stack.services.store.takeSsoTransaction(elsewhere.searchParams.get('state')!, Date.now())
+  await stack.services.store.insertSsoTransaction({ ...retired!, connectionDomain: 'retired' })
+  t.notOk((await stack.returnToPage(browser, elsewhere.href)).params.has('id'))
+  t.equal(stack.lastRefusal(), 'an answer for another connection\'s sign-in')
 })
 
 t.test('the start refuses an unknown provider and a malformed body (400), and an unreachable one (502)', async (t) => {

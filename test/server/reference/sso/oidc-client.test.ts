@@ -102,6 +102,15 @@ t.test('OIDC single sign-on, with a real provider, through the edge', { skip: op
     expectRefusedLanding(t, await stack.returnToPage(victim, attackersCallback), /not started in this browser/, /state cookie of another browser/)
   })
 
+  t.test('a callback followed in another browser that has a state cookie of its own takes nothing: the rightful browser still signs in', async (t) => {
+    const browser = new TestBrowser()
+    const callback = await stack.oidc.signIn(browser, await startOidc(browser, 'walter'), 'walter')
+    const stranger = new TestBrowser()
+    await startOidc(stranger, 'stranger')
+    expectRefusedLanding(t, await stack.returnToPage(stranger, callback), /not started in this browser/, /state cookie of another browser/)
+    t.equal((await stack.returnToPage(browser, callback)).params.get('email'), `walter@${OIDC_DOMAIN}`, 'his sign-in was still there')
+  })
+
   t.test('a callback is used once: following it again is refused', async (t) => {
     const browser = new TestBrowser()
     const callback = await stack.oidc.signIn(browser, await startOidc(browser, 'bob'), 'bob')

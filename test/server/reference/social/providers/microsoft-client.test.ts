@@ -135,6 +135,25 @@ t.test('Microsoft\'s identity platform against a stand-in with two tenants and p
     t.equal(microsoft.refusals.at(-1), 'invalid client secret')
   })
 
+  t.test('an answer naming another issuer (RFC 9207 iss, a mix-up) is refused before its code is sent anywhere', async (t) => {
+    for (const iss of ['https://github.com', `${microsoft.authority}/common/v2.0`, `${microsoft.authority}/{tenantid}/v2.0`, `${microsoft.issuerOf(microsoft.tenants.contoso)}/x`]) {
+      const { url, secrets } = await common.begin()
+      const answer = await microsoft.authorize(url, 'ada')
+      const relayed = new URLSearchParams(answer)
+      relayed.set('iss', iss)
+      await t.rejects(common.finish(relayed, secrets), /names another issuer/, iss)
+      t.equal((await common.finish(answer, secrets)).email, 'ada@contoso.example', `${iss}: the code was never exchanged`)
+    }
+    const { url, secrets } = await common.begin()
+    const answer = await microsoft.authorize(url, 'ada')
+    answer.set('iss', microsoft.issuerOf(microsoft.tenants.fabrikam))
+    await t.rejects(common.finish(answer, secrets), /name other issuers/, 'another tenant\'s issuer than the token\'s')
+    const own = await common.begin()
+    const ownAnswer = await microsoft.authorize(own.url, 'ada')
+    ownAnswer.set('iss', microsoft.issuerOf(microsoft.tenants.contoso))
+    t.equal((await common.finish(ownAnswer, own.secrets)).email, 'ada@contoso.example', 'its own tenant\'s issuer is taken')
+  })
+
   t.test('an answer with another state, or the visitor\'s refusal, is an error', async (t) => {
     const { url, secrets } = await common.begin()
     const answer = await microsoft.authorize(url, 'ada')

@@ -3,7 +3,7 @@ import t from 'tap'
 import { socialClients } from '../../../../../server/reference/social/providers/social-clients.js'
 import { parseSocialConnections } from '../../../../../server/shared/social/social-connections.js'
 
-const URLS = { callback: 'https://signin.example.test/accounts/auth/social/callback', formPost: 'https://signin.example.test/accounts/auth/social/form-post' }
+const URLS = (id: string) => ({ callback: `https://signin.example.test/accounts/auth/social/callback/${id}`, formPost: `https://signin.example.test/accounts/auth/social/form-post/${id}` })
 
 t.test('each connection gets the client of its type, by its id', async (t) => {
   const connections = parseSocialConnections(JSON.stringify([
@@ -15,7 +15,7 @@ t.test('each connection gets the client of its type, by its id', async (t) => {
   const begun = await clients.get('forge')!.begin()
   const url = new URL(begun.url)
   t.equal(url.origin + url.pathname, 'https://forge.test/a')
-  t.equal(url.searchParams.get('redirect_uri'), URLS.callback)
+  t.equal(url.searchParams.get('redirect_uri'), URLS('forge').callback, 'its own return address')
   t.equal(url.searchParams.get('state'), begun.secrets.state)
   t.equal(begun.secrets.nonce, null, 'no nonce without an ID token')
 })
@@ -31,8 +31,8 @@ t.test('Apple, Microsoft and GitHub connections get their own clients', async (t
   t.same([...clients.keys()], ['apple', 'microsoft', 'github'])
   const apple = new URL((await clients.get('apple')!.begin()).url)
   t.equal(apple.origin + apple.pathname, 'https://appleid.apple.com/auth/authorize')
-  t.equal(apple.searchParams.get('redirect_uri'), URLS.formPost, 'Apple posts its answer back')
+  t.equal(apple.searchParams.get('redirect_uri'), URLS('apple').formPost, 'Apple posts its answer back, to its own address')
   const github = new URL((await clients.get('github')!.begin()).url)
   t.equal(github.origin + github.pathname, 'https://github.com/login/oauth/authorize')
-  t.equal(github.searchParams.get('redirect_uri'), URLS.callback)
+  t.equal(github.searchParams.get('redirect_uri'), URLS('github').callback)
 })
