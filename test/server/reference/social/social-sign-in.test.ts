@@ -269,3 +269,22 @@ t.test('the second factor applies: an organisation that requires one is asked fo
   t.notOk(answer.body.auth, 'no token before the second factor')
   t.ok(Object.keys(answer.body).some((key) => key.startsWith('second_factor')), `the second factor's step (${Object.keys(answer.body).join(', ')})`)
 })
+
+t.test('an address whose domain must sign in with single sign-on (a required SSO connection) is refused, and no account is made for it', async (t) => {
+  const stack = await startSocialStack(t, {
+    env: { SSO_CONNECTIONS: JSON.stringify([{ domain: 'only-sso.test', type: 'oidc', issuer: 'https://idp.only-sso.test', client_id: 'c', client_secret: 's', required: true }]) }
+  })
+  stack.oidc.users.set('ann', { email: 'ann@only-sso.test', email_verified: true })
+  const browser = new TestBrowser()
+  const refused = await stack.complete(browser, await oidcLanding(stack, browser, 'ann'))
+  t.equal(refused.status, 403)
+  t.equal(refused.body.sso_required, true)
+  t.match(refused.body.error, /single sign-on/)
+  t.equal(refused.body.auth, undefined, 'no session')
+  t.equal(await stack.services.store.findAccountByEmail('ann@only-sso.test'), null, 'no account made')
+  t.ok(stack.auditEvents().some((entry) => entry.audit === 'sso.required-refused'))
+
+  stack.oidc.users.set('bo', { email: 'bo@example.test', email_verified: true })
+  const other = new TestBrowser()
+  t.equal((await stack.complete(other, await oidcLanding(stack, other, 'bo'))).status, 200, 'another domain signs in')
+})
