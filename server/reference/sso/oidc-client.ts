@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client'
+import { verifiedClaims } from '../relying-party/code-grant.js'
 import { OidcDiscovery } from '../relying-party/oidc-discovery.js'
 import type { AssertedIdentity } from './asserted-identity.js'
 import type { OidcConnection } from './connections.js'
@@ -56,19 +57,9 @@ export class OidcClient {
    * same subject.
    */
   async finish (callbackQuery: string, secrets: OidcRequestSecrets): Promise<AssertedIdentity> {
-    const configuration = await this.configuration()
-    const tokens = await oidc.authorizationCodeGrant(configuration, new URL(`${this.redirectUri}?${callbackQuery}`), {
-      pkceCodeVerifier: secrets.codeVerifier,
-      expectedState: secrets.state,
-      expectedNonce: secrets.nonce,
-      idTokenExpected: true
-    })
-    const claims = tokens.claims()
-    if (claims === undefined) throw new Error('the provider returned no ID token')
-    let source: Record<string, unknown> = claims
-    if (typeof claims.email !== 'string') source = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)
+    const { subject, claims: source } = await verifiedClaims(await this.configuration(), new URL(`${this.redirectUri}?${callbackQuery}`), secrets)
     return {
-      subject: claims.sub,
+      subject,
       email: typeof source.email === 'string' ? source.email : null,
       emailVerified: typeof source.email_verified === 'boolean' ? source.email_verified : null
     }

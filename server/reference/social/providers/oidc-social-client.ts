@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client'
 import type { OidcSocialConnection } from '../../../shared/social/social-connections.js'
+import { verifiedClaims } from '../../relying-party/code-grant.js'
 import { OidcDiscovery } from '../../relying-party/oidc-discovery.js'
 import type { SocialClientFactory, SocialIdentity } from '../social-identity.js'
 
@@ -37,19 +38,9 @@ export const oidcSocialClient: SocialClientFactory<OidcSocialConnection> = (conn
 
     async finish (answer, secrets): Promise<SocialIdentity> {
       if (secrets.nonce === null) throw new Error('an OpenID Connect request always has a nonce')
-      const configuration = await discovery.configuration()
-      const tokens = await oidc.authorizationCodeGrant(configuration, new URL(`${urls.callback}?${answer.toString()}`), {
-        pkceCodeVerifier: secrets.codeVerifier,
-        expectedState: secrets.state,
-        expectedNonce: secrets.nonce,
-        idTokenExpected: true
-      })
-      const claims = tokens.claims()
-      if (claims === undefined) throw new Error('the provider returned no ID token')
-      let source: Record<string, unknown> = claims
-      if (typeof claims.email !== 'string') source = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)
+      const { subject, claims: source } = await verifiedClaims(await discovery.configuration(), new URL(`${urls.callback}?${answer.toString()}`), { ...secrets, nonce: secrets.nonce })
       return {
-        subject: claims.sub,
+        subject,
         email: textClaim(source, 'email'),
         emailVerified: source.email_verified === true,
         firstName: textClaim(source, 'given_name'),
