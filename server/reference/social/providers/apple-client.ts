@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client'
 import type { AppleConnection } from '../../../shared/social/social-connections.js'
+import { authorizationRequest } from './authorization-request.js'
 import type { SocialClientFactory, SocialIdentity } from '../social-identity.js'
 import { appleClientSecrets } from './apple-client-secret.js'
 import { appleNameOf } from './apple-user-field.js'
@@ -54,18 +55,7 @@ export const appleClient: SocialClientFactory<AppleConnection> = (connection, ur
 
   return {
     async begin () {
-      const secrets = { state: oidc.randomState(), codeVerifier: oidc.randomPKCECodeVerifier(), nonce: oidc.randomNonce() }
-      const url = oidc.buildAuthorizationUrl(configuration, {
-        redirect_uri: urls.formPost,
-        response_type: 'code',
-        response_mode: 'form_post',
-        scope: APPLE_SCOPE,
-        state: secrets.state,
-        nonce: secrets.nonce,
-        code_challenge: await oidc.calculatePKCECodeChallenge(secrets.codeVerifier),
-        code_challenge_method: 'S256'
-      })
-      return { url: url.href, secrets }
+      return await authorizationRequest(configuration, { redirect_uri: urls.formPost, response_mode: 'form_post', scope: APPLE_SCOPE }, true)
     },
 
     async finish (answer, secrets): Promise<SocialIdentity> {

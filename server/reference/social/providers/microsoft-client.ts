@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose'
 import * as oidc from 'openid-client'
 import type { MicrosoftConnection } from '../../../shared/social/social-connections.js'
+import { authorizationRequest } from './authorization-request.js'
 import type { SocialClientFactory, SocialIdentity } from '../social-identity.js'
 import { checkAnswerIssuer, checkDiscoveredIssuer, checkTokenTenant, microsoftEmailVerified } from './microsoft-tenants.js'
 import { authorizationCodeOf, quotedErrorCode } from './provider-answer.js'
@@ -94,18 +95,7 @@ export const microsoftClient: SocialClientFactory<MicrosoftConnection> = (connec
   return {
     async begin () {
       const { configuration } = await discovery()
-      const secrets = { state: oidc.randomState(), codeVerifier: oidc.randomPKCECodeVerifier(), nonce: oidc.randomNonce() }
-      const url = oidc.buildAuthorizationUrl(configuration, {
-        redirect_uri: urls.callback,
-        response_type: 'code',
-        response_mode: 'query',
-        scope: MICROSOFT_SCOPE,
-        state: secrets.state,
-        nonce: secrets.nonce,
-        code_challenge: await oidc.calculatePKCECodeChallenge(secrets.codeVerifier),
-        code_challenge_method: 'S256'
-      })
-      return { url: url.href, secrets }
+      return await authorizationRequest(configuration, { redirect_uri: urls.callback, response_mode: 'query', scope: MICROSOFT_SCOPE }, true)
     },
 
     async finish (answer, secrets): Promise<SocialIdentity> {

@@ -1,6 +1,7 @@
 import * as oidc from 'openid-client'
 import type { OAuth2SocialConnection } from '../../../shared/social/social-connections.js'
 import { OIDC_TIMEOUT_SECONDS } from '../../relying-party/oidc-discovery.js'
+import { authorizationRequest } from './authorization-request.js'
 import type { SocialClientFactory, SocialIdentity } from '../social-identity.js'
 import { textClaim } from './oidc-social-client.js'
 
@@ -59,16 +60,7 @@ export const oauth2SocialClient: SocialClientFactory<OAuth2SocialConnection> = (
   if (insecure) oidc.allowInsecureRequests(configuration)
   return {
     async begin () {
-      const secrets = { state: oidc.randomState(), codeVerifier: oidc.randomPKCECodeVerifier(), nonce: null }
-      const url = oidc.buildAuthorizationUrl(configuration, {
-        redirect_uri: urls.callback,
-        response_type: 'code',
-        scope: connection.scope,
-        code_challenge: await oidc.calculatePKCECodeChallenge(secrets.codeVerifier),
-        code_challenge_method: 'S256',
-        state: secrets.state
-      })
-      return { url: url.href, secrets }
+      return await authorizationRequest(configuration, { redirect_uri: urls.callback, scope: connection.scope }, false)
     },
 
     async finish (answer, secrets): Promise<SocialIdentity> {

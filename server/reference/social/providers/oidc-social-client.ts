@@ -1,7 +1,7 @@
-import * as oidc from 'openid-client'
 import type { OidcSocialConnection } from '../../../shared/social/social-connections.js'
 import { verifiedClaims } from '../../relying-party/code-grant.js'
 import { OidcDiscovery } from '../../relying-party/oidc-discovery.js'
+import { authorizationRequest } from './authorization-request.js'
 import type { SocialClientFactory, SocialIdentity } from '../social-identity.js'
 
 /** A claim as text, or null when absent or not text. */
@@ -23,17 +23,7 @@ export const oidcSocialClient: SocialClientFactory<OidcSocialConnection> = (conn
   return {
     async begin () {
       const configuration = await discovery.configuration()
-      const secrets = { state: oidc.randomState(), codeVerifier: oidc.randomPKCECodeVerifier(), nonce: oidc.randomNonce() }
-      const url = oidc.buildAuthorizationUrl(configuration, {
-        redirect_uri: urls.callback,
-        response_type: 'code',
-        scope: connection.scope,
-        code_challenge: await oidc.calculatePKCECodeChallenge(secrets.codeVerifier),
-        code_challenge_method: 'S256',
-        state: secrets.state,
-        nonce: secrets.nonce
-      })
-      return { url: url.href, secrets }
+      return await authorizationRequest(configuration, { redirect_uri: urls.callback, scope: connection.scope }, true)
     },
 
     async finish (answer, secrets): Promise<SocialIdentity> {
