@@ -105,7 +105,8 @@ export function LoginView ({ form, email, methods, submission, verificationLink,
           <span className='support'>
             <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
             {/* Without scripts the address stays, to select and copy by hand: no note needed. */}
-            <NeedsScript><LazyPart><SupportAddressCopy address={supportEmail} /></LazyPart></NeedsScript>
+            {/* Its box held while the chunk loads, should React render it before (an update during hydration): nothing moves. */}
+            <NeedsScript><LazyPart fallback={<span className='copy-button' aria-hidden='true'><svg width='16' height='16' /></span>}><SupportAddressCopy address={supportEmail} /></LazyPart></NeedsScript>
           </span>
         </nav>
       )}
