@@ -100,7 +100,35 @@ export async function moveClientSourceMaps () {
 }
 
 /**
- * Fills the HTML template with the entry's stylesheet, script and preloads.
+ * Each view's module (client/SignInPage.tsx viewParts), whose chunks the page of that view loads
+ * before it hydrates: the edge names them in the page (server/edge/page/view-preloads.ts reads the list).
+ */
+const VIEW_MODULES = {
+  login: 'client/sign-in/LoginView.tsx',
+  register: 'client/registration/RegisterView.tsx',
+  resetPassword: 'client/password-reset/ResetPasswordView.tsx',
+  setPassword: 'client/password-reset/SetPasswordView.tsx',
+  account: 'client/account/AccountView.tsx'
+}
+
+/**
+ * The chunks `path` imports statically, itself included, and what those import in turn.
+ * @param {Metafile} metafile
+ * @param {string} path
+ * @param {Set<string>} seen
+ */
+function staticImports (metafile, path, seen = new Set()) {
+  if (seen.has(path)) return seen
+  seen.add(path)
+  for (const imported of metafile.outputs[path]?.imports ?? []) {
+    if (imported.kind === 'import-statement' && !imported.external) staticImports(metafile, imported.path, seen)
+  }
+  return seen
+}
+
+/**
+ * Fills the HTML template with the entry's stylesheet, script and preloads, and the slot for the
+ * rendered view's own, whose URLs go to view-preloads.json beside it.
  * @param {Metafile} metafile
  */
 export async function writeIndexHtml (metafile) {
@@ -126,11 +154,22 @@ export async function writeIndexHtml (metafile) {
       `<link rel="icon" href="/assets/${faviconName}" type="image/svg+xml">`,
       stylesheet,
       ...preloads,
+      '<!--THRESHOLD:VIEW-PRELOAD-->',
       `<script type="module" nonce="__THRESHOLD_NONCE__" src="${toUrl(entryPath)}"></script>`
     ].filter(Boolean).join('\n    '))
     // The template's comments are for its readers, not for every page view; the edge's slots (<!--THRESHOLD:…-->) stay.
     .replace(/\n\s*<!--(?!THRESHOLD:)[\s\S]*?-->/g, '')
   await writeFile(join(publicDir, 'index.html'), html)
+
+  const firstLoad = staticImports(metafile, entryPath)
+  /** @type {Record<string, string[]>} */
+  const viewPreloads = {}
+  for (const [view, module] of Object.entries(VIEW_MODULES)) {
+    const chunk = outputs.find(([, output]) => output.entryPoint === module)
+    if (chunk === undefined) throw new Error(`build: the ${view} view (${module}) produced no chunk of its own`)
+    viewPreloads[view] = [...staticImports(metafile, chunk[0])].filter((path) => !firstLoad.has(path)).map(toUrl)
+  }
+  await writeFile(join(publicDir, 'view-preloads.json'), JSON.stringify(viewPreloads))
 }
 
 /**

@@ -14,7 +14,7 @@ import { parsePageParams } from './page/page-params.js'
 import { usePageHostname } from './page/page-address.js'
 import { BackgroundVideo } from './brand/BackgroundVideo.js'
 import { FORM_NOTICE_ID, type SignInMethods, type SsoDiscovered } from './page/form-view-props.js'
-import { LoginView } from './sign-in/LoginView.js'
+import type { LoginViewProps } from './sign-in/LoginView.js'
 import type { RegisterViewProps } from './registration/RegisterView.js'
 import type { AccountViewProps } from './account/AccountView.js'
 import type { ResetPasswordViewProps } from './password-reset/ResetPasswordView.js'
@@ -47,28 +47,26 @@ export const discoveryParts: { SsoDiscoveryWatch: ComponentType<SsoDiscoveryWatc
 const BreachedPasswordNotice = lazyChunk(async () => (await import('./breached-passwords/BreachedPasswordNotice.js')).withItsTexts())
 
 /**
- * The account view (`?view=account`): a chunk of its own, with its texts, so that the login view's
- * first load carries only this import. The server renders it as it is (client/server-render.tsx puts
- * it here before rendering), and the page keeps that HTML until the chunk is here (LazyPart's Suspense).
+ * Each view's component, a chunk of its own (with its hook, calls and, for the account view, its texts),
+ * so that a page's first load carries the view it opens on and no other (docs/performance.md, "The
+ * first load's budget"). The page loads the opening view's chunk before it hydrates
+ * (client/start-page.tsx), which the HTML names for the browser to fetch beside the entry
+ * (build/client.mjs writes which chunk each view needs); a view opened later keeps its
+ * LazyPart's spinner until its chunk is here. The server renders them as they are
+ * (client/server-render.tsx puts them here).
  */
-export const accountViewParts: { AccountView: ComponentType<AccountViewProps> } = {
-  AccountView: lazyChunk(async () => (await import('./account/AccountView.js')).withItsTexts())
-}
-
-/**
- * The views the login view never needs at first (registration and the password reset's two), each a chunk
- * of its own with its hook and call (the first-load budget). The server renders them as they are
- * (client/server-render.tsx puts them here), and a page that opens on one keeps that HTML until its chunk
- * is here (LazyPart's Suspense).
- */
-export const laterViewParts: {
-  RegisterView: ComponentType<RegisterViewProps>
-  ResetPasswordView: ComponentType<ResetPasswordViewProps>
-  SetPasswordView: ComponentType<SetPasswordViewProps>
+export const viewParts: {
+  login: ComponentType<LoginViewProps>
+  register: ComponentType<RegisterViewProps>
+  resetPassword: ComponentType<ResetPasswordViewProps>
+  setPassword: ComponentType<SetPasswordViewProps>
+  account: ComponentType<AccountViewProps>
 } = {
-  RegisterView: lazyChunk(() => import('./registration/RegisterView.js')),
-  ResetPasswordView: lazyChunk(() => import('./password-reset/ResetPasswordView.js')),
-  SetPasswordView: lazyChunk(() => import('./password-reset/SetPasswordView.js'))
+  login: lazyChunk(async () => ({ default: (await import('./sign-in/LoginView.js')).LoginView })),
+  register: lazyChunk(() => import('./registration/RegisterView.js')),
+  resetPassword: lazyChunk(() => import('./password-reset/ResetPasswordView.js')),
+  setPassword: lazyChunk(() => import('./password-reset/SetPasswordView.js')),
+  account: lazyChunk(async () => (await import('./account/AccountView.js')).withItsTexts())
 }
 
 /**
@@ -200,28 +198,30 @@ export function SignInPage ({ config, formState = null }: { config: RuntimeConfi
             </LazyPart>
           )}
           {view === 'login' && !stepShown && (
-            <LoginView form={form} email={email} methods={methods('login')} submission={flows.login} verificationLink={flows.verificationLink}
-              supportEmail={config.supportEmail} passkey={{
-                offered: passkeys.offered,
-                signingIn: passkeys.signingIn,
-                onStart: () => { void passkeys.startModal() },
-                onPasswordTyped: passkeys.onPasswordTyped
-              }} />
+            <LazyPart fallback={<Spinner />}>
+              <viewParts.login form={form} email={email} methods={methods('login')} submission={flows.login} verificationLink={flows.verificationLink}
+                supportEmail={config.supportEmail} passkey={{
+                  offered: passkeys.offered,
+                  signingIn: passkeys.signingIn,
+                  onStart: () => { void passkeys.startModal() },
+                  onPasswordTyped: passkeys.onPasswordTyped
+                }} />
+            </LazyPart>
           )}
           {view === 'register' && !stepShown && (
             <LazyPart fallback={<Spinner />}>
-              <laterViewParts.RegisterView form={form} email={email} methods={methods('register')} page={page} passwordMinLength={config.passwordMinLength} />
+              <viewParts.register form={form} email={email} methods={methods('register')} page={page} passwordMinLength={config.passwordMinLength} />
             </LazyPart>
           )}
-          {view === 'resetPassword' && <LazyPart fallback={<Spinner />}><laterViewParts.ResetPasswordView form={form} email={email} page={page} /></LazyPart>}
+          {view === 'resetPassword' && <LazyPart fallback={<Spinner />}><viewParts.resetPassword form={form} email={email} page={page} /></LazyPart>}
           {view === 'account' && (
             <LazyPart>
-              <accountViewParts.AccountView config={config} page={page} />
+              <viewParts.account config={config} page={page} />
             </LazyPart>
           )}
           {view === 'setPassword' && (
             <LazyPart fallback={<Spinner />}>
-              <laterViewParts.SetPasswordView form={form} page={page} passwordMinLength={config.passwordMinLength} />
+              <viewParts.setPassword form={form} page={page} passwordMinLength={config.passwordMinLength} />
             </LazyPart>
           )}
           {config.ssoDiscovery && !page.localMode && (view === 'login' || view === 'register') && <LazyPart fallback={null}><discoveryParts.SsoDiscoveryWatch email={page.email} onAnswer={setDiscovered} /></LazyPart>}

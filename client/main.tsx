@@ -1,4 +1,4 @@
 import { startPage } from './start-page.js'
 import './styles.css'
 
-startPage()
+void startPage()

@@ -10,12 +10,12 @@ import { PageAddressContext } from './page/page-address.js'
 import { parsePageParams } from './page/page-params.js'
 import SecondFactorSteps from './second-factor/SecondFactorSteps.js'
 import VerificationLinkButton from './registration/VerificationLinkButton.js'
-import { loginViewParts } from './sign-in/LoginView.js'
+import { LoginView, loginViewParts } from './sign-in/LoginView.js'
 import SupportAddressCopy from './sign-in/SupportAddressCopy.js'
 import { socialParts } from './sign-in/AlternativeMethods.js'
 import SocialButtons from './social/SocialButtons.js'
 import { SsoDiscoveryWatch } from './sso/SsoDiscovery.js'
-import { accountViewParts, discoveryParts, emailCodeParts, laterViewParts, returnParts, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { discoveryParts, emailCodeParts, returnParts, SecondFactorStepsContext, SignInPage, viewParts } from './SignInPage.js'
 import ReturnCompletion from './page/ReturnCompletion.js'
 import RegisterView from './registration/RegisterView.js'
 import ResetPasswordView from './password-reset/ResetPasswordView.js'
@@ -35,13 +35,14 @@ const HEADING_KEYS: Readonly<Record<View, MessageKey>> = {
   account: 'heading.account'
 }
 
-// The server has every part at hand: the verification-link button and the views of laterViewParts and the account render as they are, not as the page's lazy chunks.
+// The server has every part at hand: the verification-link button and the views of viewParts render as they are, not as the page's lazy chunks.
 loginViewParts.VerificationLinkButton = VerificationLinkButton
 loginViewParts.SupportAddressCopy = SupportAddressCopy
-accountViewParts.AccountView = AccountView
-laterViewParts.RegisterView = RegisterView
-laterViewParts.ResetPasswordView = ResetPasswordView
-laterViewParts.SetPasswordView = SetPasswordView
+viewParts.login = LoginView
+viewParts.register = RegisterView
+viewParts.resetPassword = ResetPasswordView
+viewParts.setPassword = SetPasswordView
+viewParts.account = AccountView
 emailCodeParts.EmailCodeSteps = EmailCodeSteps
 socialParts.SocialButtons = SocialButtons
 discoveryParts.SsoDiscoveryWatch = SsoDiscoveryWatch

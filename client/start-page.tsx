@@ -8,15 +8,18 @@ import { MessagesContext } from './languages/messages.js'
 import { parsePageParams } from './page/page-params.js'
 import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page/page-render.js'
 import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/page/runtime-config.js'
-import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage } from './SignInPage.js'
+import { preloadChunk } from './page/load-chunk.js'
+import './page/shared-view-modules.js'
+import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage, viewParts } from './SignInPage.js'
 
 /**
  * Starts the page from the document the edge sent (client/main.tsx; the
  * hydration tests call it on the edge's own output): reads the embedded
- * configuration, language and form post state, puts the address right, and hydrates the
- * rendered view, or renders into an empty root. The root, or null without one.
+ * configuration, language and form post state, puts the address right, loads the opening
+ * view's chunk (which the HTML preloads beside the entry), and then hydrates the rendered
+ * view in one pass, or renders into an empty root. The root, or null without one.
  */
-export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}): Root | null {
+export async function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}): Promise<Root | null> {
   const config = parseRuntimeConfig(document.getElementById(RUNTIME_CONFIG_ELEMENT_ID)?.textContent)
   // A form post's answer carries the state the server rendered; the page starts from it.
   const formState = parsePageFormState(document.getElementById(PAGE_STATE_ELEMENT_ID)?.textContent)
@@ -39,6 +42,9 @@ export function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}
 
   const root = document.getElementById('root')
   if (root === null) return null
+  // Hydrated only with the view's code here: a view that suspended would stay the server's markup, and an update before
+  // its chunk came (a transition held, an urgent one rendering it afresh) could drop what the visitor typed.
+  await preloadChunk(viewParts[formState?.view ?? params.view])
   const page = (
     <StrictMode>
       <MessagesContext.Provider value={messages}>

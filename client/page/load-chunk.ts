@@ -34,20 +34,40 @@ export async function loadChunk<T> (load: () => Promise<T>): Promise<T> {
 /** Lazy components whose chunk failed, each with the way to ask for it afresh (React.lazy keeps a rejection for good). */
 const failed = new Set<() => void>()
 
+/** Each lazy component's load, for preloadChunk. */
+const loads = new WeakMap<object, () => Promise<unknown>>()
+
 /**
  * React.lazy through loadChunk, for a part shown inside LazyPart
  * (client/components/LazyPart.tsx): when the chunk fails for good, LazyPart's
  * button calls retryFailedChunks, and the part loads again on the next render.
+ * Once preloadChunk has loaded it, the part renders at once, without suspending.
  */
 export function lazyChunk<P extends object> (load: () => Promise<{ default: ComponentType<P> }>): ComponentType<P> {
-  const fresh = (): ComponentType<P> => lazy(() => loadChunk(load).catch((error: unknown) => {
-    failed.add(() => { current = fresh() })
-    throw error
-  }))
+  let loaded: { default: ComponentType<P> } | undefined
+  const loadOnce = async () => (loaded = await loadChunk(load))
+  // React.lazy takes a module that is here already without suspending when its thenable calls back at once.
+  const fresh = (): ComponentType<P> => lazy(() => loaded !== undefined
+    ? { then: (resolve: (module: { default: ComponentType<P> }) => void) => resolve(loaded!) } as Promise<{ default: ComponentType<P> }>
+    : loadOnce().catch((error: unknown) => {
+      failed.add(() => { current = fresh() })
+      throw error
+    }))
   let current = fresh()
-  return function LazyChunk (props: P) {
+  function LazyChunk (props: P) {
     return createElement(current, props)
   }
+  loads.set(LazyChunk, loadOnce)
+  return LazyChunk
+}
+
+/**
+ * Loads a lazy component's chunk (resolves when it is here, never rejects), so that its first
+ * render does not suspend: the page hydrates its opening view only then (client/start-page.tsx).
+ * A component that is not lazy (the server renderer's, client/server-render.tsx) is here already.
+ */
+export async function preloadChunk (component: object): Promise<void> {
+  await loads.get(component)?.().catch(() => {})
 }
 
 /** Asks again for every lazy component whose chunk failed. */

@@ -5,11 +5,10 @@ import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import { useRegister, type RegisterPage } from './useRegister.js'
 import { useMessages } from '../languages/messages.js'
-import { AlternativeMethods } from '../sign-in/AlternativeMethods.js'
+import { AlternativeMethods, SsoOffer } from '../sign-in/AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods } from '../page/form-view-props.js'
 import { ViewLink } from '../page/ViewLink.js'
 import { LazyPart } from '../components/LazyPart.js'
-import { SsoOffer } from '../sign-in/LoginView.js'
 
 export interface RegisterViewProps {
   readonly form: FormState
@@ -22,7 +21,7 @@ export interface RegisterViewProps {
 
 /**
  * Registration. A chunk of its own with its hook and call (SignInPage's
- * laterViewParts), out of the login view's first load, which only links here;
+ * viewParts), out of the login view's first load, which only links here;
  * its own request's busy state joins the page's.
  */
 export default function RegisterView ({ form: pageForm, email, methods, page, passwordMinLength }: RegisterViewProps) {

@@ -18,6 +18,9 @@ export const socialParts: { SocialButtons: ComponentType<SocialButtonsProps> } =
   SocialButtons: lazyChunk(async () => (await import('../social/SocialButtons.js')).withItsTexts())
 }
 
+/** "Continue with single sign-on" where SSO_DISCOVERY found it for the address (client/sso/SsoDiscovery.tsx): only then. */
+export const SsoOffer = lazyChunk(async () => (await import('../sso/SsoDiscovery.js')).offer())
+
 /** Each button's label per view: whole sentences, since word order differs by language. */
 const LABELS: Readonly<Record<'login' | 'register', { readonly google: MessageKey, readonly sso: MessageKey, readonly emailCode: MessageKey }>> = {
   login: { google: 'methods.loginWithGoogle', sso: 'methods.loginWithSso', emailCode: 'methods.emailCode' },

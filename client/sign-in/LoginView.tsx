@@ -5,15 +5,12 @@ import { NeedsScript } from '../no-script/NeedsScript.js'
 import { PasswordField } from '../components/PasswordField.js'
 import { TextField } from '../components/TextField.js'
 import { useMessages } from '../languages/messages.js'
-import { AlternativeMethods, LastUsedMark } from './AlternativeMethods.js'
+import { AlternativeMethods, LastUsedMark, SsoOffer } from './AlternativeMethods.js'
 import { FORM_NOTICE_ID, type EmailField, type FormState, type SignInMethods, type Submission } from '../page/form-view-props.js'
 import type { VerificationLinkButtonProps, VerificationLinkOffer } from '../registration/VerificationLinkButton.js'
 import { ViewLink } from '../page/ViewLink.js'
 import { LazyPart } from '../components/LazyPart.js'
 import { lazyChunk } from '../page/load-chunk.js'
-
-/** "Continue with single sign-on" where SSO_DISCOVERY found it for the address (client/sso/SsoDiscovery.tsx): only then. */
-export const SsoOffer = lazyChunk(async () => (await import('../sso/SsoDiscovery.js')).offer())
 
 /**
  * The verification link, offered only after a sign-in finds the address unverified, and the support

@@ -53,7 +53,7 @@ async function hydrate (
   let root: Root | null = null
   try {
     await act(async () => {
-      root = startPage({ onRecoverableError: (error) => { complaints.push(`recoverable: ${String(error)}`) } })
+      root = await startPage({ onRecoverableError: (error) => { complaints.push(`recoverable: ${String(error)}`) } })
     })
     await act(async () => { await new Promise((resolve) => setTimeout(resolve, 20)) })
   } finally {

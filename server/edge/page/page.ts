@@ -1,7 +1,8 @@
 import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { OPENING_VIEWS, type Locale, type MessageKey, type Messages } from '../../../common/languages/message-catalogue.js'
-import { viewFrom } from '../../../common/page/page-query.js'
+import { viewFrom, type PageView } from '../../../common/page/page-query.js'
 import { pageNoticeFrom, type PageNotice } from '../../../common/page/page-notices.js'
 import { ACCOUNT_STATE_ELEMENT_ID, type AccountState } from '../../../common/account/account-state.js'
 import { jsonForScriptElement } from '../../../common/page/json-for-script.js'
@@ -10,6 +11,7 @@ import { serializeRuntimeConfig, type RuntimeConfig } from '../../../common/page
 import type { Theme } from '../brand/brand-config.js'
 import { styleHashSource } from '../brand/brand-style.js'
 import type { EmbeddedTexts, MessageCatalogues } from '../languages/message-catalogues.js'
+import { loadViewPreloads, NO_VIEW_PRELOADS, VIEW_PRELOAD_SLOT, type ViewPreloads } from './view-preloads.js'
 
 /** Slots that build.mjs and client/index.html leave in the page template. */
 const NONCE_SLOT = '__THRESHOLD_NONCE__'
@@ -62,7 +64,7 @@ const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, bra
 const LANG_SLOT = '__THRESHOLD_LANG__'
 const DIR_SLOT = '__THRESHOLD_DIR__'
 const MESSAGES_SLOT = '__THRESHOLD_MESSAGES__'
-const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__)/
+const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__|<!--THRESHOLD:VIEW-PRELOAD-->)/
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml (text: string): string {
@@ -125,7 +127,8 @@ export class PreparedPage {
    * (odd indexes are slot names); the configuration goes into the text pieces
    * only after the cut, so no configured text (PRODUCT_NAME…) can become a slot.
    */
-  constructor (templatePieces: readonly string[], config: RuntimeConfig, private readonly productName: string, private readonly catalogues: MessageCatalogues) {
+  constructor (templatePieces: readonly string[], config: RuntimeConfig, private readonly productName: string, private readonly catalogues: MessageCatalogues,
+    private readonly viewPreloads: ViewPreloads = NO_VIEW_PRELOADS) {
     this.passwordResetCompletion = config.passwordResetCompletion
     const configJson = serializeRuntimeConfig(config)
     // A function, so that `$'`, `$&` and the like in a configured text (PRODUCT_NAME) are not replacement patterns.
@@ -148,7 +151,9 @@ export class PreparedPage {
     const messages = this.catalogues.messages(fill.locale)
     // A refused form post is announced in the title first, as GOV.UK's pages do; the first invalid field takes focus (each view's autoFocus, as in client/sign-in/LoginView.tsx).
     const titleKey = fill.state?.notice?.kind === 'error' ? 'page.titleWithError' : 'page.title'
-    const heading = fill.rendered.heading !== '' ? fill.rendered.heading : this.unrenderedHeading(fill, messages)
+    // The view the page opens on, as the scripts will read it (client/start-page.tsx): its texts and its chunk's preload.
+    const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
+    const heading = fill.rendered.heading !== '' ? fill.rendered.heading : this.unrenderedHeading(fill, view, messages)
     const title = escapeHtml(messages.text(titleKey, { heading, product: this.productName }))
     const parts: Buffer[] = []
     for (let index = 0; index < this.pieces.length; index++) {
@@ -159,8 +164,8 @@ export class PreparedPage {
       else if (piece === ROOT_SLOT) parts.push(renderedBytes(fill.rendered))
       else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
       else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
+      else if (piece === VIEW_PRELOAD_SLOT) parts.push(this.viewPreloads[view])
       else if (piece === MESSAGES_SLOT) {
-        const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
         parts.push(this.embeddedMessages(fill.locale, { withLaterTexts: fill.state?.secondFactorChallenge != null || fill.state?.emailCodeSent === true, notice: noticeOfQuery(fill.query), openingView: OPENING_VIEWS.includes(view) }))
       }
       else {
@@ -182,10 +187,9 @@ export class PreparedPage {
   }
 
   /** The heading of the view the scripts will render, as client/server-render.tsx words it, when the render budget left none. */
-  private unrenderedHeading (fill: PageFill, messages: Messages): string {
+  private unrenderedHeading (fill: PageFill, view: PageView, messages: Messages): string {
     if (fill.state?.secondFactorChallenge != null) return messages.text('secondFactor.codeHeading')
     if (fill.state?.emailCodeSent === true) return messages.text('emailCode.codeHeading')
-    const view = fill.state?.view ?? viewFrom(new URLSearchParams(fill.query).get('view'), this.passwordResetCompletion)
     // The account view's texts are its chunk's; the signed-in state's heading says where the visitor is.
     return messages.text(view === 'account' ? 'signedIn.heading' : `heading.${view}` satisfies MessageKey)
   }
@@ -209,7 +213,8 @@ export class PageTemplate {
     private readonly cookieDomainOf: (hostname: string) => string | null,
     private readonly catalogues: MessageCatalogues,
     /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
-    readonly styleSources: string
+    readonly styleSources: string,
+    private readonly viewPreloads: ViewPreloads
   ) {
     this.templatePieces = template.split(PER_RESPONSE_SLOTS)
   }
@@ -218,7 +223,8 @@ export class PageTemplate {
    * Reads the template. `cookieDomainOf` gives the cookie domain for a host
    * name as the edge states it (canonical: lower case, without the port);
    * `catalogues` the texts of every language, the page's own serialised once each.
-   * `look` (theme, favicon, brand colours) is filled in here, once.
+   * `look` (theme, favicon, brand colours) is filled in here, once. A template with the view's
+   * preload slot has the build's list of each view's chunks beside it (view-preloads.ts).
    */
   static async load (
     indexHtmlPath: string,
@@ -232,8 +238,9 @@ export class PageTemplate {
     if (!slots.every((slot) => template.includes(slot))) {
       throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages and brand settings); run the build again`)
     }
+    const viewPreloads = template.includes(VIEW_PRELOAD_SLOT) ? await loadViewPreloads(dirname(indexHtmlPath)) : NO_VIEW_PRELOADS
     return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf, catalogues,
-      look.brandStyle === null ? '' : styleHashSource(look.brandStyle))
+      look.brandStyle === null ? '' : styleHashSource(look.brandStyle), viewPreloads)
   }
 
   /** The page for a host name (as the edge states it: see server/edge/http/host-header.ts statedHostName). */
@@ -241,7 +248,7 @@ export class PageTemplate {
     const cached = this.byHost.get(hostname)
     if (cached !== undefined) return cached
     const config = { ...this.runtimeConfig, cookieDomain: this.cookieDomainOf(hostname) }
-    const page = new PreparedPage(this.templatePieces, config, this.runtimeConfig.productName, this.catalogues)
+    const page = new PreparedPage(this.templatePieces, config, this.runtimeConfig.productName, this.catalogues, this.viewPreloads)
     if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
     return page
   }
