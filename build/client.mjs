@@ -8,6 +8,7 @@ import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { firstLoadInOneChunk } from './first-load-chunk.mjs'
+import { nativeStoreHook } from './native-store-hook.mjs'
 import { assetsDir, clientSourceMapsDir, dist, publicDir, root } from './paths.mjs'
 import { workerAssets } from './worker-asset.mjs'
 
@@ -46,7 +47,7 @@ export async function buildClient () {
     assetNames: '[name]-[hash]',
     loader: MEDIA_LOADERS,
     // The proof-of-work Web Worker is an asset of its own, named by its content (build/worker-asset.mjs).
-    plugins: [firstLoadInOneChunk(join(root, 'client/start-page.tsx')), workerAssets(CLIENT_TARGETS)],
+    plugins: [firstLoadInOneChunk(join(root, 'client/start-page.tsx')), nativeStoreHook(), workerAssets(CLIENT_TARGETS)],
     logLevel: 'warning'
   })
   return result.metafile
