@@ -1,7 +1,5 @@
-import { build, type Metafile as EsbuildMetafile } from 'esbuild'
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+import { brotliCompressSync, constants as zlib } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { firstLoadInOneChunk } from '../../build/first-load-chunk.mjs'
 import { nativeStoreHook } from '../../build/native-store-hook.mjs'
@@ -9,7 +7,7 @@ import { workerAssets } from '../../build/worker-asset.mjs'
 import { browserSkip, launchBrowser, waitForHydration } from '../fixtures/browsers/chromium.js'
 import { TEST_GOOGLE_CLIENT_ID } from '../fixtures/google/google-identity.js'
 import { startBuiltServer } from '../fixtures/servers/built-server.js'
-import { buildEdge } from '../fixtures/servers/edge.js'
+import { firstLoadOutputs, gzipBytes, kb, meta, outputOf, root, staticClosure, type Metafile } from '../fixtures/build/client-meta.js'
 
 /**
  * The size budget of each opening view's first load: everything the page
@@ -18,16 +16,22 @@ import { buildEdge } from '../fixtures/servers/edge.js'
  * own code in it (everything but react, react-dom and scheduler). Measured in
  * real Chromium against the built edge, so a chunk the page loads at once (the
  * Google start chunk with GOOGLE_CLIENT_ID set) is counted as the browser
- * fetches it. Sizes are deterministic, so the budget fails the build when
+ * fetches it. Sizes are deterministic (but for the passkey options' random
+ * challenge, a byte or two), so the budget fails the build when
  * broken. What moved the figures, and when: docs/performance.md, "The first
- * load's budget". Each budget is the figure reached plus under 1 KB of room.
+ * load's budget". Each budget is the figure reached plus about 500 bytes of
+ * room (less where that would pass 95 KB, the cap before this count). The
+ * login view's are above that cap: counted this way it was 101,346 bytes
+ * before the views were split (the passkey autofill's chunks, the copy button
+ * and the passkey options, fetched at once, were never counted), and the
+ * split costs it what its own chunk compresses worse than inside the shared one.
  */
 const BUDGETS: Readonly<Record<string, { readonly total: number, readonly own: number }>> = {
-  login: { total: 95 * 1024, own: 24 * 1024 },
-  register: { total: 95 * 1024, own: 24 * 1024 },
-  resetPassword: { total: 95 * 1024, own: 24 * 1024 },
-  setPassword: { total: 95 * 1024, own: 24 * 1024 },
-  'login with Google': { total: 95 * 1024, own: 24 * 1024 }
+  login: { total: 102_100, own: 27_800 },
+  register: { total: 95 * 1024, own: 23_700 },
+  resetPassword: { total: 97_100, own: 23_550 },
+  setPassword: { total: 95 * 1024, own: 23_800 },
+  'login with Google': { total: 102_800, own: 28_500 }
 }
 
 /**
@@ -47,58 +51,13 @@ const OPENINGS: ReadonlyArray<{ readonly name: string, readonly path: string, re
 /** How long the network must be quiet before the first load counts as done (Playwright's networkidle is the same 500 ms). */
 const QUIET_MS = 500
 
-/** Each view's module (client/SignInPage.tsx viewParts, build/client.mjs VIEW_MODULES). */
-const VIEW_MODULES: Readonly<Record<string, string>> = {
-  login: 'client/sign-in/LoginView.tsx',
-  register: 'client/registration/RegisterView.tsx',
-  resetPassword: 'client/password-reset/ResetPasswordView.tsx',
-  setPassword: 'client/password-reset/SetPasswordView.tsx'
-}
-
 /** What is not our own code. */
 const THIRD_PARTY_OF_REACT = ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'scheduler']
 
-/** A first-load file this small may go uncompressed. */
-const MAX_UNCOMPRESSED_BYTES = 200
+// Two built servers and five page loads in Chromium: about 100 s on a two-core machine at a load of 14, near tap's 120 s a file.
+t.setTimeout(240_000)
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
-
-interface Metafile {
-  outputs: Record<string, { entryPoint?: string, imports: Array<{ path: string, kind: string, external?: boolean }>, inputs: Record<string, { bytesInOutput: number }>, cssBundle?: string }>
-}
-
-const meta = JSON.parse(readFileSync(`${root}dist/client-meta.json`, 'utf8')) as Metafile
-const gzipBytes = (bytes: Buffer | string): number => gzipSync(bytes, { level: 9 }).length
 const brotliBytes = (bytes: Buffer | string): number => brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length
-const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`
-
-/** `path` and every chunk it imports statically, and what those import. */
-function staticClosure (metafile: Metafile, path: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(path)) return seen
-  seen.add(path)
-  for (const imported of metafile.outputs[path]!.imports) {
-    if (imported.kind === 'import-statement' && imported.external !== true) staticClosure(metafile, imported.path, seen)
-  }
-  return seen
-}
-
-function outputOf (metafile: Metafile, entryPoint: string): string {
-  const found = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint?.endsWith(entryPoint))
-  if (found === undefined) throw new Error(`no output for ${entryPoint} in the metafile; run the build`)
-  return found[0]
-}
-
-/**
- * The entry and every chunk it imports statically, its CSS, and the chunks of
- * `view` (the login view unless told): what a page of that view loads before it hydrates.
- */
-function firstLoadOutputs (metafile: Metafile = meta, view = 'login'): string[] {
-  const entry = outputOf(metafile, 'client/main.tsx')
-  const scripts = staticClosure(metafile, entry)
-  staticClosure(metafile, outputOf(metafile, VIEW_MODULES[view]!), scripts)
-  const css = metafile.outputs[entry]!.cssBundle
-  return [...scripts, ...(css === undefined ? [] : [css])]
-}
 
 /** One response the page fetched from its own origin: its path, its body's gzip -9 and brotli sizes. */
 interface Fetched { readonly path: string, readonly gzip: number, readonly brotli: number }
@@ -132,9 +91,10 @@ async function fetchedAtOnce (t: Test, base: string, path: string): Promise<Fetc
   return await Promise.all(bodies)
 }
 
-/** Our own code of the chunks a view fetched: the same entry points built with React left out, gzip. */
-async function ownCodeBytes (fetchedScripts: readonly string[]): Promise<number> {
-  const ownCode = await build({
+/** Our own code: the page built as build/client.mjs builds it, with React left out; once for every view. */
+let ownCodeBuild: ReturnType<typeof buildOwnCode> | null = null
+async function buildOwnCode () {
+  return await build({
     entryPoints: [`${root}client/main.tsx`],
     bundle: true,
     splitting: true,
@@ -153,7 +113,13 @@ async function ownCodeBytes (fetchedScripts: readonly string[]): Promise<number>
     plugins: [firstLoadInOneChunk(`${root}client/start-page.tsx`), nativeStoreHook(), workerAssets(['chrome92'])],
     logLevel: 'silent'
   })
-  const ownMeta = ownCode.metafile as EsbuildMetafile as Metafile
+}
+
+/** Our own code of the chunks a view fetched: the same entry points built with React left out, gzip. */
+async function ownCodeBytes (fetchedScripts: readonly string[]): Promise<number> {
+  ownCodeBuild ??= buildOwnCode()
+  const ownCode = await ownCodeBuild
+  const ownMeta: Metafile = ownCode.metafile
   // The fetched chunks as entry points (the page's entry, the view's, a lazy part loaded at once) and what they import.
   const entryPoints = fetchedScripts.map((path) => meta.outputs[`dist/public${path}`]?.entryPoint).filter((entryPoint) => entryPoint !== undefined)
   const own = new Set<string>()
@@ -198,127 +164,4 @@ t.test('each opening view\'s first load, everything fetched before the network i
       }
     })
   }
-})
-
-t.test('grpc-web and google-protobuf are only in the lazy domain-check chunk', async (t) => {
-  const first = firstLoadOutputs()
-  for (const path of first) {
-    const inputs = Object.keys(meta.outputs[path]!.inputs)
-    t.notOk(inputs.some((input) => /node_modules\/(grpc-web|google-protobuf)\//.test(input)), `${path} holds neither`)
-  }
-  const lazy = Object.entries(meta.outputs).filter(([path, output]) => !first.includes(path) &&
-    Object.keys(output.inputs).some((input) => input.includes('node_modules/grpc-web/')))
-  t.equal(lazy.length, 1, 'one chunk holds grpc-web')
-  const [chunkPath] = lazy[0]!
-  t.ok(Object.keys(meta.outputs[chunkPath]!.inputs).some((input) => input.includes('node_modules/google-protobuf/')), 'google-protobuf is beside it')
-  t.comment(`lazy domain-check chunk: ${kb(gzipBytes(readFileSync(`${root}${chunkPath}`)))} gzip`)
-})
-
-t.test('the passkey ceremonies are only in the lazy passkey chunk', async (t) => {
-  const first = firstLoadOutputs()
-  for (const path of first) {
-    // The hook that holds the passkeys' state and loads the chunk is the first load's; the rest of client/passkeys/ is not.
-    const lazyPasskeyModule = (input: string): boolean => input.startsWith('client/passkeys/') && input !== 'client/passkeys/usePasskeys.ts'
-    t.notOk(Object.keys(meta.outputs[path]!.inputs).some(lazyPasskeyModule), `${path} holds none of client/passkeys/ but its hook`)
-  }
-  const lazy = Object.entries(meta.outputs).filter(([path, output]) => !first.includes(path) &&
-    Object.keys(output.inputs).some((input) => input === 'client/passkeys/passkey-ceremonies.ts'))
-  t.equal(lazy.length, 1, 'one chunk holds them')
-  t.comment(`lazy passkey chunk: ${kb(gzipBytes(readFileSync(`${root}${lazy[0]![0]}`)))} gzip`)
-})
-
-t.test('the second factor\'s steps are lazy, and the QR encoder is only in the enrolment chunk', async (t) => {
-  const first = firstLoadOutputs()
-  for (const path of first) {
-    const inputs = Object.keys(meta.outputs[path]!.inputs)
-    // The hook that holds the step and the "Not now" it reads are the first load's; the steps are not.
-    const firstLoadModules = ['client/second-factor/not-now.ts', 'client/second-factor/useSecondFactor.ts']
-    t.notOk(inputs.some((input) => input.startsWith('client/second-factor/') && !firstLoadModules.includes(input)), `${path} holds no second-factor step`)
-    t.notOk(inputs.some((input) => input.includes('node_modules/uqr/')), `${path} holds no QR encoder`)
-  }
-  const holding = (file: string) => Object.entries(meta.outputs).filter(([, output]) => Object.keys(output.inputs).includes(file))
-  const steps = holding('client/second-factor/SecondFactorSteps.tsx')
-  const enrolment = holding('client/second-factor/Enrolment.tsx')
-  t.equal(steps.length, 1, 'one chunk holds the steps')
-  t.equal(enrolment.length, 1, 'one chunk holds the enrolment')
-  t.ok(Object.keys(enrolment[0]![1].inputs).some((input) => input.includes('node_modules/uqr/')), 'the QR encoder is beside the enrolment')
-  t.notOk(Object.keys(steps[0]![1].inputs).some((input) => input.includes('node_modules/uqr/')), 'and not beside the code step')
-  // What a code step loads: its chunk and what it imports beyond the first load; an enrolment adds its own chunk.
-  const lazyImports = (path: string): string[] => meta.outputs[path]!.imports
-    .filter((imported) => imported.kind === 'import-statement' && !first.includes(imported.path)).map((imported) => imported.path)
-  const size = (paths: string[]): number => paths.reduce((sum, path) => sum + gzipBytes(readFileSync(`${root}${path}`)), 0)
-  const codeStep = [steps[0]![0], ...lazyImports(steps[0]![0])]
-  const enrolmentOnly = [enrolment[0]![0], ...lazyImports(enrolment[0]![0])].filter((path) => !codeStep.includes(path))
-  t.comment(`lazy second-factor chunks (gzip): the code step and the offer ${kb(size(codeStep))}; the enrolment with the QR encoder ${kb(size(enrolmentOnly))} more`)
-})
-
-/** A lazy part's own figure: the chunk holding `file` and what it imports beyond the first load, gzip (its view's first load is the login view's plus this). */
-function lazyPartBytes (t: Test, file: string): number {
-  const first = firstLoadOutputs()
-  const holding = Object.entries(meta.outputs).filter(([path, output]) => path.endsWith('.js') && Object.keys(output.inputs).includes(file))
-  t.equal(holding.length, 1, `one chunk holds ${file}`)
-  t.notOk(first.includes(holding[0]![0]), 'not the first load')
-  const paths = [holding[0]![0], ...meta.outputs[holding[0]![0]]!.imports
-    .filter((imported) => imported.kind === 'import-statement' && !first.includes(imported.path)).map((imported) => imported.path)]
-  return paths.reduce((sum, path) => sum + gzipBytes(readFileSync(`${root}${path}`)), 0)
-}
-
-t.test('registration, the password reset\'s views, the emailed code\'s steps and the last-used tag are lazy chunks', async (t) => {
-  const first = firstLoadOutputs()
-  // The emailed code's hook that holds the step is the first load's; its steps, calls and the fallback form are not.
-  const lazyOnly = (input: string): boolean => input.startsWith('client/password-reset/') || input === 'client/registration/RegisterView.tsx' ||
-    input === 'client/registration/useRegister.ts' || input === 'client/sign-in/LastUsedTag.tsx' ||
-    (input.startsWith('client/email-codes/') && input !== 'client/email-codes/useEmailCode.ts')
-  for (const path of first) {
-    t.notOk(Object.keys(meta.outputs[path]!.inputs).some(lazyOnly), `${path} holds none of them`)
-  }
-  const figures = {
-    register: lazyPartBytes(t, 'client/registration/RegisterView.tsx'),
-    reset: lazyPartBytes(t, 'client/password-reset/ResetPasswordView.tsx'),
-    set: lazyPartBytes(t, 'client/password-reset/SetPasswordView.tsx'),
-    steps: lazyPartBytes(t, 'client/email-codes/EmailCodeSteps.tsx'),
-    tag: lazyPartBytes(t, 'client/sign-in/LastUsedTag.tsx')
-  }
-  t.comment(`lazy views and parts (gzip, beyond the login view's first load): register ${figures.register} bytes, the reset request ${figures.reset}, ` +
-    `the new password ${figures.set}, the emailed code's steps ${figures.steps}, the last-used tag ${figures.tag}`)
-})
-
-t.test('the page names only assets that exist, and every first-load file is precompressed', async (t) => {
-  const app = await buildEdge(t)
-  const html = (await app.inject({ url: '/' })).body
-  for (const [, url] of html.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)) {
-    t.equal((await app.inject({ url: String(url) })).statusCode, 200, String(url))
-  }
-  for (const view of Object.keys(VIEW_MODULES)) {
-    for (const path of firstLoadOutputs(meta, view)) {
-      // The entry is a line that imports the first load's chunk (build/first-load-chunk.mjs): compressing it gains nothing, and build/client.mjs keeps no variant that is not smaller.
-      if (readFileSync(`${root}${path}`).length <= MAX_UNCOMPRESSED_BYTES) continue
-      t.ok(readFileSync(`${root}${path}.br`).length > 0, `${path}.br`)
-      t.ok(readFileSync(`${root}${path}.gz`).length > 0, `${path}.gz`)
-    }
-  }
-  // Shared code in the entry's one chunk (client/page/shared-view-modules.ts), the view's in its own.
-  t.equal(firstLoadOutputs(meta, 'login').filter((path) => path.endsWith('.js')).length, 3, 'the login view\'s first load is its entry, the shared chunk and the view\'s')
-})
-
-t.test('the challenge\'s solver, its worker, the widget adapter and the breached-password notice are only in lazy files', async (t) => {
-  const first = firstLoadOutputs()
-  const lazyOnly = (input: string): boolean => input.startsWith('client/challenge/') || input.includes('node_modules/altcha-lib/') ||
-    input === 'client/breached-passwords/BreachedPasswordNotice.tsx' || input === 'client/languages/later-page-texts.ts'
-  for (const path of first) {
-    const inputs = Object.keys(meta.outputs[path]!.inputs)
-    t.notOk(inputs.some(lazyOnly), `${path} holds none of them`)
-  }
-  const holding = (file: string) => Object.entries(meta.outputs).filter(([path, output]) => path.endsWith('.js') && Object.keys(output.inputs).includes(file))
-  const solver = holding('client/challenge/solve-pow.ts')
-  t.equal(solver.length, 1, 'one chunk holds the solver')
-  t.ok(Object.keys(solver[0]![1].inputs).some((input) => input.includes('node_modules/altcha-lib/')), 'altcha-lib is beside it')
-  const worker = Object.keys(meta.outputs).filter((path) => /\/assets\/pow-worker-[A-Z0-9]+\.js$/.test(path))
-  t.equal(worker.length, 1, 'the worker is a script of its own, named by its content')
-  const workerSource = readFileSync(`${root}${worker[0]!}`, 'utf8')
-  t.notMatch(workerSource, /^\s*(import|export)\b/m, 'a classic script: no module syntax')
-  t.ok(readFileSync(`${root}${solver[0]![0]}`, 'utf8').includes(worker[0]!.replace(/^dist\/public/, '')), 'the solver names it by its hashed URL')
-  t.equal(holding('client/challenge/widget-token.ts').filter(([path]) => path === solver[0]![0]).length, 0, 'the widget adapter is not in the solver\'s chunk')
-  t.equal(holding('client/breached-passwords/BreachedPasswordNotice.tsx').length, 1, 'one chunk holds the notice')
-  t.comment(`lazy challenge chunk ${kb(gzipBytes(readFileSync(`${root}${solver[0]![0]}`)))}, worker ${kb(gzipBytes(workerSource))}, notice ${kb(gzipBytes(readFileSync(`${root}${holding('client/breached-passwords/BreachedPasswordNotice.tsx')[0]![0]}`)))} (gzip)`)
 })

@@ -3,7 +3,7 @@ import { cleanup, render, screen } from '@testing-library/react'
 import { userEvent } from '@testing-library/user-event'
 import t from 'tap'
 import { LazyPart } from '../../../client/components/LazyPart.js'
-import { CHUNK_RETRIES, CHUNK_RETRY_PAUSE_MS, lazyChunk } from '../../../client/page/load-chunk.js'
+import { CHUNK_RETRIES, CHUNK_RETRY_PAUSE_MS, lazyChunk, preloadChunk } from '../../../client/page/load-chunk.js'
 import { InLanguage } from '../../fixtures/languages/messages.js'
 import { eventually } from '../../fixtures/page/page.js'
 
@@ -52,4 +52,30 @@ t.test('a chunk that always fails: the message in its place, with focus, and the
   t.ok(await screen.findByRole('heading', { name: 'The part' }))
   t.equal(screen.queryByRole('alert'), null)
   t.equal(failing.calls.count, CHUNK_RETRIES + 2)
+})
+
+t.test('a part whose chunk was preloaded renders at once, never its fallback, and its chunk is asked for once', async (t) => {
+  const { calls, load } = chunkFailing(0)
+  const Lazy = lazyChunk(load)
+  await preloadChunk(Lazy)
+  render(<InLanguage><LazyPart fallback={<p>Loading</p>}><Lazy /></LazyPart></InLanguage>)
+  // Synchronously, in the first render: what the page's hydration relies on (client/start-page.tsx).
+  t.ok(screen.getByRole('heading', { name: 'The part' }))
+  t.equal(screen.queryByText('Loading'), null)
+  t.equal(calls.count, 1)
+})
+
+t.test('a preload whose chunk always fails resolves all the same (the page hydrates), and the part shows the message', async (t) => {
+  const failing = chunkFailing(Infinity)
+  const Lazy = lazyChunk(failing.load)
+  await preloadChunk(Lazy)
+  t.equal(failing.calls.count, CHUNK_RETRIES + 1, 'tried with its retries')
+  render(<InLanguage><LazyPart fallback={<p>Loading</p>}><Lazy /></LazyPart></InLanguage>)
+  t.match((await screen.findByRole('alert', {}, { timeout: ALL_RETRIES_MS + 1000 })).textContent, FAILED)
+})
+
+t.test('preloading a component that is not lazy (the server renderer\'s) does nothing', async (t) => {
+  await preloadChunk(Part)
+  render(<InLanguage><LazyPart fallback={<p>Loading</p>}><Part /></LazyPart></InLanguage>)
+  t.ok(screen.getByRole('heading', { name: 'The part' }))
 })
