@@ -17,7 +17,6 @@ export interface PageAnswerOptions {
   /** The renderer itself, for a form post's state (never kept: it carries the visitor's email). */
   readonly renderer: PageRenderer
   readonly localAccountsAllowedHosts: readonly string[]
-  readonly nextNonce: () => string
   /** The host name the request is for, as the edge states it (server/edge/http/host-header.ts statedHostName). */
   readonly hostnameOf: (request: IncomingMessage) => string
   /** The page's `form-action` sources for a host (server/edge/http/security-headers.ts formActionSources). */
@@ -40,7 +39,7 @@ export interface PageAnswerOptions {
  * Node response; a Fastify route calls `reply.hijack()` first.
  */
 export interface PageAnswer {
-  /** The page for `/?{query}` (the query without `?`): the view rendered, a fresh nonce, the page's CSP, no-store. */
+  /** The page for `/?{query}` (the query without `?`): the view rendered, the page's CSP, no-store. */
   page (request: IncomingMessage, response: ServerResponse, query: string): void
   /**
    * The page after a form post: the view of `state` rendered with it and the
@@ -82,7 +81,7 @@ function returnsToProvider (query: string): boolean {
 
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
-  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor, catalogues, defaultLocale } = options
+  const { pages, markup, renderer, localAccountsAllowedHosts, hostnameOf, formActionFor, catalogues, defaultLocale } = options
   const providerOrigins = options.challengeProviderOrigins ?? null
   const provider = options.provider ?? false
 
@@ -97,11 +96,10 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
       const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
-    const nonce = nextNonce()
-    const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query, account })
+    const body = pages.forHost(hostname).renderBytes({ locale, rendered, state, query, account })
     const headers = PAGE_HEADERS.slice()
     const formAction = provider && returnsToProvider(query) ? `${formActionFor(hostname)} https:` : formActionFor(hostname)
-    const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formAction, pages.styleSources)
+    const policy = pageContentSecurityPolicy(localAccountsOrigin, formAction, pages.styleSources)
     headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
     response.writeHead(status, headers)
     response.end(request.method === 'HEAD' ? undefined : body)
