@@ -25,6 +25,7 @@ import { PageTemplate } from './page/page.js'
 import { messagesForRequests } from './languages/request-messages.js'
 import { createPageAnswer, type PageAnswer } from './page/page-answer.js'
 import { PageMarkup } from './page/page-markup.js'
+import { CompressedPages } from './page/compressed-pages.js'
 import { loadPageRenderer } from './page/page-renderer.js'
 import { PROXY_BODY_LIMIT_BYTES } from './http/request-bodies.js'
 import { formActionByHost } from './http/security-headers.js'
@@ -161,6 +162,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     markup: new PageMarkup(renderer),
     renderer,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
+    compressed: new CompressedPages(),
     hostnameOf: (request) => statedHostName(request, trust),
     formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts),
     catalogues,

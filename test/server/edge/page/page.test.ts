@@ -135,7 +135,7 @@ t.test('the page\'s Content-Length counts bytes, with a product name outside ASC
   const { listen } = await import('../../../fixtures/servers/edge.js')
   const app = await buildEdge(t, { env: { PRODUCT_NAME: 'Zürich Wolke' } })
   const base = await listen(app)
-  const response = await fetch(`${base}/`)
+  const response = await fetch(`${base}/`, { headers: { 'accept-encoding': 'identity' } })
   const body = Buffer.from(await response.arrayBuffer())
   t.equal(Number(response.headers.get('content-length')), body.length)
   t.match(body.toString('utf8'), /<title>Log in · Zürich Wolke<\/title>/)
