@@ -5,7 +5,7 @@
 //
 // The client is bundled as ESM with code splitting, minified, with content-hashed
 // names and brotli/gzip variants; dist/public/index.html is a template the server
-// fills per request (nonce, runtime configuration). Its source maps go to
+// fills per page (language, rendered view, runtime configuration). Its source maps go to
 // dist/client-sourcemaps/, outside what the edge serves, and the scripts name none:
 // the edge serves them only with SOURCE_MAPS=public (docs/development.md).
 // The edge is one CommonJS file that Node's compile cache holds; the build fills

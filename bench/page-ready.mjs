@@ -57,7 +57,7 @@ const browser = await chromium.launch({
 })
 
 /**
- * The view's HTML as the edge sends it, and its size gzipped (the edge sends the page uncompressed; a front proxy may gzip it).
+ * The view's HTML as the edge sends it, and its size gzipped (the edge sends it brotli or gzip by Accept-Encoding, docs/performance.md#serving).
  * @param {PageView} view
  */
 async function htmlSize (view) {

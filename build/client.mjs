@@ -156,7 +156,7 @@ export async function writeIndexHtml (metafile) {
       stylesheet,
       ...preloads,
       '<!--THRESHOLD:VIEW-PRELOAD-->',
-      `<script type="module" nonce="__THRESHOLD_NONCE__" src="${toUrl(entryPath)}"></script>`
+      `<script type="module" src="${toUrl(entryPath)}"></script>`
     ].filter(Boolean).join('\n    '))
     // The template's comments are for its readers, not for every page view; the edge's slots (<!--THRESHOLD:…-->) stay.
     .replace(/\n\s*<!--(?!THRESHOLD:)[\s\S]*?-->/g, '')

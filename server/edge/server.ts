@@ -21,10 +21,11 @@ import { logCompletedRequests, loggerOptions, REQUEST_ID_HEADER, requestIdFor } 
 import { answerClientError, refuseExpectation } from './http/node-answers.js'
 import { answerFrameworkError } from './page/not-found.js'
 import { loadMessageCatalogues } from './languages/message-catalogues.js'
-import { createNonceSource, PageTemplate } from './page/page.js'
+import { PageTemplate } from './page/page.js'
 import { messagesForRequests } from './languages/request-messages.js'
 import { createPageAnswer, type PageAnswer } from './page/page-answer.js'
 import { PageMarkup } from './page/page-markup.js'
+import { CompressedPages } from './page/compressed-pages.js'
 import { loadPageRenderer } from './page/page-renderer.js'
 import { PROXY_BODY_LIMIT_BYTES } from './http/request-bodies.js'
 import { formActionByHost } from './http/security-headers.js'
@@ -161,7 +162,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
     markup: new PageMarkup(renderer),
     renderer,
     localAccountsAllowedHosts: config.localAccountsAllowedHosts,
-    nextNonce: createNonceSource(),
+    compressed: new CompressedPages(),
     hostnameOf: (request) => statedHostName(request, trust),
     formActionFor: formActionByHost((hostname) => cookieDomainFor(hostname, config.cookieDomain), config.redirectAllowedHosts),
     catalogues,

@@ -73,17 +73,23 @@ const HSTS_MAX_AGE_SECONDS = 2 * 365 * 24 * 60 * 60
 export const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'
 export const NO_STORE = 'no-store'
 
-const NONCE_SLOT = 'NONCE-SLOT'
 const CONNECT_SLOT = 'https://connect-slot.invalid'
 const FORM_ACTION_SLOT = 'https://form-action-slot.invalid'
 const STYLE_SLOT = 'https://style-slot.invalid'
 
 type Directives = Record<string, string[]>
 
-function contentSecurityDirectives (scriptNonce: string | null, extraConnectSrc: string | null, formAction: readonly string[], styleSlot = false): Directives {
+/**
+ * The page has no nonce in `script-src`: it has no inline script, and a
+ * policy without `'strict-dynamic'` lets a nonce allow nothing that `'self'`
+ * does not. Without one, a page's bytes are the same for every visitor who
+ * asks the same (server/edge/page/compressed-pages.ts compresses them once).
+ * Inline scripts stay refused: no `'unsafe-inline'`, no nonce or hash source.
+ */
+function contentSecurityDirectives (extraConnectSrc: string | null, formAction: readonly string[], styleSlot = false): Directives {
   return {
     'default-src': ["'none'"],
-    'script-src': ["'self'", ...(scriptNonce === null ? [] : [`'nonce-${scriptNonce}'`]), GOOGLE_CLIENT_SCRIPT],
+    'script-src': ["'self'", GOOGLE_CLIENT_SCRIPT],
     'style-src': ["'self'", GOOGLE_STYLE, ...(styleSlot ? [STYLE_SLOT] : [])],
     'img-src': ["'self'", 'data:'],
     'media-src': ["'self'"],
@@ -144,28 +150,27 @@ function recordHelmetHeaders (options: FastifyHelmetOptions): Record<string, str
  * allows no inline script at all, plus the Permissions-Policy.
  */
 export const STATIC_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
-  recordHelmetHeaders(helmetOptions(contentSecurityDirectives(null, null, STATIC_FORM_ACTION)))
+  recordHelmetHeaders(helmetOptions(contentSecurityDirectives(null, STATIC_FORM_ACTION)))
 )
 
 const pageCspTemplate = recordHelmetHeaders(
-  helmetOptions(contentSecurityDirectives(NONCE_SLOT, CONNECT_SLOT, [FORM_ACTION_SLOT], true))
+  helmetOptions(contentSecurityDirectives(CONNECT_SLOT, [FORM_ACTION_SLOT], true))
 )['content-security-policy'] ?? ''
-// In the order helmet writes the directives: script-src, style-src, connect-src, form-action.
-const [beforeNonce = '', afterNonce = ''] = pageCspTemplate.split(NONCE_SLOT)
-const [betweenNonceAndStyle = '', afterStyle = ''] = afterNonce.split(` ${STYLE_SLOT}`)
+// In the order helmet writes the directives: style-src, connect-src, form-action.
+const [beforeStyle = '', afterStyle = ''] = pageCspTemplate.split(` ${STYLE_SLOT}`)
 const [betweenStyleAndConnect = '', afterConnect = ''] = afterStyle.split(` ${CONNECT_SLOT}`)
 const [betweenConnectAndFormAction = '', afterFormAction = ''] = afterConnect.split(FORM_ACTION_SLOT)
 
 /**
- * The page's CSP: the static policy plus this response's script nonce and, in
- * local-network mode, the one local accounts origin the page may post to,
- * and the host's `form-action` sources ({@link formActionSources}).
+ * The page's CSP: the static policy plus, in local-network mode, the one
+ * local accounts origin the page may post to, and the host's `form-action`
+ * sources ({@link formActionSources}).
  * `styleSources` (`'sha256-…'`, space-separated) allow the page's inline
  * brand style (server/edge/brand/brand-style.ts); the policy keeps no
  * 'unsafe-inline'. Built by string assembly because it runs on every page view.
  */
-export function pageContentSecurityPolicy (nonce: string, localAccountsOrigin: string | null, formAction: string, styleSources = ''): string {
-  return beforeNonce + nonce + betweenNonceAndStyle + (styleSources === '' ? '' : ` ${styleSources}`) + betweenStyleAndConnect +
+export function pageContentSecurityPolicy (localAccountsOrigin: string | null, formAction: string, styleSources = ''): string {
+  return beforeStyle + (styleSources === '' ? '' : ` ${styleSources}`) + betweenStyleAndConnect +
     (localAccountsOrigin === null ? '' : ` ${localAccountsOrigin}`) + betweenConnectAndFormAction + formAction + afterFormAction
 }
 
@@ -190,7 +195,7 @@ export function withChallengeProviderSources (policy: string, origins: string): 
  * Cache-Control: a route that may be cached says so itself.
  */
 export const securityHeaders = fp(async function securityHeaders (app: FastifyInstance) {
-  await app.register(helmetPlugin, helmetOptions(contentSecurityDirectives(null, null, STATIC_FORM_ACTION)))
+  await app.register(helmetPlugin, helmetOptions(contentSecurityDirectives(null, STATIC_FORM_ACTION)))
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('permissions-policy', PERMISSIONS_POLICY)
   })

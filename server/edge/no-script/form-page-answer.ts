@@ -22,7 +22,7 @@ const CARRIED_HEADERS = ['set-cookie', 'retry-after'] as const
 /**
  * The page for a form post's state, as the edge answers its GETs
  * (server/edge/page/page-answer.ts: the view rendered with the state, the state embedded
- * for the scripts, a fresh nonce, the page's CSP, no-store), for the
+ * for the scripts, the page's CSP, no-store), for the
  * address the form posted to. The page is written on the raw response, so
  * the headers already on the reply are moved there first.
  */

@@ -7,6 +7,7 @@ import { chooseLocale, uiLocalesOf } from '../../shared/languages/locale-choice.
 import type { MessageCatalogues } from '../languages/message-catalogues.js'
 import { UNRENDERED, type PageMarkup } from './page-markup.js'
 import type { PageTemplate } from './page.js'
+import { compressedForOneAnswer, identityVariant, sendPage, variantFor, type CompressedPages, type PageVariant } from './compressed-pages.js'
 import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS, withChallengeProviderSources } from '../http/security-headers.js'
 
 export interface PageAnswerOptions {
@@ -17,7 +18,8 @@ export interface PageAnswerOptions {
   /** The renderer itself, for a form post's state (never kept: it carries the visitor's email). */
   readonly renderer: PageRenderer
   readonly localAccountsAllowedHosts: readonly string[]
-  readonly nextNonce: () => string
+  /** The pages that are the same for everyone who asks the same, kept with their compressed variants. */
+  readonly compressed: CompressedPages
   /** The host name the request is for, as the edge states it (server/edge/http/host-header.ts statedHostName). */
   readonly hostnameOf: (request: IncomingMessage) => string
   /** The page's `form-action` sources for a host (server/edge/http/security-headers.ts formActionSources). */
@@ -40,7 +42,7 @@ export interface PageAnswerOptions {
  * Node response; a Fastify route calls `reply.hijack()` first.
  */
 export interface PageAnswer {
-  /** The page for `/?{query}` (the query without `?`): the view rendered, a fresh nonce, the page's CSP, no-store. */
+  /** The page for `/?{query}` (the query without `?`): the view rendered, the page's CSP, no-store, compressed per Accept-Encoding. */
   page (request: IncomingMessage, response: ServerResponse, query: string): void
   /**
    * The page after a form post: the view of `state` rendered with it and the
@@ -61,8 +63,8 @@ interface RenderFailure {
 
 const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .filter(([name]) => name !== 'content-security-policy')
-  // The language follows Accept-Language (the address's ui_locales is part of the URL already).
-  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE], ['vary', 'Accept-Language']])
+  // The language follows Accept-Language (the address's ui_locales is part of the URL already), the bytes Accept-Encoding.
+  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE], ['vary', 'Accept-Encoding, Accept-Language']])
   .flat()
 
 /** How the embedded provider sends a visitor to the page: `redirect` back to its interaction (server/shared/oidc/provider-pages.ts OIDC_PATH_PREFIX). */
@@ -82,7 +84,7 @@ function returnsToProvider (query: string): boolean {
 
 /** The page's answers (PageAnswer), over the template, the kept renderings and the renderer. */
 export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
-  const { pages, markup, renderer, localAccountsAllowedHosts, nextNonce, hostnameOf, formActionFor, catalogues, defaultLocale } = options
+  const { pages, markup, renderer, localAccountsAllowedHosts, compressed, hostnameOf, formActionFor, catalogues, defaultLocale } = options
   const providerOrigins = options.challengeProviderOrigins ?? null
   const provider = options.provider ?? false
 
@@ -90,21 +92,19 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale })
   }
 
-  function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
-    hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null, account: AccountState | null = null): void {
+  /** The page's bytes and its headers but Content-Length and Content-Encoding. */
+  function build (query: string, hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null, account: AccountState | null): { body: Buffer, headers: string[] } {
     let localAccountsOrigin: string | null = null
     if (query.includes('local_accounts_host')) {
       const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
       if (target.kind === 'allowed') localAccountsOrigin = target.origin
     }
-    const nonce = nextNonce()
-    const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query, account })
+    const body = pages.forHost(hostname).renderBytes({ locale, rendered, state, query, account })
     const headers = PAGE_HEADERS.slice()
     const formAction = provider && returnsToProvider(query) ? `${formActionFor(hostname)} https:` : formActionFor(hostname)
-    const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formAction, pages.styleSources)
-    headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
-    response.writeHead(status, headers)
-    response.end(request.method === 'HEAD' ? undefined : body)
+    const policy = pageContentSecurityPolicy(localAccountsOrigin, formAction, pages.styleSources)
+    headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins))
+    return { body, headers }
   }
 
   // A render that throws (a bug, not a visitor's doing: hostile values are text) must not take the page down.
@@ -120,7 +120,26 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     page (request, response, query) {
       const hostname = hostnameOf(request)
       const locale = localeOf(request, query)
-      write(request, response, query, 200, hostname, locale, safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale))), null)
+      const acceptEncoding = request.headers['accept-encoding']
+      // Everything a shared page depends on: the host (its cookie domain, form-action), the language and the whole query.
+      const key = `${hostname}\n${locale}\n${query}`
+      const kept = compressed.get(key)
+      if (kept !== undefined) {
+        sendPage(request, response, 200, variantFor(acceptEncoding, kept))
+        return
+      }
+      const rendered = safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale)))
+      const { body, headers } = build(query, hostname, locale, rendered, null, null)
+      let answer: PageVariant
+      if (markup.isShared(rendered)) {
+        const variants = compressed.keep(key, body, headers)
+        answer = variants === null ? identityVariant(body, headers) : variantFor(acceptEncoding, variants)
+      } else {
+        // Free text is rendered per request (within page-markup.ts's budget) and never kept: its answer is the
+        // visitor's own. A page left to the scripts (the budget spent) is sent as it is: a flood costs no compression.
+        answer = rendered === UNRENDERED ? identityVariant(body, headers) : compressedForOneAnswer(acceptEncoding, body, headers)
+      }
+      sendPage(request, response, 200, answer)
     },
     pageWithState (request, response, query, state, status = 200, account = null) {
       const hostname = hostnameOf(request)
@@ -134,7 +153,11 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
           throw error
         }
       })
-      write(request, response, query, status, hostname, locale, rendered, state, account)
+      const { body, headers } = build(query, hostname, locale, rendered, state, account)
+      // BREACH: a body holding a secret beside text an attacker can choose (the address's query ends every
+      // view link) is never compressed: the second factor's challenge, and the account view (its sessions' ids).
+      const secret = state?.secondFactorChallenge != null || account !== null
+      sendPage(request, response, status, secret ? identityVariant(body, headers) : compressedForOneAnswer(request.headers['accept-encoding'], body, headers))
       return failure
     }
   }

@@ -92,6 +92,8 @@ export interface PageMarkupOptions {
  */
 export class PageMarkup {
   private readonly kept = new Map<string, KeptMarkup>()
+  /** The renderings made from kept ones: the same for everyone who asks the same query of the same host in the same language. */
+  private readonly shared = new WeakSet<RenderedPage>()
   private readonly rendersPerSecond: number
   private readonly now: () => number
   private tokens: number
@@ -107,6 +109,16 @@ export class PageMarkup {
   /** How many renderings are kept (for the tests: it never passes MAX_CACHED_MARKUPS). */
   get size (): number {
     return this.kept.size
+  }
+
+  /**
+   * Whether a rendering this gave is made from a kept one, and so holds no
+   * free text: a page around it may be kept and shared too
+   * (server/edge/page/compressed-pages.ts). A rendering of free text, or
+   * none ({@link UNRENDERED}), is not.
+   */
+  isShared (rendered: RenderedPage): boolean {
+    return this.shared.has(rendered)
   }
 
   /** The view for a GET of `/?{search}` (without `?`) at a host name as the edge states it, in the chosen language. */
@@ -125,13 +137,17 @@ export class PageMarkup {
       if (rendered === UNRENDERED) return UNRENDERED
       const pieces = rendered.html.split(REST_SLOT_IN_HREF)
       entry = { heading: rendered.heading, pieces, plain: { heading: rendered.heading, html: fillRest(pieces, '') } }
+      this.shared.add(entry.plain)
       if (this.kept.size >= MAX_CACHED_MARKUPS) this.kept.delete(this.kept.keys().next().value!)
     } else {
       this.kept.delete(key)
     }
     // Map keeps insertion order: set again on each use, the first key is the least recently used.
     this.kept.set(key, entry)
-    return rest.length === 0 ? entry.plain : { heading: entry.heading, html: fillRest(entry.pieces, rest.join('&')) }
+    if (rest.length === 0) return entry.plain
+    const filled = { heading: entry.heading, html: fillRest(entry.pieces, rest.join('&')) }
+    this.shared.add(filled)
+    return filled
   }
 
   private renderWithinBudget (search: string, hostname: string, messages: PageMessages): RenderedPage {

@@ -1,4 +1,3 @@
-import { randomFillSync } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { OPENING_VIEWS, type Locale, type MessageKey, type Messages } from '../../../common/languages/message-catalogue.js'
@@ -13,8 +12,13 @@ import { styleHashSource } from '../brand/brand-style.js'
 import type { EmbeddedTexts, MessageCatalogues } from '../languages/message-catalogues.js'
 import { loadViewPreloads, NO_VIEW_PRELOADS, VIEW_PRELOAD_SLOT, type ViewPreloads } from './view-preloads.js'
 
-/** Slots that build.mjs and client/index.html leave in the page template. */
-const NONCE_SLOT = '__THRESHOLD_NONCE__'
+/**
+ * Slots that build.mjs and client/index.html leave in the page template.
+ * None is a CSP nonce: the page has no inline script, and a nonce beside
+ * `'self'` without `'strict-dynamic'` allowed nothing more
+ * (server/edge/http/security-headers.ts), so a page's bytes are the same
+ * for every visitor who asks the same, and are compressed once.
+ */
 const TITLE_SLOT = '__THRESHOLD_TITLE__'
 const CONFIG_SLOT = '__THRESHOLD_RUNTIME_CONFIG__'
 /** Inside `<div id="root">`: the rendered view. */
@@ -64,7 +68,7 @@ const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, bra
 const LANG_SLOT = '__THRESHOLD_LANG__'
 const DIR_SLOT = '__THRESHOLD_DIR__'
 const MESSAGES_SLOT = '__THRESHOLD_MESSAGES__'
-const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__|<!--THRESHOLD:VIEW-PRELOAD-->)/
+const PER_RESPONSE_SLOTS = /(__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__|<!--THRESHOLD:VIEW-PRELOAD-->)/
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml (text: string): string {
@@ -80,11 +84,10 @@ export function escapeHtml (text: string): string {
  */
 export const MAX_CACHED_PAGE_HOSTS = 100
 
-/** What each response fills in: its language, its CSP nonce, and the view rendered for it. */
+/** What each response fills in: its language and the view rendered for it. */
 export interface PageFill {
   /** The language chosen for the request (server/shared/languages/locale-choice.ts). */
   readonly locale: Locale
-  readonly nonce: string
   readonly rendered: RenderedPage
   /** A form post's state, embedded for the page to hydrate into (PAGE_STATE_ELEMENT_ID); null for a plain GET. */
   readonly state: PageFormState | null
@@ -111,7 +114,7 @@ function renderedBytes (rendered: RenderedPage): Buffer {
   return bytes
 }
 
-/** The page for one host: everything but the per-response parts (language, nonce, title, rendered view, state) is filled in. */
+/** The page for one host: everything but the per-response parts (language, title, rendered view, state) is filled in. */
 export class PreparedPage {
   /** The template cut at its per-response slots: odd indexes are slot names. */
   private readonly pieces: readonly string[]
@@ -159,7 +162,6 @@ export class PreparedPage {
     for (let index = 0; index < this.pieces.length; index++) {
       const piece = this.pieces[index]!
       if (index % 2 === 0) parts.push(this.pieceBytes[index]!)
-      else if (piece === NONCE_SLOT) parts.push(Buffer.from(fill.nonce, 'latin1'))
       else if (piece === TITLE_SLOT) parts.push(Buffer.from(title))
       else if (piece === ROOT_SLOT) parts.push(renderedBytes(fill.rendered))
       else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
@@ -199,8 +201,8 @@ export class PreparedPage {
  * The page template, read once at start. The runtime configuration is the
  * same for every host but for the cookie domain, which follows the host the
  * browser asked for (server/edge/sessions/cookie-domain.ts); the page for a host is
- * prepared on its first request and kept, so that a page view costs a nonce,
- * the rendered view (server/edge/page/page-markup.ts keeps those) and a string join.
+ * prepared on its first request and kept, so that a page view costs the
+ * rendered view (server/edge/page/page-markup.ts keeps those) and a join of bytes.
  */
 export class PageTemplate {
   private readonly byHost = new Map<string, PreparedPage>()
@@ -234,7 +236,7 @@ export class PageTemplate {
     look: PageLook = PLAIN_LOOK
   ): Promise<PageTemplate> {
     const template = await readFile(indexHtmlPath, 'utf8')
-    const slots = [CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
+    const slots = [CONFIG_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
     if (!slots.every((slot) => template.includes(slot))) {
       throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages and brand settings); run the build again`)
     }
@@ -251,26 +253,5 @@ export class PageTemplate {
     const page = new PreparedPage(this.templatePieces, config, this.runtimeConfig.productName, this.catalogues, this.viewPreloads)
     if (this.byHost.size < MAX_CACHED_PAGE_HOSTS) this.byHost.set(hostname, page)
     return page
-  }
-}
-
-const NONCE_BYTES = 16
-const POOL_NONCES = 256
-
-/**
- * CSP nonces: 128 random bits each, base64. Drawn from a pool refilled 256 at
- * a time, because a call into the CSPRNG per page view shows in throughput.
- */
-export function createNonceSource (): () => string {
-  const pool = Buffer.alloc(NONCE_BYTES * POOL_NONCES)
-  let offset = pool.length
-  return function nextNonce (): string {
-    if (offset === pool.length) {
-      randomFillSync(pool)
-      offset = 0
-    }
-    const nonce = pool.toString('base64', offset, offset + NONCE_BYTES)
-    offset += NONCE_BYTES
-    return nonce
   }
 }

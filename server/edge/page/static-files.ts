@@ -108,18 +108,52 @@ function variant (name: string, body: Buffer, hash: string, encoding: Encoding, 
   return { body, etag, headers: flatHeaders(headers), notModifiedHeaders: flatHeaders(notModified) }
 }
 
-/** Picks the best encoding the client accepts among those an asset has. */
-export function negotiateEncoding (acceptEncoding: string | undefined, available: Asset['variants']): Encoding {
-  if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
-  const accepted = new Set<string>()
-  for (const part of acceptEncoding.toLowerCase().split(',')) {
-    const [token = '', ...parameters] = part.split(';').map((piece) => piece.trim())
-    const refused = parameters.some((parameter) => /^q=0(\.0{0,3})?$/.test(parameter))
-    if (!refused) accepted.add(token)
+/** A q-value as RFC 9110 writes it (0 to 1, at most three decimals); anything else is not one. */
+const Q_VALUE = /^q=(0(\.\d{0,3})?|1(\.0{0,3})?)$/i
+
+/**
+ * The weight an Accept-Encoding member gives (its parameters after the first
+ * `;`): 1 without a q-value, 0 (refused) for a malformed one, as a weight the
+ * server cannot read must not turn an encoding on.
+ */
+function weightOf (parameters: string): number {
+  for (const parameter of parameters.split(';')) {
+    const trimmed = parameter.trim()
+    if (trimmed.length > 1 && (trimmed[0] === 'q' || trimmed[0] === 'Q') && trimmed[1] === '=') {
+      return Q_VALUE.test(trimmed) ? Number(trimmed.slice(2)) : 0
+    }
   }
-  if (available.br !== undefined && (accepted.has('br') || accepted.has('*'))) return 'br'
-  if (available.gzip !== undefined && (accepted.has('gzip') || accepted.has('*'))) return 'gzip'
-  return 'identity'
+  return 1
+}
+
+/**
+ * Picks the encoding to send among those `available` (an asset's or a page's
+ * variants), by the request's Accept-Encoding (RFC 9110 §12.5.3): the
+ * highest weight wins, brotli before gzip at equal weights (it is smaller);
+ * `*` weighs the codings the header does not name (`br;q=0, *` refuses
+ * brotli); `x-gzip` is gzip. Identity when the header is absent or refuses
+ * both, or when it names identity with a higher weight than the best coding.
+ */
+export function negotiateEncoding (acceptEncoding: string | undefined, available: Readonly<Partial<Record<Encoding, unknown>>>): Encoding {
+  if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
+  let brotli = -1
+  let gzip = -1
+  let identity = -1
+  let any = -1
+  for (const member of acceptEncoding.split(',')) {
+    const semicolon = member.indexOf(';')
+    const coding = (semicolon === -1 ? member : member.slice(0, semicolon)).trim().toLowerCase()
+    const weight = semicolon === -1 ? 1 : weightOf(member.slice(semicolon + 1))
+    if (coding === 'br') brotli = weight
+    else if (coding === 'gzip' || coding === 'x-gzip') gzip = weight
+    else if (coding === 'identity') identity = weight
+    else if (coding === '*') any = weight
+  }
+  const brotliWeight = available.br === undefined ? 0 : brotli === -1 ? Math.max(any, 0) : brotli
+  const gzipWeight = available.gzip === undefined ? 0 : gzip === -1 ? Math.max(any, 0) : gzip
+  const best = Math.max(brotliWeight, gzipWeight)
+  if (best === 0 || identity > best) return 'identity'
+  return brotliWeight === best ? 'br' : 'gzip'
 }
 
 /** A folder's names; none when it does not exist (a build without source maps). */

@@ -34,7 +34,9 @@ t.test('the server-rendered page in real Chromium, scripts on', { skip: browserS
       await t.test(`${name} at ${size.width}x${size.height}, scripts on: hydrates with no error, no CSP violation, no shift; axe 0`, async (t) => {
         const { page, problems } = await openPage(t, { ...size, reducedMotion: 'reduce' })
         await watchLayoutShifts(page)
-        await page.goto(`${base}${path}`)
+        const response = await page.goto(`${base}${path}`)
+        // Chromium asks for gzip, deflate, br and zstd: the page comes brotli-compressed, and hydrates from it.
+        t.equal((await response?.allHeaders())?.['content-encoding'], 'br', 'the page came brotli-compressed')
         await waitForHydration(page)
         await page.waitForLoadState('networkidle')
         t.equal(await page.getByRole('heading', { level: 1 }).textContent(), heading)

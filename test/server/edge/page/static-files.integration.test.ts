@@ -62,13 +62,26 @@ t.test('unknown and traversing asset paths get the 404 page', async (t) => {
 })
 
 t.test('Accept-Encoding negotiation follows quality values', async (t) => {
-  const all = { identity: {} as never, br: {} as never, gzip: {} as never }
+  const all = { identity: true, br: true, gzip: true }
   t.equal(negotiateEncoding(undefined, all), 'identity')
   t.equal(negotiateEncoding('*', all), 'br')
   t.equal(negotiateEncoding('gzip, deflate, br', all), 'br')
   t.equal(negotiateEncoding('BR;q=0.000, GZIP', all), 'gzip')
   t.equal(negotiateEncoding('br;q=0.5', all), 'br')
-  t.equal(negotiateEncoding('br', { identity: {} as never, gzip: {} as never }), 'identity')
+  t.equal(negotiateEncoding('br', { identity: true, gzip: true }), 'identity')
+  t.equal(negotiateEncoding('gzip;q=1, br;q=0.9', all), 'gzip', 'the higher weight wins')
+  t.equal(negotiateEncoding('gzip, br', all), 'br', 'brotli first at equal weights')
+  t.equal(negotiateEncoding('br;q=0, *', all), 'gzip', 'a coding refused by name is not taken back by *')
+  t.equal(negotiateEncoding('*;q=0', all), 'identity')
+  t.equal(negotiateEncoding('gzip;q=0.2, *;q=0.5', all), 'br', '* weighs the codings not named')
+  t.equal(negotiateEncoding('gzip;q=0.5, identity;q=0.8', all), 'identity', 'identity preferred by name')
+  t.equal(negotiateEncoding('x-gzip', all), 'gzip')
+  t.equal(negotiateEncoding('gzip; q=0.5 ;level=1', all), 'gzip', 'spaces and other parameters')
+  for (const malformed of ['br;q=1.5', 'br;q=-1', 'br;q=0.0001', 'br;q=', 'br;q=abc']) {
+    t.equal(negotiateEncoding(malformed, all), 'identity', `${malformed}: a weight that is not one turns nothing on`)
+  }
+  t.equal(negotiateEncoding('deflate, zstd', all), 'identity')
+  t.equal(negotiateEncoding(',,; ;q=1,', all), 'identity', 'garbage')
 })
 
 t.test('the client\'s source maps are not public by default: no /assets/*.map, and no script names one', async (t) => {
