@@ -25,6 +25,17 @@ const COLOR_SCHEME_SLOT = '__THRESHOLD_COLOR_SCHEME__'
 const BRAND_STYLE_SLOT = '<!--THRESHOLD:BRAND-STYLE-->'
 /** The build's own icon link (build.mjs), which FAVICON replaces. */
 const BUILD_FAVICON = /<link rel="icon" [^>]*>/
+/** The build's `<style>` in the head: the page's CSS, inline (build/client.mjs pageStyle). */
+const INLINE_STYLE = /<style>([^<]*)<\/style>/g
+
+/**
+ * The CSP sources that allow the template's inline styles, each by the hash
+ * of its content as the template holds it: the page's CSS needs no stylesheet
+ * request, and `style-src` still allows no other inline style.
+ */
+export function inlineStyleSources (template: string): string[] {
+  return [...template.matchAll(INLINE_STYLE)].map((match) => styleHashSource(match[1]!))
+}
 
 /** What the operator's brand sets in the page, the same for every host and response. */
 export interface PageLook {
@@ -208,7 +219,7 @@ export class PageTemplate {
     private readonly runtimeConfig: RuntimeConfig,
     private readonly cookieDomainOf: (hostname: string) => string | null,
     private readonly catalogues: MessageCatalogues,
-    /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
+    /** The page CSP's `style-src` additions: the hashes of the page's CSS and the brand's `<style>`, space-separated. */
     readonly styleSources: string
   ) {
     this.templatePieces = template.split(PER_RESPONSE_SLOTS)
@@ -232,8 +243,9 @@ export class PageTemplate {
     if (!slots.every((slot) => template.includes(slot))) {
       throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages and brand settings); run the build again`)
     }
-    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf, catalogues,
-      look.brandStyle === null ? '' : styleHashSource(look.brandStyle))
+    // The page's CSS as the build inlined it, then the brand's colours (withLook), each allowed by its hash.
+    const styleSources = [...inlineStyleSources(template), ...(look.brandStyle === null ? [] : [styleHashSource(look.brandStyle)])]
+    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf, catalogues, styleSources.join(' '))
   }
 
   /** The page for a host name (as the edge states it: see server/edge/http/host-header.ts statedHostName). */

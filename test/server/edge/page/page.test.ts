@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import t from 'tap'
 import { parseRuntimeConfig, serializeRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { MAX_CACHED_PAGE_HOSTS } from '../../../../server/edge/page/page.js'
@@ -208,4 +209,25 @@ t.test('a view left unrendered (a failed render, or over the budget) is titled b
   const english = await app.inject({ url: '/' })
   t.match(english.body, '<title>Log in · Acme</title>')
   t.notMatch(english.body, 'Sign in ·')
+})
+
+t.test('the page\'s CSS is inline in its head, allowed by its hash; no stylesheet blocks the first paint', async (t) => {
+  const app = await buildEdge(t)
+  const response = await app.inject({ url: '/' })
+  const head = response.body.slice(0, response.body.indexOf('</head>'))
+  const styles = [...head.matchAll(/<style>([^<]*)<\/style>/g)].map((match) => match[1]!)
+  t.equal(styles.length, 1, 'one <style>, the build\'s')
+  t.notMatch(response.body, /<link rel="stylesheet"/)
+  const styleSrc = /(?:^|;)\s*style-src ([^;]*)/.exec(response.headers['content-security-policy'] as string)?.[1] ?? ''
+  t.match(styleSrc, `'sha256-${createHash('sha256').update(styles[0]!, 'utf8').digest('base64')}'`)
+  t.notMatch(styleSrc, /unsafe-inline|nonce-/, 'no other inline style is allowed')
+})
+
+t.test('attack: a <style> in the query is neither in the page nor allowed by its hash', async (t) => {
+  // Only what the template holds when the edge loads it is hashed, never a request's text.
+  const app = await buildEdge(t)
+  const response = await app.inject({ url: '/?x=%3Cstyle%3Ebody%7Bdisplay:none%7D%3C/style%3E' })
+  const injected = `'sha256-${createHash('sha256').update('body{display:none}', 'utf8').digest('base64')}'`
+  t.notMatch(response.headers['content-security-policy'], injected)
+  t.notMatch(response.body, '<style>body{display:none}')
 })
