@@ -14,6 +14,8 @@ import type { EmbeddedTexts, MessageCatalogues } from '../languages/message-cata
 /** Slots that build.mjs and client/index.html leave in the page template. */
 const NONCE_SLOT = '__THRESHOLD_NONCE__'
 const TITLE_SLOT = '__THRESHOLD_TITLE__'
+/** The meta description's content: the language's `page.description`. */
+const DESCRIPTION_SLOT = '__THRESHOLD_DESCRIPTION__'
 const CONFIG_SLOT = '__THRESHOLD_RUNTIME_CONFIG__'
 /** Inside `<div id="root">`: the rendered view. */
 const ROOT_SLOT = '__THRESHOLD_ROOT__'
@@ -73,7 +75,7 @@ const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, bra
 const LANG_SLOT = '__THRESHOLD_LANG__'
 const DIR_SLOT = '__THRESHOLD_DIR__'
 const MESSAGES_SLOT = '__THRESHOLD_MESSAGES__'
-const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__)/
+const PER_RESPONSE_SLOTS = /(__THRESHOLD_NONCE__|__THRESHOLD_TITLE__|__THRESHOLD_DESCRIPTION__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__)/
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml (text: string): string {
@@ -129,6 +131,8 @@ export class PreparedPage {
   private readonly pieceBytes: ReadonlyArray<Buffer | null>
   /** Each language's embedded texts (with or without the later ones of a code step) as bytes, encoded on first use. */
   private readonly messagesBytes = new Map<string, Buffer>()
+  /** Each language's meta description, escaped and encoded on first use. */
+  private readonly descriptionBytes = new Map<Locale, Buffer>()
   private readonly passwordResetCompletion: boolean
 
   /**
@@ -167,6 +171,7 @@ export class PreparedPage {
       if (index % 2 === 0) parts.push(this.pieceBytes[index]!)
       else if (piece === NONCE_SLOT) parts.push(Buffer.from(fill.nonce, 'latin1'))
       else if (piece === TITLE_SLOT) parts.push(Buffer.from(title))
+      else if (piece === DESCRIPTION_SLOT) parts.push(this.description(fill.locale, messages))
       else if (piece === ROOT_SLOT) parts.push(renderedBytes(fill.rendered))
       else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
       else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
@@ -180,6 +185,15 @@ export class PreparedPage {
       }
     }
     return Buffer.concat(parts)
+  }
+
+  private description (locale: Locale, messages: Messages): Buffer {
+    let bytes = this.descriptionBytes.get(locale)
+    if (bytes === undefined) {
+      bytes = Buffer.from(escapeHtml(messages.text('page.description', { product: this.productName })))
+      this.descriptionBytes.set(locale, bytes)
+    }
+    return bytes
   }
 
   private embeddedMessages (locale: Locale, embedded: EmbeddedTexts): Buffer {
@@ -239,9 +253,9 @@ export class PageTemplate {
     look: PageLook = PLAIN_LOOK
   ): Promise<PageTemplate> {
     const template = await readFile(indexHtmlPath, 'utf8')
-    const slots = [CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
+    const slots = [CONFIG_SLOT, NONCE_SLOT, TITLE_SLOT, DESCRIPTION_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
     if (!slots.every((slot) => template.includes(slot))) {
-      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages and brand settings); run the build again`)
+      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages, brand settings and description); run the build again`)
     }
     // The page's CSS as the build inlined it, then the brand's colours (withLook), each allowed by its hash.
     const styleSources = [...inlineStyleSources(template), ...(look.brandStyle === null ? [] : [styleHashSource(look.brandStyle)])]
