@@ -1,7 +1,8 @@
 // The client's part of the build (build.mjs runs it): the page's bundle in
 // dist/public/assets/ (ESM, split, minified, content-hashed, with brotli and gzip
 // variants), its source maps moved to dist/client-sourcemaps/, the HTML template
-// dist/public/index.html, and the page renderer dist/server/page-renderer.cjs.
+// dist/public/index.html with the page's CSS inline, and the page renderer
+// dist/server/page-renderer.cjs.
 import { build } from 'esbuild'
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises'
@@ -128,7 +129,29 @@ function staticImports (metafile, path, seen = new Set()) {
 }
 
 /**
- * Fills the HTML template with the entry's stylesheet, script and preloads, and the slot for the
+ * client/styles.css minified, for a `<style>` in the template's head: all of
+ * the page's CSS is inline, so no stylesheet blocks the first paint
+ * (docs/performance.md, "The page's CSS, inline"). The edge allows it by its
+ * hash (server/edge/page/page.ts pageStyleSources), so it must come out byte
+ * for byte as written, and hold no `<` that could end its element.
+ */
+async function pageStyle () {
+  const result = await build({
+    entryPoints: [join(root, 'client/styles.css')],
+    bundle: true,
+    minify: true,
+    target: CLIENT_TARGETS,
+    write: false,
+    outdir: assetsDir,
+    logLevel: 'warning'
+  })
+  const css = (result.outputFiles[0]?.text ?? '').trim()
+  if (css === '' || css.includes('<')) throw new Error('build: client/styles.css must give a stylesheet without "<" to be inlined')
+  return css
+}
+
+/**
+ * Fills the HTML template with the page's CSS (inline), the entry's script and preloads, and the slot for the
  * rendered view's own, whose URLs go to view-preloads.json beside it.
  * @param {Metafile} metafile
  */
@@ -141,9 +164,9 @@ export async function writeIndexHtml (metafile) {
   const preloads = entryOutput.imports
     .filter((imported) => imported.kind === 'import-statement' && !imported.external)
     .map((imported) => `<link rel="modulepreload" href="${toUrl(imported.path)}">`)
-  const stylesheet = entryOutput.cssBundle === undefined
-    ? ''
-    : `<link rel="stylesheet" href="${toUrl(entryOutput.cssBundle)}">`
+  // The entry imports no CSS: a stylesheet it named would block the first paint.
+  if (entryOutput.cssBundle !== undefined) throw new Error('build: the client entry must not import CSS; client/styles.css is inlined')
+  const style = `<style>${await pageStyle()}</style>`
 
   const favicon = await readFile(join(root, 'client/brand/media/favicon.svg'))
   const faviconName = `favicon-${contentHash(favicon)}.svg`
@@ -151,9 +174,10 @@ export async function writeIndexHtml (metafile) {
 
   const template = await readFile(join(root, 'client/index.html'), 'utf8')
   const html = template
-    .replace('<!--BUILD:HEAD-->', [
+    // A function, so that no `$` in the CSS is read as a replacement pattern.
+    .replace('<!--BUILD:HEAD-->', () => [
       `<link rel="icon" href="/assets/${faviconName}" type="image/svg+xml">`,
-      stylesheet,
+      style,
       ...preloads,
       '<!--THRESHOLD:VIEW-PRELOAD-->',
       `<script type="module" src="${toUrl(entryPath)}"></script>`

@@ -1,4 +1,4 @@
 import { startPage } from './start-page.js'
-import './styles.css'
 
+// No CSS is imported here: the build inlines client/styles.css in the page's head (build/client.mjs pageStyle).
 void startPage()

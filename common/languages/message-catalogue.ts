@@ -57,10 +57,11 @@ export interface PageMessages {
 
 /**
  * Keys the page's scripts never show, left out of the embedded catalogue (the
- * first-load budget, test/build/bundle-budget.integration.test.ts): the `<title>` and the
- * notes shown without scripts are the server renderer's alone.
+ * first-load budget, test/build/bundle-budget.integration.test.ts): the
+ * `<title>`, the meta description and the notes shown without scripts are the
+ * server renderer's alone.
  */
-export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', 'noScript.']
+export const SERVER_RENDERED_ONLY_PREFIXES: readonly string[] = ['page.title', 'page.description', 'noScript.']
 
 /**
  * The texts of the `notice` codes emailed links land on (common/page/page-notices.ts):

@@ -7,7 +7,7 @@ function declarations (accent: SchemeAccent): string {
 
 /**
  * The brand colours as CSS custom properties, for a `<style>` in the page's
- * head after the stylesheet: the same selectors as client/styles.css's
+ * head after the page's CSS: the same selectors as client/styles.css's
  * schemes, so that each scheme's brand colour wins over its default. Built
  * only from the validated configuration (each value a `#rrggbb`), never from
  * a request. Null when no brand colour is set.

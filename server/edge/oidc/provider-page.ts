@@ -66,7 +66,7 @@ export interface ProviderPageLook {
   readonly productName: string
   /** `<html data-theme>` (THEME). */
   readonly theme: 'light' | 'dark' | 'system'
-  /** The page template's `<link rel="stylesheet">` and `<link rel="icon">`, as the build wrote them, and the brand's `<style>` (allowed by its hash). */
+  /** The page template's CSS (its `<style>`) and `<link rel="icon">`, as the build wrote them, and the brand's `<style>` (each style allowed by its hash). */
   readonly headLinks: string
   /** BRAND_LOGO's `<img>` at the card's top, as the page shows it; '' without one. */
   readonly logo: string

@@ -90,7 +90,7 @@ export interface ProviderProxyOptions {
   readonly rateLimit: RateLimitSettings
   /** Where refused client calls are counted (server/edge/http/refused-calls.ts). */
   readonly counts: WindowCounts
-  /** The brand and stylesheet of the provider's pages, and the brand `<style>`'s hash for the CSP ('' for none). */
+  /** The brand and CSS of the provider's pages, and their `<style>`s' hashes for the CSP, space-separated. */
   readonly look: ProviderPageLook & { readonly styleSources: string }
   /** The host name a request is for, as the edge states it. */
   readonly hostnameOf: (request: FastifyRequest) => string

@@ -20,6 +20,8 @@ import { loadViewPreloads, NO_VIEW_PRELOADS, VIEW_PRELOAD_SLOT, type ViewPreload
  * for every visitor who asks the same, and are compressed once.
  */
 const TITLE_SLOT = '__THRESHOLD_TITLE__'
+/** The meta description's content: the language's `page.description`. */
+const DESCRIPTION_SLOT = '__THRESHOLD_DESCRIPTION__'
 const CONFIG_SLOT = '__THRESHOLD_RUNTIME_CONFIG__'
 /** Inside `<div id="root">`: the rendered view. */
 const ROOT_SLOT = '__THRESHOLD_ROOT__'
@@ -31,6 +33,17 @@ const COLOR_SCHEME_SLOT = '__THRESHOLD_COLOR_SCHEME__'
 const BRAND_STYLE_SLOT = '<!--THRESHOLD:BRAND-STYLE-->'
 /** The build's own icon link (build.mjs), which FAVICON replaces. */
 const BUILD_FAVICON = /<link rel="icon" [^>]*>/
+/** The build's `<style>` in the head: the page's CSS, inline (build/client.mjs pageStyle). */
+const INLINE_STYLE = /<style>([^<]*)<\/style>/g
+
+/**
+ * The CSP sources that allow the template's inline styles, each by the hash
+ * of its content as the template holds it: the page's CSS needs no stylesheet
+ * request, and `style-src` still allows no other inline style.
+ */
+export function inlineStyleSources (template: string): string[] {
+  return [...template.matchAll(INLINE_STYLE)].map((match) => styleHashSource(match[1]!))
+}
 
 /** What the operator's brand sets in the page, the same for every host and response. */
 export interface PageLook {
@@ -68,7 +81,7 @@ const PLAIN_LOOK: PageLook = Object.freeze({ theme: 'system', favicon: null, bra
 const LANG_SLOT = '__THRESHOLD_LANG__'
 const DIR_SLOT = '__THRESHOLD_DIR__'
 const MESSAGES_SLOT = '__THRESHOLD_MESSAGES__'
-const PER_RESPONSE_SLOTS = /(__THRESHOLD_TITLE__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__|<!--THRESHOLD:VIEW-PRELOAD-->)/
+const PER_RESPONSE_SLOTS = /(__THRESHOLD_TITLE__|__THRESHOLD_DESCRIPTION__|__THRESHOLD_ROOT__|__THRESHOLD_STATE__|__THRESHOLD_LANG__|__THRESHOLD_DIR__|__THRESHOLD_MESSAGES__|<!--THRESHOLD:VIEW-PRELOAD-->)/
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml (text: string): string {
@@ -123,6 +136,8 @@ export class PreparedPage {
   private readonly pieceBytes: ReadonlyArray<Buffer | null>
   /** Each language's embedded texts (with or without the later ones of a code step) as bytes, encoded on first use. */
   private readonly messagesBytes = new Map<string, Buffer>()
+  /** Each language's meta description, escaped and encoded on first use. */
+  private readonly descriptionBytes = new Map<Locale, Buffer>()
   private readonly passwordResetCompletion: boolean
 
   /**
@@ -163,6 +178,7 @@ export class PreparedPage {
       const piece = this.pieces[index]!
       if (index % 2 === 0) parts.push(this.pieceBytes[index]!)
       else if (piece === TITLE_SLOT) parts.push(Buffer.from(title))
+      else if (piece === DESCRIPTION_SLOT) parts.push(this.description(fill.locale, messages))
       else if (piece === ROOT_SLOT) parts.push(renderedBytes(fill.rendered))
       else if (piece === LANG_SLOT) parts.push(Buffer.from(fill.locale, 'latin1'))
       else if (piece === DIR_SLOT) parts.push(Buffer.from(messages.dir, 'latin1'))
@@ -176,6 +192,15 @@ export class PreparedPage {
       }
     }
     return Buffer.concat(parts)
+  }
+
+  private description (locale: Locale, messages: Messages): Buffer {
+    let bytes = this.descriptionBytes.get(locale)
+    if (bytes === undefined) {
+      bytes = Buffer.from(escapeHtml(messages.text('page.description', { product: this.productName })))
+      this.descriptionBytes.set(locale, bytes)
+    }
+    return bytes
   }
 
   private embeddedMessages (locale: Locale, embedded: EmbeddedTexts): Buffer {
@@ -214,7 +239,7 @@ export class PageTemplate {
     private readonly runtimeConfig: RuntimeConfig,
     private readonly cookieDomainOf: (hostname: string) => string | null,
     private readonly catalogues: MessageCatalogues,
-    /** The page CSP's `style-src` additions: the brand `<style>`'s hash, or ''. */
+    /** The page CSP's `style-src` additions: the hashes of the page's CSS and the brand's `<style>`, space-separated. */
     readonly styleSources: string,
     private readonly viewPreloads: ViewPreloads
   ) {
@@ -236,13 +261,14 @@ export class PageTemplate {
     look: PageLook = PLAIN_LOOK
   ): Promise<PageTemplate> {
     const template = await readFile(indexHtmlPath, 'utf8')
-    const slots = [CONFIG_SLOT, TITLE_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
+    const slots = [CONFIG_SLOT, TITLE_SLOT, DESCRIPTION_SLOT, ROOT_SLOT, STATE_SLOT, LANG_SLOT, DIR_SLOT, MESSAGES_SLOT, THEME_SLOT, COLOR_SCHEME_SLOT, BRAND_STYLE_SLOT]
     if (!slots.every((slot) => template.includes(slot))) {
-      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages and brand settings); run the build again`)
+      throw new Error(`${indexHtmlPath} is not a Threshold page template (or one from before the page's languages, brand settings and description); run the build again`)
     }
     const viewPreloads = template.includes(VIEW_PRELOAD_SLOT) ? await loadViewPreloads(dirname(indexHtmlPath)) : NO_VIEW_PRELOADS
-    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf, catalogues,
-      look.brandStyle === null ? '' : styleHashSource(look.brandStyle), viewPreloads)
+    // The page's CSS as the build inlined it, then the brand's colours (withLook), each allowed by its hash.
+    const styleSources = [...inlineStyleSources(template), ...(look.brandStyle === null ? [] : [styleHashSource(look.brandStyle)])]
+    return new PageTemplate(withLook(template, look), runtimeConfig, cookieDomainOf, catalogues, styleSources.join(' '), viewPreloads)
   }
 
   /** The page for a host name (as the edge states it: see server/edge/http/host-header.ts statedHostName). */

@@ -35,7 +35,7 @@ t.test('the logo is in the card\'s header with its alt text and the size it is s
   t.equal(alt, 'Acme Cloud', 'the alt text defaults to the product name')
   t.same([width, height], ['224', '56'], '480×120 fitted into 240×56, proportions kept')
   t.match(embeddedConfig(page.body).logo, { src, alt: 'Acme Cloud', width: 224, height: 56 })
-  t.ok(page.body.indexOf('card__logo') > page.body.indexOf('<main class="card"'), 'inside the card')
+  t.ok(page.body.indexOf('<img class="card__logo"') > page.body.indexOf('<main class="card"'), 'inside the card')
 
   const served = await app.inject({ url: src! })
   t.equal(served.statusCode, 200)
@@ -133,27 +133,35 @@ t.test('a name under /assets/brand/ that is not a configured file is not found',
   }
 })
 
-t.test('the brand colours reach the page as one <style>, allowed by its hash in the CSP, which keeps no unsafe-inline', async (t) => {
+function styleHash (css: string): string {
+  return `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'`
+}
+
+t.test('the brand colours reach the page as one <style> after the page\'s CSS, each allowed by its hash in the CSP, which keeps no unsafe-inline', async (t) => {
   const app = await buildEdge(t, { env: { BRAND_COLOR: '#0a6e4f' } })
+  const plain = await buildEdge(t)
   const page = await app.inject({ url: '/' })
   const styles = styleElements(page.body)
-  t.equal(styles.length, 1)
-  const css = styles[0]!
+  t.same(styles.slice(0, -1), styleElements((await plain.inject({ url: '/' })).body), 'first the page\'s own CSS, as without a brand')
+  const css = styles.at(-1)!
   t.match(css, ':root{--accent:#0a6e4f;')
   t.match(css, ':root[data-theme="dark"]{--accent:#', 'a dark-scheme colour, derived')
   t.match(css, '@media (prefers-color-scheme: dark){:root[data-theme="system"]{--accent:')
-  const hash = createHash('sha256').update(css, 'utf8').digest('base64')
   const sources = styleSrc(page.headers['content-security-policy'])
-  t.match(sources, `'sha256-${hash}'`, 'the hash of the element\'s content, byte for byte')
+  t.same(sources.split(' ').filter((source) => source.startsWith("'sha256-")), styles.map(styleHash), 'the hash of each element\'s content, byte for byte, and no other')
   t.notMatch(sources, 'unsafe-inline')
-  t.ok(page.body.indexOf('<style>') > page.body.indexOf('rel="stylesheet"') || !page.body.includes('rel="stylesheet"'), 'after the stylesheet, so that it wins')
+  t.notMatch(page.body, 'rel="stylesheet"', 'no stylesheet to come after')
 })
 
-t.test('without a brand colour there is no <style>, and the CSP allows no inline style', async (t) => {
+t.test('without a brand colour the only <style> is the page\'s CSS, and the CSP allows no other inline style', async (t) => {
   const app = await buildEdge(t)
   const page = await app.inject({ url: '/' })
-  t.same(styleElements(page.body), [])
-  t.notMatch(styleSrc(page.headers['content-security-policy']), /sha256|unsafe-inline/)
+  const styles = styleElements(page.body)
+  t.equal(styles.length, 1)
+  t.notMatch(styles[0], '--accent:#0a6e4f')
+  const sources = styleSrc(page.headers['content-security-policy'])
+  t.same(sources.split(' ').filter((source) => source.startsWith("'sha256-")), [styleHash(styles[0]!)])
+  t.notMatch(sources, 'unsafe-inline')
 })
 
 t.test('nothing from the query reaches CSS: the style and its hash are the same for every request', async (t) => {

@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import t from 'tap'
+import { formatMessage, LOCALES } from '../../../../common/languages/message-catalogue.js'
 import { parseRuntimeConfig, serializeRuntimeConfig } from '../../../../common/page/runtime-config.js'
-import { MAX_CACHED_PAGE_HOSTS } from '../../../../server/edge/page/page.js'
-import { buildEdge } from '../../../fixtures/servers/edge.js'
+import { loadMessageCatalogues } from '../../../../server/edge/languages/message-catalogues.js'
+import { MAX_CACHED_PAGE_HOSTS, PageTemplate } from '../../../../server/edge/page/page.js'
+import { buildEdge, PUBLIC_DIR } from '../../../fixtures/servers/edge.js'
 
 function embeddedConfig (html: string): unknown {
   const json = /<script type="application\/json" id="threshold-config">([^<]*)<\/script>/.exec(html)?.[1]
@@ -188,7 +193,7 @@ t.test('behind a trusted proxy the cookie domain follows the host the visitor as
 })
 
 t.test('attack: a configured text naming a per-request slot stays text in the configuration; nothing is filled into it', async (t) => {
-  for (const slot of ['__THRESHOLD_ROOT__', '__THRESHOLD_MESSAGES__', '__THRESHOLD_LANG__', '__THRESHOLD_DIR__', '__THRESHOLD_TITLE__', '__THRESHOLD_STATE__']) {
+  for (const slot of ['__THRESHOLD_ROOT__', '__THRESHOLD_MESSAGES__', '__THRESHOLD_LANG__', '__THRESHOLD_DIR__', '__THRESHOLD_TITLE__', '__THRESHOLD_DESCRIPTION__', '__THRESHOLD_STATE__']) {
     const productName = `Acme ${slot} x`
     const app = await buildEdge(t, { env: { PRODUCT_NAME: productName } })
     const response = await app.inject({ url: '/' })
@@ -208,4 +213,61 @@ t.test('a view left unrendered (a failed render, or over the budget) is titled b
   const english = await app.inject({ url: '/' })
   t.match(english.body, '<title>Log in · Acme</title>')
   t.notMatch(english.body, 'Sign in ·')
+})
+
+/** The page's `<meta name="description">` content, as written in the HTML. */
+function metaDescription (html: string): string | undefined {
+  return /<meta name="description" content="([^"]*)">/.exec(html)?.[1]
+}
+
+t.test('every language\'s page has a meta description in its language, and stays noindex', async (t) => {
+  const app = await buildEdge(t, { env: { PRODUCT_NAME: 'Acme Cloud' } })
+  const seen = new Set<string>()
+  for (const locale of LOCALES) {
+    const catalogue = JSON.parse(readFileSync(new URL(`../../../../common/messages/${locale}.json`, import.meta.url), 'utf8')) as Record<string, string>
+    for (const url of ['/', '/?view=register', '/?view=resetPassword']) {
+      const body = (await app.inject({ url, headers: { 'accept-language': locale } })).body
+      t.match(body, `<html lang="${locale}"`, `${locale} ${url}`)
+      t.equal(metaDescription(body), formatMessage(catalogue['page.description']!, { product: 'Acme Cloud' }), `${locale} ${url}: its language's text`)
+      t.match(body, '<meta name="robots" content="noindex">')
+      seen.add(metaDescription(body)!)
+    }
+  }
+  t.equal(seen.size, LOCALES.length, 'one text per language, none left in English')
+  t.notMatch(JSON.stringify(seen), 'page.description', 'no key shows in place of a text')
+})
+
+t.test('attack: a product name with `"<` stays text inside the description\'s attribute', async (t) => {
+  // PRODUCT_NAME refuses these characters (server/edge/config.ts); the page escapes whatever it is given all the same.
+  const productName = 'Acme "><script>alert(1)</script>'
+  const template = await PageTemplate.load(join(PUBLIC_DIR, 'index.html'), { ...parseRuntimeConfig(null), productName }, () => null,
+    await loadMessageCatalogues({}, { google: false }))
+  for (const locale of LOCALES) {
+    const html = template.forHost('localhost').render({ locale, nonce: 'n', rendered: { html: '', heading: 'Heading' }, state: null, query: '' })
+    const description = metaDescription(html)
+    t.ok(description?.includes('Acme &#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;'), `${locale}: escaped (${description})`)
+    t.notMatch(html, '<script>alert(1)', `${locale}: no element of the name's making`)
+    t.equal(html.match(/<meta name="description"/g)?.length, 1)
+  }
+})
+
+t.test('the page\'s CSS is inline in its head, allowed by its hash; no stylesheet blocks the first paint', async (t) => {
+  const app = await buildEdge(t)
+  const response = await app.inject({ url: '/' })
+  const head = response.body.slice(0, response.body.indexOf('</head>'))
+  const styles = [...head.matchAll(/<style>([^<]*)<\/style>/g)].map((match) => match[1]!)
+  t.equal(styles.length, 1, 'one <style>, the build\'s')
+  t.notMatch(response.body, /<link rel="stylesheet"/)
+  const styleSrc = /(?:^|;)\s*style-src ([^;]*)/.exec(response.headers['content-security-policy'] as string)?.[1] ?? ''
+  t.match(styleSrc, `'sha256-${createHash('sha256').update(styles[0]!, 'utf8').digest('base64')}'`)
+  t.notMatch(styleSrc, /unsafe-inline|nonce-/, 'no other inline style is allowed')
+})
+
+t.test('attack: a <style> in the query is neither in the page nor allowed by its hash', async (t) => {
+  // Only what the template holds when the edge loads it is hashed, never a request's text.
+  const app = await buildEdge(t)
+  const response = await app.inject({ url: '/?x=%3Cstyle%3Ebody%7Bdisplay:none%7D%3C/style%3E' })
+  const injected = `'sha256-${createHash('sha256').update('body{display:none}', 'utf8').digest('base64')}'`
+  t.notMatch(response.headers['content-security-policy'], injected)
+  t.notMatch(response.body, '<style>body{display:none}')
 })
