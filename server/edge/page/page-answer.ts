@@ -8,6 +8,7 @@ import type { MessageCatalogues } from '../languages/message-catalogues.js'
 import { UNRENDERED, type PageMarkup } from './page-markup.js'
 import type { PageTemplate } from './page.js'
 import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS, withChallengeProviderSources } from '../http/security-headers.js'
+import { pageCacheControl } from './page-caching.js'
 
 export interface PageAnswerOptions {
   /** The page, prepared per host (its cookie domain follows the host). */
@@ -40,13 +41,16 @@ export interface PageAnswerOptions {
  * Node response; a Fastify route calls `reply.hijack()` first.
  */
 export interface PageAnswer {
-  /** The page for `/?{query}` (the query without `?`): the view rendered, a fresh nonce, the page's CSP, no-store. */
+  /**
+   * The page for `/?{query}` (the query without `?`): the view rendered, a fresh nonce, the page's CSP,
+   * and page-caching.ts's Cache-Control (revalidated, eligible for the back/forward cache, unless the query is personal).
+   */
   page (request: IncomingMessage, response: ServerResponse, query: string): void
   /**
    * The page after a form post: the view of `state` rendered with it and the
    * state embedded for the scripts to hydrate into, with `status` (200 for a
    * refusal shown as a notice, 4xx/5xx where the post itself failed) and the
-   * same headers as the page. `query` is the address the form posted to (its
+   * same headers as the page but no-store. `query` is the address the form posted to (its
    * query without `?`), which the page's links and the next post keep.
    * The account view (server/edge/account/) passes its `account` state too,
    * rendered and embedded the same way, and `state` null where no post left one.
@@ -62,7 +66,7 @@ interface RenderFailure {
 const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .filter(([name]) => name !== 'content-security-policy')
   // The language follows Accept-Language (the address's ui_locales is part of the URL already).
-  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE], ['vary', 'Accept-Language']])
+  .concat([['content-type', 'text/html; charset=utf-8'], ['vary', 'Accept-Language']])
   .flat()
 
 /** How the embedded provider sends a visitor to the page: `redirect` back to its interaction (server/shared/oidc/provider-pages.ts OIDC_PATH_PREFIX). */
@@ -90,7 +94,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale })
   }
 
-  function write (request: IncomingMessage, response: ServerResponse, query: string, status: number,
+  function write (request: IncomingMessage, response: ServerResponse, query: string, status: number, cacheControl: string,
     hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null, account: AccountState | null = null): void {
     let localAccountsOrigin: string | null = null
     if (query.includes('local_accounts_host')) {
@@ -100,6 +104,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     const nonce = nextNonce()
     const body = pages.forHost(hostname).renderBytes({ locale, nonce, rendered, state, query, account })
     const headers = PAGE_HEADERS.slice()
+    headers.push('cache-control', cacheControl)
     const formAction = provider && returnsToProvider(query) ? `${formActionFor(hostname)} https:` : formActionFor(hostname)
     const policy = pageContentSecurityPolicy(nonce, localAccountsOrigin, formAction, pages.styleSources)
     headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins), 'content-length', String(body.length))
@@ -120,7 +125,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     page (request, response, query) {
       const hostname = hostnameOf(request)
       const locale = localeOf(request, query)
-      write(request, response, query, 200, hostname, locale, safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale))), null)
+      write(request, response, query, 200, pageCacheControl(query), hostname, locale, safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale))), null)
     },
     pageWithState (request, response, query, state, status = 200, account = null) {
       const hostname = hostnameOf(request)
@@ -134,7 +139,8 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
           throw error
         }
       })
-      write(request, response, query, status, hostname, locale, rendered, state, account)
+      // The visitor's own state (an email, a code step, the account): never kept, never restored from the back/forward cache.
+      write(request, response, query, status, NO_STORE, hostname, locale, rendered, state, account)
       return failure
     }
   }
