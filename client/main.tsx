@@ -1,4 +1,5 @@
+import { startAfreshOnRestore } from './page/back-forward-cache.js'
 import { startPage } from './start-page.js'
 import './styles.css'
 
-startPage()
+startAfreshOnRestore(startPage)
