@@ -35,7 +35,7 @@ const NORMAL_HOST_BENCHMARK_INDEX = 1500
 
 /**
  * The parts of Lighthouse's JSON report read here (Lighthouse is fetched by npx, so its own types are not at hand).
- * @typedef {{ id: string, title: string, displayValue?: string, score: number | null, scoreDisplayMode: string, details?: { items?: Array<{ reason?: unknown, failureType?: unknown }> } }} Audit
+ * @typedef {{ id: string, title: string, displayValue?: string, score: number | null, scoreDisplayMode: string, details?: { items?: unknown } }} Audit
  * @typedef {{ score: number, auditRefs: Array<{ id: string, group?: string }> }} Category
  * @typedef {{ benchmarkIndex: number }} Environment
  * @typedef {{ categories: Record<string, Category>, audits: Record<string, Audit>, environment?: Environment, runWarnings?: string[], runtimeError?: { message: string } }} LighthouseReport
@@ -63,6 +63,17 @@ async function lighthouse (url, reportPath) {
   await promisify(execFile)('npx', ['--yes', LIGHTHOUSE, url, '--quiet', '--output=json', `--output-path=${reportPath}`,
     `--only-categories=${CATEGORIES.join(',')}`, `--chrome-flags=${CHROME_FLAGS.join(' ')}`], { env, maxBuffer: 1 << 24 })
   return JSON.parse(readFileSync(reportPath, 'utf8'))
+}
+
+/**
+ * The reasons an audit lists in its items (the back/forward cache's: why a page was not restored), one line each.
+ * @param {Audit} audit
+ */
+function reasonsOf (audit) {
+  const items = audit.details?.items
+  if (!Array.isArray(items)) return []
+  return items.flatMap((/** @type {{ reason?: unknown, failureType?: unknown }} */ item) =>
+    typeof item.reason === 'string' ? [`      ${String(item.failureType)}: ${item.reason}`] : [])
 }
 
 /**
@@ -101,7 +112,7 @@ function summary (view, result) {
     .filter((audit) => !UNSCORED.has(audit.scoreDisplayMode) && audit.score !== null && audit.score < 1 && !METRICS.includes(audit.id))
     .flatMap((audit) => [`    ${name}: ${audit.id}: ${audit.title}${audit.displayValue ? ` (${audit.displayValue})` : ''}`,
       // The back/forward cache's audit says why in its items.
-      ...(audit.details?.items ?? []).filter((item) => typeof item.reason === 'string').map((item) => `      ${String(item.failureType)}: ${String(item.reason)}`)]))
+      ...reasonsOf(audit)]))
   const warnings = (result.runWarnings ?? []).map((warning) => `  Lighthouse warns: ${warning.replace(/\s+/g, ' ')}`)
   return [
     `${view.name}: ${scores}; CPU benchmark index ${index} (${machineReading(index)})`,
