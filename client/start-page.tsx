@@ -1,4 +1,5 @@
 import { StrictMode } from 'react'
+import { flushSync } from 'react-dom'
 import { createRoot, hydrateRoot, type RootOptions, type Root } from 'react-dom/client'
 import { preloadDomainCheck } from './domain-check/check-domain.js'
 import { createMessages, MESSAGES_ELEMENT_ID } from '../common/languages/message-catalogue.js'
@@ -18,8 +19,11 @@ import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage, viewParts 
  * configuration, language and form post state, puts the address right, loads the opening
  * view's chunk (which the HTML preloads beside the entry), and then hydrates the rendered
  * view in one pass, or renders into an empty root. The root, or null without one.
+ * `replacing`: the page came back from the back/forward cache (client/page/back-forward-cache.ts), and
+ * starts afresh in place of that root.
  */
-export async function startPage (options: Pick<RootOptions, 'onRecoverableError'> = {}): Promise<Root | null> {
+export async function startPage (options: Pick<RootOptions, 'onRecoverableError'> & { readonly replacing?: Root | null } = {}): Promise<Root | null> {
+  const { replacing, ...rootOptions } = options
   const config = parseRuntimeConfig(document.getElementById(RUNTIME_CONFIG_ELEMENT_ID)?.textContent)
   // A form post's answer carries the state the server rendered; the page starts from it.
   const formState = parsePageFormState(document.getElementById(PAGE_STATE_ELEMENT_ID)?.textContent)
@@ -54,11 +58,18 @@ export async function startPage (options: Pick<RootOptions, 'onRecoverableError'
       </MessagesContext.Provider>
     </StrictMode>
   )
+  if (replacing !== undefined) {
+    // The old page goes and the new one renders in the same task, after the awaits: no frame paints an empty card.
+    replacing?.unmount()
+    const created = createRoot(root, rootOptions)
+    flushSync(() => created.render(page))
+    return created
+  }
   // The edge renders the view into the page (docs/page.md); an empty root (a render over budget or one that failed) is rendered here.
   if (root.firstElementChild === null) {
-    const created = createRoot(root, options)
+    const created = createRoot(root, rootOptions)
     created.render(page)
     return created
   }
-  return hydrateRoot(root, page, options)
+  return hydrateRoot(root, page, rootOptions)
 }

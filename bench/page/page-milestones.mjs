@@ -16,13 +16,15 @@
 // - usable: a submit would work: the form is visible, its button is enabled,
 //   and either the button is hydrated or its form posts by itself without
 //   scripts (form[method=post]). Never before visible: nobody submits a form
-//   they cannot see.
+//   they cannot see. Recorded with it: whether the form posts without scripts
+//   (usableWithoutScripts), i.e. whether its scripts gated it
+//   (bench/page/network-floor.mjs counts them in the floor where they did).
 //
 // A client-rendered page inserts the form already hydrated, so there
 // hydrated ≤ visible = usable (the next frame); a server-rendered one shows
 // (and, posting by itself, accepts) the form before its scripts hydrate it.
 
-/** @typedef {{ visible?: number, usable?: number, hydrated?: number }} Milestones */
+/** @typedef {{ visible?: number, usable?: number, hydrated?: number, usableWithoutScripts?: boolean }} Milestones */
 /** @typedef {Window & { __pageMilestones?: Milestones }} WatchedWindow the page's window once watchPageMilestones runs */
 
 /**
@@ -57,6 +59,7 @@ export function watchPageMilestones (submitText) {
     if (milestones.usable === undefined && milestones.visible !== undefined && !button.disabled &&
         (milestones.hydrated !== undefined || postsWithoutScripts(button))) {
       milestones.usable = now
+      milestones.usableWithoutScripts = postsWithoutScripts(button)
     }
   }
   const observer = new MutationObserver(() => {

@@ -9,6 +9,7 @@ import { UNRENDERED, type PageMarkup } from './page-markup.js'
 import type { PageTemplate } from './page.js'
 import { compressedForOneAnswer, identityVariant, sendPage, variantFor, type CompressedPages, type PageVariant } from './compressed-pages.js'
 import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS, withChallengeProviderSources } from '../http/security-headers.js'
+import { pageCacheControl } from './page-caching.js'
 
 export interface PageAnswerOptions {
   /** The page, prepared per host (its cookie domain follows the host). */
@@ -42,13 +43,16 @@ export interface PageAnswerOptions {
  * Node response; a Fastify route calls `reply.hijack()` first.
  */
 export interface PageAnswer {
-  /** The page for `/?{query}` (the query without `?`): the view rendered, the page's CSP, no-store, compressed per Accept-Encoding. */
+  /**
+   * The page for `/?{query}` (the query without `?`): the view rendered, the page's CSP, compressed per Accept-Encoding,
+   * and page-caching.ts's Cache-Control (revalidated, eligible for the back/forward cache, unless the query is personal).
+   */
   page (request: IncomingMessage, response: ServerResponse, query: string): void
   /**
    * The page after a form post: the view of `state` rendered with it and the
    * state embedded for the scripts to hydrate into, with `status` (200 for a
    * refusal shown as a notice, 4xx/5xx where the post itself failed) and the
-   * same headers as the page. `query` is the address the form posted to (its
+   * same headers as the page but no-store. `query` is the address the form posted to (its
    * query without `?`), which the page's links and the next post keep.
    * The account view (server/edge/account/) passes its `account` state too,
    * rendered and embedded the same way, and `state` null where no post left one.
@@ -64,7 +68,7 @@ interface RenderFailure {
 const PAGE_HEADERS = Object.entries(STATIC_SECURITY_HEADERS)
   .filter(([name]) => name !== 'content-security-policy')
   // The language follows Accept-Language (the address's ui_locales is part of the URL already), the bytes Accept-Encoding.
-  .concat([['content-type', 'text/html; charset=utf-8'], ['cache-control', NO_STORE], ['vary', 'Accept-Encoding, Accept-Language']])
+  .concat([['content-type', 'text/html; charset=utf-8'], ['vary', 'Accept-Encoding, Accept-Language']])
   .flat()
 
 /** How the embedded provider sends a visitor to the page: `redirect` back to its interaction (server/shared/oidc/provider-pages.ts OIDC_PATH_PREFIX). */
@@ -93,7 +97,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   }
 
   /** The page's bytes and its headers but Content-Length and Content-Encoding. */
-  function build (query: string, hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null, account: AccountState | null): { body: Buffer, headers: string[] } {
+  function build (query: string, cacheControl: string, hostname: string, locale: Locale, rendered: RenderedPage, state: PageFormState | null, account: AccountState | null): { body: Buffer, headers: string[] } {
     let localAccountsOrigin: string | null = null
     if (query.includes('local_accounts_host')) {
       const target = resolveLocalAccounts(new URLSearchParams(query), hostname, localAccountsAllowedHosts)
@@ -101,6 +105,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
     }
     const body = pages.forHost(hostname).renderBytes({ locale, rendered, state, query, account })
     const headers = PAGE_HEADERS.slice()
+    headers.push('cache-control', cacheControl)
     const formAction = provider && returnsToProvider(query) ? `${formActionFor(hostname)} https:` : formActionFor(hostname)
     const policy = pageContentSecurityPolicy(localAccountsOrigin, formAction, pages.styleSources)
     headers.push('content-security-policy', providerOrigins === null ? policy : withChallengeProviderSources(policy, providerOrigins))
@@ -129,7 +134,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
         return
       }
       const rendered = safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale)))
-      const { body, headers } = build(query, hostname, locale, rendered, null, null)
+      const { body, headers } = build(query, pageCacheControl(query), hostname, locale, rendered, null, null)
       let answer: PageVariant
       if (markup.isShared(rendered)) {
         const variants = compressed.keep(key, body, headers)
@@ -153,9 +158,10 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
           throw error
         }
       })
-      const { body, headers } = build(query, hostname, locale, rendered, state, account)
+      const { body, headers } = build(query, NO_STORE, hostname, locale, rendered, state, account)
       // BREACH: a body holding a secret beside text an attacker can choose (the address's query ends every
       // view link) is never compressed: the second factor's challenge, and the account view (its sessions' ids).
+      // The visitor's own state (an email, a code step, the account): never kept, never restored from the back/forward cache.
       const secret = state?.secondFactorChallenge != null || account !== null
       sendPage(request, response, status, secret ? identityVariant(body, headers) : compressedForOneAnswer(request.headers['accept-encoding'], body, headers))
       return failure

@@ -42,7 +42,7 @@ t.test('the page, an asset, a 404, health and an API answer all carry the strict
 
   const page = await fetch(`${base}/?view=register`)
   expectStrictHeaders(t, Object.fromEntries(page.headers), 'page (hot path)')
-  t.equal(page.headers.get('cache-control'), 'no-store')
+  t.equal(page.headers.get('cache-control'), 'private, no-cache', 'an opening view: revalidated, kept by no shared cache (server/edge/page/page-caching.ts)')
 
   const html = await page.text()
   const asset = /src="(\/assets\/main-[^"]+\.js)"/.exec(html)?.[1]
