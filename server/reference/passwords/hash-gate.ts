@@ -10,15 +10,24 @@ import { availableParallelism } from 'node:os'
  *
  * - runs at most `concurrency` at a time (the cores, at most the threads of
  *   libuv's pool, where Node's scrypt runs);
- * - queues at most `maxQueue` more, and refuses at once (503 with
- *   Retry-After) an attempt that could not start within `maxWaitMs`, judged
- *   from how long recent hashes took; one that waits that long all the same
- *   is refused then;
+ * - always queues the next turn of each running slot (the first
+ *   `concurrency` in the queue), however long a hash takes: that work is
+ *   what the slots finish next, and refusing it would leave them idle. On a
+ *   starved machine where one hash outlasts `maxWaitMs`, a gate that judged
+ *   these by the wait refused every attempt past the running ones, and
+ *   answered fewer logins than it could have;
+ * - queues at most `maxQueue` in all, and refuses at once (503 with
+ *   Retry-After) any other attempt that could not start within `maxWaitMs`,
+ *   judged from how long recent hashes took; one of these that waits that
+ *   long all the same is refused then, unless it has meanwhile become a
+ *   slot's next turn;
  * - drops queued work whose client has gone (the request's signal: the
- *   visitor left, or the edge gave up and closed the connection).
+ *   visitor left, or the edge gave up after its UPSTREAM_TIMEOUT_MS and
+ *   closed the connection), so that no hash is made for an answer nobody
+ *   waits for.
  */
 
-/** The longest a hash waits for its turn before the request is refused. */
+/** The longest a hash behind the slots' next turns waits for its own before the request is refused. */
 const DEFAULT_MAX_WAIT_MS = 2000
 /**
  * Queued hashes per concurrent one, at most: a safety net. The wait is the
@@ -106,8 +115,15 @@ export class HashGate {
     }
   }
 
+  /** Whether the work at `position` in the queue (from 1) is a running slot's next turn: never refused for a slow hash. */
+  private isNextTurn (position: number): boolean {
+    return position <= this.options.concurrency
+  }
+
   private wait (signal: AbortSignal | undefined): Promise<void> {
-    if (this.queue.length >= this.options.maxQueue || this.expectedWaitMs(this.queue.length + 1) > this.options.maxWaitMs) {
+    const position = this.queue.length + 1
+    if (position > this.options.maxQueue ||
+      (!this.isNextTurn(position) && this.expectedWaitMs(position) > this.options.maxWaitMs)) {
       return Promise.reject(this.busy())
     }
     return new Promise<void>((resolve, reject) => {
@@ -122,7 +138,10 @@ export class HashGate {
         refuse: (refusal) => { leave(); reject(refusal) }
       }
       const onAbort = (): void => waiter.refuse(new PasswordWorkRefused('client-gone'))
-      const timer = setTimeout(() => waiter.refuse(this.busy()), this.options.maxWaitMs)
+      // A slot's next turn stays (those ahead of it have gone meanwhile); the excess behind it is shed.
+      const timer = setTimeout(() => {
+        if (!this.isNextTurn(this.queue.indexOf(waiter) + 1)) waiter.refuse(this.busy())
+      }, this.options.maxWaitMs)
       signal?.addEventListener('abort', onAbort, { once: true })
       this.queue.push(waiter)
     })
