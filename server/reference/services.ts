@@ -151,7 +151,7 @@ export async function createReferenceServices (
   const claims = new AccountClaims(emailing)
   const changeNotices = new ChangeNotices(emailing)
   const recentFactors = new RecentFactors({ store, now })
-  const hashGate = new HashGate(options.hashGate ?? defaultHashGateOptions(), () => metrics.gateRefused())
+  const hashGate = new HashGate(options.hashGate ?? { ...defaultHashGateOptions(), answerWithinMs: config.upstreamTimeoutMs }, () => metrics.gateRefused())
   const proofs = new FreshProofs(store, now)
   const owners = new AccountOwners({
     store, tokens, proofs, passkeysEnabled: config.passkeys !== null, secondFactorEnabled: config.secondFactor.enabled

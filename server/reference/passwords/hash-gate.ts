@@ -24,7 +24,13 @@ import { availableParallelism } from 'node:os'
  * - drops queued work whose client has gone (the request's signal: the
  *   visitor left, or the edge gave up after its UPSTREAM_TIMEOUT_MS and
  *   closed the connection), so that no hash is made for an answer nobody
- *   waits for.
+ *   waits for;
+ * - with `answerWithinMs` (the edge's UPSTREAM_TIMEOUT_MS), queues nothing,
+ *   and starts no queued hash, whose answer would come after the edge has
+ *   given up, judged from how long recent hashes took: such a hash would
+ *   only keep its slot from a login that can still be answered, and its
+ *   visitor is better told at once to try again (503) than to wait for a
+ *   504. A slot's next turn is what the slot can finish in that time.
  */
 
 /** The longest a hash behind the slots' next turns waits for its own before the request is refused. */
@@ -50,6 +56,8 @@ export interface HashGateOptions {
   readonly concurrency: number
   readonly maxQueue: number
   readonly maxWaitMs: number
+  /** How long the caller waits for an answer (the edge's UPSTREAM_TIMEOUT_MS); no bound when absent. */
+  readonly answerWithinMs?: number
 }
 
 /** The gate's sizes for this machine: one hash per core, within libuv's pool. */
@@ -70,6 +78,8 @@ export class PasswordWorkRefused extends Error {
 }
 
 interface Waiter {
+  /** When it came to the gate (performance.now()). */
+  readonly enteredAt: number
   readonly start: () => void
   readonly refuse: (refusal: PasswordWorkRefused) => void
 }
@@ -120,10 +130,17 @@ export class HashGate {
     return position <= this.options.concurrency
   }
 
+  /** Whether a hash that has waited `waitedMs` and will wait `aheadMs` more would be answered before the caller gives up. */
+  private answeredInTime (waitedMs: number, aheadMs: number): boolean {
+    const within = this.options.answerWithinMs
+    return within === undefined || waitedMs + aheadMs + this.estimateMs <= within
+  }
+
   private wait (signal: AbortSignal | undefined): Promise<void> {
     const position = this.queue.length + 1
-    if (position > this.options.maxQueue ||
-      (!this.isNextTurn(position) && this.expectedWaitMs(position) > this.options.maxWaitMs)) {
+    const aheadMs = this.expectedWaitMs(position)
+    if (position > this.options.maxQueue || !this.answeredInTime(0, aheadMs) ||
+      (!this.isNextTurn(position) && aheadMs > this.options.maxWaitMs)) {
       return Promise.reject(this.busy())
     }
     return new Promise<void>((resolve, reject) => {
@@ -134,6 +151,7 @@ export class HashGate {
         if (index !== -1) this.queue.splice(index, 1)
       }
       const waiter: Waiter = {
+        enteredAt: performance.now(),
         start: () => { leave(); resolve() },
         refuse: (refusal) => { leave(); reject(refusal) }
       }
@@ -147,10 +165,19 @@ export class HashGate {
     })
   }
 
-  /** A finished hash hands its turn to the first in the queue, or frees it. */
+  /**
+   * A finished hash hands its turn to the first in the queue that can still be answered in time
+   * (those that cannot are refused), or frees it.
+   */
   private release (): void {
-    const next = this.queue[0]
-    if (next === undefined) this.running--
-    else next.start()
+    for (let next = this.queue[0]; next !== undefined; next = this.queue[0]) {
+      if (this.answeredInTime(performance.now() - next.enteredAt, 0)) {
+        next.start()
+        return
+      }
+      // Leaves the queue as it is refused.
+      next.refuse(this.busy())
+    }
+    this.running--
   }
 }

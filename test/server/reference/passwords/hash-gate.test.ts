@@ -107,6 +107,44 @@ t.test('behind the next turns, work that would wait past the longest wait is ref
   await first
 })
 
+t.test('with the caller\'s wait known, nothing is queued whose answer would come after the caller gave up', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 100, maxWaitMs: 60_000, answerWithinMs: 500 })
+  // Teach the gate that a hash takes about 200 ms here.
+  await gate.run(slowWork(200))
+  const running = heldWork()
+  const first = gate.run(running.work)
+  const nextTurn = gate.run(async () => 'next turn')
+  t.same(gate.load, { running: 1, queued: 1 }, 'one hash ahead and its own (about 400 ms) are answered within 500 ms')
+  const started = performance.now()
+  await t.rejects(gate.run(async () => t.fail('must not run')), refusal('busy'),
+    'two ahead and its own (about 600 ms) would be answered after the caller gave up: refused at once, not a 504 later')
+  t.ok(performance.now() - started < 50)
+  running.release()
+  t.equal(await nextTurn, 'next turn')
+  await first
+})
+
+t.test('a queued hash whose turn comes too late to be answered in time is refused then, and the turn passes to the next', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 100, maxWaitMs: 60_000, answerWithinMs: 900 })
+  await gate.run(slowWork(200))
+  const running = heldWork()
+  const first = gate.run(running.work)
+  let lateRan = false
+  const late = gate.run(async () => { lateRan = true })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const later = gate.run(async () => 'later')
+  t.same(gate.load, { running: 1, queued: 2 })
+  // The running hash takes far longer than the others did: the first in the queue has now waited
+  // 750 ms, and with its own hash would be answered after the 900 ms; the second, 450 ms, would not.
+  await new Promise((resolve) => setTimeout(resolve, 450))
+  running.release()
+  await t.rejects(late, refusal('busy'), 'refused at its turn, before its hash')
+  t.equal(await later, 'later', 'the turn went to the one that can still be answered')
+  t.equal(lateRan, false)
+  await first
+  t.same(gate.load, { running: 0, queued: 0 })
+})
+
 t.test('queued work whose client went away is dropped before it runs, and frees its place', async (t) => {
   const gate = new HashGate({ concurrency: 1, maxQueue: 1, maxWaitMs: 60_000 })
   const running = heldWork()

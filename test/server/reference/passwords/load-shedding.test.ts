@@ -43,6 +43,12 @@ t.test('with the gate full, a login is answered at once: 503, Retry-After and a 
     'once the burst is over, the owner signs in')
 })
 
+t.test('the service\'s gate starts no hash whose answer would come after the edge gave up: it knows the edge\'s UPSTREAM_TIMEOUT_MS', async (t) => {
+  const { services } = await startReference(t, { env: { UPSTREAM_TIMEOUT_MS: '4000' } })
+  t.equal(services.hashGate.options.answerWithinMs, 4000)
+  t.equal(services.hashGate.options.maxWaitMs, 2000, 'the machine\'s sizes otherwise')
+})
+
 t.test('a burst on a machine where one hash outlasts the gate\'s wait: the slots\' next turns sign in, the rest are 503 with Retry-After, none 504', async (t) => {
   // A real hash, slower than the wait: scrypt at 2^15 (32 MiB, tens of milliseconds at least) against a 5 ms wait,
   // one at a time, behind the edge's own wait (UPSTREAM_TIMEOUT_MS, its default). A gate that judged even a slot's
