@@ -2,7 +2,7 @@
 // the same files with the same headers, and printed as a report; the figures a
 // reader needs are kept by hand in docs/performance.md.
 //
-//   node bench/run.mjs [--duration SECONDS (4)] [--rounds N (5)]
+//   node bench/run.mjs [--duration SECONDS (4)] [--rounds N (5)] [--logins-only]
 //
 // - requests/s and p99 latency for GET / (as it is, brotli and gzip) and for the main script (gzip), from
 //   our server and from nginx (Debian's, started here on loopback, one worker
@@ -11,6 +11,9 @@
 // - server start time, from process start to listening;
 // - the page with and without metrics (METRICS_PORT), in the same rounds, with
 //   the metrics edge scraped every second during its load, as a ratio.
+// - logins per second of the embedded accounts service against the password
+//   hash's floor, last, with nothing else running (bench/logins/login-capacity.mjs);
+//   `--logins-only` measures only these.
 // Timings on a shared machine are noisy: compare the ratios, which are
 // measured minutes apart on the same machine.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -19,6 +22,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loginsReport, measureLogins } from './logins/login-capacity.mjs'
 import { startNginx } from './servers/nginx-yardstick.mjs'
 import { commandExists, freePort, median, runWrk, startEdge, startHelperServer } from './tools.mjs'
 
@@ -304,4 +308,10 @@ For scale, a Node process that only opens an empty \`node:http\` server listens 
   console.log(report)
 }
 
-await main()
+/** Logins against the hash's floor (bench/logins/login-capacity.mjs), printed as the report's last section. */
+async function logins () {
+  console.log(loginsReport(await measureLogins({ rounds, durationSeconds, log: (line) => console.error(line) })))
+}
+
+if (!process.argv.includes('--logins-only')) await main()
+await logins()

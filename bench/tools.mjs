@@ -153,7 +153,11 @@ export async function startEdge (env, { logFile, nodeArgs = [], checkout = THIS_
   let compileCache
   while (compileCache === undefined) {
     if (!running()) throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)
-    if (Date.now() > deadline) throw new Error('the server did not start within 15 s')
+    if (Date.now() > deadline) {
+      // Not left running behind the failed benchmark (it stops its embedded service as it goes).
+      child.kill('SIGTERM')
+      throw new Error('the server did not start within 15 s')
+    }
     const lines = readFileSync(logPath, 'utf8').split('\n')
     // The edge's line: with the embedded service, the reference process's own comes first (the edge listens once it is ready).
     const listening = lines.find((candidate) => candidate.includes('Server listening at') && !candidate.includes('"service":"reference"'))

@@ -17,6 +17,7 @@ import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import type { PasskeySettings } from '../shared/passkeys/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
 import { readSsoDiscovery } from '../shared/sso/sso-discovery-config.js'
+import { readUpstreamTimeoutMs } from '../shared/upstream-timeout.js'
 import { readEmailCodeSettings, type EmailCodeSettings } from '../shared/email-codes/email-code-config.js'
 import { readPasswordMinLength } from '../shared/passwords/password-min-length.js'
 import { readBrandSettings, type BrandSettings } from './brand/brand-config.js'
@@ -38,7 +39,6 @@ const DEFAULT_HOST = '0.0.0.0'
 const DEFAULT_PRODUCT_NAME = 'Threshold'
 const DEFAULT_SUPPORT_EMAIL = 'support@example.com'
 const DEFAULT_RATE_LIMIT_PER_MINUTE = 30
-const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
 /**
  * How long the edge keeps serving after SIGTERM with /readyz failing, so that
  * a balancer that learns of the stop from /readyz stops sending first: 10 s
@@ -275,7 +275,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     trustProxy: readTrustProxy(env),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', { min: 1, max: 1_000_000, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),
     redisUrl: readRedisUrl(env),
-    upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', { min: 1, max: 600_000, fallback: DEFAULT_UPSTREAM_TIMEOUT_MS }),
+    upstreamTimeoutMs: readUpstreamTimeoutMs(env),
     drainSeconds: readInteger(env, 'DRAIN_SECONDS', { min: 0, max: MAX_DRAIN_SECONDS, fallback: DEFAULT_DRAIN_SECONDS }),
     accountsAnswerLimitBytes: readInteger(env, 'ACCOUNTS_ANSWER_LIMIT_BYTES', { ...ACCOUNTS_ANSWER_LIMIT_RANGE, fallback: DEFAULT_ACCOUNTS_ANSWER_LIMIT_BYTES }),
     domainCheckEnforced: readBoolean(env, 'DOMAIN_CHECK_ENFORCED', false),

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { isHostname } from '../../common/http/hosts.js'
 import { readLogLevel, type LogLevel } from '../shared/logger.js'
 import { OWASP_SCRYPT_COST } from './passwords/passwords.js'
+import { readUpstreamTimeoutMs } from '../shared/upstream-timeout.js'
 import { ConfigError, deepFreeze, readBoolean, readHttpUrl, readInteger, readList, readOrigin, readServiceUrl, readString, type Env } from '../shared/env-parsing.js'
 import { readPasskeySettings, type PasskeySettings } from '../shared/passkeys/passkey-config.js'
 import { readSecondFactorSettings, type SecondFactorSettings } from '../shared/second-factor/second-factor-config.js'
@@ -54,6 +55,12 @@ export interface ReferenceConfig {
    * start when it runs below 17.
    */
   readonly passwordHashCost: number
+  /**
+   * UPSTREAM_TIMEOUT_MS, the edge's wait for this service's answers (the
+   * embedded service has the edge's environment): the hash gate starts no
+   * hash whose answer would come after it.
+   */
+  readonly upstreamTimeoutMs: number
   /** Absolute folder for the SQLite file, the signing keys and the outbox. */
   readonly dataDir: string
   /** PostgreSQL holding the accounts instead of the SQLite file in DATA_DIR; null: SQLite. */
@@ -180,6 +187,7 @@ export function loadReferenceConfig (env: Env, edgePort: number): ReferenceConfi
   return deepFreeze<ReferenceConfig>({
     publicUrl: publicOrigin,
     passwordHashCost: readInteger(env, 'PASSWORD_HASH_COST', { ...PASSWORD_HASH_COST_RANGE, fallback: OWASP_SCRYPT_COST }),
+    upstreamTimeoutMs: readUpstreamTimeoutMs(env),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
     databaseUrl: readDatabaseUrl(env),
     smtpUrl: readSmtpUrl(env),

@@ -76,6 +76,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions): Pr
   try {
     services = await createReferenceServices(options.config, app.log, {
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.hashGate === undefined ? {} : { hashGate: options.hashGate }),
       metrics: new ReferenceMetrics({ processFigures: metricsToken !== null })
     })
   } catch (error) {

@@ -29,7 +29,7 @@ import { Passkeys } from './passkeys/passkeys.js'
 import { ResetCompletion } from './password-reset/reset-completion.js'
 import { ResetRequest } from './password-reset/reset-request.js'
 import { commonPasswordList } from './passwords/common-passwords.js'
-import { defaultHashGateOptions, HashGate } from './passwords/hash-gate.js'
+import { defaultHashGateOptions, HashGate, type HashGateOptions } from './passwords/hash-gate.js'
 import { NewPasswords } from './passwords/new-passwords.js'
 import { PasswordWork } from './passwords/password-work.js'
 import { OWASP_SCRYPT_COST, scryptParametersForCost } from './passwords/passwords.js'
@@ -121,6 +121,8 @@ export interface ReferenceServicesOptions {
   readonly now?: () => number
   /** Where the services count; by default figures of their own, without the process's. */
   readonly metrics?: ReferenceMetrics
+  /** The hash gate's sizes; by default the machine's (hash-gate.ts: defaultHashGateOptions). */
+  readonly hashGate?: HashGateOptions
 }
 
 /** Wires the reference accounts service from its configuration (the composition root). */
@@ -149,7 +151,7 @@ export async function createReferenceServices (
   const claims = new AccountClaims(emailing)
   const changeNotices = new ChangeNotices(emailing)
   const recentFactors = new RecentFactors({ store, now })
-  const hashGate = new HashGate(defaultHashGateOptions(), () => metrics.gateRefused())
+  const hashGate = new HashGate(options.hashGate ?? { ...defaultHashGateOptions(), answerWithinMs: config.upstreamTimeoutMs }, () => metrics.gateRefused())
   const proofs = new FreshProofs(store, now)
   const owners = new AccountOwners({
     store, tokens, proofs, passkeysEnabled: config.passkeys !== null, secondFactorEnabled: config.secondFactor.enabled

@@ -10,15 +10,30 @@ import { availableParallelism } from 'node:os'
  *
  * - runs at most `concurrency` at a time (the cores, at most the threads of
  *   libuv's pool, where Node's scrypt runs);
- * - queues at most `maxQueue` more, and refuses at once (503 with
- *   Retry-After) an attempt that could not start within `maxWaitMs`, judged
- *   from how long recent hashes took; one that waits that long all the same
- *   is refused then;
+ * - always queues the next turn of each running slot (the first
+ *   `concurrency` in the queue), however long a hash takes: that work is
+ *   what the slots finish next, and refusing it would leave them idle. On a
+ *   starved machine where one hash outlasts `maxWaitMs`, a gate that judged
+ *   these by the wait refused every attempt past the running ones, and
+ *   answered fewer logins than it could have;
+ * - queues at most `maxQueue` in all, and refuses at once (503 with
+ *   Retry-After) any other attempt that could not start within `maxWaitMs`,
+ *   judged from how long recent hashes took; one of these that waits that
+ *   long all the same is refused then, unless it has meanwhile become a
+ *   slot's next turn;
  * - drops queued work whose client has gone (the request's signal: the
- *   visitor left, or the edge gave up and closed the connection).
+ *   visitor left, or the edge gave up after its UPSTREAM_TIMEOUT_MS and
+ *   closed the connection), so that no hash is made for an answer nobody
+ *   waits for;
+ * - with `answerWithinMs` (the edge's UPSTREAM_TIMEOUT_MS), queues nothing,
+ *   and starts no queued hash, whose answer would come after the edge has
+ *   given up, judged from how long recent hashes took: such a hash would
+ *   only keep its slot from a login that can still be answered, and its
+ *   visitor is better told at once to try again (503) than to wait for a
+ *   504. A slot's next turn is what the slot can finish in that time.
  */
 
-/** The longest a hash waits for its turn before the request is refused. */
+/** The longest a hash behind the slots' next turns waits for its own before the request is refused. */
 const DEFAULT_MAX_WAIT_MS = 2000
 /**
  * Queued hashes per concurrent one, at most: a safety net. The wait is the
@@ -41,6 +56,8 @@ export interface HashGateOptions {
   readonly concurrency: number
   readonly maxQueue: number
   readonly maxWaitMs: number
+  /** How long the caller waits for an answer (the edge's UPSTREAM_TIMEOUT_MS); no bound when absent. */
+  readonly answerWithinMs?: number
 }
 
 /** The gate's sizes for this machine: one hash per core, within libuv's pool. */
@@ -61,6 +78,8 @@ export class PasswordWorkRefused extends Error {
 }
 
 interface Waiter {
+  /** When it came to the gate (performance.now()). */
+  readonly enteredAt: number
   readonly start: () => void
   readonly refuse: (refusal: PasswordWorkRefused) => void
 }
@@ -106,8 +125,22 @@ export class HashGate {
     }
   }
 
+  /** Whether the work at `position` in the queue (from 1) is a running slot's next turn: never refused for a slow hash. */
+  private isNextTurn (position: number): boolean {
+    return position <= this.options.concurrency
+  }
+
+  /** Whether a hash that has waited `waitedMs` and will wait `aheadMs` more would be answered before the caller gives up. */
+  private answeredInTime (waitedMs: number, aheadMs: number): boolean {
+    const within = this.options.answerWithinMs
+    return within === undefined || waitedMs + aheadMs + this.estimateMs <= within
+  }
+
   private wait (signal: AbortSignal | undefined): Promise<void> {
-    if (this.queue.length >= this.options.maxQueue || this.expectedWaitMs(this.queue.length + 1) > this.options.maxWaitMs) {
+    const position = this.queue.length + 1
+    const aheadMs = this.expectedWaitMs(position)
+    if (position > this.options.maxQueue || !this.answeredInTime(0, aheadMs) ||
+      (!this.isNextTurn(position) && aheadMs > this.options.maxWaitMs)) {
       return Promise.reject(this.busy())
     }
     return new Promise<void>((resolve, reject) => {
@@ -118,20 +151,33 @@ export class HashGate {
         if (index !== -1) this.queue.splice(index, 1)
       }
       const waiter: Waiter = {
+        enteredAt: performance.now(),
         start: () => { leave(); resolve() },
         refuse: (refusal) => { leave(); reject(refusal) }
       }
       const onAbort = (): void => waiter.refuse(new PasswordWorkRefused('client-gone'))
-      const timer = setTimeout(() => waiter.refuse(this.busy()), this.options.maxWaitMs)
+      // A slot's next turn stays (those ahead of it have gone meanwhile); the excess behind it is shed.
+      const timer = setTimeout(() => {
+        if (!this.isNextTurn(this.queue.indexOf(waiter) + 1)) waiter.refuse(this.busy())
+      }, this.options.maxWaitMs)
       signal?.addEventListener('abort', onAbort, { once: true })
       this.queue.push(waiter)
     })
   }
 
-  /** A finished hash hands its turn to the first in the queue, or frees it. */
+  /**
+   * A finished hash hands its turn to the first in the queue that can still be answered in time
+   * (those that cannot are refused), or frees it.
+   */
   private release (): void {
-    const next = this.queue[0]
-    if (next === undefined) this.running--
-    else next.start()
+    for (let next = this.queue[0]; next !== undefined; next = this.queue[0]) {
+      if (this.answeredInTime(performance.now() - next.enteredAt, 0)) {
+        next.start()
+        return
+      }
+      // Leaves the queue as it is refused.
+      next.refuse(this.busy())
+    }
+    this.running--
   }
 }

@@ -81,6 +81,12 @@ for (const [env, variable, reason] of badBreachSettings) {
   })
 }
 
+t.test('the edge\'s UPSTREAM_TIMEOUT_MS, which the embedded service shares, is 10 s by default; a bad value stops the start', async (t) => {
+  t.equal(loadReferenceConfig({}, 8080).upstreamTimeoutMs, 10_000)
+  t.equal(loadReferenceConfig({ UPSTREAM_TIMEOUT_MS: '3000' }, 8080).upstreamTimeoutMs, 3000)
+  for (const value of ['0', 'soon', '600001']) t.equal(configErrorFor({ UPSTREAM_TIMEOUT_MS: value }).variable, 'UPSTREAM_TIMEOUT_MS', value)
+})
+
 t.test('PASSWORD_MIN_LENGTH is 8 by default, may be raised to 64, and is never below 8', async (t) => {
   t.equal(loadReferenceConfig({}, 8080).passwordMinLength, 8)
   t.equal(loadReferenceConfig({ PASSWORD_MIN_LENGTH: '15' }, 8080).passwordMinLength, 15)

@@ -57,21 +57,92 @@ t.test('a full queue refuses at once, with a Retry-After of at least a second', 
   await Promise.all([first, second])
 })
 
-t.test('work that would wait past the longest wait is refused: at once when the recent hashes say so, else when the wait is up', async (t) => {
-  const gate = new HashGate({ concurrency: 1, maxQueue: 100, maxWaitMs: 300 })
-  // Teach the gate that a hash takes about 200 ms here.
-  await gate.run(() => new Promise((resolve) => setTimeout(resolve, 200)))
+/** Work that takes `ms` of real time, as a hash on a slow machine does. */
+const slowWork = (ms: number) => async (): Promise<string> => {
+  await new Promise((resolve) => setTimeout(resolve, ms))
+  return 'hashed'
+}
+
+t.test('every hash slower than the wait: the slots\' next turns are admitted and finish, only the excess is refused', async (t) => {
+  const gate = new HashGate({ concurrency: 2, maxQueue: 100, maxWaitMs: 200 })
+  // Teach the gate that a hash takes 300 ms here, longer than the whole wait.
+  await gate.run(slowWork(300))
+  const started = performance.now()
+  const burst = Array.from({ length: 7 }, () => gate.run(slowWork(300)).then(
+    (result) => ({ result, at: performance.now() - started }),
+    (error: unknown) => ({ error, at: performance.now() - started })))
+  t.same(gate.load, { running: 2, queued: 2 }, 'two run, and one turn per slot waits, although it will wait 300 ms')
+  const answers = await Promise.all(burst)
+  const done = answers.filter((answer) => 'result' in answer)
+  const refused = answers.filter((answer) => 'error' in answer)
+  t.equal(done.length, 4, 'the two running and the two next turns finish')
+  const finished = done.map((answer) => answer.at).sort((a, b) => a - b)
+  t.ok(finished[2]! >= 550, `the next turns once the running hashes and their own are done (${finished.map((at) => at.toFixed(0)).join(', ')} ms)`)
+  t.equal(refused.length, 3, 'the excess is refused')
+  for (const answer of refused) {
+    t.match('error' in answer ? answer.error : null, refusal('busy'))
+    t.ok(answer.at < 100, `at once, not after a wait (${answer.at.toFixed(0)} ms)`)
+    t.ok(('error' in answer ? answer.error as PasswordWorkRefused : null)?.retryAfterSeconds === 1, 'Retry-After: the queue drains within a second')
+  }
+  t.same(gate.load, { running: 0, queued: 0 })
+})
+
+t.test('behind the next turns, work that would wait past the longest wait is refused: at once when the recent hashes say so, else when the wait is up', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 100, maxWaitMs: 400 })
+  // Teach the gate that a hash takes about 150 ms here.
+  await gate.run(slowWork(150))
   const running = heldWork()
   const first = gate.run(running.work)
-  const queued = gate.run(async () => 'queued')
+  const nextTurn = gate.run(async () => 'next turn')
+  const behind = gate.run(async () => 'second')
+  t.same(gate.load, { running: 1, queued: 2 }, 'two hashes ahead (about 300 ms) is within the 400 ms wait')
   const started = performance.now()
-  await t.rejects(gate.run(async () => 'third'), refusal('busy'), 'two hashes ahead (about 400 ms) is past the 300 ms wait: refused at once')
+  await t.rejects(gate.run(async () => 'third'), refusal('busy'), 'three hashes ahead (about 450 ms) is past it: refused at once')
   t.ok(performance.now() - started < 50)
-  await t.rejects(queued, refusal('busy'), 'the queued one gave up when its wait was up')
-  t.ok(performance.now() - started >= 250, `after ${(performance.now() - started).toFixed(0)} ms`)
-  t.same(gate.load, { running: 1, queued: 0 })
+  await t.rejects(behind, refusal('busy'), 'the one behind the next turn gave up when its wait was up')
+  t.ok(performance.now() - started >= 350, `after ${(performance.now() - started).toFixed(0)} ms`)
+  t.same(gate.load, { running: 1, queued: 1 }, 'the running slot\'s next turn still waits, however long the running hash takes')
   running.release()
+  t.equal(await nextTurn, 'next turn', 'and runs when the slot frees')
   await first
+})
+
+t.test('with the caller\'s wait known, nothing is queued whose answer would come after the caller gave up', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 100, maxWaitMs: 60_000, answerWithinMs: 500 })
+  // Teach the gate that a hash takes about 200 ms here.
+  await gate.run(slowWork(200))
+  const running = heldWork()
+  const first = gate.run(running.work)
+  const nextTurn = gate.run(async () => 'next turn')
+  t.same(gate.load, { running: 1, queued: 1 }, 'one hash ahead and its own (about 400 ms) are answered within 500 ms')
+  const started = performance.now()
+  await t.rejects(gate.run(async () => t.fail('must not run')), refusal('busy'),
+    'two ahead and its own (about 600 ms) would be answered after the caller gave up: refused at once, not a 504 later')
+  t.ok(performance.now() - started < 50)
+  running.release()
+  t.equal(await nextTurn, 'next turn')
+  await first
+})
+
+t.test('a queued hash whose turn comes too late to be answered in time is refused then, and the turn passes to the next', async (t) => {
+  const gate = new HashGate({ concurrency: 1, maxQueue: 100, maxWaitMs: 60_000, answerWithinMs: 900 })
+  await gate.run(slowWork(200))
+  const running = heldWork()
+  const first = gate.run(running.work)
+  let lateRan = false
+  const late = gate.run(async () => { lateRan = true })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const later = gate.run(async () => 'later')
+  t.same(gate.load, { running: 1, queued: 2 })
+  // The running hash takes far longer than the others did: the first in the queue has now waited
+  // 750 ms, and with its own hash would be answered after the 900 ms; the second, 450 ms, would not.
+  await new Promise((resolve) => setTimeout(resolve, 450))
+  running.release()
+  await t.rejects(late, refusal('busy'), 'refused at its turn, before its hash')
+  t.equal(await later, 'later', 'the turn went to the one that can still be answered')
+  t.equal(lateRan, false)
+  await first
+  t.same(gate.load, { running: 0, queued: 0 })
 })
 
 t.test('queued work whose client went away is dropped before it runs, and frees its place', async (t) => {

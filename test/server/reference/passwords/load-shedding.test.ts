@@ -43,6 +43,36 @@ t.test('with the gate full, a login is answered at once: 503, Retry-After and a 
     'once the burst is over, the owner signs in')
 })
 
+t.test('the service\'s gate starts no hash whose answer would come after the edge gave up: it knows the edge\'s UPSTREAM_TIMEOUT_MS', async (t) => {
+  const { services } = await startReference(t, { env: { UPSTREAM_TIMEOUT_MS: '4000' } })
+  t.equal(services.hashGate.options.answerWithinMs, 4000)
+  t.equal(services.hashGate.options.maxWaitMs, 2000, 'the machine\'s sizes otherwise')
+})
+
+t.test('a burst on a machine where one hash outlasts the gate\'s wait: the slots\' next turns sign in, the rest are 503 with Retry-After, none 504', async (t) => {
+  // A real hash, slower than the wait: scrypt at 2^15 (32 MiB, tens of milliseconds at least) against a 5 ms wait,
+  // one at a time, behind the edge's own wait (UPSTREAM_TIMEOUT_MS, its default). A gate that judged even a slot's
+  // next turn by the wait let only the running login through, and each of the rest was refused.
+  const { base, services } = await startReference(t, {
+    env: { PASSWORD_HASH_COST: '15' },
+    edgeEnv: { UPSTREAM_TIMEOUT_MS: '10000' },
+    hashGate: { concurrency: 1, maxQueue: 64, maxWaitMs: 5 }
+  })
+  await registerAccount(base, 'owner@example.com')
+  await until(() => services.hashGate.load.running === 0)
+  const burst = await Promise.all(Array.from({ length: 8 }, async () =>
+    await postJson(base, '/accounts/v2/login', { email: 'owner@example.com', password: GOOD_PASSWORD })))
+  const statuses = burst.map((answer) => answer.status)
+  t.comment(`answers: ${statuses.join(', ')}`)
+  t.ok(statuses.filter((status) => status === 200).length >= 2, 'the running login and the slot\'s next turn signed in')
+  t.ok(statuses.includes(503), 'the excess was shed')
+  t.notOk(statuses.includes(504), 'none waited until the edge gave up')
+  for (const refused of burst.filter((answer) => answer.status !== 200)) {
+    t.same([refused.status, refused.body], [503, { error: englishAnswers['failure.busy'] }])
+    t.match(refused.headers.get('retry-after'), /^[1-9]\d*$/)
+  }
+})
+
 t.test('a login the edge gave up on is dropped before its password is checked', async (t) => {
   const logs = logCollector()
   const { base, services } = await startReference(t, { logStream: logs.stream, edgeEnv: { UPSTREAM_TIMEOUT_MS: '300' } })
