@@ -5,7 +5,8 @@
 //
 // - visible: the first animation frame in which the form's submit button is
 //   laid out (a box wider and taller than zero) and every stylesheet the page
-//   links has loaded (each <link rel=stylesheet> has its CSSStyleSheet), so the
+//   links has loaded (each <link rel=stylesheet> has its CSSStyleSheet; a page
+//   whose CSS is all inline, as this one's is, links none), so the
 //   frame painted the styled form, not unstyled markup. Taken in a
 //   requestAnimationFrame callback, i.e. the frame that paints it.
 // - hydrated: React has attached to the button: the element carries React's
@@ -40,7 +41,7 @@ export function watchPageMilestones (submitText) {
     .find((candidate) => candidate.textContent?.trim() === submitText)
   const stylesLoaded = () => {
     const links = [.../** @type {NodeListOf<HTMLLinkElement>} */ (document.querySelectorAll('link[rel~="stylesheet"]'))]
-    return links.length > 0 && links.every((link) => link.sheet !== null)
+    return links.every((link) => link.sheet !== null)
   }
   const isHydrated = (/** @type {HTMLButtonElement} */ button) => Object.keys(button).some((key) => key.startsWith('__reactFiber$') || key.startsWith('__reactProps$'))
   const postsWithoutScripts = (/** @type {HTMLButtonElement} */ button) => button.form !== null && button.form.getAttribute('method')?.toLowerCase() === 'post'

@@ -243,7 +243,7 @@ t.test('attack: a product name with `"<` stays text inside the description\'s at
   const template = await PageTemplate.load(join(PUBLIC_DIR, 'index.html'), { ...parseRuntimeConfig(null), productName }, () => null,
     await loadMessageCatalogues({}, { google: false }))
   for (const locale of LOCALES) {
-    const html = template.forHost('localhost').render({ locale, nonce: 'n', rendered: { html: '', heading: 'Heading' }, state: null, query: '' })
+    const html = template.forHost('localhost').render({ locale, rendered: { html: '', heading: 'Heading' }, state: null, query: '' })
     const description = metaDescription(html)
     t.ok(description?.includes('Acme &#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;'), `${locale}: escaped (${description})`)
     t.notMatch(html, '<script>alert(1)', `${locale}: no element of the name's making`)

@@ -66,7 +66,7 @@ const VALID = JSON.stringify({ login: ['/assets/chunk-L.js'], register: ['/asset
 
 t.test('each view\'s preloads are filled in from the build\'s list', async (t) => {
   const page = (await load(publicDir(t, VALID))).forHost('localhost')
-  const render = (query: string) => page.render({ locale: 'en', nonce: 'n', rendered: { html: '', heading: '' }, state: null, query })
+  const render = (query: string) => page.render({ locale: 'en', rendered: { html: '', heading: '' }, state: null, query })
   t.same(preloadsIn(render('')), ['/assets/chunk-L.js'])
   t.same(preloadsIn(render('view=register')), ['/assets/chunk-R.js'])
   t.same(preloadsIn(render('view=resetPassword')), [], 'a view with nothing beyond the entry: nothing')
