@@ -12,16 +12,18 @@ export const MAX_KEPT_PAGES = 200
 
 /**
  * The kept pages' bytes (their keys, the page and its two compressed
- * variants) stay under this: a page is 7–10 KB with its variants, but a long
- * query ends every view link, so the count alone would not bound the memory.
+ * variants) stay under this: a page is about 28 KB with its variants (18 KB
+ * with its CSS inline, 5 KB brotli, 6 KB gzip), so MAX_KEPT_PAGES of them fit,
+ * but a long query ends every view link, so the count alone would not bound the memory.
  */
-export const MAX_KEPT_PAGE_BYTES = 4 * 1024 * 1024
+export const MAX_KEPT_PAGE_BYTES = 8 * 1024 * 1024
 
 /**
  * Page bytes compressed for keeping, per second (a token bucket holding one
- * second's worth), about twenty pages. Brotli at quality 11 costs about
- * 1.1 µs of the event loop per byte here (8 ms for the 7 KB login page;
- * gzip -9 adds 0.05 ms), where a kept page costs nothing more to send, and
+ * second's worth), about nine pages. Brotli at quality 11 costs about
+ * 1 µs of the event loop per byte here (8 ms for the 7 KB login page before
+ * its CSS was inline, 8–15 ms for the 18 KB one with it; gzip -9 adds
+ * 0.3 ms), where a kept page costs nothing more to send, and
  * anyone can write a new query or Host: beyond the budget a page goes out
  * uncompressed and is not kept, so a flood of invented ones costs at most
  * ~20% of a core in compression. Uncompressed rather than a cheap gzip,
