@@ -10,6 +10,7 @@ import { parsePageParams } from './page/page-params.js'
 import { PAGE_STATE_ELEMENT_ID, parsePageFormState } from '../common/page/page-render.js'
 import { parseRuntimeConfig, RUNTIME_CONFIG_ELEMENT_ID } from '../common/page/runtime-config.js'
 import { preloadChunk } from './page/load-chunk.js'
+import { startAfreshOnRestore } from './page/back-forward-cache.js'
 import './page/shared-view-modules.js'
 import { lazySecondFactorSteps, SecondFactorStepsContext, SignInPage, viewParts } from './SignInPage.js'
 
@@ -72,4 +73,13 @@ export async function startPage (options: Pick<RootOptions, 'onRecoverableError'
     return created
   }
   return hydrateRoot(root, page, rootOptions)
+}
+
+/**
+ * Opens the page (client/main.tsx calls it): starts it, and starts it afresh when it comes back from
+ * the back/forward cache (client/page/back-forward-cache.ts). Here rather than in the entry, so that
+ * its code compresses with the rest of the first load's chunk (build/first-load-chunk.mjs).
+ */
+export function openPage (): void {
+  startAfreshOnRestore(async (replacing) => await startPage(replacing === undefined ? {} : { replacing }))
 }
