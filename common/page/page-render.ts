@@ -114,7 +114,8 @@ const MARKUP_PARAMETERS: ReadonlySet<string> = new Set([
   'saml', 'oidc', 'email', 'id', 'login', 'register'
 ])
 
-function parameterName (segment: string): string {
+/** A query segment's parameter name, decoded as URLSearchParams decodes it (as written where it is not valid percent-encoding). */
+export function parameterName (segment: string): string {
   const equals = segment.indexOf('=')
   const raw = (equals === -1 ? segment : segment.slice(0, equals)).replace(/\+/g, ' ')
   try {

@@ -1,3 +1,4 @@
+import { parameterName } from '../../../common/page/page-render.js'
 import { NO_STORE } from '../http/security-headers.js'
 
 /**
@@ -22,16 +23,6 @@ const KEPT_PARAMETERS: ReadonlySet<string> = new Set([
   'view', 'notice', 'login_method', 'redirect', 'allowed_org', 'insecure_allowed_orgs', 'resource_type', 'cluster_name',
   'supports_domain_auth_check', 'local_accounts_host', 'local_accounts_port', 'ui_locales'
 ])
-
-function parameterName (segment: string): string {
-  const equals = segment.indexOf('=')
-  const raw = (equals === -1 ? segment : segment.slice(0, equals)).replace(/\+/g, ' ')
-  try {
-    return decodeURIComponent(raw)
-  } catch {
-    return raw
-  }
-}
 
 /**
  * The Cache-Control of the page for a GET of `/?{query}` (without `?`) that
