@@ -1,7 +1,20 @@
 import type { Root } from 'react-dom/client'
+import { ACCOUNT_STATE_ELEMENT_ID } from '../../common/account/account-state.js'
+import { PAGE_STATE_ELEMENT_ID } from '../../common/page/page-render.js'
 
-/** The fields whose values must not come back with a restored page: passwords and codes (an emailed one, a second factor's). */
-const SECRET_FIELDS = 'input[type="password"], input[autocomplete="one-time-code"], input[name="code"]'
+/**
+ * The fields whose values must not come back with a restored page: passwords (by their purpose too, since
+ * "Show password" makes a field `type="text"`: client/components/PasswordField.tsx) and codes (an emailed one, a second factor's).
+ */
+const SECRET_FIELDS = 'input[type="password"], input[autocomplete="current-password"], input[autocomplete="new-password"], ' +
+  'input[autocomplete="one-time-code"], input[name="code"]'
+
+/**
+ * The elements that carry a visitor's own state in the page (a form post's, the account view's): a page holding
+ * one is answered no-store (server/edge/page/page-caching.ts), which Chromium may restore all the same while no
+ * cookie changed. Started afresh, it would read that state again, so it is loaded again instead.
+ */
+const PERSONAL_STATE = `#${PAGE_STATE_ELEMENT_ID}, #${ACCOUNT_STATE_ELEMENT_ID}`
 
 /**
  * Empties every password and code field in the document: the value, and the
@@ -27,11 +40,16 @@ function clearSecretFields (): void {
  * one keeps a page out of that cache.
  */
 export function startAfreshOnRestore (start: (replacing?: Root | null) => Promise<Root | null>): void {
-  let root = start()
+  // A start that failed leaves the page as the server sent it, and the next restore starts it afresh all the same.
+  let root = start().catch(() => null)
   addEventListener('pagehide', clearSecretFields)
   addEventListener('pageshow', (event) => {
     if (!event.persisted) return
+    if (document.querySelector(PERSONAL_STATE) !== null) {
+      location.reload()
+      return
+    }
     // start unmounts the old root and renders the new one in one task (client/start-page.tsx).
-    root = root.then(async (previous) => await start(previous))
+    root = root.then(async (previous) => await start(previous)).catch(() => null)
   })
 }

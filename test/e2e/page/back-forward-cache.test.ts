@@ -102,6 +102,21 @@ t.test('the back/forward cache keeps the opening views but nothing typed into th
     t.notOk(await page.content().then((html) => html.includes(SECRET)), 'the password is nowhere in the document')
   })
 
+  await t.test('attack: a password shown in plain text is emptied as the page is left, as a hidden one is', async (t) => {
+    const page = await pageIn(t)
+    await page.goto(`${base}/`)
+    await waitForHydration(page)
+    await page.getByLabel('Password', { exact: true }).fill(SECRET)
+    await page.getByRole('button', { name: /show password/i }).click()
+    t.equal(await page.getByLabel('Password', { exact: true }).getAttribute('type'), 'text', 'shown')
+    // The page as the back/forward cache would keep it: what pagehide leaves.
+    const left = await page.evaluate(() => {
+      dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }))
+      return [...document.querySelectorAll('input')].map((field) => field.value)
+    })
+    t.notOk(left.includes('a password typed 7'), 'no field holds the password')
+  })
+
   await t.test('a sign-in made while away shows on the page that comes back', async (t) => {
     const page = await pageIn(t)
     await page.goto(`${base}/`)
