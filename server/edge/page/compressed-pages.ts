@@ -19,6 +19,13 @@ export const MAX_KEPT_PAGES = 200
 export const MAX_KEPT_PAGE_BYTES = 8 * 1024 * 1024
 
 /**
+ * A page longer than this is sent as it is and not kept: a real one is about 18 KB, and only a long
+ * query (repeated in every view link) makes one longer, whose brotli at quality 11 would hold the event
+ * loop for tens of milliseconds at a time.
+ */
+export const MAX_KEPT_BODY_BYTES = 32 * 1024
+
+/**
  * Page bytes compressed for keeping, per second (a token bucket holding one
  * second's worth), about nine pages. Brotli at quality 11 costs about
  * 1 µs of the event loop per byte here (8 ms for the 7 KB login page before
@@ -142,7 +149,7 @@ export class CompressedPages {
    * sends the body as it is, and nothing is kept.
    */
   keep (key: string, body: Buffer, headers: readonly string[]): PageVariants | null {
-    if (!this.spend(body.length)) return null
+    if (body.length > MAX_KEPT_BODY_BYTES || !this.spend(body.length)) return null
     const brotli = brotliCompressSync(body, {
       params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length }
     })

@@ -9,7 +9,7 @@ import { UNRENDERED, type PageMarkup } from './page-markup.js'
 import type { PageTemplate } from './page.js'
 import { compressedForOneAnswer, identityVariant, sendPage, variantFor, type CompressedPages, type PageVariant } from './compressed-pages.js'
 import { NO_STORE, pageContentSecurityPolicy, STATIC_SECURITY_HEADERS, withChallengeProviderSources } from '../http/security-headers.js'
-import { pageCacheControl } from './page-caching.js'
+import { pageCacheControl, REVALIDATE_PRIVATELY } from './page-caching.js'
 
 export interface PageAnswerOptions {
   /** The page, prepared per host (its cookie domain follows the host). */
@@ -134,9 +134,11 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
         return
       }
       const rendered = safely(() => markup.forQuery(query, hostname, catalogues.pageMessages(locale)))
-      const { body, headers } = build(query, pageCacheControl(query), hostname, locale, rendered, null, null)
+      const cacheControl = pageCacheControl(query)
+      const { body, headers } = build(query, cacheControl, hostname, locale, rendered, null, null)
       let answer: PageVariant
-      if (markup.isShared(rendered)) {
+      // Kept only where the browser may keep it too: a reset token, a return's id or a parameter the page does not know stays out of memory.
+      if (markup.isShared(rendered) && cacheControl === REVALIDATE_PRIVATELY) {
         const variants = compressed.keep(key, body, headers)
         answer = variants === null ? identityVariant(body, headers) : variantFor(acceptEncoding, variants)
       } else {

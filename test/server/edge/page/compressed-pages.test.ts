@@ -8,7 +8,7 @@ import { createPageRenderer } from '../../../../client/server-render.js'
 import type { PageFormState } from '../../../../common/page/page-render.js'
 import { parseRuntimeConfig } from '../../../../common/page/runtime-config.js'
 import { loadMessageCatalogues } from '../../../../server/edge/languages/message-catalogues.js'
-import { CompressedPages, KEPT_COMPRESSION_BYTES_PER_SECOND, MAX_KEPT_PAGE_BYTES, MAX_KEPT_PAGES } from '../../../../server/edge/page/compressed-pages.js'
+import { CompressedPages, KEPT_COMPRESSION_BYTES_PER_SECOND, MAX_KEPT_BODY_BYTES, MAX_KEPT_PAGE_BYTES, MAX_KEPT_PAGES } from '../../../../server/edge/page/compressed-pages.js'
 import { createPageAnswer } from '../../../../server/edge/page/page-answer.js'
 import { PageMarkup } from '../../../../server/edge/page/page-markup.js'
 import { PageTemplate } from '../../../../server/edge/page/page.js'
@@ -163,8 +163,9 @@ t.test('invented hosts and queries never keep more than MAX_KEPT_PAGES pages or 
     t.equal(answer.headers['content-encoding'], 'br')
   }
   t.equal(page.compressed.size, MAX_KEPT_PAGES, 'the oldest pushed out')
-  const long = 'x'.repeat(12_000)
-  for (let index = 0; index < 150; index++) await send(page.base, `/?redirect=%2F${index}${long}`, { 'accept-encoding': 'gzip' })
+  // Long queries (each ends every view link) whose pages are still under MAX_KEPT_BODY_BYTES.
+  const long = 'x'.repeat(6_000)
+  for (let index = 0; index < MAX_KEPT_PAGES; index++) await send(page.base, `/?redirect=%2F${index}${long}`, { 'accept-encoding': 'gzip' })
   t.ok(page.compressed.memoryBytes <= MAX_KEPT_PAGE_BYTES, `long queries: ${page.compressed.memoryBytes} bytes kept`)
   t.ok(page.compressed.size < MAX_KEPT_PAGES, `${page.compressed.size} pages of long queries`)
   const answer = await send(page.base, '/?redirect=%2Fapp%2F0', { 'accept-encoding': 'br', host: 'host-0.example.test' })
@@ -230,4 +231,22 @@ t.test('the compression budget is the page bytes of a second', async (t) => {
   t.ok(brotliDecompressSync(variants!.br!.body).equals(body))
   t.ok(gunzipSync(variants!.gzip!.body).equals(body))
   t.same(variants!.br!.headers, ['content-length', String(variants!.br!.body.length), 'content-encoding', 'br'])
+})
+
+t.test('attack: a query long enough to make the page longer than MAX_KEPT_BODY_BYTES costs no brotli and is not kept', async (t) => {
+  const page = await pageServer(t, new CompressedPages(UNLIMITED))
+  const answer = await send(page.base, `/?redirect=%2F${'y'.repeat(12_000)}`, { 'accept-encoding': 'br' })
+  t.equal(answer.status, 200)
+  t.ok(answer.body.length > MAX_KEPT_BODY_BYTES, `the page is ${answer.body.length} bytes`)
+  t.equal(answer.headers['content-encoding'], undefined, 'sent as it is')
+  t.equal(page.compressed.size, 0, 'not kept')
+})
+
+t.test('attack: a page whose address carries a reset token is never kept in memory', async (t) => {
+  const page = await pageServer(t, new CompressedPages(UNLIMITED))
+  await send(page.base, '/?view=setPassword&token=secret-reset-token', { 'accept-encoding': 'br' })
+  await send(page.base, '/?view=login&unknown=1', { 'accept-encoding': 'br' })
+  t.equal(page.compressed.size, 0, 'neither kept')
+  await send(page.base, '/?view=register&redirect=%2Fapp', { 'accept-encoding': 'br' })
+  t.equal(page.compressed.size, 1, 'a page the browser may keep is kept')
 })
