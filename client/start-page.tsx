@@ -49,7 +49,10 @@ export async function startPage (options: Pick<RootOptions, 'onRecoverableError'
   if (root === null) return null
   // Hydrated only with the view's code here: a view that suspended would stay the server's markup, and an update before
   // its chunk came (a transition held, an urgent one rendering it afresh) could drop what the visitor typed.
-  await preloadChunk(viewParts[formState?.view ?? params.view])
+  const viewReady = await preloadChunk(viewParts[formState?.view ?? params.view])
+  // Its chunk failed for good: the server's form stays as it is, and posts without scripts (docs/no-script.md),
+  // rather than give way to a notice that the part could not load.
+  if (!viewReady && replacing === undefined && root.firstElementChild !== null) return null
   const page = (
     <StrictMode>
       <MessagesContext.Provider value={messages}>

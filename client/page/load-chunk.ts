@@ -62,12 +62,15 @@ export function lazyChunk<P extends object> (load: () => Promise<{ default: Comp
 }
 
 /**
- * Loads a lazy component's chunk (resolves when it is here, never rejects), so that its first
- * render does not suspend: the page hydrates its opening view only then (client/start-page.tsx).
- * A component that is not lazy (the server renderer's, client/server-render.tsx) is here already.
+ * Loads a lazy component's chunk, so that its first render does not suspend: the page hydrates its
+ * opening view only then (client/start-page.tsx). Resolves with whether it is here (false once its
+ * retries failed), never rejects. A component that is not lazy (the server renderer's,
+ * client/server-render.tsx) is here already.
  */
-export async function preloadChunk (component: object): Promise<void> {
-  await loads.get(component)?.().catch(() => {})
+export async function preloadChunk (component: object): Promise<boolean> {
+  const load = loads.get(component)
+  if (load === undefined) return true
+  return await load().then(() => true, () => false)
 }
 
 /** Asks again for every lazy component whose chunk failed. */

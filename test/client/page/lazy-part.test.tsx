@@ -57,7 +57,7 @@ t.test('a chunk that always fails: the message in its place, with focus, and the
 t.test('a part whose chunk was preloaded renders at once, never its fallback, and its chunk is asked for once', async (t) => {
   const { calls, load } = chunkFailing(0)
   const Lazy = lazyChunk(load)
-  await preloadChunk(Lazy)
+  t.equal(await preloadChunk(Lazy), true, 'here')
   render(<InLanguage><LazyPart fallback={<p>Loading</p>}><Lazy /></LazyPart></InLanguage>)
   // Synchronously, in the first render: what the page's hydration relies on (client/start-page.tsx).
   t.ok(screen.getByRole('heading', { name: 'The part' }))
@@ -65,17 +65,17 @@ t.test('a part whose chunk was preloaded renders at once, never its fallback, an
   t.equal(calls.count, 1)
 })
 
-t.test('a preload whose chunk always fails resolves all the same (the page hydrates), and the part shows the message', async (t) => {
+t.test('a preload whose chunk always fails resolves all the same, saying so (the page keeps the server\'s form), and the part shows the message', async (t) => {
   const failing = chunkFailing(Infinity)
   const Lazy = lazyChunk(failing.load)
-  await preloadChunk(Lazy)
+  t.equal(await preloadChunk(Lazy), false, 'not here')
   t.equal(failing.calls.count, CHUNK_RETRIES + 1, 'tried with its retries')
   render(<InLanguage><LazyPart fallback={<p>Loading</p>}><Lazy /></LazyPart></InLanguage>)
   t.match((await screen.findByRole('alert', {}, { timeout: ALL_RETRIES_MS + 1000 })).textContent, FAILED)
 })
 
 t.test('preloading a component that is not lazy (the server renderer\'s) does nothing', async (t) => {
-  await preloadChunk(Part)
+  t.equal(await preloadChunk(Part), true, 'here already')
   render(<InLanguage><LazyPart fallback={<p>Loading</p>}><Part /></LazyPart></InLanguage>)
   t.ok(screen.getByRole('heading', { name: 'The part' }))
 })
