@@ -147,6 +147,8 @@ async function pageStyle () {
   })
   const css = (result.outputFiles[0]?.text ?? '').trim()
   if (css === '' || css.includes('<')) throw new Error('build: client/styles.css must give a stylesheet without "<" to be inlined')
+  // Inline, a relative url() would resolve against the page's address, not the assets' folder.
+  if (/url\((?!\s*["']?data:)/.test(css)) throw new Error('build: client/styles.css must name no file by url() to be inlined (a data: URL will do)')
   return css
 }
 
