@@ -6,7 +6,7 @@
 // page's deliberate `noindex` is one), and Lighthouse's CPU benchmark index
 // (environment.benchmarkIndex), which says whether the performance score is
 // worth reading: the 4× slowdown is calibrated for a high-end desktop, index
-// 1500–2000 ("CPU throttling" in Lighthouse's docs/throttling.md,
+// 1500–2000 ("CPU throttling" in Lighthouse's throttling documentation,
 // https://github.com/GoogleChrome/lighthouse/blob/main/docs/throttling.md#cpu-throttling),
 // and Lighthouse itself warns that the score suffers below 1000
 // (SLOW_CPU_BENCHMARK_INDEX_THRESHOLD in its core/gather/driver/environment.js).

@@ -52,7 +52,8 @@ t.test('<html lang dir> follow the language: Arabic is right to left', async (t)
 t.test('the page carries one language\'s catalogue, without the edge\'s own texts, and says it varies with Accept-Language', async (t) => {
   const app = await buildEdge(t)
   const page = await app.inject({ url: '/?ui_locales=de' })
-  t.equal(page.headers.vary, 'Accept-Language')
+  // And with Accept-Encoding: the page is sent compressed (server/edge/page/compressed-pages.ts).
+  t.equal(page.headers.vary, 'Accept-Encoding, Accept-Language')
   const messages = embeddedMessages(page.body)
   t.equal(messages.locale, 'de')
   t.same(Object.keys(messages.catalogue), Object.keys(englishCatalogue).filter((key) => !key.startsWith(SERVER_ONLY_PREFIX) &&
@@ -60,7 +61,7 @@ t.test('the page carries one language\'s catalogue, without the edge\'s own text
     !GOOGLE_BUTTON_KEYS.includes(key) && !OPENING_VIEW_KEYS.includes(key)),
   'every key the scripts show at first; no server key, no later key, no notice the address does not name, no method not offered, no view the page cannot switch to')
   t.ok(page.body.indexOf(`id="${MESSAGES_ELEMENT_ID}"`) > page.body.indexOf('id="threshold-config"'), 'right after the runtime configuration')
-  t.equal((await app.inject({ method: 'HEAD', url: '/', headers: { 'accept-language': 'de' } })).headers.vary, 'Accept-Language')
+  t.equal((await app.inject({ method: 'HEAD', url: '/', headers: { 'accept-language': 'de' } })).headers.vary, 'Accept-Encoding, Accept-Language')
 })
 
 t.test('the Google buttons\' labels come only where Google is offered; its error texts always', async (t) => {
