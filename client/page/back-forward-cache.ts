@@ -1,5 +1,4 @@
 import type { Root } from 'react-dom/client'
-import { ACCOUNT_STATE_ELEMENT_ID } from '../../common/account/account-state.js'
 import { PAGE_STATE_ELEMENT_ID } from '../../common/page/page-render.js'
 
 /**
@@ -10,11 +9,14 @@ const SECRET_FIELDS = 'input[type="password"], input[autocomplete="current-passw
   'input[autocomplete="one-time-code"], input[name="code"]'
 
 /**
- * The elements that carry a visitor's own state in the page (a form post's, the account view's): a page holding
- * one is answered no-store (server/edge/page/page-caching.ts), which Chromium may restore all the same while no
- * cookie changed. Started afresh, it would read that state again, so it is loaded again instead.
+ * Whether the page carries a visitor's own state (a form post's, or the account view's): such a page is answered
+ * no-store (server/edge/page/page-caching.ts), which Chromium may restore all the same while no cookie changed.
+ * Started afresh, it would read that state again, so it is loaded again instead. The account view is told by its
+ * address, so that the first load carries none of common/account/account-state.ts.
  */
-const PERSONAL_STATE = `#${PAGE_STATE_ELEMENT_ID}, #${ACCOUNT_STATE_ELEMENT_ID}`
+function holdsPersonalState (): boolean {
+  return document.getElementById(PAGE_STATE_ELEMENT_ID) !== null || new URLSearchParams(location.search).get('view') === 'account'
+}
 
 /**
  * Empties every password and code field in the document: the value, and the
@@ -45,7 +47,7 @@ export function startAfreshOnRestore (start: (replacing?: Root | null) => Promis
   addEventListener('pagehide', clearSecretFields)
   addEventListener('pageshow', (event) => {
     if (!event.persisted) return
-    if (document.querySelector(PERSONAL_STATE) !== null) {
+    if (holdsPersonalState()) {
       location.reload()
       return
     }
