@@ -20,17 +20,18 @@ import { firstLoadOutputs, gzipBytes, kb, meta, outputOf, root, staticClosure, t
  * challenge, a byte or two), so the budget fails the build when
  * broken. What moved the figures, and when: docs/performance.md, "The first
  * load's budget". Each budget is the figure reached plus about 500 bytes of
- * room (less where that would pass 95 KB, the cap before this count). The
- * login view's are above that cap: counted this way it was 101,346 bytes
+ * room. The login view's are above 95 KB, the cap before this count, and
+ * since the back/forward cache's restart and the start that keeps a failed
+ * view's server form, register's and setPassword's are too: counted this way it was 101,346 bytes
  * before the views were split (the passkey autofill's chunks, the copy button
  * and the passkey options, fetched at once, were never counted), and the
  * split costs it what its own chunk compresses worse than inside the shared one.
  */
 const BUDGETS: Readonly<Record<string, { readonly total: number, readonly own: number }>> = {
   login: { total: 102_100, own: 27_800 },
-  register: { total: 95 * 1024, own: 23_700 },
+  register: { total: 97_850, own: 23_700 },
   resetPassword: { total: 97_100, own: 23_550 },
-  setPassword: { total: 95 * 1024, own: 23_800 },
+  setPassword: { total: 97_750, own: 23_800 },
   'login with Google': { total: 102_800, own: 28_500 }
 }
 
