@@ -1,6 +1,7 @@
 import { createContext, useContext } from 'react'
 import type { Refusal } from '../../common/http/accounts-answers.js'
-import { createMessages, formatMessage, type Catalogue, type Messages } from '../../common/languages/message-catalogue.js'
+import { createMessages, type Catalogue, type Messages } from '../../common/languages/message-catalogue.js'
+import { formatMessage } from '../../common/languages/message-format.js'
 import { ERROR_MESSAGE_KEYS, isErrorKey } from '../../common/languages/error-messages.js'
 import { BUSY_MESSAGE_KEY, plainText } from '../../common/languages/page-texts.js'
 
@@ -26,7 +27,7 @@ export function withLaterTexts (messages: Messages, later: Catalogue): Messages 
     ...messages,
     text: (key, params) => !Object.hasOwn(later, key)
       ? messages.text(key, params)
-      : params === undefined ? later[key] : formatMessage(later[key], params)
+      : params === undefined ? later[key] : formatMessage(later[key], params, messages.locale)
   }
 }
 

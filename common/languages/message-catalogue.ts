@@ -11,6 +11,7 @@
  */
 import type englishCatalogue from '../messages/en.json'
 import { jsonForScriptElement } from '../page/json-for-script.js'
+import { formatMessage, type MessageParams } from './message-format.js'
 
 /** Every key of the catalogues, as English has them. */
 export type MessageKey = keyof typeof englishCatalogue
@@ -18,16 +19,34 @@ export type MessageKey = keyof typeof englishCatalogue
 /** One language's texts: a text for every key. */
 export type Catalogue = Readonly<Record<MessageKey, string>>
 
-/** The languages Threshold ships, English first (the reference every other is checked against). */
-export const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
+/**
+ * The languages Threshold ships, English first (the reference every other is
+ * checked against), as BCP 47 tags: a region or a script only where one
+ * language is written two ways (docs/languages.md lists them).
+ */
+export const LOCALES = [
+  'en', 'de', 'fr', 'es', 'ja', 'ar', 'pt-BR', 'pt-PT', 'it', 'nl', 'pl', 'cs', 'sv', 'da', 'nb', 'fi',
+  'ru', 'uk', 'tr', 'el', 'ro', 'hu', 'he', 'fa', 'hi', 'id', 'vi', 'th', 'ko', 'zh-Hans', 'zh-Hant', 'ms'
+] as const
 
-export type Locale = (typeof LOCALES)[number]
+/** A language Threshold ships a catalogue for. */
+export type ShippedLocale = (typeof LOCALES)[number]
+
+/**
+ * The pseudo-locales (docs/languages.md): English accented and made longer,
+ * left to right and right to left, for finding texts that are not in the
+ * catalogue and layouts that break. Spoken only where PSEUDO_LOCALES is on.
+ */
+export const PSEUDO_LOCALES = ['en-XA', 'ar-XB'] as const
+
+/** A language the page may speak: a shipped one, or a pseudo-locale where they are on. */
+export type Locale = ShippedLocale | (typeof PSEUDO_LOCALES)[number]
 
 /** The languages written right to left: the page's `dir` follows. */
-const RIGHT_TO_LEFT: ReadonlySet<Locale> = new Set<Locale>(['ar'])
+const RIGHT_TO_LEFT: ReadonlySet<string> = new Set(['ar', 'he', 'fa', 'ar-XB'])
 
 /** Whether a string is one of the shipped locales. */
-export function isLocale (value: unknown): value is Locale {
+export function isLocale (value: unknown): value is ShippedLocale {
   return typeof value === 'string' && (LOCALES as readonly string[]).includes(value)
 }
 
@@ -100,27 +119,6 @@ export function hasPrefix (key: string, prefixes: readonly string[]): boolean {
   return prefixes.some((prefix) => key.startsWith(prefix))
 }
 
-/** Values for a text's placeholders, by name. */
-export type MessageParams = Readonly<Record<string, string | number>>
-
-/** `{name}`: a placeholder, filled from MessageParams. */
-const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9]*)\}/g
-
-/** The placeholder names a text uses, sorted and each once (a catalogue's test compares them with English's). */
-export function placeholdersOf (text: string): string[] {
-  return [...new Set(Array.from(text.matchAll(PLACEHOLDER), (match) => match[1]!))].sort()
-}
-
-/**
- * A text with its placeholders filled. A placeholder without a value stays as
- * written, so that a missing value shows rather than vanishes; values are
- * inserted as they are (React escapes them when it renders).
- */
-export function formatMessage (text: string, params: MessageParams = {}): string {
-  return text.replace(PLACEHOLDER, (whole, name: string) =>
-    Object.hasOwn(params, name) ? String(params[name]) : whole)
-}
-
 /** Looks texts up in one catalogue: what components and the edge call to say something. */
 export interface Messages {
   readonly locale: Locale
@@ -135,7 +133,7 @@ export function createMessages ({ locale, catalogue }: PageMessages): Messages {
     dir: textDirection(locale),
     text (key, params) {
       const text = Object.hasOwn(catalogue, key) ? catalogue[key] : key
-      return params === undefined ? text : formatMessage(text, params)
+      return params === undefined ? text : formatMessage(text, params, locale)
     }
   }
 }

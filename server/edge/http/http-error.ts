@@ -1,5 +1,6 @@
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
-import { formatMessage, type MessageKey, type MessageParams, type Messages } from '../../../common/languages/message-catalogue.js'
+import type { MessageKey, Messages } from '../../../common/languages/message-catalogue.js'
+import { formatMessage, type MessageParams } from '../../../common/languages/message-format.js'
 
 /**
  * An error with the HTTP status to answer. Hooks and parsers throw these, and

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
-import { isLocale, LOCALES, placeholdersOf, type Catalogue, type Locale, type MessageKey } from '../../../common/languages/message-catalogue.js'
+import { isLocale, LOCALES, type Catalogue, type Locale, type MessageKey } from '../../../common/languages/message-catalogue.js'
 import { ConfigError, readString, type Env } from '../../shared/env-parsing.js'
 import { supportedLocaleOf } from '../../shared/languages/locale-choice.js'
+import { translationProblem } from '../../shared/languages/translation-check.js'
 
 /** The operator's own texts (MESSAGES_DIR), per language: only the keys they replace. */
 export type MessageOverrides = Readonly<Partial<Record<Locale, Partial<Catalogue>>>>
@@ -17,12 +18,11 @@ function refuse (file: string, problem: string): never {
   throw new ConfigError('MESSAGES_DIR', `${file}: ${problem}`)
 }
 
-function placeholderList (names: readonly string[]): string {
-  return names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(', ')
-}
-
-/** One `<locale>.json`: an object of non-empty strings, each for a key English has, with English's placeholders. */
-function readCatalogueFile (dir: string, file: string): Partial<Catalogue> {
+/**
+ * One `<locale>.json`: an object of non-empty strings, each for a key English
+ * has, with English's placeholders and the plural forms `locale` needs.
+ */
+function readCatalogueFile (dir: string, file: string, locale: Locale): Partial<Catalogue> {
   const path = join(dir, file)
   let content: string
   try {
@@ -47,11 +47,8 @@ function readCatalogueFile (dir: string, file: string): Partial<Catalogue> {
     if (!Object.hasOwn(ENGLISH, key)) refuse(path, `key "${key}" is not a key of the catalogue (common/messages/en.json lists them)`)
     if (typeof text !== 'string') refuse(path, `key "${key}" must be a text (a JSON string), not ${Array.isArray(text) ? 'an array' : text === null ? 'null' : typeof text}`)
     if (text.trim() === '') refuse(path, `key "${key}" is empty`)
-    const expected = placeholdersOf(ENGLISH[key]!)
-    const found = placeholdersOf(text)
-    if (expected.join() !== found.join()) {
-      refuse(path, `key "${key}" has the placeholders ${placeholderList(found)} where English has ${placeholderList(expected)}`)
-    }
+    const problem = translationProblem(locale, text, ENGLISH[key]!)
+    if (problem !== null) refuse(path, `key "${key}" ${problem}`)
     texts[key as MessageKey] = text
   }
   return texts
@@ -82,7 +79,7 @@ export function readMessagesDir (env: Env): MessageOverrides {
     if (!isLocale(locale)) {
       refuse(join(dir, file), `"${locale}" is not a language Threshold ships; the files are named ${LOCALES.map((shipped) => `${shipped}.json`).join(', ')}`)
     }
-    overrides[locale] = readCatalogueFile(dir, file)
+    overrides[locale] = readCatalogueFile(dir, file, locale)
   }
   return overrides
 }

@@ -1,4 +1,5 @@
-import { formatMessage, LOCALES, textDirection, type Locale, type MessageParams } from '../../../common/languages/message-catalogue.js'
+import { LOCALES, PSEUDO_LOCALES, textDirection, type Locale, type ShippedLocale } from '../../../common/languages/message-catalogue.js'
+import { formatMessage, type MessageParams } from '../../../common/languages/message-format.js'
 
 /** One family's texts (the emails', the answers') in one language. */
 export interface CatalogueTexts<Key extends string> {
@@ -8,7 +9,11 @@ export interface CatalogueTexts<Key extends string> {
 }
 
 /** Every shipped language but English, the reference each family is written in first. */
-export type TranslatedLocale = Exclude<Locale, 'en'>
+export type TranslatedLocale = Exclude<ShippedLocale, 'en'>
+
+function isTranslated (locale: Locale): locale is TranslatedLocale {
+  return (LOCALES as readonly string[]).includes(locale) && locale !== 'en'
+}
 
 /**
  * The reference service's texts of one family, per language: `english` is
@@ -21,15 +26,16 @@ export function catalogueFamily<Key extends string> (
   translations: Readonly<Record<TranslatedLocale, Readonly<Record<string, unknown>>>>
 ): (locale: Locale) => CatalogueTexts<Key> {
   const byLocale = new Map<Locale, CatalogueTexts<Key>>()
-  for (const locale of LOCALES) {
-    const shipped: Readonly<Record<string, unknown>> = locale === 'en' ? english : translations[locale]
+  // The pseudo-locales are the page's and the edge's: the reference service says English in them.
+  for (const locale of [...LOCALES, ...PSEUDO_LOCALES]) {
+    const shipped: Readonly<Record<string, unknown>> = locale === 'en' || !isTranslated(locale) ? english : translations[locale]
     byLocale.set(locale, {
       locale,
       dir: textDirection(locale),
       text (key, params) {
         const candidate = shipped[key]
         // A key the language lacks is said in English (the catalogue test keeps them whole).
-        return formatMessage(typeof candidate === 'string' ? candidate : english[key], params)
+        return formatMessage(typeof candidate === 'string' ? candidate : english[key], params, locale)
       }
     })
   }

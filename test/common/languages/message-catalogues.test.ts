@@ -1,5 +1,8 @@
 // The shipped catalogues, as a test: every language has exactly English's
-// keys, each text says something and keeps English's placeholders, and no
+// keys, each text says something, parses, keeps English's placeholders and
+// gives every plural form its language's rules pick from, no text is left
+// in English unless it is only names (or is listed, with its reason, in
+// same-as-english.json beside this test), and no
 // key lingers that nothing says any more (in the code of its own family; a
 // key named only in a comment is not said). The same holds for the reference
 // service's emails and for its answers' texts (errors and successes), whose
@@ -8,11 +11,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { LOCALES, placeholdersOf } from '../../../common/languages/message-catalogue.js'
+import { LOCALES } from '../../../common/languages/message-catalogue.js'
+import { placeholdersOf } from '../../../common/languages/message-format.js'
+import { translationProblem } from '../../../server/shared/languages/translation-check.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
-/** The families of catalogues: one file per locale in each folder, `en.json` the reference. */
 /**
  * The families of catalogues: one file per locale in each folder, `en.json` the reference;
  * `users`, the code that says a family's texts (test/ does not count), where a key must be
@@ -30,6 +34,19 @@ const FAMILIES = [
  * reads; the page sets `dir` and isolates what it inserts instead.
  */
 const DIRECTIONAL_CONTROLS = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/u
+
+/**
+ * Words kept as they are in every language: names of products, protocols and
+ * things a visitor types or sees written so (docs/translations.md).
+ */
+const NAMES = /\b(?:Google|Apple|Microsoft|GitHub|OpenID Connect|OAuth|SSO|JavaScript|QR|IP|URL|TOTP|Passkeys?)\b/g
+
+/** A text that says nothing but names, placeholders, numbers and punctuation: the same in any language. */
+const onlyNames = (text: string): boolean => !/\p{L}/u.test(text.replace(/\{[^{}]*\}/g, '').replace(NAMES, ''))
+
+/** Texts a language rightly writes as English does, by locale and family, each with its reason. */
+const SAME_AS_ENGLISH = JSON.parse(readFileSync(new URL('same-as-english.json', import.meta.url), 'utf8')) as
+  Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, string>>>>>>
 
 /** What a catalogue file holds once read: its keys in the file's order, or why it cannot be used. */
 type ReadCatalogue =
@@ -127,14 +144,21 @@ for (const family of FAMILIES) {
       const empty = keys.filter((key) => texts.get(key)!.trim() === '')
       t.same(empty, [], saying(empty, `${path} has a text for every key`, `${path} has empty texts`))
 
-      const placeholderMismatches = keys
-        .filter((key) => englishTexts.has(key))
+      const formatProblems = keys
+        .filter((key) => englishTexts.has(key) && texts.get(key)!.trim() !== '')
         .flatMap((key) => {
-          const own = placeholdersOf(texts.get(key)!)
-          const reference = placeholdersOf(englishTexts.get(key)!)
-          return own.join(',') === reference.join(',') ? [] : [`${key}: {${own.join('}, {')}} where English has {${reference.join('}, {')}}`]
+          const problem = translationProblem(locale, texts.get(key)!, englishTexts.get(key)!)
+          return problem === null ? [] : [`${key} ${problem}`]
         })
-      t.same(placeholderMismatches, [], saying(placeholderMismatches, `${path} keeps English's placeholders`, `${path}'s placeholders differ from English's`))
+      t.same(formatProblems, [], saying(formatProblems, `${path} parses, keeps English's placeholders and gives ${locale}'s plural forms`, `${path} has texts that do not fit`))
+
+      if (locale !== 'en') {
+        const allowed = SAME_AS_ENGLISH[family.name]?.[locale] ?? {}
+        const untranslated = keys.filter((key) => texts.get(key) === englishTexts.get(key) && !onlyNames(texts.get(key)!) && !Object.hasOwn(allowed, key))
+        t.same(untranslated, [], saying(untranslated, `${path} leaves no text in English but names`, `${path} has texts still in English (translate them, or list them with a reason in same-as-english.json)`))
+        const stale = Object.keys(allowed).filter((key) => texts.get(key) !== englishTexts.get(key))
+        t.same(stale, [], saying(stale, `same-as-english.json lists only texts ${path} does write as English does`, `same-as-english.json lists ${locale} texts that are translated now`))
+      }
 
       const controlled = keys.flatMap((key) => {
         const found = texts.get(key)!.match(DIRECTIONAL_CONTROLS)
@@ -146,8 +170,17 @@ for (const family of FAMILIES) {
 }
 
 t.test('a placeholder typed with a space or another name is told apart from English\'s', async (t) => {
-  // What the comparison above relies on: placeholdersOf reads only well-formed {name}s.
+  // What the comparison above relies on: a name misspelt or spaced is a problem, not a match.
   t.same(placeholdersOf('{heading} · {product}'), ['heading', 'product'])
-  t.same(placeholdersOf('{ heading} · {produkt}'), ['produkt'])
+  t.match(translationProblem('de', '{ heading} · {product}', '{heading} · {product}'), /does not parse/)
+  t.match(translationProblem('de', '{heading} · {produkt}', '{heading} · {product}'), /\{heading\}, \{produkt\} where English has \{heading\}, \{product\}/)
   t.same(placeholdersOf('{minutes} {minutes}'), ['minutes'])
+})
+
+t.test('only names, placeholders and punctuation may stand as English does without a reason', async (t) => {
+  t.ok(onlyNames('{heading} · {product}'))
+  t.ok(onlyNames('Google'))
+  t.ok(onlyNames('GitHub, Microsoft · OpenID Connect'))
+  t.notOk(onlyNames('Sign in with Google'))
+  t.notOk(onlyNames('Passkey “{name}”, added {date}'))
 })
