@@ -151,6 +151,8 @@ export interface ServerConfig {
   readonly brand: BrandSettings
   /** DEFAULT_LOCALE: the language when neither ui_locales nor Accept-Language names a shipped one (docs/languages.md). */
   readonly defaultLocale: Locale
+  /** PSEUDO_LOCALES (docs/languages.md): the page speaks `en-XA` and `ar-XB` too, for finding texts not in the catalogue and layouts that break. Off by default. */
+  readonly pseudoLocales: boolean
   /** MESSAGES_DIR's texts, checked against English's keys and placeholders; empty when unset. */
   readonly messageOverrides: MessageOverrides
   /** CHALLENGE and its thresholds, EDGE_SECRET, a provider's keys (docs/challenge.md). */
@@ -292,6 +294,7 @@ export function loadServerConfig (env: Env): ServerConfig {
     brand: readBrandSettings(env, productName),
     defaultLocale: readDefaultLocale(env),
     messageOverrides: readMessagesDir(env),
+    pseudoLocales: readBoolean(env, 'PSEUDO_LOCALES', false),
     challenge: readChallengeSettings(env),
     social: readSocialConnections(env, accountsUrl)
   })

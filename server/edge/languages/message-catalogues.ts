@@ -7,6 +7,7 @@ import {
   LATER_PREFIXES,
   LOCALES,
   OPENING_VIEW_KEYS,
+  PSEUDO_LOCALES,
   serializePageMessages,
   SERVER_ONLY_PREFIX,
   SERVER_RENDERED_ONLY_PREFIXES,
@@ -18,6 +19,7 @@ import {
 } from '../../../common/languages/message-catalogue.js'
 import { NOTICE_MESSAGE_KEYS, type PageNotice } from '../../../common/page/page-notices.js'
 import type { MessageOverrides } from './messages-dir.js'
+import { pseudoCatalogue } from './pseudo-locales.js'
 import type { ExtraAsset } from '../page/static-files.js'
 
 /** The edge's texts in every shipped language, ready to speak and to embed. */
@@ -34,6 +36,8 @@ export interface MessageCatalogues {
   pageMessagesJson (locale: Locale, embedded: EmbeddedTexts): string
   /** Each language's later texts (LATER_PREFIXES), served as immutable assets under /assets/messages/. */
   readonly laterTextAssets: readonly ExtraAsset[]
+  /** Whether the pseudo-locales are among them (PSEUDO_LOCALES is on): a request may then ask for one. */
+  readonly pseudoLocales: boolean
 }
 
 /** What a page's embedded texts hold beyond the first load's. */
@@ -54,6 +58,7 @@ const ENGLISH: Catalogue = englishCatalogue
  */
 async function shippedCatalogue (locale: Locale): Promise<Readonly<Record<string, unknown>> | null> {
   if (locale === 'en') return ENGLISH
+  if ((PSEUDO_LOCALES as readonly string[]).includes(locale)) return pseudoCatalogue(ENGLISH)
   try {
     const shipped = await import(`../../../common/messages/${locale}.json`, { with: { type: 'json' } }) as { default: Readonly<Record<string, unknown>> }
     return shipped.default
@@ -103,6 +108,8 @@ interface LocaleEntry {
 export interface OfferedMethods {
   /** GOOGLE_CLIENT_ID is set. */
   readonly google: boolean
+  /** PSEUDO_LOCALES is on: the pseudo-locales are spoken too. */
+  readonly pseudoLocales?: boolean
 }
 
 /**
@@ -123,8 +130,11 @@ const GOOGLE_BUTTON_KEYS: readonly string[] = ['methods.loginWithGoogle', 'metho
  */
 export async function loadMessageCatalogues (overrides: MessageOverrides, offered: OfferedMethods): Promise<MessageCatalogues> {
   const byLocale = new Map<Locale, LocaleEntry>()
-  await Promise.all(LOCALES.map(async (locale) => {
-    const catalogue = completeCatalogue(await shippedCatalogue(locale), overrides[locale])
+  const spoken: readonly Locale[] = offered.pseudoLocales === true ? [...LOCALES, ...PSEUDO_LOCALES] : LOCALES
+  await Promise.all(spoken.map(async (locale) => {
+    // An operator's texts are for a shipped language; a pseudo-locale is English's, made long.
+    const override = (LOCALES as readonly string[]).includes(locale) ? overrides[locale] : undefined
+    const catalogue = completeCatalogue(await shippedCatalogue(locale), override)
     const pageCatalogue = withoutServerKeys(catalogue)
     const page: PageMessages = Object.freeze({ locale, catalogue: Object.freeze(pageCatalogue) })
     const pick = (keep: (key: string) => boolean): Catalogue =>
@@ -159,6 +169,7 @@ export async function loadMessageCatalogues (overrides: MessageOverrides, offere
       }
       return json
     },
-    laterTextAssets: LOCALES.map((locale) => byLocale.get(locale)!.laterAsset)
+    laterTextAssets: spoken.map((locale) => byLocale.get(locale)!.laterAsset),
+    pseudoLocales: offered.pseudoLocales === true
   }
 }

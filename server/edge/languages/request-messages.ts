@@ -23,6 +23,7 @@ export function messagesForRequests (catalogues: MessageCatalogues, defaultLocal
   return (request, pageQuery) => catalogues.messages(chooseLocale({
     uiLocales: pageQuery === undefined ? null : uiLocalesOf(pageQuery),
     acceptLanguage: request.headers['accept-language'],
-    defaultLocale
+    defaultLocale,
+    pseudoLocales: catalogues.pseudoLocales
   }))
 }

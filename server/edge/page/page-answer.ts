@@ -93,7 +93,7 @@ export function createPageAnswer (options: PageAnswerOptions): PageAnswer {
   const provider = options.provider ?? false
 
   function localeOf (request: IncomingMessage, query: string): Locale {
-    return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale })
+    return chooseLocale({ uiLocales: uiLocalesOf(query), acceptLanguage: request.headers['accept-language'], defaultLocale, pseudoLocales: catalogues.pseudoLocales })
   }
 
   /** The page's bytes and its headers but Content-Length and Content-Encoding. */
