@@ -1,4 +1,4 @@
-import { isLocale, LOCALES, type Locale } from '../../../common/languages/message-catalogue.js'
+import { LOCALES, PSEUDO_LOCALES, type Locale, type ShippedLocale } from '../../../common/languages/message-catalogue.js'
 
 /**
  * How much of `ui_locales` or `Accept-Language` is read. Browsers send a
@@ -19,22 +19,71 @@ export interface LocaleChoiceInput {
   readonly uiLocales?: string | null
   readonly acceptLanguage?: string | readonly string[] | null
   readonly defaultLocale: Locale
+  /** Whether the pseudo-locales are spoken (PSEUDO_LOCALES): `en-XA` and `ar-XB` are then chosen as a shipped tag is. */
+  readonly pseudoLocales?: boolean
 }
 
-/** The shipped locale a language tag asks for: the tag itself, else its primary subtag (`de-CH` → de); null for none. */
-export function supportedLocaleOf (tag: string): Locale | null {
+/** Shipped locales by their lower-case tag, for a case-blind exact match (`PT-br` → pt-BR). */
+const BY_LOWER_CASE: ReadonlyMap<string, ShippedLocale> = new Map(LOCALES.map((locale) => [locale.toLowerCase(), locale]))
+
+/** The pseudo-locales by their lower-case tag: only an exact tag asks for one. */
+const PSEUDO_BY_LOWER_CASE: ReadonlyMap<string, Locale> = new Map(PSEUDO_LOCALES.map((locale) => [locale.toLowerCase(), locale]))
+
+/**
+ * Languages written two ways, and old or sibling codes: what a tag's primary
+ * subtag stands for when the tag itself is not shipped. Chinese goes by
+ * script, else by region (Taiwan, Hong Kong and Macao write Traditional);
+ * Portuguese is Brazil's unless another region is named (CLDR's pt-PT is the
+ * parent of Africa's and Asia's); Norwegian and Nynorsk readers read Bokmål;
+ * `iw` and `in` are Hebrew's and Indonesian's codes before 1989.
+ */
+function regionalLocaleOf (primary: string, script: string | undefined, region: string | undefined): ShippedLocale | null {
+  switch (primary) {
+    case 'zh':
+      if (script !== undefined) return script === 'hant' ? 'zh-Hant' : 'zh-Hans'
+      return region === 'tw' || region === 'hk' || region === 'mo' ? 'zh-Hant' : 'zh-Hans'
+    case 'pt':
+      return region === undefined || region === 'br' ? 'pt-BR' : 'pt-PT'
+    case 'no': case 'nn':
+      return 'nb'
+    case 'iw':
+      return 'he'
+    case 'in':
+      return 'id'
+    default:
+      return BY_LOWER_CASE.get(primary) ?? null
+  }
+}
+
+/**
+ * The shipped locale a language tag asks for (docs/languages.md): the tag
+ * itself, else its language's (`de-CH` → de, `zh-TW` → zh-Hant, `pt` →
+ * pt-BR, `no` → nb); null for none.
+ */
+export function supportedLocaleOf (tag: string): ShippedLocale | null {
   if (!LANGUAGE_TAG.test(tag)) return null
   const lower = tag.toLowerCase()
-  if (isLocale(lower)) return lower
-  const primary = lower.split('-', 1)[0]
-  return isLocale(primary) ? primary : null
+  const exact = BY_LOWER_CASE.get(lower)
+  if (exact !== undefined) return exact
+  const [primary, ...rest] = lower.split('-')
+  // BCP 47: language, then a 4-letter script, then a region (2 letters or 3 digits), before any 1-letter extension (`-u-ca-…`).
+  const singleton = rest.findIndex((subtag) => subtag.length === 1)
+  const subtags = singleton < 0 ? rest : rest.slice(0, singleton)
+  const script = subtags.find((subtag) => /^[a-z]{4}$/.test(subtag))
+  const region = subtags.find((subtag) => /^(?:[a-z]{2}|\d{3})$/.test(subtag))
+  return regionalLocaleOf(primary!, script, region)
+}
+
+/** What a tag asks for where the pseudo-locales may be spoken too. */
+function spokenLocaleOf (tag: string, pseudoLocales: boolean): Locale | null {
+  return (pseudoLocales ? PSEUDO_BY_LOWER_CASE.get(tag.toLowerCase()) : undefined) ?? supportedLocaleOf(tag)
 }
 
 /** The first supported tag of `ui_locales` (space-separated, in the visitor's order of preference). */
-function fromUiLocales (uiLocales: string): Locale | null {
+function fromUiLocales (uiLocales: string, pseudoLocales: boolean): Locale | null {
   const tags = uiLocales.slice(0, MAX_LANGUAGE_INPUT_CHARS).split(/\s+/, MAX_LANGUAGE_TAGS)
   for (const tag of tags) {
-    const locale = supportedLocaleOf(tag)
+    const locale = spokenLocaleOf(tag, pseudoLocales)
     if (locale !== null) return locale
   }
   return null
@@ -48,7 +97,7 @@ function fromUiLocales (uiLocales: string): Locale | null {
  * locale it did not refuse. An entry that is not a tag, or has a malformed
  * weight, is skipped.
  */
-function fromAcceptLanguage (header: string, defaultLocale: Locale): Locale | null {
+function fromAcceptLanguage (header: string, defaultLocale: Locale, pseudoLocales: boolean): Locale | null {
   const entries: Array<{ tag: string, quality: number }> = []
   for (const entry of header.slice(0, MAX_LANGUAGE_INPUT_CHARS).split(',', MAX_LANGUAGE_TAGS)) {
     const [rawTag, ...parameters] = entry.split(';')
@@ -63,13 +112,13 @@ function fromAcceptLanguage (header: string, defaultLocale: Locale): Locale | nu
     entries.push({ tag, quality })
   }
   // Refusals count wherever they stand in the header, before or after `*`.
-  const refused = new Set(entries.filter(({ tag, quality }) => quality === 0 && tag !== '*').map(({ tag }) => supportedLocaleOf(tag)))
+  const refused = new Set(entries.filter(({ tag, quality }) => quality === 0 && tag !== '*').map(({ tag }) => spokenLocaleOf(tag, pseudoLocales)))
   const unlisted = refused.has(defaultLocale) ? (LOCALES.find((locale) => !refused.has(locale)) ?? null) : defaultLocale
   let best: Locale | null = null
   let bestQuality = 0
   for (const { tag, quality } of entries) {
     if (quality <= bestQuality) continue
-    const locale = tag === '*' ? unlisted : supportedLocaleOf(tag)
+    const locale = tag === '*' ? unlisted : spokenLocaleOf(tag, pseudoLocales)
     if (locale === null) continue
     best = locale
     bestQuality = quality
@@ -83,15 +132,15 @@ function fromAcceptLanguage (header: string, defaultLocale: Locale): Locale | nu
  * else DEFAULT_LOCALE. Garbage is ignored quietly, never an error: the visitor
  * still gets a page, in the default language.
  */
-export function chooseLocale ({ uiLocales, acceptLanguage, defaultLocale }: LocaleChoiceInput): Locale {
+export function chooseLocale ({ uiLocales, acceptLanguage, defaultLocale, pseudoLocales = false }: LocaleChoiceInput): Locale {
   if (typeof uiLocales === 'string' && uiLocales !== '') {
-    const chosen = fromUiLocales(uiLocales)
+    const chosen = fromUiLocales(uiLocales, pseudoLocales)
     if (chosen !== null) return chosen
   }
   // Node joins repeated Accept-Language headers with ', '; an array comes only from a hand-built request.
   const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(',') : acceptLanguage
   if (typeof header === 'string' && header !== '') {
-    const chosen = fromAcceptLanguage(header, defaultLocale)
+    const chosen = fromAcceptLanguage(header, defaultLocale, pseudoLocales)
     if (chosen !== null) return chosen
   }
   return defaultLocale

@@ -16,10 +16,12 @@ t.test('a missing or malformed element reads as English with no texts, so every 
   t.equal(createMessages(parseEmbeddedMessages('not json')).text('heading.login'), 'heading.login')
 })
 
-t.test('an unknown locale reads as en, and only string texts are kept', async (t) => {
+t.test('a locale not shaped like a tag reads as en, and only string texts are kept', async (t) => {
   const parsed = parseEmbeddedMessages('{"locale":"xx-evil","catalogue":{"heading.login":"Anmelden","heading.register":42,"sso.title":{"x":1}}}')
   t.same(parsed, { locale: 'en', catalogue: { 'heading.login': 'Anmelden' } })
   t.equal(createMessages(parseEmbeddedMessages('{"locale":"ar","catalogue":{}}')).dir, 'rtl', 'a shipped locale is kept, with its direction')
+  for (const locale of ['pt-BR', 'zh-Hant', 'he', 'en-XA']) t.equal(parseEmbeddedMessages(`{"locale":"${locale}","catalogue":{}}`).locale, locale)
+  for (const locale of ['de-de', 'x', 'de DE', '<b>', 'zh-hant', 42]) t.equal(parseEmbeddedMessages(JSON.stringify({ locale, catalogue: {} })).locale, 'en', `${String(locale)}: not a tag`)
 })
 
 t.test('a hostile catalogue sets no prototype and pollutes nothing', async (t) => {

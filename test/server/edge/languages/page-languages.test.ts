@@ -36,9 +36,11 @@ t.test('ui_locales wins over Accept-Language, which wins over DEFAULT_LOCALE', a
   const langOf = async (url: string, acceptLanguage?: string) =>
     htmlAttributes((await app.inject({ url, headers: acceptLanguage === undefined ? {} : { 'accept-language': acceptLanguage } })).body)?.[0]
   t.equal(await langOf('/?ui_locales=ja%20de', 'es'), 'ja')
-  t.equal(await langOf('/?ui_locales=pt+de-AT', 'es'), 'de', 'the first supported, by its primary subtag')
-  t.equal(await langOf('/?ui_locales=pt', 'nl, es-MX;q=0.8'), 'es', 'an unsupported ui_locales falls through quietly')
-  t.equal(await langOf('/', 'nl'), 'fr', 'nothing supported: DEFAULT_LOCALE')
+  t.equal(await langOf('/?ui_locales=sw+de-AT', 'es'), 'de', 'the first supported, by its primary subtag')
+  t.equal(await langOf('/?ui_locales=sw', 'ga, es-MX;q=0.8'), 'es', 'an unsupported ui_locales falls through quietly')
+  t.equal(await langOf('/?ui_locales=zh-TW'), 'zh-Hant', 'Taiwan reads Traditional Chinese')
+  t.equal(await langOf('/', 'pt'), 'pt-BR', 'Portuguese without a region is Brazil\'s')
+  t.equal(await langOf('/', 'sw'), 'fr', 'nothing supported: DEFAULT_LOCALE')
   t.equal(await langOf('/'), 'fr')
 })
 

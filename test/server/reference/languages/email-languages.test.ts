@@ -39,7 +39,7 @@ t.test('a reset asked in Arabic is written right to left; one asked in no shippe
   t.match(arabic.decoded, '<html lang="ar" dir="rtl">')
   t.ok(arabic.decoded.includes(fill(emailTexts('ar')['passwordReset.intro']!, { product: 'Threshold' })))
 
-  await postJson(reference.base, '/accounts/resetPasswordRequest', { email: 'ada@example.com' }, { 'accept-language': 'pt-BR, nl;q=0.5' })
+  await postJson(reference.base, '/accounts/resetPasswordRequest', { email: 'ada@example.com' }, { 'accept-language': 'sw, ga;q=0.5' })
   const english = await waitForEmail(reference.dataDir, 3)
   t.match(english.decoded, '<html lang="en" dir="ltr">')
   t.ok(english.decoded.includes(fill(englishEmails['passwordReset.intro'], { product: 'Threshold' })))
