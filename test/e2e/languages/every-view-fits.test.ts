@@ -185,15 +185,20 @@ t.test('every view and step fits, and passes axe, in the longest language and in
   mkdirSync(SCREENSHOTS, { recursive: true })
   let checked = 0
   let views = 0
-  for (const size of SIZES) {
+  // A context per size, the two walked side by side (each with accounts and addresses of its own, or none they change):
+  // the browser and the server share the machine's cores while the test's process waits.
+  const pages = await Promise.all(SIZES.map(async (size) => {
     const context = await browser.newContext({ viewport: size, reducedMotion: 'reduce' })
     t.teardown(() => context.close())
     const page = await context.newPage()
     // As the passkey suites: a virtual authenticator, and no conditional create (its 3 s bound would come before the offer).
     await addVirtualAuthenticator(page)
     await withoutPasskeyUpgrade(page)
-    for (const locale of locales) {
-      await t.test(`${locale} at ${size.width}×${size.height}`, async (t) => {
+    return { size, page }
+  }))
+  for (const locale of locales) {
+    await t.test(`${locale} at ${SIZES.map(({ width, height }) => `${width}×${height}`).join(' and ')}`, async (t) => {
+      await Promise.all(pages.map(async ({ size, page }) => {
         await visitEveryView(page, site, locale, async (view) => {
           const where = `${locale}, ${size.width} px, ${view}`
           const fit = await pageFitProblems(page)
@@ -204,8 +209,8 @@ t.test('every view and step fits, and passes axe, in the longest language and in
           await page.screenshot({ path: `${SCREENSHOTS}${locale}-${size.width}-${view}.png`, fullPage: true })
         })
         await page.context().clearCookies()
-      })
-    }
+      }))
+    })
   }
   t.comment(`${views} views, ${checked} elements judged, in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 })
