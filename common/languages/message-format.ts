@@ -9,165 +9,46 @@
  *   over the rules for that exact number; `#` in a branch is the number.
  *
  * No quoting: an apostrophe is an apostrophe, and braces are the syntax's
- * only. A text that does not parse is shown as it is, never thrown in a
- * visitor's face (the catalogue test and MESSAGES_DIR's check refuse one).
+ * only. This is the page's formatter, in its first load, so it reads leniently
+ * and is small: what does not parse is shown as it is written. The catalogue
+ * test and MESSAGES_DIR's check read texts strictly
+ * (server/shared/languages/message-syntax.ts) and refuse one that does not.
  */
 
 /** Values for a text's placeholders, by name. */
 export type MessageParams = Readonly<Record<string, string | number>>
 
-/** A parsed text: literal runs, `#`, values and plural choices. */
-type Part = string | { readonly hash: true } | { readonly name: string, readonly branches?: ReadonlyMap<string, readonly Part[]> }
+/**
+ * `{name}`, `{name, plural, …}` (its branches may hold `{name}`s, not another
+ * plural: the strict reading refuses one), or `#`.
+ */
+const ARGUMENT = /\{\s*(\w+)\s*(?:,\s*plural\s*,((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*))?\}|#/g
 
-/** CLDR's plural categories, the branch names a plural may use besides `=N`. */
-const PLURAL_CATEGORIES: readonly string[] = ['zero', 'one', 'two', 'few', 'many', 'other']
+/** One branch of a plural: `one {…}`, `=0 {…}`. */
+const BRANCH = /(=?\w+)\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g
 
-const NAME = /^([A-Za-z][A-Za-z0-9]*)$/
-const PLURAL_HEAD = /^\s*([A-Za-z][A-Za-z0-9]*)\s*,\s*plural\s*,/
-const BRANCH_KEY = /\s*(=\d+|[a-z]+)\s*\{/y
-
-/** The text from `from` to its closing brace (`from` just past an opening one), or -1 when none closes it. */
-function closingBrace (text: string, from: number): number {
-  let depth = 1
-  for (let at = from; at < text.length; at++) {
-    if (text[at] === '{') depth++
-    else if (text[at] === '}' && --depth === 0) return at
-  }
-  return -1
-}
-
-/** Parses a text; throws SyntaxError saying what is wrong (a brace left open, a plural without `other`). */
-export function parseMessage (text: string, inPlural = false): Part[] {
-  const parts: Part[] = []
-  let literal = ''
-  for (let at = 0; at < text.length; at++) {
-    const char = text[at]!
-    if (char === '#' && inPlural) {
-      parts.push(literal, { hash: true })
-      literal = ''
-    } else if (char === '}') {
-      throw new SyntaxError(`a "}" without its "{" at character ${at + 1}`)
-    } else if (char !== '{') {
-      literal += char
-    } else {
-      const end = closingBrace(text, at + 1)
-      if (end < 0) throw new SyntaxError(`the "{" at character ${at + 1} is never closed`)
-      parts.push(literal, parseArgument(text.slice(at + 1, end)))
-      literal = ''
-      at = end
-    }
-  }
-  parts.push(literal)
-  return parts.filter((part) => part !== '')
-}
-
-/** `name` or `name, plural, …`, the inside of one pair of braces. */
-function parseArgument (inside: string): Part {
-  const simple = NAME.exec(inside)
-  if (simple !== null) return { name: simple[1]! }
-  const plural = PLURAL_HEAD.exec(inside)
-  if (plural === null) throw new SyntaxError(`"{${inside}}" is neither {name} nor {name, plural, …}`)
-  const branches = new Map<string, readonly Part[]>()
-  let at = plural[0].length
-  while (inside.slice(at).trim() !== '') {
-    BRANCH_KEY.lastIndex = at
-    const key = BRANCH_KEY.exec(inside)
-    if (key === null) throw new SyntaxError(`the plural of {${plural[1]!}} has something that is not a branch: "${inside.slice(at).trim()}"`)
-    const end = closingBrace(inside, BRANCH_KEY.lastIndex)
-    if (end < 0) throw new SyntaxError(`the branch "${key[1]!}" of {${plural[1]!}} is never closed`)
-    if (!key[1]!.startsWith('=') && !PLURAL_CATEGORIES.includes(key[1]!)) throw new SyntaxError(`"${key[1]!}" is not a plural category (${PLURAL_CATEGORIES.join(', ')}) nor =N`)
-    if (branches.has(key[1]!)) throw new SyntaxError(`the plural of {${plural[1]!}} has "${key[1]!}" twice`)
-    branches.set(key[1]!, parseMessage(inside.slice(BRANCH_KEY.lastIndex, end), true))
-    at = end + 1
-  }
-  if (!branches.has('other')) throw new SyntaxError(`the plural of {${plural[1]!}} has no "other" branch`)
-  return { name: plural[1]!, branches }
-}
-
-/** What a text uses: its value names (sorted, each once) and, per plural, the branches it gives. */
-export interface MessageShape {
-  readonly names: readonly string[]
-  readonly plurals: ReadonlyArray<{ readonly name: string, readonly branches: readonly string[] }>
-}
-
-/** The shape of a text, for the catalogue checks; throws SyntaxError as parseMessage does. */
-export function messageShape (text: string): MessageShape {
-  const names = new Set<string>()
-  const plurals: Array<{ name: string, branches: string[] }> = []
-  const visit = (parts: readonly Part[]): void => {
-    for (const part of parts) {
-      if (typeof part === 'string' || 'hash' in part) continue
-      names.add(part.name)
-      if (part.branches === undefined) continue
-      plurals.push({ name: part.name, branches: [...part.branches.keys()] })
-      for (const branch of part.branches.values()) visit(branch)
-    }
-  }
-  visit(parseMessage(text))
-  return { names: [...names].sort(), plurals }
-}
-
-/** The placeholder names a text uses, sorted and each once; none for a text that does not parse. */
-export function placeholdersOf (text: string): string[] {
-  try {
-    return [...messageShape(text).names]
-  } catch {
-    return []
-  }
-}
-
-/** Fills parsed parts: `count` is the formatted number `#` stands for in a plural branch. */
-function fill (parts: readonly Part[], params: MessageParams, locale: string, count = '#'): string {
-  let result = ''
-  for (const part of parts) {
-    if (typeof part === 'string') result += part
-    else if ('hash' in part) result += count
-    else if (!Object.hasOwn(params, part.name)) result += `{${part.name}}`
-    else {
-      const value = params[part.name]!
-      const written = typeof value === 'number' ? new Intl.NumberFormat(locale).format(value) : value
-      if (part.branches === undefined) result += written
-      else {
-        const number = Number(value)
-        const branch = part.branches.get(`=${number}`) ?? part.branches.get(new Intl.PluralRules(locale).select(number)) ?? part.branches.get('other')!
-        result += fill(branch, params, locale, written)
-      }
-    }
-  }
-  return result
+/** `text` filled; `count` is what `#` stands for inside a plural's branch. */
+function fill (text: string, params: MessageParams, locale: string, count?: string): string {
+  return text.replace(ARGUMENT, (whole, name: string | undefined, branches: string | undefined) => {
+    if (name === undefined) return count ?? whole
+    if (!Object.hasOwn(params, name)) return `{${name}}`
+    const value = params[name]!
+    const written = typeof value === 'number' ? new Intl.NumberFormat(locale).format(value) : value
+    if (branches === undefined) return written
+    // The exact number's branch, else the rules' category, else `other`; none of them: the text as written.
+    const found = new Map(Array.from(branches.matchAll(BRANCH), (branch) => [branch[1], branch[2]]))
+    const number = Number(value)
+    const branch = found.get(`=${number}`) ?? found.get(new Intl.PluralRules(locale).select(number)) ?? found.get('other')
+    return branch === undefined ? whole : fill(branch, params, locale, written)
+  })
 }
 
 /**
  * A text with its values filled, in `locale`'s plural rules and numbers. A
  * value that is not given stays as `{name}`, so that it shows rather than
  * vanishes; values are inserted as they are (React escapes them when it
- * renders). A text that does not parse is returned as it is.
+ * renders). What does not parse is returned as it is written.
  */
 export function formatMessage (text: string, params: MessageParams = {}, locale = 'en'): string {
-  if (!text.includes('{')) return text
-  try {
-    return fill(parseMessage(text), params, locale)
-  } catch {
-    return text
-  }
-}
-
-/** Parts written back as a text of the format, each literal run through `literal`. */
-function writeParts (parts: readonly Part[], literal: (text: string) => string): string {
-  return parts.map((part) => {
-    if (typeof part === 'string') return literal(part)
-    if ('hash' in part) return '#'
-    if (part.branches === undefined) return `{${part.name}}`
-    const branches = [...part.branches].map(([key, branch]) => `${key} {${writeParts(branch, literal)}}`)
-    return `{${part.name}, plural, ${branches.join(' ')}}`
-  }).join('')
-}
-
-/**
- * A text with its literal words changed by `literal` and its syntax kept (the
- * pseudo-locales, server/edge/languages/pseudo-locales.ts); throws SyntaxError
- * as parseMessage does.
- */
-export function rewriteLiterals (text: string, literal: (text: string) => string): string {
-  return writeParts(parseMessage(text), literal)
+  return text.includes('{') ? fill(text, params, locale) : text
 }

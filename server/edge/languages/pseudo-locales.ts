@@ -1,4 +1,4 @@
-import { rewriteLiterals } from '../../../common/languages/message-format.js'
+import { rewriteLiterals } from '../../shared/languages/message-syntax.js'
 import type { Catalogue, MessageKey } from '../../../common/languages/message-catalogue.js'
 
 /**

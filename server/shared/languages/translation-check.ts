@@ -1,4 +1,4 @@
-import { messageShape, type MessageShape } from '../../../common/languages/message-format.js'
+import { messageShape, type MessageShape } from './message-syntax.js'
 
 /** `{a}, {b}`, or `none`: how a problem names placeholders. */
 function placeholderList (names: readonly string[]): string {

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { LOCALES } from '../../../common/languages/message-catalogue.js'
-import { placeholdersOf } from '../../../common/languages/message-format.js'
+import { placeholdersOf } from '../../../server/shared/languages/message-syntax.js'
 import { translationProblem } from '../../../server/shared/languages/translation-check.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -47,6 +47,22 @@ const onlyNames = (text: string): boolean => !/\p{L}/u.test(text.replace(/\{[^{}
 /** Texts a language rightly writes as English does, by locale and family, each with its reason. */
 const SAME_AS_ENGLISH = JSON.parse(readFileSync(new URL('same-as-english.json', import.meta.url), 'utf8')) as
   Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, string>>>>>>
+
+/**
+ * Buttons whose visible text is one key and whose accessible name another
+ * (client/components/PasswordField.tsx, client/account-changes/RecentFactors.tsx):
+ * the name must hold the visible text, word for word (WCAG 2.5.3, Label in
+ * Name), so that a visitor who says "click Show" reaches the button.
+ */
+const LABEL_IN_NAME: ReadonlyArray<readonly [visible: string, name: string]> = [
+  ['field.show', 'field.showPassword'], ['field.show', 'field.showNewPassword'], ['field.show', 'field.showConfirmPassword'],
+  ['field.hide', 'field.hidePassword'], ['field.hide', 'field.hideNewPassword'], ['field.hide', 'field.hideConfirmPassword'],
+  ['recentFactors.remove', 'recentFactors.removePasskey'], ['recentFactors.remove', 'recentFactors.removeSecondFactor']
+]
+
+/** A text as axe compares a label with a name: lower case, without punctuation, spaces folded. */
+const comparable = (text: string, locale: string): string =>
+  text.toLocaleLowerCase(locale).replace(/[\p{P}\p{S}]/gu, ' ').replace(/\s+/g, ' ').trim()
 
 /** What a catalogue file holds once read: its keys in the file's order, or why it cannot be used. */
 type ReadCatalogue =
@@ -151,6 +167,13 @@ for (const family of FAMILIES) {
           return problem === null ? [] : [`${key} ${problem}`]
         })
       t.same(formatProblems, [], saying(formatProblems, `${path} parses, keeps English's placeholders and gives ${locale}'s plural forms`, `${path} has texts that do not fit`))
+
+      if (family.name === 'page') {
+        const misnamed = LABEL_IN_NAME.filter(([visible, name]) => texts.has(visible) && texts.has(name) &&
+          !comparable(texts.get(name)!, locale).includes(comparable(texts.get(visible)!, locale)))
+          .map(([visible, name]) => `${name} "${texts.get(name)!}" lacks ${visible} "${texts.get(visible)!}"`)
+        t.same(misnamed, [], saying(misnamed, `${path}: each button's name holds its visible text (WCAG 2.5.3)`, `${path}: button names without their visible text`))
+      }
 
       if (locale !== 'en') {
         const allowed = SAME_AS_ENGLISH[family.name]?.[locale] ?? {}

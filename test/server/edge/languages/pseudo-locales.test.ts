@@ -2,7 +2,8 @@
 // still the same message format (placeholders and plurals work in them).
 import t from 'tap'
 import englishCatalogue from '../../../../common/messages/en.json' with { type: 'json' }
-import { formatMessage, messageShape } from '../../../../common/languages/message-format.js'
+import { formatMessage } from '../../../../common/languages/message-format.js'
+import { messageShape } from '../../../../server/shared/languages/message-syntax.js'
 import { pseudoCatalogue, pseudoText } from '../../../../server/edge/languages/pseudo-locales.js'
 
 t.test('a text is accented, bracketed and 40 % longer, its words still words', async (t) => {
