@@ -3,6 +3,7 @@ import type { BrowserIdentity } from '../known-browsers/browser-names.js'
 import type { EmailMessages } from './email-messages.js'
 import { composeEmail } from './layout.js'
 import type { OutgoingEmail } from './mailer.js'
+import { momentIn } from './email-moment.js'
 import { browserIn } from './new-browser.js'
 
 /** What the code does: signs in to the account, creates one (an address without an account), or confirms a change. */
@@ -27,8 +28,7 @@ export function emailCodeEmail (options: {
   to: string, code: string, use: EmailCodeUse, productName: string, request: EmailCodeRequest, messages: EmailMessages
 }): OutgoingEmail {
   const { to, code, use, productName, request, messages } = options
-  const iso = request.at.toISOString()
-  const when = messages.text('newBrowser.when', { date: iso.slice(0, 10), time: iso.slice(11, 16) })
+  const when = momentIn(messages, request.at)
   return composeEmail({
     kind: 'email_code',
     to,

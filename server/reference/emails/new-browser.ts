@@ -1,5 +1,6 @@
 import type { OutgoingEmail } from './mailer.js'
 import type { EmailMessages } from './email-messages.js'
+import { momentIn } from './email-moment.js'
 import { composeEmail } from './layout.js'
 import { nameBrowser, type BrowserIdentity } from '../known-browsers/browser-names.js'
 
@@ -32,10 +33,7 @@ export function newBrowserEmail (options: { to: string, productName: string, fac
 
 /** "When: … Browser: … Network address: …" in the email's language: what an owner is told of a request done in her name. */
 export function factsIn (messages: EmailMessages, facts: NewBrowserFacts): string {
-  // ISO date and 24-hour time read the same in every language; the words around them are translated.
-  const iso = facts.at.toISOString()
-  const when = messages.text('newBrowser.when', { date: iso.slice(0, 10), time: iso.slice(11, 16) })
-  return messages.text('newBrowser.facts', { when, browser: browserIn(messages, facts.browser), address: facts.address })
+  return messages.text('newBrowser.facts', { when: momentIn(messages, facts.at), browser: browserIn(messages, facts.browser), address: facts.address })
 }
 
 /** The browser's name in the email's language: the names stay, the words around them are translated. */

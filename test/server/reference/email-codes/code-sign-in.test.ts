@@ -49,7 +49,7 @@ t.test('an account signs in with a code emailed to it, in the browser that asked
   t.match(email.decoded, new RegExp(`\\n\\n${code}\\n\\n`), 'the code on a line of its own in the text part')
   t.match(email.decoded, /font-size:2em[^>]*>[A-Z2-9]{4}-[A-Z2-9]{4}</, 'and large in the HTML part')
   t.match(email.decoded, /within 10 minutes, and only in the browser where it was asked for/)
-  t.match(email.decoded, /Asked for from Chrome on Windows, \d{4}-\d\d-\d\d at \d\d:\d\d UTC\./, 'which browser asked, and when')
+  t.match(email.decoded, /Asked for from Chrome on Windows, [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d\d\s[AP]M UTC\./, 'which browser asked, and when')
   t.match(email.decoded, /Never give this code to anyone\. Threshold never asks you for it/)
 
   const answer = await codeCall(browser, service, 'email-code/login', { email: 'ada@example.com', code: ` ${code.toLowerCase().replace('-', ' ')} ` })

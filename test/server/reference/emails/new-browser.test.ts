@@ -26,6 +26,13 @@ t.test('the browser is named in the email\'s language: the names stay, the words
   t.match(browserLine('ar', FIREFOX_ON_WINDOWS), 'Firefox على Windows')
 })
 
+t.test('the moment is written as the email\'s language writes dates and times, in UTC', async (t) => {
+  t.match(browserLine('en', FIREFOX_ON_WINDOWS), /When: November 26, 2026 at 8:30\sAM UTC\./)
+  t.match(browserLine('de', FIREFOX_ON_WINDOWS), '26. November 2026 um 08:30 UTC')
+  t.match(browserLine('ja', FIREFOX_ON_WINDOWS), '2026年11月26日')
+  t.notMatch(browserLine('de', FIREFOX_ON_WINDOWS), '2026-11-26', 'no ISO date left')
+})
+
 t.test('a browser we cannot name, and no User-Agent at all, are said in the email\'s language too', async (t) => {
   t.match(browserLine('de', SOME_LINUX_BROWSER), 'ein Browser unter Linux')
   t.match(browserLine('de', undefined), 'ein unbekannter Browser')
