@@ -64,6 +64,15 @@ const LABEL_IN_NAME: ReadonlyArray<readonly [visible: string, name: string]> = [
 const comparable = (text: string, locale: string): string =>
   text.toLocaleLowerCase(locale).replace(/[\p{P}\p{S}]/gu, ' ').replace(/\s+/g, ' ').trim()
 
+/**
+ * The glossary's passkey (docs/languages.md, "Glossary"), by locale: the
+ * stems its word takes in any form (Norwegian nøkkel, nøkler). A text whose
+ * English names a passkey names it with the language's one word, never a
+ * synonym a visitor could take for another thing (the setup key).
+ */
+const GLOSSARY = JSON.parse(readFileSync(new URL('glossary.json', import.meta.url), 'utf8')) as
+  { readonly passkey: Readonly<Record<string, readonly string[]>> }
+
 /** What a catalogue file holds once read: its keys in the file's order, or why it cannot be used. */
 type ReadCatalogue =
   | { readonly ok: true, readonly entries: ReadonlyArray<readonly [string, string]> }
@@ -173,6 +182,14 @@ for (const family of FAMILIES) {
           !comparable(texts.get(name)!, locale).includes(comparable(texts.get(visible)!, locale)))
           .map(([visible, name]) => `${name} "${texts.get(name)!}" lacks ${visible} "${texts.get(visible)!}"`)
         t.same(misnamed, [], saying(misnamed, `${path}: each button's name holds its visible text (WCAG 2.5.3)`, `${path}: button names without their visible text`))
+      }
+
+      const passkeyStems = GLOSSARY.passkey[locale]
+      if (locale !== 'en') {
+        t.ok(passkeyStems !== undefined, `glossary.json gives ${locale}'s word for passkey`)
+        const synonyms = keys.filter((key) => /passkey/i.test(englishTexts.get(key) ?? '') &&
+          !(passkeyStems ?? []).some((stem) => texts.get(key)!.toLocaleLowerCase(locale).includes(stem)))
+        t.same(synonyms, [], saying(synonyms, `${path} says passkey with the glossary's word`, `${path} names a passkey otherwise than the glossary (${(passkeyStems ?? []).join(', ')})`))
       }
 
       if (locale !== 'en') {
