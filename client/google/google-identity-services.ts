@@ -1,16 +1,11 @@
 import { useEffect, useRef, useState, type RefObject } from 'react'
 import { loadChunk } from '../page/load-chunk.js'
 
-/**
- * The part of Google Identity Services' client the page uses, and the one
- * place its script is loaded from: Google's own servers.
- */
-export const GOOGLE_CLIENT_SCRIPT_URL = 'https://accounts.google.com/gsi/client'
-
 interface GoogleCredentialResponse {
   readonly credential?: string
 }
 
+/** The part of Google Identity Services' client the page uses (google-start.ts loads its script). */
 export interface GoogleIdentityServices {
   initialize (options: {
     client_id: string

@@ -1,9 +1,15 @@
 import { GOOGLE_BUTTON_WIDTH_PX } from '../components/constants.js'
-import { GOOGLE_CLIENT_SCRIPT_URL, type GoogleIdentityServices } from './google-identity-services.js'
+import type { GoogleIdentityServices } from './google-identity-services.js'
 import { newGoogleNonce } from './google-nonce.js'
 
 // A chunk of its own (the first-load budget, test/build/bundle-budget.integration.test.ts): only a
-// page that offers Google loads it, while Google's own script, which it loads, is fetched.
+// page that offers Google loads it, while Google's own script, which it loads, is fetched. What the
+// page does with a credential rides in it too: Google hands one back only once this chunk has run.
+
+export { takeGoogleCredential } from './google-outcome.js'
+
+/** The one place Google Identity Services' script is loaded from: Google's own servers. */
+const GOOGLE_CLIENT_SCRIPT_URL = 'https://accounts.google.com/gsi/client'
 
 let loading: Promise<GoogleIdentityServices> | null = null
 

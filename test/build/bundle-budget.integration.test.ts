@@ -19,8 +19,8 @@ import { firstLoadOutputs, gzipBytes, kb, meta, outputOf, root, staticClosure, t
  * fetches it. Sizes are deterministic (but for the passkey options' random
  * challenge, a byte or two), so the budget fails the build when
  * broken. What moved the figures, and when: docs/performance.md, "The first
- * load's budget". Each budget is the figure reached plus about 500 bytes of
- * room. The login view's are above 95 KB, the cap before this count, and
+ * load's budget". Each budget is the figure reached plus about 100 bytes of
+ * room, so that a saving stays won. The login view's are above 95 KB, the cap before this count, and
  * since the back/forward cache's restart and the start that keeps a failed
  * view's server form, register's and setPassword's are too: counted this way it was 101,346 bytes
  * before the views were split (the passkey autofill's chunks, the copy button
@@ -28,11 +28,11 @@ import { firstLoadOutputs, gzipBytes, kb, meta, outputOf, root, staticClosure, t
  * split costs it what its own chunk compresses worse than inside the shared one.
  */
 const BUDGETS: Readonly<Record<string, { readonly total: number, readonly own: number }>> = {
-  login: { total: 102_100, own: 27_800 },
-  register: { total: 97_850, own: 23_700 },
-  resetPassword: { total: 97_100, own: 23_550 },
-  setPassword: { total: 97_750, own: 23_800 },
-  'login with Google': { total: 102_800, own: 28_500 }
+  login: { total: 101_700, own: 27_520 },
+  register: { total: 97_300, own: 23_390 },
+  resetPassword: { total: 96_760, own: 23_240 },
+  setPassword: { total: 97_210, own: 23_520 },
+  'login with Google': { total: 103_070, own: 28_820 }
 }
 
 /**
