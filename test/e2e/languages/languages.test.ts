@@ -15,7 +15,7 @@ const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, heig
 /** A shipped catalogue as the page receives it, read from the source (the test checks what a visitor reads). */
 function catalogue (locale: string): (key: MessageKey, params?: Record<string, string>) => string {
   const texts = JSON.parse(readFileSync(new URL(`../../../common/messages/${locale}.json`, import.meta.url), 'utf8')) as Record<string, string>
-  return (key, params) => formatMessage(texts[key]!, params)
+  return (key, params) => formatMessage(texts[key]!, params, locale)
 }
 const de = catalogue('de')
 const ar = catalogue('ar')
