@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import englishCatalogue from '../../../common/messages/en.json' with { type: 'json' }
-import { isLocale, LOCALES, type Catalogue, type Locale, type MessageKey } from '../../../common/languages/message-catalogue.js'
+import { isLocale, LOCALES, type Catalogue, type Locale, type MessageKey, type ShippedLocale } from '../../../common/languages/message-catalogue.js'
 import { ConfigError, readString, type Env } from '../../shared/env-parsing.js'
 import { supportedLocaleOf } from '../../shared/languages/locale-choice.js'
 import { translationProblem } from '../../shared/languages/translation-check.js'
 
 /** The operator's own texts (MESSAGES_DIR), per language: only the keys they replace. */
-export type MessageOverrides = Readonly<Partial<Record<Locale, Partial<Catalogue>>>>
+export type MessageOverrides = Readonly<Partial<Record<ShippedLocale, Partial<Catalogue>>>>
 
 /** A catalogue file larger than this is not a catalogue (English's is a few kilobytes). */
 const MAX_CATALOGUE_FILE_BYTES = 1024 * 1024
@@ -47,7 +47,7 @@ function readCatalogueFile (dir: string, file: string, locale: Locale): Partial<
     if (!Object.hasOwn(ENGLISH, key)) refuse(path, `key "${key}" is not a key of the catalogue (common/messages/en.json lists them)`)
     if (typeof text !== 'string') refuse(path, `key "${key}" must be a text (a JSON string), not ${Array.isArray(text) ? 'an array' : text === null ? 'null' : typeof text}`)
     if (text.trim() === '') refuse(path, `key "${key}" is empty`)
-    const problem = translationProblem(locale, text, ENGLISH[key]!)
+    const problem = translationProblem(locale, text, ENGLISH[key]!, 'operator')
     if (problem !== null) refuse(path, `key "${key}" ${problem}`)
     texts[key as MessageKey] = text
   }

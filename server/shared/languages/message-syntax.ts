@@ -10,11 +10,11 @@
 export type MessagePart = string | { readonly hash: true } | { readonly name: string, readonly branches?: ReadonlyMap<string, readonly MessagePart[]> }
 
 /** CLDR's plural categories, the branch names a plural may use besides `=N`. */
-const PLURAL_CATEGORIES: readonly string[] = ['zero', 'one', 'two', 'few', 'many', 'other']
+export const PLURAL_CATEGORIES: readonly string[] = ['zero', 'one', 'two', 'few', 'many', 'other']
 
 const NAME = /^([A-Za-z][A-Za-z0-9]*)$/
 const PLURAL_HEAD = /^\s*([A-Za-z][A-Za-z0-9]*)\s*,\s*plural\s*,/
-const BRANCH_KEY = /\s*(=\d+|[a-z]+)\s*\{/y
+const BRANCH_KEY = /\s*(=(?:0|[1-9]\d*)|[a-z]+)\s*\{/y
 
 /** The text from `from` to its closing brace (`from` just past an opening one), or -1 when none closes it. */
 function closingBrace (text: string, from: number): number {
@@ -32,7 +32,10 @@ export function parseMessage (text: string, inPlural = false): MessagePart[] {
   let literal = ''
   for (let at = 0; at < text.length; at++) {
     const char = text[at]!
-    if (char === '#' && inPlural) {
+    if (char === "'" && /^'?['{}#]/.test(text.slice(at + 1))) {
+      // ICU's quoting: translation tools would read what follows as literal text, the page would not.
+      throw new SyntaxError(`an apostrophe before "${text[at + 1]!}" at character ${at + 1} quotes it in ICU tools: write ’ (U+2019) instead`)
+    } else if (char === '#' && inPlural) {
       parts.push(literal, { hash: true })
       literal = ''
     } else if (char === '}') {

@@ -1,14 +1,24 @@
-import { messageShape, type MessageShape } from './message-syntax.js'
+import { messageShape, PLURAL_CATEGORIES, type MessageShape } from './message-syntax.js'
 
 /** `{a}, {b}`, or `none`: how a problem names placeholders. */
 function placeholderList (names: readonly string[]): string {
   return names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(', ')
 }
 
-/** The CLDR plural categories a language's texts must each give a branch for (Intl.PluralRules). */
+/** The CLDR plural categories a language's texts must each give a branch for (Intl.PluralRules), in CLDR's order (engines list them in their own). */
 export function pluralCategoriesOf (locale: string): readonly string[] {
-  return new Intl.PluralRules(locale).resolvedOptions().pluralCategories
+  const categories: readonly string[] = new Intl.PluralRules(locale).resolvedOptions().pluralCategories
+  return PLURAL_CATEGORIES.filter((category) => categories.includes(category))
 }
+
+/**
+ * How strictly a text is held: `shipped` for the project's catalogues (every
+ * count a plural, exactly the language's forms); `operator` for MESSAGES_DIR,
+ * which also takes what a deployment wrote before its language had plural
+ * forms (a plain `{min}`) or before Node's CLDR data dropped a form (Hebrew's
+ * `many`), so that an upgrade never stops a start that worked.
+ */
+export type Strictness = 'shipped' | 'operator'
 
 /**
  * What is wrong with one translated text, against English's text of the same
@@ -17,7 +27,7 @@ export function pluralCategoriesOf (locale: string): readonly string[] {
  * language's plural rules pick from (`=N` branches aside). A language with
  * one form (Japanese, Chinese…) may write a count as a plain `{name}`.
  */
-export function translationProblem (locale: string, text: string, english: string): string | null {
+export function translationProblem (locale: string, text: string, english: string, strictness: Strictness = 'shipped'): string | null {
   let shape: MessageShape
   try {
     shape = messageShape(text)
@@ -30,15 +40,15 @@ export function translationProblem (locale: string, text: string, english: strin
   }
   const categories = pluralCategoriesOf(locale)
   for (const { name } of reference.plurals) {
-    if (categories.length > 1 && !shape.plurals.some((plural) => plural.name === name)) {
+    if (strictness === 'shipped' && categories.length > 1 && !shape.plurals.some((plural) => plural.name === name)) {
       return `says {${name}} without its plural forms: write {${name}, plural, ${categories.map((category) => `${category} {…}`).join(' ')}}`
     }
   }
   for (const { name, branches } of shape.plurals) {
     const lacking = categories.filter((category) => !branches.includes(category))
-    if (lacking.length > 0) return `the plural of {${name}} lacks ${lacking.join(', ')} (${locale} has ${categories.join(', ')})`
+    if (lacking.length > 0) return `has a plural of {${name}} without ${lacking.join(', ')} (${locale} has ${categories.join(', ')})`
     const stray = branches.filter((branch) => !branch.startsWith('=') && !categories.includes(branch))
-    if (stray.length > 0) return `the plural of {${name}} has ${stray.join(', ')}, which ${locale} never uses (it has ${categories.join(', ')})`
+    if (strictness === 'shipped' && stray.length > 0) return `has a plural of {${name}} with ${stray.join(', ')}, which ${locale} never uses (it has ${categories.join(', ')})`
   }
   return null
 }

@@ -14,7 +14,10 @@ t.test('a text that does not parse says why', async (t) => {
     ['{days, select, a {x} other {y}}', /neither \{name\} nor \{name, plural/],
     ['{ heading}', /neither/],
     ['{days, plural, one {#} other {#} trailing}', /not a branch: "trailing"/],
-    ['{a, plural, one {# {b, plural, one {#} other {#}}} other {#}}', /the plural of \{b\} is inside another plural/]
+    ['{a, plural, one {# {b, plural, one {#} other {#}}} other {#}}', /the plural of \{b\} is inside another plural/],
+    ['{n, plural, =01 {one} other {#}}', /not a branch/],
+    ["Don'{t} worry", /an apostrophe before "\{" at character 4 quotes it in ICU tools/],
+    ["{n, plural, one {'#'} other {#}}", /an apostrophe before "#"/]
   ] as const) {
     t.throws(() => parseMessage(text), why, text)
   }
