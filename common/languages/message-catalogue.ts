@@ -2,7 +2,7 @@
  * The page's languages (docs/languages.md): the message catalogues, one JSON
  * file per language in common/messages/, English's keys the reference for
  * every other; the locales they are written for, each with its direction;
- * and how a text's `{name}` placeholders are filled.
+ * and how texts are looked up (message-format.ts fills them).
  *
  * Only the chosen language's catalogue reaches the browser: the edge embeds
  * it in the page (MESSAGES_ELEMENT_ID), the page never bundles one. Keys that
@@ -43,7 +43,12 @@ export const PSEUDO_LOCALES = ['en-XA', 'ar-XB'] as const
 export type Locale = ShippedLocale | (typeof PSEUDO_LOCALES)[number]
 
 /** The languages written right to left: the page's `dir` follows. */
-const RIGHT_TO_LEFT: ReadonlySet<string> = new Set(['ar', 'he', 'fa', 'ar-XB'])
+const RIGHT_TO_LEFT: ReadonlySet<Locale> = new Set<Locale>(['ar', 'he', 'fa', 'ar-XB'])
+
+/** Whether a locale is a pseudo-locale (PSEUDO_LOCALES). */
+export function isPseudoLocale (value: Locale): value is (typeof PSEUDO_LOCALES)[number] {
+  return (PSEUDO_LOCALES as readonly string[]).includes(value)
+}
 
 /** Whether a string is one of the shipped locales. */
 export function isLocale (value: unknown): value is ShippedLocale {

@@ -146,7 +146,7 @@ export async function createServer (options: CreateServerOptions): Promise<Fasti
   const renderer = options.pageRenderer === undefined
     ? loadPageRenderer(join(options.publicDir, '..', 'server', 'page-renderer.cjs'), runtimeConfig)
     : options.pageRenderer(runtimeConfig)
-  const catalogues = await loadMessageCatalogues(config.messageOverrides, { google: config.googleClientId !== null, pseudoLocales: config.pseudoLocales })
+  const catalogues = await loadMessageCatalogues(config.messageOverrides, { google: config.googleClientId !== null }, { pseudoLocales: config.pseudoLocales })
   const [assets, pages] = await Promise.all([
     // build.mjs writes the client's source maps beside dist/public, where nothing else serves them.
     AssetStore.load(assetsDir, config.sourceMapsPublic ? join(options.publicDir, '..', 'client-sourcemaps') : null,

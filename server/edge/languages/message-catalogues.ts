@@ -7,12 +7,14 @@ import {
   LATER_PREFIXES,
   LOCALES,
   OPENING_VIEW_KEYS,
+  isPseudoLocale,
   PSEUDO_LOCALES,
   serializePageMessages,
   SERVER_ONLY_PREFIX,
   SERVER_RENDERED_ONLY_PREFIXES,
   type Catalogue,
   type Locale,
+  type ShippedLocale,
   type MessageKey,
   type Messages,
   type PageMessages
@@ -56,9 +58,8 @@ const ENGLISH: Catalogue = englishCatalogue
  * A shipped catalogue, bundled by esbuild (a template import bundles every
  * file of common/messages/); null when that language's file is not there.
  */
-async function shippedCatalogue (locale: Locale): Promise<Readonly<Record<string, unknown>> | null> {
+async function shippedCatalogue (locale: ShippedLocale): Promise<Readonly<Record<string, unknown>> | null> {
   if (locale === 'en') return ENGLISH
-  if ((PSEUDO_LOCALES as readonly string[]).includes(locale)) return pseudoCatalogue(ENGLISH)
   try {
     const shipped = await import(`../../../common/messages/${locale}.json`, { with: { type: 'json' } }) as { default: Readonly<Record<string, unknown>> }
     return shipped.default
@@ -108,8 +109,12 @@ interface LocaleEntry {
 export interface OfferedMethods {
   /** GOOGLE_CLIENT_ID is set. */
   readonly google: boolean
-  /** PSEUDO_LOCALES is on: the pseudo-locales are spoken too. */
-  readonly pseudoLocales?: boolean
+}
+
+/** What the edge speaks beyond the shipped languages. */
+export interface SpokenLanguages {
+  /** PSEUDO_LOCALES is on: the pseudo-locales are spoken too, made from English's texts as this deployment has them (MESSAGES_DIR's included). */
+  readonly pseudoLocales: boolean
 }
 
 /**
@@ -128,13 +133,14 @@ const GOOGLE_BUTTON_KEYS: readonly string[] = ['methods.loginWithGoogle', 'metho
  * their content (MESSAGES_DIR included), so a browser fetches only its
  * language's, once, and keeps it.
  */
-export async function loadMessageCatalogues (overrides: MessageOverrides, offered: OfferedMethods): Promise<MessageCatalogues> {
+export async function loadMessageCatalogues (overrides: MessageOverrides, offered: OfferedMethods, spoken: SpokenLanguages = { pseudoLocales: false }): Promise<MessageCatalogues> {
   const byLocale = new Map<Locale, LocaleEntry>()
-  const spoken: readonly Locale[] = offered.pseudoLocales === true ? [...LOCALES, ...PSEUDO_LOCALES] : LOCALES
-  await Promise.all(spoken.map(async (locale) => {
-    // An operator's texts are for a shipped language; a pseudo-locale is English's, made long.
-    const override = (LOCALES as readonly string[]).includes(locale) ? overrides[locale] : undefined
-    const catalogue = completeCatalogue(await shippedCatalogue(locale), override)
+  const locales: readonly Locale[] = spoken.pseudoLocales ? [...LOCALES, ...PSEUDO_LOCALES] : LOCALES
+  await Promise.all(locales.map(async (locale) => {
+    // A pseudo-locale is English's texts as this deployment says them, made long: an operator sees their own texts' layout.
+    const catalogue = isPseudoLocale(locale)
+      ? pseudoCatalogue(completeCatalogue(ENGLISH, overrides.en))
+      : completeCatalogue(await shippedCatalogue(locale), overrides[locale])
     const pageCatalogue = withoutServerKeys(catalogue)
     const page: PageMessages = Object.freeze({ locale, catalogue: Object.freeze(pageCatalogue) })
     const pick = (keep: (key: string) => boolean): Catalogue =>
@@ -169,7 +175,7 @@ export async function loadMessageCatalogues (overrides: MessageOverrides, offere
       }
       return json
     },
-    laterTextAssets: spoken.map((locale) => byLocale.get(locale)!.laterAsset),
-    pseudoLocales: offered.pseudoLocales === true
+    laterTextAssets: locales.map((locale) => byLocale.get(locale)!.laterAsset),
+    pseudoLocales: spoken.pseudoLocales
   }
 }

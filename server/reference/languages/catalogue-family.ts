@@ -11,10 +11,6 @@ export interface CatalogueTexts<Key extends string> {
 /** Every shipped language but English, the reference each family is written in first. */
 export type TranslatedLocale = Exclude<ShippedLocale, 'en'>
 
-function isTranslated (locale: Locale): locale is TranslatedLocale {
-  return (LOCALES as readonly string[]).includes(locale) && locale !== 'en'
-}
-
 /**
  * The reference service's texts of one family, per language: `english` is
  * the reference, `translations` the other shipped catalogues of the same
@@ -26,9 +22,8 @@ export function catalogueFamily<Key extends string> (
   translations: Readonly<Record<TranslatedLocale, Readonly<Record<string, unknown>>>>
 ): (locale: Locale) => CatalogueTexts<Key> {
   const byLocale = new Map<Locale, CatalogueTexts<Key>>()
-  // The pseudo-locales are the page's and the edge's: the reference service says English in them.
-  for (const locale of [...LOCALES, ...PSEUDO_LOCALES]) {
-    const shipped: Readonly<Record<string, unknown>> = locale === 'en' || !isTranslated(locale) ? english : translations[locale]
+  for (const locale of LOCALES) {
+    const shipped: Readonly<Record<string, unknown>> = locale === 'en' ? english : translations[locale]
     byLocale.set(locale, {
       locale,
       dir: textDirection(locale),
@@ -39,5 +34,7 @@ export function catalogueFamily<Key extends string> (
       }
     })
   }
+  // The pseudo-locales are the page's and the edge's: the reference service speaks English in them, English's way.
+  for (const pseudo of PSEUDO_LOCALES) byLocale.set(pseudo, byLocale.get('en')!)
   return (locale) => byLocale.get(locale)!
 }
