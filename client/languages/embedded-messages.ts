@@ -22,7 +22,7 @@ export function parseEmbeddedMessages (text: string | null | undefined): PageMes
   const texts = textsOf(catalogue)
   if (texts === null) return UNREADABLE
   return {
-    locale: typeof locale === 'string' && LANGUAGE_TAG.test(locale) ? locale as Locale : 'en',
+    locale: typeof locale === 'string' && EDGE_LOCALE_TAG.test(locale) ? locale as Locale : 'en',
     catalogue: texts,
     // Only a path on the page's own origin, under the edge's assets, is ever fetched.
     ...(typeof laterTextsUrl === 'string' && LATER_TEXTS_PATH.test(laterTextsUrl) ? { laterTextsUrl } : {})
@@ -34,7 +34,7 @@ export function parseEmbeddedMessages (text: string | null | undefined): PageMes
  * its shape rather than against the list of shipped languages, which the
  * first load need not carry; Intl takes any such tag.
  */
-const LANGUAGE_TAG = /^[a-z]{2,3}(?:-(?:[A-Z]{2}|[A-Z][a-z]{3}))?$/
+const EDGE_LOCALE_TAG = /^[a-z]{2,3}(?:-(?:[A-Z]{2}|[A-Z][a-z]{3}))?$/
 
 /** Where the edge serves a language's later texts (server/edge/languages/message-catalogues.ts). */
 const LATER_TEXTS_PATH = /^\/assets\/messages\/[a-z]{2}-[A-Za-z0-9_-]+\.json$/

@@ -31,19 +31,22 @@ const PSEUDO_BY_LOWER_CASE: ReadonlyMap<string, Locale> = new Map(PSEUDO_LOCALES
 
 /**
  * Languages written two ways, and old or sibling codes: what a tag's primary
- * subtag stands for when the tag itself is not shipped. Chinese goes by
- * script, else by region (Taiwan, Hong Kong and Macao write Traditional);
+ * subtag stands for when the tag itself is not shipped. Chinese (and `cmn`,
+ * Mandarin) goes by script, else by region (Taiwan, Hong Kong and Macao write
+ * Traditional; Cantonese, `yue`, is written in Traditional characters);
  * Portuguese is Brazil's unless another region is named (CLDR's pt-PT is the
  * parent of Africa's and Asia's); Norwegian and Nynorsk readers read Bokmål;
  * `iw` and `in` are Hebrew's and Indonesian's codes before 1989.
  */
 function regionalLocaleOf (primary: string, script: string | undefined, region: string | undefined): ShippedLocale | null {
   switch (primary) {
-    case 'zh':
+    case 'zh': case 'cmn':
       if (script !== undefined) return script === 'hant' ? 'zh-Hant' : 'zh-Hans'
       return region === 'tw' || region === 'hk' || region === 'mo' ? 'zh-Hant' : 'zh-Hans'
     case 'pt':
       return region === undefined || region === 'br' ? 'pt-BR' : 'pt-PT'
+    case 'yue':
+      return 'zh-Hant'
     case 'no': case 'nn':
       return 'nb'
     case 'iw':

@@ -29,7 +29,7 @@ t.test('a language written two ways, or known by another code, falls back as its
     ['pt-BR', 'pt-BR'], ['pt', 'pt-BR'], ['pt-br', 'pt-BR'], ['pt-PT', 'pt-PT'], ['pt-AO', 'pt-PT'], ['pt-MZ', 'pt-PT'],
     ['zh', 'zh-Hans'], ['zh-CN', 'zh-Hans'], ['zh-SG', 'zh-Hans'], ['zh-Hans', 'zh-Hans'], ['zh-hans-hk', 'zh-Hans'],
     ['zh-TW', 'zh-Hant'], ['zh-HK', 'zh-Hant'], ['zh-MO', 'zh-Hant'], ['zh-Hant', 'zh-Hant'], ['zh-Hant-TW', 'zh-Hant'], ['ZH-HANT', 'zh-Hant'],
-    ['zh-u-nu-hanidec', 'zh-Hans'], ['zh-CN-u-co-pinyin', 'zh-Hans'],
+    ['zh-u-nu-hanidec', 'zh-Hans'], ['zh-CN-u-co-pinyin', 'zh-Hans'], ['cmn-Hant-TW', 'zh-Hant'], ['cmn', 'zh-Hans'], ['yue-HK', 'zh-Hant'],
     ['nb', 'nb'], ['nb-NO', 'nb'], ['no', 'nb'], ['nn', 'nb'], ['nn-NO', 'nb'],
     ['iw', 'he'], ['he-IL', 'he'], ['in', 'id'], ['fa-IR', 'fa'], ['ms-MY', 'ms'], ['ko-KR', 'ko'], ['uk-UA', 'uk'],
     ['en-u-ca-buddhist', 'en'], ['de-CH-x-private', 'de']
