@@ -5,6 +5,7 @@ import type { SecondFactorDue } from '../../common/http/accounts-answers.js'
 import type { GoogleIntent, GoogleOutcome, GooglePage } from './google-outcome.js'
 import { googleSignInAvailable, useGoogleIdentity } from './google-identity-services.js'
 import { loadChunk } from '../page/load-chunk.js'
+import { ERROR_MESSAGE_KEYS } from '../../common/languages/error-messages.js'
 import { usePageHostname } from '../page/page-address.js'
 import type { DomainGate } from '../domain-check/useDomainCheck.js'
 
@@ -25,7 +26,8 @@ export function useGoogleSignIn (page: GooglePage, config: RuntimeConfig, gate: 
   const identity = useGoogleIdentity(offered ? config.googleClientId : null, (credential, nonceSecret) => {
     const state = { page, gate, intent: intent.current, trigger, onSecondFactor }
     // The chunk that handed the credential back holds what it leads to: it is here already.
-    void loadChunk(() => import('./google-start.js')).then(({ takeGoogleCredential }) => takeGoogleCredential(credential, nonceSecret, state))
+    loadChunk(() => import('./google-start.js')).then(({ takeGoogleCredential }) => takeGoogleCredential(credential, nonceSecret, state))
+      .catch(() => page.fail(page.messages.text(intent.current === 'login' ? ERROR_MESSAGE_KEYS.GOOGLE_LOGIN_FAILED : ERROR_MESSAGE_KEYS.GOOGLE_REGISTER_FAILED)))
   })
 
   return {
