@@ -24,6 +24,9 @@ t.test('every language\'s opening views fit on a phone', { skip: browserSkip }, 
       await page.goto(`${server.base}/?view=${view}&ui_locales=${locale}`)
       await waitForHydration(page)
       const fit = await pageFitProblems(page)
+      // A page in another language, or one that showed nothing, would fit too: each is checked to be this one.
+      const lang = await page.evaluate(() => document.documentElement.lang)
+      if (lang !== locale || fit.checked === 0) problems.push(`${locale} ${view}: the page is in "${lang}", with ${fit.checked} elements to judge`)
       problems.push(...fit.problems.map((problem) => `${locale} ${view}: ${problem}`))
     }
   }

@@ -210,6 +210,7 @@ t.test('every view and step fits, and passes axe, in the longest language and in
           const fit = await pageFitProblems(page)
           checked += fit.checked
           views++
+          t.ok(fit.checked > 0, `${where}: ${fit.checked} elements judged`)
           t.same(fit.problems.map((problem) => `${where}: ${problem}`), [], `${where}: nothing cut off or overlapping (${fit.checked} elements)`)
           if (locale === PSEUDO) t.same(await unmarkedTexts(page, fromBackend), [], `${where}: every text is the catalogue's`)
           t.same((await wcagViolations(page)).map((violation) => `${where}: ${violation}`), [], `${where}: no WCAG 2.2 A/AA violation`)
