@@ -24,8 +24,10 @@ t.test('a passkey added, prompt-less or not, is told to its owner in her languag
   const [email] = await waitForSubject(dataDir, /^Neuer Passkey in Ihrem Konto bei Threshold$/)
   t.match(email!.raw, /^To: ada@example\.com$/m)
   t.match(email!.decoded, /Passkey mit dem Namen „Chrome on Windows“ hinzugefügt/, 'named as it is listed: the browser it was made in')
-  const at = new Date(clock.value).toISOString()
-  t.ok(email!.decoded.includes(`Zeitpunkt: ${at.slice(0, 10)} um ${at.slice(11, 16)} UTC. Browser: Chrome unter Windows. Netzwerkadresse: 127.0.0.1.`), 'when, the browser and the address')
+  // As German writes a date and a time (server/reference/emails/email-moment.ts), in UTC.
+  const date = new Intl.DateTimeFormat('de', { dateStyle: 'long', timeZone: 'UTC' }).format(clock.value)
+  const time = new Intl.DateTimeFormat('de', { timeStyle: 'short', timeZone: 'UTC' }).format(clock.value)
+  t.ok(email!.decoded.includes(`Zeitpunkt: ${date} um ${time} UTC. Browser: Chrome unter Windows. Netzwerkadresse: 127.0.0.1.`), 'when, the browser and the address')
   t.match(email!.decoded, /Sobald Sie es speichern, wird dieser Passkey entfernt/, 'saving a new password undoes it, not opening the link')
   const { link, token } = accountsLinkOf(email!, 'undoChange')
   t.ok(link.startsWith(`${TEST_PUBLIC_URL}/accounts/undoChange?token=`))

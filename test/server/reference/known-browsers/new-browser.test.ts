@@ -47,7 +47,7 @@ t.test('a password sign-in from a new browser emails the owner once; the browser
   const email = await waitForEmail(dataDir, 1, 'newBrowser')
   t.match(email.raw, /^To: Owner@example\.com$/m)
   t.match(email.raw, /^Subject: New sign-in to your Threshold account$/m)
-  t.match(email.decoded, /When: \d{4}-\d\d-\d\d at \d\d:\d\d UTC\. Browser: Firefox on Windows\. Network address: 127\.0\.0\.1\./)
+  t.match(email.decoded, /When: [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d\d\s[AP]M UTC\. Browser: Firefox on Windows\. Network address: 127\.0\.0\.1\./)
   const { link } = accountsLinkOf(email, 'endSessions')
   t.ok(link.startsWith(`${TEST_PUBLIC_URL}/accounts/endSessions?token=`))
   t.match(email.decoded, /The link works once, within 7 days\./)
